@@ -1,0 +1,103 @@
+// Package similarity measures how alike two documents are from their hashed
+// features: exact Jaccard of shingle sets and cosine of weighted feature
+// vectors. The other two measures neardup uses live with their sketches:
+// simhash.Distance (Hamming distance of fingerprints) and minhash.Estimate
+// (estimated Jaccard).
+package similarity
+
+import (
+	"math"
+	"slices"
+)
+
+// Set sorts hashes in place, removes repeats and returns the shortened slice:
+// the set form that Jaccard takes.
+func Set(hashes []uint64) []uint64 {
+	slices.Sort(hashes)
+	return slices.Compact(hashes)
+}
+
+// Jaccard returns |a ∩ b| / |a ∪ b| for sorted sets without repeats (see
+// Set). Two empty sets have similarity 0: an empty document is never a
+// near-duplicate.
+func Jaccard(a, b []uint64) float64 {
+	inter, union := Overlap(a, b)
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// Overlap returns the sizes of the intersection and the union of sorted sets
+// a and b.
+func Overlap(a, b []uint64) (inter, union int) {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			inter++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return inter, len(a) + len(b) - inter
+}
+
+// Feature is one dimension of a weighted feature vector.
+type Feature struct {
+	Hash   uint64
+	Weight float64
+}
+
+// Vector is a sparse feature vector sorted by Hash with distinct hashes.
+type Vector []Feature
+
+// Counts builds the term-frequency vector of hashes (each occurrence counts
+// 1). It sorts a copy of hashes; the input is not changed.
+func Counts(hashes []uint64) Vector {
+	s := slices.Clone(hashes)
+	slices.Sort(s)
+	var v Vector
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && s[j] == s[i] {
+			j++
+		}
+		v = append(v, Feature{Hash: s[i], Weight: float64(j - i)})
+		i = j
+	}
+	return v
+}
+
+// Cosine returns the cosine similarity of two vectors sorted by hash, 0 when
+// either has no positive weight.
+func Cosine(a, b Vector) float64 {
+	var dot, na, nb float64
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].Hash == b[j].Hash:
+			dot += a[i].Weight * b[j].Weight
+			i++
+			j++
+		case a[i].Hash < b[j].Hash:
+			i++
+		default:
+			j++
+		}
+	}
+	for _, f := range a {
+		na += f.Weight * f.Weight
+	}
+	for _, f := range b {
+		nb += f.Weight * f.Weight
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

@@ -1,0 +1,284 @@
+// Package tokenize splits normalized text into tokens.
+//
+// Latin and other alphabetic scripts give words: a maximal run of letters,
+// numbers and marks (Unicode L, N, M) is one token; every other rune (white
+// space, punctuation, symbols, controls) only separates tokens. Han, Hiragana,
+// Katakana and Hangul text is either cut into characters (Char mode, one token
+// per rune, the shingling of the ground truth in ../shared/corpus) or into words
+// by github.com/go-ego/gse (Word mode), using gse's embedded dictionary, loaded
+// once per process.
+//
+// Tokens are reported as strings that share memory with the input (Char mode)
+// or with gse's output (Word mode), or as their 64-bit xxhash values; the hash
+// path allocates nothing per token.
+package tokenize
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/go-ego/gse"
+)
+
+// Mode selects how CJK runs are cut.
+type Mode int
+
+const (
+	// Char makes every Han, Hiragana, Katakana or Hangul rune a token.
+	Char Mode = iota
+	// Word segments CJK runs into words with gse.
+	Word
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Char:
+		return "char"
+	case Word:
+		return "word"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode parses "char" or "word".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "char":
+		return Char, nil
+	case "word":
+		return Word, nil
+	}
+	return 0, fmt.Errorf("tokenize: unknown mode %q (want char or word)", s)
+}
+
+// Tokenizer cuts normalized text into tokens. A Tokenizer is safe for
+// concurrent use: it holds no per-call state.
+type Tokenizer struct {
+	mode Mode
+	seg  *gse.Segmenter // nil in Char mode
+}
+
+// New returns a Tokenizer for mode. Word mode loads gse's embedded simplified
+// and traditional Chinese dictionaries on first use in the process (a few
+// seconds, a few hundred MB); later calls share them.
+func New(mode Mode) (*Tokenizer, error) {
+	switch mode {
+	case Char:
+		return &Tokenizer{mode: Char}, nil
+	case Word:
+		seg, err := Segmenter()
+		if err != nil {
+			return nil, err
+		}
+		return &Tokenizer{mode: Word, seg: seg}, nil
+	}
+	return nil, fmt.Errorf("tokenize: unknown mode %d", int(mode))
+}
+
+// Mode reports the tokenizer's mode.
+func (t *Tokenizer) Mode() Mode { return t.mode }
+
+var (
+	segOnce sync.Once
+	segVal  *gse.Segmenter
+	segErr  error
+)
+
+// Dictionary names the gse embedded dictionary Word mode loads: "zh_s"
+// (simplified), "zh_t" (traditional) or "zh" (both). Set it before the first
+// New(Word) of the process.
+var Dictionary = "zh_s"
+
+// Segmenter returns the process-wide gse segmenter, loading its embedded
+// dictionary on first call. Workers on a cluster have no gse source tree, so
+// only the dictionaries compiled into the binary are used.
+func Segmenter() (*gse.Segmenter, error) {
+	segOnce.Do(func() {
+		var s gse.Segmenter
+		s.SkipLog = true
+		if err := s.LoadDictEmbed(Dictionary); err != nil {
+			segErr = fmt.Errorf("tokenize: loading gse dictionary %q: %w", Dictionary, err)
+			return
+		}
+		segVal = &s
+	})
+	return segVal, segErr
+}
+
+// Each calls fn for every token of normalized text s, in order.
+func (t *Tokenizer) Each(s string, fn func(tok string)) {
+	if t.mode == Word && hasCJK(s) {
+		for _, w := range t.seg.Cut(s, false) {
+			if hasCJK(w) {
+				if isWordy(w) {
+					fn(w)
+				}
+				continue
+			}
+			eachChar(w, fn)
+		}
+		return
+	}
+	eachChar(s, fn)
+}
+
+// AppendHashes appends the xxhash of every token of normalized text s to dst
+// and returns the extended slice. In Char mode, and for text without CJK in
+// Word mode, it allocates nothing beyond growing dst.
+func (t *Tokenizer) AppendHashes(dst []uint64, s string) []uint64 {
+	if t.mode == Word && hasCJK(s) {
+		for _, w := range t.seg.Cut(s, false) {
+			if hasCJK(w) {
+				if isWordy(w) {
+					dst = append(dst, xxhash.Sum64String(w))
+				}
+				continue
+			}
+			dst = appendCharHashes(dst, w)
+		}
+		return dst
+	}
+	return appendCharHashes(dst, s)
+}
+
+// Strings returns the tokens of s as a new slice (for tools and tests).
+func (t *Tokenizer) Strings(s string) []string {
+	var out []string
+	t.Each(s, func(tok string) { out = append(out, tok) })
+	return out
+}
+
+// asciiWord marks ASCII letters and digits.
+var asciiWord = func() (tab [utf8.RuneSelf]bool) {
+	for c := '0'; c <= '9'; c++ {
+		tab[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		tab[c] = true
+		tab[c-'a'+'A'] = true
+	}
+	return
+}()
+
+// class of a rune: separator, word character, or a CJK rune that stands alone.
+const (
+	sep = iota
+	word
+	cjk
+)
+
+func classify(r rune) int {
+	if r < utf8.RuneSelf {
+		if asciiWord[r] {
+			return word
+		}
+		return sep
+	}
+	if IsCJK(r) {
+		return cjk
+	}
+	if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) {
+		return word
+	}
+	return sep
+}
+
+// IsCJK reports whether r is of the Han, Hiragana, Katakana or Hangul script.
+func IsCJK(r rune) bool {
+	if r < 0x1100 {
+		return false
+	}
+	if r >= 0x4E00 && r <= 0x9FFF { // CJK Unified Ideographs, the common case
+		return true
+	}
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r)
+}
+
+func hasCJK(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if IsCJK(r) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// isWordy reports whether w has at least one rune that is not a separator.
+func isWordy(w string) bool {
+	return strings.IndexFunc(w, func(r rune) bool { return classify(r) != sep }) >= 0
+}
+
+// next finds the next token of s at or after byte i. It returns the token's
+// bounds, or start == len(s) when there is none.
+func next(s string, i int) (start, end int) {
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if asciiWord[c] {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch classify(r) {
+		case cjk:
+			return i, i + n
+		case word:
+			goto found
+		}
+		i += n
+	}
+found:
+	start = i
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if classify(r) != word {
+			break
+		}
+		i += n
+	}
+	return start, i
+}
+
+func eachChar(s string, fn func(string)) {
+	for i := 0; ; {
+		start, end := next(s, i)
+		if start >= len(s) {
+			return
+		}
+		fn(s[start:end])
+		i = end
+	}
+}
+
+func appendCharHashes(dst []uint64, s string) []uint64 {
+	for i := 0; ; {
+		start, end := next(s, i)
+		if start >= len(s) {
+			return dst
+		}
+		dst = append(dst, xxhash.Sum64String(s[start:end]))
+		i = end
+	}
+}

@@ -1,0 +1,105 @@
+package tokenize
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+func TestCharMode(t *testing.T) {
+	tok, err := New(Char)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"empty", "", nil},
+		{"punctuation only", "... !!! ,,,", nil},
+		{"words", "hello, world! it's x86_64", []string{"hello", "world", "it", "s", "x86", "64"}},
+		{"chinese chars", "中文分词,很好", []string{"中", "文", "分", "词", "很", "好"}},
+		{"mixed", "go语言 v1.2 很快", []string{"go", "语", "言", "v1", "2", "很", "快"}},
+		{"kana and hangul", "カタカナ한글", []string{"カ", "タ", "カ", "ナ", "한", "글"}},
+		{"marks stay in words", "café naïve", []string{"café", "naïve"}},
+		{"cyrillic", "привет мир", []string{"привет", "мир"}},
+		{"symbols separate", "a+b=c © d", []string{"a", "b", "c", "d"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tok.Strings(tt.in)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Strings(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			hashes := tok.AppendHashes(nil, tt.in)
+			if len(hashes) != len(tt.want) {
+				t.Fatalf("AppendHashes gave %d hashes, want %d", len(hashes), len(tt.want))
+			}
+			for i, w := range tt.want {
+				if hashes[i] != xxhash.Sum64String(w) {
+					t.Errorf("hash %d is not xxhash(%q)", i, w)
+				}
+			}
+		})
+	}
+}
+
+func TestWordMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads gse dictionary")
+	}
+	tok, err := New(Word)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"empty", "", nil},
+		{"latin untouched by gse", "hello, world! x86_64", []string{"hello", "world", "x86", "64"}},
+		{"chinese words", "我们是中国人", []string{"我们", "是", "中国", "人"}},
+		{"mixed, punctuation dropped", "go语言,很快!", []string{"go", "语言", "很快"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tok.Strings(tt.in)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Strings(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			hashes := tok.AppendHashes(nil, tt.in)
+			if len(hashes) != len(got) {
+				t.Fatalf("AppendHashes gave %d hashes for %d tokens", len(hashes), len(got))
+			}
+			for i, w := range got {
+				if hashes[i] != xxhash.Sum64String(w) {
+					t.Errorf("hash %d is not xxhash(%q)", i, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for _, m := range []Mode{Char, Word} {
+		got, err := ParseMode(m.String())
+		if err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if _, err := ParseMode("bytes"); err == nil {
+		t.Error("ParseMode(bytes) gave no error")
+	}
+}
+
+func TestAppendHashesAllocs(t *testing.T) {
+	tok, _ := New(Char)
+	s := "the quick brown fox 中文分词 jumps over the lazy dog"
+	buf := make([]uint64, 0, 64)
+	if n := testing.AllocsPerRun(100, func() { buf = tok.AppendHashes(buf[:0], s) }); n != 0 {
+		t.Errorf("AppendHashes allocates %v times per call", n)
+	}
+}
