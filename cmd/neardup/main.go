@@ -1,15 +1,74 @@
+// Command neardup finds near-duplicate documents in large text corpora and
+// removes them.
+//
+// Usage:
+//
+//	neardup run --input 'GLOB[,GLOB...]' --output DIR [flags]
+//
+// Run 'neardup help run' for the flags. Beam's own flags (--runner,
+// --endpoint, --environment_type, --job_name, ...) are accepted too; the
+// default runner is Prism, in process.
 package main
 
 import (
+	"fmt"
+	"os"
+	"strings"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
-	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
-	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
-	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
-	_ "github.com/go-ego/gse"
-	_ "github.com/cespare/xxhash/v2"
-	_ "golang.org/x/text/unicode/norm"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 )
 
-func main() { beam.Init() }
+const usage = `neardup finds near-duplicate documents in text corpora and removes them.
+
+Usage:
+
+	neardup <command> [flags]
+
+Commands:
+
+	run      find near-duplicates in input shards and write clusters, pairs,
+	         the deduplicated corpus, rejects and a summary
+
+Run 'neardup help <command>' for a command's flags.
+
+Examples:
+
+	neardup run --input 'testdata/sample/*.jsonl' --output out/sample
+	neardup run --input 'crawl/*.jsonl.gz' --output out/crawl --threshold 0.85
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd := os.Args[1]
+	if strings.HasPrefix(cmd, "-") {
+		// A worker started by a runner: the binary re-executes itself with
+		// Beam's worker flags and no subcommand.
+		log.LogLevel = "warn"
+		beam.Init()
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch cmd {
+	case "run":
+		err = runMain(os.Args[2:])
+	case "help", "-h", "--help":
+		if len(os.Args) > 2 && os.Args[2] == "run" {
+			runUsage()
+			return
+		}
+		fmt.Fprint(os.Stdout, usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "neardup: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "neardup %s: %v\n", cmd, err)
+		os.Exit(1)
+	}
+}

@@ -8,8 +8,8 @@ import (
 	"github.com/neardup/neardup/transforms/devcorpus"
 	"github.com/neardup/neardup/transforms/minhash"
 	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/similarity"
 	"github.com/neardup/neardup/transforms/simhash"
+	"github.com/neardup/neardup/transforms/similarity"
 	"github.com/neardup/neardup/transforms/tokenize"
 	"github.com/neardup/neardup/transforms/weight"
 )

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/blocking"
+)
+
+// runFlags are the flags of 'neardup run', registered on flag.CommandLine
+// beside Beam's own so that Beam sees its pipeline options.
+type runFlags struct {
+	input, output, shingle string
+	overwrite, verbose     bool
+	cfg                    transforms.Config
+}
+
+func registerRunFlags(fs *flag.FlagSet) *runFlags {
+	f := &runFlags{cfg: transforms.DefaultConfig()}
+	c := &f.cfg
+	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip by .gz extension")
+	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
+	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there")
+	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
+	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content) or text (one document per file)")
+	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl: field holding the document id")
+	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl: field holding the document text")
+	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected")
+	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
+	fs.StringVar(&c.Method, "method", c.Method, "candidates from minhash bands, simhash tables, or both; simhash verifies by Hamming distance, the others by Jaccard")
+	fs.Float64Var(&c.Threshold, "threshold", c.Threshold, "Jaccard similarity at or above which two documents are near-duplicates")
+	fs.IntVar(&c.Hamming, "hamming", c.Hamming, "SimHash: largest Hamming distance of near-duplicates (bits of 64)")
+	fs.StringVar(&f.shingle, "shingle", "char:5", "shingles: char:N (CJK characters, words elsewhere) or word:N (gse words for CJK)")
+	fs.StringVar(&c.Dictionary, "dict", c.Dictionary, "gse dictionary for word shingles: zh_s, zh_t or zh (both)")
+	fs.IntVar(&c.Perms, "perms", c.Perms, "MinHash permutations")
+	fs.StringVar(&c.MinHash, "minhash", c.MinHash, "MinHash scheme: classic or oph (one-permutation hashing, faster)")
+	fs.IntVar(&c.Bands, "bands", 0, "LSH bands (0: chosen from --threshold and --perms)")
+	fs.IntVar(&c.Rows, "rows", 0, "LSH rows per band (0: chosen with --bands)")
+	fs.IntVar(&c.SimBlocks, "simhash-blocks", 0, "SimHash pigeonhole blocks m > k (0: chosen from the input size)")
+	fs.IntVar(&c.Partitions, "partitions", c.Partitions, "shuffle partitions")
+	fs.IntVar(&c.MaxBucket, "max-bucket", c.MaxBucket, "buckets up to this many documents compare all pairs")
+	fs.IntVar(&c.Window, "window", c.Window, "bigger buckets compare each document with this many neighbours")
+	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest or first")
+	return f
+}
+
+func runUsage() {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	registerRunFlags(fs)
+	fmt.Print(`usage: neardup run --input 'GLOB[,GLOB...]' --output DIR [flags]
+
+Run reads the input shards, finds exact and near-duplicate documents and
+writes to DIR:
+
+	pairs-NNNNN.jsonl     verified pairs {"a","b","jaccard","hamming","method"}
+	clusters-NNNNN.jsonl  {"cluster","size","representative","members"}
+	dedup-NNNNN.jsonl     the input records kept, byte for byte
+	rejects-NNNNN.jsonl   records that could not be read, with file, line and reason
+	summary.json          counts; input_records = kept + removed + rejected
+
+NNNNN is the index of the input file in sorted order.
+
+Examples:
+
+	neardup run --input 'testdata/sample/*.jsonl' --output out/sample
+	neardup run --input 'a/*.jsonl.gz,b/*.jsonl.gz' --output out --method minhash --threshold 0.9
+	neardup run --input 'pages/*.tsv' --format tsv --output out/pages
+
+Beam flags such as --runner (default prism), --endpoint and
+--environment_type choose where the job runs.
+
+Flags:
+`)
+	fs.SetOutput(os.Stdout)
+	fs.PrintDefaults()
+}
+
+func runMain(args []string) error {
+	f := registerRunFlags(flag.CommandLine)
+	flag.Usage = runUsage
+	if err := flag.CommandLine.Parse(args); err != nil {
+		return err
+	}
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+	if f.input == "" || f.output == "" {
+		return errors.New("--input and --output are required (see 'neardup help run')")
+	}
+	if !f.verbose {
+		log.LogLevel = "warn"
+	}
+	beam.Init()
+	ctx := context.Background()
+
+	cfg := &f.cfg
+	if err := parseShingle(f.shingle, cfg); err != nil {
+		return err
+	}
+	files, bytes, err := expandInputs(ctx, f.input)
+	if err != nil {
+		return err
+	}
+	if cfg.Bands == 0 || cfg.Rows == 0 {
+		b := blocking.ChooseBands(cfg.Threshold, cfg.Perms, blocking.DefaultWeights)
+		cfg.Bands, cfg.Rows = b.B, b.R
+	}
+	if cfg.SimBlocks == 0 {
+		// About 1 KB of raw text per document; a pair costs far more than
+		// a key here (it goes through two joins), hence the cost weight.
+		cfg.SimBlocks = blocking.ChooseDesignCost(cfg.Hamming, max(bytes/1024, 1), 1).Blocks
+	}
+	out, err := prepareOutput(f.output, f.overwrite)
+	if err != nil {
+		return err
+	}
+	cfg.Output = out
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+
+	p, s := beam.NewPipelineWithRoot()
+	pipeline.Build(s, *cfg, files)
+	start := time.Now()
+	if err := beamx.Run(ctx, p); err != nil {
+		return fmt.Errorf("pipeline failed: %w", err)
+	}
+	return report(os.Stdout, out, len(files), time.Since(start))
+}
+
+// parseShingle reads "char:5" or "word:5".
+func parseShingle(s string, cfg *transforms.Config) error {
+	mode, n, ok := strings.Cut(s, ":")
+	if !ok {
+		return fmt.Errorf("--shingle %q: want char:N or word:N", s)
+	}
+	var k int
+	if _, err := fmt.Sscanf(n, "%d", &k); err != nil || k < 1 {
+		return fmt.Errorf("--shingle %q: shingle size must be a positive number", s)
+	}
+	cfg.Tokens, cfg.Shingle = mode, k
+	return nil
+}
+
+// expandInputs lists the files matching comma-separated globs, sorted and
+// without repeats, and their total size. A glob that matches nothing is an
+// error, before any work starts.
+func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
+	var files []string
+	var total int64
+	for _, glob := range strings.Split(spec, ",") {
+		glob = strings.TrimSpace(glob)
+		if glob == "" {
+			continue
+		}
+		fs, err := filesystem.New(ctx, glob)
+		if err != nil {
+			return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
+		}
+		matched, err := fs.List(ctx, glob)
+		if err != nil {
+			fs.Close()
+			return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
+		}
+		if len(matched) == 0 {
+			fs.Close()
+			return nil, 0, fmt.Errorf("--input %q matches no file", glob)
+		}
+		for _, m := range matched {
+			if st, err := os.Stat(m); err == nil && st.IsDir() {
+				continue
+			}
+			if n, err := fs.Size(ctx, m); err == nil {
+				total += n
+			}
+			files = append(files, m)
+		}
+		fs.Close()
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	if len(files) == 0 {
+		return nil, 0, fmt.Errorf("--input %q matches no file", spec)
+	}
+	return files, total, nil
+}
+
+// prepareOutput creates a local output directory, refusing a non-empty one
+// unless overwrite is set. Remote (URL) outputs are used as given.
+func prepareOutput(dir string, overwrite bool) (string, error) {
+	if strings.Contains(dir, "://") {
+		return dir, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir(abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return abs, os.MkdirAll(abs, 0o755)
+	case err != nil:
+		return "", fmt.Errorf("--output %s: %w", dir, err)
+	case len(entries) > 0 && !overwrite:
+		return "", fmt.Errorf("--output %s is not empty (use --overwrite to replace neardup's files in it)", dir)
+	}
+	if overwrite {
+		// Remove only files neardup writes, so that shards of a previous,
+		// larger run do not linger; nothing else is touched.
+		for _, e := range entries {
+			if isOutputName(e.Name()) {
+				if err := os.Remove(filepath.Join(abs, e.Name())); err != nil {
+					return "", err
+				}
+			}
+		}
+	}
+	return abs, nil
+}
+
+func isOutputName(name string) bool {
+	if name == "summary.json" {
+		return true
+	}
+	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindDedup, transforms.KindRejects} {
+		if strings.HasPrefix(name, k+"-") && strings.HasSuffix(name, ".jsonl") {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, ".tmp-")
+}
+
+// report prints where the outputs are and the main counts.
+func report(w *os.File, out string, files int, took time.Duration) error {
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		fmt.Fprintf(w, "neardup: done in %s; outputs in %s\n", took.Round(time.Millisecond), out)
+		return nil
+	}
+	var sum transforms.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return fmt.Errorf("reading summary: %w", err)
+	}
+	c := sum.Counts
+	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[transforms.StatInput], took.Round(time.Millisecond))
+	fmt.Fprintf(w, "  rejected %d, exact duplicates %d, candidate pairs %d, verified pairs %d\n",
+		c[transforms.StatRejected], c[transforms.StatExactDups], c[transforms.StatCandidates], c[transforms.StatVerified])
+	fmt.Fprintf(w, "  clusters %d covering %d documents: kept %d, removed %d\n",
+		c[transforms.StatClusters], c[transforms.StatClustered], c[transforms.StatKept], c[transforms.StatRemoved])
+	fmt.Fprintf(w, "outputs in %s (summary.json, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
+	if !sum.Balanced {
+		return fmt.Errorf("records do not add up: input %d != kept %d + removed %d + rejected %d",
+			c[transforms.StatInput], c[transforms.StatKept], c[transforms.StatRemoved], c[transforms.StatRejected])
+	}
+	return nil
+}

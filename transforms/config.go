@@ -1,0 +1,146 @@
+// Package transforms holds neardup's Beam DoFns. Each is a thin wrapper that
+// moves compact records (package wire) between the runner and the plain-Go
+// algorithm packages beside it (record, normalize, signature, blocking,
+// candidates, verify, unionfind), which know nothing of Beam.
+//
+// Every shuffle carries partition numbers and byte chunks of packed records,
+// never document text; documents are re-read from their files where their
+// bytes are needed again.
+package transforms
+
+import (
+	"fmt"
+
+	"github.com/neardup/neardup/transforms/blocking"
+	"github.com/neardup/neardup/transforms/candidates"
+	"github.com/neardup/neardup/transforms/minhash"
+	"github.com/neardup/neardup/transforms/record"
+	"github.com/neardup/neardup/transforms/signature"
+	"github.com/neardup/neardup/transforms/tokenize"
+	"github.com/neardup/neardup/transforms/verify"
+)
+
+// Config is the job configuration. DoFns carry it as an exported field, so
+// Beam serializes it to the workers; it holds only plain values.
+type Config struct {
+	Output      string // output directory (local path or a Beam filesystem URL)
+	Format      string // jsonl, tsv or text
+	IDField     string
+	TextField   string
+	MaxDocBytes int
+	MaxTokens   int
+
+	Tokens     string // char or word
+	Dictionary string // gse dictionary for word mode: zh_s, zh_t or zh
+	Shingle    int
+	Perms      int
+	MinHash    string // classic or oph
+	Seed       uint64
+
+	Method    string  // both, minhash or simhash
+	Threshold float64 // Jaccard
+	Hamming   int     // SimHash bits
+	Bands     int     // MinHash LSH bands
+	Rows      int     // rows per band
+	SimBlocks int     // SimHash pigeonhole blocks (m)
+
+	Partitions int // shuffle partitions
+	MaxBucket  int
+	Window     int
+
+	Keep string // longest or first
+}
+
+// Partitions default: enough groups to spread work and keep each group far
+// below the runner's message limits, few enough to batch well.
+const DefaultPartitions = 256
+
+// DefaultConfig returns the defaults of `neardup run`.
+func DefaultConfig() Config {
+	sig := signature.DefaultConfig()
+	bands := blocking.ChooseBands(0.8, sig.Perms, blocking.DefaultWeights)
+	return Config{
+		Format:      "jsonl",
+		IDField:     record.DefaultIDField,
+		TextField:   record.DefaultTextField,
+		MaxDocBytes: record.DefaultMaxDocBytes,
+		MaxTokens:   sig.MaxTokens,
+		Tokens:      "char",
+		Dictionary:  "zh_s",
+		Shingle:     sig.N,
+		Perms:       sig.Perms,
+		MinHash:     "classic",
+		Seed:        sig.Seed,
+		Method:      "both",
+		Threshold:   0.8,
+		Hamming:     3,
+		Bands:       bands.B,
+		Rows:        bands.R,
+		SimBlocks:   4,
+		Partitions:  DefaultPartitions,
+		MaxBucket:   candidates.DefaultLimits.MaxBucket,
+		Window:      candidates.DefaultLimits.Window,
+		Keep:        "longest",
+	}
+}
+
+// Validate reports the first setting that cannot work.
+func (c Config) Validate() error {
+	if _, err := record.ParseFormat(c.Format); err != nil {
+		return err
+	}
+	if _, err := c.signatureConfig(); err != nil {
+		return err
+	}
+	if _, err := verify.ParseMethod(c.Method); err != nil {
+		return err
+	}
+	switch {
+	case c.Threshold <= 0 || c.Threshold > 1:
+		return fmt.Errorf("threshold %v out of (0, 1]", c.Threshold)
+	case c.Hamming < 0 || c.Hamming > 32:
+		return fmt.Errorf("hamming %d out of [0, 32]", c.Hamming)
+	case c.Bands < 1 || c.Rows < 1 || c.Bands*c.Rows > c.Perms:
+		return fmt.Errorf("bands %dx%d do not fit %d permutations", c.Bands, c.Rows, c.Perms)
+	case c.Partitions < 1:
+		return fmt.Errorf("partitions %d < 1", c.Partitions)
+	case c.MaxBucket < 2 || c.Window < 1:
+		return fmt.Errorf("bucket limits %d/%d too small", c.MaxBucket, c.Window)
+	case c.Keep != "longest" && c.Keep != "first":
+		return fmt.Errorf("keep %q: want longest or first", c.Keep)
+	}
+	if _, err := blocking.NewTables(blocking.Design{K: c.Hamming, Blocks: c.SimBlocks}); c.Method != "minhash" && err != nil {
+		return err
+	}
+	return nil
+}
+
+func (c Config) recordOptions() record.Options {
+	f, _ := record.ParseFormat(c.Format)
+	return record.Options{Format: f, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes}
+}
+
+func (c Config) signatureConfig() (signature.Config, error) {
+	sc := signature.DefaultConfig()
+	var err error
+	if sc.Tokens, err = tokenize.ParseMode(c.Tokens); err != nil {
+		return sc, err
+	}
+	if sc.MinHash, err = minhash.ParseMode(c.MinHash); err != nil {
+		return sc, err
+	}
+	if c.Shingle < 1 {
+		return sc, fmt.Errorf("shingle size %d < 1", c.Shingle)
+	}
+	sc.N, sc.Perms, sc.Seed, sc.MaxTokens = c.Shingle, c.Perms, c.Seed, c.MaxTokens
+	return sc, nil
+}
+
+func (c Config) verifyConfig() verify.Config {
+	m, _ := verify.ParseMethod(c.Method)
+	return verify.Config{Method: m, Threshold: c.Threshold, Hamming: c.Hamming}
+}
+
+func (c Config) limits() candidates.Limits {
+	return candidates.Limits{MaxBucket: c.MaxBucket, Window: c.Window}
+}

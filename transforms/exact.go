@@ -1,0 +1,112 @@
+package transforms
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/wire"
+)
+
+func init() {
+	register.DoFn5x1[int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ExactFn{})
+}
+
+// ExactFn finds exact duplicates within one partition of exact-key records.
+//
+// In: (partition, chunks of wire.Info with Exact set). Out: for every group
+// of documents with the same normalized text, one exact match per
+// non-representative member (wire.Match chunks keyed by the file of the
+// smaller document), and the members to leave out of the signature pass
+// (chunks of uvarint line numbers keyed by file index).
+type ExactFn struct {
+	Cfg Config
+}
+
+func (fn *ExactFn) ProcessElement(part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
+	var infos []wire.Info
+	var chunk []byte
+	for chunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			var in wire.Info
+			var err error
+			if c, err = wire.DecodeInfo(c, &in); err != nil {
+				return err
+			}
+			infos = append(infos, in)
+		}
+	}
+	slices.SortFunc(infos, func(a, b wire.Info) int {
+		if a.Exact != b.Exact {
+			return cmpU64(a.Exact, b.Exact)
+		}
+		return cmpU64(a.Doc, b.Doc)
+	})
+	matches := wire.NewBatcher(0)
+	skips := wire.NewBatcher(0)
+	var dups int64
+	for i := 0; i < len(infos); {
+		j := i + 1
+		for j < len(infos) && infos[j].Exact == infos[i].Exact {
+			j++
+		}
+		group := infos[i:j]
+		i = j
+		if len(group) < 2 {
+			continue
+		}
+		rep := representative(group, fn.Cfg.Keep)
+		for k := range group {
+			if k == rep {
+				continue
+			}
+			dups++
+			m := matchOf(&group[rep], &group[k])
+			matches.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitMatch)
+			line := wire.Line(group[k].Doc)
+			skips.Add(wire.File(group[k].Doc), func(c []byte) []byte { return binary.AppendUvarint(c, uint64(line)) }, emitSkip)
+		}
+	}
+	matches.Flush(emitMatch)
+	skips.Flush(emitSkip)
+	emitStat(StatExactDups, dups)
+	return nil
+}
+
+// representative returns the index of the member of group to keep: the
+// longest raw record (ties: the first document), or the first document.
+func representative(group []wire.Info, keep string) int {
+	best := 0
+	for k := 1; k < len(group); k++ {
+		g, b := &group[k], &group[best]
+		if keep == "longest" && g.Len != b.Len {
+			if g.Len > b.Len {
+				best = k
+			}
+			continue
+		}
+		if g.Doc < b.Doc {
+			best = k
+		}
+	}
+	return best
+}
+
+// matchOf is the exact-duplicate match between two documents.
+func matchOf(a, b *wire.Info) wire.Match {
+	if a.Doc > b.Doc {
+		a, b = b, a
+	}
+	return wire.Match{A: a.Doc, B: b.Doc, IDA: a.ID, IDB: b.ID, LenA: a.Len, LenB: b.Len, Jaccard: 1, Method: wire.Exact}
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

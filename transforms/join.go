@@ -1,0 +1,155 @@
+package transforms
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/candidates"
+	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/transforms/wire"
+)
+
+func init() {
+	register.DoFn4x1[int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&CandidatesFn{})
+	register.DoFn5x1[int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&HalfJoinFn{})
+	register.DoFn5x1[int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&VerifyFn{})
+}
+
+// CandidatesFn turns one partition of the blocking shuffle into candidate
+// pairs.
+//
+// In: (partition, chunks of wire.Entry). Out: wire.Pair chunks keyed by the
+// partition of the pair's first document, the partition that holds that
+// document's info in the join that follows.
+type CandidatesFn struct {
+	Cfg Config
+}
+
+func (fn *CandidatesFn) ProcessElement(part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	var entries []wire.Entry
+	var chunk []byte
+	var err error
+	for chunks(&chunk) {
+		if entries, err = wire.AppendEntries(entries, chunk); err != nil {
+			return err
+		}
+	}
+	entries = candidates.Sort(entries)
+	var st candidates.Stats
+	pairs := candidates.Append(nil, entries, fn.Cfg.limits(), &st)
+	pairs = candidates.Unique(pairs)
+	b := wire.NewBatcher(0)
+	for _, p := range pairs {
+		b.Add(wire.Partition(p.A, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendPair(c, p) }, emit)
+	}
+	b.Flush(emit)
+	emitStat(StatBuckets, st.Buckets)
+	emitStat(StatHot, st.HotBuckets)
+	emitStat(StatSkipped, st.Skipped)
+	return nil
+}
+
+// decodeInfos reads every wire.Info chunk of iter into a map by document.
+func decodeInfos(iter func(*[]byte) bool) (map[wire.Doc]*wire.Info, error) {
+	m := make(map[wire.Doc]*wire.Info)
+	var chunk []byte
+	for iter(&chunk) {
+		for c := chunk; len(c) > 0; {
+			in := new(wire.Info)
+			var err error
+			if c, err = wire.DecodeInfo(c, in); err != nil {
+				return nil, err
+			}
+			m[in.Doc] = in
+		}
+	}
+	return m, nil
+}
+
+// HalfJoinFn is the first half of the join of candidate pairs with document
+// infos.
+//
+// In: (partition p, infos of the documents in p, candidate pairs whose first
+// document is in p, from every block partition). Out: for each distinct pair,
+// the second document's number followed by the first document's info, keyed
+// by the partition of the second document. A pair met in several blocks is
+// passed on once.
+type HalfJoinFn struct {
+	Cfg Config
+}
+
+func (fn *HalfJoinFn) ProcessElement(part int, infoChunks, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	infos, err := decodeInfos(infoChunks)
+	if err != nil {
+		return err
+	}
+	var pairs []wire.Pair
+	var chunk []byte
+	for pairChunks(&chunk) {
+		if pairs, err = wire.AppendPairs(pairs, chunk); err != nil {
+			return err
+		}
+	}
+	pairs = candidates.Unique(pairs)
+	b := wire.NewBatcher(0)
+	for _, p := range pairs {
+		a, ok := infos[p.A]
+		if !ok {
+			return fmt.Errorf("join: no info for document %d (partition %d)", p.A, part)
+		}
+		b.Add(wire.Partition(p.B, fn.Cfg.Partitions), func(c []byte) []byte {
+			c = binary.LittleEndian.AppendUint64(c, p.B)
+			return wire.AppendInfo(c, a)
+		}, emit)
+	}
+	b.Flush(emit)
+	emitStat(StatCandidates, int64(len(pairs)))
+	return nil
+}
+
+// VerifyFn is the second half of the join, and the verification.
+//
+// In: (partition p, infos of the documents in p, (second document, first
+// document's info) records whose second document is in p). Out: the verified
+// matches (wire.Match chunks) keyed by the file of their first document.
+type VerifyFn struct {
+	Cfg Config
+}
+
+func (fn *VerifyFn) ProcessElement(part int, infoChunks, halfChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	infos, err := decodeInfos(infoChunks)
+	if err != nil {
+		return err
+	}
+	cfg := fn.Cfg.verifyConfig()
+	byFile := wire.NewBatcher(0)
+	var a wire.Info
+	var verified int64
+	var chunk []byte
+	for halfChunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			if len(c) < 8 {
+				return fmt.Errorf("verify: %w", wire.ErrCorrupt)
+			}
+			bDoc := binary.LittleEndian.Uint64(c)
+			if c, err = wire.DecodeInfo(c[8:], &a); err != nil {
+				return err
+			}
+			b, ok := infos[bDoc]
+			if !ok {
+				return fmt.Errorf("verify: no info for document %d (partition %d)", bDoc, part)
+			}
+			m, ok := verify.Check(&a, b, cfg)
+			if !ok {
+				continue
+			}
+			verified++
+			byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
+		}
+	}
+	byFile.Flush(emit)
+	emitStat(StatVerified, verified)
+	return nil
+}

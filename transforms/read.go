@@ -1,0 +1,122 @@
+package transforms
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/normalize"
+	"github.com/neardup/neardup/transforms/record"
+	"github.com/neardup/neardup/transforms/wire"
+)
+
+func init() {
+	register.DoFn6x1[context.Context, int, string, func(int, []byte), func(int, []byte), func(string, int64), error](&ReadKeysFn{})
+	register.Emitter2[int, []byte]()
+	register.Emitter2[string, int64]()
+	register.Iter1[string]()
+	register.Iter1[[]byte]()
+}
+
+// Stat names: the counts summary.json reports, emitted as (name, n) elements
+// so that they are exact under retries.
+const (
+	StatInput      = "input_records"
+	StatRejected   = "rejected"
+	StatDocuments  = "documents"
+	StatExactDups  = "exact_duplicates"
+	StatSigned     = "signed"
+	StatNoShingles = "no_shingles"
+	StatTruncated  = "truncated"
+	StatKeys       = "block_keys"
+	StatBuckets    = "buckets"
+	StatHot        = "hot_buckets"
+	StatSkipped    = "skipped_comparisons"
+	StatCandidates = "candidate_pairs"
+	StatVerified   = "verified_pairs"
+	StatClusters   = "clusters"
+	StatClustered  = "clustered_documents"
+	StatRemoved    = "removed"
+	StatKept       = "kept"
+)
+
+// readFile opens file (any Beam filesystem, gzip by extension) and parses it.
+func readFile(ctx context.Context, path string, opt record.Options, doc func(record.Doc) error, reject func(record.Reject) error) error {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer fs.Close()
+	rc, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer rc.Close()
+	r, err := record.Decompress(path, rc)
+	if err != nil {
+		// A gzip header that does not parse: the whole file is one reject.
+		return reject(record.Reject{File: path, Reason: record.ReasonCorruptGzip, Detail: fmt.Sprintf("%s: %v", path, err)})
+	}
+	return record.Read(r, path, opt, doc, reject)
+}
+
+// RejectLine is one line of rejects-*.jsonl.
+type RejectLine struct {
+	File   string `json:"file"`
+	Line   int64  `json:"line"`
+	Offset int64  `json:"offset"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+	Sample string `json:"sample,omitempty"`
+}
+
+// ReadKeysFn is the first pass over an input file.
+//
+// In: (file index, path). Out: the exact-duplicate key records of its good
+// documents, as wire.Info chunks keyed by partition of the key; its rejects,
+// as JSON lines keyed by file index; and stats.
+type ReadKeysFn struct {
+	Cfg Config
+}
+
+func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects func(int, []byte), emitStat func(string, int64)) error {
+	opt := fn.Cfg.recordOptions()
+	b := wire.NewBatcher(0)
+	var rejects []byte
+	var docs, rej int64
+	var info wire.Info
+	err := readFile(ctx, path, opt, func(d record.Doc) error {
+		if d.Index >= wire.MaxLines {
+			return fmt.Errorf("%s: more than %d lines", path, int64(wire.MaxLines))
+		}
+		docs++
+		info.Doc = wire.DocNum(file, d.Index)
+		info.ID = d.ID
+		info.Len = int64(len(d.Raw))
+		info.Exact = normalize.Key(normalize.Text(d.Text))
+		b.Add(wire.Partition(info.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &info) }, emit)
+		return nil
+	}, func(r record.Reject) error {
+		rej++
+		line, err := json.Marshal(RejectLine{File: r.File, Line: r.Line, Offset: r.Offset, Reason: r.Reason, Detail: r.Detail, Sample: r.Sample})
+		if err != nil {
+			return err
+		}
+		rejects = wire.AppendLine(rejects, uint64(r.Line), uint64(r.Offset), line)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	b.Flush(emit)
+	if len(rejects) > 0 {
+		emitRejects(file, rejects)
+	}
+	emitStat(StatInput, docs+rej)
+	emitStat(StatRejected, rej)
+	emitStat(StatDocuments, docs)
+	return nil
+}

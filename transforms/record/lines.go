@@ -1,0 +1,196 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// readBufSize is the bufio buffer size; lines up to this long are passed on
+// without being copied.
+const readBufSize = 64 << 10
+
+// utf8BOM is the byte order mark that some tools write at the start of a file.
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
+// line is one physical line of a stream.
+type line struct {
+	raw  []byte // the line without "\n" or "\r\n"; a prefix only if tooLarge or err != nil
+	num  int64  // 1-based line number
+	off  int64  // offset of the line's first byte in the stream
+	size int64  // full length of the line without its terminator
+	// tooLarge is set when the line is longer than the limit; raw then holds
+	// only its first bytes, enough for a sample.
+	tooLarge bool
+	// err is a read error that cut the line (never io.EOF); raw holds what
+	// was read of it.
+	err error
+}
+
+// lineReader splits a stream into lines without ever holding more than
+// max+2 bytes of one line in memory.
+type lineReader struct {
+	br      *bufio.Reader
+	max     int    // longest line (without terminator) returned whole
+	buf     []byte // accumulates a line that spans several bufio reads
+	num     int64  // lines returned so far
+	off     int64  // stream offset of the next line
+	started bool   // the first fragment has been read (and a BOM skipped)
+	done    bool   // the stream ended or failed
+}
+
+// newLineReader returns a lineReader on r that returns lines of at most max
+// bytes whole. A UTF-8 byte order mark at the start of r is skipped: it counts
+// in the offsets but belongs to no line.
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, readBufSize), max: max}
+}
+
+// next returns the next line, or ok == false at the end of the stream. After
+// a line with err set, next reports the end of the stream. The line's raw
+// bytes are valid until the following call.
+func (lr *lineReader) next() (ln line, ok bool) {
+	if lr.done {
+		return line{}, false
+	}
+	ln = line{num: lr.num + 1, off: lr.off}
+	lr.buf = lr.buf[:0]
+	var (
+		n     int64   // bytes consumed, terminator included
+		whole []byte  // the line with its "\n", when one fragment held it all
+		last  [2]byte // the last two bytes consumed
+		ended bool    // the line ended with "\n"
+	)
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		if !lr.started {
+			// The first fragment holds the whole BOM if there is one: a
+			// fragment is cut short only by a full buffer, "\n" or the end.
+			lr.started = true
+			if bytes.HasPrefix(frag, utf8BOM) {
+				frag = frag[len(utf8BOM):]
+				lr.off += int64(len(utf8BOM))
+				ln.off = lr.off
+			}
+		}
+		n += int64(len(frag))
+		last = lastTwo(last, frag)
+		switch {
+		case ln.tooLarge:
+			// Discard the rest; the sample is already saved.
+		case len(lr.buf)+len(frag) > lr.max+2: // +2: room for "\r\n"
+			ln.tooLarge = true
+			lr.buf = appendHead(lr.buf, frag, SampleBytes+utf8.UTFMax)
+		case err == nil && len(lr.buf) == 0:
+			whole = frag
+		default:
+			lr.buf = append(lr.buf, frag...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == nil {
+			ended = true
+			break
+		}
+		lr.done = true
+		if err == io.EOF {
+			if n == 0 {
+				return line{}, false
+			}
+		} else {
+			ln.err = err
+		}
+		break
+	}
+	lr.num++
+	lr.off += n
+	ln.raw = lr.buf
+	if whole != nil {
+		ln.raw = whole
+	}
+	eol := 0
+	if ended {
+		eol = 1
+		if n >= 2 && last[0] == '\r' {
+			eol = 2
+		}
+	}
+	ln.size = n - int64(eol)
+	if !ln.tooLarge {
+		ln.raw = ln.raw[:len(ln.raw)-eol]
+		ln.tooLarge = ln.size > int64(lr.max)
+	}
+	return ln, true
+}
+
+// lastTwo returns the last two bytes of the stream after frag, given the
+// last two bytes before it.
+func lastTwo(prev [2]byte, frag []byte) [2]byte {
+	switch n := len(frag); n {
+	case 0:
+		return prev
+	case 1:
+		return [2]byte{prev[1], frag[0]}
+	default:
+		return [2]byte{frag[n-2], frag[n-1]}
+	}
+}
+
+// appendHead appends to dst the start of frag, so that dst holds at most
+// limit bytes.
+func appendHead(dst, frag []byte, limit int) []byte {
+	if len(dst) >= limit {
+		return dst[:limit]
+	}
+	if room := limit - len(dst); len(frag) > room {
+		frag = frag[:room]
+	}
+	return append(dst, frag...)
+}
+
+// readLines parses a JSONL or TSV stream line by line.
+func (p *parser) readLines(r io.Reader) error {
+	if p.opt.Format == JSONL {
+		p.json = newJSONFields(p.opt.IDField, p.opt.TextField)
+	}
+	lr := newLineReader(r, p.opt.MaxDocBytes)
+	for {
+		ln, ok := lr.next()
+		if !ok {
+			return nil
+		}
+		if err := p.line(ln); err != nil {
+			return err
+		}
+	}
+}
+
+// line handles one physical line: it reports a read error, an oversized
+// line, skips a blank one, or parses it as a record.
+func (p *parser) line(ln line) error {
+	switch {
+	case ln.err != nil:
+		return p.emitReject(ln.num, ln.off, readErrorReason(ln.err),
+			fmt.Sprintf("reading stopped after %d bytes of this line, rest of file lost: %v", len(ln.raw), ln.err), ln.raw)
+	case ln.tooLarge:
+		return p.emitReject(ln.num, ln.off, ReasonTooLarge,
+			fmt.Sprintf("line is %d bytes, over the limit of %d", ln.size, p.opt.MaxDocBytes), ln.raw)
+	case isBlank(ln.raw):
+		return nil
+	}
+	var d Doc
+	var reason, detail string
+	if p.opt.Format == JSONL {
+		d, reason, detail = p.parseJSONL(ln.raw)
+	} else {
+		d, reason, detail = parseTSV(ln.raw)
+	}
+	if reason != "" {
+		return p.emitReject(ln.num, ln.off, reason, detail, ln.raw)
+	}
+	d.Raw, d.Index, d.Offset = ln.raw, ln.num-1, ln.off
+	return p.emitDoc(d, ln.num)
+}

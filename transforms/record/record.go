@@ -1,0 +1,271 @@
+// Package record parses document shards into documents and sets bad records
+// aside with a reason, never losing one.
+//
+// A shard is read from an io.Reader (already decompressed; see Decompress) in
+// one of three formats:
+//
+//   - JSONL: one JSON object per line; the document ID and text come from two
+//     configurable fields (default "id" and "text").
+//   - TSV: url<TAB>title<TAB>content per line; ID = url, Text = title + "\n" + content.
+//   - Text: the whole stream is one document whose ID is the file name.
+//
+// Read reports every record exactly once, in input order, either as a Doc or
+// as a Reject. For the line formats, every physical line of the stream is one
+// of: a Doc, a Reject, or a blank line (empty or only spaces, tabs and
+// carriage returns), which is not a record and is skipped silently. Blank
+// lines still count in Doc.Index and Reject.Line, so both are stable line
+// positions. A read error in the middle of the stream (for example a damaged
+// gzip member) ends the file with one Reject that stands for the partial line
+// it cut and everything after it.
+//
+// The package does not import Beam; the pipeline's DoFns open files through
+// Beam's filesystem package and hand the reader to Decompress and Read.
+package record
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Format is the format of an input shard.
+type Format int
+
+// The shard formats.
+const (
+	JSONL Format = iota // one JSON object per line
+	TSV                 // url<TAB>title<TAB>content per line
+	Text                // the whole stream is one document
+)
+
+// String returns the name ParseFormat accepts for f.
+func (f Format) String() string {
+	switch f {
+	case JSONL:
+		return "jsonl"
+	case TSV:
+		return "tsv"
+	case Text:
+		return "text"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+// ParseFormat maps a format name ("jsonl", "tsv" or "text", in any case) to
+// its Format.
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "jsonl":
+		return JSONL, nil
+	case "tsv":
+		return TSV, nil
+	case "text":
+		return Text, nil
+	}
+	return 0, fmt.Errorf("record: unknown format %q (want jsonl, tsv or text)", s)
+}
+
+// DefaultMaxDocBytes is the record size limit used when Options.MaxDocBytes
+// is zero or negative.
+const DefaultMaxDocBytes = 10 << 20
+
+// Default JSONL field names.
+const (
+	DefaultIDField   = "id"
+	DefaultTextField = "text"
+)
+
+// Options says how to parse a shard. The zero value reads JSONL with the
+// default field names and size limit.
+type Options struct {
+	Format    Format
+	IDField   string // JSONL: name of the ID field; default "id"
+	TextField string // JSONL: name of the text field; default "text"
+	// MaxDocBytes is the largest record accepted: a JSONL/TSV line (without
+	// its terminator) or a whole Text file. Longer records are rejected with
+	// ReasonTooLarge without being held in memory whole. Default
+	// DefaultMaxDocBytes.
+	MaxDocBytes int
+}
+
+// withDefaults returns opt with its zero fields filled in.
+func (opt Options) withDefaults() Options {
+	if opt.IDField == "" {
+		opt.IDField = DefaultIDField
+	}
+	if opt.TextField == "" {
+		opt.TextField = DefaultTextField
+	}
+	if opt.MaxDocBytes <= 0 {
+		opt.MaxDocBytes = DefaultMaxDocBytes
+	}
+	return opt
+}
+
+// Doc is one parsed record.
+type Doc struct {
+	ID   string
+	Text string
+	// Raw is the record exactly as read: the JSONL/TSV line without its
+	// "\n" or "\r\n" terminator, or the whole Text file. It is valid only
+	// during the callback; callers copy it if they keep it.
+	Raw []byte
+	// Index is the 0-based ordinal of the record's physical line within the
+	// file. Every line counts, including rejected and blank ones, so Index is
+	// Line-1 of the same line. Always 0 for Text.
+	Index int64
+	// Offset is the byte offset of the record's first byte in the
+	// (decompressed) stream.
+	Offset int64
+}
+
+// Reject is a record that could not be used.
+type Reject struct {
+	File   string
+	Line   int64  // 1-based line number; 0 for whole-file problems (Text format)
+	Offset int64  // byte offset of the record's first byte in the (decompressed) stream
+	Reason string // one of the Reason* codes
+	Detail string // human-readable detail that says what failed and where (file:line)
+	// Sample is at most the first SampleBytes bytes of the raw record, as
+	// valid UTF-8 (invalid bytes replaced by U+FFFD) cut on a rune boundary.
+	Sample string
+}
+
+// Reason codes of a Reject.
+const (
+	ReasonBadJSON       = "bad_json"        // not valid JSON, or not a JSON object
+	ReasonMissingID     = "missing_id"      // no ID field, or an empty ID
+	ReasonMissingText   = "missing_text"    // no text field
+	ReasonIDNotString   = "id_not_string"   // ID is an object, array, bool, null or an out-of-range number
+	ReasonTextNotString = "text_not_string" // text is not a JSON string
+	ReasonInvalidUTF8   = "invalid_utf8"    // the raw record is not valid UTF-8
+	ReasonTooLarge      = "too_large"       // the record is longer than MaxDocBytes
+	ReasonEmptyText     = "empty_text"      // the text is empty or only white space
+	ReasonTooFewColumns = "too_few_columns" // a TSV line with fewer than 3 columns
+	ReasonCorruptGzip   = "corrupt_gzip"    // the gzip stream is damaged; covers the rest of the file
+	ReasonReadError     = "read_error"      // reading the stream failed; covers the rest of the file
+)
+
+// SampleBytes is the largest length of Reject.Sample.
+const SampleBytes = 200
+
+// Read parses one shard from r, which must already be decompressed (see
+// Decompress). file names the shard in rejects and error messages, and is
+// the document ID for the Text format.
+//
+// Read calls doc for every good record and reject for every bad one, in input
+// order. A read error in the middle of the stream becomes one final Reject
+// (ReasonCorruptGzip when the error wraps ErrCorruptGzip, else
+// ReasonReadError) with the line number the error cut; the records read
+// before it stay good, and Read returns nil. Read returns an error only when
+// a callback returns one (the error wraps it, with the position), or for a
+// nil reader or callback or an unknown format; the caller should treat it as
+// fatal.
+func Read(r io.Reader, file string, opt Options, doc func(Doc) error, reject func(Reject) error) error {
+	if r == nil || doc == nil || reject == nil {
+		return fmt.Errorf("record: %s: Read needs a reader and both callbacks", file)
+	}
+	opt = opt.withDefaults()
+	p := &parser{file: file, opt: opt, doc: doc, reject: reject}
+	switch opt.Format {
+	case JSONL, TSV:
+		return p.readLines(r)
+	case Text:
+		return p.readText(r)
+	}
+	return fmt.Errorf("record: %s: unknown format %v", file, opt.Format)
+}
+
+// parser carries the state shared by the format readers of one shard.
+type parser struct {
+	file   string
+	opt    Options
+	doc    func(Doc) error
+	reject func(Reject) error
+	json   jsonFields // JSONL field names, pre-converted
+}
+
+// emitDoc passes d to the doc callback, wrapping its error with the position.
+func (p *parser) emitDoc(d Doc, line int64) error {
+	if err := p.doc(d); err != nil {
+		return fmt.Errorf("record: %s: doc callback: %w", p.where(line), err)
+	}
+	return nil
+}
+
+// emitReject builds a Reject for the record raw at (line, off) and passes it
+// to the reject callback, wrapping its error with the position. The detail is
+// prefixed with file:line.
+func (p *parser) emitReject(line, off int64, reason, detail string, raw []byte) error {
+	rj := Reject{
+		File:   p.file,
+		Line:   line,
+		Offset: off,
+		Reason: reason,
+		Detail: p.where(line) + ": " + detail,
+		Sample: Sample(raw),
+	}
+	if err := p.reject(rj); err != nil {
+		return fmt.Errorf("record: %s: reject callback: %w", p.where(line), err)
+	}
+	return nil
+}
+
+// where formats a position as file:line, or just file for line 0.
+func (p *parser) where(line int64) string {
+	if line == 0 {
+		return p.file
+	}
+	return fmt.Sprintf("%s:%d", p.file, line)
+}
+
+// readErrorReason maps a read error to ReasonCorruptGzip or ReasonReadError.
+func readErrorReason(err error) string {
+	if errors.Is(err, ErrCorruptGzip) {
+		return ReasonCorruptGzip
+	}
+	return ReasonReadError
+}
+
+// Sample returns the first SampleBytes bytes (at most) of raw as valid UTF-8:
+// invalid bytes are replaced by U+FFFD and the cut falls on a rune boundary.
+func Sample(raw []byte) string {
+	// A rune that starts within the first SampleBytes bytes ends within
+	// utf8.UTFMax more; replacement only makes the text longer, so nothing
+	// past this prefix can reach the output.
+	if len(raw) > SampleBytes+utf8.UTFMax {
+		raw = raw[:SampleBytes+utf8.UTFMax]
+	}
+	s := strings.ToValidUTF8(string(raw), "\uFFFD")
+	if len(s) <= SampleBytes {
+		return s
+	}
+	i := SampleBytes
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
+}
+
+// isBlank reports whether b holds only spaces, tabs and carriage returns.
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// isSpaceOnly reports whether s is empty or only Unicode white space.
+func isSpaceOnly(s string) bool {
+	return strings.TrimSpace(s) == ""
+}
+
+// isSpaceOnlyBytes is isSpaceOnly for a byte slice, without copying it.
+func isSpaceOnlyBytes(b []byte) bool {
+	return len(bytes.TrimSpace(b)) == 0
+}

@@ -1,0 +1,27 @@
+package record
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// readText reads the whole stream r as one document with ID = file, reading
+// at most MaxDocBytes+1 bytes. Rejects have Line 0.
+func (p *parser) readText(r io.Reader) error {
+	limit := int64(p.opt.MaxDocBytes)
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	switch {
+	case err != nil:
+		return p.emitReject(0, 0, readErrorReason(err),
+			fmt.Sprintf("reading stopped after %d bytes, document lost: %v", len(data), err), data)
+	case int64(len(data)) > limit:
+		return p.emitReject(0, 0, ReasonTooLarge,
+			fmt.Sprintf("file is over the limit of %d bytes", limit), data)
+	case !utf8.Valid(data):
+		return p.emitReject(0, 0, ReasonInvalidUTF8, invalidUTF8Detail(data), data)
+	case isSpaceOnlyBytes(data):
+		return p.emitReject(0, 0, ReasonEmptyText, "file is empty or white space", data)
+	}
+	return p.emitDoc(Doc{ID: p.file, Text: string(data), Raw: data}, 0)
+}

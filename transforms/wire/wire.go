@@ -1,0 +1,343 @@
+// Package wire defines the compact records neardup shuffles between pipeline
+// stages and packs many of them into one byte chunk per shuffled element.
+//
+// The runner's shuffle is the expensive part of the pipeline: Prism keeps
+// every shuffled element in memory and pays per element and per byte. So
+// stages exchange dense document numbers and uint64 keys, never text, and a
+// DoFn batches thousands of records into a chunk ([]byte) keyed by a small
+// partition number. Records are fixed-width little-endian, or length-prefixed
+// where they carry a string. Each record type has an Append function and a
+// Decode function that walks a chunk.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// A Doc number identifies an input record: the input file's index in the
+// sorted file list (high 24 bits) and the record's line index in that file
+// (low 40 bits). It is dense per file, stable across runs and runners, and
+// orders documents by (file, line).
+type Doc = uint64
+
+// DocNum returns the document number of record line in file.
+func DocNum(file int, line int64) Doc { return uint64(file)<<40 | uint64(line) }
+
+// File returns the file index of document number d.
+func File(d Doc) int { return int(d >> 40) }
+
+// Line returns the record index of document number d within its file.
+func Line(d Doc) int64 { return int64(d & (1<<40 - 1)) }
+
+// MaxFiles and MaxLines bound what a document number can hold.
+const (
+	MaxFiles = 1 << 24
+	MaxLines = 1 << 40
+)
+
+// Partition maps a 64-bit value to one of n partitions.
+func Partition(x uint64, n int) int {
+	hi, _ := bits.Mul64(mix(x), uint64(n))
+	return int(hi)
+}
+
+func mix(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// ErrCorrupt reports a chunk that does not decode.
+var ErrCorrupt = errors.New("wire: corrupt chunk")
+
+// Entry is one (block key, document) pair of the blocking shuffle.
+type Entry struct {
+	Key uint64
+	Doc Doc
+}
+
+// EntrySize is the encoded size of an Entry.
+const EntrySize = 16
+
+// AppendEntry appends e to chunk.
+func AppendEntry(chunk []byte, e Entry) []byte {
+	chunk = binary.LittleEndian.AppendUint64(chunk, e.Key)
+	return binary.LittleEndian.AppendUint64(chunk, e.Doc)
+}
+
+// AppendEntries decodes every Entry of chunk and appends it to dst.
+func AppendEntries(dst []Entry, chunk []byte) ([]Entry, error) {
+	if len(chunk)%EntrySize != 0 {
+		return dst, fmt.Errorf("%w: entry chunk of %d bytes", ErrCorrupt, len(chunk))
+	}
+	for i := 0; i < len(chunk); i += EntrySize {
+		dst = append(dst, Entry{
+			Key: binary.LittleEndian.Uint64(chunk[i:]),
+			Doc: binary.LittleEndian.Uint64(chunk[i+8:]),
+		})
+	}
+	return dst, nil
+}
+
+// Pair is a candidate pair of documents, A < B.
+type Pair struct{ A, B Doc }
+
+// PairSize is the encoded size of a Pair.
+const PairSize = 16
+
+// AppendPair appends p to chunk.
+func AppendPair(chunk []byte, p Pair) []byte {
+	chunk = binary.LittleEndian.AppendUint64(chunk, p.A)
+	return binary.LittleEndian.AppendUint64(chunk, p.B)
+}
+
+// AppendPairs decodes every Pair of chunk and appends it to dst.
+func AppendPairs(dst []Pair, chunk []byte) ([]Pair, error) {
+	if len(chunk)%PairSize != 0 {
+		return dst, fmt.Errorf("%w: pair chunk of %d bytes", ErrCorrupt, len(chunk))
+	}
+	for i := 0; i < len(chunk); i += PairSize {
+		dst = append(dst, Pair{
+			A: binary.LittleEndian.Uint64(chunk[i:]),
+			B: binary.LittleEndian.Uint64(chunk[i+8:]),
+		})
+	}
+	return dst, nil
+}
+
+// Info is what later stages need to know of a document without its text:
+// its number, id, raw length, exact-duplicate key, SimHash and a b-bit MinHash
+// sketch (the low 16 bits of each MinHash value), enough to verify a candidate
+// pair and to name it in the outputs.
+type Info struct {
+	Doc     Doc
+	ID      string
+	Len     int64
+	Exact   uint64
+	SimHash uint64
+	Sketch  []uint16
+}
+
+// AppendInfo appends in to chunk.
+func AppendInfo(chunk []byte, in *Info) []byte {
+	chunk = binary.LittleEndian.AppendUint64(chunk, in.Doc)
+	chunk = binary.AppendUvarint(chunk, uint64(len(in.ID)))
+	chunk = append(chunk, in.ID...)
+	chunk = binary.AppendUvarint(chunk, uint64(in.Len))
+	chunk = binary.LittleEndian.AppendUint64(chunk, in.Exact)
+	chunk = binary.LittleEndian.AppendUint64(chunk, in.SimHash)
+	chunk = binary.AppendUvarint(chunk, uint64(len(in.Sketch)))
+	for _, v := range in.Sketch {
+		chunk = binary.LittleEndian.AppendUint16(chunk, v)
+	}
+	return chunk
+}
+
+// DecodeInfo decodes the Info at the start of chunk into in (reusing
+// in.Sketch) and returns the rest of the chunk.
+func DecodeInfo(chunk []byte, in *Info) ([]byte, error) {
+	if len(chunk) < 8 {
+		return nil, fmt.Errorf("%w: short info", ErrCorrupt)
+	}
+	in.Doc = binary.LittleEndian.Uint64(chunk)
+	chunk = chunk[8:]
+	n, k := binary.Uvarint(chunk)
+	if k <= 0 || uint64(len(chunk)-k) < n {
+		return nil, fmt.Errorf("%w: info id", ErrCorrupt)
+	}
+	in.ID = string(chunk[k : k+int(n)])
+	chunk = chunk[k+int(n):]
+	l, k := binary.Uvarint(chunk)
+	if k <= 0 || len(chunk)-k < 16 {
+		return nil, fmt.Errorf("%w: info length", ErrCorrupt)
+	}
+	in.Len = int64(l)
+	chunk = chunk[k:]
+	in.Exact = binary.LittleEndian.Uint64(chunk)
+	in.SimHash = binary.LittleEndian.Uint64(chunk[8:])
+	chunk = chunk[16:]
+	m, k := binary.Uvarint(chunk)
+	if k <= 0 || uint64(len(chunk)-k) < 2*m {
+		return nil, fmt.Errorf("%w: info sketch", ErrCorrupt)
+	}
+	chunk = chunk[k:]
+	in.Sketch = in.Sketch[:0]
+	for i := uint64(0); i < m; i++ {
+		in.Sketch = append(in.Sketch, binary.LittleEndian.Uint16(chunk[2*i:]))
+	}
+	return chunk[2*m:], nil
+}
+
+// Match is a verified pair with what the outputs report of it.
+type Match struct {
+	A, B       Doc
+	IDA, IDB   string
+	LenA, LenB int64
+	Jaccard    float32 // estimated or exact Jaccard; 1 for exact duplicates
+	Hamming    uint8   // SimHash Hamming distance
+	Method     Method
+}
+
+// Method says how a match was established.
+type Method uint8
+
+const (
+	Exact   Method = iota // identical normalized text
+	MinHash               // Jaccard from MinHash or exact shingle sets >= threshold
+	SimHash               // SimHash Hamming distance <= k
+)
+
+func (m Method) String() string {
+	switch m {
+	case Exact:
+		return "exact"
+	case MinHash:
+		return "minhash"
+	case SimHash:
+		return "simhash"
+	}
+	return fmt.Sprintf("Method(%d)", uint8(m))
+}
+
+// AppendMatch appends m to chunk.
+func AppendMatch(chunk []byte, m *Match) []byte {
+	chunk = binary.LittleEndian.AppendUint64(chunk, m.A)
+	chunk = binary.LittleEndian.AppendUint64(chunk, m.B)
+	chunk = appendString(chunk, m.IDA)
+	chunk = appendString(chunk, m.IDB)
+	chunk = binary.AppendUvarint(chunk, uint64(m.LenA))
+	chunk = binary.AppendUvarint(chunk, uint64(m.LenB))
+	chunk = binary.LittleEndian.AppendUint32(chunk, math.Float32bits(m.Jaccard))
+	return append(chunk, m.Hamming, byte(m.Method))
+}
+
+// DecodeMatch decodes the Match at the start of chunk and returns the rest.
+func DecodeMatch(chunk []byte, m *Match) ([]byte, error) {
+	var err error
+	if len(chunk) < 16 {
+		return nil, fmt.Errorf("%w: short match", ErrCorrupt)
+	}
+	m.A = binary.LittleEndian.Uint64(chunk)
+	m.B = binary.LittleEndian.Uint64(chunk[8:])
+	chunk = chunk[16:]
+	if m.IDA, chunk, err = decodeString(chunk); err != nil {
+		return nil, err
+	}
+	if m.IDB, chunk, err = decodeString(chunk); err != nil {
+		return nil, err
+	}
+	la, k := binary.Uvarint(chunk)
+	if k <= 0 {
+		return nil, fmt.Errorf("%w: match length", ErrCorrupt)
+	}
+	chunk = chunk[k:]
+	lb, k := binary.Uvarint(chunk)
+	if k <= 0 || len(chunk)-k < 6 {
+		return nil, fmt.Errorf("%w: match length", ErrCorrupt)
+	}
+	chunk = chunk[k:]
+	m.LenA, m.LenB = int64(la), int64(lb)
+	m.Jaccard = math.Float32frombits(binary.LittleEndian.Uint32(chunk))
+	m.Hamming, m.Method = chunk[4], Method(chunk[5])
+	return chunk[6:], nil
+}
+
+func appendString(chunk []byte, s string) []byte {
+	chunk = binary.AppendUvarint(chunk, uint64(len(s)))
+	return append(chunk, s...)
+}
+
+func decodeString(chunk []byte) (string, []byte, error) {
+	n, k := binary.Uvarint(chunk)
+	if k <= 0 || uint64(len(chunk)-k) < n {
+		return "", nil, fmt.Errorf("%w: string", ErrCorrupt)
+	}
+	return string(chunk[k : k+int(n)]), chunk[k+int(n):], nil
+}
+
+// An OutLine is one output line with the key it is sorted by within its shard.
+type OutLine struct {
+	K1, K2 uint64
+	Text   []byte // without the trailing newline
+}
+
+// AppendLine appends an OutLine to chunk.
+func AppendLine(chunk []byte, k1, k2 uint64, text []byte) []byte {
+	chunk = binary.LittleEndian.AppendUint64(chunk, k1)
+	chunk = binary.LittleEndian.AppendUint64(chunk, k2)
+	chunk = binary.AppendUvarint(chunk, uint64(len(text)))
+	return append(chunk, text...)
+}
+
+// AppendLines decodes every OutLine of chunk and appends it to dst; the texts
+// share chunk's memory.
+func AppendLines(dst []OutLine, chunk []byte) ([]OutLine, error) {
+	for len(chunk) > 0 {
+		if len(chunk) < 16 {
+			return dst, fmt.Errorf("%w: short line", ErrCorrupt)
+		}
+		l := OutLine{K1: binary.LittleEndian.Uint64(chunk), K2: binary.LittleEndian.Uint64(chunk[8:])}
+		n, k := binary.Uvarint(chunk[16:])
+		if k <= 0 || uint64(len(chunk)-16-k) < n {
+			return dst, fmt.Errorf("%w: line text", ErrCorrupt)
+		}
+		l.Text = chunk[16+k : 16+k+int(n)]
+		chunk = chunk[16+k+int(n):]
+		dst = append(dst, l)
+	}
+	return dst, nil
+}
+
+// Batcher packs records into chunks per partition. A DoFn appends records
+// with Add during a bundle and emits full chunks as it goes; Flush emits the
+// rest at the end of the bundle.
+type Batcher struct {
+	max  int
+	bufs map[int][]byte
+}
+
+// DefaultChunkBytes keeps shuffled elements around a quarter megabyte.
+const DefaultChunkBytes = 256 << 10
+
+// NewBatcher returns a Batcher that emits a chunk once it reaches max bytes.
+func NewBatcher(max int) *Batcher {
+	if max <= 0 {
+		max = DefaultChunkBytes
+	}
+	return &Batcher{max: max, bufs: make(map[int][]byte)}
+}
+
+// Add appends one record to partition part's chunk with appendRec, and calls
+// emit with the chunk when it is full.
+func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int, []byte)) {
+	buf := appendRec(b.bufs[part])
+	if len(buf) >= b.max {
+		emit(part, buf)
+		buf = nil
+	}
+	b.bufs[part] = buf
+}
+
+// Flush emits every non-empty chunk in partition order and empties the
+// Batcher.
+func (b *Batcher) Flush(emit func(int, []byte)) {
+	parts := make([]int, 0, len(b.bufs))
+	for p, buf := range b.bufs {
+		if len(buf) > 0 {
+			parts = append(parts, p)
+		}
+	}
+	slices.Sort(parts)
+	for _, p := range parts {
+		emit(p, b.bufs[p])
+	}
+	clear(b.bufs)
+}

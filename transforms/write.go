@@ -1,0 +1,256 @@
+package transforms
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/record"
+	"github.com/neardup/neardup/transforms/wire"
+)
+
+func init() {
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&WriteLinesFn{})
+	register.DoFn5x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(string, int64), error](&WriteDedupFn{})
+	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&WriteSummaryFn{})
+}
+
+// Output kinds: the file name prefixes under the output directory.
+const (
+	KindPairs    = "pairs"
+	KindClusters = "clusters"
+	KindRejects  = "rejects"
+	KindDedup    = "dedup"
+)
+
+// ShardName is the name of the output shard of kind for input file index.
+func ShardName(kind string, file int) string { return fmt.Sprintf("%s-%05d.jsonl", kind, file) }
+
+// JoinPath joins an output directory (a local path or a URL such as
+// gs://bucket/dir) and a file name.
+func JoinPath(dir, name string) string { return strings.TrimSuffix(dir, "/") + "/" + name }
+
+// writeAtomically writes a file through a temporary name in the same
+// directory and renames it into place, so that a failed or retried bundle
+// never leaves a partial final file.
+func writeAtomically(ctx context.Context, dir, name string, write func(w io.Writer) error) error {
+	final := JoinPath(dir, name)
+	fs, err := filesystem.New(ctx, final)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", final, err)
+	}
+	defer fs.Close()
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := JoinPath(dir, ".tmp-"+name+"-"+hex.EncodeToString(rnd[:]))
+	wc, err := fs.OpenWrite(ctx, tmp)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", tmp, err)
+	}
+	bw := bufio.NewWriterSize(wc, 1<<20)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := wc.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = filesystem.Rename(ctx, fs, tmp, final)
+	}
+	if err != nil {
+		if rm, ok := fs.(filesystem.Remover); ok {
+			_ = rm.Remove(ctx, tmp)
+		}
+		return fmt.Errorf("writing %s: %w", final, err)
+	}
+	return nil
+}
+
+// WriteLinesFn writes one output shard of pairs, clusters or rejects.
+//
+// In: (input file index, chunks: wire.Match for pairs, wire.OutLine for the
+// others). Out: the file <kind>-<index>.jsonl, lines sorted by their key, and
+// a stat with the number of lines written.
+type WriteLinesFn struct {
+	Cfg  Config
+	Kind string
+}
+
+func (fn *WriteLinesFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emitStat func(string, int64)) error {
+	var lines []wire.OutLine
+	var chunk []byte
+	var err error
+	for chunks(&chunk) {
+		if fn.Kind == KindPairs {
+			lines, err = appendPairLines(lines, chunk)
+		} else {
+			lines, err = wire.AppendLines(lines, chunk)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(lines, func(a, b wire.OutLine) int {
+		if a.K1 != b.K1 {
+			return cmpU64(a.K1, b.K1)
+		}
+		return cmpU64(a.K2, b.K2)
+	})
+	err = writeAtomically(ctx, fn.Cfg.Output, ShardName(fn.Kind, file), func(w io.Writer) error {
+		for _, l := range lines {
+			if _, err := w.Write(l.Text); err != nil {
+				return err
+			}
+			if _, err := w.Write([]byte{'\n'}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	emitStat(fn.Kind+"_lines", int64(len(lines)))
+	return nil
+}
+
+// PairLine is one line of pairs-*.jsonl.
+type PairLine struct {
+	A       string  `json:"a"`
+	B       string  `json:"b"`
+	Jaccard float64 `json:"jaccard"`
+	Hamming int     `json:"hamming"`
+	Method  string  `json:"method"`
+}
+
+func appendPairLines(dst []wire.OutLine, chunk []byte) ([]wire.OutLine, error) {
+	var m wire.Match
+	var err error
+	for len(chunk) > 0 {
+		if chunk, err = wire.DecodeMatch(chunk, &m); err != nil {
+			return dst, err
+		}
+		j, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m.Jaccard), 'f', 4, 32), 64)
+		text, err := json.Marshal(PairLine{A: m.IDA, B: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String()})
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, wire.OutLine{K1: m.A, K2: m.B, Text: text})
+	}
+	return dst, nil
+}
+
+// WriteDedupFn writes the deduplicated copy of one input file.
+//
+// In: (file index, its path, chunks of uvarint line numbers to remove). Out:
+// dedup-<index>.jsonl with every good record of the file that is not
+// removed, byte for byte as read (rejected records are in rejects-*.jsonl),
+// and the count kept.
+type WriteDedupFn struct {
+	Cfg Config
+}
+
+func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks func(*[]byte) bool, emitStat func(string, int64)) error {
+	var path string
+	if !paths(&path) {
+		return fmt.Errorf("dedup: no path for file %d", file)
+	}
+	remove := make(map[int64]bool)
+	var chunk []byte
+	for removeChunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			line, n := binary.Uvarint(c)
+			if n <= 0 {
+				return fmt.Errorf("dedup: corrupt removal list for %s", path)
+			}
+			remove[int64(line)] = true
+			c = c[n:]
+		}
+	}
+	var kept int64
+	err := writeAtomically(ctx, fn.Cfg.Output, ShardName(KindDedup, file), func(w io.Writer) error {
+		return readFile(ctx, path, fn.Cfg.recordOptions(), func(d record.Doc) error {
+			if remove[d.Index] {
+				return nil
+			}
+			kept++
+			if _, err := w.Write(d.Raw); err != nil {
+				return err
+			}
+			_, err := w.Write([]byte{'\n'})
+			return err
+		}, func(record.Reject) error { return nil })
+	})
+	if err != nil {
+		return err
+	}
+	emitStat(StatKept, kept)
+	return nil
+}
+
+// Summary is summary.json.
+type Summary struct {
+	Counts   map[string]int64 `json:"counts"`
+	Balanced bool             `json:"balanced"` // input_records == kept + removed + rejected
+}
+
+// WriteSummaryFn writes summary.json from the summed stats.
+//
+// In: (key, stat records: uvarint-length name, then the int64 total). Out:
+// summary.json in the output directory.
+type WriteSummaryFn struct {
+	Cfg Config
+}
+
+func (fn *WriteSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool) error {
+	sum := Summary{Counts: map[string]int64{}}
+	var chunk []byte
+	for chunks(&chunk) {
+		name, rest, err := decodeStat(chunk)
+		if err != nil {
+			return err
+		}
+		sum.Counts[name] += rest
+	}
+	c := sum.Counts
+	sum.Balanced = c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected]
+	return writeAtomically(ctx, fn.Cfg.Output, "summary.json", func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum) // encoding/json sorts map keys: deterministic
+	})
+}
+
+// EncodeStat packs a (name, value) stat into one element.
+func EncodeStat(name string, v int64) (int, []byte) {
+	b := binary.AppendUvarint(nil, uint64(len(name)))
+	b = append(b, name...)
+	return 0, binary.AppendVarint(b, v)
+}
+
+func decodeStat(b []byte) (string, int64, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return "", 0, fmt.Errorf("summary: %w", wire.ErrCorrupt)
+	}
+	name := string(b[k : k+int(n)])
+	v, k2 := binary.Varint(b[k+int(n):])
+	if k2 <= 0 {
+		return "", 0, fmt.Errorf("summary: %w", wire.ErrCorrupt)
+	}
+	return name, v, nil
+}
+
+func init() { register.Function2x2(EncodeStat) }
