@@ -45,7 +45,7 @@ func Build(s beam.Scope, cfg transforms.Config, files []string) {
 	exactMatches, skips, exactStats := ExactDuplicates(s, cfg, keys)
 	entries, infos, signStats := Signatures(s, cfg, fileCol, skips)
 	pairs, candStats := Candidates(s, cfg, entries)
-	verified, verifyStats := Verify(s, cfg, infos, pairs)
+	verified, verifyStats := Verify(s, cfg, fileCol, infos, pairs)
 	matches := beam.Flatten(s, exactMatches, verified)
 	clusters, removes, clusterStats := Clusters(s, cfg, matches)
 	writeStats := Write(s, cfg, fileCol, matches, clusters, rejects, removes)
@@ -89,15 +89,19 @@ func Candidates(s beam.Scope, cfg transforms.Config, entries beam.PCollection) (
 }
 
 // Verify joins candidate pairs with both documents' infos, in two rounds
-// keyed by document partition, and keeps the pairs that pass the test.
+// keyed by document partition, and keeps the pairs that pass the test. Pairs
+// whose MinHash estimate cannot decide go to an exact check of their shingle
+// sets, computed from the two documents re-read in their files.
 //
-// In: infos (partition, chunk), pairs (partition of A, chunk). Out: verified
-// matches (file index of A, chunk), stats.
-func Verify(s beam.Scope, cfg transforms.Config, infos, pairs beam.PCollection) (matches, st beam.PCollection) {
+// In: files (index, path), infos (partition, chunk), pairs (partition of A,
+// chunk). Out: verified matches (file index of A, chunk), stats.
+func Verify(s beam.Scope, cfg transforms.Config, files, infos, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
 	halves, st1 := beam.ParDo2(s, &transforms.HalfJoinFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, pairs))
-	matches, st2 := beam.ParDo2(s, &transforms.VerifyFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, halves))
-	return matches, beam.Flatten(s, st1, st2)
+	accepted, unsure, st2 := beam.ParDo3(s, &transforms.VerifyFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, halves))
+	withSets, st3 := beam.ParDo2(s, &transforms.ShingleSetsFn{Cfg: cfg}, beam.CoGroupByKey(s, files, unsure))
+	exact, st4 := beam.ParDo2(s, &transforms.ExactJaccardFn{Cfg: cfg}, beam.CoGroupByKey(s, files, withSets))
+	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3, st4)
 }
 
 // Clusters finds the connected components of all matches.

@@ -38,11 +38,15 @@ type Config struct {
 	Seed       uint64
 
 	Method    string  // both, minhash or simhash
+	Verify    string  // auto, estimate or exact
 	Threshold float64 // Jaccard
 	Hamming   int     // SimHash bits
-	Bands     int     // MinHash LSH bands
-	Rows      int     // rows per band
-	SimBlocks int     // SimHash pigeonhole blocks (m)
+	// Confidence that a pair exactly at the threshold passes verification
+	// (see verify.Config).
+	Confidence float64
+	Bands      int // MinHash LSH bands
+	Rows       int // rows per band
+	SimBlocks  int // SimHash pigeonhole blocks (m)
 
 	Partitions int // shuffle partitions
 	MaxBucket  int
@@ -72,8 +76,10 @@ func DefaultConfig() Config {
 		MinHash:     "classic",
 		Seed:        sig.Seed,
 		Method:      "both",
+		Verify:      "auto",
 		Threshold:   0.8,
 		Hamming:     3,
+		Confidence:  0.95,
 		Bands:       bands.B,
 		Rows:        bands.R,
 		SimBlocks:   4,
@@ -95,9 +101,14 @@ func (c Config) Validate() error {
 	if _, err := verify.ParseMethod(c.Method); err != nil {
 		return err
 	}
+	if _, err := verify.ParseMode(c.Verify); err != nil {
+		return err
+	}
 	switch {
 	case c.Threshold <= 0 || c.Threshold > 1:
 		return fmt.Errorf("threshold %v out of (0, 1]", c.Threshold)
+	case c.Confidence < 0.5 || c.Confidence >= 1:
+		return fmt.Errorf("confidence %v out of [0.5, 1)", c.Confidence)
 	case c.Hamming < 0 || c.Hamming > 32:
 		return fmt.Errorf("hamming %d out of [0, 32]", c.Hamming)
 	case c.Bands < 1 || c.Rows < 1 || c.Bands*c.Rows > c.Perms:
@@ -138,7 +149,8 @@ func (c Config) signatureConfig() (signature.Config, error) {
 
 func (c Config) verifyConfig() verify.Config {
 	m, _ := verify.ParseMethod(c.Method)
-	return verify.Config{Method: m, Threshold: c.Threshold, Hamming: c.Hamming}
+	mode, _ := verify.ParseMode(c.Verify)
+	return verify.Config{Method: m, Mode: mode, Threshold: c.Threshold, Hamming: c.Hamming, Confidence: c.Confidence}
 }
 
 func (c Config) limits() candidates.Limits {

@@ -14,7 +14,7 @@ import (
 func init() {
 	register.DoFn4x1[int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&CandidatesFn{})
 	register.DoFn5x1[int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&HalfJoinFn{})
-	register.DoFn5x1[int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&VerifyFn{})
+	register.DoFn6x1[int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&VerifyFn{})
 }
 
 // CandidatesFn turns one partition of the blocking shuffle into candidate
@@ -112,21 +112,23 @@ func (fn *HalfJoinFn) ProcessElement(part int, infoChunks, pairChunks func(*[]by
 // VerifyFn is the second half of the join, and the verification.
 //
 // In: (partition p, infos of the documents in p, (second document, first
-// document's info) records whose second document is in p). Out: the verified
-// matches (wire.Match chunks) keyed by the file of their first document.
+// document's info) records whose second document is in p). Out: the
+// accepted matches and the pairs whose estimate cannot decide (both as
+// wire.Match chunks keyed by the file of their first document).
 type VerifyFn struct {
 	Cfg Config
 }
 
-func (fn *VerifyFn) ProcessElement(part int, infoChunks, halfChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *VerifyFn) ProcessElement(part int, infoChunks, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	infos, err := decodeInfos(infoChunks)
 	if err != nil {
 		return err
 	}
 	cfg := fn.Cfg.verifyConfig()
 	byFile := wire.NewBatcher(0)
+	unsure := wire.NewBatcher(0)
 	var a wire.Info
-	var verified int64
+	var verified, unsureN int64
 	var chunk []byte
 	for halfChunks(&chunk) {
 		for c := chunk; len(c) > 0; {
@@ -141,15 +143,20 @@ func (fn *VerifyFn) ProcessElement(part int, infoChunks, halfChunks func(*[]byte
 			if !ok {
 				return fmt.Errorf("verify: no info for document %d (partition %d)", bDoc, part)
 			}
-			m, ok := verify.Check(&a, b, cfg)
-			if !ok {
-				continue
+			m, d := verify.Check(&a, b, cfg)
+			switch d {
+			case verify.Accept:
+				verified++
+				byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
+			case verify.CheckExactly:
+				unsureN++
+				unsure.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
 			}
-			verified++
-			byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
 		}
 	}
 	byFile.Flush(emit)
+	unsure.Flush(emitUnsure)
 	emitStat(StatVerified, verified)
+	emitStat(StatUnsure, unsureN)
 	return nil
 }

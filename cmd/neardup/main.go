@@ -29,6 +29,7 @@ Commands:
 
 	run      find near-duplicates in input shards and write clusters, pairs,
 	         the deduplicated corpus, rejects and a summary
+	eval     measure a run's pairs and clusters against ground truth
 
 Run 'neardup help <command>' for a command's flags.
 
@@ -56,10 +57,18 @@ func main() {
 	switch cmd {
 	case "run":
 		err = runMain(os.Args[2:])
+	case "eval":
+		err = evalMain(os.Args[2:])
 	case "help", "-h", "--help":
-		if len(os.Args) > 2 && os.Args[2] == "run" {
-			runUsage()
-			return
+		if len(os.Args) > 2 {
+			switch os.Args[2] {
+			case "run":
+				runUsage()
+				return
+			case "eval":
+				_ = evalMain([]string{"-h"})
+				return
+			}
 		}
 		fmt.Fprint(os.Stdout, usage)
 		return

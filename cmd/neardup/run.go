@@ -46,6 +46,8 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
 	fs.StringVar(&c.Method, "method", c.Method, "candidates from minhash bands, simhash tables, or both; simhash verifies by Hamming distance, the others by Jaccard")
 	fs.Float64Var(&c.Threshold, "threshold", c.Threshold, "Jaccard similarity at or above which two documents are near-duplicates")
+	fs.StringVar(&c.Verify, "verify", c.Verify, "how candidates are verified against --threshold: auto (MinHash estimate, exact Jaccard where the estimate cannot decide), estimate, or exact")
+	fs.Float64Var(&c.Confidence, "confidence", c.Confidence, "confidence bound of the MinHash estimate: estimates within it of --threshold are checked exactly (auto) or accepted (estimate)")
 	fs.IntVar(&c.Hamming, "hamming", c.Hamming, "SimHash: largest Hamming distance of near-duplicates (bits of 64)")
 	fs.StringVar(&f.shingle, "shingle", "char:5", "shingles: char:N (CJK characters, words elsewhere) or word:N (gse words for CJK)")
 	fs.StringVar(&c.Dictionary, "dict", c.Dictionary, "gse dictionary for word shingles: zh_s, zh_t or zh (both)")

@@ -9,6 +9,7 @@ package verify
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/neardup/neardup/transforms/wire"
@@ -48,12 +49,80 @@ func ParseMethod(s string) (Method, error) {
 	return 0, fmt.Errorf("verify: unknown method %q (want both, minhash or simhash)", s)
 }
 
+// Mode says how the Jaccard test uses the MinHash estimate.
+type Mode int
+
+const (
+	// Auto decides from the estimate where it is clear at the configured
+	// confidence and computes the exact Jaccard of the shingle sets for the
+	// pairs in between.
+	Auto Mode = iota
+	// Estimate decides from the estimate alone, accepting estimates down to
+	// the lower confidence bound (recall first).
+	Estimate
+	// Exact computes the exact Jaccard of every candidate pair.
+	Exact
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Auto:
+		return "auto"
+	case Estimate:
+		return "estimate"
+	case Exact:
+		return "exact"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode parses "auto", "estimate" or "exact".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "auto":
+		return Auto, nil
+	case "estimate":
+		return Estimate, nil
+	case "exact":
+		return Exact, nil
+	}
+	return 0, fmt.Errorf("verify: unknown mode %q (want auto, estimate or exact)", s)
+}
+
 // Config is the test a pair must pass.
 type Config struct {
 	Method    Method
+	Mode      Mode
 	Threshold float64 // Jaccard, for Both and MinHash
 	Hamming   int     // bits, for SimHash
+	// Confidence bounds the estimate's error. The estimate from K positions
+	// has standard error se = sqrt(t(1-t)/K) at the threshold t; with
+	// confidence c, z = z(c) (1.645 for 0.95) and the interval
+	// [t - z*se, t + z*se] is where the estimate cannot decide: Estimate
+	// accepts it, Auto checks it exactly. For t = 0.8, K = 128: [0.742, 0.858).
+	Confidence float64
 }
+
+// Bounds returns the interval of estimates from k positions that cannot be
+// decided at the configured confidence.
+func (c Config) Bounds(k int) (lo, hi float64) {
+	if c.Confidence <= 0.5 || k <= 0 {
+		return c.Threshold, c.Threshold
+	}
+	t := c.Threshold
+	z := math.Sqrt2 * math.Erfinv(2*c.Confidence-1)
+	se := math.Sqrt(t * (1 - t) / float64(k))
+	return t - z*se, t + z*se
+}
+
+// Decision is the outcome of Check.
+type Decision int
+
+const (
+	Reject Decision = iota
+	Accept
+	CheckExactly // compute the exact Jaccard of the shingle sets
+)
 
 // SketchBits is the width of the stored MinHash values.
 const SketchBits = 16
@@ -68,10 +137,10 @@ func Low16(dst []uint16, sig []uint64) []uint16 {
 	return dst
 }
 
-// Estimate returns the Jaccard estimate from two 16-bit sketches: the
+// EstimateJaccard returns the Jaccard estimate from two 16-bit sketches: the
 // fraction of equal positions, corrected for the 2^-16 chance that two
 // different minima agree in their low bits.
-func Estimate(a, b []uint16) float64 {
+func EstimateJaccard(a, b []uint16) float64 {
 	if len(a) != len(b) || len(a) == 0 {
 		return 0
 	}
@@ -86,9 +155,10 @@ func Estimate(a, b []uint16) float64 {
 	return max(j, 0)
 }
 
-// Check tests candidate pair (a, b) and returns the match to report and
-// whether it passed. Documents without shingles never match.
-func Check(a, b *wire.Info, cfg Config) (wire.Match, bool) {
+// Check tests candidate pair (a, b) and returns the match to report (A <
+// B, Jaccard estimated) and the decision. Documents without shingles never
+// match.
+func Check(a, b *wire.Info, cfg Config) (wire.Match, Decision) {
 	m := wire.Match{
 		A: a.Doc, B: b.Doc, IDA: a.ID, IDB: b.ID, LenA: a.Len, LenB: b.Len,
 		Hamming: uint8(bits.OnesCount64(a.SimHash ^ b.SimHash)),
@@ -97,14 +167,29 @@ func Check(a, b *wire.Info, cfg Config) (wire.Match, bool) {
 		m.A, m.B, m.IDA, m.IDB, m.LenA, m.LenB = b.Doc, a.Doc, b.ID, a.ID, b.Len, a.Len
 	}
 	if len(a.Sketch) == 0 || len(b.Sketch) == 0 {
-		return m, false
+		return m, Reject
 	}
-	j := Estimate(a.Sketch, b.Sketch)
+	j := EstimateJaccard(a.Sketch, b.Sketch)
 	m.Jaccard = float32(j)
 	if cfg.Method == SimHash {
 		m.Method = wire.SimHash
-		return m, int(m.Hamming) <= cfg.Hamming
+		if int(m.Hamming) <= cfg.Hamming {
+			return m, Accept
+		}
+		return m, Reject
 	}
 	m.Method = wire.MinHash
-	return m, j >= cfg.Threshold
+	if cfg.Mode == Exact {
+		return m, CheckExactly
+	}
+	lo, hi := cfg.Bounds(len(a.Sketch))
+	switch {
+	case j >= hi:
+		return m, Accept
+	case j < lo:
+		return m, Reject
+	case cfg.Mode == Estimate:
+		return m, Accept
+	}
+	return m, CheckExactly
 }

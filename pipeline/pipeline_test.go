@@ -1,0 +1,239 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // registers every runner
+
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/devcorpus"
+	"github.com/neardup/neardup/transforms/quality"
+)
+
+func TestMain(m *testing.M) { ptest.Main(m) }
+
+var sampleFiles = []string{"../testdata/sample/sample-0.jsonl", "../testdata/sample/sample-1.jsonl.gz"}
+
+// runJob builds the job for files with cfg (Output set to a new temporary
+// directory) and runs it on runner ("" is the default, Prism).
+func runJob(t *testing.T, runner string, cfg transforms.Config, files []string) string {
+	t.Helper()
+	cfg.Output = t.TempDir()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	abs := make([]string, len(files))
+	for i, f := range files {
+		var err error
+		if abs[i], err = filepath.Abs(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, s := beam.NewPipelineWithRoot()
+	Build(s, cfg, abs)
+	var err error
+	if runner == "" {
+		err = ptest.Run(p)
+	} else {
+		_, err = beam.Run(context.Background(), runner, p)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", runner, err)
+	}
+	return cfg.Output
+}
+
+func readSummary(t *testing.T, dir string) transforms.Summary {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s transforms.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkAccounting asserts input = kept + removed + rejected, and that the
+// dedup shards hold exactly the kept records.
+func checkAccounting(t *testing.T, dir string) map[string]int64 {
+	t.Helper()
+	s := readSummary(t, dir)
+	c := s.Counts
+	if !s.Balanced || c[transforms.StatInput] != c[transforms.StatKept]+c[transforms.StatRemoved]+c[transforms.StatRejected] {
+		t.Errorf("records do not add up: %v", c)
+	}
+	var lines int64
+	files, _ := filepath.Glob(filepath.Join(dir, "dedup-*.jsonl"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += int64(bytes.Count(b, []byte{'\n'}))
+	}
+	if lines != c[transforms.StatKept] {
+		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[transforms.StatKept])
+	}
+	return c
+}
+
+func evaluate(t *testing.T, dir string, truth quality.Truth) quality.Report {
+	t.Helper()
+	pairs, clusters, err := quality.ReadRun(filepath.Join(dir, "pairs-*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return quality.Evaluate(pairs, clusters, truth, 0.8)
+}
+
+// TestSample runs the bundled sample on Prism and checks the outputs against
+// the sample's ground truth.
+func TestSample(t *testing.T) {
+	dir := runJob(t, "", transforms.DefaultConfig(), sampleFiles)
+	c := checkAccounting(t, dir)
+	if c[transforms.StatInput] != 1200 || c[transforms.StatRejected] != 0 {
+		t.Errorf("read %d records, %d rejected; want 1200, 0", c[transforms.StatInput], c[transforms.StatRejected])
+	}
+	truth, err := quality.ReadTruth("../testdata/sample/truth.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := evaluate(t, dir, quality.Truth{Pairs: truth})
+	high := bandRecall(r, 0.85)
+	t.Logf("sample: recall J>=0.85 %.4f, J>=0.8 %.4f, precision %.4f", high, r.AtThreshold.Recall, r.Precision)
+	if high < 0.97 || r.Precision < 0.97 {
+		t.Errorf("sample quality: recall at J>=0.85 %.4f, precision %.4f; want >= 0.97", high, r.Precision)
+	}
+}
+
+// bandRecall is the recall over the bands at or above lo.
+func bandRecall(r quality.Report, lo float64) float64 {
+	var n, found int
+	for i, b := range quality.DefaultBands {
+		if b.Lo >= lo {
+			n += r.Bands[i].Pairs
+			found += r.Bands[i].Found
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return float64(found) / float64(n)
+}
+
+// TestDevCorpus runs the whole dev corpus with the defaults: every true pair
+// with J >= 0.9 is found, recall and precision at J >= 0.85 stay >= 0.97, and
+// the counts add up.
+func TestDevCorpus(t *testing.T) {
+	dcDir, err := devcorpus.Dir()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := runJob(t, "", transforms.DefaultConfig(), []string{filepath.Join(dcDir, "dev.jsonl")})
+	checkAccounting(t, dir)
+	truth, err := quality.ReadTruth(filepath.Join(dcDir, "dev_pairs.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	langs, err := quality.ReadLangs(filepath.Join(dcDir, "dev.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := evaluate(t, dir, quality.Truth{Pairs: truth, Lang: langs})
+	if got := bandRecall(r, 0.9); got != 1 {
+		t.Errorf("recall at J >= 0.9 is %.4f, want 1 (missed: %v)", got, r.Examples["missed"])
+	}
+	high := bandRecall(r, 0.85)
+	t.Logf("dev: recall J>=0.85 %.4f, J>=0.8 %.4f, precision %.4f %v", high, r.AtThreshold.Recall, r.Precision, r.PrecisionLang)
+	if high < 0.97 || r.Precision < 0.97 {
+		t.Errorf("dev quality: recall at J>=0.85 %.4f, precision %.4f; want >= 0.97", high, r.Precision)
+	}
+}
+
+// outputs reads every file of an output directory.
+func outputs(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][]byte{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[e.Name()] = b
+	}
+	return m
+}
+
+func sameOutputs(t *testing.T, what string, want, got map[string][]byte) {
+	t.Helper()
+	var names []string
+	for n := range want {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if !bytes.Equal(want[n], got[n]) {
+			t.Errorf("%s: %s differs (%d vs %d bytes)", what, n, len(want[n]), len(got[n]))
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%s: %d output files, want %d", what, len(got), len(want))
+	}
+}
+
+// TestDeterministic: the same input gives byte-identical outputs whatever the
+// number of shuffle partitions and on the direct runner.
+func TestDeterministic(t *testing.T) {
+	cfg := transforms.DefaultConfig()
+	want := outputs(t, runJob(t, "", cfg, sampleFiles))
+	cfg.Partitions = 3
+	sameOutputs(t, "3 partitions", want, outputs(t, runJob(t, "", cfg, sampleFiles)))
+	cfg.Partitions = 1000
+	sameOutputs(t, "direct runner, 1000 partitions", want, outputs(t, runJob(t, "direct", cfg, sampleFiles)))
+}
+
+// TestJobServer submits the job to a Prism job server on loopback through
+// the portable runner (--runner=universal), as a Flink or Spark job server
+// would get it, and gets the same outputs as in-process Prism.
+func TestJobServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := prism.CreateJobServer(ctx, prism.Options{Port: port}); err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]string{"endpoint": "localhost:" + strconv.Itoa(port), "environment_type": "LOOPBACK"} {
+		old := flag.Lookup(name).Value.String()
+		if err := flag.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+		defer flag.Set(name, old)
+	}
+	cfg := transforms.DefaultConfig()
+	got := outputs(t, runJob(t, "universal", cfg, sampleFiles))
+	sameOutputs(t, "job server", outputs(t, runJob(t, "", cfg, sampleFiles)), got)
+}

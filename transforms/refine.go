@@ -1,0 +1,188 @@
+package transforms
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/normalize"
+	"github.com/neardup/neardup/transforms/record"
+	"github.com/neardup/neardup/transforms/signature"
+	"github.com/neardup/neardup/transforms/similarity"
+	"github.com/neardup/neardup/transforms/tokenize"
+	"github.com/neardup/neardup/transforms/wire"
+)
+
+func init() {
+	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
+	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
+}
+
+// exactSigner builds the signer whose shingle sets exact Jaccard compares.
+func exactSigner(cfg Config) (*signature.Signer, error) {
+	sc, err := cfg.signatureConfig()
+	if err != nil {
+		return nil, err
+	}
+	if sc.Tokens == tokenize.Word {
+		tokenize.Dictionary = cfg.Dictionary
+	}
+	return signature.New(sc)
+}
+
+// readMatches decodes wire.Match chunks, each optionally followed by a shingle
+// set (withSet), indexing them by the line of the document in this file.
+func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match) int64) (map[int64][]int, []wire.Match, [][]uint64, error) {
+	byLine := map[int64][]int{}
+	var ms []wire.Match
+	var sets [][]uint64
+	var chunk []byte
+	for chunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			var m wire.Match
+			var err error
+			if c, err = wire.DecodeMatch(c, &m); err != nil {
+				return nil, nil, nil, err
+			}
+			var set []uint64
+			if withSet {
+				if set, c, err = decodeSet(c); err != nil {
+					return nil, nil, nil, err
+				}
+			}
+			l := line(&m)
+			byLine[l] = append(byLine[l], len(ms))
+			ms = append(ms, m)
+			sets = append(sets, set)
+		}
+	}
+	return byLine, ms, sets, nil
+}
+
+func appendSet(c []byte, set []uint64) []byte {
+	c = binary.AppendUvarint(c, uint64(len(set)))
+	for _, v := range set {
+		c = binary.LittleEndian.AppendUint64(c, v)
+	}
+	return c
+}
+
+func decodeSet(c []byte) ([]uint64, []byte, error) {
+	n, k := binary.Uvarint(c)
+	if k <= 0 || uint64(len(c)-k)/8 < n {
+		return nil, nil, fmt.Errorf("shingle set: %w", wire.ErrCorrupt)
+	}
+	c = c[k:]
+	set := make([]uint64, n)
+	for i := range set {
+		set[i] = binary.LittleEndian.Uint64(c[8*i:])
+	}
+	return set, c[8*n:], nil
+}
+
+// ShingleSetsFn is the first half of the exact check of unsure pairs.
+//
+// In: (file index, its path, unsure matches whose first document is in the
+// file). It reads the file again, and Out: each match followed by the
+// shingle set of its first document, keyed by the file of the second.
+type ShingleSetsFn struct {
+	Cfg    Config
+	signer *signature.Signer
+}
+
+func (fn *ShingleSetsFn) Setup() (err error) {
+	fn.signer, err = exactSigner(fn.Cfg)
+	return err
+}
+
+func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	byLine, ms, _, err := readMatches(chunks, false, func(m *wire.Match) int64 { return wire.Line(m.A) })
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	var path string
+	if !paths(&path) {
+		return fmt.Errorf("exact check: no path for file %d", file)
+	}
+	b := wire.NewBatcher(0)
+	err = readFile(ctx, path, fn.Cfg.recordOptions(), func(d record.Doc) error {
+		idx, ok := byLine[d.Index]
+		if !ok {
+			return nil
+		}
+		set := fn.signer.ShingleSet(normalize.Text(d.Text))
+		for _, i := range idx {
+			m := &ms[i]
+			b.Add(wire.File(m.B), func(c []byte) []byte { return appendSet(wire.AppendMatch(c, m), set) }, emit)
+		}
+		delete(byLine, d.Index)
+		return nil
+	}, func(record.Reject) error { return nil })
+	if err != nil {
+		return err
+	}
+	if len(byLine) > 0 {
+		return fmt.Errorf("exact check: %d documents of %s not found on re-reading", len(byLine), path)
+	}
+	b.Flush(emit)
+	return nil
+}
+
+// ExactJaccardFn is the second half of the exact check.
+//
+// In: (file index, its path, unsure matches with their first document's
+// shingle set, whose second document is in the file). It reads the file
+// again, and Out: the matches whose exact Jaccard reaches the threshold,
+// with that Jaccard, keyed by the file of their first document.
+type ExactJaccardFn struct {
+	Cfg    Config
+	signer *signature.Signer
+}
+
+func (fn *ExactJaccardFn) Setup() (err error) {
+	fn.signer, err = exactSigner(fn.Cfg)
+	return err
+}
+
+func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	byLine, ms, sets, err := readMatches(chunks, true, func(m *wire.Match) int64 { return wire.Line(m.B) })
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	var path string
+	if !paths(&path) {
+		return fmt.Errorf("exact check: no path for file %d", file)
+	}
+	b := wire.NewBatcher(0)
+	var accepted int64
+	err = readFile(ctx, path, fn.Cfg.recordOptions(), func(d record.Doc) error {
+		idx, ok := byLine[d.Index]
+		if !ok {
+			return nil
+		}
+		set := fn.signer.ShingleSet(normalize.Text(d.Text))
+		for _, i := range idx {
+			m := &ms[i]
+			j := similarity.Jaccard(sets[i], set)
+			if j < fn.Cfg.Threshold {
+				continue
+			}
+			m.Jaccard = float32(j)
+			accepted++
+			b.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, m) }, emit)
+		}
+		delete(byLine, d.Index)
+		return nil
+	}, func(record.Reject) error { return nil })
+	if err != nil {
+		return err
+	}
+	if len(byLine) > 0 {
+		return fmt.Errorf("exact check: %d documents of %s not found on re-reading", len(byLine), path)
+	}
+	b.Flush(emit)
+	emitStat(StatExactAccepted, accepted)
+	return nil
+}
