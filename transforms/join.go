@@ -156,7 +156,7 @@ func (fn *VerifyFn) ProcessElement(part int, infoChunks, halfChunks func(*[]byte
 	}
 	byFile.Flush(emit)
 	unsure.Flush(emitUnsure)
-	emitStat(StatVerified, verified)
+	emitStat(StatByEstimate, verified)
 	emitStat(StatUnsure, unsureN)
 	return nil
 }

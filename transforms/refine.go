@@ -183,6 +183,6 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths fu
 		return fmt.Errorf("exact check: %d documents of %s not found on re-reading", len(byLine), path)
 	}
 	b.Flush(emit)
-	emitStat(StatExactAccepted, accepted)
+	emitStat(StatByExact, accepted)
 	return nil
 }

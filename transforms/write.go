@@ -225,6 +225,7 @@ func (fn *WriteSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func
 		sum.Counts[name] += rest
 	}
 	c := sum.Counts
+	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
 	sum.Balanced = c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected]
 	return writeAtomically(ctx, fn.Cfg.Output, "summary.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
