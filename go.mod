@@ -6,6 +6,7 @@ require (
 	github.com/apache/beam/sdks/v2 v2.77.0
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/go-ego/gse v0.80.3
+	github.com/klauspost/compress v1.20.3
 	golang.org/x/text v0.43.0
 )
 

@@ -1,8 +1,10 @@
 package transforms
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
@@ -11,7 +13,7 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ClusterFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ClusterFn{})
 	register.Function2x2(ToOneKey)
 }
 
@@ -45,7 +47,8 @@ type node struct {
 	len int64
 }
 
-func (fn *ClusterFn) ProcessElement(_ int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ClusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Clusters", time.Now())
 	uf := unionfind.NewSparse()
 	nodes := make(map[wire.Doc]node)
 	var chunk []byte

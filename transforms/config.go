@@ -53,6 +53,10 @@ type Config struct {
 	Window     int
 
 	Keep string // longest or first
+
+	// Workers is the number of goroutines a DoFn uses over the documents of
+	// one file (0: GOMAXPROCS).
+	Workers int
 }
 
 // Partitions default: enough groups to spread work and keep each group far

@@ -1,8 +1,10 @@
 package transforms
 
 import (
+	"context"
 	"encoding/binary"
 	"slices"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
@@ -10,7 +12,7 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ExactFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ExactFn{})
 }
 
 // ExactFn finds exact duplicates within one partition of exact-key records.
@@ -24,7 +26,8 @@ type ExactFn struct {
 	Cfg Config
 }
 
-func (fn *ExactFn) ProcessElement(part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ExactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "ExactDuplicates", time.Now())
 	var infos []wire.Info
 	var chunk []byte
 	for chunks(&chunk) {

@@ -1,8 +1,10 @@
 package transforms
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
@@ -12,33 +14,45 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&CandidatesFn{})
-	register.DoFn5x1[int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&HalfJoinFn{})
-	register.DoFn6x1[int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&VerifyFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&CandidatesFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&HalfJoinFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&VerifyFn{})
 }
 
 // CandidatesFn turns one partition of the blocking shuffle into candidate
 // pairs.
 //
-// In: (partition, chunks of wire.Entry). Out: wire.Pair chunks keyed by the
+// In: (partition, chunks of wire.Entry, or of wire.SimEntry for partitions
+// >= Cfg.Partitions). Out: wire.Pair chunks keyed by the
 // partition of the pair's first document, the partition that holds that
 // document's info in the join that follows.
 type CandidatesFn struct {
 	Cfg Config
 }
 
-func (fn *CandidatesFn) ProcessElement(part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
-	var entries []wire.Entry
+func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Candidates", time.Now())
+	var st candidates.Stats
+	var pairs []wire.Pair
 	var chunk []byte
 	var err error
-	for chunks(&chunk) {
-		if entries, err = wire.AppendEntries(entries, chunk); err != nil {
-			return err
+	if part < fn.Cfg.Partitions {
+		var entries []wire.Entry
+		for chunks(&chunk) {
+			if entries, err = wire.AppendEntries(entries, chunk); err != nil {
+				return err
+			}
 		}
+		pairs = candidates.Append(nil, candidates.Sort(entries), fn.Cfg.limits(), &st)
+	} else {
+		var entries []wire.SimEntry
+		for chunks(&chunk) {
+			if entries, err = wire.AppendSimEntries(entries, chunk); err != nil {
+				return err
+			}
+		}
+		pairs = candidates.AppendNear(nil, candidates.SortSim(entries), fn.Cfg.Hamming, fn.Cfg.limits(), &st)
 	}
-	entries = candidates.Sort(entries)
-	var st candidates.Stats
-	pairs := candidates.Append(nil, entries, fn.Cfg.limits(), &st)
 	pairs = candidates.Unique(pairs)
 	b := wire.NewBatcher(0)
 	for _, p := range pairs {
@@ -48,6 +62,7 @@ func (fn *CandidatesFn) ProcessElement(part int, chunks func(*[]byte) bool, emit
 	emitStat(StatBuckets, st.Buckets)
 	emitStat(StatHot, st.HotBuckets)
 	emitStat(StatSkipped, st.Skipped)
+	emitStat(StatFar, st.Far)
 	return nil
 }
 
@@ -80,7 +95,8 @@ type HalfJoinFn struct {
 	Cfg Config
 }
 
-func (fn *HalfJoinFn) ProcessElement(part int, infoChunks, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *HalfJoinFn) ProcessElement(ctx context.Context, part int, infoChunks, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "JoinFirst", time.Now())
 	infos, err := decodeInfos(infoChunks)
 	if err != nil {
 		return err
@@ -119,7 +135,8 @@ type VerifyFn struct {
 	Cfg Config
 }
 
-func (fn *VerifyFn) ProcessElement(part int, infoChunks, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+func (fn *VerifyFn) ProcessElement(ctx context.Context, part int, infoChunks, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Verify", time.Now())
 	infos, err := decodeInfos(infoChunks)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -25,6 +26,7 @@ func init() {
 // so that they are exact under retries.
 const (
 	StatInput      = "input_records"
+	StatBytes      = "input_bytes"
 	StatRejected   = "rejected"
 	StatDocuments  = "documents"
 	StatExactDups  = "exact_duplicates"
@@ -35,6 +37,7 @@ const (
 	StatBuckets    = "buckets"
 	StatHot        = "hot_buckets"
 	StatSkipped    = "skipped_comparisons"
+	StatFar        = "simhash_far_pairs"
 	StatCandidates = "candidate_pairs"
 	StatVerified   = "verified_pairs" // the sum of the next two
 	StatByEstimate = "verified_by_estimate"
@@ -86,22 +89,20 @@ type ReadKeysFn struct {
 }
 
 func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Read", time.Now())
 	opt := fn.Cfg.recordOptions()
 	b := wire.NewBatcher(0)
 	var rejects []byte
-	var docs, rej int64
-	var info wire.Info
-	err := readFile(ctx, path, opt, func(d record.Doc) error {
-		if d.Index >= wire.MaxLines {
-			return fmt.Errorf("%s: more than %d lines", path, int64(wire.MaxLines))
-		}
+	var docs, rej, nbytes int64
+	normalizer := func() (func(*docItem, *wire.Info), error) {
+		return func(d *docItem, in *wire.Info) {
+			*in = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(normalize.Text(d.Text))}
+		}, nil
+	}
+	err := mapDocs(ctx, path, opt, fn.Cfg.Workers, normalizer, func(in *wire.Info) {
 		docs++
-		info.Doc = wire.DocNum(file, d.Index)
-		info.ID = d.ID
-		info.Len = int64(len(d.Raw))
-		info.Exact = normalize.Key(normalize.Text(d.Text))
-		b.Add(wire.Partition(info.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &info) }, emit)
-		return nil
+		nbytes += in.Len
+		b.Add(wire.Partition(in.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
 	}, func(r record.Reject) error {
 		rej++
 		line, err := json.Marshal(RejectLine{File: r.File, Line: r.Line, Offset: r.Offset, Reason: r.Reason, Detail: r.Detail, Sample: r.Sample})
@@ -121,5 +122,6 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	emitStat(StatInput, docs+rej)
 	emitStat(StatRejected, rej)
 	emitStat(StatDocuments, docs)
+	emitStat(StatBytes, nbytes)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
@@ -98,6 +99,7 @@ func (fn *ShingleSetsFn) Setup() (err error) {
 }
 
 func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "ShingleSets", time.Now())
 	byLine, ms, _, err := readMatches(chunks, false, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	if err != nil || len(ms) == 0 {
 		return err
@@ -147,6 +149,7 @@ func (fn *ExactJaccardFn) Setup() (err error) {
 }
 
 func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "ExactJaccard", time.Now())
 	byLine, ms, sets, err := readMatches(chunks, true, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	if err != nil || len(ms) == 0 {
 		return err

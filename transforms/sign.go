@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/blocking"
 	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/record"
 	"github.com/neardup/neardup/transforms/signature"
 	"github.com/neardup/neardup/transforms/tokenize"
 	"github.com/neardup/neardup/transforms/verify"
@@ -24,14 +24,14 @@ func init() {
 //
 // In: (file index, its path, chunks of line numbers to skip: the exact
 // duplicates that are not their group's representative). Out: block entries
-// (wire.Entry chunks keyed by partition of the block key: MinHash band keys
-// and, unless the method is minhash, SimHash table keys) and document infos
+// keyed by partition of the block key: MinHash band keys as wire.Entry chunks
+// in partitions [0, P) and, unless the method is minhash, SimHash table keys
+// as wire.SimEntry chunks in partitions [P, 2P); and document infos
 // for verification (wire.Info chunks keyed by partition of the document).
 // Documents without any shingle get no keys and can match nothing.
 type SignFn struct {
 	Cfg Config
 
-	signer *signature.Signer
 	bands  blocking.Bands
 	tables *blocking.Tables
 	method verify.Method
@@ -47,7 +47,7 @@ func (fn *SignFn) Setup() error {
 	if sc.Tokens == tokenize.Word {
 		tokenize.Dictionary = fn.Cfg.Dictionary
 	}
-	if fn.signer, err = signature.New(sc); err != nil {
+	if _, err = signature.New(sc); err != nil { // fail early on a bad configuration
 		return err
 	}
 	fn.bands = blocking.Bands{B: fn.Cfg.Bands, R: fn.Cfg.Rows}
@@ -60,7 +60,24 @@ func (fn *SignFn) Setup() error {
 	return nil
 }
 
+// signResult is what a worker computes for one document.
+type signResult struct {
+	skip, empty, truncated bool
+	info                   wire.Info
+	bands, tables          []uint64
+}
+
+// newSigner returns a Signer for one worker goroutine.
+func (fn *SignFn) newSigner() (*signature.Signer, error) {
+	sc, err := fn.Cfg.signatureConfig()
+	if err != nil {
+		return nil, err
+	}
+	return signature.New(sc)
+}
+
 func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Signatures", time.Now())
 	var path string
 	if !paths(&path) {
 		return fmt.Errorf("sign: no path for file %d", file)
@@ -79,41 +96,61 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	}
 	entries := wire.NewBatcher(0)
 	infos := wire.NewBatcher(0)
-	var sig signature.Signature
-	var info wire.Info
-	var keys []uint64
 	var signed, empty, truncated, nkeys int64
-	err := readFile(ctx, path, fn.Cfg.recordOptions(), func(d record.Doc) error {
-		if skip[d.Index] {
-			return nil
+	newWorker := func() (func(*docItem, *signResult), error) {
+		signer, err := fn.newSigner()
+		if err != nil {
+			return nil, err
 		}
-		norm := normalize.Text(d.Text)
-		fn.signer.Sign(norm, &sig)
+		var sig signature.Signature
+		return func(d *docItem, r *signResult) {
+			r.skip = skip[d.Index]
+			if r.skip {
+				return
+			}
+			signer.Sign(normalize.Text(d.Text), &sig)
+			r.truncated, r.empty = sig.Truncated, sig.Shingles == 0
+			if r.empty {
+				return
+			}
+			r.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), SimHash: sig.SimHash,
+				Sketch: verify.LowBits(r.info.Sketch, sig.MinHash)}
+			r.bands = r.bands[:0]
+			if fn.method != verify.SimHash {
+				r.bands = fn.bands.AppendKeys(r.bands, sig.MinHash)
+			}
+			r.tables = r.tables[:0]
+			if fn.tables != nil {
+				r.tables = fn.tables.AppendKeys(r.tables, sig.SimHash)
+			}
+		}, nil
+	}
+	err := mapDocs(ctx, path, fn.Cfg.recordOptions(), fn.Cfg.Workers, newWorker, func(r *signResult) {
+		if r.skip {
+			return
+		}
 		signed++
-		if sig.Truncated {
+		if r.truncated {
 			truncated++
 		}
-		if sig.Shingles == 0 {
+		if r.empty {
 			empty++
-			return nil
+			return
 		}
-		doc := wire.DocNum(file, d.Index)
-		keys = keys[:0]
-		if fn.method != verify.SimHash {
-			keys = fn.bands.AppendKeys(keys, sig.MinHash)
-		}
-		if fn.tables != nil {
-			keys = fn.tables.AppendKeys(keys, sig.SimHash)
-		}
-		nkeys += int64(len(keys))
-		for _, k := range keys {
+		doc := r.info.Doc
+		nkeys += int64(len(r.bands) + len(r.tables))
+		for _, k := range r.bands {
 			e := wire.Entry{Key: k, Doc: doc}
 			entries.Add(wire.Partition(k, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendEntry(c, e) }, emitEntry)
 		}
-		info = wire.Info{Doc: doc, ID: d.ID, Len: int64(len(d.Raw)), SimHash: sig.SimHash, Sketch: verify.Low16(info.Sketch, sig.MinHash)}
-		infos.Add(wire.Partition(doc, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &info) }, emitInfo)
-		return nil
-	}, func(record.Reject) error { return nil }) // counted by the first pass
+		// SimHash entries go to partitions [P, 2P): their chunks carry the
+		// fingerprint too.
+		for _, k := range r.tables {
+			e := wire.SimEntry{Key: k, Doc: doc, FP: r.info.SimHash}
+			entries.Add(fn.Cfg.Partitions+wire.Partition(k, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendSimEntry(c, e) }, emitEntry)
+		}
+		infos.Add(wire.Partition(doc, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.info) }, emitInfo)
+	}, nil) // rejects: counted by the first pass
 	if err != nil {
 		return err
 	}

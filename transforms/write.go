@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -89,6 +90,7 @@ type WriteLinesFn struct {
 }
 
 func (fn *WriteLinesFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emitStat func(string, int64)) error {
+	defer busy(ctx, "Write."+fn.Kind, time.Now())
 	var lines []wire.OutLine
 	var chunk []byte
 	var err error
@@ -163,6 +165,7 @@ type WriteDedupFn struct {
 }
 
 func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks func(*[]byte) bool, emitStat func(string, int64)) error {
+	defer busy(ctx, "WriteDedup", time.Now())
 	var path string
 	if !paths(&path) {
 		return fmt.Errorf("dedup: no path for file %d", file)
@@ -204,6 +207,10 @@ func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func
 type Summary struct {
 	Counts   map[string]int64 `json:"counts"`
 	Balanced bool             `json:"balanced"` // input_records == kept + removed + rejected
+	// Added by the command after the job, from the runner's metrics: they
+	// vary between runs, unlike everything above.
+	WallSeconds  float64            `json:"wall_seconds,omitempty"`
+	StageSeconds map[string]float64 `json:"stage_busy_seconds,omitempty"`
 }
 
 // WriteSummaryFn writes summary.json from the summed stats.
@@ -215,6 +222,7 @@ type WriteSummaryFn struct {
 }
 
 func (fn *WriteSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool) error {
+	defer busy(ctx, "Summary", time.Now())
 	sum := Summary{Counts: map[string]int64{}}
 	var chunk []byte
 	for chunks(&chunk) {

@@ -11,12 +11,12 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 )
 
 const usage = `neardup finds near-duplicate documents in text corpora and removes them.
@@ -47,8 +47,9 @@ func main() {
 	cmd := os.Args[1]
 	if strings.HasPrefix(cmd, "-") {
 		// A worker started by a runner: the binary re-executes itself with
-		// Beam's worker flags and no subcommand.
-		log.LogLevel = "warn"
+		// Beam's worker flags (--worker, --id, ...) and no subcommand;
+		// beam.Init runs the worker harness and does not return.
+		flag.Parse()
 		beam.Init()
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +31,7 @@ import (
 type runFlags struct {
 	input, output, shingle string
 	overwrite, verbose     bool
+	cpuprofile             string
 	cfg                    transforms.Config
 }
 
@@ -39,6 +42,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
 	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
+	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content) or text (one document per file)")
 	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl: field holding the document id")
 	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl: field holding the document text")
@@ -125,9 +129,10 @@ func runMain(args []string) error {
 		cfg.Bands, cfg.Rows = b.B, b.R
 	}
 	if cfg.SimBlocks == 0 {
-		// About 1 KB of raw text per document; a pair costs far more than
-		// a key here (it goes through two joins), hence the cost weight.
-		cfg.SimBlocks = blocking.ChooseDesignCost(cfg.Hamming, max(bytes/1024, 1), 1).Blocks
+		// About 1 KB of raw text per document. Pairs of a table bucket
+		// farther than k bits are dropped in the bucket, so a chance
+		// collision costs one comparison.
+		cfg.SimBlocks = blocking.ChooseDesign(cfg.Hamming, max(bytes/1024, 1)).Blocks
 	}
 	out, err := prepareOutput(f.output, f.overwrite)
 	if err != nil {
@@ -138,13 +143,99 @@ func runMain(args []string) error {
 		return err
 	}
 
+	setMemoryLimit()
+	if f.cpuprofile != "" {
+		pf, err := os.Create(f.cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	}
 	p, s := beam.NewPipelineWithRoot()
 	pipeline.Build(s, *cfg, files)
 	start := time.Now()
-	if err := beamx.Run(ctx, p); err != nil {
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if err != nil {
 		return fmt.Errorf("pipeline failed: %w", err)
 	}
-	return report(os.Stdout, out, len(files), time.Since(start))
+	took := time.Since(start)
+	if err := addTimes(out, res, took); err != nil {
+		return err
+	}
+	return report(os.Stdout, out, len(files), took)
+}
+
+// addTimes adds the wall time and the busy time of each stage (from the
+// runner's metrics, where it reports them) to a local summary.json. Times
+// vary from run to run; the counts beside them do not.
+func addTimes(out string, res beam.PipelineResult, wall time.Duration) error {
+	if strings.Contains(out, "://") {
+		return nil
+	}
+	path := filepath.Join(out, "summary.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	var sum transforms.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	sum.WallSeconds = wall.Seconds()
+	if res != nil {
+		sum.StageSeconds = map[string]float64{}
+		for _, c := range res.Metrics().AllMetrics().Counters() {
+			if c.Namespace() == transforms.MetricsNamespace && strings.HasPrefix(c.Name(), transforms.BusyPrefix) {
+				sum.StageSeconds[strings.TrimPrefix(c.Name(), transforms.BusyPrefix)] += float64(c.Result()) / 1000
+			}
+		}
+	}
+	b, err = json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// setMemoryLimit gives the Go runtime a soft memory limit when the job runs
+// in this process (Prism or the direct runner) and GOMEMLIMIT is not set:
+// the runner keeps shuffled data in memory and the garbage it leaves would
+// otherwise let the heap grow to twice the live data. A quarter of the
+// machine's memory, at most 5 GiB, cost no time in measurements.
+func setMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if r := flag.Lookup("runner"); r != nil {
+		if v := r.Value.String(); v != "" && v != "prism" && v != "direct" {
+			return
+		}
+	}
+	limit := int64(5 << 30)
+	if total := physicalMemory(); total > 0 {
+		limit = min(limit, max(total/4, 1<<30))
+	}
+	debug.SetMemoryLimit(limit)
+}
+
+// physicalMemory returns the machine's memory in bytes, or 0 if unknown.
+func physicalMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
 }
 
 // parseShingle reads "char:5" or "word:5".
@@ -266,6 +357,18 @@ func report(w *os.File, out string, files int, took time.Duration) error {
 		c[transforms.StatRejected], c[transforms.StatExactDups], c[transforms.StatCandidates], c[transforms.StatVerified])
 	fmt.Fprintf(w, "  clusters %d covering %d documents: kept %d, removed %d\n",
 		c[transforms.StatClusters], c[transforms.StatClustered], c[transforms.StatKept], c[transforms.StatRemoved])
+	if len(sum.StageSeconds) > 0 {
+		names := make([]string, 0, len(sum.StageSeconds))
+		for n := range sum.StageSeconds {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		fmt.Fprintf(w, "  busy seconds per stage:")
+		for _, n := range names {
+			fmt.Fprintf(w, " %s %.1f", n, sum.StageSeconds[n])
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "outputs in %s (summary.json, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
 	if !sum.Balanced {
 		return fmt.Errorf("records do not add up: input %d != kept %d + removed %d + rejected %d",

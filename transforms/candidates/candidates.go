@@ -3,13 +3,16 @@
 //
 // A bucket (the documents of one key) of n documents holds n(n-1)/2 pairs; a
 // key shared by 100k documents would cost 5*10^9 comparisons. So buckets of
-// up to MaxBucket documents give all their pairs, and bigger buckets pair each
-// document only with the next Window documents in document order, which
-// still connects every document of the bucket to its neighbours. The pairs
-// left out are counted and reported.
+// up to MaxBucket documents give all their pairs, and a bigger (hot) bucket
+// pairs every document with the bucket's first document (a star, which
+// connects the whole bucket when its members are near-duplicates of each
+// other, the usual reason for a hot key) and with its next Window documents
+// in document order (which still connects runs of members that are not like
+// the first). The pairs left out are counted and reported.
 package candidates
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/neardup/neardup/transforms/wire"
@@ -21,9 +24,26 @@ type Limits struct {
 	Window    int // bigger buckets: each document with its next Window
 }
 
-// DefaultLimits compares all pairs of buckets up to 256 documents and each
-// document with its 32 successors in bigger ones.
-var DefaultLimits = Limits{MaxBucket: 256, Window: 32}
+// DefaultLimits compares all pairs of buckets up to 256 documents, and in
+// bigger ones each document with the first and its 2 successors.
+var DefaultLimits = Limits{MaxBucket: 256, Window: 2}
+
+// hotPairs calls pair for the pairs compared in a hot bucket of n members
+// (indexes) and returns how many of all n(n-1)/2 it left out.
+func hotPairs(n, window int, pair func(a, b int)) (skipped int64) {
+	var kept int64
+	for b := 1; b < n; b++ { // the star around member 0
+		pair(0, b)
+		kept++
+	}
+	for a := 1; a < n; a++ {
+		for b := a + 1; b <= a+window && b < n; b++ {
+			pair(a, b)
+			kept++
+		}
+	}
+	return int64(n)*int64(n-1)/2 - kept
+}
 
 // Sort orders entries by key, then document, and drops repeats.
 func Sort(entries []wire.Entry) []wire.Entry {
@@ -51,6 +71,7 @@ type Stats struct {
 	HotBuckets int64 // of those, larger than MaxBucket
 	Pairs      int64 // pairs appended
 	Skipped    int64 // pairs of hot buckets left out
+	Far        int64 // SimHash pairs tested and farther than k bits
 }
 
 // Append appends the candidate pairs of entries, which must be sorted by
@@ -68,18 +89,77 @@ func Append(dst []wire.Pair, entries []wire.Entry, lim Limits, st *Stats) []wire
 			continue
 		}
 		st.Buckets++
-		w := n - 1
+		pair := func(a, b int) {
+			dst = append(dst, wire.Pair{A: bucket[a].Doc, B: bucket[b].Doc})
+			st.Pairs++
+		}
 		if n > lim.MaxBucket {
 			st.HotBuckets++
-			w = min(lim.Window, n-1)
-			all := int64(n) * int64(n-1) / 2
-			kept := int64(n-1)*int64(w) - int64(w)*int64(w-1)/2
-			st.Skipped += all - kept
+			st.Skipped += hotPairs(n, lim.Window, pair)
+			continue
 		}
 		for a := 0; a < n; a++ {
-			for b := a + 1; b <= a+w && b < n; b++ {
-				dst = append(dst, wire.Pair{A: bucket[a].Doc, B: bucket[b].Doc})
-				st.Pairs++
+			for b := a + 1; b < n; b++ {
+				pair(a, b)
+			}
+		}
+	}
+	return dst
+}
+
+// SortSim orders SimHash entries by key, then document, and drops repeats.
+func SortSim(entries []wire.SimEntry) []wire.SimEntry {
+	slices.SortFunc(entries, func(a, b wire.SimEntry) int {
+		if a.Key != b.Key {
+			if a.Key < b.Key {
+				return -1
+			}
+			return 1
+		}
+		if a.Doc != b.Doc {
+			if a.Doc < b.Doc {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	return slices.CompactFunc(entries, func(a, b wire.SimEntry) bool { return a.Key == b.Key && a.Doc == b.Doc })
+}
+
+// AppendNear is Append for SimHash table buckets: it appends only the pairs
+// whose fingerprints are within k bits, so that documents that share a table
+// key by chance cost a comparison here and nothing later. Pairs tested and
+// dropped count in st.Far.
+func AppendNear(dst []wire.Pair, entries []wire.SimEntry, k int, lim Limits, st *Stats) []wire.Pair {
+	for i := 0; i < len(entries); {
+		j := i + 1
+		for j < len(entries) && entries[j].Key == entries[i].Key {
+			j++
+		}
+		bucket := entries[i:j]
+		i = j
+		n := len(bucket)
+		if n < 2 {
+			continue
+		}
+		st.Buckets++
+		pair := func(a, b int) {
+			if bits.OnesCount64(bucket[a].FP^bucket[b].FP) > k {
+				st.Far++
+				return
+			}
+			dst = append(dst, wire.Pair{A: bucket[a].Doc, B: bucket[b].Doc})
+			st.Pairs++
+		}
+		if n > lim.MaxBucket {
+			st.HotBuckets++
+			st.Skipped += hotPairs(n, lim.Window, pair)
+			continue
+		}
+		for a := 0; a < n; a++ {
+			for b := a + 1; b < n; b++ {
+				pair(a, b)
 			}
 		}
 	}

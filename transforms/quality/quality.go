@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -213,11 +214,14 @@ func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 		}
 	}
 
-	// Precision over reported pairs.
+	// Precision over reported pairs. near is t - 0.1 rounded to the decimal
+	// it stands for: in float64 0.8 - 0.1 is 0.7000000000000001, which would
+	// count a true J of exactly 0.7 as wrong.
+	near := math.Round((t-0.1)*1e9) / 1e9
 	okLang, allLang := map[string]int{}, map[string]int{}
 	for _, p := range pairs {
 		r.Reported++
-		ok := truthJ[mk(p.A, p.B)] >= t-0.1
+		ok := truthJ[mk(p.A, p.B)] >= near
 		if ok {
 			r.Correct++
 		} else if len(r.Examples["false"]) < 10 {
@@ -253,7 +257,7 @@ func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 		for _, m := range c.Members {
 			if m != c.Representative {
 				removed[m] = true
-				if partner[m] < t-0.1 {
+				if partner[m] < near {
 					r.FalseRemovals++
 				}
 			}

@@ -2,19 +2,23 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// jsonFields holds the JSONL field names to look up.
+// jsonFields holds the JSONL field names to look up, and the scanner's
+// nesting stack, kept between lines.
 type jsonFields struct {
 	id, text []byte
+	stack    []byte // '{' or '[' for each open object or array
 }
 
 // newJSONFields returns the lookup for the given ID and text field names.
@@ -24,20 +28,21 @@ func newJSONFields(id, text string) jsonFields {
 
 // parseJSONL parses one non-blank JSONL line into a Doc with ID and Text
 // set, or returns a reason code and a detail (without position) for a
-// reject. Fields other than the ID and text fields are skipped, not decoded.
+// reject. The line is checked (UTF-8 and JSON syntax) and its ID and text
+// fields found in one pass (see scan); other fields are not decoded.
 func (p *parser) parseJSONL(raw []byte) (d Doc, reason, detail string) {
-	// encoding/json would silently replace invalid bytes: check first.
-	if !utf8.Valid(raw) {
-		return d, ReasonInvalidUTF8, invalidUTF8Detail(raw)
-	}
-	if !json.Valid(raw) {
+	idVal, textVal, ok := p.json.scan(raw)
+	if !ok {
+		// Invalid UTF-8 anywhere takes precedence over bad syntax (and
+		// encoding/json would silently replace invalid bytes).
+		if !utf8.Valid(raw) {
+			return d, ReasonInvalidUTF8, invalidUTF8Detail(raw)
+		}
 		return d, ReasonBadJSON, "bad JSON: " + syntaxDetail(raw)
 	}
-	obj := raw[skipWS(raw, 0):]
-	if obj[0] != '{' {
-		return d, ReasonBadJSON, fmt.Sprintf("bad JSON: top-level value is %s, want an object", kind(obj[0]))
+	if c := raw[skipWS(raw, 0)]; c != '{' {
+		return d, ReasonBadJSON, fmt.Sprintf("bad JSON: top-level value is %s, want an object", kind(c))
 	}
-	idVal, textVal := p.json.lookup(obj)
 	if d.ID, reason, detail = p.jsonID(idVal); reason != "" {
 		return d, reason, detail
 	}
@@ -86,34 +91,154 @@ func (p *parser) jsonText(v []byte) (text, reason, detail string) {
 	return text, "", ""
 }
 
-// lookup walks the top-level members of obj, a valid JSON object, and
-// returns the raw values of the ID and text fields, or nil for a field that
-// is absent. Keys match exactly (case-sensitive, after unescaping); when a
-// key repeats, the last value wins, as with encoding/json.
-func (f *jsonFields) lookup(obj []byte) (id, text []byte) {
-	i := skipWS(obj, 1)
-	if obj[i] == '}' {
-		return nil, nil
+// maxJSONDepth is the nesting limit of encoding/json: Valid rejects a value
+// with more than this many arrays and objects open at once.
+const maxJSONDepth = 10000
+
+// scan checks that b is valid UTF-8 and exactly one JSON value with
+// optional white space around it: it accepts exactly the valid UTF-8 inputs
+// that encoding/json.Valid accepts. When the value is an object, it returns
+// the raw values of its ID and text members (nil for a member that is
+// absent). Keys match exactly (case-sensitive, after unescaping); when a key
+// repeats, the last value wins, as with encoding/json.
+//
+// Outside strings, JSON allows only ASCII, so checking the UTF-8 of the
+// strings is enough: when scan returns true, all of b is valid UTF-8.
+//
+// scan is one pass over b: an iterative recursive-descent parser whose only
+// state is the stack of open arrays and objects.
+func (f *jsonFields) scan(b []byte) (id, text []byte, ok bool) {
+	var (
+		stack    = f.stack[:0]
+		i        = skipWS(b, 0)
+		keyStart int  // index of the current key's opening quote
+		keyEnd   int  // index just past its closing quote
+		valStart int  // index of the current top-level member's value
+		member   bool // a top-level member's value is being scanned
+		isID     bool // ... and its key is the ID field
+		isText   bool // ... and its key is the text field
+	)
+
+value: // b[i] starts a value (white space skipped)
+	if i >= len(b) {
+		goto fail
 	}
-	for {
-		keyEnd := skipString(obj, i)
-		key := obj[i+1 : keyEnd-1]
-		i = skipWS(obj, keyEnd) // at ':'
-		i = skipWS(obj, i+1)
-		valEnd := skipValue(obj, i)
-		if keyIs(key, f.id) {
-			id = obj[i:valEnd]
+	switch b[i] {
+	case '{':
+		if len(stack) == maxJSONDepth {
+			goto fail
 		}
-		if keyIs(key, f.text) {
-			text = obj[i:valEnd]
+		stack = append(stack, '{')
+		if i = skipWS(b, i+1); i < len(b) && b[i] == '}' {
+			stack = stack[:len(stack)-1]
+			i++
+			goto end
 		}
-		i = skipWS(obj, valEnd) // at ',' or '}'
-		if obj[i] == '}' {
-			return id, text
+		goto key
+	case '[':
+		if len(stack) == maxJSONDepth {
+			goto fail
 		}
-		i = skipWS(obj, i+1)
+		stack = append(stack, '[')
+		if i = skipWS(b, i+1); i < len(b) && b[i] == ']' {
+			stack = stack[:len(stack)-1]
+			i++
+			goto end
+		}
+		goto value
+	case '"':
+		if i, ok = scanString(b, i); !ok {
+			goto fail
+		}
+	case 't':
+		if !bytes.HasPrefix(b[i:], litTrue) {
+			goto fail
+		}
+		i += len(litTrue)
+	case 'f':
+		if !bytes.HasPrefix(b[i:], litFalse) {
+			goto fail
+		}
+		i += len(litFalse)
+	case 'n':
+		if !bytes.HasPrefix(b[i:], litNull) {
+			goto fail
+		}
+		i += len(litNull)
+	default:
+		if i, ok = scanNumber(b, i); !ok {
+			goto fail
+		}
 	}
+
+end: // a value ends just before b[i]
+	if member && len(stack) == 1 {
+		member = false
+		if isID {
+			id = b[valStart:i]
+		}
+		if isText {
+			text = b[valStart:i]
+		}
+	}
+	i = skipWS(b, i)
+	if len(stack) == 0 {
+		if i != len(b) {
+			goto fail
+		}
+		f.stack = stack
+		return id, text, true
+	}
+	if i >= len(b) {
+		goto fail
+	}
+	switch b[i] {
+	case ',':
+		i = skipWS(b, i+1)
+		if stack[len(stack)-1] == '{' {
+			goto key
+		}
+		goto value
+	case '}', ']':
+		// '}'^'{' == ']'^'[' == 6: the closer must match the opener.
+		if b[i]^stack[len(stack)-1] != 6 {
+			goto fail
+		}
+		stack = stack[:len(stack)-1]
+		i++
+		goto end
+	}
+	goto fail
+
+key: // b[i] should start an object member's key (white space skipped)
+	if i >= len(b) || b[i] != '"' {
+		goto fail
+	}
+	keyStart = i
+	if i, ok = scanString(b, i); !ok {
+		goto fail
+	}
+	keyEnd = i
+	if i = skipWS(b, i); i >= len(b) || b[i] != ':' {
+		goto fail
+	}
+	i = skipWS(b, i+1)
+	if len(stack) == 1 {
+		k := b[keyStart+1 : keyEnd-1]
+		member, isID, isText, valStart = true, keyIs(k, f.id), keyIs(k, f.text), i
+	}
+	goto value
+
+fail:
+	f.stack = stack
+	return nil, nil, false
 }
+
+var (
+	litTrue  = []byte("true")
+	litFalse = []byte("false")
+	litNull  = []byte("null")
+)
 
 // keyIs reports whether the JSON string content key (without quotes, maybe
 // escaped) equals name.
@@ -138,59 +263,169 @@ func skipWS(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the JSON string that starts at
-// b[i] == '"'. b must be valid JSON.
-func skipString(b []byte, i int) int {
+// Masks for testing the eight bytes of a uint64 at once.
+const (
+	ones  = 0x0101010101010101 // 0x01 in every byte
+	highs = 0x8080808080808080 // the high bit of every byte
+)
+
+// stringStop returns a mask with the high bit set in the lowest byte of x
+// that is a control character (< 0x20), '"', '\\' or non-ASCII (>= 0x80), or
+// 0 if there is none. Higher bytes may be flagged spuriously (by a borrow),
+// never a lower one, so the lowest flag is exact.
+func stringStop(x uint64) uint64 {
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs | x) & highs
+}
+
+// scanString returns the index just past the JSON string that starts at
+// b[i] == '"', and false if the string is not valid JSON (unterminated,
+// with a control character or a bad escape) or not valid UTF-8.
+func scanString(b []byte, i int) (int, bool) {
 	j := i + 1
 	for {
-		end := j + bytes.IndexByte(b[j:], '"')
-		// The quote ends the string unless an odd number of backslashes
-		// escapes it. The opening quote stops the count.
-		bs := 0
-		for k := end - 1; b[k] == '\\'; k-- {
-			bs++
+		// Skip eight plain bytes at a time, then one at a time.
+		for j+8 <= len(b) {
+			if m := stringStop(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			j += 8
 		}
-		if bs%2 == 0 {
-			return end + 1
+		for j < len(b) && 0x20 <= b[j] && b[j] < utf8.RuneSelf && b[j] != '"' && b[j] != '\\' {
+			j++
 		}
-		j = end + 1
+		if j >= len(b) {
+			return j, false
+		}
+		switch b[j] {
+		case '"':
+			return j + 1, true
+		case '\\':
+			if j+1 >= len(b) {
+				return j, false
+			}
+			switch b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j += 2
+			case 'u':
+				if j+6 > len(b) || !isHex(b[j+2]) || !isHex(b[j+3]) || !isHex(b[j+4]) || !isHex(b[j+5]) {
+					return j, false
+				}
+				j += 6
+			default:
+				return j, false
+			}
+		default:
+			if b[j] < utf8.RuneSelf { // a control character
+				return j, false
+			}
+			var ok bool
+			if j, ok = skipUTF8(b, j); !ok {
+				return j, false
+			}
+		}
 	}
 }
 
-// skipValue returns the index just past the JSON value that starts at b[i].
-// b must be valid JSON.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; ; {
-			switch b[j] {
-			case '"':
-				j = skipString(b, j)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
+// skipUTF8 returns the index of the first ASCII byte at or after i, or
+// len(b), and false if the non-ASCII bytes before it are not valid UTF-8
+// (by the rules of utf8.Valid: no overlong forms, surrogates or code points
+// past U+10FFFF). It is the check of utf8.Valid without its call, for the
+// short runs of non-ASCII text in JSON strings.
+func skipUTF8(b []byte, i int) (int, bool) {
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c < utf8.RuneSelf:
+			return i, true
+		case c < 0xC2: // a continuation byte, or an overlong 2-byte form
+			return i, false
+		case c < 0xE0:
+			if i+1 >= len(b) || b[i+1]&0xC0 != 0x80 {
+				return i, false
 			}
-			j++
+			i += 2
+		case c < 0xF0:
+			lo, hi := byte(0x80), byte(0xBF)
+			switch c {
+			case 0xE0:
+				lo = 0xA0 // not overlong
+			case 0xED:
+				hi = 0x9F // not a surrogate
+			}
+			if i+2 >= len(b) || b[i+1] < lo || b[i+1] > hi || b[i+2]&0xC0 != 0x80 {
+				return i, false
+			}
+			i += 3
+		case c < 0xF5:
+			lo, hi := byte(0x80), byte(0xBF)
+			switch c {
+			case 0xF0:
+				lo = 0x90 // not overlong
+			case 0xF4:
+				hi = 0x8F // not past U+10FFFF
+			}
+			if i+3 >= len(b) || b[i+1] < lo || b[i+1] > hi || b[i+2]&0xC0 != 0x80 || b[i+3]&0xC0 != 0x80 {
+				return i, false
+			}
+			i += 4
+		default:
+			return i, false
 		}
 	}
-	// A number or literal runs up to a delimiter.
-	j := i
-	for j < len(b) {
-		switch b[j] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return j
-		}
-		j++
+	return i, true
+}
+
+// scanNumber returns the index just past the JSON number that starts at
+// b[i], and false if there is no valid number there. The byte after the
+// number is not checked.
+func scanNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
 	}
-	return j
+	switch {
+	case i >= len(b):
+		return i, false
+	case b[i] == '0':
+		i++
+	case '1' <= b[i] && b[i] <= '9':
+		i = skipDigits(b, i+1)
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		if i++; i >= len(b) || !isDigit(b[i]) {
+			return i, false
+		}
+		i = skipDigits(b, i+1)
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		if i++; i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, false
+		}
+		i = skipDigits(b, i+1)
+	}
+	return i, true
+}
+
+// skipDigits returns the index of the first byte at or after i that is not
+// a decimal digit, or len(b).
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // unquote decodes the valid JSON string literal s (with its quotes), like
@@ -225,16 +460,33 @@ func unquoteContent(s []byte) string {
 			var r rune
 			r, s = unquoteRune(s)
 			sb.WriteRune(r)
-			i = bytes.IndexByte(s, '\\')
+			i = indexBackslash(s)
 			continue
 		default: // '"', '\\', '/'
 			sb.WriteByte(c)
 		}
 		s = s[2:]
-		i = bytes.IndexByte(s, '\\')
+		i = indexBackslash(s)
 	}
 	sb.Write(s)
 	return sb.String()
+}
+
+// indexBackslash is bytes.IndexByte(s, '\\'), faster when the backslash is
+// near: escapes in JSON text are often a few dozen bytes apart, too close
+// for bytes.IndexByte to make up for its call and setup.
+func indexBackslash(s []byte) int {
+	i := 0
+	for ; i+8 <= len(s) && i < 64; i += 8 {
+		v := binary.LittleEndian.Uint64(s[i:]) ^ (ones * '\\')
+		if m := (v - ones) &^ v & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	if j := bytes.IndexByte(s[i:], '\\'); j >= 0 {
+		return i + j
+	}
+	return -1
 }
 
 // unquoteRune decodes the \uXXXX escape at the start of s, with the low

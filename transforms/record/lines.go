@@ -168,18 +168,25 @@ func (p *parser) readLines(r io.Reader) error {
 	}
 }
 
-// line handles one physical line: it reports a read error, an oversized
-// line, skips a blank one, or parses it as a record.
+// line handles one physical line: it reports a read error, skips a line
+// that Options.Only leaves out, reports an oversized line, skips a blank
+// one, or parses it as a record (or passes it on whole with Options.Raw).
 func (p *parser) line(ln line) error {
-	switch {
-	case ln.err != nil:
+	if ln.err != nil {
 		return p.emitReject(ln.num, ln.off, readErrorReason(ln.err),
 			fmt.Sprintf("reading stopped after %d bytes of this line, rest of file lost: %v", len(ln.raw), ln.err), ln.raw)
+	}
+	if p.opt.Only != nil && !p.opt.Only(ln.num-1) {
+		return nil
+	}
+	switch {
 	case ln.tooLarge:
 		return p.emitReject(ln.num, ln.off, ReasonTooLarge,
 			fmt.Sprintf("line is %d bytes, over the limit of %d", ln.size, p.opt.MaxDocBytes), ln.raw)
 	case isBlank(ln.raw):
 		return nil
+	case p.opt.Raw:
+		return p.emitDoc(Doc{Raw: ln.raw, Index: ln.num - 1, Offset: ln.off}, ln.num)
 	}
 	var d Doc
 	var reason, detail string

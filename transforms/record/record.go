@@ -18,6 +18,11 @@
 // gzip member) ends the file with one Reject that stands for the partial line
 // it cut and everything after it.
 //
+// Later passes over a file that need only some of its records, or only their
+// bytes, can say so with Options.Only (report only the selected lines,
+// skipping the others before any parsing) and Options.Raw (report each line
+// as raw bytes, without parsing or validating it).
+//
 // The package does not import Beam; the pipeline's DoFns open files through
 // Beam's filesystem package and hand the reader to Decompress and Read.
 package record
@@ -79,7 +84,7 @@ const (
 )
 
 // Options says how to parse a shard. The zero value reads JSONL with the
-// default field names and size limit.
+// default field names and size limit, every record fully parsed.
 type Options struct {
 	Format    Format
 	IDField   string // JSONL: name of the ID field; default "id"
@@ -89,6 +94,36 @@ type Options struct {
 	// ReasonTooLarge without being held in memory whole. Default
 	// DefaultMaxDocBytes.
 	MaxDocBytes int
+	// Only, when non-nil, selects the records to report by their 0-based
+	// line index (Doc.Index, which is Reject.Line-1). A line for which Only
+	// returns false is skipped before any parsing or validation: no doc and
+	// no reject is reported for it, not even for a line over MaxDocBytes,
+	// but it still counts in the indexes, line numbers and offsets of the
+	// lines after it. Blank lines are skipped as always.
+	//
+	// Only is called at most once per line, in increasing index order, from
+	// the goroutine that called Read. It is not called for a line cut by a
+	// read error: the final ReasonCorruptGzip or ReasonReadError Reject is
+	// always reported, because it also stands for every line after the cut,
+	// selected or not.
+	//
+	// For the Text format, Only(0) is called first; if it returns false,
+	// Read reports nothing and does not read r at all.
+	Only func(index int64) bool
+	// Raw skips parsing and validation: every selected line (see Only) that
+	// is not blank and not over MaxDocBytes is reported as a Doc with only
+	// Raw, Index and Offset set; ID and Text are empty, and nothing is
+	// checked about the content (bad JSON, missing fields, too few columns
+	// or invalid UTF-8 all pass). Lines over MaxDocBytes are still rejected
+	// with ReasonTooLarge (their bytes are never held whole), and a read
+	// error or damaged gzip data still ends the file with its final Reject,
+	// so the caller can tell where the stream stopped.
+	//
+	// Raw is meant for copying records byte for byte once an earlier full
+	// read has said which lines are good. For the Text format, the whole
+	// content is reported as Raw (ID and Text empty), still subject to the
+	// ReasonTooLarge, ReasonInvalidUTF8 and ReasonEmptyText rejects.
+	Raw bool
 }
 
 // withDefaults returns opt with its zero fields filled in.
@@ -106,6 +141,9 @@ func (opt Options) withDefaults() Options {
 }
 
 // Doc is one parsed record.
+//
+// With Options.Raw, ID and Text are empty and only Raw, Index and Offset are
+// set.
 type Doc struct {
 	ID   string
 	Text string
@@ -157,7 +195,8 @@ const SampleBytes = 200
 // the document ID for the Text format.
 //
 // Read calls doc for every good record and reject for every bad one, in input
-// order. A read error in the middle of the stream becomes one final Reject
+// order (only for the lines that Options.Only selects, and without parsing
+// with Options.Raw). A read error in the middle of the stream becomes one final Reject
 // (ReasonCorruptGzip when the error wraps ErrCorruptGzip, else
 // ReasonReadError) with the line number the error cut; the records read
 // before it stay good, and Read returns nil. Read returns an error only when

@@ -7,8 +7,13 @@ import (
 )
 
 // readText reads the whole stream r as one document with ID = file, reading
-// at most MaxDocBytes+1 bytes. Rejects have Line 0.
+// at most MaxDocBytes+1 bytes. Rejects have Line 0. With Options.Only, it
+// reads nothing unless Only(0) is true; with Options.Raw, the Doc has only
+// Raw set.
 func (p *parser) readText(r io.Reader) error {
+	if p.opt.Only != nil && !p.opt.Only(0) {
+		return nil
+	}
 	limit := int64(p.opt.MaxDocBytes)
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	switch {
@@ -22,6 +27,9 @@ func (p *parser) readText(r io.Reader) error {
 		return p.emitReject(0, 0, ReasonInvalidUTF8, invalidUTF8Detail(data), data)
 	case isSpaceOnlyBytes(data):
 		return p.emitReject(0, 0, ReasonEmptyText, "file is empty or white space", data)
+	}
+	if p.opt.Raw {
+		return p.emitDoc(Doc{Raw: data}, 0)
 	}
 	return p.emitDoc(Doc{ID: p.file, Text: string(data), Raw: data}, 0)
 }

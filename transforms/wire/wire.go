@@ -87,6 +87,40 @@ func AppendEntries(dst []Entry, chunk []byte) ([]Entry, error) {
 	return dst, nil
 }
 
+// SimEntry is one (SimHash table key, document, fingerprint) entry: the
+// fingerprint lets the bucket drop pairs farther apart than k bits before
+// they cost a join.
+type SimEntry struct {
+	Key uint64
+	Doc Doc
+	FP  uint64
+}
+
+// SimEntrySize is the encoded size of a SimEntry.
+const SimEntrySize = 24
+
+// AppendSimEntry appends e to chunk.
+func AppendSimEntry(chunk []byte, e SimEntry) []byte {
+	chunk = binary.LittleEndian.AppendUint64(chunk, e.Key)
+	chunk = binary.LittleEndian.AppendUint64(chunk, e.Doc)
+	return binary.LittleEndian.AppendUint64(chunk, e.FP)
+}
+
+// AppendSimEntries decodes every SimEntry of chunk and appends it to dst.
+func AppendSimEntries(dst []SimEntry, chunk []byte) ([]SimEntry, error) {
+	if len(chunk)%SimEntrySize != 0 {
+		return dst, fmt.Errorf("%w: simhash entry chunk of %d bytes", ErrCorrupt, len(chunk))
+	}
+	for i := 0; i < len(chunk); i += SimEntrySize {
+		dst = append(dst, SimEntry{
+			Key: binary.LittleEndian.Uint64(chunk[i:]),
+			Doc: binary.LittleEndian.Uint64(chunk[i+8:]),
+			FP:  binary.LittleEndian.Uint64(chunk[i+16:]),
+		})
+	}
+	return dst, nil
+}
+
 // Pair is a candidate pair of documents, A < B.
 type Pair struct{ A, B Doc }
 
@@ -115,7 +149,7 @@ func AppendPairs(dst []Pair, chunk []byte) ([]Pair, error) {
 
 // Info is what later stages need to know of a document without its text:
 // its number, id, raw length, exact-duplicate key, SimHash and a b-bit MinHash
-// sketch (the low 16 bits of each MinHash value), enough to verify a candidate
+// sketch (the low 8 bits of each MinHash value), enough to verify a candidate
 // pair and to name it in the outputs.
 type Info struct {
 	Doc     Doc
@@ -123,7 +157,7 @@ type Info struct {
 	Len     int64
 	Exact   uint64
 	SimHash uint64
-	Sketch  []uint16
+	Sketch  []uint8
 }
 
 // AppendInfo appends in to chunk.
@@ -135,10 +169,7 @@ func AppendInfo(chunk []byte, in *Info) []byte {
 	chunk = binary.LittleEndian.AppendUint64(chunk, in.Exact)
 	chunk = binary.LittleEndian.AppendUint64(chunk, in.SimHash)
 	chunk = binary.AppendUvarint(chunk, uint64(len(in.Sketch)))
-	for _, v := range in.Sketch {
-		chunk = binary.LittleEndian.AppendUint16(chunk, v)
-	}
-	return chunk
+	return append(chunk, in.Sketch...)
 }
 
 // DecodeInfo decodes the Info at the start of chunk into in (reusing
@@ -165,15 +196,12 @@ func DecodeInfo(chunk []byte, in *Info) ([]byte, error) {
 	in.SimHash = binary.LittleEndian.Uint64(chunk[8:])
 	chunk = chunk[16:]
 	m, k := binary.Uvarint(chunk)
-	if k <= 0 || uint64(len(chunk)-k) < 2*m {
+	if k <= 0 || uint64(len(chunk)-k) < m {
 		return nil, fmt.Errorf("%w: info sketch", ErrCorrupt)
 	}
 	chunk = chunk[k:]
-	in.Sketch = in.Sketch[:0]
-	for i := uint64(0); i < m; i++ {
-		in.Sketch = append(in.Sketch, binary.LittleEndian.Uint16(chunk[2*i:]))
-	}
-	return chunk[2*m:], nil
+	in.Sketch = append(in.Sketch[:0], chunk[:m]...)
+	return chunk[m:], nil
 }
 
 // Match is a verified pair with what the outputs report of it.

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Throughput and memory of `neardup run` on the SCALE corpus, at 1/4, 1/2 and
+# full size, plus the same signature and blocking work in one Go process
+# without Beam (scripts/baseline) for comparison.
+#
+#   scripts/bench.sh                 # uses or builds $SCALE_DIR (default /tmp/corpus-scale)
+#   SIZES="full" scripts/bench.sh    # only the full corpus
+#   RUNNER=direct scripts/bench.sh   # another runner (default prism)
+#
+# The corpus is built by ../shared/corpus/scale/build_scale.sh (about 7 minutes
+# on 2 cores; TARGET_DOCS / TARGET_BYTES make a smaller one). Each size is a
+# prefix of the shards in name order: 1/4 and 1/2 take the first quarter and
+# half of them (rounded up).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SCALE_DIR="${SCALE_DIR:-/tmp/corpus-scale}"
+SIZES="${SIZES:-quarter half full}"
+RUNNER="${RUNNER:-prism}"
+OUT="${BENCH_OUT:-/tmp/neardup-bench}"
+BIN="$OUT/bin"
+mkdir -p "$BIN"
+
+if ! ls "$SCALE_DIR"/scale-*.jsonl.gz >/dev/null 2>&1; then
+  echo "building the scale corpus in $SCALE_DIR" >&2
+  ../shared/corpus/scale/build_scale.sh "$SCALE_DIR" >&2
+fi
+mapfile -t shards < <(ls "$SCALE_DIR"/scale-*.jsonl.gz | sort)
+n=${#shards[@]}
+
+go build -o "$BIN/neardup" ./cmd/neardup
+go build -o "$BIN/baseline" ./scripts/baseline
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "bench.sh needs GNU time (/usr/bin/time, Debian package 'time')" >&2; exit 1; }
+
+# summary FIELD FILE: one number from summary.json.
+summary() { grep -o "\"$1\": [0-9.]*" "$2" | head -1 | awk '{print $2}'; }
+
+printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s\n' size shards docs MB wall_s docs/s MB/s peak_GB clusters removed
+for size in $SIZES; do
+  case $size in
+    quarter) k=$(( (n + 3) / 4 )) ;;
+    half) k=$(( (n + 1) / 2 )) ;;
+    full) k=$n ;;
+    *) echo "unknown size $size" >&2; exit 2 ;;
+  esac
+  inputs=$(IFS=,; echo "${shards[*]:0:$k}")
+  dir="$OUT/run-$size"
+  rm -rf "$dir"
+  $TIME -v "$BIN/neardup" run --input "$inputs" --output "$dir" --runner="$RUNNER" \
+    >"$OUT/$size.stdout" 2>"$OUT/$size.time"
+  wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
+  rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')
+  docs=$(summary input_records "$dir/summary.json")
+  bytes=$(summary input_bytes "$dir/summary.json")
+  awk -v size="$size" -v k="$k" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
+    -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" \
+    'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm }' 
+  sed -n 's/^  busy seconds per stage:/           busy s:/p' "$OUT/$size.stdout"
+done
+
+echo
+echo "same signature + blocking work in one Go process without Beam (full corpus):"
+inputs=$(IFS=,; echo "${shards[*]}")
+$TIME -f "baseline: %e s wall, %M KB peak" "$BIN/baseline" "$inputs"
+echo
+echo "summary of the last run: $dir/summary.json"

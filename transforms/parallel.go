@@ -1,0 +1,111 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/neardup/neardup/transforms/record"
+	"github.com/neardup/neardup/transforms/wire"
+)
+
+// docItem is the part of a parsed record that outlives the reader's
+// callback.
+type docItem struct {
+	ID     string
+	Text   string
+	Index  int64
+	RawLen int
+}
+
+const docBatch = 256
+
+type docJob[R any] struct {
+	items []docItem
+	out   []R
+}
+
+// mapDocs reads the file at path and runs work on every good record on
+// `workers` goroutines, each with its own state from newWorker (a Signer, say),
+// in batches; emit is called for every result on the calling goroutine, so
+// it may use Beam emitters. Results come in batches in completion order;
+// every consumer downstream sorts what it receives, so outputs do not depend
+// on it. onReject, if not nil, gets every reject on the reading goroutine;
+// whatever it collects is safe to read once mapDocs has returned.
+//
+// A runner that gives a stage one bundle at a time (Prism) would otherwise
+// use one core for the whole stage; on a cluster, workers run bundles in
+// parallel anyway and workers <= GOMAXPROCS keeps the extra goroutines bounded.
+func mapDocs[R any](ctx context.Context, path string, opt record.Options, workers int,
+	newWorker func() (func(*docItem, *R), error), emit func(*R), onReject func(record.Reject) error) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan *docJob[R], workers)
+	done := make(chan *docJob[R], workers)
+	free := make(chan *docJob[R], 2*workers+2)
+	for i := 0; i < cap(free); i++ {
+		free <- &docJob[R]{items: make([]docItem, 0, docBatch), out: make([]R, docBatch)}
+	}
+
+	var readErr error
+	go func() {
+		defer close(jobs)
+		j := <-free
+		if onReject == nil {
+			onReject = func(record.Reject) error { return nil }
+		}
+		readErr = readFile(ctx, path, opt, func(d record.Doc) error {
+			if d.Index >= wire.MaxLines {
+				return fmt.Errorf("%s: more than %d lines", path, int64(wire.MaxLines))
+			}
+			j.items = append(j.items, docItem{ID: d.ID, Text: d.Text, Index: d.Index, RawLen: len(d.Raw)})
+			if len(j.items) == docBatch {
+				jobs <- j
+				j = <-free
+			}
+			return nil
+		}, onReject)
+		if len(j.items) > 0 {
+			jobs <- j
+		}
+	}()
+
+	var wg sync.WaitGroup
+	var setupErr error
+	var once sync.Once
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn, err := newWorker()
+			if err != nil {
+				once.Do(func() { setupErr = err })
+			}
+			for j := range jobs {
+				if fn != nil {
+					for i := range j.items {
+						fn(&j.items[i], &j.out[i])
+					}
+				}
+				done <- j
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+
+	for j := range done {
+		if setupErr == nil {
+			for i := range j.items {
+				emit(&j.out[i])
+			}
+		}
+		j.items = j.items[:0]
+		free <- j
+	}
+	if setupErr != nil {
+		return setupErr
+	}
+	return readErr
+}

@@ -1,0 +1,711 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/big"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDocNum(t *testing.T) {
+	tests := []struct {
+		file int
+		line int64
+		want Doc
+	}{
+		{0, 0, 0},
+		{0, 5, 5},
+		{1, 0, 1099511627776},             // 2^40
+		{3, 7, 3*1099511627776 + 7},       // 3298534883335
+		{0, MaxLines - 1, 1099511627775},  // 2^40-1
+		{MaxFiles - 1, 0, 0xffffff << 40}, // top 24 bits
+		{MaxFiles - 1, MaxLines - 1, math.MaxUint64},
+	}
+	for _, tt := range tests {
+		got := DocNum(tt.file, tt.line)
+		if got != tt.want {
+			t.Errorf("DocNum(%d, %d) = %#x, want %#x", tt.file, tt.line, got, tt.want)
+		}
+		if f := File(got); f != tt.file {
+			t.Errorf("File(%#x) = %d, want %d", got, f, tt.file)
+		}
+		if l := Line(got); l != tt.line {
+			t.Errorf("Line(%#x) = %d, want %d", got, l, tt.line)
+		}
+	}
+}
+
+func TestDocNumOrder(t *testing.T) {
+	// Document numbers order documents by (file, line).
+	type fl struct {
+		file int
+		line int64
+	}
+	docs := []fl{{0, 0}, {0, 1}, {0, MaxLines - 1}, {1, 0}, {1, 2}, {2, 1}, {MaxFiles - 1, 0}}
+	for i, a := range docs {
+		for j, b := range docs {
+			da, db := DocNum(a.file, a.line), DocNum(b.file, b.line)
+			if (da < db) != (i < j) {
+				t.Errorf("DocNum%v < DocNum%v = %v, want %v", a, b, da < db, i < j)
+			}
+		}
+	}
+}
+
+// fmix64 is MurmurHash3's 64-bit finalizer, written out independently of mix.
+func fmix64(k uint64) uint64 {
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb9fe1a85ec53
+	k ^= k >> 33
+	return k
+}
+
+// partitionRef computes floor(fmix64(x) * n / 2^64) with big integers.
+func partitionRef(x uint64, n int) int {
+	p := new(big.Int).SetUint64(fmix64(x))
+	p.Mul(p, big.NewInt(int64(n)))
+	p.Rsh(p, 64)
+	return int(p.Int64())
+}
+
+func TestPartition(t *testing.T) {
+	ns := []int{1, 2, 3, 7, 16, 1000, 1 << 20}
+	xs := []uint64{0, 1, 2, 42, 1 << 40, math.MaxUint64, 0xdeadbeefcafebabe}
+	for _, n := range ns {
+		for _, x := range xs {
+			got := Partition(x, n)
+			if got < 0 || got >= n {
+				t.Errorf("Partition(%#x, %d) = %d, out of [0, %d)", x, n, got, n)
+			}
+			if want := partitionRef(x, n); got != want {
+				t.Errorf("Partition(%#x, %d) = %d, want %d", x, n, got, want)
+			}
+		}
+	}
+	if got := Partition(0, 1); got != 0 {
+		t.Errorf("Partition(0, 1) = %d, want 0", got)
+	}
+}
+
+func TestPartitionSpread(t *testing.T) {
+	// Sequential values (dense document numbers, small keys) must spread
+	// evenly: each of 16 partitions within 5% of its share of 160000.
+	const n, total = 16, 160000
+	var counts [n]int
+	for x := uint64(0); x < total; x++ {
+		counts[Partition(x, n)]++
+	}
+	for p, c := range counts {
+		if c < total/n*95/100 || c > total/n*105/100 {
+			t.Errorf("partition %d holds %d of %d values, want about %d", p, c, total, total/n)
+		}
+	}
+}
+
+func TestAppendEntryLayout(t *testing.T) {
+	got := AppendEntry([]byte{0xaa}, Entry{Key: 0x0102030405060708, Doc: DocNum(1, 2)})
+	want := []byte{
+		0xaa,
+		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("AppendEntry = % x, want % x", got, want)
+	}
+	got = AppendSimEntry(nil, SimEntry{Key: 1, Doc: 2, FP: 0x8000000000000003})
+	want = []byte{
+		1, 0, 0, 0, 0, 0, 0, 0,
+		2, 0, 0, 0, 0, 0, 0, 0,
+		3, 0, 0, 0, 0, 0, 0, 0x80,
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("AppendSimEntry = % x, want % x", got, want)
+	}
+	got = AppendPair(nil, Pair{A: 0xff, B: 0x0100})
+	want = []byte{0xff, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}
+	if !bytes.Equal(got, want) {
+		t.Errorf("AppendPair = % x, want % x", got, want)
+	}
+}
+
+func TestEntriesRoundTrip(t *testing.T) {
+	in := []Entry{{0, 0}, {1, 2}, {math.MaxUint64, DocNum(MaxFiles-1, 12345)}, {42, 42}}
+	var chunk []byte
+	for _, e := range in {
+		chunk = AppendEntry(chunk, e)
+	}
+	if len(chunk) != len(in)*EntrySize {
+		t.Fatalf("chunk of %d bytes, want %d", len(chunk), len(in)*EntrySize)
+	}
+	prefix := []Entry{{7, 7}}
+	got, err := AppendEntries(slices.Clone(prefix), chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append(prefix, in...); !slices.Equal(got, want) {
+		t.Errorf("AppendEntries = %v, want %v", got, want)
+	}
+	got, err = AppendEntries(nil, nil)
+	if err != nil || len(got) != 0 {
+		t.Errorf("AppendEntries(nil, nil) = %v, %v, want empty, nil", got, err)
+	}
+}
+
+func TestSimEntriesRoundTrip(t *testing.T) {
+	in := []SimEntry{{0, 0, 0}, {1, 2, 3}, {math.MaxUint64, math.MaxUint64 - 1, 0x5555aaaa5555aaaa}}
+	var chunk []byte
+	for _, e := range in {
+		chunk = AppendSimEntry(chunk, e)
+	}
+	if len(chunk) != len(in)*SimEntrySize {
+		t.Fatalf("chunk of %d bytes, want %d", len(chunk), len(in)*SimEntrySize)
+	}
+	got, err := AppendSimEntries(nil, chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, in) {
+		t.Errorf("AppendSimEntries = %v, want %v", got, in)
+	}
+}
+
+func TestPairsRoundTrip(t *testing.T) {
+	in := []Pair{{0, 1}, {DocNum(0, 5), DocNum(3, 1)}, {math.MaxUint64 - 1, math.MaxUint64}}
+	var chunk []byte
+	for _, p := range in {
+		chunk = AppendPair(chunk, p)
+	}
+	if len(chunk) != len(in)*PairSize {
+		t.Fatalf("chunk of %d bytes, want %d", len(chunk), len(in)*PairSize)
+	}
+	got, err := AppendPairs(nil, chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, in) {
+		t.Errorf("AppendPairs = %v, want %v", got, in)
+	}
+}
+
+func TestFixedWidthCorrupt(t *testing.T) {
+	// Every length that is not a multiple of the record size is corrupt and
+	// leaves dst as it was.
+	full := make([]byte, 3*SimEntrySize)
+	for i := range full {
+		full[i] = byte(i)
+	}
+	for n := 0; n <= len(full); n++ {
+		chunk := full[:n]
+		prefix := []Entry{{9, 9}}
+		e, err := AppendEntries(slices.Clone(prefix), chunk)
+		checkFixed(t, "AppendEntries", n, EntrySize, err, len(e)-1)
+		if err != nil && !slices.Equal(e, prefix) {
+			t.Errorf("AppendEntries(%d bytes) changed dst to %v", n, e)
+		}
+		s, err := AppendSimEntries(nil, chunk)
+		checkFixed(t, "AppendSimEntries", n, SimEntrySize, err, len(s))
+		p, err := AppendPairs(nil, chunk)
+		checkFixed(t, "AppendPairs", n, PairSize, err, len(p))
+	}
+}
+
+func checkFixed(t *testing.T, name string, n, size int, err error, got int) {
+	t.Helper()
+	if n%size != 0 {
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s(%d bytes) error = %v, want ErrCorrupt", name, n, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Errorf("%s(%d bytes) error = %v, want nil", name, n, err)
+	}
+	if got != n/size {
+		t.Errorf("%s(%d bytes) decoded %d records, want %d", name, n, got, n/size)
+	}
+}
+
+func testInfos() []Info {
+	sketch := make([]uint8, 128)
+	for i := range sketch {
+		sketch[i] = uint8(i * 7)
+	}
+	return []Info{
+		{},
+		{Doc: DocNum(2, 9), ID: "doc-1", Len: 1234, Exact: 0x1122334455667788, SimHash: math.MaxUint64, Sketch: sketch},
+		{Doc: 1, ID: "文档 ü", Len: -1, Exact: 1, SimHash: 2, Sketch: []uint8{0}},
+		{Doc: math.MaxUint64, ID: strings.Repeat("x", 300), Len: math.MaxInt64, Sketch: []uint8{255, 0, 255}},
+		{Doc: 3, ID: "", Len: 0, Exact: 0, SimHash: 0, Sketch: nil},
+	}
+}
+
+func infoEqual(a, b *Info) bool {
+	return a.Doc == b.Doc && a.ID == b.ID && a.Len == b.Len && a.Exact == b.Exact &&
+		a.SimHash == b.SimHash && bytes.Equal(a.Sketch, b.Sketch)
+}
+
+func TestInfoLayout(t *testing.T) {
+	in := &Info{Doc: 0x0102, ID: "ab", Len: 300, Exact: 5, SimHash: 6, Sketch: []uint8{9, 8}}
+	want := []byte{
+		0x02, 0x01, 0, 0, 0, 0, 0, 0, // Doc
+		2, 'a', 'b', // ID
+		0xac, 0x02, // Len 300 as uvarint
+		5, 0, 0, 0, 0, 0, 0, 0, // Exact
+		6, 0, 0, 0, 0, 0, 0, 0, // SimHash
+		2, 9, 8, // Sketch
+	}
+	if got := AppendInfo(nil, in); !bytes.Equal(got, want) {
+		t.Errorf("AppendInfo = % x, want % x", got, want)
+	}
+}
+
+func TestInfoRoundTrip(t *testing.T) {
+	infos := testInfos()
+	var chunk []byte
+	for i := range infos {
+		chunk = AppendInfo(chunk, &infos[i])
+	}
+	rest := chunk
+	var got Info
+	for i := range infos {
+		var err error
+		rest, err = DecodeInfo(rest, &got)
+		if err != nil {
+			t.Fatalf("DecodeInfo record %d: %v", i, err)
+		}
+		if !infoEqual(&got, &infos[i]) {
+			t.Errorf("DecodeInfo record %d = %+v, want %+v", i, got, infos[i])
+		}
+	}
+	if len(rest) != 0 {
+		t.Errorf("DecodeInfo left %d bytes, want 0", len(rest))
+	}
+}
+
+func TestDecodeInfoReusesSketch(t *testing.T) {
+	src := testInfos()[1]
+	chunk := AppendInfo(nil, &src)
+	buf := make([]uint8, 0, 256)
+	got := Info{Sketch: buf}
+	if _, err := DecodeInfo(chunk, &got); err != nil {
+		t.Fatal(err)
+	}
+	if &got.Sketch[0] != &buf[:1][0] {
+		t.Error("DecodeInfo allocated a new sketch instead of reusing in.Sketch")
+	}
+	// The sketch must not alias the chunk: the chunk's memory is reused by
+	// the runner.
+	clear(chunk)
+	if !bytes.Equal(got.Sketch, src.Sketch) {
+		t.Error("decoded sketch changed when the chunk was cleared")
+	}
+}
+
+func TestDecodeInfoTruncated(t *testing.T) {
+	for i, in := range testInfos() {
+		full := AppendInfo(nil, &in)
+		for n := 0; n < len(full); n++ {
+			var got Info
+			rest, err := DecodeInfo(full[:n], &got)
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("info %d truncated to %d of %d bytes: error = %v, want ErrCorrupt", i, n, len(full), err)
+			}
+			if rest != nil {
+				t.Errorf("info %d truncated to %d bytes: rest = % x, want nil", i, n, rest)
+			}
+		}
+	}
+}
+
+func TestDecodeInfoCorrupt(t *testing.T) {
+	doc := []byte{1, 0, 0, 0, 0, 0, 0, 0}
+	fixed16 := make([]byte, 16)
+	overflow := bytes.Repeat([]byte{0xff}, 11) // uvarint overflows 64 bits
+	huge := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	tests := []struct {
+		name  string
+		chunk []byte
+	}{
+		{"id length overflows", cat(doc, overflow)},
+		{"id length 2^64-1", cat(doc, huge, []byte("abc"))},
+		{"id longer than chunk", cat(doc, []byte{5, 'a', 'b'})},
+		{"len overflows", cat(doc, []byte{0}, overflow, fixed16)},
+		{"len without hashes", cat(doc, []byte{0, 1}, make([]byte, 15))},
+		{"sketch length overflows", cat(doc, []byte{0, 1}, fixed16, overflow)},
+		{"sketch length 2^64-1", cat(doc, []byte{0, 1}, fixed16, huge, []byte{1, 2})},
+		{"sketch longer than chunk", cat(doc, []byte{0, 1}, fixed16, []byte{3, 1, 2})},
+	}
+	for _, tt := range tests {
+		var got Info
+		rest, err := DecodeInfo(tt.chunk, &got)
+		if !errors.Is(err, ErrCorrupt) || rest != nil {
+			t.Errorf("%s: DecodeInfo = % x, %v, want nil, ErrCorrupt", tt.name, rest, err)
+		}
+	}
+}
+
+func testMatches() []Match {
+	return []Match{
+		{},
+		{A: 1, B: 2, IDA: "a", IDB: "b", LenA: 10, LenB: 20, Jaccard: 0.8125, Hamming: 3, Method: MinHash},
+		{A: DocNum(1, 1), B: math.MaxUint64, IDA: "文档", IDB: strings.Repeat("y", 200), LenA: math.MaxInt64, LenB: -5, Jaccard: 1, Hamming: 64, Method: Exact},
+		{A: 5, B: 6, IDA: "", IDB: "", Jaccard: float32(math.Inf(1)), Hamming: 255, Method: SimHash},
+		{A: 7, B: 8, Jaccard: -0.5, Method: Method(200)},
+	}
+}
+
+func TestMatchLayout(t *testing.T) {
+	m := &Match{A: 1, B: 2, IDA: "x", IDB: "yz", LenA: 128, LenB: 3, Jaccard: 1, Hamming: 4, Method: SimHash}
+	want := []byte{
+		1, 0, 0, 0, 0, 0, 0, 0,
+		2, 0, 0, 0, 0, 0, 0, 0,
+		1, 'x',
+		2, 'y', 'z',
+		0x80, 0x01, // 128
+		3,
+		0x00, 0x00, 0x80, 0x3f, // float32 1.0
+		4, 2,
+	}
+	if got := AppendMatch(nil, m); !bytes.Equal(got, want) {
+		t.Errorf("AppendMatch = % x, want % x", got, want)
+	}
+}
+
+func matchEqual(a, b *Match) bool {
+	return a.A == b.A && a.B == b.B && a.IDA == b.IDA && a.IDB == b.IDB && a.LenA == b.LenA &&
+		a.LenB == b.LenB && math.Float32bits(a.Jaccard) == math.Float32bits(b.Jaccard) &&
+		a.Hamming == b.Hamming && a.Method == b.Method
+}
+
+func TestMatchRoundTrip(t *testing.T) {
+	ms := testMatches()
+	ms = append(ms, Match{A: 9, Jaccard: float32(math.NaN())})
+	var chunk []byte
+	for i := range ms {
+		chunk = AppendMatch(chunk, &ms[i])
+	}
+	rest := chunk
+	for i := range ms {
+		var got Match
+		var err error
+		rest, err = DecodeMatch(rest, &got)
+		if err != nil {
+			t.Fatalf("DecodeMatch record %d: %v", i, err)
+		}
+		if !matchEqual(&got, &ms[i]) {
+			t.Errorf("DecodeMatch record %d = %+v, want %+v", i, got, ms[i])
+		}
+	}
+	if len(rest) != 0 {
+		t.Errorf("DecodeMatch left %d bytes, want 0", len(rest))
+	}
+}
+
+func TestDecodeMatchTruncated(t *testing.T) {
+	for i, m := range testMatches() {
+		full := AppendMatch(nil, &m)
+		for n := 0; n < len(full); n++ {
+			var got Match
+			rest, err := DecodeMatch(full[:n], &got)
+			if !errors.Is(err, ErrCorrupt) || rest != nil {
+				t.Errorf("match %d truncated to %d of %d bytes: DecodeMatch = % x, %v, want nil, ErrCorrupt", i, n, len(full), rest, err)
+			}
+		}
+	}
+}
+
+func TestDecodeMatchCorrupt(t *testing.T) {
+	ab := make([]byte, 16)
+	overflow := bytes.Repeat([]byte{0x80}, 10)
+	overflow = append(overflow, 0x02) // 11-byte uvarint: overflows
+	huge := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	tests := []struct {
+		name  string
+		chunk []byte
+	}{
+		{"IDA length overflows", cat(ab, overflow)},
+		{"IDA length 2^64-1", cat(ab, huge, []byte("abcdef"))},
+		{"IDB longer than chunk", cat(ab, []byte{0, 9, 'a'}, make([]byte, 6))},
+		{"LenA overflows", cat(ab, []byte{0, 0}, overflow, make([]byte, 7))},
+		{"LenB overflows", cat(ab, []byte{0, 0, 1}, overflow, make([]byte, 6))},
+		{"tail short", cat(ab, []byte{0, 0, 1, 1}, make([]byte, 5))},
+	}
+	for _, tt := range tests {
+		var got Match
+		rest, err := DecodeMatch(tt.chunk, &got)
+		if !errors.Is(err, ErrCorrupt) || rest != nil {
+			t.Errorf("%s: DecodeMatch = % x, %v, want nil, ErrCorrupt", tt.name, rest, err)
+		}
+	}
+}
+
+func TestMethodString(t *testing.T) {
+	tests := []struct {
+		m    Method
+		want string
+	}{
+		{Exact, "exact"},
+		{MinHash, "minhash"},
+		{SimHash, "simhash"},
+		{Method(3), "Method(3)"},
+		{Method(255), "Method(255)"},
+	}
+	for _, tt := range tests {
+		if got := tt.m.String(); got != tt.want {
+			t.Errorf("Method(%d).String() = %q, want %q", uint8(tt.m), got, tt.want)
+		}
+	}
+}
+
+func TestLinesRoundTrip(t *testing.T) {
+	in := []OutLine{
+		{K1: 1, K2: 2, Text: []byte(`{"a":"x"}`)},
+		{K1: math.MaxUint64, K2: 0, Text: []byte{}},
+		{K1: 3, K2: 4, Text: bytes.Repeat([]byte("z"), 200)},
+	}
+	var chunk []byte
+	var ends []int // chunk length after each line
+	for _, l := range in {
+		chunk = AppendLine(chunk, l.K1, l.K2, l.Text)
+		ends = append(ends, len(chunk))
+	}
+	// 16 + 1 + 9, 16 + 1 + 0, 16 + 2 + 200
+	if want := []int{26, 43, 261}; !slices.Equal(ends, want) {
+		t.Fatalf("chunk ends %v, want %v", ends, want)
+	}
+	prefix := []OutLine{{K1: 9}}
+	got, err := AppendLines(slices.Clone(prefix), chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(prefix, in...)
+	if len(got) != len(want) {
+		t.Fatalf("AppendLines decoded %d lines, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].K1 != want[i].K1 || got[i].K2 != want[i].K2 || !bytes.Equal(got[i].Text, want[i].Text) {
+			t.Errorf("line %d = {%d %d %q}, want {%d %d %q}", i, got[i].K1, got[i].K2, got[i].Text, want[i].K1, want[i].K2, want[i].Text)
+		}
+	}
+	// The texts share the chunk's memory.
+	chunk[ends[0]-1] = '!'
+	if got[1].Text[len(got[1].Text)-1] != '!' {
+		t.Error("AppendLines copied the text; want it to share the chunk")
+	}
+
+	// Truncation: a prefix ending on a line boundary decodes the lines
+	// before it; any other prefix is corrupt.
+	chunk[ends[0]-1] = '}'
+	for n := 0; n <= len(chunk); n++ {
+		got, err := AppendLines(nil, chunk[:n])
+		whole := slices.Index(ends, n) + 1 // lines wholly inside chunk[:n]
+		if n == 0 || whole > 0 {
+			if err != nil || len(got) != whole {
+				t.Errorf("AppendLines(%d bytes) = %d lines, %v, want %d, nil", n, len(got), err, whole)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("AppendLines(%d bytes) error = %v, want ErrCorrupt", n, err)
+		}
+	}
+}
+
+func TestAppendLinesCorrupt(t *testing.T) {
+	keys := make([]byte, 16)
+	tests := []struct {
+		name  string
+		chunk []byte
+	}{
+		{"short keys", make([]byte, 15)},
+		{"no length", keys},
+		{"length overflows", append(slices.Clone(keys), bytes.Repeat([]byte{0xff}, 11)...)},
+		{"length 2^64-1", append(slices.Clone(keys), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 'a')},
+		{"text short", append(slices.Clone(keys), 3, 'a', 'b')},
+	}
+	for _, tt := range tests {
+		if _, err := AppendLines(nil, tt.chunk); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: AppendLines error = %v, want ErrCorrupt", tt.name, err)
+		}
+	}
+}
+
+type emitted struct {
+	part  int
+	chunk []byte
+}
+
+func TestBatcher(t *testing.T) {
+	// Chunks are emitted once they reach max bytes: with 16-byte entries and
+	// max 40, every third Add to a partition emits 48 bytes.
+	b := NewBatcher(40)
+	var out []emitted
+	emit := func(p int, c []byte) { out = append(out, emitted{p, c}) }
+	add := func(part int, key uint64) {
+		b.Add(part, func(c []byte) []byte { return AppendEntry(c, Entry{Key: key, Doc: key}) }, emit)
+	}
+	seq := []struct {
+		part int
+		key  uint64
+	}{{0, 1}, {5, 2}, {0, 3}, {2, 4}, {0, 5}, {5, 6}, {5, 7}, {0, 8}, {2, 9}, {5, 10}, {7, 11}}
+	var wantEmits []int // number of emitted chunks after each Add
+	for _, s := range seq {
+		add(s.part, s.key)
+		wantEmits = append(wantEmits, len(out))
+	}
+	if want := []int{0, 0, 0, 0, 1, 1, 2, 2, 2, 2, 2}; !slices.Equal(wantEmits, want) {
+		t.Errorf("emitted chunk counts after each Add = %v, want %v", wantEmits, want)
+	}
+	b.Flush(emit)
+	// Full chunks: partition 0 {1,3,5}, partition 5 {2,6,7}. Flush in
+	// partition order: 0 {8}, 2 {4,9}, 5 {10}, 7 {11}.
+	want := []struct {
+		part int
+		keys []uint64
+	}{{0, []uint64{1, 3, 5}}, {5, []uint64{2, 6, 7}}, {0, []uint64{8}}, {2, []uint64{4, 9}}, {5, []uint64{10}}, {7, []uint64{11}}}
+	if len(out) != len(want) {
+		t.Fatalf("emitted %d chunks, want %d", len(out), len(want))
+	}
+	for i, w := range want {
+		es, err := AppendEntries(nil, out[i].chunk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []uint64
+		for _, e := range es {
+			keys = append(keys, e.Key)
+		}
+		if out[i].part != w.part || !slices.Equal(keys, w.keys) {
+			t.Errorf("chunk %d = partition %d keys %v, want partition %d keys %v", i, out[i].part, keys, w.part, w.keys)
+		}
+	}
+	// Flush empties the Batcher.
+	n := len(out)
+	b.Flush(emit)
+	if len(out) != n {
+		t.Errorf("second Flush emitted %d chunks, want 0", len(out)-n)
+	}
+	// Emitted chunks are not overwritten by later Adds.
+	snap := slices.Clone(out[0].chunk)
+	for k := uint64(100); k < 110; k++ {
+		add(0, k)
+	}
+	if !bytes.Equal(out[0].chunk, snap) {
+		t.Error("an emitted chunk changed after later Adds")
+	}
+}
+
+func TestBatcherDefault(t *testing.T) {
+	for _, max := range []int{0, -1} {
+		b := NewBatcher(max)
+		emits := 0
+		adds := 0
+		for emits == 0 {
+			b.Add(3, func(c []byte) []byte { return AppendEntry(c, Entry{}) }, func(int, []byte) { emits++ })
+			adds++
+			if adds > DefaultChunkBytes {
+				t.Fatal("no chunk emitted")
+			}
+		}
+		if adds != DefaultChunkBytes/EntrySize {
+			t.Errorf("NewBatcher(%d) emitted after %d entries, want %d", max, adds, DefaultChunkBytes/EntrySize)
+		}
+	}
+}
+
+// FuzzDecodeInfo decodes every Info of a chunk: the chunk decodes or fails
+// with an error wrapping ErrCorrupt, never panics, and what decodes
+// re-encodes to something that decodes to the same value.
+func FuzzDecodeInfo(f *testing.F) {
+	infos := testInfos()
+	var all []byte
+	for i := range infos {
+		one := AppendInfo(nil, &infos[i])
+		f.Add(one)
+		f.Add(one[:len(one)/2])
+		all = append(all, one...)
+	}
+	f.Add(all)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rest := data
+		for len(rest) > 0 {
+			var in Info
+			next, err := DecodeInfo(rest, &in)
+			if err != nil {
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("DecodeInfo error %v does not wrap ErrCorrupt", err)
+				}
+				if next != nil {
+					t.Fatalf("DecodeInfo returned rest % x with error", next)
+				}
+				return
+			}
+			consumed := len(rest) - len(next)
+			if consumed <= 0 || !bytes.Equal(rest[consumed:], next) {
+				t.Fatalf("DecodeInfo rest is not a proper suffix of its input")
+			}
+			enc := AppendInfo(nil, &in)
+			if len(enc) > consumed {
+				t.Fatalf("re-encoding takes %d bytes, decoded from %d", len(enc), consumed)
+			}
+			var again Info
+			tail, err := DecodeInfo(enc, &again)
+			if err != nil || len(tail) != 0 || !infoEqual(&again, &in) {
+				t.Fatalf("re-encoded info decodes to %+v, %v (tail %d), want %+v", again, err, len(tail), in)
+			}
+			rest = next
+		}
+	})
+}
+
+// FuzzDecodeMatch is FuzzDecodeInfo for Match records.
+func FuzzDecodeMatch(f *testing.F) {
+	ms := testMatches()
+	var all []byte
+	for i := range ms {
+		one := AppendMatch(nil, &ms[i])
+		f.Add(one)
+		f.Add(one[:len(one)-1])
+		all = append(all, one...)
+	}
+	f.Add(all)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rest := data
+		for len(rest) > 0 {
+			var m Match
+			next, err := DecodeMatch(rest, &m)
+			if err != nil {
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("DecodeMatch error %v does not wrap ErrCorrupt", err)
+				}
+				if next != nil {
+					t.Fatalf("DecodeMatch returned rest % x with error", next)
+				}
+				return
+			}
+			consumed := len(rest) - len(next)
+			if consumed <= 0 || !bytes.Equal(rest[consumed:], next) {
+				t.Fatalf("DecodeMatch rest is not a proper suffix of its input")
+			}
+			enc := AppendMatch(nil, &m)
+			if len(enc) > consumed {
+				t.Fatalf("re-encoding takes %d bytes, decoded from %d", len(enc), consumed)
+			}
+			var again Match
+			tail, err := DecodeMatch(enc, &again)
+			if err != nil || len(tail) != 0 || !matchEqual(&again, &m) {
+				t.Fatalf("re-encoded match decodes to %+v, %v (tail %d), want %+v", again, err, len(tail), m)
+			}
+			rest = next
+		}
+	})
+}
