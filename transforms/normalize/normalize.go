@@ -7,9 +7,10 @@
 package normalize
 
 import (
-	"strings"
+	"slices"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 	"golang.org/x/text/unicode/norm"
@@ -17,14 +18,125 @@ import (
 
 // Text returns s in normalized form: NFKC, lower-cased with the simple
 // Unicode mapping (strings.ToLower), white space runs replaced by one space,
-// trimmed. Pure-ASCII input takes a single-pass path with one allocation.
+// trimmed. White space is a rune for which unicode.IsSpace reports true, or
+// one of the ASCII separators 0x1C to 0x1F.
+//
+// Text is defined as the composition of three passes: norm.NFKC.String,
+// strings.ToLower (which also replaces each invalid UTF-8 byte by U+FFFD)
+// and the white-space collapse. It computes exactly the same result in one
+// pass over s, with one allocation for almost all inputs.
+//
+// The pass looks up each non-ASCII rune in a table (see classify) of the
+// runes whose output, their NFKC form lower-cased, does not depend on the
+// runes before them: each starts a normalization segment, so
+// NFKC(x+y) == NFKC(x)+NFKC(y) whenever y starts with one. Most text,
+// including CJK ideographs, Hangul syllables, Kana, full-width forms and
+// precomposed Latin, Greek and Cyrillic letters, consists of such runes.
+// Any other rune (a combining mark, a conjoining jamo, a rune outside the
+// Basic Multilingual Plane, invalid UTF-8) goes to norm.NFKC together with
+// the rune before it, which it may combine with, and the runes after it up
+// to the next table rune.
 func Text(s string) string {
-	if isASCII(s) {
-		return collapseASCII(s)
+	t := getTables()
+	var (
+		buf     = make([]byte, 0, len(s))
+		scratch []byte
+		// The last rune handled without the norm package starts at
+		// s[lastIn], and its output at buf[lastOut]. Text undoes it when
+		// the rune after it turns out to need norm.NFKC.
+		lastIn, lastOut int
+	)
+	// A white-space run is written as one space as soon as it is seen,
+	// unless buf is empty or ends in a space; a final space is trimmed at
+	// the end. Every ' ' in buf is such a space: the output of other
+	// runes contains no 0x20 byte.
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			var n int
+			buf, n = appendASCII(buf, s[i:])
+			if i += n; i == len(s) {
+				break
+			}
+			// s[i] is not ASCII. The output of the rune before it, if
+			// not white space, is the last byte of buf. White space needs
+			// no undoing, as it never interacts with what follows it.
+			lastIn, lastOut = i, len(buf)
+			if !asciiSpace[s[i-1]] {
+				lastIn, lastOut = i-1, len(buf)-1
+			}
+		}
+		// Handle runes up to the next ASCII byte. Runes that normalize to
+		// themselves are appended in runs, from s[run:i].
+		run := i
+		for i < len(s) && s[i] >= utf8.RuneSelf {
+			var class uint16
+			var size int
+			if c := s[i]; 0xE1 <= c && c <= 0xEF && c != 0xED && i+2 < len(s) &&
+				s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+				// Inlined lookup of the most common case, a three-byte
+				// encoding (U+1000 to U+FFFF but not surrogates) that can
+				// be neither overlong nor a surrogate.
+				class, size = t.class(uint16(c&0x0F)<<12|uint16(s[i+1]&0x3F)<<6|uint16(s[i+2]&0x3F)), 3
+			} else {
+				class, size = t.lookup(s[i:])
+			}
+			if class == classCopy {
+				i += size
+				continue
+			}
+			if run < i {
+				buf = append(buf, s[run:i]...)
+				lastIn = i - 1
+				for s[lastIn]&0xC0 == 0x80 { // continuation byte
+					lastIn--
+				}
+				lastOut = len(buf) - (i - lastIn)
+			}
+			switch class {
+			case classSlow:
+				// Undo the previous rune and normalize s[lastIn:j] with
+				// norm.NFKC, where j is the start of the next rune that
+				// does not need it.
+				j := i + size
+				for j < len(s) && s[j] >= utf8.RuneSelf {
+					class, size := t.lookup(s[j:])
+					if class != classSlow {
+						break
+					}
+					j += size
+				}
+				j = extendSegment(t, s, lastIn, j)
+				buf = buf[:lastOut]
+				seg := s[lastIn:j]
+				if norm.NFKC.IsNormalString(seg) {
+					buf = lowerCollapse(buf, seg)
+				} else {
+					scratch = norm.NFKC.AppendString(scratch[:0], seg)
+					buf = lowerCollapse(buf, unsafe.String(unsafe.SliceData(scratch), len(scratch)))
+				}
+				// The rune at j, if any, sets lastIn before it is needed.
+				i = j
+			case classSpace:
+				lastIn, lastOut = i, len(buf)
+				buf = appendSpace(buf)
+				i += size
+			default:
+				lastIn, lastOut = i, len(buf)
+				buf = append(buf, t.maps[class-classMap]...)
+				i += size
+			}
+			run = i
+		}
+		buf = append(buf, s[run:i]...)
 	}
-	s = norm.NFKC.String(s)
-	s = strings.ToLower(s)
-	return collapse(s)
+	if n := len(buf); n > 0 && buf[n-1] == ' ' {
+		buf = buf[:n-1]
+	}
+	if len(buf) == 0 {
+		return ""
+	}
+	// buf is not modified after this point.
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }
 
 // Key returns the exact-duplicate key of already normalized text.
@@ -32,55 +144,136 @@ func Key(normalized string) uint64 {
 	return xxhash.Sum64String(normalized)
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
+// extendSegment returns where the segment s[start:end], which Text hands to
+// norm.NFKC, must end so that norm.NFKC treats it as it treats it inside
+// s. Unless end is len(s), the rune at end is a table rune.
+//
+// norm.NFKC takes a lead byte whose sequence would extend past the end of
+// its input for an incomplete rune, and leaves the rest of the input alone,
+// whereas followed by more text it is one invalid byte. So the segment must
+// not end within 3 bytes after such a lead byte: extendSegment extends it by
+// whole runes, and then by any runes after them that need norm.NFKC.
+func extendSegment(t *tables, s string, start, end int) int {
+	for end < len(s) && truncated(s[start:end]) {
+		size := 1
+		if s[end] >= utf8.RuneSelf {
+			_, size = t.lookup(s[end:])
+		}
+		for end += size; end < len(s) && s[end] >= utf8.RuneSelf; end += size {
+			var class uint16
+			if class, size = t.lookup(s[end:]); class != classSlow {
+				break
+			}
 		}
 	}
-	return true
+	return end
 }
 
+// truncated reports whether one of the last 3 bytes of s is a byte that
+// norm takes for the lead byte of a sequence longer than the rest of s.
+func truncated(s string) bool {
+	for i := max(len(s)-3, 0); i < len(s); i++ {
+		n := 0
+		switch c := s[i]; {
+		case c < 0xC2:
+			continue
+		case c < 0xE0:
+			n = 2
+		case c < 0xF0:
+			n = 3
+		case c < 0xF8:
+			n = 4
+		default:
+			continue
+		}
+		if i+n > len(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendASCII appends the longest ASCII prefix of s to buf, lower-cased
+// and with white space collapsed, and returns the extended buffer and the
+// length of the prefix.
+func appendASCII(buf []byte, s string) ([]byte, int) {
+	buf = slices.Grow(buf, len(s))
+	out := buf[:cap(buf)]
+	w := len(buf)
+	// Each byte is stored at out[w]; w advances past it unless both it and
+	// the byte before it in the output are spaces. prev is 1 when the
+	// output is empty or ends in a space.
+	prev := byte(1)
+	if w > 0 && out[w-1] != ' ' {
+		prev = 0
+	}
+	i := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			break
+		}
+		sp := asciiSpaceBit[c]
+		out[w] = asciiFold[c]
+		w += int(1 - sp&prev)
+		prev = sp
+	}
+	return out[:w], i
+}
+
+// appendSpace appends a space to buf unless buf is empty or ends in one.
+func appendSpace(buf []byte) []byte {
+	if n := len(buf); n > 0 && buf[n-1] != ' ' {
+		buf = append(buf, ' ')
+	}
+	return buf
+}
+
+// lowerCollapse appends s, which must already be in NFKC, to buf,
+// lower-cased and with white space collapsed, and returns the extended
+// buffer. Each invalid UTF-8 byte of s becomes U+FFFD, as in strings.ToLower.
+func lowerCollapse(buf []byte, s string) []byte {
+	for _, r := range s {
+		// An invalid byte decodes as utf8.RuneError, which is
+		// unchanged by unicode.ToLower: it is written as U+FFFD.
+		if r = unicode.ToLower(r); isSpace(r) {
+			buf = appendSpace(buf)
+			continue
+		}
+		buf = utf8.AppendRune(buf, r)
+	}
+	return buf
+}
+
+// isSpace reports whether r is white space for the collapse: Unicode white
+// space or an ASCII separator 0x1C to 0x1F.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return asciiSpace[r]
+	}
+	return unicode.IsSpace(r)
+}
+
+// asciiSpace reports which bytes are ASCII white space; it is indexed by
+// byte to avoid bounds checks.
 var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true, 0x1c: true, 0x1d: true, 0x1e: true, 0x1f: true}
 
-// collapseASCII lower-cases and collapses white space of ASCII s in one pass.
-func collapseASCII(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	pendingSpace := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if asciiSpace[c] {
-			pendingSpace = b.Len() > 0
-			continue
-		}
-		if pendingSpace {
-			b.WriteByte(' ')
-			pendingSpace = false
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
+// asciiSpaceBit is 1 for ASCII white space and 0 for other ASCII bytes.
+var asciiSpaceBit [utf8.RuneSelf]byte
 
-// collapse replaces every run of Unicode white space with one space and trims.
-func collapse(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	pendingSpace := false
-	for _, r := range s {
-		if unicode.IsSpace(r) || (r < utf8.RuneSelf && asciiSpace[r]) {
-			pendingSpace = b.Len() > 0
-			continue
+// asciiFold maps ASCII white space to ' ' and other ASCII bytes to their
+// lower case.
+var asciiFold [utf8.RuneSelf]byte
+
+func init() {
+	for c := range utf8.RuneSelf {
+		switch {
+		case asciiSpace[c]:
+			asciiSpaceBit[c], asciiFold[c] = 1, ' '
+		case 'A' <= c && c <= 'Z':
+			asciiFold[c] = byte(c) + ('a' - 'A')
+		default:
+			asciiFold[c] = byte(c)
 		}
-		if pendingSpace {
-			b.WriteByte(' ')
-			pendingSpace = false
-		}
-		b.WriteRune(r)
 	}
-	return b.String()
 }
