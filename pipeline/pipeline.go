@@ -124,7 +124,7 @@ func Write(s beam.Scope, cfg transforms.Config, files, matches, clusters, reject
 	shard := func(kind string, col beam.PCollection) beam.PCollection {
 		return beam.ParDo(s.Scope(kind), &transforms.WriteLinesFn{Cfg: cfg, Kind: kind}, beam.GroupByKey(s, col))
 	}
-	dedup := beam.ParDo(s.Scope("dedup"), &transforms.WriteDedupFn{Cfg: cfg}, beam.CoGroupByKey(s, files, removes))
+	dedup := beam.ParDo(s.Scope("dedup"), &transforms.WriteDedupFn{Cfg: cfg}, beam.CoGroupByKey(s, files, removes, rejects))
 	return beam.Flatten(s,
 		shard(transforms.KindPairs, matches),
 		shard(transforms.KindClusters, clusters),

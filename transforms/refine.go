@@ -109,7 +109,9 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, paths fun
 		return fmt.Errorf("exact check: no path for file %d", file)
 	}
 	b := wire.NewBatcher(0)
-	err = readFile(ctx, path, fn.Cfg.recordOptions(), func(d record.Doc) error {
+	opt := fn.Cfg.recordOptions()
+	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
+	err = readFile(ctx, path, opt, func(d record.Doc) error {
 		idx, ok := byLine[d.Index]
 		if !ok {
 			return nil
@@ -160,7 +162,9 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths fu
 	}
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err = readFile(ctx, path, fn.Cfg.recordOptions(), func(d record.Doc) error {
+	opt := fn.Cfg.recordOptions()
+	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
+	err = readFile(ctx, path, opt, func(d record.Doc) error {
 		idx, ok := byLine[d.Index]
 		if !ok {
 			return nil

@@ -23,7 +23,7 @@ import (
 
 func init() {
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&WriteLinesFn{})
-	register.DoFn5x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(string, int64), error](&WriteDedupFn{})
+	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&WriteDedupFn{})
 	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&WriteSummaryFn{})
 }
 
@@ -156,15 +156,17 @@ func appendPairLines(dst []wire.OutLine, chunk []byte) ([]wire.OutLine, error) {
 
 // WriteDedupFn writes the deduplicated copy of one input file.
 //
-// In: (file index, its path, chunks of uvarint line numbers to remove). Out:
-// dedup-<index>.jsonl with every good record of the file that is not
-// removed, byte for byte as read (rejected records are in rejects-*.jsonl),
-// and the count kept.
+// In: (file index, its path, chunks of uvarint line numbers to remove, the
+// file's reject lines from the first pass). Out: dedup-<index>.jsonl with
+// every good record of the file that is not removed, byte for byte as read,
+// and the count kept. The file is copied without parsing: the first pass
+// already said which lines are records (rejected ones are in
+// rejects-*.jsonl).
 type WriteDedupFn struct {
 	Cfg Config
 }
 
-func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks func(*[]byte) bool, emitStat func(string, int64)) error {
+func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks, rejectChunks func(*[]byte) bool, emitStat func(string, int64)) error {
 	defer busy(ctx, "WriteDedup", time.Now())
 	var path string
 	if !paths(&path) {
@@ -182,12 +184,23 @@ func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func
 			c = c[n:]
 		}
 	}
+	for rejectChunks(&chunk) {
+		lines, err := wire.AppendLines(nil, chunk)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if l.K1 > 0 { // K1 is the 1-based line; 0: the whole file (text format)
+				remove[int64(l.K1)-1] = true
+			}
+		}
+	}
+	opt := fn.Cfg.recordOptions()
+	opt.Raw = true
+	opt.Only = func(index int64) bool { return !remove[index] }
 	var kept int64
 	err := writeAtomically(ctx, fn.Cfg.Output, ShardName(KindDedup, file), func(w io.Writer) error {
-		return readFile(ctx, path, fn.Cfg.recordOptions(), func(d record.Doc) error {
-			if remove[d.Index] {
-				return nil
-			}
+		return readFile(ctx, path, opt, func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {
 				return err

