@@ -32,14 +32,67 @@ func init() {
 
 func fileKV(f FileRef) (int, string) { return f.Index, f.Path }
 
+// Files is the input file list as (index, path), whole and split into
+// branches by index mod the number of branches. A stage that reads files
+// runs once per branch, so that a runner that gives each stage a single
+// bundle (Prism) still reads several files at once; on a cluster the
+// branches are merely more transforms. Outputs do not depend on the split.
+type Files struct {
+	All      beam.PCollection
+	Branches []beam.PCollection
+}
+
+// NewFiles creates the file collections for files, in n branches.
+func NewFiles(s beam.Scope, files []string, n int) Files {
+	n = max(1, min(n, len(files)))
+	var f Files
+	refs := make([][]FileRef, n)
+	var all []FileRef
+	for i, path := range files {
+		refs[i%n] = append(refs[i%n], FileRef{Index: i, Path: path})
+		all = append(all, FileRef{Index: i, Path: path})
+	}
+	f.All = beam.ParDo(s, fileKV, beam.CreateList(s, all))
+	for b := range refs {
+		f.Branches = append(f.Branches, beam.ParDo(s, fileKV, beam.CreateList(s, refs[b])))
+	}
+	return f
+}
+
+// perFile applies dofn, which has nOut outputs, to each branch: to the
+// branch's files alone, or with cols (collections keyed by file index,
+// split the same way) joined to them by CoGroupByKey. It returns each output
+// flattened over the branches.
+func (f Files) perFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollection) []beam.PCollection {
+	outs := make([][]beam.PCollection, nOut)
+	n := len(f.Branches)
+	for b, files := range f.Branches {
+		in := files
+		if len(cols) > 0 {
+			joined := []beam.PCollection{files}
+			for _, c := range cols {
+				if n > 1 {
+					c = beam.ParDo(s, &transforms.BranchFn{N: n, I: b}, c)
+				}
+				joined = append(joined, c)
+			}
+			in = beam.CoGroupByKey(s, joined...)
+		}
+		for i, o := range beam.ParDoN(s, dofn, in) {
+			outs[i] = append(outs[i], o)
+		}
+	}
+	flat := make([]beam.PCollection, nOut)
+	for i := range outs {
+		flat[i] = beam.Flatten(s, outs[i]...)
+	}
+	return flat
+}
+
 // Build adds the whole job to s: read files (sorted, indexed), find
 // near-duplicates under cfg and write every output to cfg.Output.
 func Build(s beam.Scope, cfg transforms.Config, files []string) {
-	refs := make([]FileRef, len(files))
-	for i, f := range files {
-		refs[i] = FileRef{Index: i, Path: f}
-	}
-	fileCol := beam.ParDo(s, fileKV, beam.CreateList(s, refs))
+	fileCol := NewFiles(s, files, cfg.Branches)
 
 	keys, rejects, readStats := Read(s, cfg, fileCol)
 	exactMatches, skips, exactStats := ExactDuplicates(s, cfg, keys)
@@ -56,9 +109,10 @@ func Build(s beam.Scope, cfg transforms.Config, files []string) {
 //
 // In: (file index, path). Out: exact-key records (partition, chunk), reject
 // lines (file index, chunk) and stats (name, n).
-func Read(s beam.Scope, cfg transforms.Config, files beam.PCollection) (keys, rejects, st beam.PCollection) {
+func Read(s beam.Scope, cfg transforms.Config, files Files) (keys, rejects, st beam.PCollection) {
 	s = s.Scope("Read")
-	return beam.ParDo3(s, &transforms.ReadKeysFn{Cfg: cfg}, files)
+	o := files.perFile(s, 3, &transforms.ReadKeysFn{Cfg: cfg})
+	return o[0], o[1], o[2]
 }
 
 // ExactDuplicates groups documents by the hash of their normalized text.
@@ -74,9 +128,10 @@ func ExactDuplicates(s beam.Scope, cfg transforms.Config, keys beam.PCollection)
 //
 // In: files (index, path) and lines to skip (index, chunk). Out: block
 // entries (partition, chunk), document infos (partition, chunk), stats.
-func Signatures(s beam.Scope, cfg transforms.Config, files, skips beam.PCollection) (entries, infos, st beam.PCollection) {
+func Signatures(s beam.Scope, cfg transforms.Config, files Files, skips beam.PCollection) (entries, infos, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	return beam.ParDo3(s, &transforms.SignFn{Cfg: cfg}, beam.CoGroupByKey(s, files, skips))
+	o := files.perFile(s, 3, &transforms.SignFn{Cfg: cfg}, skips)
+	return o[0], o[1], o[2]
 }
 
 // Candidates groups block entries by partition and proposes pairs.
@@ -95,13 +150,13 @@ func Candidates(s beam.Scope, cfg transforms.Config, entries beam.PCollection) (
 //
 // In: files (index, path), infos (partition, chunk), pairs (partition of A,
 // chunk). Out: verified matches (file index of A, chunk), stats.
-func Verify(s beam.Scope, cfg transforms.Config, files, infos, pairs beam.PCollection) (matches, st beam.PCollection) {
+func Verify(s beam.Scope, cfg transforms.Config, files Files, infos, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
 	halves, st1 := beam.ParDo2(s, &transforms.HalfJoinFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, pairs))
 	accepted, unsure, st2 := beam.ParDo3(s, &transforms.VerifyFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, halves))
-	withSets, st3 := beam.ParDo2(s, &transforms.ShingleSetsFn{Cfg: cfg}, beam.CoGroupByKey(s, files, unsure))
-	exact, st4 := beam.ParDo2(s, &transforms.ExactJaccardFn{Cfg: cfg}, beam.CoGroupByKey(s, files, withSets))
-	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3, st4)
+	withSets := files.perFile(s.Scope("ShingleSets"), 2, &transforms.ShingleSetsFn{Cfg: cfg}, unsure)
+	exact := files.perFile(s.Scope("ExactJaccard"), 2, &transforms.ExactJaccardFn{Cfg: cfg}, withSets[0])
+	return beam.Flatten(s, accepted, exact[0]), beam.Flatten(s, st1, st2, withSets[1], exact[1])
 }
 
 // Clusters finds the connected components of all matches.
@@ -119,12 +174,12 @@ func Clusters(s beam.Scope, cfg transforms.Config, matches beam.PCollection) (cl
 //
 // In: files, matches, cluster lines, reject lines, removals (all keyed by
 // file index). Out: stats.
-func Write(s beam.Scope, cfg transforms.Config, files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
+func Write(s beam.Scope, cfg transforms.Config, files Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
 	shard := func(kind string, col beam.PCollection) beam.PCollection {
 		return beam.ParDo(s.Scope(kind), &transforms.WriteLinesFn{Cfg: cfg, Kind: kind}, beam.GroupByKey(s, col))
 	}
-	dedup := beam.ParDo(s.Scope("dedup"), &transforms.WriteDedupFn{Cfg: cfg}, beam.CoGroupByKey(s, files, removes, rejects))
+	dedup := files.perFile(s.Scope("dedup"), 1, &transforms.WriteDedupFn{Cfg: cfg}, removes, rejects)[0]
 	return beam.Flatten(s,
 		shard(transforms.KindPairs, matches),
 		shard(transforms.KindClusters, clusters),

@@ -101,3 +101,17 @@ func (fn *ClusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 	emitStat(StatRemoved, removed)
 	return nil
 }
+
+func init() {
+	register.DoFn3x0[int, []byte, func(int, []byte)](&BranchFn{})
+}
+
+// BranchFn keeps the elements of a collection keyed by file index whose file
+// belongs to branch I of N (index mod N).
+type BranchFn struct{ N, I int }
+
+func (fn *BranchFn) ProcessElement(file int, v []byte, emit func(int, []byte)) {
+	if file%fn.N == fn.I {
+		emit(file, v)
+	}
+}

@@ -10,6 +10,7 @@ package transforms
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/neardup/neardup/transforms/blocking"
 	"github.com/neardup/neardup/transforms/candidates"
@@ -57,6 +58,9 @@ type Config struct {
 	// Workers is the number of goroutines a DoFn uses over the documents of
 	// one file (0: GOMAXPROCS).
 	Workers int
+	// Branches is the number of copies of each file-reading stage, each
+	// taking every Branches-th file (see pipeline.Files).
+	Branches int
 }
 
 // Partitions default: enough groups to spread work and keep each group far
@@ -91,6 +95,7 @@ func DefaultConfig() Config {
 		MaxBucket:   candidates.DefaultLimits.MaxBucket,
 		Window:      candidates.DefaultLimits.Window,
 		Keep:        "longest",
+		Branches:    min(runtime.NumCPU(), 4),
 	}
 }
 

@@ -108,19 +108,23 @@ func TestPartitionSpread(t *testing.T) {
 }
 
 func TestAppendEntryLayout(t *testing.T) {
-	got := AppendEntry([]byte{0xaa}, Entry{Key: 0x0102030405060708, Doc: DocNum(1, 2)})
+	got := AppendEntry(nil, Entry{Key: 0x0102030405060708, Doc: DocNum(1, 2)})
+	got = AppendEntry(got, Entry{Key: 0xff, Doc: DocNum(1, 300)})
 	want := []byte{
-		0xaa,
-		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
-		0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+		0x01,                               // file 1
+		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, // low 48 bits of the key
+		0x02, // line 2
+		0xff, 0, 0, 0, 0, 0,
+		0xac, 0x02, // line 300 as uvarint
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("AppendEntry = % x, want % x", got, want)
 	}
 	got = AppendSimEntry(nil, SimEntry{Key: 1, Doc: 2, FP: 0x8000000000000003})
 	want = []byte{
-		1, 0, 0, 0, 0, 0, 0, 0,
-		2, 0, 0, 0, 0, 0, 0, 0,
+		0,
+		1, 0, 0, 0, 0, 0,
+		2,
 		3, 0, 0, 0, 0, 0, 0, 0x80,
 	}
 	if !bytes.Equal(got, want) {
@@ -133,21 +137,33 @@ func TestAppendEntryLayout(t *testing.T) {
 	}
 }
 
+func TestAppendEntryOtherFilePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for an entry of another file")
+		}
+	}()
+	AppendEntry(AppendEntry(nil, Entry{Key: 1, Doc: DocNum(1, 1)}), Entry{Key: 1, Doc: DocNum(2, 1)})
+}
+
+const low48 = 1<<KeyBits - 1
+
 func TestEntriesRoundTrip(t *testing.T) {
-	in := []Entry{{0, 0}, {1, 2}, {math.MaxUint64, DocNum(MaxFiles-1, 12345)}, {42, 42}}
+	in := []Entry{{0, DocNum(3, 0)}, {1, DocNum(3, 2)}, {math.MaxUint64, DocNum(3, MaxLines-1)}, {42, DocNum(3, 42)}}
 	var chunk []byte
 	for _, e := range in {
 		chunk = AppendEntry(chunk, e)
-	}
-	if len(chunk) != len(in)*EntrySize {
-		t.Fatalf("chunk of %d bytes, want %d", len(chunk), len(in)*EntrySize)
 	}
 	prefix := []Entry{{7, 7}}
 	got, err := AppendEntries(slices.Clone(prefix), chunk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := append(prefix, in...); !slices.Equal(got, want) {
+	want := slices.Clone(prefix)
+	for _, e := range in {
+		want = append(want, Entry{Key: e.Key & low48, Doc: e.Doc})
+	}
+	if !slices.Equal(got, want) {
 		t.Errorf("AppendEntries = %v, want %v", got, want)
 	}
 	got, err = AppendEntries(nil, nil)
@@ -157,20 +173,69 @@ func TestEntriesRoundTrip(t *testing.T) {
 }
 
 func TestSimEntriesRoundTrip(t *testing.T) {
-	in := []SimEntry{{0, 0, 0}, {1, 2, 3}, {math.MaxUint64, math.MaxUint64 - 1, 0x5555aaaa5555aaaa}}
+	in := []SimEntry{{0, DocNum(MaxFiles-1, 0), 0}, {1, DocNum(MaxFiles-1, 2), 3}, {math.MaxUint64, DocNum(MaxFiles-1, 77777), 0x5555aaaa5555aaaa}}
 	var chunk []byte
 	for _, e := range in {
 		chunk = AppendSimEntry(chunk, e)
-	}
-	if len(chunk) != len(in)*SimEntrySize {
-		t.Fatalf("chunk of %d bytes, want %d", len(chunk), len(in)*SimEntrySize)
 	}
 	got, err := AppendSimEntries(nil, chunk)
 	if err != nil {
 		t.Fatal(err)
 	}
+	for i := range in {
+		in[i].Key &= low48
+	}
 	if !slices.Equal(got, in) {
 		t.Errorf("AppendSimEntries = %v, want %v", got, in)
+	}
+}
+
+func TestEntriesCorrupt(t *testing.T) {
+	var ent, sim []byte
+	for i := 0; i < 3; i++ {
+		ent = AppendEntry(ent, Entry{Key: uint64(i) * 0x0101010101, Doc: DocNum(5, int64(i)*200)})
+		sim = AppendSimEntry(sim, SimEntry{Key: uint64(i), Doc: DocNum(5, int64(i)*200), FP: 9})
+	}
+	// Every cut that is not at an entry boundary is corrupt and leaves dst
+	// as it was.
+	for _, tc := range []struct {
+		name   string
+		chunk  []byte
+		decode func([]byte) (int, error)
+	}{
+		{"entries", ent, func(c []byte) (int, error) {
+			e, err := AppendEntries([]Entry{{9, 9}}, c)
+			return len(e) - 1, err
+		}},
+		{"simentries", sim, func(c []byte) (int, error) {
+			e, err := AppendSimEntries(nil, c)
+			return len(e), err
+		}},
+	} {
+		boundaries := map[int]int{0: 0} // cut length -> entries before it
+		full, _ := tc.decode(tc.chunk)
+		for n := 1; n <= len(tc.chunk); n++ {
+			got, err := tc.decode(tc.chunk[:n])
+			if err == nil {
+				boundaries[n] = got
+				continue
+			}
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s cut at %d: error %v does not wrap ErrCorrupt", tc.name, n, err)
+			}
+			if got != 0 {
+				t.Errorf("%s cut at %d: error but %d entries appended", tc.name, n, got)
+			}
+		}
+		if boundaries[len(tc.chunk)] != full || full != 3 {
+			t.Errorf("%s: whole chunk gave %d entries, want 3", tc.name, full)
+		}
+		if len(boundaries) != 5 { // empty, after the header, and after each entry
+			t.Errorf("%s: %d cuts decode without error, want 5: %v", tc.name, len(boundaries), boundaries)
+		}
+	}
+	if _, err := AppendEntries(nil, []byte{0xff, 0xff, 0xff, 0xff, 0x0f}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("file index over MaxFiles: %v", err)
 	}
 }
 
@@ -195,20 +260,12 @@ func TestPairsRoundTrip(t *testing.T) {
 func TestFixedWidthCorrupt(t *testing.T) {
 	// Every length that is not a multiple of the record size is corrupt and
 	// leaves dst as it was.
-	full := make([]byte, 3*SimEntrySize)
+	full := make([]byte, 3*PairSize)
 	for i := range full {
 		full[i] = byte(i)
 	}
 	for n := 0; n <= len(full); n++ {
 		chunk := full[:n]
-		prefix := []Entry{{9, 9}}
-		e, err := AppendEntries(slices.Clone(prefix), chunk)
-		checkFixed(t, "AppendEntries", n, EntrySize, err, len(e)-1)
-		if err != nil && !slices.Equal(e, prefix) {
-			t.Errorf("AppendEntries(%d bytes) changed dst to %v", n, e)
-		}
-		s, err := AppendSimEntries(nil, chunk)
-		checkFixed(t, "AppendSimEntries", n, SimEntrySize, err, len(s))
 		p, err := AppendPairs(nil, chunk)
 		checkFixed(t, "AppendPairs", n, PairSize, err, len(p))
 	}
@@ -543,13 +600,13 @@ type emitted struct {
 }
 
 func TestBatcher(t *testing.T) {
-	// Chunks are emitted once they reach max bytes: with 16-byte entries and
+	// Chunks are emitted once they reach max bytes: with 16-byte pairs and
 	// max 40, every third Add to a partition emits 48 bytes.
 	b := NewBatcher(40)
 	var out []emitted
 	emit := func(p int, c []byte) { out = append(out, emitted{p, c}) }
 	add := func(part int, key uint64) {
-		b.Add(part, func(c []byte) []byte { return AppendEntry(c, Entry{Key: key, Doc: key}) }, emit)
+		b.Add(part, func(c []byte) []byte { return AppendPair(c, Pair{A: key, B: key}) }, emit)
 	}
 	seq := []struct {
 		part int
@@ -574,13 +631,13 @@ func TestBatcher(t *testing.T) {
 		t.Fatalf("emitted %d chunks, want %d", len(out), len(want))
 	}
 	for i, w := range want {
-		es, err := AppendEntries(nil, out[i].chunk)
+		ps, err := AppendPairs(nil, out[i].chunk)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var keys []uint64
-		for _, e := range es {
-			keys = append(keys, e.Key)
+		for _, p := range ps {
+			keys = append(keys, p.A)
 		}
 		if out[i].part != w.part || !slices.Equal(keys, w.keys) {
 			t.Errorf("chunk %d = partition %d keys %v, want partition %d keys %v", i, out[i].part, keys, w.part, w.keys)
@@ -608,14 +665,14 @@ func TestBatcherDefault(t *testing.T) {
 		emits := 0
 		adds := 0
 		for emits == 0 {
-			b.Add(3, func(c []byte) []byte { return AppendEntry(c, Entry{}) }, func(int, []byte) { emits++ })
+			b.Add(3, func(c []byte) []byte { return AppendPair(c, Pair{}) }, func(int, []byte) { emits++ })
 			adds++
 			if adds > DefaultChunkBytes {
 				t.Fatal("no chunk emitted")
 			}
 		}
-		if adds != DefaultChunkBytes/EntrySize {
-			t.Errorf("NewBatcher(%d) emitted after %d entries, want %d", max, adds, DefaultChunkBytes/EntrySize)
+		if adds != DefaultChunkBytes/PairSize {
+			t.Errorf("NewBatcher(%d) emitted after %d pairs, want %d", max, adds, DefaultChunkBytes/PairSize)
 		}
 	}
 }
