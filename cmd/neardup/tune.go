@@ -89,4 +89,3 @@ func sampleTexts(path string, n int, opt record.Options) ([]string, error) {
 	}
 	return out, nil
 }
-
