@@ -116,24 +116,33 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, paths fun
 	if err != nil || len(ms) == 0 {
 		return err
 	}
-	var path string
-	if !paths(&path) {
-		return fmt.Errorf("exact check: no path for file %d", file)
-	}
 	b := wire.NewBatcher(0)
-	opt := fn.Cfg.recordOptions()
-	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
-	err = readFile(ctx, path, opt, func(d record.Doc) error {
-		idx, ok := byLine[d.Index]
-		if !ok {
-			return nil
-		}
-		set := set32(fn.signer.ShingleSet(normalize.Text(d.Text)))
+	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, paths, byLine, func(set []uint64, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			b.Add(wire.File(m.B), func(c []byte) []byte { return appendSet(wire.AppendMatch(c, m), set) }, emit)
 		}
-		delete(byLine, d.Index)
+	})
+	b.Flush(emit)
+	return err
+}
+
+// eachShingleSet re-reads the file and calls fn with the 32-bit shingle set
+// of every document whose line is in byLine, and the match indexes listed
+// there. It fails if a listed document is not found.
+func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, file int, paths func(*string) bool,
+	byLine map[int64][]int, fn func(set []uint64, idx []int)) error {
+	var path string
+	if !paths(&path) {
+		return fmt.Errorf("exact check: no path for file %d", file)
+	}
+	opt := cfg.recordOptions()
+	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
+	err := readFile(ctx, path, opt, func(d record.Doc) error {
+		if idx, ok := byLine[d.Index]; ok {
+			fn(set32(signer.ShingleSet(normalize.Text(d.Text))), idx)
+			delete(byLine, d.Index)
+		}
 		return nil
 	}, func(record.Reject) error { return nil })
 	if err != nil {
@@ -142,7 +151,6 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, paths fun
 	if len(byLine) > 0 {
 		return fmt.Errorf("exact check: %d documents of %s not found on re-reading", len(byLine), path)
 	}
-	b.Flush(emit)
 	return nil
 }
 
@@ -168,20 +176,9 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths fu
 	if err != nil || len(ms) == 0 {
 		return err
 	}
-	var path string
-	if !paths(&path) {
-		return fmt.Errorf("exact check: no path for file %d", file)
-	}
 	b := wire.NewBatcher(0)
 	var accepted int64
-	opt := fn.Cfg.recordOptions()
-	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
-	err = readFile(ctx, path, opt, func(d record.Doc) error {
-		idx, ok := byLine[d.Index]
-		if !ok {
-			return nil
-		}
-		set := set32(fn.signer.ShingleSet(normalize.Text(d.Text)))
+	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, paths, byLine, func(set []uint64, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)
@@ -192,16 +189,8 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths fu
 			accepted++
 			b.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, m) }, emit)
 		}
-		delete(byLine, d.Index)
-		return nil
-	}, func(record.Reject) error { return nil })
-	if err != nil {
-		return err
-	}
-	if len(byLine) > 0 {
-		return fmt.Errorf("exact check: %d documents of %s not found on re-reading", len(byLine), path)
-	}
+	})
 	b.Flush(emit)
 	emitStat(StatByExact, accepted)
-	return nil
+	return err
 }

@@ -3,6 +3,7 @@ package blocking
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/neardup/neardup/transforms/mix"
 	"math"
 	"math/bits"
 	"slices"
@@ -192,22 +193,12 @@ func (t *Tables) AppendKeys(dst []uint64, fp uint64) []uint64 {
 			v |= (fp >> r.from & r.mask) << r.to
 		}
 		if t.exact {
-			dst = append(dst, fmix64(v|uint64(i)<<t.shift))
+			dst = append(dst, mix.Fmix64(v|uint64(i)<<t.shift))
 		} else {
 			dst = append(dst, hashPair(uint64(i), v))
 		}
 	}
 	return dst
-}
-
-// fmix64 is the MurmurHash3 finalizer, a bijection on uint64.
-func fmix64(x uint64) uint64 {
-	x ^= x >> 33
-	x *= 0xff51afd7ed558ccd
-	x ^= x >> 33
-	x *= 0xc4ceb9fe1a85ec53
-	x ^= x >> 33
-	return x
 }
 
 func hashPair(a, b uint64) uint64 {

@@ -12,6 +12,7 @@
 package candidates
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 
@@ -47,22 +48,25 @@ func hotPairs(n, window int, pair func(a, b int)) (skipped int64) {
 
 // Sort orders entries by key, then document, and drops repeats.
 func Sort(entries []wire.Entry) []wire.Entry {
-	slices.SortFunc(entries, func(a, b wire.Entry) int {
-		if a.Key != b.Key {
-			if a.Key < b.Key {
-				return -1
-			}
-			return 1
-		}
-		if a.Doc != b.Doc {
-			if a.Doc < b.Doc {
-				return -1
-			}
-			return 1
-		}
-		return 0
+	return sortEntries(entries, func(e *wire.Entry) (uint64, wire.Doc) { return e.Key, e.Doc })
+}
+
+// SortSim orders SimHash entries by key, then document, and drops repeats.
+func SortSim(entries []wire.SimEntry) []wire.SimEntry {
+	return sortEntries(entries, func(e *wire.SimEntry) (uint64, wire.Doc) { return e.Key, e.Doc })
+}
+
+func sortEntries[E any](entries []E, kd func(*E) (uint64, wire.Doc)) []E {
+	slices.SortFunc(entries, func(a, b E) int {
+		ka, da := kd(&a)
+		kb, db := kd(&b)
+		return cmp.Or(cmp.Compare(ka, kb), cmp.Compare(da, db))
 	})
-	return slices.Compact(entries)
+	return slices.CompactFunc(entries, func(a, b E) bool {
+		ka, da := kd(&a)
+		kb, db := kd(&b)
+		return ka == kb && da == db
+	})
 }
 
 // Stats counts what Append did.
@@ -74,12 +78,13 @@ type Stats struct {
 	Far        int64 // SimHash pairs tested and farther than k bits
 }
 
-// Append appends the candidate pairs of entries, which must be sorted by
-// Sort, to dst. Pairs have A < B; the same pair may come from several keys.
-func Append(dst []wire.Pair, entries []wire.Entry, lim Limits, st *Stats) []wire.Pair {
+// eachBucket calls pair for every pair of entries to compare in each bucket
+// of sorted entries (all pairs, or a hot bucket's star and window), counting
+// buckets and skipped pairs in st.
+func eachBucket[E any](entries []E, key func(*E) uint64, lim Limits, st *Stats, pair func(a, b *E)) {
 	for i := 0; i < len(entries); {
 		j := i + 1
-		for j < len(entries) && entries[j].Key == entries[i].Key {
+		for j < len(entries) && key(&entries[j]) == key(&entries[i]) {
 			j++
 		}
 		bucket := entries[i:j]
@@ -89,42 +94,27 @@ func Append(dst []wire.Pair, entries []wire.Entry, lim Limits, st *Stats) []wire
 			continue
 		}
 		st.Buckets++
-		pair := func(a, b int) {
-			dst = append(dst, wire.Pair{A: bucket[a].Doc, B: bucket[b].Doc})
-			st.Pairs++
-		}
 		if n > lim.MaxBucket {
 			st.HotBuckets++
-			st.Skipped += hotPairs(n, lim.Window, pair)
+			st.Skipped += hotPairs(n, lim.Window, func(a, b int) { pair(&bucket[a], &bucket[b]) })
 			continue
 		}
 		for a := 0; a < n; a++ {
 			for b := a + 1; b < n; b++ {
-				pair(a, b)
+				pair(&bucket[a], &bucket[b])
 			}
 		}
 	}
-	return dst
 }
 
-// SortSim orders SimHash entries by key, then document, and drops repeats.
-func SortSim(entries []wire.SimEntry) []wire.SimEntry {
-	slices.SortFunc(entries, func(a, b wire.SimEntry) int {
-		if a.Key != b.Key {
-			if a.Key < b.Key {
-				return -1
-			}
-			return 1
-		}
-		if a.Doc != b.Doc {
-			if a.Doc < b.Doc {
-				return -1
-			}
-			return 1
-		}
-		return 0
+// Append appends the candidate pairs of entries, which must be sorted by
+// Sort, to dst. Pairs have A < B; the same pair may come from several keys.
+func Append(dst []wire.Pair, entries []wire.Entry, lim Limits, st *Stats) []wire.Pair {
+	eachBucket(entries, func(e *wire.Entry) uint64 { return e.Key }, lim, st, func(a, b *wire.Entry) {
+		dst = append(dst, wire.Pair{A: a.Doc, B: b.Doc})
+		st.Pairs++
 	})
-	return slices.CompactFunc(entries, func(a, b wire.SimEntry) bool { return a.Key == b.Key && a.Doc == b.Doc })
+	return dst
 }
 
 // AppendNear is Append for SimHash table buckets: it appends only the pairs
@@ -132,56 +122,21 @@ func SortSim(entries []wire.SimEntry) []wire.SimEntry {
 // key by chance cost a comparison here and nothing later. Pairs tested and
 // dropped count in st.Far.
 func AppendNear(dst []wire.Pair, entries []wire.SimEntry, k int, lim Limits, st *Stats) []wire.Pair {
-	for i := 0; i < len(entries); {
-		j := i + 1
-		for j < len(entries) && entries[j].Key == entries[i].Key {
-			j++
+	eachBucket(entries, func(e *wire.SimEntry) uint64 { return e.Key }, lim, st, func(a, b *wire.SimEntry) {
+		if bits.OnesCount64(a.FP^b.FP) > k {
+			st.Far++
+			return
 		}
-		bucket := entries[i:j]
-		i = j
-		n := len(bucket)
-		if n < 2 {
-			continue
-		}
-		st.Buckets++
-		pair := func(a, b int) {
-			if bits.OnesCount64(bucket[a].FP^bucket[b].FP) > k {
-				st.Far++
-				return
-			}
-			dst = append(dst, wire.Pair{A: bucket[a].Doc, B: bucket[b].Doc})
-			st.Pairs++
-		}
-		if n > lim.MaxBucket {
-			st.HotBuckets++
-			st.Skipped += hotPairs(n, lim.Window, pair)
-			continue
-		}
-		for a := 0; a < n; a++ {
-			for b := a + 1; b < n; b++ {
-				pair(a, b)
-			}
-		}
-	}
+		dst = append(dst, wire.Pair{A: a.Doc, B: b.Doc})
+		st.Pairs++
+	})
 	return dst
 }
 
 // Unique sorts pairs and drops repeats.
 func Unique(pairs []wire.Pair) []wire.Pair {
 	slices.SortFunc(pairs, func(x, y wire.Pair) int {
-		if x.A != y.A {
-			if x.A < y.A {
-				return -1
-			}
-			return 1
-		}
-		if x.B != y.B {
-			if x.B < y.B {
-				return -1
-			}
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
 	})
 	return slices.Compact(pairs)
 }

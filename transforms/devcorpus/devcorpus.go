@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/neardup/neardup/transforms/quality"
 )
 
 // Doc is one corpus document.
@@ -112,34 +112,15 @@ func Pairs() ([]Pair, error) {
 // ReadPairs reads a ground-truth TSV: id_a id_b jaccard inter union, with a
 // header line.
 func ReadPairs(path string) ([]Pair, error) {
-	f, err := os.Open(path)
+	truth, err := quality.ReadTruth(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var out []Pair
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
-		line++
-		if line == 1 && strings.HasPrefix(sc.Text(), "id_a") {
-			continue
-		}
-		f := strings.Split(sc.Text(), "\t")
-		if len(f) < 5 {
-			return nil, fmt.Errorf("%s:%d: want 5 columns, got %d", path, line, len(f))
-		}
-		p := Pair{A: f[0], B: f[1]}
-		var e1, e2, e3 error
-		p.Jaccard, e1 = strconv.ParseFloat(f[2], 64)
-		p.Inter, e2 = strconv.Atoi(f[3])
-		p.Union, e3 = strconv.Atoi(f[4])
-		if err := errors.Join(e1, e2, e3); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		out = append(out, p)
+	out := make([]Pair, len(truth))
+	for i, p := range truth {
+		out[i] = Pair{A: p.A, B: p.B, Jaccard: p.Jaccard(), Inter: p.Inter, Union: p.Union}
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // ByID indexes docs by id.

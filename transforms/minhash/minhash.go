@@ -21,6 +21,7 @@ package minhash
 
 import (
 	"fmt"
+	"github.com/neardup/neardup/transforms/mix"
 	"math"
 	"math/bits"
 )
@@ -147,7 +148,7 @@ func (h *Hasher) oph(dst []uint64, elems []uint64) {
 	k := uint64(len(dst))
 	seed := h.seed
 	for _, x := range elems {
-		v := fmix(x ^ seed)
+		v := mix.Fmix64(x ^ seed)
 		bin, _ := bits.Mul64(v, k)
 		dst[bin] = min(dst[bin], v)
 	}
@@ -174,7 +175,7 @@ func (h *Hasher) oph(dst []uint64, elems []uint64) {
 			continue
 		}
 		for attempt := uint64(1); ; attempt++ {
-			r := fmix(seed ^ (uint64(i)<<32 | attempt))
+			r := mix.Fmix64(seed ^ (uint64(i)<<32 | attempt))
 			j, _ := bits.Mul64(r, k)
 			if filled[j/64]>>(j%64)&1 == 1 {
 				dst[i] = dst[j]
@@ -191,16 +192,6 @@ func splitmix(s *uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
 	return z ^ (z >> 31)
-}
-
-// fmix is the 64-bit finalizer of MurmurHash3, a bijection on uint64.
-func fmix(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
 }
 
 // Estimate returns the fraction of positions where two sketches of equal

@@ -8,7 +8,11 @@
 // b" and "a b" give the same shingles.
 package shingle
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/neardup/neardup/transforms/mix"
+)
 
 const (
 	prime1 = 0x9E3779B185EBCA87
@@ -48,22 +52,12 @@ func Hash(g []uint64) uint64 {
 		h ^= t
 		h = bits.RotateLeft64(h*prime2, 31) * prime1
 	}
-	return fmix(h)
+	return mix.Fmix64(h)
 }
 
 // Hash1 is Hash of a single token hash.
 func Hash1(t uint64) uint64 {
 	h := prime1 ^ t
 	h = bits.RotateLeft64(h*prime2, 31) * prime1
-	return fmix(h)
-}
-
-// fmix is the 64-bit finalizer of MurmurHash3.
-func fmix(h uint64) uint64 {
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
+	return mix.Fmix64(h)
 }

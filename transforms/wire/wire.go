@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/neardup/neardup/transforms/mix"
 	"math"
 	"math/bits"
 	"slices"
@@ -42,17 +43,8 @@ const (
 
 // Partition maps a 64-bit value to one of n partitions.
 func Partition(x uint64, n int) int {
-	hi, _ := bits.Mul64(mix(x), uint64(n))
+	hi, _ := bits.Mul64(mix.Fmix64(x), uint64(n))
 	return int(hi)
-}
-
-func mix(x uint64) uint64 {
-	x ^= x >> 33
-	x *= 0xff51afd7ed558ccd
-	x ^= x >> 33
-	x *= 0xc4ceb9fe1a85ec53
-	x ^= x >> 33
-	return x
 }
 
 // ErrCorrupt reports a chunk that does not decode.
