@@ -200,17 +200,6 @@ func sameOutputs(t *testing.T, what string, want, got map[string][]byte) {
 	}
 }
 
-// TestDeterministic: the same input gives byte-identical outputs whatever the
-// number of shuffle partitions and on the direct runner.
-func TestDeterministic(t *testing.T) {
-	cfg := transforms.DefaultConfig()
-	want := outputs(t, runJob(t, "", cfg, sampleFiles))
-	cfg.Partitions = 3
-	sameOutputs(t, "3 partitions", want, outputs(t, runJob(t, "", cfg, sampleFiles)))
-	cfg.Partitions = 1000
-	sameOutputs(t, "direct runner, 1000 partitions", want, outputs(t, runJob(t, "direct", cfg, sampleFiles)))
-}
-
 // TestJobServer submits the job to a Prism job server on loopback through
 // the portable runner (--runner=universal), as a Flink or Spark job server
 // would get it, and gets the same outputs as in-process Prism.

@@ -3,7 +3,9 @@ package transforms
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -49,18 +51,40 @@ const (
 	StatKept       = "kept"
 )
 
+// Reasons of the whole-file rejects readFile reports for an input path that
+// cannot be read as a file (Line 0). The other reasons are record.Reason*.
+const (
+	ReasonNotAFile   = "not_a_file" // the path is a directory
+	ReasonUnreadable = "unreadable" // opening the file is not permitted
+)
+
 // readFile opens file (any Beam filesystem, gzip by extension) and parses it.
+//
+// A path that is a directory or that may not be opened is one whole-file
+// reject (Line 0, ReasonNotAFile or ReasonUnreadable): every pass over the
+// input sees the same reject and no record of the file. Any other failure to
+// open the file is an error, which fails the bundle (a runner may retry it).
 func readFile(ctx context.Context, path string, opt record.Options, doc func(record.Doc) error, reject func(record.Reject) error) error {
-	fs, err := filesystem.New(ctx, path)
+	fsys, err := filesystem.New(ctx, path)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", path, err)
 	}
-	defer fs.Close()
-	rc, err := fs.OpenRead(ctx, path)
+	defer fsys.Close()
+	rc, err := fsys.OpenRead(ctx, path)
+	if errors.Is(err, fs.ErrPermission) {
+		return reject(record.Reject{File: path, Reason: ReasonUnreadable, Detail: fmt.Sprintf("%s: %v", path, err)})
+	}
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", path, err)
 	}
 	defer rc.Close()
+	// The local filesystem opens a directory without error; reading it
+	// fails. Other filesystems have no directories to open.
+	if st, ok := rc.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.IsDir() {
+			return reject(record.Reject{File: path, Reason: ReasonNotAFile, Detail: path + ": is a directory"})
+		}
+	}
 	r, err := record.Decompress(path, rc)
 	if err != nil {
 		// A gzip header that does not parse: the whole file is one reject.
@@ -123,5 +147,5 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	emitStat(StatRejected, rej)
 	emitStat(StatDocuments, docs)
 	emitStat(StatBytes, nbytes)
-	return nil
+	return InjectFault("Read", path) // a test hook; nil unless a test sets it
 }

@@ -160,5 +160,5 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	emitStat(StatNoShingles, empty)
 	emitStat(StatTruncated, truncated)
 	emitStat(StatKeys, nkeys)
-	return nil
+	return InjectFault("Signatures", path)
 }

@@ -68,6 +68,9 @@ func writeAtomically(ctx context.Context, dir, name string, write func(w io.Writ
 		err = cerr
 	}
 	if err == nil {
+		err = InjectFault("Write", name)
+	}
+	if err == nil {
 		err = filesystem.Rename(ctx, fs, tmp, final)
 	}
 	if err != nil {

@@ -30,6 +30,8 @@ Commands:
 	run      find near-duplicates in input shards and write clusters, pairs,
 	         the deduplicated corpus, rejects and a summary
 	eval     measure a run's pairs and clusters against ground truth
+	tune     measure on a sample which bands, shingle size and Hamming bound fit a threshold
+	compare  print every similarity measure of two documents side by side
 
 Run 'neardup help <command>' for a command's flags.
 
@@ -37,6 +39,10 @@ Examples:
 
 	neardup run --input 'testdata/sample/*.jsonl' --output out/sample
 	neardup run --input 'crawl/*.jsonl.gz' --output out/crawl --threshold 0.85
+	neardup compare a.txt b.txt
+
+Every run writes DIR/report.html: counts, time per stage, histograms of
+cluster sizes and similarities, the largest clusters and sample pairs.
 `
 
 func main() {
@@ -60,6 +66,10 @@ func main() {
 		err = runMain(os.Args[2:])
 	case "eval":
 		err = evalMain(os.Args[2:])
+	case "compare":
+		err = compareMain(os.Args[2:])
+	case "tune":
+		err = tuneMain(os.Args[2:])
 	case "help", "-h", "--help":
 		if len(os.Args) > 2 {
 			switch os.Args[2] {
@@ -68,6 +78,12 @@ func main() {
 				return
 			case "eval":
 				_ = evalMain([]string{"-h"})
+				return
+			case "compare":
+				_ = compareMain([]string{"-h"})
+				return
+			case "tune":
+				_ = tuneMain([]string{"-h"})
 				return
 			}
 		}

@@ -64,6 +64,8 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.MaxBucket, "max-bucket", c.MaxBucket, "buckets up to this many documents compare all pairs")
 	fs.IntVar(&c.Window, "window", c.Window, "bigger buckets compare each document with this many neighbours")
 	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest or first")
+	fs.IntVar(&c.Branches, "branches", c.Branches, "copies of each file-reading stage, each reading every n-th file (parallelism on Prism)")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "goroutines per file for parsing and signatures (0: one per core)")
 	return f
 }
 
@@ -165,6 +167,9 @@ func runMain(args []string) error {
 	if err := addTimes(out, res, took); err != nil {
 		return err
 	}
+	if err := writeReport(out, files, cfg); err != nil {
+		return err
+	}
 	return report(os.Stdout, out, len(files), took)
 }
 
@@ -252,9 +257,11 @@ func parseShingle(s string, cfg *transforms.Config) error {
 	return nil
 }
 
-// expandInputs lists the files matching comma-separated globs, sorted and
+// expandInputs lists the paths matching comma-separated globs, sorted and
 // without repeats, and their total size. A glob that matches nothing is an
-// error, before any work starts.
+// error, before any work starts. Every path a glob matches is an input, a
+// directory or an unreadable file too: the job reports each of those as one
+// rejected record (not_a_file, unreadable) instead of skipping it silently.
 func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 	var files []string
 	var total int64
@@ -277,9 +284,6 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 			return nil, 0, fmt.Errorf("--input %q matches no file", glob)
 		}
 		for _, m := range matched {
-			if st, err := os.Stat(m); err == nil && st.IsDir() {
-				continue
-			}
 			if n, err := fs.Size(ctx, m); err == nil {
 				total += n
 			}
@@ -296,7 +300,9 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 }
 
 // prepareOutput creates a local output directory, refusing a non-empty one
-// unless overwrite is set. Remote (URL) outputs are used as given.
+// unless overwrite is set. With overwrite it removes neardup's own files
+// there (see isOutputName) and nothing else. Remote (URL) outputs are used as
+// given.
 func prepareOutput(dir string, overwrite bool) (string, error) {
 	if strings.Contains(dir, "://") {
 		return dir, nil
@@ -318,7 +324,7 @@ func prepareOutput(dir string, overwrite bool) (string, error) {
 		// Remove only files neardup writes, so that shards of a previous,
 		// larger run do not linger; nothing else is touched.
 		for _, e := range entries {
-			if isOutputName(e.Name()) {
+			if !e.IsDir() && isOutputName(e.Name()) {
 				if err := os.Remove(filepath.Join(abs, e.Name())); err != nil {
 					return "", err
 				}
@@ -328,16 +334,34 @@ func prepareOutput(dir string, overwrite bool) (string, error) {
 	return abs, nil
 }
 
+// isOutputName reports whether name is a file neardup writes into its output
+// directory: <kind>-NNNNN.jsonl, summary.json, report.html, or the temporary
+// name ".tmp-<one of those>-<random hex>" a failed write can leave.
 func isOutputName(name string) bool {
-	if name == "summary.json" {
+	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
+		i := strings.LastIndexByte(rest, '-')
+		return i > 0 && isHex(rest[i+1:]) && isFinalName(rest[:i])
+	}
+	return isFinalName(name)
+}
+
+// isFinalName reports whether name is an output file's final name.
+func isFinalName(name string) bool {
+	switch name {
+	case "summary.json", "report.html":
 		return true
 	}
 	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindDedup, transforms.KindRejects} {
-		if strings.HasPrefix(name, k+"-") && strings.HasSuffix(name, ".jsonl") {
-			return true
+		if n, ok := strings.CutPrefix(name, k+"-"); ok {
+			n, ok = strings.CutSuffix(n, ".jsonl")
+			return ok && n != "" && strings.Trim(n, "0123456789") == ""
 		}
 	}
-	return strings.HasPrefix(name, ".tmp-")
+	return false
+}
+
+func isHex(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // report prints where the outputs are and the main counts.

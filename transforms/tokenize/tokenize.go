@@ -15,7 +15,6 @@ package tokenize
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -114,8 +113,13 @@ func (t *Tokenizer) Each(s string, fn func(tok string)) {
 	if t.mode == Word && hasCJK(s) {
 		for _, w := range t.seg.Cut(s, false) {
 			if hasCJK(w) {
-				if isWordy(w) {
-					fn(w)
+				for i := 0; ; {
+					start, end := nextPiece(w, i)
+					if start >= len(w) {
+						break
+					}
+					fn(w[start:end])
+					i = end
 				}
 				continue
 			}
@@ -133,8 +137,13 @@ func (t *Tokenizer) AppendHashes(dst []uint64, s string) []uint64 {
 	if t.mode == Word && hasCJK(s) {
 		for _, w := range t.seg.Cut(s, false) {
 			if hasCJK(w) {
-				if isWordy(w) {
-					dst = append(dst, xxhash.Sum64String(w))
+				for i := 0; ; {
+					start, end := nextPiece(w, i)
+					if start >= len(w) {
+						break
+					}
+					dst = append(dst, xxhash.Sum64String(w[start:end]))
+					i = end
 				}
 				continue
 			}
@@ -215,9 +224,28 @@ func hasCJK(s string) bool {
 	return false
 }
 
-// isWordy reports whether w has at least one rune that is not a separator.
-func isWordy(w string) bool {
-	return strings.IndexFunc(w, func(r rune) bool { return classify(r) != sep }) >= 0
+// nextPiece finds the next run of runes that are not separators in a gse
+// word w, at or after byte i: usually the whole word, but gse leaves some
+// separators inside a word (a NUL after a Han character, say), and tokens
+// never hold one. It returns the run's bounds, or start == len(w) when
+// there is none.
+func nextPiece(w string, i int) (start, end int) {
+	for i < len(w) {
+		r, n := utf8.DecodeRuneInString(w[i:])
+		if classify(r) != sep {
+			break
+		}
+		i += n
+	}
+	start = i
+	for i < len(w) {
+		r, n := utf8.DecodeRuneInString(w[i:])
+		if classify(r) == sep {
+			break
+		}
+		i += n
+	}
+	return start, i
 }
 
 // next finds the next token of s at or after byte i. It returns the token's

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms"
+)
+
+// TestMain doubles as the neardup command: with NEARDUP_TEST_MAIN=1 the test
+// binary runs main() on its arguments (after setting the fault named by
+// NEARDUP_TEST_FAIL_ONCE, a test hook the real command does not have), so
+// that the tests can check exit codes and messages of whole runs.
+func TestMain(m *testing.M) {
+	if os.Getenv("NEARDUP_TEST_MAIN") == "1" {
+		transforms.SetFailOnce(os.Getenv("NEARDUP_TEST_FAIL_ONCE"))
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// neardup runs the command in a child process and returns its exit code and
+// standard error.
+func neardup(t *testing.T, failOnce string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "NEARDUP_TEST_MAIN=1", "NEARDUP_TEST_FAIL_ONCE="+failOnce)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stderr.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stderr.String()
+	}
+	t.Fatal(err)
+	return 0, ""
+}
+
+func writeFiles(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestExpandInputs(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, "a.jsonl", "b.jsonl", "c.tsv")
+	if err := os.Mkdir(filepath.Join(dir, "sub.jsonl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := func(n string) string { return filepath.Join(dir, n) }
+	tests := []struct {
+		name  string
+		spec  string
+		want  []string
+		size  int64
+		error string // a substring of the error; "" for none
+	}{
+		{"one glob", p("*.tsv"), []string{p("c.tsv")}, 6, ""},
+		{"globs overlap", p("a.*") + " , " + p("*.jsonl"), []string{p("a.jsonl"), p("b.jsonl"), p("sub.jsonl")}, -1, ""},
+		{"directory kept, rejected by the job", p("sub*"), []string{p("sub.jsonl")}, -1, ""},
+		{"plain path", p("b.jsonl"), []string{p("b.jsonl")}, 8, ""},
+		{"no match", p("*.csv"), nil, 0, "matches no file"},
+		{"one of two globs matches nothing", p("*.jsonl") + "," + p("nothing-*"), nil, 0, "matches no file"},
+		{"missing file", p("missing.jsonl"), nil, 0, "matches no file"},
+		{"empty", " , ", nil, 0, "matches no file"},
+		{"bad pattern", p("[a"), nil, 0, "syntax error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files, size, err := expandInputs(context.Background(), tt.spec)
+			if tt.error != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.error) {
+					t.Fatalf("expandInputs(%q) = %v, %v; want an error with %q", tt.spec, files, err, tt.error)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(files, tt.want) || (tt.size >= 0 && size != tt.size) {
+				t.Errorf("expandInputs(%q) = %v, %d, %v; want %v, %d", tt.spec, files, size, err, tt.want, tt.size)
+			}
+		})
+	}
+}
+
+func TestIsOutputName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"pairs-00000.jsonl":                        true,
+		"clusters-00012.jsonl":                     true,
+		"dedup-123456.jsonl":                       true,
+		"rejects-00001.jsonl":                      true,
+		"summary.json":                             true,
+		"report.html":                              true,
+		".tmp-dedup-00001.jsonl-0123456789abcdef":  true,
+		".tmp-summary.json-00ff":                   true,
+		"pairs-.jsonl":                             false,
+		"pairs-x.jsonl":                            false,
+		"pairs-00000.jsonl.bak":                    false,
+		"dedup-00000.txt":                          false,
+		"summary.json.old":                         false,
+		"notes.txt":                                false,
+		".tmp-notes":                               false,
+		".tmp-notes.txt-0123":                      false,
+		".tmp-dedup-00001.jsonl":                   false,
+		".tmp-dedup-00001.jsonl-xyz":               false,
+		"my-pairs-00000.jsonl":                     false,
+		".tmp-.tmp-pairs-00000.jsonl-00-00":        false,
+		"clusters-00001.jsonl/..":                  false,
+		"CLUSTERS-00001.JSONL":                     false,
+		".tmp-report.html-9f":                      true,
+		".tmp-rejects-00003.jsonl-0123456789abcde": true,
+	} {
+		if got := isOutputName(name); got != want {
+			t.Errorf("isOutputName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestPrepareOutput: an absent directory is created, an empty one is used, a
+// non-empty one is refused without --overwrite (and left as it was), and
+// with --overwrite only neardup's own files are removed.
+func TestPrepareOutput(t *testing.T) {
+	ours := []string{"pairs-00000.jsonl", "clusters-00001.jsonl", "dedup-00007.jsonl", "rejects-00002.jsonl",
+		"summary.json", "report.html", ".tmp-dedup-00000.jsonl-0123456789abcdef"}
+	theirs := []string{"notes.txt", "pairs-old.jsonl", "summary.json.bak", ".tmp-mine"}
+	tests := []struct {
+		name      string
+		setup     func(t *testing.T, dir string) // nil: the directory does not exist
+		overwrite bool
+		error     string
+		left      []string // what is in the directory afterwards
+	}{
+		{"absent", nil, false, "", nil},
+		{"absent, overwrite", nil, true, "", nil},
+		{"empty", func(*testing.T, string) {}, false, "", nil},
+		{"only unrelated files", func(t *testing.T, d string) { writeFiles(t, d, theirs...) }, false, "not empty", theirs},
+		{"previous run", func(t *testing.T, d string) { writeFiles(t, d, ours...) }, false, "not empty", ours},
+		{"previous run, overwrite", func(t *testing.T, d string) {
+			writeFiles(t, d, ours...)
+			writeFiles(t, d, theirs...)
+			if err := os.Mkdir(filepath.Join(d, "pairs-00009.jsonl"), 0o755); err != nil { // a directory: not ours
+				t.Fatal(err)
+			}
+		}, true, "", append([]string{"pairs-00009.jsonl"}, theirs...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if tt.setup != nil {
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				tt.setup(t, dir)
+			}
+			got, err := prepareOutput(dir, tt.overwrite)
+			switch {
+			case tt.error != "" && (err == nil || !strings.Contains(err.Error(), tt.error)):
+				t.Errorf("prepareOutput = %q, %v; want an error with %q", got, err, tt.error)
+			case tt.error == "" && (err != nil || got != dir):
+				t.Errorf("prepareOutput = %q, %v; want %q", got, err, dir)
+			}
+			left := listDir(t, dir)
+			want := slices.Sorted(slices.Values(tt.left))
+			if !slices.Equal(left, want) {
+				t.Errorf("left in the directory: %q, want %q", left, want)
+			}
+		})
+	}
+	t.Run("a file", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "out")
+		writeFiles(t, filepath.Dir(path), "out")
+		if _, err := prepareOutput(path, true); err == nil {
+			t.Error("prepareOutput accepted a file as the output directory")
+		}
+	})
+}
+
+// TestRunNoInput: an input glob that matches nothing fails the command
+// before any work, with a clear message; no output directory is created.
+func TestRunNoInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stderr := neardup(t, "", "run", "--input", filepath.Join(dir, "nothing-*.jsonl"), "--output", out)
+	if code == 0 || !strings.Contains(stderr, "matches no file") {
+		t.Errorf("exit code %d, stderr %q; want a failure saying the glob matches no file", code, stderr)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the output directory was created (%v)", err)
+	}
+}
+
+// TestRunFaultThenOverwrite runs the command three times into one directory
+// holding an unrelated file and a stale shard of an earlier run: with an
+// injected fault and --overwrite (fails, naming the fault: the stale shard
+// is gone, the unrelated file stays, no partial output), without --overwrite
+// (refused: the directory is not empty), and with --overwrite and no fault:
+// the same files as a run into a fresh directory, the shards byte for byte
+// and the same counts.
+func TestRunFaultThenOverwrite(t *testing.T) {
+	input, err := filepath.Abs("../../testdata/sample/sample-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	writeFiles(t, out, "notes.txt", "pairs-00007.jsonl")
+
+	code, stderr := neardup(t, "Read", "run", "--input", input, "--output", out, "--overwrite")
+	if code == 0 || !strings.Contains(stderr, "injected fault") {
+		t.Fatalf("exit code %d with an injected fault; want a failure naming it; stderr:\n%.2000s", code, stderr)
+	}
+	if left := listDir(t, out); !slices.Equal(left, []string{"notes.txt"}) {
+		t.Errorf("after the failed run: %q, want only notes.txt", left)
+	}
+
+	code, stderr = neardup(t, "", "run", "--input", input, "--output", out)
+	if code == 0 || !strings.Contains(stderr, "not empty") {
+		t.Errorf("exit code %d, stderr %q; want a refusal of the non-empty directory", code, stderr)
+	}
+
+	if code, stderr = neardup(t, "", "run", "--input", input, "--output", out, "--overwrite"); code != 0 {
+		t.Fatalf("exit code %d after the fault was gone; stderr:\n%.2000s", code, stderr)
+	}
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	if code, stderr = neardup(t, "", "run", "--input", input, "--output", fresh); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%.2000s", code, stderr)
+	}
+	want := append(listDir(t, fresh), "notes.txt")
+	slices.Sort(want)
+	if got := listDir(t, out); !slices.Equal(got, want) {
+		t.Errorf("files %q, want %q", got, want)
+	}
+	for _, name := range listDir(t, fresh) {
+		if !strings.HasSuffix(name, ".jsonl") && name != "summary.json" {
+			continue // report.html names the directory and the times
+		}
+		a, errA := os.ReadFile(filepath.Join(out, name))
+		b, errB := os.ReadFile(filepath.Join(fresh, name))
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if name == "summary.json" { // times differ from run to run; counts do not
+			a, b = summaryCounts(t, a), summaryCounts(t, b)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs from a fresh run", name)
+		}
+	}
+}
+
+func summaryCounts(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var s transforms.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := json.Marshal(s.Counts)
+	return c
+}

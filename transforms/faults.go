@@ -1,0 +1,65 @@
+package transforms
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Fault injection, for tests of what a failed bundle leaves behind.
+//
+// A DoFn that supports it calls InjectFault(stage, key) once per element (one
+// line); when a test has named that stage with SetFailOnce, the call returns
+// an error the first time this process sees each key, and nil on any later
+// attempt, as a transient failure would. Only runners that run the DoFns in
+// the test's process (Prism, the direct runner) see the setting; it is off
+// unless a test turns it on.
+//
+// Stages with the hook: "Read" (ReadKeysFn, keyed by the input path, after
+// it has emitted everything: a retry must not duplicate its outputs). The
+// pipeline tests also exercise "Signatures" (SignFn) and "Write" (in
+// writeAtomically, keyed by the file name, between writing the temporary
+// file and renaming it) once those call InjectFault.
+
+// ErrInjectedFault is wrapped by every error InjectFault returns.
+var ErrInjectedFault = errors.New("injected fault")
+
+var (
+	failOnce   atomic.Pointer[string]
+	faultSeen  sync.Map // stage + "\x00" + key: the keys that already failed
+	faultAsked sync.Map // stage: stages whose DoFns called InjectFault
+)
+
+// SetFailOnce makes the DoFns of stage fail once per key from now on ("":
+// no fault) and forgets the keys that failed before.
+func SetFailOnce(stage string) {
+	faultSeen.Clear()
+	faultAsked.Clear()
+	failOnce.Store(&stage)
+}
+
+// InjectFault returns an error wrapping ErrInjectedFault the first time it is
+// called with key while SetFailOnce names stage, and nil otherwise.
+func InjectFault(stage string, key any) error {
+	p := failOnce.Load()
+	if p == nil || *p == "" {
+		return nil
+	}
+	faultAsked.Store(stage, true)
+	if *p != stage {
+		return nil
+	}
+	k := fmt.Sprint(key)
+	if _, seen := faultSeen.LoadOrStore(stage+"\x00"+k, true); seen {
+		return nil
+	}
+	return fmt.Errorf("%w in stage %s at key %s (transforms.SetFailOnce test hook)", ErrInjectedFault, stage, k)
+}
+
+// FaultHooked reports whether a DoFn of stage has called InjectFault since
+// the last SetFailOnce: a stage without the hook never fails.
+func FaultHooked(stage string) bool {
+	_, ok := faultAsked.Load(stage)
+	return ok
+}

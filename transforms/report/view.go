@@ -1,0 +1,261 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// view is the data the page template prints; every string in it is escaped
+// by html/template.
+type view struct {
+	Dir          string
+	Headline     []stat
+	AllCounts    []stat
+	Balanced     bool
+	Wall         string
+	Stages       *chart
+	Sizes        *chart
+	Clusters     string // how many, with separators
+	Clustered    string
+	Sims         *chart
+	Legend       []legendItem
+	Pairs        string
+	Top          []topCluster
+	Sample       []pairView
+	TextNote     string
+	MaxTextRunes int
+}
+
+// stat is one named count.
+type stat struct {
+	Name, Value, Note string
+	Key               string // name in summary.json
+}
+
+type legendItem struct{ Class, Name string }
+
+type topCluster struct {
+	Rank                    int
+	Cluster, Representative string
+	Size                    string
+	Members                 []string
+	More                    string // "and N more", or ""
+}
+
+// pairView is one sampled pair with its texts diffed.
+type pairView struct {
+	N               int
+	A, B            string
+	Jaccard, Method string
+	Hamming         int
+	HasText         bool
+	SpansA, SpansB  []span
+	NoteA, NoteB    string // text missing or cut
+}
+
+// headline lists the counts shown first, in this order, by summary key.
+var headline = []struct{ key, name string }{
+	{"input_records", "input records"},
+	{"rejected", "rejected"},
+	{"exact_duplicates", "exact duplicates"},
+	{"candidate_pairs", "candidate pairs"},
+	{"verified_pairs", "verified pairs"},
+	{"clusters", "clusters"},
+	{"kept", "kept"},
+	{"removed", "removed"},
+}
+
+// methodOrder is the order of match methods in the similarity chart.
+var methodOrder = []string{"exact", "minhash", "simhash"}
+
+// newView turns what build gathered into the page's data.
+func newView(dir string, sum *summary, ps *pairStats, cs *clusterStats, sample []pairLine, texts map[string]text, note string) *view {
+	v := &view{
+		Dir:          dir,
+		Balanced:     sum.Balanced,
+		Wall:         fmt.Sprintf("%.1f s", sum.WallSeconds),
+		Clusters:     commas(cs.Clusters),
+		Clustered:    commas(cs.Documents),
+		Pairs:        commas(ps.Total),
+		TextNote:     note,
+		MaxTextRunes: MaxTextRunes,
+	}
+	v.Headline, v.AllCounts = counts(sum.Counts)
+	v.Stages = stageChart(sum.StageSeconds)
+	v.Sizes = sizeChart(cs.Buckets)
+	v.Sims, v.Legend = simChart(ps.Hist)
+	v.Top = topClusters(cs.Top)
+	v.Sample = pairViews(sample, texts, note == "")
+	return v
+}
+
+// counts returns the headline counts (with the share removed) and every
+// count of the summary by name.
+func counts(c map[string]int64) (head, all []stat) {
+	for _, h := range headline {
+		s := stat{Name: h.name, Value: commas(c[h.key]), Key: h.key}
+		if h.key == "removed" && c["input_records"] > 0 {
+			s.Note = fmt.Sprintf("%.1f%% of input", 100*float64(c["removed"])/float64(c["input_records"]))
+		}
+		head = append(head, s)
+	}
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		all = append(all, stat{Name: k, Value: commas(c[k]), Key: k})
+	}
+	return head, all
+}
+
+// stageChart draws busy seconds per stage, busiest first; nil when the
+// runner reported none.
+func stageChart(secs map[string]float64) *chart {
+	if len(secs) == 0 {
+		return nil
+	}
+	bars := make([]bar, 0, len(secs))
+	for name, s := range secs {
+		bars = append(bars, bar{Name: name, Value: s, Text: fmt.Sprintf("%.2f s", s)})
+	}
+	slices.SortFunc(bars, func(x, y bar) int {
+		if x.Value != y.Value {
+			if x.Value > y.Value {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+	c := hbarChart(bars, 560)
+	return &c
+}
+
+// sizeChart draws the number of clusters per size bucket; nil for no
+// clusters.
+func sizeChart(buckets []int64) *chart {
+	if len(buckets) == 0 {
+		return nil
+	}
+	cols := make([]column, len(buckets))
+	for i, n := range buckets {
+		lo, hi := 1<<i+1, 1<<(i+1)
+		name := fmt.Sprintf("%d–%d", lo, hi)
+		if lo == hi {
+			name = fmt.Sprint(lo)
+		}
+		cols[i] = column{Label: name, Segments: []segment{{Value: n, Class: "bar", Title: fmt.Sprintf("size %s: %s clusters", name, commas(n))}}}
+	}
+	c := vbarChart(cols, 560, 260, "documents per cluster")
+	return &c
+}
+
+// simChart draws the pairs per Jaccard bin, stacked by method, and returns
+// the legend; nil for no pairs. The bin below 0.5 appears only when it
+// holds pairs.
+func simChart(hist map[string]*[simBins]int64) (*chart, []legendItem) {
+	if len(hist) == 0 {
+		return nil, nil
+	}
+	methods := slices.Clone(methodOrder)
+	var extra []string
+	for m := range hist {
+		if !slices.Contains(methods, m) {
+			extra = append(extra, m)
+		}
+	}
+	slices.Sort(extra)
+	methods = append(methods, extra...)
+	var legend []legendItem
+	for _, m := range methods {
+		if hist[m] != nil {
+			legend = append(legend, legendItem{Class: methodClass(m), Name: m})
+		}
+	}
+	var cols []column
+	for bin := range simBins {
+		col := column{Label: binLabel(bin)}
+		for _, m := range methods {
+			if h := hist[m]; h != nil {
+				col.Segments = append(col.Segments, segment{Value: h[bin], Class: methodClass(m),
+					Title: fmt.Sprintf("Jaccard %s, %s: %s pairs", binRange(bin), m, commas(h[bin]))})
+			}
+		}
+		if bin == 0 && col.total() == 0 {
+			continue
+		}
+		cols = append(cols, col)
+	}
+	c := vbarChart(cols, 760, 260, "Jaccard similarity (bins 0.05 wide; 1.0 in the last)")
+	return &c, legend
+}
+
+func methodClass(m string) string {
+	if slices.Contains(methodOrder, m) {
+		return "m-" + m
+	}
+	return "m-other"
+}
+
+func binStart(bin int) float64 { return minJaccardBin + binWidth*float64(bin-1) }
+
+func binLabel(bin int) string {
+	if bin == 0 {
+		return "<.50"
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%.2f", binStart(bin)), "0")
+}
+
+func binRange(bin int) string {
+	if bin == 0 {
+		return "below 0.50"
+	}
+	hi := fmt.Sprintf("%.2f)", binStart(bin)+binWidth)
+	if bin == simBins-1 {
+		hi = "1.00]"
+	}
+	return fmt.Sprintf("[%.2f, %s", binStart(bin), hi)
+}
+
+func topClusters(top []clusterLine) []topCluster {
+	out := make([]topCluster, len(top))
+	for i, c := range top {
+		out[i] = topCluster{Rank: i + 1, Cluster: c.Cluster, Representative: c.Representative, Size: commas(int64(c.Size)), Members: c.Members}
+		if more := c.Size - len(c.Members); more > 0 {
+			out[i].More = fmt.Sprintf("and %s more", commas(int64(more)))
+		}
+	}
+	return out
+}
+
+// pairViews diffs the texts of the sampled pairs; withText is false when
+// the texts could not be read at all.
+func pairViews(sample []pairLine, texts map[string]text, withText bool) []pairView {
+	out := make([]pairView, len(sample))
+	for i, p := range sample {
+		pv := pairView{N: i + 1, A: p.A, B: p.B, Jaccard: fmt.Sprintf("%.4f", p.Jaccard), Hamming: p.Hamming, Method: p.Method}
+		ta, okA := texts[p.A]
+		tb, okB := texts[p.B]
+		pv.NoteA, pv.NoteB = textNote(okA, ta), textNote(okB, tb)
+		if withText {
+			pv.HasText = true
+			sa, sb := diff(ta.Text, tb.Text)
+			pv.SpansA, pv.SpansB = elide(sa), elide(sb)
+		}
+		out[i] = pv
+	}
+	return out
+}
+
+func textNote(found bool, t text) string {
+	switch {
+	case !found:
+		return "text not found in the input files"
+	case t.Dropped > 0:
+		return fmt.Sprintf("first %s characters shown, %s more not shown or compared", commas(MaxTextRunes), commas(int64(t.Dropped)))
+	}
+	return ""
+}
