@@ -23,21 +23,26 @@ func TestDeterministic(t *testing.T) {
 	variants := []struct {
 		runner              string
 		partitions, workers int
+		spool, branches     int // spool: read gzipped inputs from decompressed copies
 	}{
-		{"", transforms.DefaultPartitions, 1}, // the reference
-		{"", 1, 2},
-		{"", 7, 1},
-		{"", 3, 2},
-		{"", transforms.DefaultPartitions, 2},
-		{"direct", 1, 1},
-		{"direct", 7, 2},
-		{"direct", transforms.DefaultPartitions, 2},
-		{"direct", 1000, 1},
+		{"", transforms.DefaultPartitions, 1, 0, 1}, // the reference
+		{"", 1, 2, 1, 2},
+		{"", 7, 1, 1, 3},
+		{"", 7, 1, 0, 2},
+		{"", 3, 2, 0, 1},
+		{"", transforms.DefaultPartitions, 2, 0, 4},
+		{"direct", 1, 1, 0, 1},
+		{"direct", 7, 2, 1, 2},
+		{"direct", transforms.DefaultPartitions, 2, 0, 3},
+		{"direct", 1000, 1, 0, 1},
 	}
 	var want map[string][]byte
 	for i, v := range variants {
 		cfg := transforms.DefaultConfig()
-		cfg.Partitions, cfg.Workers = v.partitions, v.workers
+		cfg.Partitions, cfg.Workers, cfg.Branches = v.partitions, v.workers, v.branches
+		if v.spool == 1 {
+			cfg.Spool = t.TempDir()
+		}
 		dir := t.TempDir()
 		if err := runInto(t, v.runner, cfg, files, dir); err != nil {
 			t.Fatalf("%+v: %v", v, err)
@@ -55,7 +60,12 @@ func TestDeterministic(t *testing.T) {
 		if runner == "" {
 			runner = "prism"
 		}
-		sameOutputs(t, fmt.Sprintf("%s, %d partitions, %d workers", runner, v.partitions, v.workers), want, got)
+		if v.spool == 1 {
+			if spooled, _ := filepath.Glob(filepath.Join(cfg.Spool, "input-*")); len(spooled) == 0 {
+				t.Errorf("%+v: no spool copy written", v)
+			}
+		}
+		sameOutputs(t, fmt.Sprintf("%s, %d partitions, %d workers, spool %d, %d branches", runner, v.partitions, v.workers, v.spool, v.branches), want, got)
 	}
 }
 

@@ -61,6 +61,9 @@ type Config struct {
 	// Branches is the number of copies of each file-reading stage, each
 	// taking every Branches-th file (see pipeline.Files).
 	Branches int
+	// Spool is a local directory for decompressed copies of gzipped inputs
+	// (see spool.go); "" reads the inputs every time.
+	Spool string
 }
 
 // Partitions default: enough groups to spread work and keep each group far

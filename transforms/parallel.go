@@ -1,7 +1,6 @@
 package transforms
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -26,7 +25,10 @@ type docJob[R any] struct {
 	out   []R
 }
 
-// mapDocs reads the file at path and runs work on every good record on
+// A fileReader reads one input file, calling doc and reject for its records.
+type fileReader func(doc func(record.Doc) error, reject func(record.Reject) error) error
+
+// mapDocs reads a file with read and runs work on every good record on
 // `workers` goroutines, each with its own state from newWorker (a Signer, say),
 // in batches; emit is called for every result on the calling goroutine, so
 // it may use Beam emitters. Results come in batches in completion order;
@@ -37,7 +39,7 @@ type docJob[R any] struct {
 // A runner that gives a stage one bundle at a time (Prism) would otherwise
 // use one core for the whole stage; on a cluster, workers run bundles in
 // parallel anyway and workers <= GOMAXPROCS keeps the extra goroutines bounded.
-func mapDocs[R any](ctx context.Context, path string, opt record.Options, workers int,
+func mapDocs[R any](read fileReader, workers int,
 	newWorker func() (func(*docItem, *R), error), emit func(*R), onReject func(record.Reject) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -56,9 +58,9 @@ func mapDocs[R any](ctx context.Context, path string, opt record.Options, worker
 		if onReject == nil {
 			onReject = func(record.Reject) error { return nil }
 		}
-		readErr = readFile(ctx, path, opt, func(d record.Doc) error {
+		readErr = read(func(d record.Doc) error {
 			if d.Index >= wire.MaxLines {
-				return fmt.Errorf("%s: more than %d lines", path, int64(wire.MaxLines))
+				return fmt.Errorf("more than %d lines", int64(wire.MaxLines))
 			}
 			j.items = append(j.items, docItem{ID: d.ID, Text: d.Text, Index: d.Index, RawLen: len(d.Raw)})
 			if len(j.items) == docBatch {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"time"
 
@@ -65,6 +66,14 @@ const (
 // input sees the same reject and no record of the file. Any other failure to
 // open the file is an error, which fails the bundle (a runner may retry it).
 func readFile(ctx context.Context, path string, opt record.Options, doc func(record.Doc) error, reject func(record.Reject) error) error {
+	return readFileFrom(ctx, path, path, opt, nil, doc, reject)
+}
+
+// readFileFrom reads the file at open as if it were the input file name:
+// records and rejects are named by name (for the text format, name is the
+// document id). If tee is not nil, it gets the decompressed bytes.
+func readFileFrom(ctx context.Context, open, name string, opt record.Options, tee io.Writer, doc func(record.Doc) error, reject func(record.Reject) error) error {
+	path := open
 	fsys, err := filesystem.New(ctx, path)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", path, err)
@@ -88,9 +97,12 @@ func readFile(ctx context.Context, path string, opt record.Options, doc func(rec
 	r, err := record.Decompress(path, rc)
 	if err != nil {
 		// A gzip header that does not parse: the whole file is one reject.
-		return reject(record.Reject{File: path, Reason: record.ReasonCorruptGzip, Detail: fmt.Sprintf("%s: %v", path, err)})
+		return reject(record.Reject{File: name, Reason: record.ReasonCorruptGzip, Detail: fmt.Sprintf("%s: %v", name, err)})
 	}
-	return record.Read(r, path, opt, doc, reject)
+	if tee != nil {
+		r = io.TeeReader(r, tee)
+	}
+	return record.Read(r, name, opt, doc, reject)
 }
 
 // RejectLine is one line of rejects-*.jsonl.
@@ -123,12 +135,28 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 			*in = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(normalize.Text(d.Text))}
 		}, nil
 	}
-	err := mapDocs(ctx, path, opt, fn.Cfg.Workers, normalizer, func(in *wire.Info) {
+	spool, err := fn.Cfg.newSpool(ctx, file, path)
+	if err != nil {
+		return err
+	}
+	var tee io.Writer
+	if spool != nil {
+		tee = spool
+		defer spool.abort()
+	}
+	broken := false // a read error ends the file: keep no spool of it
+	read := func(doc func(record.Doc) error, reject func(record.Reject) error) error {
+		return readFileFrom(ctx, path, path, opt, tee, doc, reject)
+	}
+	err = mapDocs(read, fn.Cfg.Workers, normalizer, func(in *wire.Info) {
 		docs++
 		nbytes += in.Len
 		b.Add(wire.Partition(in.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
 	}, func(r record.Reject) error {
 		rej++
+		if r.Reason == record.ReasonCorruptGzip || r.Reason == record.ReasonReadError {
+			broken = true
+		}
 		line, err := json.Marshal(RejectLine{File: r.File, Line: r.Line, Offset: r.Offset, Reason: r.Reason, Detail: r.Detail, Sample: r.Sample})
 		if err != nil {
 			return err
@@ -137,7 +165,12 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		return nil
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if spool != nil && !broken {
+		if err := spool.commit(); err != nil {
+			return err
+		}
 	}
 	b.Flush(emit)
 	if len(rejects) > 0 {

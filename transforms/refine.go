@@ -62,13 +62,13 @@ func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match)
 	return byLine, ms, sets, nil
 }
 
-// set32 returns the sorted set of the low 32 bits of a shingle set. Exact
+// set32 returns the sorted set of the low 32 bits of shingle hashes. Exact
 // checks compare these: half the bytes to ship, and two of the ~10^3
 // shingles of a document agree in 32 bits with probability ~10^-4, which
 // moves a Jaccard value by about 10^-3 at most.
-func set32(set []uint64) []uint64 {
-	out := make([]uint64, len(set))
-	for i, v := range set {
+func set32(shingles []uint64) []uint64 {
+	out := make([]uint64, len(shingles))
+	for i, v := range shingles {
 		out[i] = uint64(uint32(v))
 	}
 	return similarity.Set(out)
@@ -138,9 +138,9 @@ func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, f
 	}
 	opt := cfg.recordOptions()
 	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
-	err := readFile(ctx, path, opt, func(d record.Doc) error {
+	err := cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
 		if idx, ok := byLine[d.Index]; ok {
-			fn(set32(signer.ShingleSet(normalize.Text(d.Text))), idx)
+			fn(set32(signer.Shingles(normalize.Text(d.Text))), idx)
 			delete(byLine, d.Index)
 		}
 		return nil

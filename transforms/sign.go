@@ -125,7 +125,7 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			}
 		}, nil
 	}
-	err := mapDocs(ctx, path, fn.Cfg.recordOptions(), fn.Cfg.Workers, newWorker, func(r *signResult) {
+	err := mapDocs(fn.Cfg.reader(ctx, file, path, fn.Cfg.recordOptions()), fn.Cfg.Workers, newWorker, func(r *signResult) {
 		if r.skip {
 			return
 		}

@@ -203,7 +203,7 @@ func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func
 	opt.Only = func(index int64) bool { return !remove[index] }
 	var kept int64
 	err := writeAtomically(ctx, fn.Cfg.Output, ShardName(KindDedup, file), func(w io.Writer) error {
-		return readFile(ctx, path, opt, func(d record.Doc) error {
+		return fn.Cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {
 				return err

@@ -10,15 +10,18 @@ import (
 )
 
 // writeReport writes report.html into a local output directory, with the
-// texts of sample pairs read from the run's input files when they are JSONL.
-// Remote outputs (URLs) get no report, and remote inputs are not read.
+// texts of sample pairs read from the run's input files when they are JSONL
+// (from their decompressed spool copies while those exist). Remote outputs
+// (URLs) get no report, and remote inputs are not read.
 func writeReport(out string, files []string, cfg *transforms.Config) error {
 	if strings.Contains(out, "://") {
 		return nil
 	}
 	var inputs []string
 	if cfg.Format == "jsonl" && !slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "://") }) {
-		inputs = files
+		for i, f := range files {
+			inputs = append(inputs, cfg.Spooled(i, f))
+		}
 	}
 	if err := htmlreport.Write(out, inputs, cfg.IDField, cfg.TextField); err != nil {
 		return fmt.Errorf("writing %s: %w", htmlreport.FileName, err)

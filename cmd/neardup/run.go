@@ -24,6 +24,7 @@ import (
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/blocking"
+	"github.com/neardup/neardup/transforms/record"
 )
 
 // runFlags are the flags of 'neardup run', registered on flag.CommandLine
@@ -32,6 +33,7 @@ type runFlags struct {
 	input, output, shingle string
 	overwrite, verbose     bool
 	cpuprofile             string
+	spool                  bool
 	cfg                    transforms.Config
 }
 
@@ -42,6 +44,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
 	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
+	fs.BoolVar(&f.spool, "spool", true, "local runners: decompress gzipped inputs once into a temporary directory instead of in every pass")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content) or text (one document per file)")
 	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl: field holding the document id")
@@ -146,6 +149,14 @@ func runMain(args []string) error {
 	}
 
 	setMemoryLimit()
+	if f.spool && localRunner() && anyGzip(files) {
+		dir, err := os.MkdirTemp("", "neardup-spool-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cfg.Spool = dir
+	}
 	if f.cpuprofile != "" {
 		pf, err := os.Create(f.cpuprofile)
 		if err != nil {
@@ -214,16 +225,34 @@ func setMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	if r := flag.Lookup("runner"); r != nil {
-		if v := r.Value.String(); v != "" && v != "prism" && v != "direct" {
-			return
-		}
+	if !localRunner() {
+		return
 	}
 	limit := int64(5 << 30)
 	if total := physicalMemory(); total > 0 {
 		limit = min(limit, max(total/4, 1<<30))
 	}
 	debug.SetMemoryLimit(limit)
+}
+
+// localRunner reports whether the job runs in this process: Prism (the
+// default) or the direct runner.
+func localRunner() bool {
+	if r := flag.Lookup("runner"); r != nil {
+		if v := r.Value.String(); v != "" && v != "prism" && v != "direct" {
+			return false
+		}
+	}
+	return true
+}
+
+func anyGzip(files []string) bool {
+	for _, f := range files {
+		if record.IsGzip(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // physicalMemory returns the machine's memory in bytes, or 0 if unknown.

@@ -48,25 +48,18 @@ func hotPairs(n, window int, pair func(a, b int)) (skipped int64) {
 
 // Sort orders entries by key, then document, and drops repeats.
 func Sort(entries []wire.Entry) []wire.Entry {
-	return sortEntries(entries, func(e *wire.Entry) (uint64, wire.Doc) { return e.Key, e.Doc })
+	slices.SortFunc(entries, func(a, b wire.Entry) int {
+		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Doc, b.Doc))
+	})
+	return slices.Compact(entries)
 }
 
 // SortSim orders SimHash entries by key, then document, and drops repeats.
 func SortSim(entries []wire.SimEntry) []wire.SimEntry {
-	return sortEntries(entries, func(e *wire.SimEntry) (uint64, wire.Doc) { return e.Key, e.Doc })
-}
-
-func sortEntries[E any](entries []E, kd func(*E) (uint64, wire.Doc)) []E {
-	slices.SortFunc(entries, func(a, b E) int {
-		ka, da := kd(&a)
-		kb, db := kd(&b)
-		return cmp.Or(cmp.Compare(ka, kb), cmp.Compare(da, db))
+	slices.SortFunc(entries, func(a, b wire.SimEntry) int {
+		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Doc, b.Doc))
 	})
-	return slices.CompactFunc(entries, func(a, b E) bool {
-		ka, da := kd(&a)
-		kb, db := kd(&b)
-		return ka == kb && da == db
-	})
+	return slices.CompactFunc(entries, func(a, b wire.SimEntry) bool { return a.Key == b.Key && a.Doc == b.Doc })
 }
 
 // Stats counts what Append did.

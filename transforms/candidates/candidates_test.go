@@ -401,3 +401,14 @@ func BenchmarkAppend(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(dst)), "pairs/op")
 }
+
+func TestSortAllocs(t *testing.T) {
+	entries := make([]wire.Entry, 4096)
+	for i := range entries {
+		entries[i] = wire.Entry{Key: uint64(i*7919) % 1000, Doc: uint64(i)}
+	}
+	work := make([]wire.Entry, len(entries))
+	if n := testing.AllocsPerRun(10, func() { copy(work, entries); Sort(work) }); n != 0 {
+		t.Errorf("Sort allocates %v times per call", n)
+	}
+}

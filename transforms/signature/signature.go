@@ -125,6 +125,14 @@ func (s *Signer) ShingleSet(normalized string) []uint64 {
 	return s.set
 }
 
+// Shingles returns the shingle hashes of normalized text in document order,
+// repeats included. The slice is reused by the next call.
+func (s *Signer) Shingles(normalized string) []uint64 {
+	var sig Signature
+	s.shingle(normalized, &sig)
+	return s.shingles
+}
+
 // TokenHashes returns the token hashes of normalized text (after MaxTokens).
 // The slice is reused by the next call.
 func (s *Signer) TokenHashes(normalized string) []uint64 {
