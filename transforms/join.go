@@ -161,8 +161,10 @@ func (fn *VerifyFn) ProcessElement(ctx context.Context, part int, infoChunks, ha
 				return fmt.Errorf("verify: no info for document %d (partition %d)", bDoc, part)
 			}
 			m, d := verify.Check(&a, b, cfg)
+			Progress.Verified.Add(1)
 			switch d {
 			case verify.Accept:
+				Progress.Matched.Add(1)
 				verified++
 				byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
 			case verify.CheckExactly:

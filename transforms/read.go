@@ -150,6 +150,7 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	}
 	err = mapDocs(read, fn.Cfg.Workers, normalizer, func(in *wire.Info) {
 		docs++
+		Progress.Read.Add(1)
 		nbytes += in.Len
 		b.Add(wire.Partition(in.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
 	}, func(r record.Reject) error {

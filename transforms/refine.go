@@ -187,6 +187,7 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths fu
 			}
 			m.Jaccard = float32(j)
 			accepted++
+			Progress.Matched.Add(1)
 			b.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, m) }, emit)
 		}
 	})

@@ -130,6 +130,7 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			return
 		}
 		signed++
+		Progress.Signed.Add(1)
 		if r.truncated {
 			truncated++
 		}

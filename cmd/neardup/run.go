@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -33,7 +34,7 @@ type runFlags struct {
 	input, output, shingle string
 	overwrite, verbose     bool
 	cpuprofile             string
-	spool                  bool
+	spool, quiet           bool
 	cfg                    transforms.Config
 }
 
@@ -44,6 +45,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
 	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
 	fs.BoolVar(&f.spool, "spool", true, "local runners: decompress gzipped inputs once into a temporary directory instead of in every pass")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content) or text (one document per file)")
@@ -85,6 +87,7 @@ writes to DIR:
 	dedup-NNNNN.jsonl     the input records kept, byte for byte
 	rejects-NNNNN.jsonl   records that could not be read, with file, line and reason
 	summary.json          counts; input_records = kept + removed + rejected
+	report.html           a page to look at the run
 
 NNNNN is the index of the input file in sorted order.
 
@@ -95,12 +98,67 @@ Examples:
 	neardup run --input 'pages/*.tsv' --format tsv --output out/pages
 
 Beam flags such as --runner (default prism), --endpoint and
---environment_type choose where the job runs.
-
-Flags:
+--environment_type choose where the job runs (see scripts/run-flink.sh and
+scripts/run-dataflow.sh).
 `)
-	fs.SetOutput(os.Stdout)
-	fs.PrintDefaults()
+	printGrouped(os.Stdout, fs, runFlagGroups)
+}
+
+// runFlagGroups orders the flags of 'neardup run' by what they are about.
+var runFlagGroups = []struct {
+	title string
+	names []string
+}{
+	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "output", "overwrite"}},
+	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
+	{"Signatures and blocking", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions"}},
+	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile"}},
+}
+
+// printGrouped prints the flags of fs under the titles of groups, then any
+// flag no group names, in the layout of flag.PrintDefaults.
+func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
+	title string
+	names []string
+}) {
+	seen := map[string]bool{}
+	one := func(f *flag.Flag) {
+		seen[f.Name] = true
+		name, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(w, "  -%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(w, " %s", name)
+		}
+		fmt.Fprintf(w, "\n    \t%s", strings.ReplaceAll(usage, "\n", "\n    \t"))
+		switch {
+		case f.DefValue == "" || f.DefValue == "0" || f.DefValue == "false":
+		case name == "string":
+			fmt.Fprintf(w, " (default %q)", f.DefValue)
+		default:
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, g := range groups {
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		for _, n := range g.names {
+			if f := fs.Lookup(n); f != nil {
+				one(f)
+			}
+		}
+	}
+	var rest []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		if !seen[f.Name] {
+			rest = append(rest, f)
+		}
+	})
+	if len(rest) > 0 {
+		fmt.Fprintf(w, "\nOther:\n")
+		for _, f := range rest {
+			one(f)
+		}
+	}
 }
 
 func runMain(args []string) error {
@@ -170,6 +228,12 @@ func runMain(args []string) error {
 	p, s := beam.NewPipelineWithRoot()
 	pipeline.Build(s, *cfg, files)
 	start := time.Now()
+	if !f.quiet && localRunner() {
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() { progress(os.Stderr, 5*time.Second, stop); close(done) }()
+		defer func() { close(stop); <-done }()
+	}
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {
 		return fmt.Errorf("pipeline failed: %w", err)
