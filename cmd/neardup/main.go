@@ -37,7 +37,7 @@ Run 'neardup help <command>' for a command's flags.
 
 Examples:
 
-	neardup run --input 'testdata/sample/*.jsonl' --output out/sample
+	neardup run --input 'testdata/sample/sample-*' --output out/sample
 	neardup run --input 'crawl/*.jsonl.gz' --output out/crawl --threshold 0.85
 	neardup compare a.txt b.txt
 

@@ -93,7 +93,7 @@ NNNNN is the index of the input file in sorted order.
 
 Examples:
 
-	neardup run --input 'testdata/sample/*.jsonl' --output out/sample
+	neardup run --input 'testdata/sample/sample-*' --output out/sample
 	neardup run --input 'a/*.jsonl.gz,b/*.jsonl.gz' --output out --method minhash --threshold 0.9
 	neardup run --input 'pages/*.tsv' --format tsv --output out/pages
 
