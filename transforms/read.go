@@ -52,26 +52,22 @@ const (
 	StatKept       = "kept"
 )
 
-// Reasons of the whole-file rejects readFile reports for an input path that
+// Reasons of the whole-file rejects readFileFrom reports for an input path that
 // cannot be read as a file (Line 0). The other reasons are record.Reason*.
 const (
 	ReasonNotAFile   = "not_a_file" // the path is a directory
 	ReasonUnreadable = "unreadable" // opening the file is not permitted
 )
 
-// readFile opens file (any Beam filesystem, gzip by extension) and parses it.
+// readFileFrom opens the file at open (any Beam filesystem, gzip by
+// extension) and parses it as if it were the input file name: records and
+// rejects are named by name (for the text format, name is the document id).
+// If tee is not nil, it gets the decompressed bytes.
 //
 // A path that is a directory or that may not be opened is one whole-file
 // reject (Line 0, ReasonNotAFile or ReasonUnreadable): every pass over the
 // input sees the same reject and no record of the file. Any other failure to
 // open the file is an error, which fails the bundle (a runner may retry it).
-func readFile(ctx context.Context, path string, opt record.Options, doc func(record.Doc) error, reject func(record.Reject) error) error {
-	return readFileFrom(ctx, path, path, opt, nil, doc, reject)
-}
-
-// readFileFrom reads the file at open as if it were the input file name:
-// records and rejects are named by name (for the text format, name is the
-// document id). If tee is not nil, it gets the decompressed bytes.
 func readFileFrom(ctx context.Context, open, name string, opt record.Options, tee io.Writer, doc func(record.Doc) error, reject func(record.Reject) error) error {
 	path := open
 	fsys, err := filesystem.New(ctx, path)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -282,4 +283,25 @@ func summaryCounts(t *testing.T, b []byte) []byte {
 	}
 	c, _ := json.Marshal(s.Counts)
 	return c
+}
+
+// TestRunFlagGroups: every flag of 'neardup run' is listed in exactly one
+// group of its help, so a new flag cannot go missing from it.
+func TestRunFlagGroups(t *testing.T) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	registerRunFlags(fs)
+	count := map[string]int{}
+	for _, g := range runFlagGroups {
+		for _, n := range g.names {
+			if fs.Lookup(n) == nil {
+				t.Errorf("group %q names unknown flag %q", g.title, n)
+			}
+			count[n]++
+		}
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if count[f.Name] != 1 {
+			t.Errorf("flag %q is in %d groups, want 1", f.Name, count[f.Name])
+		}
+	})
 }
