@@ -173,3 +173,52 @@ func TestOrderIndependent(t *testing.T) {
 		t.Errorf("counts differ:\noriginal  %v\nreordered %v", res[0].counts, res[1].counts)
 	}
 }
+
+// TestComponentsShape: the connected-components rounds and partitions change
+// how the clusters are found, not what they are. With no rounds every
+// cluster that is not already a star goes to the one-worker remainder; with
+// enough rounds none does. Every output file is byte-identical, and the
+// summary differs only in the remainder count.
+func TestComponentsShape(t *testing.T) {
+	files := inputs(t, append([]string{"../testdata/bad/bad.jsonl"}, sampleFiles...)...)
+	variants := []struct{ partitions, rounds int }{
+		{transforms.DefaultConfig().CCPartitions, transforms.DefaultConfig().CCRounds}, // the reference
+		{1, 0},
+		{7, 0},
+		{7, 1},
+		{64, 2},
+		{3, 6},
+	}
+	var want map[string][]byte
+	var wantCounts map[string]int64
+	remainders := map[int]int64{}
+	for i, v := range variants {
+		cfg := transforms.DefaultConfig()
+		cfg.CCPartitions, cfg.CCRounds = v.partitions, v.rounds
+		dir := t.TempDir()
+		if err := runInto(t, "", cfg, files, dir); err != nil {
+			t.Fatalf("%+v: %v", v, err)
+		}
+		counts := checkAccounting(t, dir)
+		remainders[v.rounds] = max(remainders[v.rounds], counts[transforms.StatRemainder])
+		delete(counts, transforms.StatRemainder)
+		got := outputs(t, dir)
+		delete(got, "summary.json")
+		if i == 0 {
+			want, wantCounts = got, counts
+			continue
+		}
+		what := fmt.Sprintf("%d components partitions, %d rounds", v.partitions, v.rounds)
+		sameOutputs(t, what, want, got)
+		if !maps.Equal(counts, wantCounts) {
+			t.Errorf("%s: counts %v, want %v", what, counts, wantCounts)
+		}
+	}
+	t.Logf("edges left to the remainder by rounds: %v", remainders)
+	if remainders[0] == 0 {
+		t.Error("no edges left to the remainder without rounds: that path is untested")
+	}
+	if remainders[6] != 0 {
+		t.Errorf("%d edges left to the remainder after 6 rounds, want 0 on the sample", remainders[6])
+	}
+}

@@ -99,7 +99,7 @@ func Build(s beam.Scope, cfg transforms.Config, files []string) {
 	entries, infos, signStats := Signatures(s, cfg, fileCol, skips)
 	pairs, candStats := Candidates(s, cfg, entries)
 	verified, verifyStats := Verify(s, cfg, fileCol, infos, pairs)
-	matches := beam.Flatten(s, exactMatches, verified)
+	matches := beam.GroupByKey(s, beam.Flatten(s, exactMatches, verified))
 	clusters, removes, clusterStats := Clusters(s, cfg, matches)
 	writeStats := Write(s, cfg, fileCol, matches, clusters, rejects, removes)
 	Summary(s, cfg, readStats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
@@ -159,29 +159,44 @@ func Verify(s beam.Scope, cfg transforms.Config, files Files, infos, pairs beam.
 	return beam.Flatten(s, accepted, exact[0]), beam.Flatten(s, st1, st2, withSets[1], exact[1])
 }
 
-// Clusters finds the connected components of all matches.
+// Clusters finds the connected components of all matches: rounds of
+// large-star and small-star steps over partitions of the documents, then
+// Settle/Resolve assign the components that have become stars, and the edges
+// of any other component go to a union-find on one worker (see package
+// components). Cluster lines are written per partition of the components'
+// smallest documents.
 //
-// In: matches (any key, chunk). Out: cluster lines (file index, chunk),
+// In: matches grouped by any key. Out: cluster lines (file index, chunk),
 // documents to remove (file index, chunk), stats.
 func Clusters(s beam.Scope, cfg transforms.Config, matches beam.PCollection) (clusters, removes, st beam.PCollection) {
 	s = s.Scope("Clusters")
-	one := beam.GroupByKey(s, beam.ParDo(s, transforms.ToOneKey, matches))
-	return beam.ParDo3(s, &transforms.ClusterFn{Cfg: cfg}, one)
+	edges, members := beam.ParDo2(s, &transforms.EdgesFn{Cfg: cfg}, matches)
+	for range cfg.CCRounds {
+		edges = beam.ParDo(s, &transforms.StarFn{Cfg: cfg, Large: true}, beam.GroupByKey(s, edges))
+		edges = beam.ParDo(s, &transforms.StarFn{Cfg: cfg}, beam.GroupByKey(s, edges))
+	}
+	stars, leaves, rest := beam.ParDo3(s, &transforms.SettleFn{Cfg: cfg}, beam.GroupByKey(s, edges))
+	settled, rest2 := beam.ParDo2(s, &transforms.ResolveFn{Cfg: cfg}, beam.CoGroupByKey(s, stars, leaves))
+	unsettled, remStats := beam.ParDo2(s, &transforms.RemainderFn{Cfg: cfg}, beam.GroupByKey(s, beam.Flatten(s, rest, rest2)))
+	rooted := beam.ParDo(s, &transforms.MembersFn{Cfg: cfg}, beam.CoGroupByKey(s, members, beam.Flatten(s, settled, unsettled)))
+	clusters, removes, st = beam.ParDo3(s, &transforms.ClusterFn{Cfg: cfg}, beam.GroupByKey(s, rooted))
+	return clusters, removes, beam.Flatten(s, st, remStats)
 }
 
 // Write writes pairs, clusters, rejects and the deduplicated input, one
 // shard per input file that has any.
 //
-// In: files, matches, cluster lines, reject lines, removals (all keyed by
-// file index). Out: stats.
+// In: files, matches grouped by file index, cluster lines, reject lines,
+// removals (keyed by file index). Out: stats.
 func Write(s beam.Scope, cfg transforms.Config, files Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
-	shard := func(kind string, col beam.PCollection) beam.PCollection {
-		return beam.ParDo(s.Scope(kind), &transforms.WriteLinesFn{Cfg: cfg, Kind: kind}, beam.GroupByKey(s, col))
+	write := func(kind string, grouped beam.PCollection) beam.PCollection {
+		return beam.ParDo(s.Scope(kind), &transforms.WriteLinesFn{Cfg: cfg, Kind: kind}, grouped)
 	}
+	shard := func(kind string, col beam.PCollection) beam.PCollection { return write(kind, beam.GroupByKey(s, col)) }
 	dedup := files.perFile(s.Scope("dedup"), 1, &transforms.WriteDedupFn{Cfg: cfg}, removes, rejects)[0]
 	return beam.Flatten(s,
-		shard(transforms.KindPairs, matches),
+		write(transforms.KindPairs, matches),
 		shard(transforms.KindClusters, clusters),
 		shard(transforms.KindRejects, rejects),
 		dedup)

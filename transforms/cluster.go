@@ -1,24 +1,36 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/unionfind"
+	"github.com/neardup/neardup/transforms/components"
 	"github.com/neardup/neardup/transforms/wire"
 )
 
 func init() {
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&EdgesFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&StarFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), error](&SettleFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&ResolveFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&RemainderFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&MembersFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ClusterFn{})
-	register.Function2x2(ToOneKey)
 }
 
-// ToOneKey moves every element to key 0, for a step that must see them all.
-func ToOneKey(_ int, v []byte) (int, []byte) { return 0, v }
+// The connected components of the matches are found in rounds over
+// Cfg.CCPartitions partitions of the documents (package components): no
+// worker holds more than one partition's edges, except the final union-find
+// over the edges of the components the rounds did not finish (counted in
+// StatRemainder). The DoFns below are the steps; pipeline.Clusters chains
+// them.
 
 // ClusterLine is one line of clusters-*.jsonl.
 type ClusterLine struct {
@@ -28,29 +40,66 @@ type ClusterLine struct {
 	Members        []string `json:"members"`
 }
 
-// ClusterFn joins matched documents into clusters (connected components) and
-// picks the representative each cluster keeps.
+// edgeSender batches edges to the partitions of their endpoints: both, or
+// only the larger one (components.Up).
+type edgeSender struct {
+	b     *wire.Batcher
+	parts int
+	emit  func(int, []byte)
+}
+
+func newEdgeSender(parts int, emit func(int, []byte)) *edgeSender {
+	return &edgeSender{b: wire.NewBatcher(0), parts: parts, emit: emit}
+}
+
+func (s *edgeSender) send(e components.Edge, t components.EdgeTargets) {
+	add := func(part int) { s.b.Add(part, func(c []byte) []byte { return wire.AppendPair(c, e) }, s.emit) }
+	oa, ob := components.Owner(e.A, s.parts), components.Owner(e.B, s.parts)
+	if t == components.Both {
+		add(oa)
+	}
+	if t == components.Up || ob != oa {
+		add(ob)
+	}
+}
+
+func (s *edgeSender) flush() { s.b.Flush(s.emit) }
+
+// decodeEdges reads every wire.Pair chunk of iter.
+func decodeEdges(dst []components.Edge, iter func(*[]byte) bool) ([]components.Edge, error) {
+	var chunk []byte
+	var err error
+	for iter(&chunk) {
+		if dst, err = wire.AppendPairs(dst, chunk); err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
+}
+
+// EdgesFn starts the components: every match becomes an edge, sent to the
+// partitions of both documents, and each document's id and length go to its
+// partition for the cluster lines.
 //
-// In: (key, every wire.Match chunk: exact and verified). Out: cluster lines
-// (wire.OutLine chunks keyed by the file of the cluster's first document,
-// sorted by that document) and the documents to remove (uvarint line
-// numbers keyed by file index).
-//
-// The components are found on one worker; its memory follows the number of
-// matched documents, not the corpus.
-type ClusterFn struct {
+// In: (any key, wire.Match chunks). Out: wire.Pair chunks (partition), and
+// wire.Member chunks (partition of the document, Root unset).
+type EdgesFn struct {
 	Cfg Config
 }
 
-type node struct {
-	id  string
-	len int64
-}
-
-func (fn *ClusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
+func (fn *EdgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte)) error {
 	defer busy(ctx, "Clusters", time.Now())
-	uf := unionfind.NewSparse()
-	nodes := make(map[wire.Doc]node)
+	edges := newEdgeSender(fn.Cfg.CCPartitions, emitEdge)
+	members := wire.NewBatcher(0)
+	seen := make(map[wire.Doc]bool)
+	member := func(d wire.Doc, id string, n int64) {
+		if seen[d] {
+			return
+		}
+		seen[d] = true
+		m := wire.Member{Doc: d, ID: id, Len: n}
+		members.Add(components.Owner(d, fn.Cfg.CCPartitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emitMember)
+	}
 	var chunk []byte
 	var m wire.Match
 	var err error
@@ -59,29 +108,240 @@ func (fn *ClusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 			if c, err = wire.DecodeMatch(c, &m); err != nil {
 				return err
 			}
-			nodes[m.A] = node{m.IDA, m.LenA}
-			nodes[m.B] = node{m.IDB, m.LenB}
-			uf.Union(m.A, m.B)
+			if m.A == m.B {
+				continue
+			}
+			edges.send(components.NewEdge(m.A, m.B), components.Both)
+			member(m.A, m.IDA, m.LenA)
+			member(m.B, m.IDB, m.LenB)
 		}
 	}
+	edges.flush()
+	members.Flush(emitMember)
+	return nil
+}
+
+// StarFn is one large-star (Large) or small-star step over one partition.
+//
+// In: (partition, wire.Pair chunks). Out: wire.Pair chunks for the next
+// step (partition).
+type StarFn struct {
+	Cfg   Config
+	Large bool
+}
+
+func (fn *StarFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte)) error {
+	defer busy(ctx, "Clusters", time.Now())
+	edges, err := decodeEdges(nil, chunks)
+	if err != nil {
+		return err
+	}
+	out := newEdgeSender(fn.Cfg.CCPartitions, emit)
+	if fn.Large {
+		arcs := components.Arcs(nil, edges, part, fn.Cfg.CCPartitions)
+		components.LargeStar(arcs, func(e components.Edge) { out.send(e, components.Up) })
+	} else {
+		arcs := components.UpArcs(nil, edges, part, fn.Cfg.CCPartitions)
+		components.SmallStar(arcs, func(e components.Edge) { out.send(e, components.Both) })
+	}
+	out.flush()
+	return nil
+}
+
+// SettleFn classifies the nodes of one partition after the last round
+// (components.Settle).
+//
+// In: (partition, wire.Pair chunks). Out: star edges and leaf edges
+// (partition of the centre), remainder edges (key 0).
+type SettleFn struct {
+	Cfg Config
+}
+
+func (fn *SettleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte)) error {
+	defer busy(ctx, "Clusters", time.Now())
+	edges, err := decodeEdges(nil, chunks)
+	if err != nil {
+		return err
+	}
+	p := fn.Cfg.CCPartitions
+	stars, leaves, rest := wire.NewBatcher(0), wire.NewBatcher(0), wire.NewBatcher(0)
+	add := func(b *wire.Batcher, part int, e components.Edge, emit func(int, []byte)) {
+		b.Add(part, func(c []byte) []byte { return wire.AppendPair(c, e) }, emit)
+	}
+	components.Settle(components.Arcs(nil, edges, part, p),
+		func(e components.Edge) { add(stars, components.Owner(e.A, p), e, emitStar) },
+		func(e components.Edge) { add(leaves, components.Owner(e.A, p), e, emitLeaf) },
+		func(e components.Edge) { add(rest, 0, e, emitRest) })
+	stars.Flush(emitStar)
+	leaves.Flush(emitLeaf)
+	rest.Flush(emitRest)
+	return nil
+}
+
+// ResolveFn assigns the members of finished stars to their centre
+// (components.Resolve).
+//
+// In: (partition, star edge chunks, leaf edge chunks). Out: assignments as
+// wire.Pair{A: node, B: root} chunks (partition of the node), remainder
+// edges (key 0).
+type ResolveFn struct {
+	Cfg Config
+}
+
+func (fn *ResolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte)) error {
+	defer busy(ctx, "Clusters", time.Now())
+	stars, err := decodeEdges(nil, starChunks)
+	if err != nil {
+		return err
+	}
+	leaves, err := decodeEdges(nil, leafChunks)
+	if err != nil {
+		return err
+	}
+	assign, rest := newAssigner(fn.Cfg.CCPartitions, emitAssign), wire.NewBatcher(0)
+	components.Resolve(components.SortEdges(stars), components.SortEdges(leaves), assign.add,
+		func(e components.Edge) { rest.Add(0, func(c []byte) []byte { return wire.AppendPair(c, e) }, emitRest) })
+	assign.b.Flush(emitAssign)
+	rest.Flush(emitRest)
+	return nil
+}
+
+type assigner struct {
+	b     *wire.Batcher
+	parts int
+	emit  func(int, []byte)
+}
+
+func newAssigner(parts int, emit func(int, []byte)) *assigner {
+	return &assigner{b: wire.NewBatcher(0), parts: parts, emit: emit}
+}
+
+func (a *assigner) add(x components.Assignment) {
+	a.b.Add(components.Owner(x.Node, a.parts), func(c []byte) []byte {
+		return wire.AppendPair(c, wire.Pair{A: x.Node, B: x.Root})
+	}, a.emit)
+}
+
+// RemainderFn joins the edges of the components the rounds did not finish
+// with union-find, on one worker (components.Remainder).
+//
+// In: (0, wire.Pair chunks). Out: assignments as in ResolveFn, stats.
+type RemainderFn struct {
+	Cfg Config
+}
+
+func (fn *RemainderFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitAssign func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Clusters", time.Now())
+	edges, err := decodeEdges(nil, chunks)
+	if err != nil {
+		return err
+	}
+	edges = components.SortEdges(edges)
+	assign := newAssigner(fn.Cfg.CCPartitions, emitAssign)
+	components.Remainder(edges, assign.add)
+	assign.b.Flush(emitAssign)
+	emitStat(StatRemainder, int64(len(edges)))
+	return nil
+}
+
+// MembersFn gives every clustered document its root.
+//
+// In: (partition, wire.Member chunks, assignment chunks). Out: wire.Member
+// chunks with Root set (partition of the root).
+type MembersFn struct {
+	Cfg Config
+}
+
+func (fn *MembersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte)) error {
+	defer busy(ctx, "Clusters", time.Now())
+	members := make(map[wire.Doc]wire.Member)
+	var chunk []byte
+	var err error
+	for memberChunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			var m wire.Member
+			if c, err = wire.DecodeMember(c, &m); err != nil {
+				return err
+			}
+			members[m.Doc] = m
+		}
+	}
+	assigns, err := decodeEdges(nil, assignChunks)
+	if err != nil {
+		return err
+	}
+	out := wire.NewBatcher(0)
+	for _, a := range assigns {
+		m, ok := members[a.A]
+		if !ok {
+			return fmt.Errorf("components partition %d: document %d assigned to %d has no id", part, a.A, a.B)
+		}
+		m.Root = a.B
+		out.Add(components.Owner(m.Root, fn.Cfg.CCPartitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emit)
+		delete(members, a.A)
+	}
+	if len(members) > 0 {
+		return fmt.Errorf("components partition %d: %d documents were assigned to no component", part, len(members))
+	}
+	out.Flush(emit)
+	return nil
+}
+
+// ClusterFn writes the clusters of one partition of roots and picks the
+// representative each cluster keeps.
+//
+// In: (partition, wire.Member chunks with their roots). Out: cluster lines
+// (wire.OutLine chunks keyed by the file of the cluster's first document,
+// sorted by that document), the documents to remove (uvarint line numbers
+// keyed by file index), stats.
+type ClusterFn struct {
+	Cfg Config
+}
+
+func (fn *ClusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Clusters", time.Now())
+	var all []wire.Member
+	var chunk []byte
+	var err error
+	for chunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			var m wire.Member
+			if c, err = wire.DecodeMember(c, &m); err != nil {
+				return err
+			}
+			all = append(all, m)
+		}
+	}
+	slices.SortFunc(all, func(a, b wire.Member) int {
+		if a.Root != b.Root {
+			return cmp.Compare(a.Root, b.Root)
+		}
+		return cmp.Compare(a.Doc, b.Doc)
+	})
 	lines := wire.NewBatcher(0)
 	removes := wire.NewBatcher(0)
 	var clusters, clustered, removed int64
-	for _, comp := range uf.Components() { // sorted members, sorted by first member
-		rep := comp[0]
+	for i := 0; i < len(all); {
+		j := i + 1
+		for j < len(all) && all[j].Root == all[i].Root {
+			j++
+		}
+		comp := all[i:j] // sorted members; comp[0] is the root
+		i = j
+		rep := 0
 		if fn.Cfg.Keep == "longest" {
-			for _, d := range comp[1:] {
-				if nodes[d].len > nodes[rep].len {
-					rep = d
+			for k := range comp {
+				if comp[k].Len > comp[rep].Len {
+					rep = k
 				}
 			}
 		}
-		cl := ClusterLine{Cluster: nodes[comp[0]].id, Size: len(comp), Representative: nodes[rep].id, Members: make([]string, len(comp))}
-		for i, d := range comp {
-			cl.Members[i] = nodes[d].id
-			if d != rep {
-				line := wire.Line(d)
-				removes.Add(wire.File(d), func(c []byte) []byte { return binary.AppendUvarint(c, uint64(line)) }, emitRemove)
+		cl := ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
+		for k, m := range comp {
+			cl.Members[k] = m.ID
+			if k != rep {
+				line := wire.Line(m.Doc)
+				removes.Add(wire.File(m.Doc), func(c []byte) []byte { return binary.AppendUvarint(c, uint64(line)) }, emitRemove)
 				removed++
 			}
 		}
@@ -89,7 +349,7 @@ func (fn *ClusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 		if err != nil {
 			return err
 		}
-		first := comp[0]
+		first := comp[0].Doc
 		lines.Add(wire.File(first), func(c []byte) []byte { return wire.AppendLine(c, first, 0, text) }, emitCluster)
 		clusters++
 		clustered += int64(len(comp))

@@ -50,8 +50,13 @@ type Config struct {
 	SimBlocks  int // SimHash pigeonhole blocks (m)
 
 	Partitions int // shuffle partitions
-	MaxBucket  int
-	Window     int
+	// CCPartitions and CCRounds shape the connected components: the
+	// documents' partitions and the large-star/small-star rounds run before
+	// the rest is finished on one worker (see ClusterFn).
+	CCPartitions int
+	CCRounds     int
+	MaxBucket    int
+	Window       int
 
 	Keep string // longest or first
 
@@ -75,30 +80,32 @@ func DefaultConfig() Config {
 	sig := signature.DefaultConfig()
 	bands := blocking.ChooseBands(0.8, sig.Perms, blocking.DefaultWeights)
 	return Config{
-		Format:      "jsonl",
-		IDField:     record.DefaultIDField,
-		TextField:   record.DefaultTextField,
-		MaxDocBytes: record.DefaultMaxDocBytes,
-		MaxTokens:   sig.MaxTokens,
-		Tokens:      "char",
-		Dictionary:  "zh_s",
-		Shingle:     sig.N,
-		Perms:       sig.Perms,
-		MinHash:     "classic",
-		Seed:        sig.Seed,
-		Method:      "both",
-		Verify:      "auto",
-		Threshold:   0.8,
-		Hamming:     3,
-		Confidence:  0.95,
-		Bands:       bands.B,
-		Rows:        bands.R,
-		SimBlocks:   4,
-		Partitions:  DefaultPartitions,
-		MaxBucket:   candidates.DefaultLimits.MaxBucket,
-		Window:      candidates.DefaultLimits.Window,
-		Keep:        "longest",
-		Branches:    min(runtime.NumCPU(), 4),
+		Format:       "jsonl",
+		IDField:      record.DefaultIDField,
+		TextField:    record.DefaultTextField,
+		MaxDocBytes:  record.DefaultMaxDocBytes,
+		MaxTokens:    sig.MaxTokens,
+		Tokens:       "char",
+		Dictionary:   "zh_s",
+		Shingle:      sig.N,
+		Perms:        sig.Perms,
+		MinHash:      "classic",
+		Seed:         sig.Seed,
+		Method:       "both",
+		Verify:       "auto",
+		Threshold:    0.8,
+		Hamming:      3,
+		Confidence:   0.95,
+		Bands:        bands.B,
+		Rows:         bands.R,
+		SimBlocks:    4,
+		Partitions:   DefaultPartitions,
+		CCPartitions: 16,
+		CCRounds:     3,
+		MaxBucket:    candidates.DefaultLimits.MaxBucket,
+		Window:       candidates.DefaultLimits.Window,
+		Keep:         "longest",
+		Branches:     min(runtime.NumCPU(), 4),
 	}
 }
 
@@ -127,6 +134,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("bands %dx%d do not fit %d permutations", c.Bands, c.Rows, c.Perms)
 	case c.Partitions < 1:
 		return fmt.Errorf("partitions %d < 1", c.Partitions)
+	case c.CCPartitions < 1 || c.CCRounds < 0:
+		return fmt.Errorf("components partitions %d < 1 or rounds %d < 0", c.CCPartitions, c.CCRounds)
 	case c.MaxBucket < 2 || c.Window < 1:
 		return fmt.Errorf("bucket limits %d/%d too small", c.MaxBucket, c.Window)
 	case c.Keep != "longest" && c.Keep != "first":

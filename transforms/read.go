@@ -49,6 +49,7 @@ const (
 	StatClusters   = "clusters"
 	StatClustered  = "clustered_documents"
 	StatRemoved    = "removed"
+	StatRemainder  = "components_remainder_edges"
 	StatKept       = "kept"
 )
 

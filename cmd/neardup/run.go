@@ -68,6 +68,8 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.Partitions, "partitions", c.Partitions, "shuffle partitions")
 	fs.IntVar(&c.MaxBucket, "max-bucket", c.MaxBucket, "buckets up to this many documents compare all pairs")
 	fs.IntVar(&c.Window, "window", c.Window, "bigger buckets compare each document with this many neighbours")
+	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components")
+	fs.IntVar(&c.CCRounds, "cc-rounds", c.CCRounds, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges)")
 	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest or first")
 	fs.IntVar(&c.Branches, "branches", c.Branches, "copies of each file-reading stage, each reading every n-th file (parallelism on Prism)")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "goroutines per file for parsing and signatures (0: one per core)")
@@ -111,7 +113,7 @@ var runFlagGroups = []struct {
 }{
 	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "output", "overwrite"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
-	{"Signatures and blocking", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions"}},
+	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds"}},
 	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile"}},
 }
 

@@ -407,3 +407,38 @@ func (b *Batcher) Flush(emit func(int, []byte)) {
 	}
 	clear(b.bufs)
 }
+
+// Member is a clustered document with what cluster lines report of it, and
+// the smallest document of its component (Root) once that is known.
+type Member struct {
+	Root, Doc Doc
+	ID        string
+	Len       int64
+}
+
+// AppendMember appends m to chunk.
+func AppendMember(chunk []byte, m *Member) []byte {
+	chunk = binary.LittleEndian.AppendUint64(chunk, m.Root)
+	chunk = binary.LittleEndian.AppendUint64(chunk, m.Doc)
+	chunk = appendString(chunk, m.ID)
+	return binary.AppendUvarint(chunk, uint64(m.Len))
+}
+
+// DecodeMember decodes the Member at the start of chunk and returns the rest.
+func DecodeMember(chunk []byte, m *Member) ([]byte, error) {
+	if len(chunk) < 16 {
+		return nil, fmt.Errorf("%w: short member", ErrCorrupt)
+	}
+	m.Root = binary.LittleEndian.Uint64(chunk)
+	m.Doc = binary.LittleEndian.Uint64(chunk[8:])
+	var err error
+	if m.ID, chunk, err = decodeString(chunk[16:]); err != nil {
+		return nil, err
+	}
+	n, k := binary.Uvarint(chunk)
+	if k <= 0 {
+		return nil, fmt.Errorf("%w: member length", ErrCorrupt)
+	}
+	m.Len = int64(n)
+	return chunk[k:], nil
+}

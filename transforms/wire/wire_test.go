@@ -766,3 +766,35 @@ func FuzzDecodeMatch(f *testing.F) {
 		}
 	})
 }
+
+func TestMemberRoundTripAndTruncation(t *testing.T) {
+	ms := []Member{
+		{},
+		{Root: 1, Doc: 2, ID: "d1", Len: 300},
+		{Root: math.MaxUint64, Doc: DocNum(3, 4), ID: strings.Repeat("文", 100), Len: math.MaxInt64},
+	}
+	var chunk []byte
+	for i := range ms {
+		chunk = AppendMember(chunk, &ms[i])
+	}
+	rest := chunk
+	for i := range ms {
+		var got Member
+		var err error
+		if rest, err = DecodeMember(rest, &got); err != nil || got != ms[i] {
+			t.Fatalf("DecodeMember record %d = %+v, %v; want %+v", i, got, err, ms[i])
+		}
+	}
+	if len(rest) != 0 {
+		t.Errorf("DecodeMember left %d bytes", len(rest))
+	}
+	for i := range ms {
+		full := AppendMember(nil, &ms[i])
+		for n := range len(full) {
+			var got Member
+			if _, err := DecodeMember(full[:n], &got); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("record %d cut to %d bytes: err %v, want ErrCorrupt", i, n, err)
+			}
+		}
+	}
+}
