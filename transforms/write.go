@@ -250,6 +250,9 @@ func (fn *WriteSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func
 	}
 	c := sum.Counts
 	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
+	if _, ok := c[StatRemainder]; !ok {
+		c[StatRemainder] = 0 // no component needed the one-worker remainder
+	}
 	sum.Balanced = c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected]
 	return writeAtomically(ctx, fn.Cfg.Output, "summary.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
