@@ -34,6 +34,7 @@ type runFlags struct {
 	input, output, shingle string
 	overwrite, verbose     bool
 	cpuprofile             string
+	memprofile             string
 	spool, quiet           bool
 	cfg                    transforms.Config
 }
@@ -48,6 +49,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
 	fs.BoolVar(&f.spool, "spool", true, "local runners: decompress gzipped inputs once into a temporary directory instead of in every pass")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
+	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile of the local run, taken when the heap in use\nwas largest (checked every second), to this file (go tool pprof)")
 	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content) or text (one document per file)")
 	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl: field holding the document id")
 	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl: field holding the document text")
@@ -114,7 +116,7 @@ var runFlagGroups = []struct {
 	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "output", "overwrite"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds"}},
-	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile"}},
+	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile", "memprofile"}},
 }
 
 // printGrouped prints the flags of fs under the titles of groups, then any
@@ -226,6 +228,17 @@ func runMain(args []string) error {
 			return err
 		}
 		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	}
+	if f.memprofile != "" {
+		stop := make(chan struct{})
+		done := make(chan error)
+		go func() { done <- peakHeapProfile(f.memprofile, time.Second, stop) }()
+		defer func() {
+			close(stop)
+			if err := <-done; err != nil {
+				fmt.Fprintln(os.Stderr, "neardup: memprofile:", err)
+			}
+		}()
 	}
 	p, s := beam.NewPipelineWithRoot()
 	pipeline.Build(s, *cfg, files)
