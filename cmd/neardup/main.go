@@ -29,6 +29,8 @@ Commands:
 
 	run      find near-duplicates in input shards and write clusters, pairs,
 	         the deduplicated corpus, rejects and a summary
+	audit    check new shards against the signature index of an earlier run
+	         (run --index-out), and write the next index
 	eval     measure a run's pairs and clusters against ground truth
 	tune     measure on a sample which bands, shingle size and Hamming bound fit a threshold
 	compare  print every similarity measure of two documents side by side
@@ -64,6 +66,8 @@ func main() {
 	switch cmd {
 	case "run":
 		err = runMain(os.Args[2:])
+	case "audit":
+		err = auditMain(os.Args[2:])
 	case "eval":
 		err = evalMain(os.Args[2:])
 	case "compare":
@@ -75,6 +79,9 @@ func main() {
 			switch os.Args[2] {
 			case "run":
 				runUsage()
+				return
+			case "audit":
+				auditUsage()
 				return
 			case "eval":
 				_ = evalMain([]string{"-h"})

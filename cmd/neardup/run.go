@@ -35,6 +35,7 @@ type runFlags struct {
 	overwrite, verbose     bool
 	cpuprofile             string
 	spool, quiet           bool
+	indexOut               string
 	cfg                    transforms.Config
 }
 
@@ -43,6 +44,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	c := &f.cfg
 	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip by .gz extension")
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
+	fs.StringVar(&f.indexOut, "index-out", "", "also write the signature index of the kept documents to this directory (empty or absent), for 'neardup audit'")
 	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
@@ -109,7 +111,7 @@ var runFlagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "output", "overwrite"}},
+	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "output", "overwrite", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
 	{"Signatures and blocking", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions"}},
 	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile"}},
@@ -205,6 +207,11 @@ func runMain(args []string) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if f.indexOut != "" {
+		if cfg.IndexOut, err = prepareIndexDir(f.indexOut); err != nil {
+			return fmt.Errorf("--index-out: %w", err)
+		}
+	}
 
 	setMemoryLimit()
 	if f.spool && localRunner() && anyGzip(files) {
@@ -245,7 +252,13 @@ func runMain(args []string) error {
 	if err := writeReport(out, files, cfg); err != nil {
 		return err
 	}
-	return report(os.Stdout, out, len(files), took)
+	if err := report(os.Stdout, out, len(files), took); err != nil {
+		return err
+	}
+	if cfg.IndexOut != "" {
+		fmt.Fprintf(os.Stdout, "index in %s (index.json, index-*.bin)\n", cfg.IndexOut)
+	}
+	return nil
 }
 
 // addTimes adds the wall time and the busy time of each stage (from the
