@@ -265,6 +265,3 @@ func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
 	}
 	return index.ParseManifest(b, path)
 }
-
-
-
