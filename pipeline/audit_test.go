@@ -200,6 +200,10 @@ func TestAuditSample(t *testing.T) {
 	if man1.Documents != man0.Documents+c[transforms.StatKept] || len(man1.Shards) != 2 || man1.Shards[0] != man0.Shards[0] {
 		t.Errorf("next index: %d documents in %d shards, want %d + %d in 2", man1.Documents, len(man1.Shards), man0.Documents, c[transforms.StatKept])
 	}
+	// The same outputs whatever the partitions, branches and workers.
+	other := cfg
+	other.Partitions, other.Branches, other.Workers = 7, 1, 1
+	sameOutputs(t, "audit with other partitions", outputs(t, aud), outputs(t, runAudit(t, other, idx0, files[1:], true, "")))
 	// Auditing the same shard again against the next index: every document
 	// kept last time is now an exact duplicate of the index.
 	aud2 := runAudit(t, cfg, next, files[1:], false, "")

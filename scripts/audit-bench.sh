@@ -4,6 +4,7 @@
 #
 #   scripts/audit-bench.sh            # uses or builds $SCALE_DIR (default /tmp/corpus-scale)
 #   PLAIN=1 scripts/audit-bench.sh    # also time `neardup run` without --index-out
+#   REUSE_INDEX=1 scripts/audit-bench.sh  # keep an index built by an earlier call
 #
 # Steps: (1) `neardup run` over every scale shard with --index-out (the
 # index of 1.39M documents); (2) a batch of 10,000 "new" documents: 8,000 of
@@ -48,9 +49,11 @@ if [ -n "${PLAIN:-}" ]; then
   printf '%-28s %9s %8s %8s\n' "run (no index)" "$(count input_records "$OUT/run-plain/summary.json")" \
     "$(wall "$OUT/run-plain/summary.json")" "$(peak "$OUT/run-plain.time")"
 fi
-rm -rf "$OUT/run" "$OUT/index"
-$TIME -v "$BIN/neardup" run --quiet --input "$inputs" --output "$OUT/run" --index-out "$OUT/index" \
-  >"$OUT/run.stdout" 2>"$OUT/run.time"
+if [ -z "${REUSE_INDEX:-}" ] || [ ! -f "$OUT/index/index.json" ]; then
+  rm -rf "$OUT/run" "$OUT/index"
+  $TIME -v "$BIN/neardup" run --quiet --input "$inputs" --output "$OUT/run" --index-out "$OUT/index" \
+    >"$OUT/run.stdout" 2>"$OUT/run.time"
+fi
 printf '%-28s %9s %8s %8s\n' "run --index-out" "$(count input_records "$OUT/run/summary.json")" \
   "$(wall "$OUT/run/summary.json")" "$(peak "$OUT/run.time")"
 for mode in sources estimate; do

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strconv"
 	"time"
@@ -55,21 +56,25 @@ const AuditSummaryName = "audit-summary.json"
 const (
 	tagExact = 'E'
 	tagBlock = 'B'
+	tagSim   = 'S' // (key, fingerprint) pairs
 )
 
 const keyMask = 1<<wire.KeyBits - 1
 
-// BlockKeysFn turns the new batch's block entries into a key set chunk
-// (low wire.KeyBits bits, as the shuffle carries them).
+// BlockKeysFn turns the new batch's block entries into key set chunks: the
+// MinHash band keys, and the SimHash table keys with the fingerprint of
+// their document (low wire.KeyBits bits of the keys, as the shuffle carries
+// them).
 //
 // In: (partition, wire.Entry chunk, or wire.SimEntry for partitions >=
 // Cfg.Partitions). Out: a key set chunk.
 type BlockKeysFn struct{ Cfg Config }
 
 func (fn *BlockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte)) error {
-	out := []byte{tagBlock}
+	var out []byte
 	var err error
 	if part < fn.Cfg.Partitions {
+		out = []byte{tagBlock}
 		var es []wire.Entry
 		if es, err = wire.AppendEntries(es, chunk); err == nil {
 			for _, e := range es {
@@ -77,10 +82,12 @@ func (fn *BlockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte))
 			}
 		}
 	} else {
+		out = []byte{tagSim}
 		var es []wire.SimEntry
 		if es, err = wire.AppendSimEntries(es, chunk); err == nil {
 			for _, e := range es {
 				out = binary.LittleEndian.AppendUint64(out, e.Key&keyMask)
+				out = binary.LittleEndian.AppendUint64(out, e.FP)
 			}
 		}
 	}
@@ -111,9 +118,12 @@ func (fn *ExactKeysFn) ProcessElement(_ int, chunk []byte, emit func([]byte)) er
 }
 
 // IndexScanFn reads one index shard and passes on only what meets the new
-// batch: the exact keys and block keys the batch has too (a semi-join
-// against the batch's key set, a side input), so that what is shuffled
-// follows the size of the batch, not of the index.
+// batch: the exact keys and MinHash band keys the batch has too, and the
+// SimHash table keys the batch has with a fingerprint within Hamming bits
+// (a semi-join against the batch's key set, a side input), so that what is
+// shuffled follows the size of the batch, not of the index. (A SimHash table
+// key holds only 64/simhash_blocks bits of a fingerprint: most indexed
+// documents share one with some new document.)
 //
 // In: (shard number, shard name), side input: key set chunks. Out: exact-key
 // records of indexed documents whose key the batch has (wire.Info chunks
@@ -126,6 +136,7 @@ type IndexScanFn struct {
 	Shards []index.Shard
 
 	exact, block map[uint64]struct{}
+	sim          map[uint64][]uint64 // table key -> fingerprints of new documents
 	tables       *blocking.Tables
 }
 
@@ -140,18 +151,31 @@ func (fn *IndexScanFn) keySets(keys func(*[]byte) bool) error {
 	if fn.exact != nil {
 		return nil // the side input is the same for every element
 	}
-	fn.exact, fn.block = map[uint64]struct{}{}, map[uint64]struct{}{}
+	fn.exact, fn.block, fn.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
 	var chunk []byte
 	for keys(&chunk) {
 		if len(chunk) == 0 || (len(chunk)-1)%8 != 0 {
 			return fmt.Errorf("index scan: key set: %w", wire.ErrCorrupt)
 		}
-		set := fn.block
-		if chunk[0] == tagExact {
-			set = fn.exact
-		}
-		for c := chunk[1:]; len(c) > 0; c = c[8:] {
-			set[binary.LittleEndian.Uint64(c)] = struct{}{}
+		switch chunk[0] {
+		case tagExact, tagBlock:
+			set := fn.block
+			if chunk[0] == tagExact {
+				set = fn.exact
+			}
+			for c := chunk[1:]; len(c) > 0; c = c[8:] {
+				set[binary.LittleEndian.Uint64(c)] = struct{}{}
+			}
+		case tagSim:
+			if (len(chunk)-1)%16 != 0 {
+				return fmt.Errorf("index scan: key set: %w", wire.ErrCorrupt)
+			}
+			for c := chunk[1:]; len(c) > 0; c = c[16:] {
+				k := binary.LittleEndian.Uint64(c)
+				fn.sim[k] = append(fn.sim[k], binary.LittleEndian.Uint64(c[8:]))
+			}
+		default:
+			return fmt.Errorf("index scan: key set: %w: tag %q", wire.ErrCorrupt, chunk[0])
 		}
 	}
 	return nil
@@ -215,7 +239,7 @@ func (fn *IndexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 		if fn.tables != nil {
 			tkeys = fn.tables.AppendKeys(tkeys[:0], r.SimHash)
 			for _, k := range tkeys {
-				if _, hit := fn.block[k&keyMask]; hit {
+				if fn.near(k, r.SimHash) {
 					hits++
 					e := wire.SimEntry{Key: k, Doc: doc, FP: r.SimHash}
 					entries.Add(P+wire.Partition(k, P), func(c []byte) []byte { return wire.AppendSimEntry(c, e) }, emitEntry)
@@ -239,6 +263,17 @@ func (fn *IndexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 	emitStat(StatIndexJoined, joined)
 	emitStat(StatIndexEntries, nentries)
 	return nil
+}
+
+// near reports whether a new document with table key k has a fingerprint
+// within Hamming bits of fp.
+func (fn *IndexScanFn) near(k, fp uint64) bool {
+	for _, f := range fn.sim[k&keyMask] {
+		if bits.OnesCount64(f^fp) <= fn.Cfg.Hamming {
+			return true
+		}
+	}
+	return false
 }
 
 // AuditExactFn finds the new documents identical to an indexed one.
