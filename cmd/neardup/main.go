@@ -41,6 +41,8 @@ Examples:
 
 	neardup run --input 'testdata/sample/sample-*' --output out/sample
 	neardup run --input 'crawl/*.jsonl.gz' --output out/crawl --threshold 0.85
+	neardup run --input 'day1/*.jsonl.gz' --output out/day1 --index-out idx/day1
+	neardup audit --index idx/day1 --input 'day2/*.jsonl.gz' --output out/day2 --update-index idx/day2
 	neardup compare a.txt b.txt
 
 Every run writes DIR/report.html: counts, time per stage, histograms of
