@@ -62,6 +62,7 @@ func newFileRefs(s beam.Scope, refs []FileRef, n int) Files {
 //	batch matches ─ Clusters ─┐
 //	index matches ────────────┴─ WriteAudit ─ dedup, summary, [next index]
 func BuildAudit(s beam.Scope, cfg transforms.Config, files []string, opt AuditOptions) {
+	cfg.IndexOut = opt.UpdateIndex // the signature pass writes pre-shards there
 	newFiles := NewFiles(s, files, cfg.Branches)
 	keys, rejects, readStats := Read(s, cfg, newFiles)
 	batchExact, skips, exactStats := ExactDuplicates(s, cfg, keys)
@@ -110,7 +111,7 @@ func BuildAudit(s beam.Scope, cfg transforms.Config, files []string, opt AuditOp
 		}
 		copied := beam.ParDo(su, &transforms.CopyShardFn{From: opt.Index, To: opt.UpdateIndex, Shards: old},
 			beam.ParDo(su, fileKV, beam.CreateList(su, refs)))
-		written := newFiles.perFile(su, 1, &transforms.WriteIndexFn{Cfg: cfg, Dir: opt.UpdateIndex, Offset: len(old)}, allRemoves)[0]
+		written := newFiles.perFile(su, 1, &transforms.WriteIndexFn{Cfg: cfg, Dir: cfg.IndexOut, Offset: len(old)}, allRemoves)[0]
 		writeManifest(su, opt.UpdateIndex, cfg.IndexConfig(), beam.Flatten(su, copied, written))
 	}
 }

@@ -197,6 +197,13 @@ func TestAuditSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, d := range []string{idx0, next} {
+		names, _ := filepath.Glob(filepath.Join(d, "*"))
+		hidden, _ := filepath.Glob(filepath.Join(d, ".*"))
+		if len(names) != len(man1.Shards)+1 && d == next || len(hidden) > 0 {
+			t.Errorf("%s holds %q and %q, want the manifest and shards only", d, names, hidden)
+		}
+	}
 	if man1.Documents != man0.Documents+c[transforms.StatKept] || len(man1.Shards) != 2 || man1.Shards[0] != man0.Shards[0] {
 		t.Errorf("next index: %d documents in %d shards, want %d + %d in 2", man1.Documents, len(man1.Shards), man0.Documents, c[transforms.StatKept])
 	}

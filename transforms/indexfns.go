@@ -12,11 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/blocking"
 	"github.com/neardup/neardup/transforms/index"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/signature"
-	"github.com/neardup/neardup/transforms/verify"
 	"github.com/neardup/neardup/transforms/wire"
 )
 
@@ -70,10 +66,59 @@ func emitMeta(n int, s index.Shard, emit func(int, []byte)) error {
 	return nil
 }
 
+// The signature pass writes every document it signs (all but the rejects
+// and the exact duplicates left out) to a pre-shard, IndexOut/.sig-NNNNN.bin
+// (NNNNN: the input file index), in the index shard format; WriteIndexFn
+// then copies the kept ones into the final shard, so that an index costs no
+// second signing pass and signatures are not shuffled. The manifest writer
+// removes the pre-shards.
+type preShard struct{ recs []index.Record }
+
+// preShardName is the name of input file index file's pre-shard.
+func preShardName(file int) string { return fmt.Sprintf(".sig-%05d.bin", file) }
+
+// newPreShard returns a pre-shard to fill, or nil when the job writes no
+// index.
+func (c Config) newPreShard() *preShard {
+	if c.IndexOut == "" {
+		return nil
+	}
+	return &preShard{}
+}
+
+// add appends a copy of r.
+func (p *preShard) add(r *index.Record) {
+	if p == nil {
+		return
+	}
+	rec := *r
+	rec.Sketch, rec.Bands = slices.Clone(r.Sketch), slices.Clone(r.Bands)
+	p.recs = append(p.recs, rec)
+}
+
+// write writes the pre-shard of input file index file (at path), records in
+// source order.
+func (p *preShard) write(ctx context.Context, cfg Config, file int, path string) error {
+	if p == nil {
+		return nil
+	}
+	slices.SortFunc(p.recs, func(a, b index.Record) int { return cmpU64(uint64(a.Line), uint64(b.Line)) })
+	return writeAtomically(ctx, cfg.IndexOut, preShardName(file), func(w io.Writer) error {
+		iw := index.NewWriter(w, path)
+		for i := range p.recs {
+			if err := iw.Add(&p.recs[i]); err != nil {
+				return err
+			}
+		}
+		_, err := iw.Close()
+		return err
+	})
+}
+
 // WriteIndexFn writes the index shard of one input file: every document of
-// the file that is kept (neither rejected nor in the removal list) with its
-// exact key, SimHash, MinHash sketch and band keys. It reads and signs the
-// file again, like the exact check, instead of shuffling signatures.
+// the file that is kept (neither rejected nor removed) with its exact key,
+// SimHash, MinHash sketch and band keys, copied from the file's pre-shard
+// (see preShard).
 //
 // In: (file index, its path, chunks of uvarint line numbers removed). Out:
 // Dir/index-<Offset+file>.bin and its description (shardMeta JSON keyed by
@@ -82,14 +127,6 @@ type WriteIndexFn struct {
 	Cfg    Config
 	Dir    string
 	Offset int // shard number of file index 0
-
-	bands blocking.Bands
-}
-
-func (fn *WriteIndexFn) Setup() error {
-	fn.bands = blocking.Bands{B: fn.Cfg.Bands, R: fn.Cfg.Rows}
-	_, err := exactSigner(fn.Cfg) // fail early; loads gse's dictionary in word mode
-	return err
 }
 
 func (fn *WriteIndexFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks func(*[]byte) bool, emit func(int, []byte)) error {
@@ -102,43 +139,41 @@ func (fn *WriteIndexFn) ProcessElement(ctx context.Context, file int, paths func
 	if err != nil {
 		return fmt.Errorf("index: removal list for %s: %w", path, err)
 	}
-	opt := fn.Cfg.recordOptions()
-	opt.Only = func(i int64) bool { return !remove[i] }
-	minhashKeys := fn.Cfg.verifyConfig().Method != verify.SimHash
-	newWorker := func() (func(*docItem, *index.Record), error) {
-		signer, err := exactSigner(fn.Cfg)
-		if err != nil {
-			return nil, err
-		}
-		var sig signature.Signature
-		return func(d *docItem, r *index.Record) {
-			text := normalize.Text(d.Text)
-			signer.Sign(text, &sig)
-			*r = index.Record{Line: d.Index, ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(text), SimHash: sig.SimHash}
-			if sig.Shingles == 0 {
-				return
-			}
-			r.Sketch = verify.LowBits(nil, sig.MinHash)
-			if minhashKeys {
-				r.Bands = fn.bands.AppendKeys(nil, sig.MinHash)
-			}
-		}, nil
-	}
-	var recs []index.Record
-	err = mapDocs(fn.Cfg.reader(ctx, file, path, opt), fn.Cfg.Workers, newWorker, func(r *index.Record) {
-		recs = append(recs, *r)
-	}, nil)
+	pre := JoinPath(fn.Dir, preShardName(file))
+	fsys, err := filesystem.New(ctx, pre)
 	if err != nil {
-		return fmt.Errorf("index: reading %s: %w", path, err)
+		return fmt.Errorf("index: %s: %w", pre, err)
 	}
-	slices.SortFunc(recs, func(a, b index.Record) int { return cmpU64(uint64(a.Line), uint64(b.Line)) })
+	defer fsys.Close()
+	rc, err := fsys.OpenRead(ctx, pre)
+	if err != nil {
+		return fmt.Errorf("index: signatures of %s: %w", path, err)
+	}
+	defer rc.Close()
+	rd, err := index.NewReader(rc, pre)
+	if err != nil {
+		return err
+	}
+	if rd.Source() != path {
+		return fmt.Errorf("index: %s holds the signatures of %s, not %s", pre, rd.Source(), path)
+	}
 	n := fn.Offset + file
 	var meta index.Shard
 	err = writeAtomically(ctx, fn.Dir, index.ShardName(n), func(w io.Writer) error {
 		iw := index.NewWriter(w, path)
-		for i := range recs {
-			if err := iw.Add(&recs[i]); err != nil {
+		var r index.Record
+		for {
+			ok, err := rd.Next(&r)
+			if err != nil {
 				return err
+			}
+			if !ok {
+				break
+			}
+			if !remove[r.Line] {
+				if err := iw.Add(&r); err != nil {
+					return err
+				}
 			}
 		}
 		var err error
@@ -240,10 +275,40 @@ func (fn *WriteManifestFn) ProcessElement(ctx context.Context, _ int, metas func
 	if err != nil {
 		return err
 	}
-	return writeAtomically(ctx, fn.Dir, index.ManifestName, func(w io.Writer) error {
+	err = writeAtomically(ctx, fn.Dir, index.ManifestName, func(w io.Writer) error {
 		_, err := w.Write(man)
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	return removePreShards(ctx, fn.Dir)
+}
+
+// removePreShards removes the pre-shards (and leftovers of their temporary
+// names) in dir.
+func removePreShards(ctx context.Context, dir string) error {
+	fsys, err := filesystem.New(ctx, JoinPath(dir, index.ManifestName))
+	if err != nil {
+		return err
+	}
+	defer fsys.Close()
+	rm, ok := fsys.(filesystem.Remover)
+	if !ok {
+		return nil
+	}
+	for _, glob := range []string{".sig-*.bin", ".tmp-.sig-*"} {
+		names, err := fsys.List(ctx, JoinPath(dir, glob))
+		if err != nil {
+			return fmt.Errorf("index: listing %s: %w", dir, err)
+		}
+		for _, name := range names {
+			if err := rm.Remove(ctx, name); err != nil {
+				return fmt.Errorf("index: removing %s: %w", name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // ReadManifest reads and checks DIR/index.json through Beam's filesystems.
