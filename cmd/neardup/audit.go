@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -183,6 +184,16 @@ func auditMain(args []string) error {
 		}
 		defer os.RemoveAll(dir)
 		cfg.Spool = dir
+	}
+	if f.cpuprofile != "" {
+		pf, err := os.Create(f.cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
 	}
 	p, s := beam.NewPipelineWithRoot()
 	pipeline.BuildAudit(s, cfg, files, opt)

@@ -454,10 +454,10 @@ func isOutputName(name string) bool {
 // isFinalName reports whether name is an output file's final name.
 func isFinalName(name string) bool {
 	switch name {
-	case "summary.json", "report.html":
+	case "summary.json", "report.html", transforms.AuditSummaryName:
 		return true
 	}
-	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindDedup, transforms.KindRejects} {
+	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindDedup, transforms.KindRejects, transforms.KindAudit} {
 		if n, ok := strings.CutPrefix(name, k+"-"); ok {
 			n, ok = strings.CutSuffix(n, ".jsonl")
 			return ok && n != "" && strings.Trim(n, "0123456789") == ""
