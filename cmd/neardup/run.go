@@ -199,6 +199,9 @@ func runMain(args []string) error {
 		// collision costs one comparison.
 		cfg.SimBlocks = blocking.ChooseDesign(cfg.Hamming, max(bytes/1024, 1)).Blocks
 	}
+	if f.indexOut != "" && sameDir(f.indexOut, f.output) {
+		return errors.New("--index-out must be another directory than --output")
+	}
 	out, err := prepareOutput(f.output, f.overwrite)
 	if err != nil {
 		return err
@@ -291,6 +294,17 @@ func addTimes(out string, res beam.PipelineResult, wall time.Duration) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// sameDir reports whether two directory arguments name the same directory.
+func sameDir(a, b string) bool {
+	if !strings.Contains(a, "://") {
+		a, _ = filepath.Abs(a)
+	}
+	if !strings.Contains(b, "://") {
+		b, _ = filepath.Abs(b)
+	}
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
 }
 
 // setMemoryLimit gives the Go runtime a soft memory limit when the job runs
