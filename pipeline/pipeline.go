@@ -103,6 +103,9 @@ func Build(s beam.Scope, cfg transforms.Config, files []string) {
 	clusters, removes, clusterStats := Clusters(s, cfg, matches)
 	writeStats := Write(s, cfg, fileCol, matches, clusters, rejects, removes)
 	Summary(s, cfg, readStats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
+	if cfg.IndexOut != "" {
+		WriteIndex(s, cfg, fileCol, removes)
+	}
 }
 
 // Read is the first pass over the input.

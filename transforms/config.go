@@ -69,6 +69,10 @@ type Config struct {
 	// Spool is a local directory for decompressed copies of gzipped inputs
 	// (see spool.go); "" reads the inputs every time.
 	Spool string
+
+	// IndexOut, if set, is the directory where a run writes the signature
+	// index of the documents it keeps (see package index).
+	IndexOut string
 }
 
 // Partitions default: enough groups to spread work and keep each group far

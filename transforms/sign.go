@@ -9,6 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/blocking"
+	"github.com/neardup/neardup/transforms/index"
 	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/signature"
 	"github.com/neardup/neardup/transforms/tokenize"
@@ -65,6 +66,7 @@ type signResult struct {
 	skip, empty, truncated bool
 	info                   wire.Info
 	bands, tables          []uint64
+	rec                    index.Record // with Cfg.IndexOut: the document's index record
 }
 
 // newSigner returns a Signer for one worker goroutine.
@@ -96,6 +98,7 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	}
 	entries := wire.NewBatcher(0)
 	infos := wire.NewBatcher(0)
+	pre := fn.Cfg.newPreShard() // nil unless the job writes an index
 	var signed, empty, truncated, nkeys int64
 	newWorker := func() (func(*docItem, *signResult), error) {
 		signer, err := fn.newSigner()
@@ -108,8 +111,12 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			if r.skip {
 				return
 			}
-			signer.Sign(normalize.Text(d.Text), &sig)
+			text := normalize.Text(d.Text)
+			signer.Sign(text, &sig)
 			r.truncated, r.empty = sig.Truncated, sig.Shingles == 0
+			if pre != nil {
+				r.rec = index.Record{Line: d.Index, ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(text)}
+			}
 			if r.empty {
 				return
 			}
@@ -123,6 +130,9 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			if fn.tables != nil {
 				r.tables = fn.tables.AppendKeys(r.tables, sig.SimHash)
 			}
+			if pre != nil {
+				r.rec.SimHash, r.rec.Sketch, r.rec.Bands = sig.SimHash, r.info.Sketch, r.bands
+			}
 		}, nil
 	}
 	err := mapDocs(fn.Cfg.reader(ctx, file, path, fn.Cfg.recordOptions()), fn.Cfg.Workers, newWorker, func(r *signResult) {
@@ -134,6 +144,7 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 		if r.truncated {
 			truncated++
 		}
+		pre.add(&r.rec)
 		if r.empty {
 			empty++
 			return
@@ -153,6 +164,9 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 		infos.Add(wire.Partition(doc, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.info) }, emitInfo)
 	}, nil) // rejects: counted by the first pass
 	if err != nil {
+		return err
+	}
+	if err := pre.write(ctx, fn.Cfg, file, path); err != nil {
 		return err
 	}
 	entries.Flush(emitEntry)

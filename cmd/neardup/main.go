@@ -29,6 +29,8 @@ Commands:
 
 	run      find near-duplicates in input shards and write clusters, pairs,
 	         the deduplicated corpus, rejects and a summary
+	audit    check new shards against the signature index of an earlier run
+	         (run --index-out), and write the next index
 	eval     measure a run's pairs and clusters against ground truth
 	tune     measure on a sample which bands, shingle size and Hamming bound fit a threshold
 	compare  print every similarity measure of two documents side by side
@@ -39,6 +41,8 @@ Examples:
 
 	neardup run --input 'testdata/sample/sample-*' --output out/sample
 	neardup run --input 'crawl/*.jsonl.gz' --output out/crawl --threshold 0.85
+	neardup run --input 'day1/*.jsonl.gz' --output out/day1 --index-out idx/day1
+	neardup audit --index idx/day1 --input 'day2/*.jsonl.gz' --output out/day2 --update-index idx/day2
 	neardup compare a.txt b.txt
 
 Every run writes DIR/report.html: counts, time per stage, histograms of
@@ -64,6 +68,8 @@ func main() {
 	switch cmd {
 	case "run":
 		err = runMain(os.Args[2:])
+	case "audit":
+		err = auditMain(os.Args[2:])
 	case "eval":
 		err = evalMain(os.Args[2:])
 	case "compare":
@@ -75,6 +81,9 @@ func main() {
 			switch os.Args[2] {
 			case "run":
 				runUsage()
+				return
+			case "audit":
+				auditUsage()
 				return
 			case "eval":
 				_ = evalMain([]string{"-h"})

@@ -36,6 +36,7 @@ type runFlags struct {
 	cpuprofile             string
 	memprofile             string
 	spool, quiet           bool
+	indexOut               string
 	cfg                    transforms.Config
 }
 
@@ -44,6 +45,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	c := &f.cfg
 	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip by .gz extension")
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
+	fs.StringVar(&f.indexOut, "index-out", "", "also write the signature index of the kept documents to this directory (empty or absent), for 'neardup audit'")
 	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
@@ -113,7 +115,7 @@ var runFlagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "output", "overwrite"}},
+	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "output", "overwrite", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds"}},
 	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile", "memprofile"}},
@@ -201,6 +203,9 @@ func runMain(args []string) error {
 		// collision costs one comparison.
 		cfg.SimBlocks = blocking.ChooseDesign(cfg.Hamming, max(bytes/1024, 1)).Blocks
 	}
+	if f.indexOut != "" && sameDir(f.indexOut, f.output) {
+		return errors.New("--index-out must be another directory than --output")
+	}
 	out, err := prepareOutput(f.output, f.overwrite)
 	if err != nil {
 		return err
@@ -208,6 +213,11 @@ func runMain(args []string) error {
 	cfg.Output = out
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	if f.indexOut != "" {
+		if cfg.IndexOut, err = prepareIndexDir(f.indexOut); err != nil {
+			return fmt.Errorf("--index-out: %w", err)
+		}
 	}
 
 	setMemoryLimit()
@@ -260,7 +270,13 @@ func runMain(args []string) error {
 	if err := writeReport(out, files, cfg); err != nil {
 		return err
 	}
-	return report(os.Stdout, out, len(files), took)
+	if err := report(os.Stdout, out, len(files), took); err != nil {
+		return err
+	}
+	if cfg.IndexOut != "" {
+		fmt.Fprintf(os.Stdout, "index in %s (index.json, index-*.bin)\n", cfg.IndexOut)
+	}
+	return nil
 }
 
 // addTimes adds the wall time and the busy time of each stage (from the
@@ -293,6 +309,17 @@ func addTimes(out string, res beam.PipelineResult, wall time.Duration) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// sameDir reports whether two directory arguments name the same directory.
+func sameDir(a, b string) bool {
+	if !strings.Contains(a, "://") {
+		a, _ = filepath.Abs(a)
+	}
+	if !strings.Contains(b, "://") {
+		b, _ = filepath.Abs(b)
+	}
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
 }
 
 // setMemoryLimit gives the Go runtime a soft memory limit when the job runs
@@ -456,10 +483,10 @@ func isOutputName(name string) bool {
 // isFinalName reports whether name is an output file's final name.
 func isFinalName(name string) bool {
 	switch name {
-	case "summary.json", "report.html":
+	case "summary.json", "report.html", transforms.AuditSummaryName:
 		return true
 	}
-	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindDedup, transforms.KindRejects} {
+	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindDedup, transforms.KindRejects, transforms.KindAudit} {
 		if n, ok := strings.CutPrefix(name, k+"-"); ok {
 			n, ok = strings.CutSuffix(n, ".jsonl")
 			return ok && n != "" && strings.Trim(n, "0123456789") == ""

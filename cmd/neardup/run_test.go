@@ -119,6 +119,8 @@ func TestIsOutputName(t *testing.T) {
 		"rejects-00001.jsonl":                      true,
 		"summary.json":                             true,
 		"report.html":                              true,
+		"audit-00003.jsonl":                        true,
+		"audit-summary.json":                       true,
 		".tmp-dedup-00001.jsonl-0123456789abcdef":  true,
 		".tmp-summary.json-00ff":                   true,
 		"pairs-.jsonl":                             false,

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/index"
+)
+
+type auditFlags struct {
+	*runFlags
+	index, updateIndex string
+	sources            bool
+}
+
+func registerAuditFlags(fs *flag.FlagSet) *auditFlags {
+	f := &auditFlags{runFlags: registerRunFlags(fs)}
+	fs.StringVar(&f.index, "index", "", "the index to check against (written by 'neardup run --index-out' or 'neardup audit --update-index')")
+	fs.StringVar(&f.updateIndex, "update-index", "", "write the next index (the old one and the new documents kept) to this directory (empty or absent); the old index is not modified")
+	fs.BoolVar(&f.sources, "index-sources", true, "check (new, indexed) pairs the MinHash estimate cannot decide exactly, reading the indexed document from its source file; false, or a source that is gone: decide them by the estimate")
+	return f
+}
+
+func auditUsage() {
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	registerAuditFlags(fs)
+	fmt.Print(`usage: neardup audit --index DIR --input 'GLOB[,GLOB...]' --output OUT [--update-index NEW_DIR] [flags]
+
+Audit checks new input shards against the signature index of documents kept
+before, reading only the index's signatures and block keys (not the old
+text), and writes to OUT:
+
+	audit-NNNNN.jsonl     new documents that duplicate indexed ones:
+	                      {"doc","matches":[{"id","jaccard","hamming","method","source"}]}
+	pairs-NNNNN.jsonl     verified pairs within the new batch (as 'run')
+	clusters-NNNNN.jsonl  clusters within the new batch (as 'run')
+	dedup-NNNNN.jsonl     the new records kept: neither a duplicate of an
+	                      indexed document nor removed within the batch
+	rejects-NNNNN.jsonl   records that could not be read
+	audit-summary.json    counts; input_records = kept + removed + rejected,
+	                      removed = duplicates_of_index + removed_in_batch_only
+
+The signature and blocking settings come from the index; giving one that
+differs (--threshold, --perms, --shingle, ...) is an error.
+
+Example:
+
+	neardup run --input 'day1/*.jsonl.gz' --output out/day1 --index-out idx/day1
+	neardup audit --index idx/day1 --input 'day2/*.jsonl.gz' --output out/day2 --update-index idx/day2
+`)
+	printGrouped(os.Stdout, fs, append([]struct {
+		title string
+		names []string
+	}{{"Index", []string{"index", "update-index", "index-sources"}}}, runFlagGroups...))
+}
+
+// indexFlags maps the flags that set index settings to a copy of the
+// setting from one configuration to another.
+var indexFlags = map[string]func(dst, src *transforms.Config){
+	"threshold":      func(d, s *transforms.Config) { d.Threshold = s.Threshold },
+	"method":         func(d, s *transforms.Config) { d.Method = s.Method },
+	"hamming":        func(d, s *transforms.Config) { d.Hamming = s.Hamming },
+	"shingle":        func(d, s *transforms.Config) { d.Tokens, d.Shingle = s.Tokens, s.Shingle },
+	"dict":           func(d, s *transforms.Config) { d.Dictionary = s.Dictionary },
+	"perms":          func(d, s *transforms.Config) { d.Perms = s.Perms },
+	"minhash":        func(d, s *transforms.Config) { d.MinHash = s.MinHash },
+	"bands":          func(d, s *transforms.Config) { d.Bands = s.Bands },
+	"rows":           func(d, s *transforms.Config) { d.Rows = s.Rows },
+	"simhash-blocks": func(d, s *transforms.Config) { d.SimBlocks = s.SimBlocks },
+	"max-tokens":     func(d, s *transforms.Config) { d.MaxTokens = s.MaxTokens },
+	"format":         func(d, s *transforms.Config) { d.Format = s.Format },
+	"id-field":       func(d, s *transforms.Config) { d.IDField = s.IDField },
+	"text-field":     func(d, s *transforms.Config) { d.TextField = s.TextField },
+	"max-doc-bytes":  func(d, s *transforms.Config) { d.MaxDocBytes = s.MaxDocBytes },
+}
+
+// auditConfig is the index's configuration with the flags given on the
+// command line (set) applied; it fails if they differ from the index's.
+func auditConfig(user transforms.Config, shingle string, set map[string]bool, m *index.Manifest) (transforms.Config, error) {
+	if set["shingle"] {
+		if err := parseShingle(shingle, &user); err != nil {
+			return user, err
+		}
+	}
+	cfg := user.WithIndexConfig(m.Config)
+	for name, copyFlag := range indexFlags {
+		if set[name] {
+			copyFlag(&cfg, &user)
+		}
+	}
+	if err := m.Config.Check(cfg.IndexConfig()); err != nil {
+		return cfg, fmt.Errorf("the flags differ from the settings the index was built with (%w); leave them out to use the index's", err)
+	}
+	return cfg, nil
+}
+
+func auditMain(args []string) error {
+	f := registerAuditFlags(flag.CommandLine)
+	flag.Usage = auditUsage
+	if err := flag.CommandLine.Parse(args); err != nil {
+		return err
+	}
+	if flag.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", flag.Args())
+	}
+	if f.index == "" || f.input == "" || f.output == "" {
+		return errors.New("--index, --input and --output are required (see 'neardup help audit')")
+	}
+	if f.indexOut != "" {
+		return errors.New("--index-out is for 'run'; use --update-index to write the next index")
+	}
+	set := map[string]bool{}
+	flag.CommandLine.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !f.verbose {
+		log.LogLevel = "warn"
+	}
+	beam.Init()
+	ctx := context.Background()
+
+	idxDir := f.index
+	if !strings.Contains(idxDir, "://") {
+		abs, err := filepath.Abs(idxDir)
+		if err != nil {
+			return err
+		}
+		idxDir = abs
+	}
+	man, err := transforms.ReadManifest(ctx, idxDir)
+	if err != nil {
+		return err
+	}
+	cfg, err := auditConfig(f.cfg, f.shingle, set, man)
+	if err != nil {
+		return fmt.Errorf("index %s: %w", idxDir, err)
+	}
+	files, _, err := expandInputs(ctx, f.input)
+	if err != nil {
+		return err
+	}
+	if len(files) >= transforms.IndexFileBase || len(man.Shards) >= transforms.IndexFileBase {
+		return fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(man.Shards), transforms.IndexFileBase-1)
+	}
+	opt := pipeline.AuditOptions{Index: idxDir, Manifest: man, ReadSources: f.sources}
+	if f.updateIndex != "" {
+		if opt.UpdateIndex, err = prepareNextIndex(idxDir, f.updateIndex); err != nil {
+			return err
+		}
+	}
+	out, err := prepareOutput(f.output, f.overwrite)
+	if err != nil {
+		return err
+	}
+	cfg.Output = out
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if opt.ReadSources {
+		if missing := missingSources(ctx, man); missing != "" {
+			fmt.Fprintf(os.Stderr, "neardup audit: index source %s is not readable: unsure (new, indexed) pairs are decided by the MinHash estimate\n", missing)
+			opt.ReadSources = false
+		}
+	}
+
+	setMemoryLimit()
+	if f.spool && localRunner() && anyGzip(files) {
+		dir, err := os.MkdirTemp("", "neardup-spool-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cfg.Spool = dir
+	}
+	if f.cpuprofile != "" {
+		pf, err := os.Create(f.cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	}
+	p, s := beam.NewPipelineWithRoot()
+	pipeline.BuildAudit(s, cfg, files, opt)
+	start := time.Now()
+	if !f.quiet && localRunner() {
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() { progress(os.Stderr, 5*time.Second, stop); close(done) }()
+		defer func() { close(stop); <-done }()
+	}
+	if _, err := beamx.RunWithMetrics(ctx, p); err != nil {
+		return fmt.Errorf("pipeline failed: %w", err)
+	}
+	return auditReport(out, opt, len(files), man.Documents, time.Since(start))
+}
+
+// missingSources returns the first index source that cannot be found, or "".
+func missingSources(ctx context.Context, m *index.Manifest) string {
+	for _, sh := range m.Shards {
+		fsys, err := filesystem.New(ctx, sh.Source)
+		if err != nil {
+			return sh.Source
+		}
+		_, err = fsys.Size(ctx, sh.Source)
+		fsys.Close()
+		if err != nil {
+			return sh.Source
+		}
+	}
+	return ""
+}
+
+// prepareIndexDir makes a local index directory, which must be empty or
+// absent; URLs are used as given.
+func prepareIndexDir(dir string) (string, error) {
+	if strings.Contains(dir, "://") {
+		return strings.TrimSuffix(dir, "/"), nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir(abs)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return abs, os.MkdirAll(abs, 0o755)
+	case err != nil:
+		return "", err
+	case len(entries) > 0:
+		return "", fmt.Errorf("%s is not empty", dir)
+	}
+	return abs, nil
+}
+
+// prepareNextIndex checks and makes the directory of the next index, which
+// must not be the old index or inside it (nor hold it).
+func prepareNextIndex(old, next string) (string, error) {
+	dir, err := prepareIndexDirChecked(old, next)
+	if err != nil {
+		return "", fmt.Errorf("--update-index: %w", err)
+	}
+	return dir, nil
+}
+
+func prepareIndexDirChecked(old, next string) (string, error) {
+	n := next
+	if !strings.Contains(n, "://") {
+		abs, err := filepath.Abs(n)
+		if err != nil {
+			return "", err
+		}
+		n = abs
+	}
+	o, nn := strings.TrimSuffix(old, "/")+"/", strings.TrimSuffix(n, "/")+"/"
+	if strings.HasPrefix(nn, o) || strings.HasPrefix(o, nn) {
+		return "", fmt.Errorf("%s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
+	}
+	return prepareIndexDir(next)
+}
+
+// auditReport prints the main counts of audit-summary.json, with the wall
+// time added to it.
+func auditReport(out string, opt pipeline.AuditOptions, files int, indexed int64, took time.Duration) error {
+	if strings.Contains(out, "://") {
+		fmt.Printf("neardup audit: done in %s; outputs in %s\n", took.Round(time.Millisecond), out)
+		return nil
+	}
+	path := filepath.Join(out, transforms.AuditSummaryName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	var sum transforms.AuditSummary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	sum.WallSeconds = took.Seconds()
+	if b, err = json.MarshalIndent(sum, "", "  "); err == nil {
+		err = os.WriteFile(path, append(b, '\n'), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	c := sum.Counts
+	fmt.Printf("neardup audit: %d input files, %d records against an index of %d documents in %s\n",
+		files, c[transforms.StatInput], indexed, took.Round(time.Millisecond))
+	fmt.Printf("  index documents sharing a key with the batch %d, (new, indexed) candidate checks in %d pairs\n",
+		c[transforms.StatIndexJoined], c[transforms.StatCandidates])
+	fmt.Printf("  rejected %d, duplicates of the index %d (exact %d), clusters in the batch %d, removed in the batch only %d\n",
+		c[transforms.StatRejected], c[transforms.StatDupOfIndex], c[transforms.StatExactOfIndex], c[transforms.StatClusters], c[transforms.StatBatchOnly])
+	fmt.Printf("  kept %d, removed %d\n", c[transforms.StatKept], c[transforms.StatRemoved])
+	fmt.Printf("outputs in %s (audit-summary.json, audit-*, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
+	if opt.UpdateIndex != "" {
+		fmt.Printf("next index in %s (%d + %d documents)\n", opt.UpdateIndex, indexed, c[transforms.StatKept])
+	}
+	if !sum.Balanced {
+		return fmt.Errorf("records do not add up: input %d != kept %d + removed %d + rejected %d, or removed != %d + %d",
+			c[transforms.StatInput], c[transforms.StatKept], c[transforms.StatRemoved], c[transforms.StatRejected], c[transforms.StatDupOfIndex], c[transforms.StatBatchOnly])
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/index"
+)
+
+// TestAuditConfig: the audit takes every index setting from the manifest,
+// and a flag given with another value is refused, naming the difference.
+func TestAuditConfig(t *testing.T) {
+	built := transforms.DefaultConfig()
+	built.SimBlocks, built.Threshold = 6, 0.85
+	m := index.NewManifest(built.IndexConfig(), nil)
+	cases := []struct {
+		args []string
+		want string // "" = accepted
+	}{
+		{nil, ""},
+		{[]string{"--threshold", "0.85", "--simhash-blocks", "6"}, ""},
+		{[]string{"--partitions", "64", "--verify", "exact"}, ""}, // not index settings
+		{[]string{"--threshold", "0.9"}, "threshold: index 0.85, now 0.9"},
+		{[]string{"--shingle", "word:5"}, "tokens: index char, now word"},
+		{[]string{"--perms", "64", "--format", "tsv"}, "perms: index 128, now 64; format: index jsonl, now tsv"},
+	}
+	for _, c := range cases {
+		fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+		f := registerAuditFlags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		set := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+		cfg, err := auditConfig(f.cfg, f.shingle, set, &m)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.args, err)
+		case c.want == "" && (cfg.SimBlocks != 6 || cfg.Threshold != 0.85):
+			t.Errorf("%q: settings not from the index: %+v", c.args, cfg)
+		case c.want != "" && (!errors.Is(err, index.ErrMismatch) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: got %v, want an error naming %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestPrepareNextIndex: the next index may not be the old one, inside it,
+// or around it, and must be empty.
+func TestPrepareNextIndex(t *testing.T) {
+	root := t.TempDir()
+	old := filepath.Join(root, "idx")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	full := filepath.Join(root, "full")
+	if err := os.MkdirAll(full, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(full, "x"), nil, 0o644)
+	for _, c := range []struct {
+		next string
+		ok   bool
+	}{
+		{filepath.Join(root, "idx2"), true},
+		{old, false},
+		{old + "/", false},
+		{filepath.Join(old, "next"), false},
+		{root, false},
+		{full, false},
+	} {
+		_, err := prepareNextIndex(old, c.next)
+		if (err == nil) != c.ok {
+			t.Errorf("next %s: err %v, want ok=%v", c.next, err, c.ok)
+		}
+	}
+}
+
+// TestAuditCommand runs 'neardup run --index-out' and 'neardup audit
+// --update-index' as a user would, then the audits the command must refuse:
+// flags that differ from the index's settings, a next index inside the old
+// one, a manifest of another version, a truncated shard.
+func TestAuditCommand(t *testing.T) {
+	sample, err := filepath.Abs("../../testdata/sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	idx, next := filepath.Join(dir, "idx"), filepath.Join(dir, "next")
+	if code, stderr := neardup(t, "", "run", "--quiet", "--input", filepath.Join(sample, "sample-0.jsonl"),
+		"--output", filepath.Join(dir, "run"), "--index-out", idx); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	newInput := filepath.Join(sample, "sample-1.jsonl.gz")
+	audit := func(out string, extra ...string) (int, string) {
+		return neardup(t, "", append([]string{"audit", "--quiet", "--input", newInput, "--output", filepath.Join(dir, out)}, extra...)...)
+	}
+	if code, stderr := audit("a1", "--index", idx, "--update-index", next); code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"audit-summary.json", "audit-00000.jsonl", "dedup-00000.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, "a1", name)); err != nil {
+			t.Errorf("audit output: %v", err)
+		}
+	}
+	for _, name := range []string{index.ManifestName, index.ShardName(0), index.ShardName(1)} {
+		if _, err := os.Stat(filepath.Join(next, name)); err != nil {
+			t.Errorf("next index: %v", err)
+		}
+	}
+	refused := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"other threshold", []string{"--index", idx, "--threshold", "0.9"}, "threshold: index 0.8, now 0.9"},
+		{"next index inside the old", []string{"--index", idx, "--update-index", filepath.Join(idx, "sub")}, "overlaps the old index"},
+		{"no index", []string{"--index", filepath.Join(dir, "none")}, "no manifest"},
+	}
+	for _, c := range refused {
+		code, stderr := audit("refused", c.args...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want a failure saying %q", c.name, code, stderr, c.want)
+		}
+	}
+	// A manifest of another version, then a truncated shard.
+	manifest := filepath.Join(next, index.ManifestName)
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(manifest, []byte(strings.Replace(string(b), `"version": 1`, `"version": 7`, 1)), 0o644)
+	if code, stderr := audit("v7", "--index", next); code == 0 || !strings.Contains(stderr, "unsupported version 7") {
+		t.Errorf("version 7: exit %d, stderr %q", code, stderr)
+	}
+	os.WriteFile(manifest, b, 0o644)
+	shard := filepath.Join(next, index.ShardName(1))
+	sb, err := os.ReadFile(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(shard, sb[:len(sb)-5], 0o644)
+	if code, stderr := audit("cut", "--index", next); code == 0 || !strings.Contains(stderr, "index-00001.bin: index: corrupt: truncated") {
+		t.Errorf("truncated shard: exit %d, stderr %q", code, stderr)
+	}
+}

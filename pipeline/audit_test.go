@@ -1,0 +1,308 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/devcorpus"
+	"github.com/neardup/neardup/transforms/index"
+	"github.com/neardup/neardup/transforms/quality"
+)
+
+// runIndexed runs the job on files and writes its index to a new directory,
+// returning the output and index directories.
+func runIndexed(t *testing.T, cfg transforms.Config, files []string) (out, idx string) {
+	t.Helper()
+	cfg.IndexOut = t.TempDir()
+	return runJob(t, "", cfg, files), cfg.IndexOut
+}
+
+// runAudit audits files against the index in idx (with the index's
+// settings) and returns the output directory.
+func runAudit(t *testing.T, cfg transforms.Config, idx string, files []string, readSources bool, update string) string {
+	t.Helper()
+	man, err := transforms.ReadManifest(context.Background(), idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = cfg.WithIndexConfig(man.Config)
+	cfg.Output = t.TempDir()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p, s := beam.NewPipelineWithRoot()
+	BuildAudit(s, cfg, files, AuditOptions{Index: idx, Manifest: man, ReadSources: readSources, UpdateIndex: update})
+	if err := ptest.Run(p); err != nil {
+		t.Fatalf("audit: %v", err)
+	}
+	return cfg.Output
+}
+
+// checkAuditAccounting asserts the audit's counts add up and the dedup
+// shards hold exactly the kept records.
+func checkAuditAccounting(t *testing.T, dir string) map[string]int64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, transforms.AuditSummaryName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s transforms.AuditSummary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	c := s.Counts
+	if !s.Balanced || c[transforms.StatInput] != c[transforms.StatKept]+c[transforms.StatRemoved]+c[transforms.StatRejected] ||
+		c[transforms.StatRemoved] != c[transforms.StatDupOfIndex]+c[transforms.StatBatchOnly] {
+		t.Errorf("audit counts do not add up: %v", c)
+	}
+	var lines int64
+	files, _ := filepath.Glob(filepath.Join(dir, "dedup-*.jsonl"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += int64(bytes.Count(b, []byte{'\n'}))
+	}
+	if lines != c[transforms.StatKept] {
+		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[transforms.StatKept])
+	}
+	return c
+}
+
+// auditPairs reads audit-*.jsonl as pairs (new document, indexed document).
+func auditPairs(t *testing.T, dir string) []quality.Pair {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "audit-*.jsonl"))
+	var out []quality.Pair
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range bytes.Split(bytes.TrimSpace(b), []byte{'\n'}) {
+			var a transforms.AuditLine
+			if err := json.Unmarshal(l, &a); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if len(a.Matches) == 0 {
+				t.Errorf("%s: line without matches: %s", f, l)
+			}
+			for _, m := range a.Matches {
+				out = append(out, quality.Pair{A: a.Doc, B: m.ID, Jaccard: m.Jaccard, Method: m.Method})
+			}
+		}
+	}
+	return out
+}
+
+func runPairs(t *testing.T, dir string) []quality.Pair {
+	t.Helper()
+	pairs, _, err := quality.ReadRun(filepath.Join(dir, "pairs-*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pairs
+}
+
+// scores evaluates pairs at the pair level (as 'neardup eval') and at the
+// component level: a true pair counts as found when its documents are
+// connected by reported pairs. An audit reports a new document's match with
+// the kept member of an indexed cluster, not with every member, so only the
+// component level compares with a single run.
+func scores(pairs []quality.Pair, truth []quality.TruePair) (pair, comp quality.Report) {
+	pair = quality.Evaluate(pairs, nil, quality.Truth{Pairs: truth}, 0.8)
+	linked := make([]quality.Pair, len(pairs))
+	for i, p := range pairs {
+		linked[i] = quality.Pair{A: p.A, B: p.B, Jaccard: p.Jaccard, Method: "exact"} // "exact" pairs are unioned
+	}
+	comp = quality.Evaluate(linked, nil, quality.Truth{Pairs: truth}, 0.8)
+	return pair, comp
+}
+
+// splitJSONL writes the lines of src whose id hash falls below pct percent to
+// a, the others to b.
+func splitJSONL(t *testing.T, src, a, b string, pct uint32) {
+	t.Helper()
+	in, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bufA, bufB bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(in))
+	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	for sc.Scan() {
+		var d struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		h := fnv.New32a()
+		h.Write([]byte(d.ID))
+		w := &bufB
+		if h.Sum32()%100 < pct {
+			w = &bufA
+		}
+		w.Write(sc.Bytes())
+		w.WriteByte('\n')
+	}
+	if err := os.WriteFile(a, bufA.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, bufB.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAuditSample: index the first sample shard, audit the second against
+// it and write the next index; the counts add up, the next index holds the
+// old documents and the new ones kept, and what the two jobs report links
+// the true pairs a single run over both shards links.
+func TestAuditSample(t *testing.T) {
+	cfg := transforms.DefaultConfig()
+	files := inputs(t, sampleFiles...)
+	run0, idx0 := runIndexed(t, cfg, files[:1])
+	c0 := checkAccounting(t, run0)
+	man0, err := transforms.ReadManifest(context.Background(), idx0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man0.Documents != c0[transforms.StatKept] || len(man0.Shards) != 1 {
+		t.Fatalf("index holds %d documents in %d shards; the run kept %d", man0.Documents, len(man0.Shards), c0[transforms.StatKept])
+	}
+	next := filepath.Join(t.TempDir(), "next")
+	aud := runAudit(t, cfg, idx0, files[1:], true, next)
+	c := checkAuditAccounting(t, aud)
+	if c[transforms.StatDupOfIndex] == 0 || c[transforms.StatIndexDocs] != man0.Documents {
+		t.Errorf("audit found %d duplicates of the index, scanned %d indexed documents", c[transforms.StatDupOfIndex], c[transforms.StatIndexDocs])
+	}
+	// Only indexed documents sharing a key with the batch are shuffled.
+	if c[transforms.StatIndexJoined] >= man0.Documents {
+		t.Errorf("all %d indexed documents joined", c[transforms.StatIndexJoined])
+	}
+	man1, err := transforms.ReadManifest(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{idx0, next} {
+		names, _ := filepath.Glob(filepath.Join(d, "*"))
+		hidden, _ := filepath.Glob(filepath.Join(d, ".*"))
+		if len(names) != len(man1.Shards)+1 && d == next || len(hidden) > 0 {
+			t.Errorf("%s holds %q and %q, want the manifest and shards only", d, names, hidden)
+		}
+	}
+	if man1.Documents != man0.Documents+c[transforms.StatKept] || len(man1.Shards) != 2 || man1.Shards[0] != man0.Shards[0] {
+		t.Errorf("next index: %d documents in %d shards, want %d + %d in 2", man1.Documents, len(man1.Shards), man0.Documents, c[transforms.StatKept])
+	}
+	// The same outputs whatever the partitions, branches and workers.
+	other := cfg
+	other.Partitions, other.Branches, other.Workers = 7, 1, 1
+	sameOutputs(t, "audit with other partitions", outputs(t, aud), outputs(t, runAudit(t, other, idx0, files[1:], true, "")))
+	// Auditing the same shard again against the next index: every document
+	// kept last time is now an exact duplicate of the index.
+	aud2 := runAudit(t, cfg, next, files[1:], false, "")
+	c2 := checkAuditAccounting(t, aud2)
+	if c2[transforms.StatExactOfIndex] < c[transforms.StatKept] {
+		t.Errorf("re-audit: %d exact duplicates of the index, want >= %d kept before", c2[transforms.StatExactOfIndex], c[transforms.StatKept])
+	}
+
+	truth, err := quality.ReadTruth("../testdata/sample/truth.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := runJob(t, "", cfg, files)
+	_, fullComp := scores(runPairs(t, full), truth)
+	split := append(append(runPairs(t, run0), runPairs(t, aud)...), auditPairs(t, aud)...)
+	_, splitComp := scores(split, truth)
+	t.Logf("sample: linked recall J>=0.8 full %.4f, index+audit %.4f", fullComp.AtThreshold.Recall, splitComp.AtThreshold.Recall)
+	if splitComp.AtThreshold.Recall < fullComp.AtThreshold.Recall-0.02 {
+		t.Errorf("index+audit recall %.4f, full run %.4f", splitComp.AtThreshold.Recall, fullComp.AtThreshold.Recall)
+	}
+}
+
+// TestAuditDevSplit splits the dev corpus 70/30 by id hash, runs the 70% with
+// --index-out and audits the 30% against that index. The pairs of the run
+// and of the audit (within the batch and with the index) link the true
+// pairs of dev_pairs.tsv about as well as one run over the whole corpus,
+// with no loss of precision.
+func TestAuditDevSplit(t *testing.T) {
+	dcDir, err := devcorpus.Dir()
+	if err != nil {
+		t.Skip(err)
+	}
+	truth, err := quality.ReadTruth(filepath.Join(dcDir, "dev_pairs.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	yesterday, today := filepath.Join(dir, "yesterday.jsonl"), filepath.Join(dir, "today.jsonl")
+	splitJSONL(t, filepath.Join(dcDir, "dev.jsonl"), yesterday, today, 70)
+	cfg := transforms.DefaultConfig()
+
+	full := runJob(t, "", cfg, []string{filepath.Join(dcDir, "dev.jsonl")})
+	fullPair, fullComp := scores(runPairs(t, full), truth)
+
+	run0, idx := runIndexed(t, cfg, []string{yesterday})
+	checkAccounting(t, run0)
+	aud := runAudit(t, cfg, idx, []string{today}, true, "")
+	c := checkAuditAccounting(t, aud)
+	split := append(append(runPairs(t, run0), runPairs(t, aud)...), auditPairs(t, aud)...)
+	splitPair, splitComp := scores(split, truth)
+
+	t.Logf("full run:      recall J>=0.8 pairs %.4f linked %.4f, precision %.4f (%d pairs)",
+		fullPair.AtThreshold.Recall, fullComp.AtThreshold.Recall, fullPair.Precision, len(runPairs(t, full)))
+	t.Logf("index + audit: recall J>=0.8 pairs %.4f linked %.4f, precision %.4f (%d pairs; %d new documents, %d duplicates of the index, %d of %d indexed documents joined)",
+		splitPair.AtThreshold.Recall, splitComp.AtThreshold.Recall, splitPair.Precision, len(split),
+		c[transforms.StatInput], c[transforms.StatDupOfIndex], c[transforms.StatIndexJoined], c[transforms.StatIndexDocs])
+	if splitComp.AtThreshold.Recall < fullComp.AtThreshold.Recall-0.01 {
+		t.Errorf("index + audit links %.4f of the true pairs, the full run %.4f (missed: %v)",
+			splitComp.AtThreshold.Recall, fullComp.AtThreshold.Recall, splitComp.Examples["missed"])
+	}
+	if splitPair.Precision < fullPair.Precision-0.005 {
+		t.Errorf("index + audit precision %.4f, full run %.4f", splitPair.Precision, fullPair.Precision)
+	}
+}
+
+// TestAuditRefusesBadIndex: a damaged shard fails the audit with an error
+// naming it and saying what is wrong.
+func TestAuditRefusesBadIndex(t *testing.T) {
+	cfg := transforms.DefaultConfig()
+	files := inputs(t, sampleFiles...)
+	_, idx := runIndexed(t, cfg, files[:1])
+	shard := filepath.Join(idx, index.ShardName(0))
+	b, err := os.ReadFile(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shard, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	man, err := transforms.ReadManifest(context.Background(), idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = cfg.WithIndexConfig(man.Config)
+	cfg.Output = t.TempDir()
+	p, s := beam.NewPipelineWithRoot()
+	BuildAudit(s, cfg, files[1:], AuditOptions{Index: idx, Manifest: man})
+	err = ptest.Run(p)
+	if err == nil || !strings.Contains(err.Error(), "index-00000.bin") || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("audit of a truncated shard: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Output, transforms.AuditSummaryName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("failed audit wrote %s", transforms.AuditSummaryName)
+	}
+}

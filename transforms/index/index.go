@@ -1,0 +1,502 @@
+// Package index defines neardup's signature index: what `neardup run
+// --index-out DIR` writes and `neardup audit --index DIR` reads, so that new
+// documents are checked against every document a previous run kept without
+// reading that run's input again.
+//
+// An index is a directory of:
+//
+//	index.json         the manifest (Manifest): format name, version, the
+//	                   configuration the signatures and block keys were
+//	                   computed with, and for each shard its name, the input
+//	                   file it describes, its record count, size and CRC-32C
+//	index-NNNNN.bin    one shard per input file of the run (NNNNN: the
+//	                   shard's number in the manifest)
+//
+// A shard is a header, blocks of records and a trailer, little-endian:
+//
+//	header   "NDUPIDX\n", uint32 version, uvarint length + source path,
+//	         uint32 CRC-32C (Castagnoli) of the header bytes before it
+//	block    uint32 payload length (> 0), uint32 CRC-32C of the payload,
+//	         payload: records back to back
+//	trailer  uint32 0, uint64 record count, uint32 CRC-32C of the count
+//
+// A record (Record) is one kept document: its record index in the source
+// file, id, raw length, exact-duplicate key, SimHash, b-bit MinHash sketch and
+// MinHash LSH band keys (the SimHash table keys are recomputed from the
+// SimHash). The package knows nothing of Beam; the DoFns that read and write
+// shards through Beam's filesystems are in package transforms.
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"strings"
+)
+
+// FormatName and Version identify the layout. Version changes whenever a
+// reader of the previous version could not read a new index correctly.
+const (
+	FormatName = "neardup-index"
+	Version    = 1
+)
+
+// ManifestName is the manifest's file name in the index directory.
+const ManifestName = "index.json"
+
+// ShardName is the file name of shard n.
+func ShardName(n int) string { return fmt.Sprintf("index-%05d.bin", n) }
+
+var magic = []byte("NDUPIDX\n")
+
+// Errors. Every error of this package wraps one of them.
+var (
+	ErrVersion  = errors.New("index: unsupported version")
+	ErrCorrupt  = errors.New("index: corrupt")
+	ErrMismatch = errors.New("index: configuration differs")
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// maxBlock bounds a block's payload: a larger length is corruption.
+const maxBlock = 64 << 20
+
+// blockTarget is the payload size at which a Writer closes a block.
+const blockTarget = 256 << 10
+
+// Config is everything that decides the signatures, block keys and
+// verification of indexed documents, and how their sources are parsed. An
+// audit must run with the same values (Diff).
+type Config struct {
+	Tokens      string  `json:"tokens"`
+	Dictionary  string  `json:"dictionary"`
+	Shingle     int     `json:"shingle"`
+	Perms       int     `json:"perms"`
+	MinHash     string  `json:"minhash"`
+	Seed        uint64  `json:"seed"`
+	MaxTokens   int     `json:"max_tokens"`
+	Method      string  `json:"method"`
+	Threshold   float64 `json:"threshold"`
+	Hamming     int     `json:"hamming"`
+	Bands       int     `json:"bands"`
+	Rows        int     `json:"rows"`
+	SimBlocks   int     `json:"simhash_blocks"`
+	Format      string  `json:"format"`
+	IDField     string  `json:"id_field"`
+	TextField   string  `json:"text_field"`
+	MaxDocBytes int     `json:"max_doc_bytes"`
+}
+
+// Diff lists the settings in which b differs from a (the index's), as
+// "name: index A, now B"; nil if none.
+func (a Config) Diff(b Config) []string {
+	var out []string
+	add := func(name string, x, y any) {
+		if fmt.Sprint(x) != fmt.Sprint(y) {
+			out = append(out, fmt.Sprintf("%s: index %v, now %v", name, x, y))
+		}
+	}
+	add("tokens", a.Tokens, b.Tokens)
+	if a.Tokens == "word" || b.Tokens == "word" {
+		add("dictionary", a.Dictionary, b.Dictionary)
+	}
+	add("shingle", a.Shingle, b.Shingle)
+	add("perms", a.Perms, b.Perms)
+	add("minhash", a.MinHash, b.MinHash)
+	add("seed", a.Seed, b.Seed)
+	add("max_tokens", a.MaxTokens, b.MaxTokens)
+	add("method", a.Method, b.Method)
+	add("threshold", a.Threshold, b.Threshold)
+	add("hamming", a.Hamming, b.Hamming)
+	add("bands", a.Bands, b.Bands)
+	add("rows", a.Rows, b.Rows)
+	add("simhash_blocks", a.SimBlocks, b.SimBlocks)
+	add("format", a.Format, b.Format)
+	add("id_field", a.IDField, b.IDField)
+	add("text_field", a.TextField, b.TextField)
+	add("max_doc_bytes", a.MaxDocBytes, b.MaxDocBytes)
+	return out
+}
+
+// Check returns an ErrMismatch error naming every difference of b from a.
+func (a Config) Check(b Config) error {
+	if d := a.Diff(b); len(d) > 0 {
+		return fmt.Errorf("%w: %s", ErrMismatch, strings.Join(d, "; "))
+	}
+	return nil
+}
+
+// Shard describes one shard in the manifest.
+type Shard struct {
+	Name    string `json:"name"`
+	Source  string `json:"source"` // the input file whose kept documents it holds
+	Records int64  `json:"records"`
+	Bytes   int64  `json:"bytes"`
+	CRC32C  uint32 `json:"crc32c"` // of the whole shard file
+}
+
+// Manifest is index.json.
+type Manifest struct {
+	Format    string  `json:"format"`
+	Version   int     `json:"version"`
+	Config    Config  `json:"config"`
+	Documents int64   `json:"documents"`
+	Shards    []Shard `json:"shards"`
+}
+
+// NewManifest returns the manifest of shards (in shard order).
+func NewManifest(cfg Config, shards []Shard) Manifest {
+	m := Manifest{Format: FormatName, Version: Version, Config: cfg, Shards: shards}
+	for _, s := range shards {
+		m.Documents += s.Records
+	}
+	return m
+}
+
+// Marshal encodes m as indented JSON.
+func (m Manifest) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n'), err
+}
+
+// ParseManifest decodes and checks index.json read from where.
+func ParseManifest(b []byte, where string) (*Manifest, error) {
+	// The format and version come first, so that a manifest of another
+	// version fails with ErrVersion whatever else it holds.
+	var head struct {
+		Format  string `json:"format"`
+		Version *int   `json:"version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("%s: %w: not a JSON manifest: %v", where, ErrCorrupt, err)
+	}
+	if head.Format != FormatName {
+		return nil, fmt.Errorf("%s: %w: format %q, want %q", where, ErrCorrupt, head.Format, FormatName)
+	}
+	if head.Version == nil {
+		return nil, fmt.Errorf("%s: %w: no version field", where, ErrCorrupt)
+	}
+	if *head.Version != Version {
+		return nil, fmt.Errorf("%s: %w %d (this neardup reads version %d; rebuild the index with `neardup run --index-out`)",
+			where, ErrVersion, *head.Version, Version)
+	}
+	var m Manifest
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", where, ErrCorrupt, err)
+	}
+	var n int64
+	for i, s := range m.Shards {
+		if s.Name != ShardName(i) {
+			return nil, fmt.Errorf("%s: %w: shard %d is named %q, want %q", where, ErrCorrupt, i, s.Name, ShardName(i))
+		}
+		if s.Records < 0 || s.Bytes <= 0 {
+			return nil, fmt.Errorf("%s: %w: shard %s has %d records in %d bytes", where, ErrCorrupt, s.Name, s.Records, s.Bytes)
+		}
+		n += s.Records
+	}
+	if n != m.Documents {
+		return nil, fmt.Errorf("%s: %w: documents %d, but the shards hold %d", where, ErrCorrupt, m.Documents, n)
+	}
+	return &m, nil
+}
+
+// Record is one indexed document.
+type Record struct {
+	Line    int64  // record index in the source file (as wire.Line)
+	ID      string // document id
+	Len     int64  // raw record length in bytes
+	Exact   uint64 // exact-duplicate key (hash of the normalized text)
+	SimHash uint64
+	Sketch  []uint8  // low 8 bits of each MinHash value; empty: no shingles
+	Bands   []uint64 // MinHash LSH band keys (full 64 bits)
+}
+
+// AppendRecord appends r's encoding to b.
+func AppendRecord(b []byte, r *Record) []byte {
+	b = binary.AppendUvarint(b, uint64(r.Line))
+	b = binary.AppendUvarint(b, uint64(len(r.ID)))
+	b = append(b, r.ID...)
+	b = binary.AppendUvarint(b, uint64(r.Len))
+	b = binary.LittleEndian.AppendUint64(b, r.Exact)
+	b = binary.LittleEndian.AppendUint64(b, r.SimHash)
+	b = binary.AppendUvarint(b, uint64(len(r.Sketch)))
+	b = append(b, r.Sketch...)
+	b = binary.AppendUvarint(b, uint64(len(r.Bands)))
+	for _, k := range r.Bands {
+		b = binary.LittleEndian.AppendUint64(b, k)
+	}
+	return b
+}
+
+// errRecord is a record that does not decode.
+var errRecord = errors.New("bad record")
+
+// DecodeRecord decodes the record at the start of b into r (reusing its
+// slices) and returns the rest of b.
+func DecodeRecord(b []byte, r *Record) ([]byte, error) {
+	uv := func() (uint64, bool) {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			return 0, false
+		}
+		b = b[k:]
+		return v, true
+	}
+	line, ok := uv()
+	if !ok {
+		return nil, errRecord
+	}
+	n, ok := uv()
+	if !ok || uint64(len(b)) < n {
+		return nil, errRecord
+	}
+	r.Line, r.ID = int64(line), string(b[:n])
+	b = b[n:]
+	l, ok := uv()
+	if !ok || len(b) < 16 {
+		return nil, errRecord
+	}
+	r.Len = int64(l)
+	r.Exact = binary.LittleEndian.Uint64(b)
+	r.SimHash = binary.LittleEndian.Uint64(b[8:])
+	b = b[16:]
+	if n, ok = uv(); !ok || uint64(len(b)) < n {
+		return nil, errRecord
+	}
+	r.Sketch = append(r.Sketch[:0], b[:n]...)
+	b = b[n:]
+	if n, ok = uv(); !ok || uint64(len(b))/8 < n {
+		return nil, errRecord
+	}
+	r.Bands = r.Bands[:0]
+	for i := uint64(0); i < n; i++ {
+		r.Bands = append(r.Bands, binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return b[8*n:], nil
+}
+
+// Writer writes one shard.
+type Writer struct {
+	w       io.Writer
+	crc     uint32 // of everything written
+	bytes   int64
+	records int64
+	block   []byte
+	err     error
+}
+
+// NewWriter starts a shard of the kept documents of source on w.
+func NewWriter(w io.Writer, source string) *Writer {
+	wr := &Writer{w: w}
+	h := append([]byte(nil), magic...)
+	h = binary.LittleEndian.AppendUint32(h, Version)
+	h = binary.AppendUvarint(h, uint64(len(source)))
+	h = append(h, source...)
+	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
+	wr.write(h)
+	return wr
+}
+
+func (w *Writer) write(b []byte) {
+	if w.err != nil {
+		return
+	}
+	_, w.err = w.w.Write(b)
+	w.crc = crc32.Update(w.crc, castagnoli, b)
+	w.bytes += int64(len(b))
+}
+
+// Add appends a record.
+func (w *Writer) Add(r *Record) error {
+	w.block = AppendRecord(w.block, r)
+	w.records++
+	if len(w.block) >= blockTarget {
+		w.flush()
+	}
+	return w.err
+}
+
+func (w *Writer) flush() {
+	if len(w.block) == 0 {
+		return
+	}
+	var h [8]byte
+	binary.LittleEndian.PutUint32(h[:], uint32(len(w.block)))
+	binary.LittleEndian.PutUint32(h[4:], crc32.Checksum(w.block, castagnoli))
+	w.write(h[:])
+	w.write(w.block)
+	w.block = w.block[:0]
+}
+
+// Close writes the last block and the trailer, and returns the shard's
+// description (Name is left to the caller).
+func (w *Writer) Close() (Shard, error) {
+	w.flush()
+	t := make([]byte, 4, 16)
+	t = binary.LittleEndian.AppendUint64(t, uint64(w.records))
+	t = binary.LittleEndian.AppendUint32(t, crc32.Checksum(t[4:12], castagnoli))
+	w.write(t)
+	return Shard{Records: w.records, Bytes: w.bytes, CRC32C: w.crc}, w.err
+}
+
+// Reader reads one shard, checking every checksum.
+type Reader struct {
+	r       *bufio.Reader
+	name    string
+	source  string
+	block   []byte
+	rest    []byte
+	records int64
+	crc     uint32
+	bytes   int64
+	done    bool
+}
+
+// crcReader feeds the reader's whole-file checksum.
+type crcReader struct {
+	r   io.Reader
+	crc *uint32
+	n   *int64
+}
+
+func (c crcReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.crc = crc32.Update(*c.crc, castagnoli, p[:n])
+	*c.n += int64(n)
+	return n, err
+}
+
+func (rd *Reader) corrupt(format string, args ...any) error {
+	return fmt.Errorf("index shard %s: %w: %s", rd.name, ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// full reads len(b) bytes; a short read is a truncated shard.
+func (rd *Reader) full(b []byte, what string) error {
+	if _, err := io.ReadFull(rd.r, b); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return rd.corrupt("truncated in the %s after %d records", what, rd.records)
+		}
+		return fmt.Errorf("index shard %s: reading the %s: %w", rd.name, what, err)
+	}
+	return nil
+}
+
+// NewReader reads the header of the shard on r; name names it in errors.
+func NewReader(r io.Reader, name string) (*Reader, error) {
+	rd := &Reader{name: name}
+	rd.r = bufio.NewReaderSize(crcReader{r, &rd.crc, &rd.bytes}, 1<<20)
+	head := make([]byte, len(magic)+4)
+	if err := rd.full(head, "header"); err != nil {
+		return nil, err
+	}
+	if string(head[:len(magic)]) != string(magic) {
+		return nil, rd.corrupt("not an index shard (bad magic %q)", head[:len(magic)])
+	}
+	if v := binary.LittleEndian.Uint32(head[len(magic):]); v != Version {
+		return nil, fmt.Errorf("index shard %s: %w %d (this neardup reads version %d)", name, ErrVersion, v, Version)
+	}
+	n, err := binary.ReadUvarint(rd.r)
+	if err != nil || n > 1<<16 {
+		return nil, rd.corrupt("bad source length in the header")
+	}
+	src := make([]byte, n)
+	if err := rd.full(src, "header"); err != nil {
+		return nil, err
+	}
+	var sum [4]byte
+	if err := rd.full(sum[:], "header"); err != nil {
+		return nil, err
+	}
+	h := binary.AppendUvarint(head, n)
+	h = append(h, src...)
+	if crc32.Checksum(h, castagnoli) != binary.LittleEndian.Uint32(sum[:]) {
+		return nil, rd.corrupt("header checksum mismatch")
+	}
+	rd.source = string(src)
+	return rd, nil
+}
+
+// Source is the input file the shard describes.
+func (rd *Reader) Source() string { return rd.source }
+
+// Next decodes the next record into r. It returns false at the end of the
+// shard, after checking the trailer; the error says what is wrong with a
+// damaged shard.
+func (rd *Reader) Next(r *Record) (bool, error) {
+	for len(rd.rest) == 0 {
+		if rd.done {
+			return false, nil
+		}
+		var h [8]byte
+		if err := rd.full(h[:4], "block header"); err != nil {
+			return false, err
+		}
+		n := binary.LittleEndian.Uint32(h[:])
+		if n == 0 {
+			return false, rd.trailer()
+		}
+		if n > maxBlock {
+			return false, rd.corrupt("block of %d bytes after %d records", n, rd.records)
+		}
+		if err := rd.full(h[4:], "block header"); err != nil {
+			return false, err
+		}
+		if cap(rd.block) < int(n) {
+			rd.block = make([]byte, n)
+		}
+		rd.block = rd.block[:n]
+		if err := rd.full(rd.block, "block"); err != nil {
+			return false, err
+		}
+		if crc32.Checksum(rd.block, castagnoli) != binary.LittleEndian.Uint32(h[4:]) {
+			return false, rd.corrupt("block checksum mismatch after %d records", rd.records)
+		}
+		rd.rest = rd.block
+	}
+	var err error
+	if rd.rest, err = DecodeRecord(rd.rest, r); err != nil {
+		return false, rd.corrupt("record %d does not decode", rd.records)
+	}
+	rd.records++
+	return true, nil
+}
+
+func (rd *Reader) trailer() error {
+	var t [12]byte
+	if err := rd.full(t[:], "trailer"); err != nil {
+		return err
+	}
+	if crc32.Checksum(t[:8], castagnoli) != binary.LittleEndian.Uint32(t[8:]) {
+		return rd.corrupt("trailer checksum mismatch")
+	}
+	if n := int64(binary.LittleEndian.Uint64(t[:])); n != rd.records {
+		return rd.corrupt("trailer counts %d records, the blocks hold %d", n, rd.records)
+	}
+	if _, err := rd.r.ReadByte(); err != io.EOF {
+		return rd.corrupt("data after the trailer")
+	}
+	rd.done = true
+	return nil
+}
+
+// Check compares what was read (call after Next returned false) with the
+// manifest's description of the shard.
+func (rd *Reader) Check(s Shard) error {
+	switch {
+	case rd.records != s.Records:
+		return rd.corrupt("%d records, the manifest says %d", rd.records, s.Records)
+	case rd.bytes != s.Bytes:
+		return rd.corrupt("%d bytes, the manifest says %d", rd.bytes, s.Bytes)
+	case rd.crc != s.CRC32C:
+		return rd.corrupt("CRC-32C %08x, the manifest says %08x", rd.crc, s.CRC32C)
+	case rd.source != s.Source:
+		return rd.corrupt("source %q, the manifest says %q", rd.source, s.Source)
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func sampleRecords(n int) []Record {
+	var rs []Record
+	for i := range n {
+		r := Record{Line: int64(i * 3), ID: "doc-" + strings.Repeat("x", i%7), Len: int64(100 + i),
+			Exact: uint64(i) * 0x9e3779b97f4a7c15, SimHash: ^uint64(i)}
+		if i%5 != 4 { // every fifth without shingles: no sketch, no bands
+			for j := range 16 {
+				r.Sketch = append(r.Sketch, uint8(i+j))
+			}
+			for j := range 4 {
+				r.Bands = append(r.Bands, uint64(i*1000+j))
+			}
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// writeShard encodes records as one shard of source.
+func writeShard(t *testing.T, source string, rs []Record) ([]byte, Shard) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := NewWriter(&buf, source)
+	for i := range rs {
+		if err := w.Add(&rs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Name, s.Source = ShardName(0), source
+	return buf.Bytes(), s
+}
+
+// readShard decodes a whole shard and checks it against s.
+func readShard(b []byte, s Shard) ([]Record, error) {
+	rd, err := NewReader(bytes.NewReader(b), "test")
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	for {
+		var r Record
+		ok, err := rd.Next(&r)
+		if err != nil {
+			return out, err
+		}
+		if !ok {
+			break
+		}
+		out = append(out, r)
+	}
+	return out, rd.Check(s)
+}
+
+func TestShardRoundTrip(t *testing.T) {
+	for _, n := range []int{0, 1, 10, 20000} { // 20000 records span several blocks
+		rs := sampleRecords(n)
+		b, s := writeShard(t, "gs://bucket/in/part-1.jsonl.gz", rs)
+		if s.Records != int64(n) || s.Bytes != int64(len(b)) {
+			t.Fatalf("n=%d: shard says %d records, %d bytes; wrote %d bytes", n, s.Records, s.Bytes, len(b))
+		}
+		got, err := readShard(b, s)
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		for i := range rs { // decoded empty slices are non-nil
+			if len(got[i].Sketch) == 0 {
+				got[i].Sketch = nil
+			}
+			if len(got[i].Bands) == 0 {
+				got[i].Bands = nil
+			}
+		}
+		if n > 0 && !reflect.DeepEqual(got, rs) {
+			t.Fatalf("n=%d: round trip differs", n)
+		}
+		if len(got) != n {
+			t.Fatalf("n=%d: read %d records", n, len(got))
+		}
+	}
+}
+
+func TestShardDamage(t *testing.T) {
+	good, s := writeShard(t, "/data/a.jsonl", sampleRecords(3000))
+	mod := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
+	headerLen := len(magic) + 4 + 1 + len("/data/a.jsonl") + 4
+	cases := []struct {
+		name string
+		b    []byte
+		want error
+		msg  string
+	}{
+		{"empty file", nil, ErrCorrupt, "truncated in the header"},
+		{"not a shard", []byte("{\"id\":1}\n{\"id\":2}\n"), ErrCorrupt, "bad magic"},
+		{"other version", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 2); return b }), ErrVersion, "version 2"},
+		{"header bit flip", mod(func(b []byte) []byte { b[len(magic)+6] ^= 1; return b }), ErrCorrupt, "header checksum"},
+		{"payload bit flip", mod(func(b []byte) []byte { b[headerLen+20] ^= 0x10; return b }), ErrCorrupt, "block checksum"},
+		{"truncated in a block", good[:len(good)/2], ErrCorrupt, "truncated in the block"},
+		{"no trailer", good[:len(good)-16], ErrCorrupt, "truncated"},
+		{"short trailer", good[:len(good)-3], ErrCorrupt, "truncated in the trailer"},
+		{"trailing garbage", append(append([]byte(nil), good...), 'x'), ErrCorrupt, "data after the trailer"},
+		{"huge block length", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[headerLen:], 1<<31); return b }), ErrCorrupt, "block of"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := readShard(c.b, s)
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
+				t.Fatalf("got %v, want %v containing %q", err, c.want, c.msg)
+			}
+		})
+	}
+	// A shard that reads cleanly but is not the one the manifest describes.
+	other, _ := writeShard(t, "/data/a.jsonl", sampleRecords(2999))
+	if _, err := readShard(other, s); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "the manifest says") {
+		t.Fatalf("shard swapped: got %v", err)
+	}
+}
+
+func TestManifest(t *testing.T) {
+	cfg := Config{Tokens: "char", Shingle: 5, Perms: 128, MinHash: "classic", Method: "both", Threshold: 0.8, Hamming: 3, Bands: 16, Rows: 8, SimBlocks: 5, Format: "jsonl", IDField: "id", TextField: "text"}
+	m := NewManifest(cfg, []Shard{{Name: ShardName(0), Source: "a", Records: 3, Bytes: 40}, {Name: ShardName(1), Source: "b", Records: 4, Bytes: 50}})
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseManifest(b, "x/index.json")
+	if err != nil || !reflect.DeepEqual(*got, m) || got.Documents != 7 {
+		t.Fatalf("round trip: %v %+v", err, got)
+	}
+	cases := []struct {
+		name, json string
+		want       error
+		msg        string
+	}{
+		{"not json", "PK\x03\x04", ErrCorrupt, "not a JSON manifest"},
+		{"other format", `{"format":"parquet","version":1}`, ErrCorrupt, `format "parquet"`},
+		{"no version", `{"format":"neardup-index"}`, ErrCorrupt, "no version field"},
+		{"newer version", `{"format":"neardup-index","version":2,"shards":"whatever"}`, ErrVersion, "version 2"},
+		{"unknown field", `{"format":"neardup-index","version":1,"extra":1}`, ErrCorrupt, "unknown field"},
+		{"bad count", strings.Replace(string(b), `"documents": 7`, `"documents": 8`, 1), ErrCorrupt, "the shards hold 7"},
+		{"bad shard name", strings.Replace(string(b), "index-00001.bin", "index-00002.bin", 1), ErrCorrupt, "is named"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseManifest([]byte(c.json), "x/index.json")
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "x/index.json") {
+				t.Fatalf("got %v, want %v containing %q", err, c.want, c.msg)
+			}
+		})
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	base := Config{Tokens: "char", Dictionary: "zh_s", Shingle: 5, Perms: 128, Method: "both", Threshold: 0.8, Bands: 16, Rows: 8, SimBlocks: 5}
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want []string
+	}{
+		{"same", func(*Config) {}, nil},
+		{"dictionary unused in char mode", func(c *Config) { c.Dictionary = "zh" }, nil},
+		{"perms", func(c *Config) { c.Perms = 64 }, []string{"perms: index 128, now 64"}},
+		{"two", func(c *Config) { c.Threshold, c.SimBlocks = 0.9, 6 }, []string{"threshold: index 0.8, now 0.9", "simhash_blocks: index 5, now 6"}},
+		{"word mode dictionary", func(c *Config) { c.Tokens, c.Dictionary = "word", "zh" }, []string{"tokens: index char, now word", "dictionary: index zh_s, now zh"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := base
+			c.edit(&o)
+			if got := base.Diff(o); !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("Diff = %q, want %q", got, c.want)
+			}
+			err := base.Check(o)
+			if (err != nil) != (c.want != nil) || (err != nil && !errors.Is(err, ErrMismatch)) {
+				t.Fatalf("Check = %v", err)
+			}
+		})
+	}
+}

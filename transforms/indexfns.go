@@ -1,0 +1,332 @@
+package transforms
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/index"
+	"github.com/neardup/neardup/transforms/wire"
+)
+
+func init() {
+	register.DoFn5x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), error](&WriteIndexFn{})
+	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&WriteManifestFn{})
+	register.DoFn4x1[context.Context, int, string, func(int, []byte), error](&CopyShardFn{})
+}
+
+// IndexFileBase is the file index of the first index shard in an audit's
+// document numbers: indexed document d of shard k is wire.DocNum(
+// IndexFileBase+k, its record index in its source). New documents have file
+// indexes below it, so in every pair (A < B) of a new and an indexed
+// document A is the new one.
+const IndexFileBase = 1 << 23
+
+// IsIndexed reports whether document number d is an indexed document.
+func IsIndexed(d wire.Doc) bool { return wire.File(d) >= IndexFileBase }
+
+// IndexConfig is the part of c an index records and an audit must share.
+func (c Config) IndexConfig() index.Config {
+	return index.Config{
+		Tokens: c.Tokens, Dictionary: c.Dictionary, Shingle: c.Shingle, Perms: c.Perms, MinHash: c.MinHash,
+		Seed: c.Seed, MaxTokens: c.MaxTokens, Method: c.Method, Threshold: c.Threshold, Hamming: c.Hamming,
+		Bands: c.Bands, Rows: c.Rows, SimBlocks: c.SimBlocks,
+		Format: c.Format, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes,
+	}
+}
+
+// WithIndexConfig returns c with the settings of ic.
+func (c Config) WithIndexConfig(ic index.Config) Config {
+	c.Tokens, c.Dictionary, c.Shingle, c.Perms, c.MinHash = ic.Tokens, ic.Dictionary, ic.Shingle, ic.Perms, ic.MinHash
+	c.Seed, c.MaxTokens, c.Method, c.Threshold, c.Hamming = ic.Seed, ic.MaxTokens, ic.Method, ic.Threshold, ic.Hamming
+	c.Bands, c.Rows, c.SimBlocks = ic.Bands, ic.Rows, ic.SimBlocks
+	c.Format, c.IDField, c.TextField, c.MaxDocBytes = ic.Format, ic.IDField, ic.TextField, ic.MaxDocBytes
+	return c
+}
+
+// shardMeta is what a shard writer tells the manifest writer.
+type shardMeta struct {
+	N     int         `json:"n"`
+	Shard index.Shard `json:"shard"`
+}
+
+func emitMeta(n int, s index.Shard, emit func(int, []byte)) error {
+	b, err := json.Marshal(shardMeta{N: n, Shard: s})
+	if err != nil {
+		return err
+	}
+	emit(n, b)
+	return nil
+}
+
+// The signature pass writes every document it signs (all but the rejects
+// and the exact duplicates left out) to a pre-shard, IndexOut/.sig-NNNNN.bin
+// (NNNNN: the input file index), in the index shard format; WriteIndexFn
+// then copies the kept ones into the final shard, so that an index costs no
+// second signing pass and signatures are not shuffled. The manifest writer
+// removes the pre-shards.
+type preShard struct{ recs []index.Record }
+
+// preShardName is the name of input file index file's pre-shard.
+func preShardName(file int) string { return fmt.Sprintf(".sig-%05d.bin", file) }
+
+// newPreShard returns a pre-shard to fill, or nil when the job writes no
+// index.
+func (c Config) newPreShard() *preShard {
+	if c.IndexOut == "" {
+		return nil
+	}
+	return &preShard{}
+}
+
+// add appends a copy of r.
+func (p *preShard) add(r *index.Record) {
+	if p == nil {
+		return
+	}
+	rec := *r
+	rec.Sketch, rec.Bands = slices.Clone(r.Sketch), slices.Clone(r.Bands)
+	p.recs = append(p.recs, rec)
+}
+
+// write writes the pre-shard of input file index file (at path), records in
+// source order.
+func (p *preShard) write(ctx context.Context, cfg Config, file int, path string) error {
+	if p == nil {
+		return nil
+	}
+	slices.SortFunc(p.recs, func(a, b index.Record) int { return cmpU64(uint64(a.Line), uint64(b.Line)) })
+	return writeAtomically(ctx, cfg.IndexOut, preShardName(file), func(w io.Writer) error {
+		iw := index.NewWriter(w, path)
+		for i := range p.recs {
+			if err := iw.Add(&p.recs[i]); err != nil {
+				return err
+			}
+		}
+		_, err := iw.Close()
+		return err
+	})
+}
+
+// WriteIndexFn writes the index shard of one input file: every document of
+// the file that is kept (neither rejected nor removed) with its exact key,
+// SimHash, MinHash sketch and band keys, copied from the file's pre-shard
+// (see preShard).
+//
+// In: (file index, its path, chunks of uvarint line numbers removed). Out:
+// Dir/index-<Offset+file>.bin and its description (shardMeta JSON keyed by
+// shard number).
+type WriteIndexFn struct {
+	Cfg    Config
+	Dir    string
+	Offset int // shard number of file index 0
+}
+
+func (fn *WriteIndexFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks func(*[]byte) bool, emit func(int, []byte)) error {
+	defer busy(ctx, "WriteIndex", time.Now())
+	var path string
+	if !paths(&path) {
+		return fmt.Errorf("index: no path for file %d", file)
+	}
+	remove, err := lineSet(removeChunks)
+	if err != nil {
+		return fmt.Errorf("index: removal list for %s: %w", path, err)
+	}
+	pre := JoinPath(fn.Dir, preShardName(file))
+	fsys, err := filesystem.New(ctx, pre)
+	if err != nil {
+		return fmt.Errorf("index: %s: %w", pre, err)
+	}
+	defer fsys.Close()
+	rc, err := fsys.OpenRead(ctx, pre)
+	if err != nil {
+		return fmt.Errorf("index: signatures of %s: %w", path, err)
+	}
+	defer rc.Close()
+	rd, err := index.NewReader(rc, pre)
+	if err != nil {
+		return err
+	}
+	if rd.Source() != path {
+		return fmt.Errorf("index: %s holds the signatures of %s, not %s", pre, rd.Source(), path)
+	}
+	n := fn.Offset + file
+	var meta index.Shard
+	err = writeAtomically(ctx, fn.Dir, index.ShardName(n), func(w io.Writer) error {
+		iw := index.NewWriter(w, path)
+		var r index.Record
+		for {
+			ok, err := rd.Next(&r)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			if !remove[r.Line] {
+				if err := iw.Add(&r); err != nil {
+					return err
+				}
+			}
+		}
+		var err error
+		meta, err = iw.Close()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	meta.Name, meta.Source = index.ShardName(n), path
+	return emitMeta(n, meta, emit)
+}
+
+// lineSet decodes chunks of uvarint line numbers.
+func lineSet(chunks func(*[]byte) bool) (map[int64]bool, error) {
+	set := make(map[int64]bool)
+	var chunk []byte
+	for chunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			line, n := binary.Uvarint(c)
+			if n <= 0 {
+				return nil, wire.ErrCorrupt
+			}
+			set[int64(line)] = true
+			c = c[n:]
+		}
+	}
+	return set, nil
+}
+
+// CopyShardFn copies a shard of an old index unchanged into a new one.
+//
+// In: (shard number, name). Out: the copy in To and its description, taken
+// from the old manifest (Shards).
+type CopyShardFn struct {
+	From, To string
+	Shards   []index.Shard
+}
+
+func (fn *CopyShardFn) ProcessElement(ctx context.Context, n int, name string, emit func(int, []byte)) error {
+	defer busy(ctx, "CopyIndex", time.Now())
+	if n < 0 || n >= len(fn.Shards) {
+		return fmt.Errorf("index copy: no shard %d", n)
+	}
+	src := JoinPath(fn.From, name)
+	fsys, err := filesystem.New(ctx, src)
+	if err != nil {
+		return fmt.Errorf("index copy: %s: %w", src, err)
+	}
+	defer fsys.Close()
+	rc, err := fsys.OpenRead(ctx, src)
+	if err != nil {
+		return fmt.Errorf("index copy: %s: %w", src, err)
+	}
+	defer rc.Close()
+	var copied int64
+	err = writeAtomically(ctx, fn.To, name, func(w io.Writer) error {
+		copied, err = io.Copy(w, rc)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if copied != fn.Shards[n].Bytes {
+		return fmt.Errorf("index copy: %s has %d bytes, the manifest says %d", src, copied, fn.Shards[n].Bytes)
+	}
+	return emitMeta(n, fn.Shards[n], emit)
+}
+
+// WriteManifestFn writes index.json once every shard is written.
+//
+// In: (key, shardMeta JSON of every shard). Out: Dir/index.json. It fails if
+// the shard numbers are not exactly 0..n-1.
+type WriteManifestFn struct {
+	Dir    string
+	Config index.Config
+}
+
+func (fn *WriteManifestFn) ProcessElement(ctx context.Context, _ int, metas func(*[]byte) bool) error {
+	defer busy(ctx, "WriteManifest", time.Now())
+	var all []shardMeta
+	var b []byte
+	for metas(&b) {
+		var m shardMeta
+		if err := json.Unmarshal(b, &m); err != nil {
+			return fmt.Errorf("index manifest: %w", err)
+		}
+		all = append(all, m)
+	}
+	slices.SortFunc(all, func(a, b shardMeta) int { return a.N - b.N })
+	shards := make([]index.Shard, len(all))
+	for i, m := range all {
+		if m.N != i {
+			return fmt.Errorf("index manifest: shard %d missing or repeated (got %d)", i, m.N)
+		}
+		shards[i] = m.Shard
+	}
+	man, err := index.NewManifest(fn.Config, shards).Marshal()
+	if err != nil {
+		return err
+	}
+	err = writeAtomically(ctx, fn.Dir, index.ManifestName, func(w io.Writer) error {
+		_, err := w.Write(man)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return removePreShards(ctx, fn.Dir)
+}
+
+// removePreShards removes the pre-shards (and leftovers of their temporary
+// names) in dir.
+func removePreShards(ctx context.Context, dir string) error {
+	fsys, err := filesystem.New(ctx, JoinPath(dir, index.ManifestName))
+	if err != nil {
+		return err
+	}
+	defer fsys.Close()
+	rm, ok := fsys.(filesystem.Remover)
+	if !ok {
+		return nil
+	}
+	for _, glob := range []string{".sig-*.bin", ".tmp-.sig-*"} {
+		names, err := fsys.List(ctx, JoinPath(dir, glob))
+		if err != nil {
+			return fmt.Errorf("index: listing %s: %w", dir, err)
+		}
+		for _, name := range names {
+			if err := rm.Remove(ctx, name); err != nil {
+				return fmt.Errorf("index: removing %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// ReadManifest reads and checks DIR/index.json through Beam's filesystems.
+func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
+	path := JoinPath(dir, index.ManifestName)
+	fsys, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", dir, err)
+	}
+	defer fsys.Close()
+	rc, err := fsys.OpenRead(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: no manifest: %w", dir, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, 256<<20))
+	if err != nil {
+		return nil, fmt.Errorf("index %s: reading %s: %w", dir, path, err)
+	}
+	return index.ParseManifest(b, path)
+}
