@@ -79,6 +79,7 @@ func BuildAudit(s beam.Scope, cfg transforms.Config, files []string, opt AuditOp
 	batchMatches = beam.Flatten(s, batchExact, batchMatches)
 	idxMatches = beam.Flatten(s, idxExactMatches, idxMatches)
 
+	batchMatches = beam.GroupByKey(s, batchMatches) // by file index, for Clusters and the pairs shards
 	clusters, removes, clusterStats := Clusters(s, cfg, batchMatches)
 	clusterStats = beam.ParDo(s, &transforms.RenameStatFn{From: transforms.StatRemoved, To: transforms.StatRemovedInBatch}, clusterStats)
 
@@ -88,12 +89,13 @@ func BuildAudit(s beam.Scope, cfg transforms.Config, files []string, opt AuditOp
 		sources[i] = sh.Source
 	}
 	allRemoves, auditStats := beam.ParDo2(sw, &transforms.WriteAuditFn{Cfg: cfg, Sources: sources}, beam.CoGroupByKey(sw, idxMatches, removes))
-	shard := func(kind string, col beam.PCollection) beam.PCollection {
-		return beam.ParDo(sw.Scope(kind), &transforms.WriteLinesFn{Cfg: cfg, Kind: kind}, beam.GroupByKey(sw, col))
+	write := func(kind string, grouped beam.PCollection) beam.PCollection {
+		return beam.ParDo(sw.Scope(kind), &transforms.WriteLinesFn{Cfg: cfg, Kind: kind}, grouped)
 	}
+	shard := func(kind string, col beam.PCollection) beam.PCollection { return write(kind, beam.GroupByKey(sw, col)) }
 	dedup := newFiles.perFile(sw.Scope("dedup"), 1, &transforms.WriteDedupFn{Cfg: cfg}, allRemoves, rejects)[0]
 	writeStats := beam.Flatten(sw,
-		shard(transforms.KindPairs, batchMatches),
+		write(transforms.KindPairs, batchMatches),
 		shard(transforms.KindClusters, clusters),
 		shard(transforms.KindRejects, rejects),
 		dedup)

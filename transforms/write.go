@@ -25,7 +25,12 @@ func init() {
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&WriteLinesFn{})
 	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&WriteDedupFn{})
 	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&WriteSummaryFn{})
+	register.Function2x2(ToOneKey)
 }
+
+// ToOneKey moves every element to key 0, for a step that must see them all
+// (a manifest, the summary).
+func ToOneKey(_ int, v []byte) (int, []byte) { return 0, v }
 
 // Output kinds: the file name prefixes under the output directory.
 const (
