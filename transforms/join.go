@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -26,16 +27,26 @@ func init() {
 // >= Cfg.Partitions). Out: wire.Pair chunks keyed by the
 // partition of the pair's first document, the partition that holds that
 // document's info in the join that follows.
+//
+// The pairs of a partition are computed on another goroutine while the next
+// partition arrives (see ahead), and emitted in partition order.
 type CandidatesFn struct {
 	Cfg Config
+
+	ahead ahead[candidatesResult]
+}
+
+type candidatesResult struct {
+	pairs []wire.Pair
+	st    candidates.Stats
+	took  time.Duration
 }
 
 func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Candidates", time.Now())
-	var st candidates.Stats
-	var pairs []wire.Pair
+	start := time.Now()
 	var chunk []byte
 	var err error
+	limits := fn.Cfg.limits()
 	if part < fn.Cfg.Partitions {
 		var entries []wire.Entry
 		for chunks(&chunk) {
@@ -43,7 +54,12 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 				return err
 			}
 		}
-		pairs = candidates.Append(nil, candidates.Sort(entries), fn.Cfg.limits(), &st)
+		fn.ahead.start(func() (r candidatesResult) {
+			t := time.Now()
+			r.pairs = candidates.Unique(candidates.Append(nil, candidates.Sort(entries), limits, &r.st))
+			r.took = time.Since(t)
+			return r
+		})
 	} else {
 		var entries []wire.SimEntry
 		for chunks(&chunk) {
@@ -51,19 +67,38 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 				return err
 			}
 		}
-		pairs = candidates.AppendNear(nil, candidates.SortSim(entries), fn.Cfg.Hamming, fn.Cfg.limits(), &st)
+		k := fn.Cfg.Hamming
+		fn.ahead.start(func() (r candidatesResult) {
+			t := time.Now()
+			r.pairs = candidates.Unique(candidates.AppendNear(nil, candidates.SortSim(entries), k, limits, &r.st))
+			r.took = time.Since(t)
+			return r
+		})
 	}
-	pairs = candidates.Unique(pairs)
-	b := wire.NewBatcher(0)
-	for _, p := range pairs {
-		b.Add(wire.Partition(p.A, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendPair(c, p) }, emit)
+	addBusy(ctx, "Candidates", time.Since(start))
+	return fn.ahead.drain(runtime.GOMAXPROCS(0), fn.emitter(ctx, emit, emitStat))
+}
+
+// FinishBundle emits the partitions still being worked on.
+func (fn *CandidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(0, fn.emitter(ctx, emit, emitStat))
+}
+
+func (fn *CandidatesFn) emitter(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) func(candidatesResult) error {
+	return func(r candidatesResult) error {
+		start := time.Now()
+		b := wire.NewBatcher(0)
+		for _, p := range r.pairs {
+			b.Add(wire.Partition(p.A, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendPair(c, p) }, emit)
+		}
+		b.Flush(emit)
+		emitStat(StatBuckets, r.st.Buckets)
+		emitStat(StatHot, r.st.HotBuckets)
+		emitStat(StatSkipped, r.st.Skipped)
+		emitStat(StatFar, r.st.Far)
+		addBusy(ctx, "Candidates", r.took+time.Since(start))
+		return nil
 	}
-	b.Flush(emit)
-	emitStat(StatBuckets, st.Buckets)
-	emitStat(StatHot, st.HotBuckets)
-	emitStat(StatSkipped, st.Skipped)
-	emitStat(StatFar, st.Far)
-	return nil
 }
 
 // decodeInfos reads every wire.Info chunk of iter into a map by document.

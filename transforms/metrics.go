@@ -17,5 +17,10 @@ const BusyPrefix = "busy_ms."
 // busy adds the time since start to stage's busy-time counter. Call it as
 // defer busy(ctx, "Stage", time.Now()).
 func busy(ctx context.Context, stage string, start time.Time) {
-	beam.NewCounter(MetricsNamespace, BusyPrefix+stage).Inc(ctx, time.Since(start).Milliseconds())
+	addBusy(ctx, stage, time.Since(start))
+}
+
+// addBusy adds d to stage's busy-time counter.
+func addBusy(ctx context.Context, stage string, d time.Duration) {
+	beam.NewCounter(MetricsNamespace, BusyPrefix+stage).Inc(ctx, d.Milliseconds())
 }

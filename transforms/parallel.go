@@ -111,3 +111,38 @@ func mapDocs[R any](read fileReader, workers int,
 	}
 	return readErr
 }
+
+// ahead runs the work of a bundle's elements on other goroutines while the
+// runner hands over the next elements, and gives the results back in
+// element order on the goroutine that calls the DoFn, where they may be
+// emitted. A stage that a runner runs as one bundle (Prism runs each
+// grouped stage so) then uses more than one core. The DoFn drains it in
+// FinishBundle, so nothing is emitted after the bundle ends.
+type ahead[R any] struct {
+	pending []chan R
+}
+
+// start runs work on a new goroutine.
+func (a *ahead[R]) start(work func() R) {
+	ch := make(chan R, 1)
+	go func() { ch <- work() }()
+	a.pending = append(a.pending, ch)
+}
+
+// drain waits for the oldest results and passes them to use until at most
+// keep are pending; it stops at the first error of use, after waiting for
+// every pending goroutine.
+func (a *ahead[R]) drain(keep int, use func(R) error) error {
+	for len(a.pending) > keep {
+		r := <-a.pending[0]
+		a.pending = a.pending[1:]
+		if err := use(r); err != nil {
+			for _, ch := range a.pending {
+				<-ch
+			}
+			a.pending = nil
+			return err
+		}
+	}
+	return nil
+}

@@ -35,10 +35,10 @@ func exactSigner(cfg Config) (*signature.Signer, error) {
 
 // readMatches decodes wire.Match chunks, each optionally followed by a shingle
 // set (withSet), indexing them by the line of the document in this file.
-func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match) int64) (map[int64][]int, []wire.Match, [][]uint64, error) {
+func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match) int64) (map[int64][]int, []wire.Match, [][]uint32, error) {
 	byLine := map[int64][]int{}
 	var ms []wire.Match
-	var sets [][]uint64
+	var sets [][]uint32
 	var chunk []byte
 	for chunks(&chunk) {
 		for c := chunk; len(c) > 0; {
@@ -47,7 +47,7 @@ func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match)
 			if c, err = wire.DecodeMatch(c, &m); err != nil {
 				return nil, nil, nil, err
 			}
-			var set []uint64
+			var set []uint32
 			if withSet {
 				if set, c, err = decodeSet(c); err != nil {
 					return nil, nil, nil, err
@@ -66,31 +66,31 @@ func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match)
 // checks compare these: half the bytes to ship, and two of the ~10^3
 // shingles of a document agree in 32 bits with probability ~10^-4, which
 // moves a Jaccard value by about 10^-3 at most.
-func set32(shingles []uint64) []uint64 {
-	out := make([]uint64, len(shingles))
-	for i, v := range shingles {
-		out[i] = uint64(uint32(v))
+func set32(dst []uint32, shingles []uint64) []uint32 {
+	dst = dst[:0]
+	for _, v := range shingles {
+		dst = append(dst, uint32(v))
 	}
-	return similarity.Set(out)
+	return similarity.Set(dst)
 }
 
-func appendSet(c []byte, set []uint64) []byte {
+func appendSet(c []byte, set []uint32) []byte {
 	c = binary.AppendUvarint(c, uint64(len(set)))
 	for _, v := range set {
-		c = binary.LittleEndian.AppendUint32(c, uint32(v))
+		c = binary.LittleEndian.AppendUint32(c, v)
 	}
 	return c
 }
 
-func decodeSet(c []byte) ([]uint64, []byte, error) {
+func decodeSet(c []byte) ([]uint32, []byte, error) {
 	n, k := binary.Uvarint(c)
 	if k <= 0 || uint64(len(c)-k)/4 < n {
 		return nil, nil, fmt.Errorf("shingle set: %w", wire.ErrCorrupt)
 	}
 	c = c[k:]
-	set := make([]uint64, n)
+	set := make([]uint32, n)
 	for i := range set {
-		set[i] = uint64(binary.LittleEndian.Uint32(c[4*i:]))
+		set[i] = binary.LittleEndian.Uint32(c[4*i:])
 	}
 	return set, c[4*n:], nil
 }
@@ -117,7 +117,7 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, paths fun
 		return err
 	}
 	b := wire.NewBatcher(0)
-	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, paths, byLine, func(set []uint64, idx []int) {
+	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, paths, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			b.Add(wire.File(m.B), func(c []byte) []byte { return appendSet(wire.AppendMatch(c, m), set) }, emit)
@@ -131,16 +131,18 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, paths fun
 // of every document whose line is in byLine, and the match indexes listed
 // there. It fails if a listed document is not found.
 func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, file int, paths func(*string) bool,
-	byLine map[int64][]int, fn func(set []uint64, idx []int)) error {
+	byLine map[int64][]int, fn func(set []uint32, idx []int)) error {
 	var path string
 	if !paths(&path) {
 		return fmt.Errorf("exact check: no path for file %d", file)
 	}
 	opt := cfg.recordOptions()
 	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
+	var set []uint32
 	err := cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
 		if idx, ok := byLine[d.Index]; ok {
-			fn(set32(signer.Shingles(normalize.Text(d.Text))), idx)
+			set = set32(set, signer.Shingles(normalize.Text(d.Text)))
+			fn(set, idx)
 			delete(byLine, d.Index)
 		}
 		return nil
@@ -178,7 +180,7 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths fu
 	}
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, paths, byLine, func(set []uint64, idx []int) {
+	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, paths, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)

@@ -10,9 +10,13 @@ import (
 	"slices"
 )
 
+// Hash is the type of a hashed feature: full 64-bit hashes, or 32-bit ones
+// where half the bytes matter more than rare collisions.
+type Hash interface{ ~uint32 | ~uint64 }
+
 // Set sorts hashes in place, removes repeats and returns the shortened slice:
 // the set form that Jaccard takes.
-func Set(hashes []uint64) []uint64 {
+func Set[H Hash](hashes []H) []H {
 	slices.Sort(hashes)
 	return slices.Compact(hashes)
 }
@@ -20,7 +24,7 @@ func Set(hashes []uint64) []uint64 {
 // Jaccard returns |a ∩ b| / |a ∪ b| for sorted sets without repeats (see
 // Set). Two empty sets have similarity 0: an empty document is never a
 // near-duplicate.
-func Jaccard(a, b []uint64) float64 {
+func Jaccard[H Hash](a, b []H) float64 {
 	inter, union := Overlap(a, b)
 	if union == 0 {
 		return 0
@@ -30,7 +34,7 @@ func Jaccard(a, b []uint64) float64 {
 
 // Overlap returns the sizes of the intersection and the union of sorted sets
 // a and b.
-func Overlap(a, b []uint64) (inter, union int) {
+func Overlap[H Hash](a, b []H) (inter, union int) {
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
