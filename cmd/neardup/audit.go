@@ -63,7 +63,13 @@ Example:
 	neardup run --input 'day1/*.jsonl.gz' --output out/day1 --index-out idx/day1
 	neardup audit --index idx/day1 --input 'day2/*.jsonl.gz' --output out/day2 --update-index idx/day2
 `)
-	printGrouped(os.Stdout, fs, append([]struct {
+	shown := flag.NewFlagSet("audit", flag.ContinueOnError) // all but run's --index-out
+	fs.VisitAll(func(fl *flag.Flag) {
+		if fl.Name != "index-out" {
+			shown.Var(fl.Value, fl.Name, fl.Usage)
+		}
+	})
+	printGrouped(os.Stdout, shown, append([]struct {
 		title string
 		names []string
 	}{{"Index", []string{"index", "update-index", "index-sources"}}}, runFlagGroups...))
@@ -228,7 +234,7 @@ func missingSources(ctx context.Context, m *index.Manifest) string {
 
 // prepareIndexDir makes a local index directory, which must be empty or
 // absent; URLs are used as given.
-func prepareIndexDir(dir string) (string, error) {
+func prepareIndexDir(dir string, overwrite bool) (string, error) {
 	if strings.Contains(dir, "://") {
 		return strings.TrimSuffix(dir, "/"), nil
 	}
@@ -242,10 +248,40 @@ func prepareIndexDir(dir string) (string, error) {
 		return abs, os.MkdirAll(abs, 0o755)
 	case err != nil:
 		return "", err
-	case len(entries) > 0:
-		return "", fmt.Errorf("%s is not empty", dir)
+	case len(entries) > 0 && !overwrite:
+		return "", fmt.Errorf("%s is not empty (use --overwrite to replace an index, or what a failed run left, in it)", dir)
+	}
+	for _, e := range entries { // --overwrite: only an index's own files go
+		if e.IsDir() || !isIndexName(e.Name()) {
+			return "", fmt.Errorf("%s holds %s, which is not part of an index: not overwriting", dir, e.Name())
+		}
+	}
+	for _, e := range entries {
+		if err := os.Remove(filepath.Join(abs, e.Name())); err != nil {
+			return "", err
+		}
 	}
 	return abs, nil
+}
+
+// isIndexName reports whether name is a file an index directory holds:
+// index.json, index-NNNNN.bin, the pre-shards .sig-NNNNN.bin of a run, or
+// a temporary ".tmp-<one of those>-<hex>" a failed write can leave.
+func isIndexName(name string) bool {
+	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
+		i := strings.LastIndexByte(rest, '-')
+		return i > 0 && isHex(rest[i+1:]) && isIndexName(rest[:i])
+	}
+	if name == index.ManifestName {
+		return true
+	}
+	for _, prefix := range []string{"index-", ".sig-"} {
+		if n, ok := strings.CutPrefix(name, prefix); ok {
+			n, ok = strings.CutSuffix(n, ".bin")
+			return ok && n != "" && strings.Trim(n, "0123456789") == ""
+		}
+	}
+	return false
 }
 
 // prepareNextIndex checks and makes the directory of the next index, which
@@ -271,7 +307,7 @@ func prepareIndexDirChecked(old, next string) (string, error) {
 	if strings.HasPrefix(nn, o) || strings.HasPrefix(o, nn) {
 		return "", fmt.Errorf("%s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
 	}
-	return prepareIndexDir(next)
+	return prepareIndexDir(next, false)
 }
 
 // auditReport prints the main counts of audit-summary.json, with the wall

@@ -148,3 +148,36 @@ func TestAuditCommand(t *testing.T) {
 		t.Errorf("truncated shard: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// An index directory is reused only with --overwrite, and then only if it
+// holds nothing but an index's files (what a failed run leaves included).
+func TestPrepareIndexDirOverwrite(t *testing.T) {
+	write := func(dir string, names ...string) {
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	leftovers := []string{"index.json", "index-00000.bin", ".sig-00003.bin", ".tmp-index-00001.bin-0a1b2c3d"}
+	dir := t.TempDir()
+	write(dir, leftovers...)
+	if _, err := prepareIndexDir(dir, false); err == nil {
+		t.Error("non-empty index directory accepted without --overwrite")
+	}
+	if _, err := prepareIndexDir(dir, true); err != nil {
+		t.Fatalf("--overwrite of an index's files: %v", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%d files left after --overwrite", len(left))
+	}
+
+	other := t.TempDir()
+	write(other, "index.json", "notes.txt")
+	if _, err := prepareIndexDir(other, true); err == nil {
+		t.Error("--overwrite accepted a directory holding notes.txt")
+	}
+	if left, _ := os.ReadDir(other); len(left) != 2 {
+		t.Errorf("refused --overwrite removed files: %d left, want 2", len(left))
+	}
+}

@@ -45,7 +45,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	c := &f.cfg
 	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip by .gz extension")
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
-	fs.StringVar(&f.indexOut, "index-out", "", "also write the signature index of the kept documents to this directory (empty or absent), for 'neardup audit'")
+	fs.StringVar(&f.indexOut, "index-out", "", "also write the signature index of the kept documents to this directory (empty or absent;\nwith --overwrite, one holding only an index's files), for 'neardup audit'")
 	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
@@ -215,7 +215,7 @@ func runMain(args []string) error {
 		return err
 	}
 	if f.indexOut != "" {
-		if cfg.IndexOut, err = prepareIndexDir(f.indexOut); err != nil {
+		if cfg.IndexOut, err = prepareIndexDir(f.indexOut, f.overwrite); err != nil {
 			return fmt.Errorf("--index-out: %w", err)
 		}
 	}
