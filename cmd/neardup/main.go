@@ -64,6 +64,9 @@ func main() {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
+	if cmd == "run" || cmd == "audit" {
+		reexecWithMadvFree()
+	}
 	var err error
 	switch cmd {
 	case "run":
