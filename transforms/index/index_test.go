@@ -191,3 +191,36 @@ func TestConfigCheck(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadShard: any bytes either read as a shard or fail with an error that
+// wraps ErrCorrupt or ErrVersion; the reader never panics.
+func FuzzReadShard(f *testing.F) {
+	rs := sampleRecords(30)
+	var buf bytes.Buffer
+	w := NewWriter(&buf, "/data/part-0.jsonl")
+	for i := range rs {
+		if err := w.Add(&rs[i]); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		f.Fatal(err)
+	}
+	good := buf.Bytes()
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Add([]byte("NDUPIDX\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rd, err := NewReader(bytes.NewReader(b), "fuzz")
+		for err == nil {
+			var r Record
+			var ok bool
+			if ok, err = rd.Next(&r); !ok {
+				break
+			}
+		}
+		if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrVersion) {
+			t.Fatalf("error %v wraps neither ErrCorrupt nor ErrVersion", err)
+		}
+	})
+}
