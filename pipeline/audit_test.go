@@ -67,16 +67,7 @@ func checkAuditAccounting(t *testing.T, dir string) map[string]int64 {
 		c[transforms.StatRemoved] != c[transforms.StatDupOfIndex]+c[transforms.StatBatchOnly] {
 		t.Errorf("audit counts do not add up: %v", c)
 	}
-	var lines int64
-	files, _ := filepath.Glob(filepath.Join(dir, "dedup-*.jsonl"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines += int64(bytes.Count(b, []byte{'\n'}))
-	}
-	if lines != c[transforms.StatKept] {
+	if lines := dedupRecords(t, dir); lines != c[transforms.StatKept] {
 		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[transforms.StatKept])
 	}
 	return c

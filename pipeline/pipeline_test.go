@@ -77,6 +77,15 @@ func checkAccounting(t *testing.T, dir string) map[string]int64 {
 	if !s.Balanced || c[transforms.StatInput] != c[transforms.StatKept]+c[transforms.StatRemoved]+c[transforms.StatRejected] {
 		t.Errorf("records do not add up: %v", c)
 	}
+	if lines := dedupRecords(t, dir); lines != c[transforms.StatKept] {
+		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[transforms.StatKept])
+	}
+	return c
+}
+
+// dedupRecords counts the records of the dedup shards in dir.
+func dedupRecords(t *testing.T, dir string) int64 {
+	t.Helper()
 	var lines int64
 	files, _ := filepath.Glob(filepath.Join(dir, "dedup-*.jsonl"))
 	for _, f := range files {
@@ -86,10 +95,7 @@ func checkAccounting(t *testing.T, dir string) map[string]int64 {
 		}
 		lines += int64(bytes.Count(b, []byte{'\n'}))
 	}
-	if lines != c[transforms.StatKept] {
-		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[transforms.StatKept])
-	}
-	return c
+	return lines
 }
 
 func evaluate(t *testing.T, dir string, truth quality.Truth) quality.Report {

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/blocking"
@@ -191,12 +190,7 @@ func (fn *IndexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 		return fmt.Errorf("index scan: shard %d (%s) is not in the manifest", n, name)
 	}
 	path := JoinPath(fn.Dir, name)
-	fsys, err := filesystem.New(ctx, path)
-	if err != nil {
-		return fmt.Errorf("index scan: %s: %w", path, err)
-	}
-	defer fsys.Close()
-	rc, err := fsys.OpenRead(ctx, path)
+	rc, err := openRead(ctx, path)
 	if err != nil {
 		return fmt.Errorf("index scan: %s: %w", path, err)
 	}
@@ -287,24 +281,10 @@ type AuditExactFn struct{ Cfg Config }
 
 func (fn *AuditExactFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "AuditExact", time.Now())
-	var infos []wire.Info
-	var chunk []byte
-	for chunks(&chunk) {
-		for c := chunk; len(c) > 0; {
-			var in wire.Info
-			var err error
-			if c, err = wire.DecodeInfo(c, &in); err != nil {
-				return err
-			}
-			infos = append(infos, in)
-		}
+	infos, err := byExactKey(chunks)
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(infos, func(a, b wire.Info) int {
-		if a.Exact != b.Exact {
-			return cmpU64(a.Exact, b.Exact)
-		}
-		return cmpU64(a.Doc, b.Doc)
-	})
 	b := wire.NewBatcher(0)
 	for i := 0; i < len(infos); {
 		j := i + 1

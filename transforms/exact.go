@@ -28,24 +28,10 @@ type ExactFn struct {
 
 func (fn *ExactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "ExactDuplicates", time.Now())
-	var infos []wire.Info
-	var chunk []byte
-	for chunks(&chunk) {
-		for c := chunk; len(c) > 0; {
-			var in wire.Info
-			var err error
-			if c, err = wire.DecodeInfo(c, &in); err != nil {
-				return err
-			}
-			infos = append(infos, in)
-		}
+	infos, err := byExactKey(chunks)
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(infos, func(a, b wire.Info) int {
-		if a.Exact != b.Exact {
-			return cmpU64(a.Exact, b.Exact)
-		}
-		return cmpU64(a.Doc, b.Doc)
-	})
 	matches := wire.NewBatcher(0)
 	skips := wire.NewBatcher(0)
 	var dups int64
@@ -112,4 +98,29 @@ func cmpU64(a, b uint64) int {
 		return 1
 	}
 	return 0
+}
+
+// byExactKey decodes every wire.Info chunk of chunks and sorts the infos by
+// exact key, then document: each run of equal keys is one exact-duplicate
+// group, its first document the earliest in input order.
+func byExactKey(chunks func(*[]byte) bool) ([]wire.Info, error) {
+	var infos []wire.Info
+	var chunk []byte
+	for chunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			var in wire.Info
+			var err error
+			if c, err = wire.DecodeInfo(c, &in); err != nil {
+				return nil, err
+			}
+			infos = append(infos, in)
+		}
+	}
+	slices.SortFunc(infos, func(a, b wire.Info) int {
+		if a.Exact != b.Exact {
+			return cmpU64(a.Exact, b.Exact)
+		}
+		return cmpU64(a.Doc, b.Doc)
+	})
+	return infos, nil
 }

@@ -140,12 +140,7 @@ func (fn *WriteIndexFn) ProcessElement(ctx context.Context, file int, paths func
 		return fmt.Errorf("index: removal list for %s: %w", path, err)
 	}
 	pre := JoinPath(fn.Dir, preShardName(file))
-	fsys, err := filesystem.New(ctx, pre)
-	if err != nil {
-		return fmt.Errorf("index: %s: %w", pre, err)
-	}
-	defer fsys.Close()
-	rc, err := fsys.OpenRead(ctx, pre)
+	rc, err := openRead(ctx, pre)
 	if err != nil {
 		return fmt.Errorf("index: signatures of %s: %w", path, err)
 	}
@@ -219,12 +214,7 @@ func (fn *CopyShardFn) ProcessElement(ctx context.Context, n int, name string, e
 		return fmt.Errorf("index copy: no shard %d", n)
 	}
 	src := JoinPath(fn.From, name)
-	fsys, err := filesystem.New(ctx, src)
-	if err != nil {
-		return fmt.Errorf("index copy: %s: %w", src, err)
-	}
-	defer fsys.Close()
-	rc, err := fsys.OpenRead(ctx, src)
+	rc, err := openRead(ctx, src)
 	if err != nil {
 		return fmt.Errorf("index copy: %s: %w", src, err)
 	}
@@ -314,12 +304,7 @@ func removePreShards(ctx context.Context, dir string) error {
 // ReadManifest reads and checks DIR/index.json through Beam's filesystems.
 func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
 	path := JoinPath(dir, index.ManifestName)
-	fsys, err := filesystem.New(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("index %s: %w", dir, err)
-	}
-	defer fsys.Close()
-	rc, err := fsys.OpenRead(ctx, path)
+	rc, err := openRead(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: no manifest: %w", dir, err)
 	}

@@ -47,6 +47,34 @@ func ShardName(kind string, file int) string { return fmt.Sprintf("%s-%05d.jsonl
 // gs://bucket/dir) and a file name.
 func JoinPath(dir, name string) string { return strings.TrimSuffix(dir, "/") + "/" + name }
 
+// openRead opens path for reading on its Beam filesystem (local, gs://, ...);
+// closing the reader closes the filesystem too.
+func openRead(ctx context.Context, path string) (io.ReadCloser, error) {
+	fsys, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := fsys.OpenRead(ctx, path)
+	if err != nil {
+		fsys.Close()
+		return nil, err
+	}
+	return fsReader{rc, fsys}, nil
+}
+
+type fsReader struct {
+	io.ReadCloser
+	fsys filesystem.Interface
+}
+
+func (r fsReader) Close() error {
+	err := r.ReadCloser.Close()
+	if cerr := r.fsys.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // writeAtomically writes a file through a temporary name in the same
 // directory and renames it into place, so that a failed or retried bundle
 // never leaves a partial final file.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -182,34 +181,14 @@ func auditMain(args []string) error {
 		}
 	}
 
-	setMemoryLimit()
-	if f.spool && localRunner() && anyGzip(files) {
-		dir, err := os.MkdirTemp("", "neardup-spool-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		cfg.Spool = dir
+	stop, err := startLocal(f.runFlags, &cfg, files)
+	if err != nil {
+		return err
 	}
-	if f.cpuprofile != "" {
-		pf, err := os.Create(f.cpuprofile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer func() { pprof.StopCPUProfile(); pf.Close() }()
-	}
+	defer stop()
 	p, s := beam.NewPipelineWithRoot()
 	pipeline.BuildAudit(s, cfg, files, opt)
 	start := time.Now()
-	if !f.quiet && localRunner() {
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() { progress(os.Stderr, 5*time.Second, stop); close(done) }()
-		defer func() { close(stop); <-done }()
-	}
 	if _, err := beamx.RunWithMetrics(ctx, p); err != nil {
 		return fmt.Errorf("pipeline failed: %w", err)
 	}

@@ -220,45 +220,14 @@ func runMain(args []string) error {
 		}
 	}
 
-	setMemoryLimit()
-	if f.spool && localRunner() && anyGzip(files) {
-		dir, err := os.MkdirTemp("", "neardup-spool-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		cfg.Spool = dir
+	stop, err := startLocal(f, cfg, files)
+	if err != nil {
+		return err
 	}
-	if f.cpuprofile != "" {
-		pf, err := os.Create(f.cpuprofile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			return err
-		}
-		defer func() { pprof.StopCPUProfile(); pf.Close() }()
-	}
-	if f.memprofile != "" {
-		stop := make(chan struct{})
-		done := make(chan error)
-		go func() { done <- peakHeapProfile(f.memprofile, time.Second, stop) }()
-		defer func() {
-			close(stop)
-			if err := <-done; err != nil {
-				fmt.Fprintln(os.Stderr, "neardup: memprofile:", err)
-			}
-		}()
-	}
+	defer stop()
 	p, s := beam.NewPipelineWithRoot()
 	pipeline.Build(s, *cfg, files)
 	start := time.Now()
-	if !f.quiet && localRunner() {
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() { progress(os.Stderr, 5*time.Second, stop); close(done) }()
-		defer func() { close(stop); <-done }()
-	}
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {
 		return fmt.Errorf("pipeline failed: %w", err)
@@ -320,6 +289,59 @@ func sameDir(a, b string) bool {
 		b, _ = filepath.Abs(b)
 	}
 	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}
+
+// startLocal prepares what a job running on one machine needs, for run and
+// audit alike: the soft memory limit, the spool of decompressed inputs, the
+// CPU and heap profiles and the progress lines. The returned stop ends them;
+// call it once the job is done.
+func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(), err error) {
+	var undo []func()
+	stop = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	setMemoryLimit()
+	if f.spool && localRunner() && anyGzip(files) {
+		dir, err := os.MkdirTemp("", "neardup-spool-")
+		if err != nil {
+			return stop, err
+		}
+		undo = append(undo, func() { os.RemoveAll(dir) })
+		cfg.Spool = dir
+	}
+	if f.cpuprofile != "" {
+		pf, err := os.Create(f.cpuprofile)
+		if err != nil {
+			stop()
+			return func() {}, err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			pf.Close()
+			stop()
+			return func() {}, err
+		}
+		undo = append(undo, func() { pprof.StopCPUProfile(); pf.Close() })
+	}
+	if f.memprofile != "" {
+		quit := make(chan struct{})
+		done := make(chan error)
+		go func() { done <- peakHeapProfile(f.memprofile, time.Second, quit) }()
+		undo = append(undo, func() {
+			close(quit)
+			if err := <-done; err != nil {
+				fmt.Fprintln(os.Stderr, "neardup: memprofile:", err)
+			}
+		})
+	}
+	if !f.quiet && localRunner() {
+		quit := make(chan struct{})
+		done := make(chan struct{})
+		go func() { progress(os.Stderr, 5*time.Second, quit); close(done) }()
+		undo = append(undo, func() { close(quit); <-done })
+	}
+	return stop, nil
 }
 
 // setMemoryLimit gives the Go runtime a soft memory limit when the job runs

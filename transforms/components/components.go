@@ -17,6 +17,7 @@
 package components
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/neardup/neardup/transforms/unionfind"
@@ -76,21 +77,11 @@ func UpArcs(dst []Arc, edges []Edge, part, p int) []Arc {
 func sortArcs(a []Arc) []Arc {
 	slices.SortFunc(a, func(x, y Arc) int {
 		if x.U != y.U {
-			return cmpU(x.U, y.U)
+			return cmp.Compare(x.U, y.U)
 		}
-		return cmpU(x.V, y.V)
+		return cmp.Compare(x.V, y.V)
 	})
 	return slices.Compact(a)
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // eachNode calls fn with every node of sorted arcs and its arcs.
@@ -204,9 +195,9 @@ func Resolve(stars, leaves []Edge, assign func(Assignment), remainder func(Edge)
 func SortEdges(e []Edge) []Edge {
 	slices.SortFunc(e, func(x, y Edge) int {
 		if x.A != y.A {
-			return cmpU(x.A, y.A)
+			return cmp.Compare(x.A, y.A)
 		}
-		return cmpU(x.B, y.B)
+		return cmp.Compare(x.B, y.B)
 	})
 	return slices.Compact(e)
 }
@@ -285,6 +276,6 @@ func Run(edges []Edge, p, rounds int) ([]Assignment, Stats) {
 	rest = SortEdges(rest)
 	st.Remainder = len(rest)
 	Remainder(rest, func(a Assignment) { out = append(out, a) })
-	slices.SortFunc(out, func(x, y Assignment) int { return cmpU(x.Node, y.Node) })
+	slices.SortFunc(out, func(x, y Assignment) int { return cmp.Compare(x.Node, y.Node) })
 	return out, st
 }
