@@ -247,20 +247,9 @@ func prepareIndexDir(dir string, overwrite bool) (string, error) {
 // index.json, index-NNNNN.bin, the pre-shards .sig-NNNNN.bin of a run, or
 // a temporary ".tmp-<one of those>-<hex>" a failed write can leave.
 func isIndexName(name string) bool {
-	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
-		i := strings.LastIndexByte(rest, '-')
-		return i > 0 && isHex(rest[i+1:]) && isIndexName(rest[:i])
-	}
-	if name == index.ManifestName {
-		return true
-	}
-	for _, prefix := range []string{"index-", ".sig-"} {
-		if n, ok := strings.CutPrefix(name, prefix); ok {
-			n, ok = strings.CutSuffix(n, ".bin")
-			return ok && n != "" && strings.Trim(n, "0123456789") == ""
-		}
-	}
-	return false
+	return orTemp(name, func(n string) bool {
+		return n == index.ManifestName || isNumbered(n, "index-", ".bin") || isNumbered(n, ".sig-", ".bin")
+	})
 }
 
 // prepareNextIndex checks and makes the directory of the next index, which

@@ -494,12 +494,26 @@ func prepareOutput(dir string, overwrite bool) (string, error) {
 // isOutputName reports whether name is a file neardup writes into its output
 // directory: <kind>-NNNNN.jsonl, summary.json, report.html, or the temporary
 // name ".tmp-<one of those>-<random hex>" a failed write can leave.
-func isOutputName(name string) bool {
+func isOutputName(name string) bool { return orTemp(name, isFinalName) }
+
+// orTemp applies final to name, or to the final name inside a temporary
+// name ".tmp-<final name>-<random hex>" that an interrupted write leaves.
+func orTemp(name string, final func(string) bool) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
 		i := strings.LastIndexByte(rest, '-')
-		return i > 0 && isHex(rest[i+1:]) && isFinalName(rest[:i])
+		return i > 0 && isHex(rest[i+1:]) && final(rest[:i])
 	}
-	return isFinalName(name)
+	return final(name)
+}
+
+// isNumbered reports whether name is prefix, decimal digits, suffix.
+func isNumbered(name, prefix, suffix string) bool {
+	n, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	n, ok = strings.CutSuffix(n, suffix)
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // isFinalName reports whether name is an output file's final name.
@@ -509,9 +523,8 @@ func isFinalName(name string) bool {
 		return true
 	}
 	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindDedup, transforms.KindRejects, transforms.KindAudit} {
-		if n, ok := strings.CutPrefix(name, k+"-"); ok {
-			n, ok = strings.CutSuffix(n, ".jsonl")
-			return ok && n != "" && strings.Trim(n, "0123456789") == ""
+		if isNumbered(name, k+"-", ".jsonl") {
+			return true
 		}
 	}
 	return false
