@@ -66,7 +66,7 @@ func BuildAudit(s beam.Scope, cfg transforms.Config, files []string, opt AuditOp
 	newFiles := NewFiles(s, files, cfg.Branches)
 	keys, rejects, readStats := Read(s, cfg, newFiles)
 	batchExact, skips, exactStats := ExactDuplicates(s, cfg, keys)
-	entries, infos, signStats := Signatures(s, cfg, newFiles, skips)
+	entries, infos, signStats := auditSignatures(s, cfg, newFiles, skips)
 	idxExact, idxEntries, idxInfos, scanStats := IndexScan(s, cfg, opt, keys, entries)
 
 	sa := s.Scope("AuditExact")
@@ -116,6 +116,16 @@ func BuildAudit(s beam.Scope, cfg transforms.Config, files []string, opt AuditOp
 		written := newFiles.perFile(su, 1, &transforms.WriteIndexFn{Cfg: cfg, Dir: cfg.IndexOut, Offset: len(old)}, allRemoves)[0]
 		writeManifest(su, opt.UpdateIndex, cfg.IndexConfig(), beam.Flatten(su, copied, written))
 	}
+}
+
+// auditSignatures is Signatures with the infos shuffled rather than written
+// to info shards: an audit joins them with the infos of indexed documents.
+//
+// Out: block entries (partition, chunk), infos (partition, chunk), stats.
+func auditSignatures(s beam.Scope, cfg transforms.Config, files Files, skips beam.PCollection) (entries, infos, st beam.PCollection) {
+	s = s.Scope("Signatures")
+	o := files.perFile(s, 3, &transforms.SignFn{Cfg: cfg}, skips)
+	return o[0], o[1], o[2]
 }
 
 // IndexScan reads the index shards and keeps what meets the new batch: the

@@ -526,8 +526,9 @@ func TestFault(t *testing.T) {
 			for name, b := range got {
 				switch {
 				case strings.HasPrefix(name, ".tmp-"):
-					// An interrupted writer of another bundle: not a final file.
-					if err := os.Remove(filepath.Join(dir, name)); err != nil {
+					// An interrupted writer of another bundle, or the work
+					// directory of the failed job: not a final file.
+					if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 						t.Fatal(err)
 					}
 				case name == "summary.json":

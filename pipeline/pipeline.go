@@ -92,17 +92,20 @@ func (f Files) perFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollectio
 // Build adds the whole job to s: read files (sorted, indexed), find
 // near-duplicates under cfg and write every output to cfg.Output.
 func Build(s beam.Scope, cfg transforms.Config, files []string) {
+	if cfg.Work == "" {
+		cfg.Work = transforms.JoinPath(cfg.Output, transforms.WorkDirName)
+	}
 	fileCol := NewFiles(s, files, cfg.Branches)
 
 	keys, rejects, readStats := Read(s, cfg, fileCol)
 	exactMatches, skips, exactStats := ExactDuplicates(s, cfg, keys)
-	entries, infos, signStats := Signatures(s, cfg, fileCol, skips)
+	entries, signStats := Signatures(s, cfg, fileCol, skips)
 	pairs, candStats := Candidates(s, cfg, entries)
-	verified, verifyStats := Verify(s, cfg, fileCol, infos, pairs)
+	verified, verifyStats := Verify(s, cfg, fileCol, pairs)
 	matches := beam.GroupByKey(s, beam.Flatten(s, exactMatches, verified))
 	clusters, removes, clusterStats := Clusters(s, cfg, matches)
 	writeStats := Write(s, cfg, fileCol, matches, clusters, rejects, removes)
-	Summary(s, cfg, readStats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
+	Summary(s, cfg, len(files), readStats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
 	if cfg.IndexOut != "" {
 		WriteIndex(s, cfg, fileCol, removes)
 	}
@@ -127,19 +130,21 @@ func ExactDuplicates(s beam.Scope, cfg transforms.Config, keys beam.PCollection)
 	return beam.ParDo3(s, &transforms.ExactFn{Cfg: cfg}, beam.GroupByKey(s, keys))
 }
 
-// Signatures is the second pass over the input: SimHash, MinHash, block keys.
+// Signatures is the second pass over the input: SimHash, MinHash, block
+// keys. The documents' infos go to one info shard per input file in
+// cfg.Work, which Verify reads.
 //
 // In: files (index, path) and lines to skip (index, chunk). Out: block
-// entries (partition, chunk), document infos (partition, chunk), stats.
-func Signatures(s beam.Scope, cfg transforms.Config, files Files, skips beam.PCollection) (entries, infos, st beam.PCollection) {
+// entries (partition, chunk), stats.
+func Signatures(s beam.Scope, cfg transforms.Config, files Files, skips beam.PCollection) (entries, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	o := files.perFile(s, 3, &transforms.SignFn{Cfg: cfg}, skips)
-	return o[0], o[1], o[2]
+	o := files.perFile(s, 3, &transforms.SignFn{Cfg: cfg, InfoShards: true}, skips)
+	return o[0], o[2] // o[1], the shuffled infos, stays empty
 }
 
 // Candidates groups block entries by partition and proposes pairs.
 //
-// In: block entries (partition, chunk). Out: candidate pairs (partition of
+// In: block entries (partition, chunk). Out: candidate pairs (file index of
 // the first document, chunk), stats.
 func Candidates(s beam.Scope, cfg transforms.Config, entries beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
@@ -147,16 +152,18 @@ func Candidates(s beam.Scope, cfg transforms.Config, entries beam.PCollection) (
 }
 
 // Verify joins candidate pairs with both documents' infos, in two rounds
-// keyed by document partition, and keeps the pairs that pass the test. Pairs
-// whose MinHash estimate cannot decide go to an exact check of their shingle
-// sets, computed from the two documents re-read in their files.
+// keyed by input file, each reading the file's info shard, and keeps the
+// pairs that pass the test. Pairs whose MinHash estimate cannot decide go
+// to an exact check of their shingle sets, computed from the two documents
+// re-read in their files.
 //
-// In: files (index, path), infos (partition, chunk), pairs (partition of A,
-// chunk). Out: verified matches (file index of A, chunk), stats.
-func Verify(s beam.Scope, cfg transforms.Config, files Files, infos, pairs beam.PCollection) (matches, st beam.PCollection) {
+// In: files (index, path), pairs (file index of A, chunk). Out: verified
+// matches (file index of A, chunk), stats.
+func Verify(s beam.Scope, cfg transforms.Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves, st1 := beam.ParDo2(s, &transforms.HalfJoinFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, pairs))
-	accepted, unsure, st2 := beam.ParDo3(s, &transforms.VerifyFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, halves))
+	halves := files.perFile(s.Scope("JoinFirst"), 2, &transforms.HalfJoinFileFn{Cfg: cfg}, pairs)
+	checked := files.perFile(s.Scope("Check"), 3, &transforms.VerifyFileFn{Cfg: cfg}, halves[0])
+	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	withSets := files.perFile(s.Scope("ShingleSets"), 2, &transforms.ShingleSetsFn{Cfg: cfg}, unsure)
 	exact := files.perFile(s.Scope("ExactJaccard"), 2, &transforms.ExactJaccardFn{Cfg: cfg}, withSets[0])
 	return beam.Flatten(s, accepted, exact[0]), beam.Flatten(s, st1, st2, withSets[1], exact[1])
@@ -206,9 +213,9 @@ func Write(s beam.Scope, cfg transforms.Config, files Files, matches, clusters, 
 }
 
 // Summary sums every stage's stats and writes summary.json.
-func Summary(s beam.Scope, cfg transforms.Config, sts ...beam.PCollection) {
+func Summary(s beam.Scope, cfg transforms.Config, files int, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
 	sums := stats.SumPerKey(s, beam.Flatten(s, sts...))
 	one := beam.GroupByKey(s, beam.ParDo(s, transforms.EncodeStat, sums))
-	beam.ParDo0(s, &transforms.WriteSummaryFn{Cfg: cfg}, one)
+	beam.ParDo0(s, &transforms.WriteSummaryFn{Cfg: cfg, Files: files}, one)
 }

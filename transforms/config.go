@@ -70,6 +70,11 @@ type Config struct {
 	// (see spool.go); "" reads the inputs every time.
 	Spool string
 
+	// Work is the directory for the job's intermediate files (the info
+	// shards, see infoshard.go). Every worker must be able to read and write
+	// it; pipeline.Build defaults it to Output/.tmp-work.
+	Work string
+
 	// IndexOut, if set, is the directory where a run writes the signature
 	// index of the documents it keeps (see package index).
 	IndexOut string

@@ -18,15 +18,16 @@ func init() {
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&CandidatesFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&HalfJoinFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&VerifyFn{})
+	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&HalfJoinFileFn{})
+	register.DoFn7x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&VerifyFileFn{})
 }
 
 // CandidatesFn turns one partition of the blocking shuffle into candidate
 // pairs.
 //
 // In: (partition, chunks of wire.Entry, or of wire.SimEntry for partitions
-// >= Cfg.Partitions). Out: wire.Pair chunks keyed by the
-// partition of the pair's first document, the partition that holds that
-// document's info in the join that follows.
+// >= Cfg.Partitions). Out: wire.Pair chunks keyed by the input file of the
+// pair's first document, whose info shard the join that follows reads.
 //
 // The pairs of a partition are computed on another goroutine while the next
 // partition arrives (see ahead), and emitted in partition order.
@@ -39,6 +40,7 @@ type CandidatesFn struct {
 type candidatesResult struct {
 	pairs []wire.Pair
 	st    candidates.Stats
+	began time.Time
 	took  time.Duration
 }
 
@@ -57,7 +59,7 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 		fn.ahead.start(func() (r candidatesResult) {
 			t := time.Now()
 			r.pairs = candidates.Unique(candidates.Append(nil, candidates.Sort(entries), limits, &r.st))
-			r.took = time.Since(t)
+			r.began, r.took = t, time.Since(t)
 			return r
 		})
 	} else {
@@ -71,11 +73,11 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 		fn.ahead.start(func() (r candidatesResult) {
 			t := time.Now()
 			r.pairs = candidates.Unique(candidates.AppendNear(nil, candidates.SortSim(entries), k, limits, &r.st))
-			r.took = time.Since(t)
+			r.began, r.took = t, time.Since(t)
 			return r
 		})
 	}
-	addBusy(ctx, "Candidates", time.Since(start))
+	addBusy(ctx, "Candidates", time.Since(start), start)
 	return fn.ahead.drain(runtime.GOMAXPROCS(0), fn.emitter(ctx, emit, emitStat))
 }
 
@@ -89,14 +91,14 @@ func (fn *CandidatesFn) emitter(ctx context.Context, emit func(int, []byte), emi
 		start := time.Now()
 		b := wire.NewBatcher(0)
 		for _, p := range r.pairs {
-			b.Add(wire.Partition(p.A, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendPair(c, p) }, emit)
+			b.Add(wire.File(p.A), func(c []byte) []byte { return wire.AppendPair(c, p) }, emit)
 		}
 		b.Flush(emit)
 		emitStat(StatBuckets, r.st.Buckets)
 		emitStat(StatHot, r.st.HotBuckets)
 		emitStat(StatSkipped, r.st.Skipped)
 		emitStat(StatFar, r.st.Far)
-		addBusy(ctx, "Candidates", r.took+time.Since(start))
+		addBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
 		return nil
 	}
 }
@@ -136,21 +138,41 @@ func (fn *HalfJoinFn) ProcessElement(ctx context.Context, part int, infoChunks, 
 	if err != nil {
 		return err
 	}
+	pairs, err := uniquePairs(pairChunks)
+	if err != nil {
+		return err
+	}
+	P := fn.Cfg.Partitions
+	return halfJoin(pairs, func(d wire.Doc) *wire.Info { return infos[d] },
+		func(d wire.Doc) int { return wire.Partition(d, P) }, fmt.Sprintf("partition %d", part), emit, emitStat)
+}
+
+// uniquePairs decodes the wire.Pair chunks of iter, sorted and without
+// repeats (a pair met in several blocks arrives once per block).
+func uniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
 	var pairs []wire.Pair
 	var chunk []byte
-	for pairChunks(&chunk) {
+	var err error
+	for iter(&chunk) {
 		if pairs, err = wire.AppendPairs(pairs, chunk); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	pairs = candidates.Unique(pairs)
+	return candidates.Unique(pairs), nil
+}
+
+// halfJoin emits, for each pair, the second document's number followed by
+// the first document's info (from info), keyed by route of the second
+// document.
+func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
+	emit func(int, []byte), emitStat func(string, int64)) error {
 	b := wire.NewBatcher(0)
 	for _, p := range pairs {
-		a, ok := infos[p.A]
-		if !ok {
-			return fmt.Errorf("join: no info for document %d (partition %d)", p.A, part)
+		a := info(p.A)
+		if a == nil {
+			return fmt.Errorf("join: no info for document %d (%s)", p.A, where)
 		}
-		b.Add(wire.Partition(p.B, fn.Cfg.Partitions), func(c []byte) []byte {
+		b.Add(route(p.B), func(c []byte) []byte {
 			c = binary.LittleEndian.AppendUint64(c, p.B)
 			return wire.AppendInfo(c, a)
 		}, emit)
@@ -158,6 +180,28 @@ func (fn *HalfJoinFn) ProcessElement(ctx context.Context, part int, infoChunks, 
 	b.Flush(emit)
 	emitStat(StatCandidates, int64(len(pairs)))
 	return nil
+}
+
+// HalfJoinFileFn is HalfJoinFn with the infos read from the file's info
+// shard (see infoshard.go) instead of a shuffle.
+//
+// In: (file index, its path, candidate pairs whose first document is in the
+// file). Out: like HalfJoinFn, keyed by the file of the second document.
+type HalfJoinFileFn struct {
+	Cfg Config
+}
+
+func (fn *HalfJoinFileFn) ProcessElement(ctx context.Context, file int, _ func(*string) bool, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "JoinFirst", time.Now())
+	pairs, err := uniquePairs(pairChunks)
+	if err != nil || len(pairs) == 0 {
+		return err
+	}
+	infos, err := readInfoShard(ctx, fn.Cfg, file)
+	if err != nil {
+		return err
+	}
+	return halfJoin(pairs, infos.find, wire.File, fmt.Sprintf("file %d", file), emit, emitStat)
 }
 
 // VerifyFn is the second half of the join, and the verification.
@@ -176,12 +220,22 @@ func (fn *VerifyFn) ProcessElement(ctx context.Context, part int, infoChunks, ha
 	if err != nil {
 		return err
 	}
-	cfg := fn.Cfg.verifyConfig()
+	return verifyHalves(fn.Cfg, halfChunks, func(d wire.Doc) *wire.Info { return infos[d] }, fmt.Sprintf("partition %d", part), emit, emitUnsure, emitStat)
+}
+
+// verifyHalves checks each (second document, first document's info) record
+// of halfChunks against the second document's info (from info), and emits
+// the accepted matches and the pairs whose estimate cannot decide, as
+// wire.Match chunks keyed by the file of their first document.
+func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
+	emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+	cfg := c.verifyConfig()
 	byFile := wire.NewBatcher(0)
 	unsure := wire.NewBatcher(0)
 	var a wire.Info
 	var verified, unsureN int64
 	var chunk []byte
+	var err error
 	for halfChunks(&chunk) {
 		for c := chunk; len(c) > 0; {
 			if len(c) < 8 {
@@ -191,9 +245,9 @@ func (fn *VerifyFn) ProcessElement(ctx context.Context, part int, infoChunks, ha
 			if c, err = wire.DecodeInfo(c[8:], &a); err != nil {
 				return err
 			}
-			b, ok := infos[bDoc]
-			if !ok {
-				return fmt.Errorf("verify: no info for document %d (partition %d)", bDoc, part)
+			b := info(bDoc)
+			if b == nil {
+				return fmt.Errorf("verify: no info for document %d (%s)", bDoc, where)
 			}
 			m, d := verify.Check(&a, b, cfg)
 			Progress.Verified.Add(1)
@@ -213,4 +267,33 @@ func (fn *VerifyFn) ProcessElement(ctx context.Context, part int, infoChunks, ha
 	emitStat(StatByEstimate, verified)
 	emitStat(StatUnsure, unsureN)
 	return nil
+}
+
+// VerifyFileFn is VerifyFn with the infos read from the file's info shard
+// (see infoshard.go) instead of a shuffle.
+//
+// In: (file index, its path, (second document, first document's info)
+// records whose second document is in the file). Out: like VerifyFn.
+type VerifyFileFn struct {
+	Cfg Config
+}
+
+func (fn *VerifyFileFn) ProcessElement(ctx context.Context, file int, _ func(*string) bool, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Verify", time.Now())
+	var chunk []byte
+	if !halfChunks(&chunk) {
+		return nil
+	}
+	infos, err := readInfoShard(ctx, fn.Cfg, file)
+	if err != nil {
+		return err
+	}
+	first := true
+	return verifyHalves(fn.Cfg, func(c *[]byte) bool {
+		if first {
+			first, *c = false, chunk
+			return true
+		}
+		return halfChunks(c)
+	}, infos.find, fmt.Sprintf("file %d", file), emit, emitUnsure, emitStat)
 }

@@ -28,10 +28,13 @@ func init() {
 // keyed by partition of the block key: MinHash band keys as wire.Entry chunks
 // in partitions [0, P) and, unless the method is minhash, SimHash table keys
 // as wire.SimEntry chunks in partitions [P, 2P); and document infos
-// for verification (wire.Info chunks keyed by partition of the document).
-// Documents without any shingle get no keys and can match nothing.
+// for verification (wire.Info chunks keyed by partition of the document),
+// or, with InfoShards, none: the infos go to the file's info shard in
+// Cfg.Work instead (see infoshard.go). Documents without any shingle get no
+// keys and can match nothing.
 type SignFn struct {
-	Cfg Config
+	Cfg        Config
+	InfoShards bool
 
 	bands  blocking.Bands
 	tables *blocking.Tables
@@ -99,6 +102,10 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	entries := wire.NewBatcher(0)
 	infos := wire.NewBatcher(0)
 	pre := fn.Cfg.newPreShard() // nil unless the job writes an index
+	var shard *infoShard
+	if fn.InfoShards {
+		shard = &infoShard{}
+	}
 	var signed, empty, truncated, nkeys int64
 	newWorker := func() (func(*docItem, *signResult), error) {
 		signer, err := fn.newSigner()
@@ -161,13 +168,22 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			e := wire.SimEntry{Key: k, Doc: doc, FP: r.info.SimHash}
 			entries.Add(fn.Cfg.Partitions+wire.Partition(k, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendSimEntry(c, e) }, emitEntry)
 		}
-		infos.Add(wire.Partition(doc, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.info) }, emitInfo)
+		if shard != nil {
+			shard.add(&r.info)
+		} else {
+			infos.Add(wire.Partition(doc, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.info) }, emitInfo)
+		}
 	}, nil) // rejects: counted by the first pass
 	if err != nil {
 		return err
 	}
 	if err := pre.write(ctx, fn.Cfg, file, path); err != nil {
 		return err
+	}
+	if shard != nil {
+		if err := shard.write(ctx, fn.Cfg, file, path); err != nil {
+			return err
+		}
 	}
 	entries.Flush(emitEntry)
 	infos.Flush(emitInfo)

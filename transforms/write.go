@@ -260,6 +260,9 @@ type Summary struct {
 	// vary between runs, unlike everything above.
 	WallSeconds  float64            `json:"wall_seconds,omitempty"`
 	StageSeconds map[string]float64 `json:"stage_busy_seconds,omitempty"`
+	// StageSpans holds, per stage, the seconds since the job started at
+	// which its work first started and last ended.
+	StageSpans map[string][2]float64 `json:"stage_spans_seconds,omitempty"`
 }
 
 // WriteSummaryFn writes summary.json from the summed stats.
@@ -267,7 +270,8 @@ type Summary struct {
 // In: (key, stat records: uvarint-length name, then the int64 total). Out:
 // summary.json in the output directory.
 type WriteSummaryFn struct {
-	Cfg Config
+	Cfg   Config
+	Files int // input files: the info shards to remove from Cfg.Work once done
 }
 
 func (fn *WriteSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool) error {
@@ -287,11 +291,16 @@ func (fn *WriteSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func
 		c[StatRemainder] = 0 // no component needed the one-worker remainder
 	}
 	sum.Balanced = c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected]
-	return writeAtomically(ctx, fn.Cfg.Output, "summary.json", func(w io.Writer) error {
+	err := writeAtomically(ctx, fn.Cfg.Output, "summary.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum) // encoding/json sorts map keys: deterministic
 	})
+	if err != nil {
+		return err
+	}
+	// Every stage that reads the info shards has sent its stats here.
+	return removeInfoShards(ctx, fn.Cfg, fn.Files)
 }
 
 // EncodeStat packs a (name, value) stat into one element.

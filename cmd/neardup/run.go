@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -233,7 +235,7 @@ func runMain(args []string) error {
 		return fmt.Errorf("pipeline failed: %w", err)
 	}
 	took := time.Since(start)
-	if err := addTimes(out, res, took); err != nil {
+	if err := addTimes(out, res, start, took); err != nil {
 		return err
 	}
 	if err := writeReport(out, files, cfg); err != nil {
@@ -248,10 +250,10 @@ func runMain(args []string) error {
 	return nil
 }
 
-// addTimes adds the wall time and the busy time of each stage (from the
-// runner's metrics, where it reports them) to a local summary.json. Times
-// vary from run to run; the counts beside them do not.
-func addTimes(out string, res beam.PipelineResult, wall time.Duration) error {
+// addTimes adds the wall time, and the busy time and span of each stage
+// (from the runner's metrics, where it reports them), to a local
+// summary.json. Times vary from run to run; the counts beside them do not.
+func addTimes(out string, res beam.PipelineResult, start time.Time, wall time.Duration) error {
 	if strings.Contains(out, "://") {
 		return nil
 	}
@@ -266,10 +268,21 @@ func addTimes(out string, res beam.PipelineResult, wall time.Duration) error {
 	}
 	sum.WallSeconds = wall.Seconds()
 	if res != nil {
+		all := res.Metrics().AllMetrics()
 		sum.StageSeconds = map[string]float64{}
-		for _, c := range res.Metrics().AllMetrics().Counters() {
+		for _, c := range all.Counters() {
 			if c.Namespace() == transforms.MetricsNamespace && strings.HasPrefix(c.Name(), transforms.BusyPrefix) {
 				sum.StageSeconds[strings.TrimPrefix(c.Name(), transforms.BusyPrefix)] += float64(c.Result()) / 1000
+			}
+		}
+		since := func(ms int64) float64 { return math.Round(float64(ms-start.UnixMilli())) / 1000 }
+		for _, d := range all.Distributions() {
+			if d.Namespace() == transforms.MetricsNamespace && strings.HasPrefix(d.Name(), transforms.SpanPrefix) {
+				if sum.StageSpans == nil {
+					sum.StageSpans = map[string][2]float64{}
+				}
+				r := d.Result()
+				sum.StageSpans[strings.TrimPrefix(d.Name(), transforms.SpanPrefix)] = [2]float64{since(r.Min), since(r.Max)}
 			}
 		}
 	}
@@ -303,13 +316,18 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 		}
 	}
 	setMemoryLimit()
-	if f.spool && localRunner() && anyGzip(files) {
-		dir, err := os.MkdirTemp("", "neardup-spool-")
+	if localRunner() {
+		// One temporary directory holds the job's intermediate files and
+		// the spool.
+		dir, err := os.MkdirTemp("", "neardup-work-")
 		if err != nil {
 			return stop, err
 		}
 		undo = append(undo, func() { os.RemoveAll(dir) })
-		cfg.Spool = dir
+		cfg.Work = dir
+		if f.spool && anyGzip(files) {
+			cfg.Spool = dir
+		}
 	}
 	if f.cpuprofile != "" {
 		pf, err := os.Create(f.cpuprofile)
@@ -486,9 +504,29 @@ func prepareOutput(dir string, overwrite bool) (string, error) {
 					return "", err
 				}
 			}
+			if e.IsDir() && e.Name() == transforms.WorkDirName {
+				if err := removeWorkDir(filepath.Join(abs, e.Name())); err != nil {
+					return "", err
+				}
+			}
 		}
 	}
 	return abs, nil
+}
+
+// removeWorkDir removes the work directory a failed job left in its output
+// directory, if it holds only the job's intermediate files.
+func removeWorkDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() || !transforms.IsWorkFile(e.Name()) {
+			return fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, e.Name())
+		}
+	}
+	return os.RemoveAll(dir)
 }
 
 // isOutputName reports whether name is a file neardup writes into its output
@@ -560,6 +598,20 @@ func report(w *os.File, out string, files int, took time.Duration) error {
 		fmt.Fprintf(w, "  busy seconds per stage:")
 		for _, n := range names {
 			fmt.Fprintf(w, " %s %.1f", n, sum.StageSeconds[n])
+		}
+		fmt.Fprintln(w)
+	}
+	if len(sum.StageSpans) > 0 {
+		names := make([]string, 0, len(sum.StageSpans))
+		for n := range sum.StageSpans {
+			names = append(names, n)
+		}
+		slices.SortFunc(names, func(a, b string) int {
+			return cmp.Or(cmp.Compare(sum.StageSpans[a][0], sum.StageSpans[b][0]), cmp.Compare(a, b))
+		})
+		fmt.Fprintf(w, "  stage spans (s since start):")
+		for _, n := range names {
+			fmt.Fprintf(w, " %s %.1f-%.1f", n, sum.StageSpans[n][0], sum.StageSpans[n][1])
 		}
 		fmt.Fprintln(w)
 	}

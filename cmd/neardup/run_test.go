@@ -51,6 +51,9 @@ func neardup(t *testing.T, failOnce string, args ...string) (int, string) {
 
 func writeFiles(t *testing.T, dir string, names ...string) {
 	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, n := range names {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(n+"\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -172,6 +175,13 @@ func TestPrepareOutput(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, true, "", append([]string{"pairs-00009.jsonl"}, theirs...)},
+		{"work directory of a failed job, overwrite", func(t *testing.T, d string) {
+			writeFiles(t, d, ours...)
+			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin", ".tmp-info-00003.bin-0123456789abcdef")
+		}, true, "", nil},
+		{"work directory holding a file of the user's, overwrite", func(t *testing.T, d string) {
+			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin", "mine.txt")
+		}, true, "did not write", []string{".tmp-work"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

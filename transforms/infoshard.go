@@ -1,0 +1,158 @@
+package transforms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/neardup/neardup/transforms/index"
+	"github.com/neardup/neardup/transforms/wire"
+)
+
+// Info shards carry the document infos (id, length, SimHash, MinHash
+// sketch) from the signature pass to verification without a shuffle.
+//
+// The infos are a third of the bytes the signature pass produces, and a
+// shuffle would hold them in the runner until the second verification
+// join, twice over since two joins read them: on Prism that cost more than
+// a quarter of a 1.4M-document run. Instead the signature pass writes the
+// infos of each input file to one shard in Config.Work (in the index's
+// shard format: checksummed blocks, records in line order), and the
+// verification joins, keyed by input file, read the shard of their file.
+// Config.Work must therefore be readable and writable by every worker: a
+// local directory on one machine, a bucket (gs://...) on a cluster.
+
+// WorkDirName is the work directory pipeline.Build uses, inside the output
+// directory, when Config.Work is not set.
+const WorkDirName = ".tmp-work"
+
+// infoShardName is the name of input file index file's info shard.
+func infoShardName(file int) string { return fmt.Sprintf("info-%05d.bin", file) }
+
+// IsWorkFile reports whether name is a file the job writes in its work
+// directory: an info shard, or the temporary name of one being written.
+func IsWorkFile(name string) bool {
+	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
+		name = rest[:max(strings.LastIndexByte(rest, '-'), 0)]
+	}
+	digits, ok := strings.CutPrefix(name, "info-")
+	digits, ok2 := strings.CutSuffix(digits, ".bin")
+	n, err := strconv.Atoi(digits)
+	return ok && ok2 && err == nil && n >= 0 && name == infoShardName(n)
+}
+
+// infoShard collects the infos of one input file's signed documents.
+type infoShard struct{ recs []index.Record }
+
+// add appends a copy of in.
+func (s *infoShard) add(in *wire.Info) {
+	s.recs = append(s.recs, index.Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len,
+		SimHash: in.SimHash, Sketch: slices.Clone(in.Sketch)})
+}
+
+// write writes the shard of input file index file (at path) to cfg.Work,
+// atomically, records in line order.
+func (s *infoShard) write(ctx context.Context, cfg Config, file int, path string) error {
+	if cfg.Work == "" {
+		return errors.New("info shards: no work directory (Config.Work)")
+	}
+	slices.SortFunc(s.recs, func(a, b index.Record) int { return cmpU64(uint64(a.Line), uint64(b.Line)) })
+	return writeAtomically(ctx, cfg.Work, infoShardName(file), func(w io.Writer) error {
+		iw := index.NewWriter(w, path)
+		for i := range s.recs {
+			if err := iw.Add(&s.recs[i]); err != nil {
+				return err
+			}
+		}
+		_, err := iw.Close()
+		return err
+	})
+}
+
+// infoTable is the content of one info shard: infos in line order.
+type infoTable struct {
+	file  int
+	infos []wire.Info
+}
+
+// find returns the info of document d, or nil if the shard has none.
+func (t *infoTable) find(d wire.Doc) *wire.Info {
+	if wire.File(d) != t.file {
+		return nil
+	}
+	i, ok := slices.BinarySearchFunc(t.infos, d, func(in wire.Info, d wire.Doc) int { return cmpU64(in.Doc, d) })
+	if !ok {
+		return nil
+	}
+	return &t.infos[i]
+}
+
+// readInfoShard reads the info shard of input file index file from
+// cfg.Work.
+func readInfoShard(ctx context.Context, cfg Config, file int) (*infoTable, error) {
+	path := JoinPath(cfg.Work, infoShardName(file))
+	rc, err := openRead(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("info shard of input file %d: %w", file, err)
+	}
+	defer rc.Close()
+	rd, err := index.NewReader(rc, path)
+	if err != nil {
+		return nil, fmt.Errorf("info shard %s: %w", path, err)
+	}
+	t := &infoTable{file: file}
+	var r index.Record
+	for {
+		ok, err := rd.Next(&r)
+		if err != nil {
+			return nil, fmt.Errorf("info shard %s: %w", path, err)
+		}
+		if !ok {
+			break
+		}
+		t.infos = append(t.infos, wire.Info{Doc: wire.DocNum(file, r.Line), ID: r.ID, Len: r.Len,
+			SimHash: r.SimHash, Sketch: slices.Clone(r.Sketch)})
+	}
+	if !slices.IsSortedFunc(t.infos, func(a, b wire.Info) int { return cmpU64(a.Doc, b.Doc) }) {
+		return nil, fmt.Errorf("info shard %s: %w: records out of line order", path, index.ErrCorrupt)
+	}
+	return t, nil
+}
+
+// removeInfoShards removes the info shards of input files [0, n) from
+// cfg.Work, and the directory itself when it is local and left empty. A
+// shard already gone is no error.
+func removeInfoShards(ctx context.Context, cfg Config, n int) error {
+	if cfg.Work == "" {
+		return nil
+	}
+	fs, err := filesystem.New(ctx, JoinPath(cfg.Work, infoShardName(0)))
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	rm, ok := fs.(filesystem.Remover)
+	if !ok {
+		return nil
+	}
+	for i := range n {
+		p := JoinPath(cfg.Work, infoShardName(i))
+		if _, err := fs.Size(ctx, p); err != nil {
+			continue // never written (no signed document) or already removed
+		}
+		if err := rm.Remove(ctx, p); err != nil {
+			return fmt.Errorf("removing %s: %w", p, err)
+		}
+	}
+	if !strings.Contains(cfg.Work, "://") {
+		_ = os.Remove(cfg.Work) // only if empty; a command's own work directory is its to remove
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package transforms
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+
+	"github.com/neardup/neardup/transforms/index"
+	"github.com/neardup/neardup/transforms/wire"
+)
+
+// TestInfoShardRoundTrip: the infos a signature pass adds, in any order,
+// come back from the shard in line order, found by document number; other
+// documents, and documents of other files, are not found.
+func TestInfoShardRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	cfg := Config{Work: filepath.Join(t.TempDir(), "work")}
+	const file = 3
+	var want []wire.Info
+	var s infoShard
+	for _, line := range []int64{7, 0, 1 << 33, 2, 500} {
+		in := wire.Info{Doc: wire.DocNum(file, line), ID: "doc-" + string(rune('a'+line%26)), Len: line + 10,
+			SimHash: uint64(line) * 0x9e3779b97f4a7c15, Sketch: []uint8{uint8(line), 1, 2, 3}}
+		s.add(&in)
+		w := in
+		w.Sketch = slices.Clone(in.Sketch)
+		want = append(want, w)
+		in.Sketch[1] = 99 // add keeps its own copy
+
+	}
+	if err := s.write(ctx, cfg, file, "in/file-3.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readInfoShard(ctx, cfg, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(want, func(a, b wire.Info) int { return cmpU64(a.Doc, b.Doc) })
+	if len(got.infos) != len(want) {
+		t.Fatalf("read %d infos, want %d", len(got.infos), len(want))
+	}
+	for i := range want {
+		g, w := got.infos[i], want[i]
+		if g.Doc != w.Doc || g.ID != w.ID || g.Len != w.Len || g.SimHash != w.SimHash || !slices.Equal(g.Sketch, w.Sketch) {
+			t.Errorf("info %d = %+v, want %+v", i, g, w)
+		}
+		if f := got.find(w.Doc); f == nil || f.Doc != w.Doc {
+			t.Errorf("find(%d) = %v", w.Doc, f)
+		}
+	}
+	for _, d := range []wire.Doc{wire.DocNum(file, 3), wire.DocNum(file+1, 7), wire.DocNum(file, 1<<34)} {
+		if f := got.find(d); f != nil {
+			t.Errorf("find(%d) = %+v, want nil", d, f)
+		}
+	}
+
+	if err := removeInfoShards(ctx, cfg, file+2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cfg.Work); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("work directory left after removing its shards: %v", err)
+	}
+}
+
+// TestInfoShardErrors: a missing or damaged shard is an error naming it,
+// never an empty table.
+func TestInfoShardErrors(t *testing.T) {
+	ctx := context.Background()
+	cfg := Config{Work: t.TempDir()}
+	if _, err := readInfoShard(ctx, cfg, 0); err == nil {
+		t.Error("reading a missing shard succeeded")
+	}
+	var s infoShard
+	for line := range int64(1000) {
+		s.add(&wire.Info{Doc: wire.DocNum(0, line), ID: "x", Sketch: make([]uint8, 128)})
+	}
+	if err := s.write(ctx, cfg, 0, "in"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(cfg.Work, infoShardName(0))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x40
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readInfoShard(ctx, cfg, 0); !errors.Is(err, index.ErrCorrupt) {
+		t.Errorf("reading a damaged shard: %v, want index.ErrCorrupt", err)
+	}
+	if err := (&infoShard{}).write(ctx, Config{}, 0, "in"); err == nil {
+		t.Error("writing a shard without a work directory succeeded")
+	}
+}
+
+func TestIsWorkFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"info-00000.bin":                      true,
+		"info-123456.bin":                     true,
+		".tmp-info-00003.bin-0123456789abcdef": true,
+		"info-0.bin":                          false,
+		"info-00000.bin.bak":                  false,
+		"pairs-00000.jsonl":                   false,
+		".tmp-mine":                           false,
+		"notes.txt":                           false,
+	} {
+		if got := IsWorkFile(name); got != want {
+			t.Errorf("IsWorkFile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
