@@ -40,10 +40,11 @@ type AuditOptions struct {
 // newFileRefs is NewFiles for files with given indexes.
 func newFileRefs(s beam.Scope, refs []FileRef, n int) Files {
 	n = max(1, min(n, len(refs)))
-	var f Files
+	f := Files{Paths: map[int]string{}}
 	split := make([][]FileRef, n)
 	for _, r := range refs {
 		split[r.Index%n] = append(split[r.Index%n], r)
+		f.Paths[r.Index] = r.Path
 	}
 	f.All = beam.ParDo(s, fileKV, beam.CreateList(s, refs))
 	for b := range split {
@@ -188,8 +189,8 @@ func auditVerify(s beam.Scope, cfg transforms.Config, opt AuditOptions, files []
 		unsure, byEstimate = beam.ParDo2(s, &transforms.SplitMatchesFn{Cfg: cfg, Decide: true}, unsure)
 		accepted = beam.Flatten(s, accepted, byEstimate)
 	}
-	withSets := checkFiles.perFile(s.Scope("ShingleSets"), 2, &transforms.ShingleSetsFn{Cfg: cfg}, unsure)
-	exact := checkFiles.perFile(s.Scope("ExactJaccard"), 2, &transforms.ExactJaccardFn{Cfg: cfg}, withSets[0])
+	withSets := checkFiles.grouped(s.Scope("ShingleSets"), 2, &transforms.ShingleSetsFn{Cfg: cfg, Paths: checkFiles.Paths}, unsure)
+	exact := checkFiles.grouped(s.Scope("ExactJaccard"), 2, &transforms.ExactJaccardFn{Cfg: cfg, Paths: checkFiles.Paths}, withSets[0])
 	batch, idx = beam.ParDo2(s, &transforms.SplitMatchesFn{Cfg: cfg}, beam.Flatten(s, accepted, exact[0]))
 	return batch, idx, beam.Flatten(s, st1, st2, withSets[1], exact[1])
 }

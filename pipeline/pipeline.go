@@ -40,6 +40,7 @@ func fileKV(f FileRef) (int, string) { return f.Index, f.Path }
 type Files struct {
 	All      beam.PCollection
 	Branches []beam.PCollection
+	Paths    map[int]string // by file index
 }
 
 // NewFiles creates the file collections for files, in n branches.
@@ -48,9 +49,11 @@ func NewFiles(s beam.Scope, files []string, n int) Files {
 	var f Files
 	refs := make([][]FileRef, n)
 	var all []FileRef
+	f.Paths = map[int]string{}
 	for i, path := range files {
 		refs[i%n] = append(refs[i%n], FileRef{Index: i, Path: path})
 		all = append(all, FileRef{Index: i, Path: path})
+		f.Paths[i] = path
 	}
 	f.All = beam.ParDo(s, fileKV, beam.CreateList(s, all))
 	for b := range refs {
@@ -79,6 +82,31 @@ func (f Files) perFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollectio
 			in = beam.CoGroupByKey(s, joined...)
 		}
 		for i, o := range beam.ParDoN(s, dofn, in) {
+			outs[i] = append(outs[i], o)
+		}
+	}
+	flat := make([]beam.PCollection, nOut)
+	for i := range outs {
+		flat[i] = beam.Flatten(s, outs[i]...)
+	}
+	return flat
+}
+
+// grouped applies dofn, which has nOut outputs, to col (keyed by file index)
+// grouped by file, in as many branches as f has, each taking the files of
+// its branch. Unlike perFile it uses a plain GroupByKey, whose values a
+// runner may stream to the DoFn, and calls dofn only for files that have
+// values; a DoFn that needs a file's path finds it in f.Paths. It returns
+// each output flattened over the branches.
+func (f Files) grouped(s beam.Scope, nOut int, dofn any, col beam.PCollection) []beam.PCollection {
+	outs := make([][]beam.PCollection, nOut)
+	n := len(f.Branches)
+	for b := range n {
+		c := col
+		if n > 1 {
+			c = beam.ParDo(s, &transforms.BranchFn{N: n, I: b}, col)
+		}
+		for i, o := range beam.ParDoN(s, dofn, beam.GroupByKey(s, c)) {
 			outs[i] = append(outs[i], o)
 		}
 	}
@@ -161,11 +189,11 @@ func Candidates(s beam.Scope, cfg transforms.Config, entries beam.PCollection) (
 // matches (file index of A, chunk), stats.
 func Verify(s beam.Scope, cfg transforms.Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := files.perFile(s.Scope("JoinFirst"), 2, &transforms.HalfJoinFileFn{Cfg: cfg}, pairs)
-	checked := files.perFile(s.Scope("Check"), 3, &transforms.VerifyFileFn{Cfg: cfg}, halves[0])
+	halves := files.grouped(s.Scope("JoinFirst"), 2, &transforms.HalfJoinFileFn{Cfg: cfg}, pairs)
+	checked := files.grouped(s.Scope("Check"), 3, &transforms.VerifyFileFn{Cfg: cfg}, halves[0])
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
-	withSets := files.perFile(s.Scope("ShingleSets"), 2, &transforms.ShingleSetsFn{Cfg: cfg}, unsure)
-	exact := files.perFile(s.Scope("ExactJaccard"), 2, &transforms.ExactJaccardFn{Cfg: cfg}, withSets[0])
+	withSets := files.grouped(s.Scope("ShingleSets"), 2, &transforms.ShingleSetsFn{Cfg: cfg, Paths: files.Paths}, unsure)
+	exact := files.grouped(s.Scope("ExactJaccard"), 2, &transforms.ExactJaccardFn{Cfg: cfg, Paths: files.Paths}, withSets[0])
 	return beam.Flatten(s, accepted, exact[0]), beam.Flatten(s, st1, st2, withSets[1], exact[1])
 }
 

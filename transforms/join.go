@@ -18,8 +18,8 @@ func init() {
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&CandidatesFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&HalfJoinFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&VerifyFn{})
-	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&HalfJoinFileFn{})
-	register.DoFn7x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&VerifyFileFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&HalfJoinFileFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&VerifyFileFn{})
 }
 
 // CandidatesFn turns one partition of the blocking shuffle into candidate
@@ -185,13 +185,12 @@ func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 // HalfJoinFileFn is HalfJoinFn with the infos read from the file's info
 // shard (see infoshard.go) instead of a shuffle.
 //
-// In: (file index, its path, candidate pairs whose first document is in the
-// file). Out: like HalfJoinFn, keyed by the file of the second document.
+// In: (file index, candidate pairs whose first document is in the file). Out: like HalfJoinFn, keyed by the file of the second document.
 type HalfJoinFileFn struct {
 	Cfg Config
 }
 
-func (fn *HalfJoinFileFn) ProcessElement(ctx context.Context, file int, _ func(*string) bool, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *HalfJoinFileFn) ProcessElement(ctx context.Context, file int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "JoinFirst", time.Now())
 	pairs, err := uniquePairs(pairChunks)
 	if err != nil || len(pairs) == 0 {
@@ -272,13 +271,13 @@ func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *
 // VerifyFileFn is VerifyFn with the infos read from the file's info shard
 // (see infoshard.go) instead of a shuffle.
 //
-// In: (file index, its path, (second document, first document's info)
-// records whose second document is in the file). Out: like VerifyFn.
+// In: (file index, (second document, first document's info) records whose
+// second document is in the file). Out: like VerifyFn.
 type VerifyFileFn struct {
 	Cfg Config
 }
 
-func (fn *VerifyFileFn) ProcessElement(ctx context.Context, file int, _ func(*string) bool, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+func (fn *VerifyFileFn) ProcessElement(ctx context.Context, file int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Verify", time.Now())
 	var chunk []byte
 	if !halfChunks(&chunk) {

@@ -17,8 +17,8 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
-	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
 }
 
 // exactSigner builds the signer whose shingle sets exact Jaccard compares.
@@ -97,11 +97,12 @@ func decodeSet(c []byte) ([]uint32, []byte, error) {
 
 // ShingleSetsFn is the first half of the exact check of unsure pairs.
 //
-// In: (file index, its path, unsure matches whose first document is in the
-// file). It reads the file again, and Out: each match followed by the
+// In: (file index, unsure matches whose first document is in the file). It
+// reads the file (Paths[file]) again, and Out: each match followed by the
 // shingle set of its first document, keyed by the file of the second.
 type ShingleSetsFn struct {
 	Cfg    Config
+	Paths  map[int]string
 	signer *signature.Signer
 }
 
@@ -110,14 +111,14 @@ func (fn *ShingleSetsFn) Setup() (err error) {
 	return err
 }
 
-func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "ShingleSets", time.Now())
 	byLine, ms, _, err := readMatches(chunks, false, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	if err != nil || len(ms) == 0 {
 		return err
 	}
 	b := wire.NewBatcher(0)
-	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, paths, byLine, func(set []uint32, idx []int) {
+	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, fn.Paths, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			b.Add(wire.File(m.B), func(c []byte) []byte { return appendSet(wire.AppendMatch(c, m), set) }, emit)
@@ -130,10 +131,10 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, paths fun
 // eachShingleSet re-reads the file and calls fn with the 32-bit shingle set
 // of every document whose line is in byLine, and the match indexes listed
 // there. It fails if a listed document is not found.
-func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, file int, paths func(*string) bool,
+func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, file int, paths map[int]string,
 	byLine map[int64][]int, fn func(set []uint32, idx []int)) error {
-	var path string
-	if !paths(&path) {
+	path, ok := paths[file]
+	if !ok {
 		return fmt.Errorf("exact check: no path for file %d", file)
 	}
 	opt := cfg.recordOptions()
@@ -158,12 +159,13 @@ func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, f
 
 // ExactJaccardFn is the second half of the exact check.
 //
-// In: (file index, its path, unsure matches with their first document's
-// shingle set, whose second document is in the file). It reads the file
+// In: (file index, unsure matches with their first document's shingle set,
+// whose second document is in the file). It reads the file (Paths[file])
 // again, and Out: the matches whose exact Jaccard reaches the threshold,
 // with that Jaccard, keyed by the file of their first document.
 type ExactJaccardFn struct {
 	Cfg    Config
+	Paths  map[int]string
 	signer *signature.Signer
 }
 
@@ -172,7 +174,7 @@ func (fn *ExactJaccardFn) Setup() (err error) {
 	return err
 }
 
-func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "ExactJaccard", time.Now())
 	byLine, ms, sets, err := readMatches(chunks, true, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	if err != nil || len(ms) == 0 {
@@ -180,7 +182,7 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, paths fu
 	}
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, paths, byLine, func(set []uint32, idx []int) {
+	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, fn.Paths, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)
