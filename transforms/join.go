@@ -1,10 +1,12 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -161,24 +163,50 @@ func uniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
 	return candidates.Unique(pairs), nil
 }
 
-// halfJoin emits, for each pair, the second document's number followed by
-// the first document's info (from info), keyed by route of the second
-// document.
+// halfJoin emits the first document's info (from info) of every pair to
+// route of the second document: one record per first document and route,
+// "uvarint count, that many second documents (uvarint), the info", so that
+// an info travels once per destination, not once per pair. pairs must be
+// sorted (uniquePairs).
 func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
 	emit func(int, []byte), emitStat func(string, int64)) error {
 	b := wire.NewBatcher(0)
-	for _, p := range pairs {
-		a := info(p.A)
-		if a == nil {
-			return fmt.Errorf("join: no info for document %d (%s)", p.A, where)
+	var group []wire.Doc
+	total := len(pairs)
+	for len(pairs) > 0 {
+		n := 1
+		for n < len(pairs) && pairs[n].A == pairs[0].A {
+			n++
 		}
-		b.Add(route(p.B), func(c []byte) []byte {
-			c = binary.LittleEndian.AppendUint64(c, p.B)
-			return wire.AppendInfo(c, a)
-		}, emit)
+		a := info(pairs[0].A)
+		if a == nil {
+			return fmt.Errorf("join: no info for document %d (%s)", pairs[0].A, where)
+		}
+		group = group[:0]
+		for _, p := range pairs[:n] {
+			group = append(group, p.B)
+		}
+		slices.SortStableFunc(group, func(x, y wire.Doc) int { return cmp.Compare(route(x), route(y)) })
+		for len(group) > 0 {
+			r := route(group[0])
+			k := 1
+			for k < len(group) && route(group[k]) == r {
+				k++
+			}
+			bs := group[:k]
+			b.Add(r, func(c []byte) []byte {
+				c = binary.AppendUvarint(c, uint64(len(bs)))
+				for _, d := range bs {
+					c = binary.AppendUvarint(c, d)
+				}
+				return wire.AppendInfo(c, a)
+			}, emit)
+			group = group[k:]
+		}
+		pairs = pairs[n:]
 	}
 	b.Flush(emit)
-	emitStat(StatCandidates, int64(len(pairs)))
+	emitStat(StatCandidates, int64(total))
 	return nil
 }
 
@@ -234,30 +262,29 @@ func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *
 	var a wire.Info
 	var verified, unsureN int64
 	var chunk []byte
+	var bDocs []wire.Doc
 	var err error
 	for halfChunks(&chunk) {
 		for c := chunk; len(c) > 0; {
-			if len(c) < 8 {
-				return fmt.Errorf("verify: %w", wire.ErrCorrupt)
-			}
-			bDoc := binary.LittleEndian.Uint64(c)
-			if c, err = wire.DecodeInfo(c[8:], &a); err != nil {
+			if c, bDocs, err = decodeHalf(c, &a, bDocs); err != nil {
 				return err
 			}
-			b := info(bDoc)
-			if b == nil {
-				return fmt.Errorf("verify: no info for document %d (%s)", bDoc, where)
-			}
-			m, d := verify.Check(&a, b, cfg)
-			Progress.Verified.Add(1)
-			switch d {
-			case verify.Accept:
-				Progress.Matched.Add(1)
-				verified++
-				byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
-			case verify.CheckExactly:
-				unsureN++
-				unsure.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
+			for _, bDoc := range bDocs {
+				b := info(bDoc)
+				if b == nil {
+					return fmt.Errorf("verify: no info for document %d (%s)", bDoc, where)
+				}
+				m, d := verify.Check(&a, b, cfg)
+				Progress.Verified.Add(1)
+				switch d {
+				case verify.Accept:
+					Progress.Matched.Add(1)
+					verified++
+					byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
+				case verify.CheckExactly:
+					unsureN++
+					unsure.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
+				}
 			}
 		}
 	}
@@ -266,6 +293,27 @@ func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *
 	emitStat(StatByEstimate, verified)
 	emitStat(StatUnsure, unsureN)
 	return nil
+}
+
+// decodeHalf decodes the halfJoin record at the start of c: the first
+// document's info into a, the second documents appended to docs[:0].
+func decodeHalf(c []byte, a *wire.Info, docs []wire.Doc) ([]byte, []wire.Doc, error) {
+	n, k := binary.Uvarint(c)
+	if k <= 0 || n == 0 || n > uint64(len(c)) {
+		return nil, nil, fmt.Errorf("verify: half-join record: %w", wire.ErrCorrupt)
+	}
+	c = c[k:]
+	docs = docs[:0]
+	for range n {
+		d, k := binary.Uvarint(c)
+		if k <= 0 {
+			return nil, nil, fmt.Errorf("verify: half-join record: %w", wire.ErrCorrupt)
+		}
+		docs = append(docs, d)
+		c = c[k:]
+	}
+	c, err := wire.DecodeInfo(c, a)
+	return c, docs, err
 }
 
 // VerifyFileFn is VerifyFn with the infos read from the file's info shard

@@ -1,9 +1,11 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -33,30 +35,50 @@ func exactSigner(cfg Config) (*signature.Signer, error) {
 	return signature.New(sc)
 }
 
-// readMatches decodes wire.Match chunks, each optionally followed by a shingle
-// set (withSet), indexing them by the line of the document in this file.
+// readMatches decodes wire.Match chunks or, withSet, chunks of shingle-set
+// records (see ShingleSetsFn), indexing the matches by the line of their
+// document in this file. With withSet, sets[i] is the set that came with
+// match i (matches of one record share it).
 func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match) int64) (map[int64][]int, []wire.Match, [][]uint32, error) {
 	byLine := map[int64][]int{}
 	var ms []wire.Match
 	var sets [][]uint32
+	add := func(m wire.Match, set []uint32) {
+		l := line(&m)
+		byLine[l] = append(byLine[l], len(ms))
+		ms = append(ms, m)
+		sets = append(sets, set)
+	}
 	var chunk []byte
 	for chunks(&chunk) {
 		for c := chunk; len(c) > 0; {
-			var m wire.Match
 			var err error
-			if c, err = wire.DecodeMatch(c, &m); err != nil {
-				return nil, nil, nil, err
+			if !withSet {
+				var m wire.Match
+				if c, err = wire.DecodeMatch(c, &m); err != nil {
+					return nil, nil, nil, err
+				}
+				add(m, nil)
+				continue
 			}
-			var set []uint32
-			if withSet {
-				if set, c, err = decodeSet(c); err != nil {
+			n, k := binary.Uvarint(c)
+			if k <= 0 || n == 0 || n > uint64(len(c)) {
+				return nil, nil, nil, fmt.Errorf("shingle-set record: %w", wire.ErrCorrupt)
+			}
+			c = c[k:]
+			group := make([]wire.Match, n)
+			for i := range group {
+				if c, err = wire.DecodeMatch(c, &group[i]); err != nil {
 					return nil, nil, nil, err
 				}
 			}
-			l := line(&m)
-			byLine[l] = append(byLine[l], len(ms))
-			ms = append(ms, m)
-			sets = append(sets, set)
+			var set []uint32
+			if set, c, err = wire.DecodeSet(c, nil); err != nil {
+				return nil, nil, nil, err
+			}
+			for _, m := range group {
+				add(m, set)
+			}
 		}
 	}
 	return byLine, ms, sets, nil
@@ -74,32 +96,14 @@ func set32(dst []uint32, shingles []uint64) []uint32 {
 	return similarity.Set(dst)
 }
 
-func appendSet(c []byte, set []uint32) []byte {
-	c = binary.AppendUvarint(c, uint64(len(set)))
-	for _, v := range set {
-		c = binary.LittleEndian.AppendUint32(c, v)
-	}
-	return c
-}
-
-func decodeSet(c []byte) ([]uint32, []byte, error) {
-	n, k := binary.Uvarint(c)
-	if k <= 0 || uint64(len(c)-k)/4 < n {
-		return nil, nil, fmt.Errorf("shingle set: %w", wire.ErrCorrupt)
-	}
-	c = c[k:]
-	set := make([]uint32, n)
-	for i := range set {
-		set[i] = binary.LittleEndian.Uint32(c[4*i:])
-	}
-	return set, c[4*n:], nil
-}
-
 // ShingleSetsFn is the first half of the exact check of unsure pairs.
 //
 // In: (file index, unsure matches whose first document is in the file). It
-// reads the file (Paths[file]) again, and Out: each match followed by the
-// shingle set of its first document, keyed by the file of the second.
+// reads the file (Paths[file]) again, and Out: for each first document and
+// each file holding second documents of its matches, one record keyed by
+// that file: uvarint count, the matches, then the first document's shingle
+// set (wire.AppendSet). A set thus travels once per destination file, not
+// once per match.
 type ShingleSetsFn struct {
 	Cfg    Config
 	Paths  map[int]string
@@ -119,9 +123,22 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, chunks fu
 	}
 	b := wire.NewBatcher(0)
 	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, fn.Paths, byLine, func(set []uint32, idx []int) {
-		for _, i := range idx {
-			m := &ms[i]
-			b.Add(wire.File(m.B), func(c []byte) []byte { return appendSet(wire.AppendMatch(c, m), set) }, emit)
+		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(wire.File(ms[i].B), wire.File(ms[j].B)) })
+		for len(idx) > 0 {
+			dest := wire.File(ms[idx[0]].B)
+			n := 1
+			for n < len(idx) && wire.File(ms[idx[n]].B) == dest {
+				n++
+			}
+			group := idx[:n]
+			b.Add(dest, func(c []byte) []byte {
+				c = binary.AppendUvarint(c, uint64(len(group)))
+				for _, i := range group {
+					c = wire.AppendMatch(c, &ms[i])
+				}
+				return wire.AppendSet(c, set)
+			}, emit)
+			idx = idx[n:]
 		}
 	})
 	b.Flush(emit)

@@ -2,9 +2,11 @@ package wire
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -797,4 +799,123 @@ func TestMemberRoundTripAndTruncation(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSetRoundTrip: sets of every size class, including the extreme
+// values, decode to themselves, take less than L+3 bits a value (plus the
+// header), and the rest of the chunk is returned intact.
+func TestSetRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	sizes := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 100, 300, 1000, 8000, 70000}
+	for _, n := range sizes {
+		seen := map[uint32]bool{}
+		var set []uint32
+		if n >= 2 {
+			set, seen[0], seen[1<<32-1] = append(set, 0, 1<<32-1), true, true
+		}
+		for len(set) < n {
+			v := rng.Uint32()
+			if !seen[v] {
+				seen[v] = true
+				set = append(set, v)
+			}
+		}
+		slices.Sort(set)
+		tail := []byte{0xde, 0xad}
+		b := append(AppendSet(nil, set), tail...)
+		got, rest, err := DecodeSet(b, []uint32{42})
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		if !slices.Equal(got, set) || !bytes.Equal(rest, tail) {
+			t.Fatalf("n=%d: decoded %d values (equal %v), rest %x", n, len(got), slices.Equal(got, set), rest)
+		}
+		if n > 0 {
+			bound := (n*(lowBits(n)+3)+7)/8 + 2 + binary.PutUvarint(make([]byte, 10), uint64(n))
+			if len(b)-len(tail) > bound {
+				t.Errorf("n=%d: %d bytes, want at most %d", n, len(b)-len(tail), bound)
+			}
+		}
+	}
+	// Dense sets: consecutive values, and every value of a small range.
+	for _, set := range [][]uint32{{5, 6, 7, 8, 9, 10}, {1<<32 - 3, 1<<32 - 2, 1<<32 - 1}} {
+		got, _, err := DecodeSet(AppendSet(nil, set), nil)
+		if err != nil || !slices.Equal(got, set) {
+			t.Errorf("%v decoded as %v, %v", set, got, err)
+		}
+	}
+}
+
+// TestSetCorrupt: every truncation of an encoded set, and encodings with a
+// wrong L, an inflated count or values out of order, fail with ErrCorrupt.
+func TestSetCorrupt(t *testing.T) {
+	set := []uint32{3, 900, 70000, 1 << 20, 1 << 31, 1<<32 - 1}
+	b := AppendSet(nil, set)
+	for i := range len(b) {
+		if _, _, err := DecodeSet(b[:i], nil); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("truncated to %d of %d bytes: %v", i, len(b), err)
+		}
+	}
+	bad := map[string][]byte{
+		"wrong L":        func() []byte { c := slices.Clone(b); c[1]++; return c }(),
+		"count too high": append(binary.AppendUvarint(nil, 7), b[1:]...),
+		"huge count":     binary.AppendUvarint(nil, 1<<40),
+	}
+	for name, c := range bad {
+		if _, _, err := DecodeSet(c, nil); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// FuzzDecodeSet: any bytes decode to a sorted set that encodes back to the
+// same bytes, or fail with ErrCorrupt.
+func FuzzDecodeSet(f *testing.F) {
+	f.Add(AppendSet(nil, []uint32{1, 2, 3, 1 << 31}))
+	f.Add(AppendSet(nil, nil))
+	f.Add([]byte{2, 31, 0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		set, rest, err := DecodeSet(b, nil)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v is not ErrCorrupt", err)
+			}
+			return
+		}
+		if !slices.IsSorted(set) {
+			t.Fatalf("decoded set not sorted: %v", set)
+		}
+		again, _, err := DecodeSet(AppendSet(nil, set), nil)
+		if err != nil || !slices.Equal(again, set) {
+			t.Fatalf("re-encoded set decodes as %v, %v", again, err)
+		}
+		_ = rest
+	})
+}
+
+func BenchmarkSet(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	set := make([]uint32, 300)
+	for i := range set {
+		set[i] = rng.Uint32()
+	}
+	slices.Sort(set)
+	set = slices.Compact(set)
+	buf := AppendSet(nil, set)
+	b.Run("Append", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(4 * len(set)))
+		var out []byte
+		for b.Loop() {
+			out = AppendSet(out[:0], set)
+		}
+	})
+	b.Run("Decode", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(4 * len(set)))
+		var dst []uint32
+		for b.Loop() {
+			dst, _, _ = DecodeSet(buf, dst)
+		}
+	})
 }
