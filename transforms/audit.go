@@ -202,6 +202,7 @@ func (fn *IndexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 	file := IndexFileBase + n
 	exacts, entries, infos := wire.NewBatcher(0), wire.NewBatcher(0), wire.NewBatcher(0)
 	P := fn.Cfg.Partitions
+	prevLine := make([]int64, 2*P) // per entry partition, see wire.AppendEntry
 	var r index.Record
 	var tkeys []uint64
 	var docs, joined, nentries int64
@@ -227,7 +228,8 @@ func (fn *IndexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 			if _, hit := fn.block[k&keyMask]; hit {
 				hits++
 				e := wire.Entry{Key: k, Doc: doc}
-				entries.Add(wire.Partition(k, P), func(c []byte) []byte { return wire.AppendEntry(c, e) }, emitEntry)
+				p := wire.Partition(k, P)
+				entries.Add(p, func(c []byte) []byte { return wire.AppendEntry(c, e, &prevLine[p]) }, emitEntry)
 			}
 		}
 		if fn.tables != nil {
@@ -236,7 +238,8 @@ func (fn *IndexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 				if fn.near(k, r.SimHash) {
 					hits++
 					e := wire.SimEntry{Key: k, Doc: doc, FP: r.SimHash}
-					entries.Add(P+wire.Partition(k, P), func(c []byte) []byte { return wire.AppendSimEntry(c, e) }, emitEntry)
+					p := P + wire.Partition(k, P)
+					entries.Add(p, func(c []byte) []byte { return wire.AppendSimEntry(c, e, &prevLine[p]) }, emitEntry)
 				}
 			}
 		}

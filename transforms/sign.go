@@ -100,6 +100,7 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 		}
 	}
 	entries := wire.NewBatcher(0)
+	prevLine := make([]int64, 2*fn.Cfg.Partitions) // per entry partition, see wire.AppendEntry
 	infos := wire.NewBatcher(0)
 	pre := fn.Cfg.newPreShard() // nil unless the job writes an index
 	var shard *infoShard
@@ -160,13 +161,15 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 		nkeys += int64(len(r.bands) + len(r.tables))
 		for _, k := range r.bands {
 			e := wire.Entry{Key: k, Doc: doc}
-			entries.Add(wire.Partition(k, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendEntry(c, e) }, emitEntry)
+			p := wire.Partition(k, fn.Cfg.Partitions)
+			entries.Add(p, func(c []byte) []byte { return wire.AppendEntry(c, e, &prevLine[p]) }, emitEntry)
 		}
 		// SimHash entries go to partitions [P, 2P): their chunks carry the
 		// fingerprint too.
 		for _, k := range r.tables {
 			e := wire.SimEntry{Key: k, Doc: doc, FP: r.info.SimHash}
-			entries.Add(fn.Cfg.Partitions+wire.Partition(k, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendSimEntry(c, e) }, emitEntry)
+			p := fn.Cfg.Partitions + wire.Partition(k, fn.Cfg.Partitions)
+			entries.Add(p, func(c []byte) []byte { return wire.AppendSimEntry(c, e, &prevLine[p]) }, emitEntry)
 		}
 		if shard != nil {
 			shard.add(&r.info)

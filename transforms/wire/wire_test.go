@@ -110,23 +110,27 @@ func TestPartitionSpread(t *testing.T) {
 }
 
 func TestAppendEntryLayout(t *testing.T) {
-	got := AppendEntry(nil, Entry{Key: 0x0102030405060708, Doc: DocNum(1, 2)})
-	got = AppendEntry(got, Entry{Key: 0xff, Doc: DocNum(1, 300)})
+	prev := int64(99) // a new chunk resets it
+	got := AppendEntry(nil, Entry{Key: 0x0102030405060708, Doc: DocNum(1, 2)}, &prev)
+	got = AppendEntry(got, Entry{Key: 0xff, Doc: DocNum(1, 300)}, &prev)
+	got = AppendEntry(got, Entry{Key: 0xee, Doc: DocNum(1, 299)}, &prev)
 	want := []byte{
 		0x01,                               // file 1
 		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, // low 48 bits of the key
-		0x02, // line 2
+		0x04, // line 2: +2 zigzag
 		0xff, 0, 0, 0, 0, 0,
-		0xac, 0x02, // line 300 as uvarint
+		0xd4, 0x04, // line 300: +298, zigzag 596 as varint
+		0xee, 0, 0, 0, 0, 0,
+		0x01, // line 299: -1 zigzag
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("AppendEntry = % x, want % x", got, want)
 	}
-	got = AppendSimEntry(nil, SimEntry{Key: 1, Doc: 2, FP: 0x8000000000000003})
+	got = AppendSimEntry(nil, SimEntry{Key: 1, Doc: 2, FP: 0x8000000000000003}, &prev)
 	want = []byte{
 		0,
 		1, 0, 0, 0, 0, 0,
-		2,
+		4,
 		3, 0, 0, 0, 0, 0, 0, 0x80,
 	}
 	if !bytes.Equal(got, want) {
@@ -145,7 +149,8 @@ func TestAppendEntryOtherFilePanics(t *testing.T) {
 			t.Error("no panic for an entry of another file")
 		}
 	}()
-	AppendEntry(AppendEntry(nil, Entry{Key: 1, Doc: DocNum(1, 1)}), Entry{Key: 1, Doc: DocNum(2, 1)})
+	var prev int64
+	AppendEntry(AppendEntry(nil, Entry{Key: 1, Doc: DocNum(1, 1)}, &prev), Entry{Key: 1, Doc: DocNum(2, 1)}, &prev)
 }
 
 const low48 = 1<<KeyBits - 1
@@ -153,8 +158,9 @@ const low48 = 1<<KeyBits - 1
 func TestEntriesRoundTrip(t *testing.T) {
 	in := []Entry{{0, DocNum(3, 0)}, {1, DocNum(3, 2)}, {math.MaxUint64, DocNum(3, MaxLines-1)}, {42, DocNum(3, 42)}}
 	var chunk []byte
+	var prev int64
 	for _, e := range in {
-		chunk = AppendEntry(chunk, e)
+		chunk = AppendEntry(chunk, e, &prev)
 	}
 	prefix := []Entry{{7, 7}}
 	got, err := AppendEntries(slices.Clone(prefix), chunk)
@@ -177,8 +183,9 @@ func TestEntriesRoundTrip(t *testing.T) {
 func TestSimEntriesRoundTrip(t *testing.T) {
 	in := []SimEntry{{0, DocNum(MaxFiles-1, 0), 0}, {1, DocNum(MaxFiles-1, 2), 3}, {math.MaxUint64, DocNum(MaxFiles-1, 77777), 0x5555aaaa5555aaaa}}
 	var chunk []byte
+	var prev int64
 	for _, e := range in {
-		chunk = AppendSimEntry(chunk, e)
+		chunk = AppendSimEntry(chunk, e, &prev)
 	}
 	got, err := AppendSimEntries(nil, chunk)
 	if err != nil {
@@ -194,9 +201,10 @@ func TestSimEntriesRoundTrip(t *testing.T) {
 
 func TestEntriesCorrupt(t *testing.T) {
 	var ent, sim []byte
+	var pe, ps int64
 	for i := 0; i < 3; i++ {
-		ent = AppendEntry(ent, Entry{Key: uint64(i) * 0x0101010101, Doc: DocNum(5, int64(i)*200)})
-		sim = AppendSimEntry(sim, SimEntry{Key: uint64(i), Doc: DocNum(5, int64(i)*200), FP: 9})
+		ent = AppendEntry(ent, Entry{Key: uint64(i) * 0x0101010101, Doc: DocNum(5, int64(i)*200)}, &pe)
+		sim = AppendSimEntry(sim, SimEntry{Key: uint64(i), Doc: DocNum(5, int64(i)*200), FP: 9}, &ps)
 	}
 	// Every cut that is not at an entry boundary is corrupt and leaves dst
 	// as it was.
