@@ -92,29 +92,15 @@ func (f Files) perFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollectio
 	return flat
 }
 
-// grouped applies dofn, which has nOut outputs, to col (keyed by file index)
-// grouped by file, in as many branches as f has, each taking the files of
-// its branch. Unlike perFile it uses a plain GroupByKey, whose values a
-// runner may stream to the DoFn, and calls dofn only for files that have
-// values; a DoFn that needs a file's path finds it in f.Paths. It returns
-// each output flattened over the branches.
+// grouped applies dofn, which has nOut outputs, to col (keyed by file
+// index) grouped by file with one plain GroupByKey, whose values a runner
+// may stream to the DoFn. dofn is called only for files that have values; a
+// DoFn that needs a file's path finds it in f.Paths. Such DoFns work on a
+// file on another goroutine while the next file arrives (aheadEmits), so a
+// runner that gives the stage one bundle (Prism) still uses every core,
+// without the copies of the collection that branches would cost.
 func (f Files) grouped(s beam.Scope, nOut int, dofn any, col beam.PCollection) []beam.PCollection {
-	outs := make([][]beam.PCollection, nOut)
-	n := len(f.Branches)
-	for b := range n {
-		c := col
-		if n > 1 {
-			c = beam.ParDo(s, &transforms.BranchFn{N: n, I: b}, col)
-		}
-		for i, o := range beam.ParDoN(s, dofn, beam.GroupByKey(s, c)) {
-			outs[i] = append(outs[i], o)
-		}
-	}
-	flat := make([]beam.PCollection, nOut)
-	for i := range outs {
-		flat[i] = beam.Flatten(s, outs[i]...)
-	}
-	return flat
+	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col))
 }
 
 // Build adds the whole job to s: read files (sorted, indexed), find

@@ -213,22 +213,37 @@ func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 // HalfJoinFileFn is HalfJoinFn with the infos read from the file's info
 // shard (see infoshard.go) instead of a shuffle.
 //
-// In: (file index, candidate pairs whose first document is in the file). Out: like HalfJoinFn, keyed by the file of the second document.
+// In: (file index, candidate pairs whose first document is in the file).
+// Out: like HalfJoinFn, keyed by the file of the second document. The work
+// of a file runs on another goroutine while the next file's pairs arrive
+// (see aheadEmits).
 type HalfJoinFileFn struct {
 	Cfg Config
+
+	ahead aheadEmits
 }
 
 func (fn *HalfJoinFileFn) ProcessElement(ctx context.Context, file int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "JoinFirst", time.Now())
+	start := time.Now()
 	pairs, err := uniquePairs(pairChunks)
 	if err != nil || len(pairs) == 0 {
 		return err
 	}
-	infos, err := readInfoShard(ctx, fn.Cfg, file)
-	if err != nil {
-		return err
-	}
-	return halfJoin(pairs, infos.find, wire.File, fmt.Sprintf("file %d", file), emit, emitStat)
+	addBusy(ctx, "JoinFirst", time.Since(start), start)
+	fn.ahead.stage = "JoinFirst"
+	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		infos, err := readInfoShard(ctx, fn.Cfg, file)
+		if err != nil {
+			return err
+		}
+		return halfJoin(pairs, infos.find, wire.File, fmt.Sprintf("file %d", file), emits[0], emitStat)
+	})
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *HalfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
 }
 
 // VerifyFn is the second half of the join, and the verification.
@@ -320,27 +335,43 @@ func decodeHalf(c []byte, a *wire.Info, docs []wire.Doc) ([]byte, []wire.Doc, er
 // (see infoshard.go) instead of a shuffle.
 //
 // In: (file index, (second document, first document's info) records whose
-// second document is in the file). Out: like VerifyFn.
+// second document is in the file). Out: like VerifyFn. The work of a file
+// runs on another goroutine while the next file's records arrive (see
+// aheadEmits).
 type VerifyFileFn struct {
 	Cfg Config
+
+	ahead aheadEmits
 }
 
 func (fn *VerifyFileFn) ProcessElement(ctx context.Context, file int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Verify", time.Now())
-	var chunk []byte
-	if !halfChunks(&chunk) {
+	var chunks [][]byte
+	var c []byte
+	for halfChunks(&c) {
+		chunks = append(chunks, slices.Clone(c))
+	}
+	if len(chunks) == 0 {
 		return nil
 	}
-	infos, err := readInfoShard(ctx, fn.Cfg, file)
-	if err != nil {
-		return err
-	}
-	first := true
-	return verifyHalves(fn.Cfg, func(c *[]byte) bool {
-		if first {
-			first, *c = false, chunk
+	fn.ahead.stage = "Verify"
+	fn.ahead.start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		infos, err := readInfoShard(ctx, fn.Cfg, file)
+		if err != nil {
+			return err
+		}
+		next := func(c *[]byte) bool {
+			if len(chunks) == 0 {
+				return false
+			}
+			*c, chunks = chunks[0], chunks[1:]
 			return true
 		}
-		return halfChunks(c)
-	}, infos.find, fmt.Sprintf("file %d", file), emit, emitUnsure, emitStat)
+		return verifyHalves(fn.Cfg, next, infos.find, fmt.Sprintf("file %d", file), emits[0], emits[1], emitStat)
+	})
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit, emitUnsure}, emitStat)
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *VerifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit, emitUnsure}, emitStat)
 }

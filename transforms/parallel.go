@@ -1,9 +1,11 @@
 package transforms
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/neardup/neardup/transforms/record"
 	"github.com/neardup/neardup/transforms/wire"
@@ -145,4 +147,69 @@ func (a *ahead[R]) drain(keep int, use func(R) error) error {
 		}
 	}
 	return nil
+}
+
+// aheadEmits is ahead for DoFns that emit: work for one element runs on
+// another goroutine with emitters that collect its output chunks and stats,
+// and drain passes them, in element order, to the DoFn's own emitters. The
+// busy time of the work is added to stage's counter when it is drained.
+type aheadEmits struct {
+	stage string
+	a     ahead[collected]
+}
+
+// collected is what the work of one element emitted.
+type collected struct {
+	outs  [][]keyedChunk // per output
+	stats []namedStat
+	err   error
+	began time.Time
+	took  time.Duration
+}
+
+type keyedChunk struct {
+	key   int
+	chunk []byte
+}
+
+type namedStat struct {
+	name string
+	v    int64
+}
+
+// start runs work, which has nOut outputs, on a new goroutine. work must
+// not use the DoFn's iterators or emitters: they are only valid on the
+// DoFn's goroutine.
+func (e *aheadEmits) start(nOut int, work func(emits []func(int, []byte), emitStat func(string, int64)) error) {
+	e.a.start(func() collected {
+		c := collected{outs: make([][]keyedChunk, nOut), began: time.Now()}
+		emits := make([]func(int, []byte), nOut)
+		for i := range emits {
+			emits[i] = func(k int, b []byte) { c.outs[i] = append(c.outs[i], keyedChunk{k, b}) }
+		}
+		c.err = work(emits, func(name string, v int64) { c.stats = append(c.stats, namedStat{name, v}) })
+		c.took = time.Since(c.began)
+		return c
+	})
+}
+
+// drain emits the output of the oldest work until at most keep are
+// pending; the first error of a work is returned, after waiting for the
+// rest.
+func (e *aheadEmits) drain(ctx context.Context, keep int, emits []func(int, []byte), emitStat func(string, int64)) error {
+	return e.a.drain(keep, func(c collected) error {
+		if c.err != nil {
+			return c.err
+		}
+		for i, out := range c.outs {
+			for _, kc := range out {
+				emits[i](kc.key, kc.chunk)
+			}
+		}
+		for _, s := range c.stats {
+			emitStat(s.name, s.v)
+		}
+		addBusy(ctx, e.stage, c.took, c.began)
+		return nil
+	})
 }

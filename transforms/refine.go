@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -24,15 +26,56 @@ func init() {
 }
 
 // exactSigner builds the signer whose shingle sets exact Jaccard compares.
+// It is safe to call from several goroutines.
 func exactSigner(cfg Config) (*signature.Signer, error) {
 	sc, err := cfg.signatureConfig()
 	if err != nil {
 		return nil, err
 	}
+	exactSignerMu.Lock()
+	defer exactSignerMu.Unlock()
 	if sc.Tokens == tokenize.Word {
 		tokenize.Dictionary = cfg.Dictionary
 	}
 	return signature.New(sc)
+}
+
+var exactSignerMu sync.Mutex
+
+// signerPool hands out exact signers (see exactSigner), one to each
+// goroutine at a time.
+type signerPool struct {
+	cfg  Config
+	mu   sync.Mutex
+	free []*signature.Signer
+}
+
+// init checks the configuration by building the first signer.
+func (p *signerPool) init(cfg Config) error {
+	p.cfg = cfg
+	s, err := exactSigner(cfg)
+	if err != nil {
+		return err
+	}
+	p.put(s)
+	return nil
+}
+
+func (p *signerPool) get() (*signature.Signer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		s := p.free[n-1]
+		p.free = p.free[:n-1]
+		return s, nil
+	}
+	return exactSigner(p.cfg)
+}
+
+func (p *signerPool) put(s *signature.Signer) {
+	p.mu.Lock()
+	p.free = append(p.free, s)
+	p.mu.Unlock()
 }
 
 // readMatches decodes wire.Match chunks or, withSet, chunks of shingle-set
@@ -88,12 +131,12 @@ func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match)
 // checks compare these: half the bytes to ship, and two of the ~10^3
 // shingles of a document agree in 32 bits with probability ~10^-4, which
 // moves a Jaccard value by about 10^-3 at most.
-func set32(dst []uint32, shingles []uint64) []uint32 {
+func set32(s *similarity.Sorter, dst []uint32, shingles []uint64) []uint32 {
 	dst = dst[:0]
 	for _, v := range shingles {
 		dst = append(dst, uint32(v))
 	}
-	return similarity.Set(dst)
+	return s.Set(dst)
 }
 
 // ShingleSetsFn is the first half of the exact check of unsure pairs.
@@ -105,24 +148,42 @@ func set32(dst []uint32, shingles []uint64) []uint32 {
 // set (wire.AppendSet). A set thus travels once per destination file, not
 // once per match.
 type ShingleSetsFn struct {
-	Cfg    Config
-	Paths  map[int]string
-	signer *signature.Signer
+	Cfg   Config
+	Paths map[int]string
+
+	signers signerPool
+	ahead   aheadEmits
 }
 
-func (fn *ShingleSetsFn) Setup() (err error) {
-	fn.signer, err = exactSigner(fn.Cfg)
-	return err
-}
+func (fn *ShingleSetsFn) Setup() error { return fn.signers.init(fn.Cfg) }
 
 func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "ShingleSets", time.Now())
+	start := time.Now()
 	byLine, ms, _, err := readMatches(chunks, false, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	if err != nil || len(ms) == 0 {
 		return err
 	}
+	addBusy(ctx, "ShingleSets", time.Since(start), start)
+	fn.ahead.stage = "ShingleSets"
+	fn.ahead.start(1, func(emits []func(int, []byte), _ func(string, int64)) error {
+		return fn.work(ctx, file, byLine, ms, emits[0])
+	})
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
+}
+
+func (fn *ShingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
+	signer, err := fn.signers.get()
+	if err != nil {
+		return err
+	}
+	defer fn.signers.put(signer)
 	b := wire.NewBatcher(0)
-	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, fn.Paths, byLine, func(set []uint32, idx []int) {
+	err = eachShingleSet(ctx, fn.Cfg, signer, file, fn.Paths, byLine, func(set []uint32, idx []int) {
 		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(wire.File(ms[i].B), wire.File(ms[j].B)) })
 		for len(idx) > 0 {
 			dest := wire.File(ms[idx[0]].B)
@@ -157,9 +218,10 @@ func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, f
 	opt := cfg.recordOptions()
 	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
 	var set []uint32
+	var sorter similarity.Sorter
 	err := cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
 		if idx, ok := byLine[d.Index]; ok {
-			set = set32(set, signer.Shingles(normalize.Text(d.Text)))
+			set = set32(&sorter, set, signer.Shingles(normalize.Text(d.Text)))
 			fn(set, idx)
 			delete(byLine, d.Index)
 		}
@@ -181,25 +243,44 @@ func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, f
 // again, and Out: the matches whose exact Jaccard reaches the threshold,
 // with that Jaccard, keyed by the file of their first document.
 type ExactJaccardFn struct {
-	Cfg    Config
-	Paths  map[int]string
-	signer *signature.Signer
+	Cfg   Config
+	Paths map[int]string
+
+	signers signerPool
+	ahead   aheadEmits
 }
 
-func (fn *ExactJaccardFn) Setup() (err error) {
-	fn.signer, err = exactSigner(fn.Cfg)
-	return err
-}
+func (fn *ExactJaccardFn) Setup() error { return fn.signers.init(fn.Cfg) }
 
 func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "ExactJaccard", time.Now())
+	start := time.Now()
 	byLine, ms, sets, err := readMatches(chunks, true, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	if err != nil || len(ms) == 0 {
 		return err
 	}
+	addBusy(ctx, "ExactJaccard", time.Since(start), start)
+	fn.ahead.stage = "ExactJaccard"
+	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		return fn.work(ctx, file, byLine, ms, sets, emits[0], emitStat)
+	})
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
+}
+
+func (fn *ExactJaccardFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
+	emit func(int, []byte), emitStat func(string, int64)) error {
+	signer, err := fn.signers.get()
+	if err != nil {
+		return err
+	}
+	defer fn.signers.put(signer)
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err = eachShingleSet(ctx, fn.Cfg, fn.signer, file, fn.Paths, byLine, func(set []uint32, idx []int) {
+	err = eachShingleSet(ctx, fn.Cfg, signer, file, fn.Paths, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)

@@ -1,6 +1,7 @@
 package similarity
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -212,5 +213,56 @@ func TestCosineOfCounts(t *testing.T) {
 	got := Cosine(Counts([]uint64{1, 2, 1}), Counts([]uint64{3, 1}))
 	if want := 2 / math.Sqrt(10); math.Abs(got-want) > 1e-12 {
 		t.Errorf("Cosine of counts = %v, want %v", got, want)
+	}
+}
+
+// TestSorterSet: Sorter.Set gives what Set gives, for sizes on both sides
+// of the radix threshold, sets with repeats, and values that share bytes.
+func TestSorterSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var s Sorter
+	for _, n := range []int{0, 1, 2, 255, 256, 257, 300, 1000, 20000} {
+		for _, gen := range []func() uint32{
+			rng.Uint32,
+			func() uint32 { return rng.Uint32N(50) }, // many repeats
+			func() uint32 { return 0xabcd0000 | rng.Uint32N(1<<16) }, // high bytes shared
+			func() uint32 { return rng.Uint32() &^ 0xff00 },          // a middle byte shared
+		} {
+			in := make([]uint32, n)
+			for i := range in {
+				in[i] = gen()
+			}
+			want := Set(slices.Clone(in))
+			got := s.Set(slices.Clone(in))
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d: Sorter.Set differs from Set (%d vs %d values)", n, len(got), len(want))
+			}
+		}
+	}
+}
+
+func BenchmarkSet32(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{100, 300, 1000, 5000} {
+		in := make([]uint32, n)
+		for i := range in {
+			in[i] = rng.Uint32()
+		}
+		work := make([]uint32, len(in))
+		b.Run(fmt.Sprintf("n=%d/slices.Sort", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(work, in)
+				Set(work)
+			}
+		})
+		b.Run(fmt.Sprintf("n=%d/Sorter", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var s Sorter
+			for b.Loop() {
+				copy(work, in)
+				s.Set(work)
+			}
+		})
 	}
 }
