@@ -35,7 +35,12 @@ func AppendSet(chunk []byte, set []uint32) []byte {
 	low, high := chunk[start:start+lowLen], chunk[start+lowLen:]
 	mask := uint32(1)<<l - 1
 	for i, v := range set {
-		putBits(low, i*l, l, v&mask)
+		if off := i * l; off/8+8 <= len(low) {
+			w := binary.LittleEndian.Uint64(low[off/8:]) | uint64(v&mask)<<(off%8)
+			binary.LittleEndian.PutUint64(low[off/8:], w)
+		} else {
+			putBits(low, off, l, v&mask)
+		}
 		p := int(v>>l) + i
 		high[p/8] |= 1 << (p % 8)
 	}
@@ -66,23 +71,39 @@ func DecodeSet(chunk []byte, dst []uint32) ([]uint32, []byte, error) {
 		return nil, nil, fmt.Errorf("%w: short set", ErrCorrupt)
 	}
 	low, high := chunk[:lowLen], chunk[lowLen:]
-	i, p := 0, 0
-	for b, c := range high {
-		for c != 0 {
-			t := bits.TrailingZeros8(c)
-			c &= c - 1
-			h := p + b*8 + t - i // position minus rank
+	mask := uint32(1)<<l - 1
+	i := 0
+	for b := 0; b < len(high); b += 8 {
+		var w uint64
+		if b+8 <= len(high) {
+			w = binary.LittleEndian.Uint64(high[b:])
+		} else {
+			for k, c := range high[b:] {
+				w |= uint64(c) << (8 * k)
+			}
+		}
+		for w != 0 {
+			pos := b*8 + bits.TrailingZeros64(w)
+			h := pos - i // position minus rank: the high bits
+			w &= w - 1
 			if uint64(h) > uint64(1<<32-1)>>l {
 				return nil, nil, fmt.Errorf("%w: set value out of range", ErrCorrupt)
 			}
-			v := uint32(h)<<l | getBits(low, i*l, l)
+			off := i * l
+			var lo uint32
+			if off/8+8 <= len(low) {
+				lo = uint32(binary.LittleEndian.Uint64(low[off/8:])>>(off%8)) & mask
+			} else {
+				lo = getBits(low, off, l)
+			}
+			v := uint32(h)<<l | lo
 			if i > 0 && v <= dst[len(dst)-1] {
 				return nil, nil, fmt.Errorf("%w: set values out of order", ErrCorrupt)
 			}
 			dst = append(dst, v)
 			i++
 			if i == n {
-				return dst, high[b+1:], nil
+				return dst, high[pos/8+1:], nil // the encoding ends with the byte of the last 1
 			}
 		}
 	}
