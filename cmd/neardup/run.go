@@ -281,8 +281,15 @@ func addTimes(out string, res beam.PipelineResult, start time.Time, wall time.Du
 				if sum.StageSpans == nil {
 					sum.StageSpans = map[string][2]float64{}
 				}
+				// One result per step: a stage's span runs from the first
+				// start to the last end over all its steps.
 				r := d.Result()
-				sum.StageSpans[strings.TrimPrefix(d.Name(), transforms.SpanPrefix)] = [2]float64{since(r.Min), since(r.Max)}
+				name := strings.TrimPrefix(d.Name(), transforms.SpanPrefix)
+				span := [2]float64{since(r.Min), since(r.Max)}
+				if old, ok := sum.StageSpans[name]; ok {
+					span = [2]float64{min(old[0], span[0]), max(old[1], span[1])}
+				}
+				sum.StageSpans[name] = span
 			}
 		}
 	}
