@@ -126,10 +126,11 @@ func decodeInfos(iter func(*[]byte) bool) (map[wire.Doc]*wire.Info, error) {
 // infos.
 //
 // In: (partition p, infos of the documents in p, candidate pairs whose first
-// document is in p, from every block partition). Out: for each distinct pair,
-// the second document's number followed by the first document's info, keyed
-// by the partition of the second document. A pair met in several blocks is
-// passed on once.
+// document is in p, from every block partition). Out: half-join records
+// (see halfJoin) keyed by the partition of the second documents: each
+// first document's info once per partition of its partners. A pair met in
+// several blocks is passed on once. An audit uses it; a run uses
+// HalfJoinFileFn.
 type HalfJoinFn struct {
 	Cfg Config
 }
@@ -248,10 +249,10 @@ func (fn *HalfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byt
 
 // VerifyFn is the second half of the join, and the verification.
 //
-// In: (partition p, infos of the documents in p, (second document, first
-// document's info) records whose second document is in p). Out: the
-// accepted matches and the pairs whose estimate cannot decide (both as
-// wire.Match chunks keyed by the file of their first document).
+// In: (partition p, infos of the documents in p, half-join records whose
+// second documents are in p). Out: the accepted matches and the pairs whose
+// estimate cannot decide (both as wire.Match chunks keyed by the file of
+// their first document).
 type VerifyFn struct {
 	Cfg Config
 }
@@ -265,8 +266,8 @@ func (fn *VerifyFn) ProcessElement(ctx context.Context, part int, infoChunks, ha
 	return verifyHalves(fn.Cfg, halfChunks, func(d wire.Doc) *wire.Info { return infos[d] }, fmt.Sprintf("partition %d", part), emit, emitUnsure, emitStat)
 }
 
-// verifyHalves checks each (second document, first document's info) record
-// of halfChunks against the second document's info (from info), and emits
+// verifyHalves checks each pair of the half-join records of halfChunks
+// against the second document's info (from info), and emits
 // the accepted matches and the pairs whose estimate cannot decide, as
 // wire.Match chunks keyed by the file of their first document.
 func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
@@ -334,8 +335,8 @@ func decodeHalf(c []byte, a *wire.Info, docs []wire.Doc) ([]byte, []wire.Doc, er
 // VerifyFileFn is VerifyFn with the infos read from the file's info shard
 // (see infoshard.go) instead of a shuffle.
 //
-// In: (file index, (second document, first document's info) records whose
-// second document is in the file). Out: like VerifyFn. The work of a file
+// In: (file index, half-join records whose second documents are in the
+// file). Out: like VerifyFn. The work of a file
 // runs on another goroutine while the next file's records arrive (see
 // aheadEmits).
 type VerifyFileFn struct {
