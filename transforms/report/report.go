@@ -17,6 +17,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -401,7 +402,7 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 	if err != nil {
 		return fmt.Errorf("report: reading texts: %w", err)
 	}
-	err = record.Read(r, path, opt, func(d record.Doc) error {
+	parsed := func(d record.Doc) error {
 		if _, done := texts[d.ID]; want[d.ID] && !done {
 			t, dropped := cut(d.Text, MaxTextRunes)
 			texts[d.ID] = text{strings.Clone(t), dropped}
@@ -410,11 +411,70 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 			}
 		}
 		return nil
-	}, func(record.Reject) error { return nil })
+	}
+	ignore := func(record.Reject) error { return nil }
+	raw := opt
+	raw.Raw = true
+	key := []byte(`"` + cmp.Or(opt.IDField, "id") + `"`)
+	// Lines come raw; only a line whose id is wanted, or cannot be read
+	// quickly, is parsed (most of the run's input is not).
+	err = record.Read(r, path, raw, func(d record.Doc) error {
+		if id, ok := quickID(d.Raw, key); ok && !want[id] {
+			return nil
+		}
+		return record.Read(bytes.NewReader(d.Raw), path, opt, parsed, ignore)
+	}, ignore)
 	if err != nil && !errors.Is(err, errAllFound) {
 		return fmt.Errorf("report: reading texts: %w", err)
 	}
 	return err
+}
+
+// quickID returns the value of the JSON object key key (quoted) in line when
+// it can tell it without parsing: the key, right after "{" or "," and
+// followed by ":", appears once, and its value is a string without escapes.
+// Otherwise ok is false. An unescaped quote always delimits a JSON string,
+// so a key found so is never inside another value.
+func quickID(line, key []byte) (id string, ok bool) {
+	v := findKey(line, key)
+	if v < 0 || line[v] != '"' {
+		return "", false // absent, or not a string: let the parser say
+	}
+	end := bytes.IndexAny(line[v+1:], "\"\\")
+	if end < 0 || line[v+1+end] != '"' {
+		return "", false // escapes: let the parser read it
+	}
+	if findKey(line[v+2+end:], key) >= 0 {
+		return "", false // the key twice: let the parser decide
+	}
+	return string(line[v+1 : v+1+end]), true
+}
+
+// findKey returns the index in line of the value of the first object key
+// key (see quickID), or -1.
+func findKey(line, key []byte) int {
+	const space = " \t\r\n"
+	for off := 0; ; {
+		i := bytes.Index(line[off:], key)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		off = i + len(key)
+		before := bytes.TrimRight(line[:i], space)
+		if len(before) == 0 || (before[len(before)-1] != '{' && before[len(before)-1] != ',') {
+			continue
+		}
+		rest := bytes.TrimLeft(line[off:], space)
+		if len(rest) == 0 || rest[0] != ':' {
+			continue
+		}
+		rest = bytes.TrimLeft(rest[1:], space)
+		if len(rest) == 0 {
+			return -1
+		}
+		return len(line) - len(rest)
+	}
 }
 
 // cut returns the first max runes of s and how many runes it dropped.

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/record"
 )
 
 // writeFiles writes name -> content into dir; names ending in .gz are
@@ -420,6 +422,56 @@ func TestFormatting(t *testing.T) {
 	for _, tt := range stepTests {
 		if got := niceStep(tt.x); got != tt.want {
 			t.Errorf("niceStep(%v) = %v, want %v", tt.x, got, tt.want)
+		}
+	}
+}
+
+// TestQuickID: where quickID reads an id, the record parser reads the same
+// one, on the lines of the sample and on tricky lines; where it cannot
+// tell, it says so.
+func TestQuickID(t *testing.T) {
+	key := []byte(`"id"`)
+	tricky := map[string]struct {
+		id string
+		ok bool
+	}{
+		`{"id": "a", "text": "x"}`:                        {"a", true},
+		`{"text": "say \"id\": \"b\"", "id":"c"}`:         {"c", true},
+		`{"text": "a,", "id" : "d"}`:                      {"d", true},
+		`{"kind": "id", "id": "e"}`:                       {"e", true},
+		`{"list": ["id", "x"], "id": "f"}`:                {"f", true},
+		`{"id": "g\"h", "text": "x"}`:                     {"", false},
+		`{"id": 7, "text": "x"}`:                          {"", false},
+		`{"id": "i", "id": "j", "text": "x"}`:             {"", false},
+		`{"text": "no key"}`:                              {"", false},
+		`{"nested": {"id": "k"}, "id": "l", "text": "x"}`: {"", false},
+	}
+	for line, want := range tricky {
+		id, ok := quickID([]byte(line), key)
+		if id != want.id || ok != want.ok {
+			t.Errorf("quickID(%s) = %q, %v; want %q, %v", line, id, ok, want.id, want.ok)
+		}
+	}
+	for _, path := range []string{"../../testdata/sample/sample-0.jsonl", "../../testdata/bad/bad.jsonl"} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err = record.Read(bytes.NewReader(b), path, record.Options{Format: record.JSONL}, func(d record.Doc) error {
+			if id, ok := quickID(d.Raw, key); ok {
+				n++
+				if id != d.ID {
+					t.Errorf("%s line %d: quickID %q, parser %q", path, d.Index+1, id, d.ID)
+				}
+			}
+			return nil
+		}, func(record.Reject) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path == "../../testdata/sample/sample-0.jsonl" && n == 0 {
+			t.Errorf("%s: quickID read no id", path)
 		}
 	}
 }
