@@ -189,8 +189,8 @@ func auditVerify(s beam.Scope, cfg transforms.Config, opt AuditOptions, files []
 		unsure, byEstimate = beam.ParDo2(s, &transforms.SplitMatchesFn{Cfg: cfg, Decide: true}, unsure)
 		accepted = beam.Flatten(s, accepted, byEstimate)
 	}
-	withSets := checkFiles.grouped(s.Scope("ShingleSets"), 2, &transforms.ShingleSetsFn{Cfg: cfg, Paths: checkFiles.Paths}, unsure)
-	exact := checkFiles.grouped(s.Scope("ExactJaccard"), 2, &transforms.ExactJaccardFn{Cfg: cfg, Paths: checkFiles.Paths}, withSets[0])
+	withSets := byFile(s.Scope("ShingleSets"), &transforms.ShingleSetsFn{Cfg: cfg, Paths: checkFiles.Paths}, unsure)
+	exact := byFile(s.Scope("ExactJaccard"), &transforms.ExactJaccardFn{Cfg: cfg, Paths: checkFiles.Paths}, withSets[0])
 	batch, idx = beam.ParDo2(s, &transforms.SplitMatchesFn{Cfg: cfg}, beam.Flatten(s, accepted, exact[0]))
 	return batch, idx, beam.Flatten(s, st1, st2, withSets[1], exact[1])
 }

@@ -92,14 +92,14 @@ func (f Files) perFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollectio
 	return flat
 }
 
-// grouped applies dofn, which has nOut outputs, to col (keyed by file
-// index) grouped by file with one plain GroupByKey, whose values a runner
-// may stream to the DoFn. dofn is called only for files that have values; a
-// DoFn that needs a file's path finds it in f.Paths. Such DoFns work on a
-// file on another goroutine while the next file arrives (aheadEmits), so a
-// runner that gives the stage one bundle (Prism) still uses every core,
-// without the copies of the collection that branches would cost.
-func (f Files) grouped(s beam.Scope, nOut int, dofn any, col beam.PCollection) []beam.PCollection {
+// byFile applies dofn to col (keyed by file index) grouped by file with one
+// plain GroupByKey, whose values a runner may stream to the DoFn; dofn is
+// called only for files that have values. Such DoFns find the paths they
+// need in Files.Paths, and work on a file on another goroutine while the
+// next file arrives (see transforms.aheadEmits), so a runner that gives the
+// stage one bundle (Prism) still uses every core, without the copies of col
+// that perFile's branches would cost.
+func byFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {
 	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col))
 }
 
@@ -175,11 +175,11 @@ func Candidates(s beam.Scope, cfg transforms.Config, entries beam.PCollection) (
 // matches (file index of A, chunk), stats.
 func Verify(s beam.Scope, cfg transforms.Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := files.grouped(s.Scope("JoinFirst"), 2, &transforms.HalfJoinFileFn{Cfg: cfg}, pairs)
-	checked := files.grouped(s.Scope("Check"), 3, &transforms.VerifyFileFn{Cfg: cfg}, halves[0])
+	halves := byFile(s.Scope("JoinFirst"), &transforms.HalfJoinFileFn{Cfg: cfg}, pairs)
+	checked := byFile(s.Scope("Check"), &transforms.VerifyFileFn{Cfg: cfg}, halves[0])
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
-	withSets := files.grouped(s.Scope("ShingleSets"), 2, &transforms.ShingleSetsFn{Cfg: cfg, Paths: files.Paths}, unsure)
-	exact := files.grouped(s.Scope("ExactJaccard"), 2, &transforms.ExactJaccardFn{Cfg: cfg, Paths: files.Paths}, withSets[0])
+	withSets := byFile(s.Scope("ShingleSets"), &transforms.ShingleSetsFn{Cfg: cfg, Paths: files.Paths}, unsure)
+	exact := byFile(s.Scope("ExactJaccard"), &transforms.ExactJaccardFn{Cfg: cfg, Paths: files.Paths}, withSets[0])
 	return beam.Flatten(s, accepted, exact[0]), beam.Flatten(s, st1, st2, withSets[1], exact[1])
 }
 

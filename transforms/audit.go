@@ -190,15 +190,11 @@ func (fn *IndexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 		return fmt.Errorf("index scan: shard %d (%s) is not in the manifest", n, name)
 	}
 	path := JoinPath(fn.Dir, name)
-	rc, err := openRead(ctx, path)
+	rd, rc, err := openShard(ctx, path)
 	if err != nil {
 		return fmt.Errorf("index scan: %s: %w", path, err)
 	}
 	defer rc.Close()
-	rd, err := index.NewReader(rc, path)
-	if err != nil {
-		return err
-	}
 	file := IndexFileBase + n
 	exacts, entries, infos := wire.NewBatcher(0), wire.NewBatcher(0), wire.NewBatcher(0)
 	P := fn.Cfg.Partitions

@@ -72,41 +72,48 @@ func emitMeta(n int, s index.Shard, emit func(int, []byte)) error {
 // then copies the kept ones into the final shard, so that an index costs no
 // second signing pass and signatures are not shuffled. The manifest writer
 // removes the pre-shards.
-type preShard struct{ recs []index.Record }
 
 // preShardName is the name of input file index file's pre-shard.
 func preShardName(file int) string { return fmt.Sprintf(".sig-%05d.bin", file) }
 
 // newPreShard returns a pre-shard to fill, or nil when the job writes no
 // index.
-func (c Config) newPreShard() *preShard {
+func (c Config) newPreShard() *recordShard {
 	if c.IndexOut == "" {
 		return nil
 	}
-	return &preShard{}
+	return &recordShard{}
 }
 
+// A recordShard collects the records of one input file for a shard in the
+// index format: a pre-shard (above) or an info shard (infoshard.go). A nil
+// *recordShard collects and writes nothing.
+type recordShard struct{ recs []index.Record }
+
 // add appends a copy of r.
-func (p *preShard) add(r *index.Record) {
-	if p == nil {
+func (s *recordShard) add(r *index.Record) {
+	if s == nil {
 		return
 	}
 	rec := *r
 	rec.Sketch, rec.Bands = slices.Clone(r.Sketch), slices.Clone(r.Bands)
-	p.recs = append(p.recs, rec)
+	s.recs = append(s.recs, rec)
 }
 
-// write writes the pre-shard of input file index file (at path), records in
-// source order.
-func (p *preShard) write(ctx context.Context, cfg Config, file int, path string) error {
-	if p == nil {
+// write writes the records, in line order, to dir/name as the shard of the
+// input file source, atomically.
+func (s *recordShard) write(ctx context.Context, dir, name, source string) error {
+	if s == nil {
 		return nil
 	}
-	slices.SortFunc(p.recs, func(a, b index.Record) int { return cmpU64(uint64(a.Line), uint64(b.Line)) })
-	return writeAtomically(ctx, cfg.IndexOut, preShardName(file), func(w io.Writer) error {
-		iw := index.NewWriter(w, path)
-		for i := range p.recs {
-			if err := iw.Add(&p.recs[i]); err != nil {
+	if dir == "" {
+		return fmt.Errorf("writing %s of %s: no directory", name, source)
+	}
+	slices.SortFunc(s.recs, func(a, b index.Record) int { return cmpU64(uint64(a.Line), uint64(b.Line)) })
+	return writeAtomically(ctx, dir, name, func(w io.Writer) error {
+		iw := index.NewWriter(w, source)
+		for i := range s.recs {
+			if err := iw.Add(&s.recs[i]); err != nil {
 				return err
 			}
 		}
@@ -115,10 +122,23 @@ func (p *preShard) write(ctx context.Context, cfg Config, file int, path string)
 	})
 }
 
+// openShard opens the shard in the index format at path; close c when done.
+func openShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer, err error) {
+	rc, err := openRead(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rd, err = index.NewReader(rc, path); err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	return rd, rc, nil
+}
+
 // WriteIndexFn writes the index shard of one input file: every document of
 // the file that is kept (neither rejected nor removed) with its exact key,
 // SimHash, MinHash sketch and band keys, copied from the file's pre-shard
-// (see preShard).
+// (see preShardName).
 //
 // In: (file index, its path, chunks of uvarint line numbers removed). Out:
 // Dir/index-<Offset+file>.bin and its description (shardMeta JSON keyed by
@@ -140,15 +160,11 @@ func (fn *WriteIndexFn) ProcessElement(ctx context.Context, file int, paths func
 		return fmt.Errorf("index: removal list for %s: %w", path, err)
 	}
 	pre := JoinPath(fn.Dir, preShardName(file))
-	rc, err := openRead(ctx, pre)
+	rd, rc, err := openShard(ctx, pre)
 	if err != nil {
 		return fmt.Errorf("index: signatures of %s: %w", path, err)
 	}
 	defer rc.Close()
-	rd, err := index.NewReader(rc, pre)
-	if err != nil {
-		return err
-	}
 	if rd.Source() != path {
 		return fmt.Errorf("index: %s holds the signatures of %s, not %s", pre, rd.Source(), path)
 	}

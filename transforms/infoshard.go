@@ -2,9 +2,7 @@ package transforms
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -48,32 +46,9 @@ func IsWorkFile(name string) bool {
 	return ok && ok2 && err == nil && n >= 0 && name == infoShardName(n)
 }
 
-// infoShard collects the infos of one input file's signed documents.
-type infoShard struct{ recs []index.Record }
-
-// add appends a copy of in.
-func (s *infoShard) add(in *wire.Info) {
-	s.recs = append(s.recs, index.Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len,
-		SimHash: in.SimHash, Sketch: slices.Clone(in.Sketch)})
-}
-
-// write writes the shard of input file index file (at path) to cfg.Work,
-// atomically, records in line order.
-func (s *infoShard) write(ctx context.Context, cfg Config, file int, path string) error {
-	if cfg.Work == "" {
-		return errors.New("info shards: no work directory (Config.Work)")
-	}
-	slices.SortFunc(s.recs, func(a, b index.Record) int { return cmpU64(uint64(a.Line), uint64(b.Line)) })
-	return writeAtomically(ctx, cfg.Work, infoShardName(file), func(w io.Writer) error {
-		iw := index.NewWriter(w, path)
-		for i := range s.recs {
-			if err := iw.Add(&s.recs[i]); err != nil {
-				return err
-			}
-		}
-		_, err := iw.Close()
-		return err
-	})
+// infoRecord is the record of in in its file's info shard.
+func infoRecord(in *wire.Info) index.Record {
+	return index.Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, SimHash: in.SimHash, Sketch: in.Sketch}
 }
 
 // infoTable is the content of one info shard: infos in line order.
@@ -98,15 +73,11 @@ func (t *infoTable) find(d wire.Doc) *wire.Info {
 // cfg.Work.
 func readInfoShard(ctx context.Context, cfg Config, file int) (*infoTable, error) {
 	path := JoinPath(cfg.Work, infoShardName(file))
-	rc, err := openRead(ctx, path)
+	rd, rc, err := openShard(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("info shard of input file %d: %w", file, err)
 	}
 	defer rc.Close()
-	rd, err := index.NewReader(rc, path)
-	if err != nil {
-		return nil, fmt.Errorf("info shard %s: %w", path, err)
-	}
 	t := &infoTable{file: file}
 	var r index.Record
 	for {

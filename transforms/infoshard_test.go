@@ -22,18 +22,19 @@ func TestInfoShardRoundTrip(t *testing.T) {
 	cfg := Config{Work: filepath.Join(t.TempDir(), "work")}
 	const file = 3
 	var want []wire.Info
-	var s infoShard
+	var s recordShard
 	for _, line := range []int64{7, 0, 1 << 33, 2, 500} {
 		in := wire.Info{Doc: wire.DocNum(file, line), ID: "doc-" + string(rune('a'+line%26)), Len: line + 10,
 			SimHash: uint64(line) * 0x9e3779b97f4a7c15, Sketch: []uint8{uint8(line), 1, 2, 3}}
-		s.add(&in)
+		rec := infoRecord(&in)
+		s.add(&rec)
 		w := in
 		w.Sketch = slices.Clone(in.Sketch)
 		want = append(want, w)
 		in.Sketch[1] = 99 // add keeps its own copy
 
 	}
-	if err := s.write(ctx, cfg, file, "in/file-3.jsonl"); err != nil {
+	if err := s.write(ctx, cfg.Work, infoShardName(file), "in/file-3.jsonl"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := readInfoShard(ctx, cfg, file)
@@ -75,11 +76,12 @@ func TestInfoShardErrors(t *testing.T) {
 	if _, err := readInfoShard(ctx, cfg, 0); err == nil {
 		t.Error("reading a missing shard succeeded")
 	}
-	var s infoShard
+	var s recordShard
 	for line := range int64(1000) {
-		s.add(&wire.Info{Doc: wire.DocNum(0, line), ID: "x", Sketch: make([]uint8, 128)})
+		rec := infoRecord(&wire.Info{Doc: wire.DocNum(0, line), ID: "x", Sketch: make([]uint8, 128)})
+		s.add(&rec)
 	}
-	if err := s.write(ctx, cfg, 0, "in"); err != nil {
+	if err := s.write(ctx, cfg.Work, infoShardName(0), "in"); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(cfg.Work, infoShardName(0))
@@ -94,7 +96,7 @@ func TestInfoShardErrors(t *testing.T) {
 	if _, err := readInfoShard(ctx, cfg, 0); !errors.Is(err, index.ErrCorrupt) {
 		t.Errorf("reading a damaged shard: %v, want index.ErrCorrupt", err)
 	}
-	if err := (&infoShard{}).write(ctx, Config{}, 0, "in"); err == nil {
+	if err := (&recordShard{}).write(ctx, "", infoShardName(0), "in"); err == nil {
 		t.Error("writing a shard without a work directory succeeded")
 	}
 }

@@ -346,6 +346,8 @@ type VerifyFileFn struct {
 }
 
 func (fn *VerifyFileFn) ProcessElement(ctx context.Context, file int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+	// The work reads the chunks after this call returns: keep copies, as
+	// the runner owns what its iterator hands out.
 	var chunks [][]byte
 	var c []byte
 	for halfChunks(&c) {

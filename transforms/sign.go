@@ -103,9 +103,9 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	prevLine := make([]int64, 2*fn.Cfg.Partitions) // per entry partition, see wire.AppendEntry
 	infos := wire.NewBatcher(0)
 	pre := fn.Cfg.newPreShard() // nil unless the job writes an index
-	var shard *infoShard
+	var shard *recordShard      // nil unless the infos go to an info shard
 	if fn.InfoShards {
-		shard = &infoShard{}
+		shard = &recordShard{}
 	}
 	var signed, empty, truncated, nkeys int64
 	newWorker := func() (func(*docItem, *signResult), error) {
@@ -172,7 +172,8 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			entries.Add(p, func(c []byte) []byte { return wire.AppendSimEntry(c, e, &prevLine[p]) }, emitEntry)
 		}
 		if shard != nil {
-			shard.add(&r.info)
+			rec := infoRecord(&r.info)
+			shard.add(&rec)
 		} else {
 			infos.Add(wire.Partition(doc, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.info) }, emitInfo)
 		}
@@ -180,13 +181,11 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	if err != nil {
 		return err
 	}
-	if err := pre.write(ctx, fn.Cfg, file, path); err != nil {
+	if err := pre.write(ctx, fn.Cfg.IndexOut, preShardName(file), path); err != nil {
 		return err
 	}
-	if shard != nil {
-		if err := shard.write(ctx, fn.Cfg, file, path); err != nil {
-			return err
-		}
+	if err := shard.write(ctx, fn.Cfg.Work, infoShardName(file), path); err != nil {
+		return err
 	}
 	entries.Flush(emitEntry)
 	infos.Flush(emitInfo)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
@@ -275,29 +276,38 @@ func addTimes(out string, res beam.PipelineResult, start time.Time, wall time.Du
 				sum.StageSeconds[strings.TrimPrefix(c.Name(), transforms.BusyPrefix)] += float64(c.Result()) / 1000
 			}
 		}
-		since := func(ms int64) float64 { return math.Round(float64(ms-start.UnixMilli())) / 1000 }
-		for _, d := range all.Distributions() {
-			if d.Namespace() == transforms.MetricsNamespace && strings.HasPrefix(d.Name(), transforms.SpanPrefix) {
-				if sum.StageSpans == nil {
-					sum.StageSpans = map[string][2]float64{}
-				}
-				// One result per step: a stage's span runs from the first
-				// start to the last end over all its steps.
-				r := d.Result()
-				name := strings.TrimPrefix(d.Name(), transforms.SpanPrefix)
-				span := [2]float64{since(r.Min), since(r.Max)}
-				if old, ok := sum.StageSpans[name]; ok {
-					span = [2]float64{min(old[0], span[0]), max(old[1], span[1])}
-				}
-				sum.StageSpans[name] = span
-			}
-		}
+		sum.StageSpans = stageSpans(all.Distributions(), start)
 	}
 	b, err = json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// stageSpans returns, per stage, the seconds since start at which its work
+// first started and last ended, from the span_ms distributions: the runner
+// reports one per step, and a stage may have several (branches, rounds).
+// It returns nil if there are none.
+func stageSpans(dists []metrics.DistributionResult, start time.Time) map[string][2]float64 {
+	since := func(ms int64) float64 { return math.Round(float64(ms-start.UnixMilli())) / 1000 }
+	var spans map[string][2]float64
+	for _, d := range dists {
+		if d.Namespace() != transforms.MetricsNamespace || !strings.HasPrefix(d.Name(), transforms.SpanPrefix) {
+			continue
+		}
+		if spans == nil {
+			spans = map[string][2]float64{}
+		}
+		r := d.Result()
+		name := strings.TrimPrefix(d.Name(), transforms.SpanPrefix)
+		span := [2]float64{since(r.Min), since(r.Max)}
+		if old, ok := spans[name]; ok {
+			span = [2]float64{min(old[0], span[0]), max(old[1], span[1])}
+		}
+		spans[name] = span
+	}
+	return spans
 }
 
 // sameDir reports whether two directory arguments name the same directory.

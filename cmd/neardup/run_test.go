@@ -6,12 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 
 	"github.com/neardup/neardup/transforms"
 )
@@ -264,6 +268,7 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 	if code, stderr = neardup(t, "", "run", "--input", input, "--output", fresh); code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%.2000s", code, stderr)
 	}
+	checkSpans(t, filepath.Join(fresh, "summary.json"))
 	want := append(listDir(t, fresh), "notes.txt")
 	slices.Sort(want)
 	if got := listDir(t, out); !slices.Equal(got, want) {
@@ -284,6 +289,31 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s differs from a fresh run", name)
 		}
+	}
+}
+
+// checkSpans: summary.json has a span for every stage with busy time, from
+// Beam's metrics, and each lies within the job's wall time.
+func checkSpans(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s transforms.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.StageSpans) == 0 || len(s.StageSpans) != len(s.StageSeconds) {
+		t.Fatalf("spans of %d stages, busy times of %d", len(s.StageSpans), len(s.StageSeconds))
+	}
+	for name, sp := range s.StageSpans {
+		if _, ok := s.StageSeconds[name]; !ok || sp[0] < 0 || sp[0] > sp[1] || sp[1] > s.WallSeconds+0.01 {
+			t.Errorf("stage %s: span %v (busy %v) in a job of %.3f s", name, sp, ok, s.WallSeconds)
+		}
+	}
+	if s.StageSpans["Read"][0] > s.StageSpans["Signatures"][0] || s.StageSpans["Summary"][1] < s.StageSpans["WriteDedup"][1] {
+		t.Errorf("spans out of the job's order: %v", s.StageSpans)
 	}
 }
 
@@ -316,4 +346,33 @@ func TestRunFlagGroups(t *testing.T) {
 			t.Errorf("flag %q is in %d groups, want 1", f.Name, count[f.Name])
 		}
 	})
+}
+
+// TestStageSpans: a stage's span runs from the earliest start to the latest
+// end over all its steps; other namespaces and metrics are ignored.
+func TestStageSpans(t *testing.T) {
+	start := time.UnixMilli(1_000_000)
+	dist := func(step, name string, lo, hi int64) metrics.DistributionResult {
+		return metrics.DistributionResult{
+			Key:       metrics.StepKey{Step: step, Name: name, Namespace: transforms.MetricsNamespace},
+			Attempted: metrics.DistributionValue{Count: 2, Sum: lo + hi, Min: lo, Max: hi},
+		}
+	}
+	other := dist("s9", transforms.SpanPrefix+"Read", 0, 9_999_999)
+	other.Key.Namespace = "beam"
+	got := stageSpans([]metrics.DistributionResult{
+		dist("s1", transforms.SpanPrefix+"Clusters", 1_003_000, 1_004_000),
+		dist("s2", transforms.SpanPrefix+"Clusters", 1_001_500, 1_002_000),
+		dist("s3", transforms.SpanPrefix+"Clusters", 1_002_500, 1_006_250),
+		dist("s4", transforms.SpanPrefix+"Read", 1_000_000, 1_000_700),
+		dist("s4", "something_else", 0, 1),
+		other,
+	}, start)
+	want := map[string][2]float64{"Clusters": {1.5, 6.25}, "Read": {0, 0.7}}
+	if !maps.Equal(got, want) {
+		t.Errorf("stageSpans = %v, want %v", got, want)
+	}
+	if got := stageSpans(nil, start); got != nil {
+		t.Errorf("stageSpans(nil) = %v, want nil", got)
+	}
 }
