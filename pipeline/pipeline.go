@@ -119,7 +119,7 @@ func Build(s beam.Scope, cfg transforms.Config, files []string) {
 	matches := beam.GroupByKey(s, beam.Flatten(s, exactMatches, verified))
 	clusters, removes, clusterStats := Clusters(s, cfg, matches)
 	writeStats := Write(s, cfg, fileCol, matches, clusters, rejects, removes)
-	Summary(s, cfg, len(files), readStats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
+	Summary(s, cfg, readStats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
 	if cfg.IndexOut != "" {
 		WriteIndex(s, cfg, fileCol, removes)
 	}
@@ -227,9 +227,9 @@ func Write(s beam.Scope, cfg transforms.Config, files Files, matches, clusters, 
 }
 
 // Summary sums every stage's stats and writes summary.json.
-func Summary(s beam.Scope, cfg transforms.Config, files int, sts ...beam.PCollection) {
+func Summary(s beam.Scope, cfg transforms.Config, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
 	sums := stats.SumPerKey(s, beam.Flatten(s, sts...))
 	one := beam.GroupByKey(s, beam.ParDo(s, transforms.EncodeStat, sums))
-	beam.ParDo0(s, &transforms.WriteSummaryFn{Cfg: cfg, Files: files}, one)
+	beam.ParDo0(s, &transforms.WriteSummaryFn{Cfg: cfg}, one)
 }

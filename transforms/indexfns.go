@@ -294,7 +294,16 @@ func (fn *WriteManifestFn) ProcessElement(ctx context.Context, _ int, metas func
 // removePreShards removes the pre-shards (and leftovers of their temporary
 // names) in dir.
 func removePreShards(ctx context.Context, dir string) error {
-	fsys, err := filesystem.New(ctx, JoinPath(dir, index.ManifestName))
+	if err := removeMatching(ctx, dir, ".sig-*.bin", ".tmp-.sig-*"); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
+}
+
+// removeMatching removes the files of dir that match any of globs, on dir's
+// Beam filesystem; nothing if that filesystem cannot remove files.
+func removeMatching(ctx context.Context, dir string, globs ...string) error {
+	fsys, err := filesystem.New(ctx, JoinPath(dir, "x"))
 	if err != nil {
 		return err
 	}
@@ -303,14 +312,14 @@ func removePreShards(ctx context.Context, dir string) error {
 	if !ok {
 		return nil
 	}
-	for _, glob := range []string{".sig-*.bin", ".tmp-.sig-*"} {
+	for _, glob := range globs {
 		names, err := fsys.List(ctx, JoinPath(dir, glob))
 		if err != nil {
-			return fmt.Errorf("index: listing %s: %w", dir, err)
+			return fmt.Errorf("listing %s: %w", dir, err)
 		}
 		for _, name := range names {
 			if err := rm.Remove(ctx, name); err != nil {
-				return fmt.Errorf("index: removing %s: %w", name, err)
+				return fmt.Errorf("removing %s: %w", name, err)
 			}
 		}
 	}

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
-
 	"github.com/neardup/neardup/transforms/index"
 	"github.com/neardup/neardup/transforms/wire"
 )
@@ -97,30 +95,15 @@ func readInfoShard(ctx context.Context, cfg Config, file int) (*infoTable, error
 	return t, nil
 }
 
-// removeInfoShards removes the info shards of input files [0, n) from
-// cfg.Work, and the directory itself when it is local and left empty. A
-// shard already gone is no error.
-func removeInfoShards(ctx context.Context, cfg Config, n int) error {
+// removeInfoShards removes the info shards (and leftovers of their
+// temporary names) from cfg.Work, and the directory itself when it is local
+// and left empty.
+func removeInfoShards(ctx context.Context, cfg Config) error {
 	if cfg.Work == "" {
 		return nil
 	}
-	fs, err := filesystem.New(ctx, JoinPath(cfg.Work, infoShardName(0)))
-	if err != nil {
-		return err
-	}
-	defer fs.Close()
-	rm, ok := fs.(filesystem.Remover)
-	if !ok {
-		return nil
-	}
-	for i := range n {
-		p := JoinPath(cfg.Work, infoShardName(i))
-		if _, err := fs.Size(ctx, p); err != nil {
-			continue // never written (no signed document) or already removed
-		}
-		if err := rm.Remove(ctx, p); err != nil {
-			return fmt.Errorf("removing %s: %w", p, err)
-		}
+	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*"); err != nil {
+		return fmt.Errorf("work directory: %w", err)
 	}
 	if !strings.Contains(cfg.Work, "://") {
 		_ = os.Remove(cfg.Work) // only if empty; a command's own work directory is its to remove

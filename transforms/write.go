@@ -270,8 +270,7 @@ type Summary struct {
 // In: (key, stat records: uvarint-length name, then the int64 total). Out:
 // summary.json in the output directory.
 type WriteSummaryFn struct {
-	Cfg   Config
-	Files int // input files: the info shards to remove from Cfg.Work once done
+	Cfg Config
 }
 
 func (fn *WriteSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool) error {
@@ -300,7 +299,7 @@ func (fn *WriteSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func
 		return err
 	}
 	// Every stage that reads the info shards has sent its stats here.
-	return removeInfoShards(ctx, fn.Cfg, fn.Files)
+	return removeInfoShards(ctx, fn.Cfg)
 }
 
 // EncodeStat packs a (name, value) stat into one element.
