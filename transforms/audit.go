@@ -337,11 +337,8 @@ func (fn *AuditCandidatesFn) ProcessElement(ctx context.Context, part int, chunk
 	}
 	pairs = slices.DeleteFunc(pairs, func(p wire.Pair) bool { return IsIndexed(p.A) })
 	pairs = candidates.Unique(pairs)
-	b := wire.NewBatcher(0)
-	for _, p := range pairs {
-		b.Add(wire.Partition(p.A, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendPair(c, p) }, emit)
-	}
-	b.Flush(emit)
+	P := fn.Cfg.Partitions
+	emitCandidates(pairs, func(d wire.Doc) int { return wire.Partition(d, P) }, emit)
 	emitStat(StatBuckets, st.Buckets)
 	emitStat(StatHot, st.HotBuckets)
 	emitStat(StatSkipped, st.Skipped)

@@ -28,8 +28,9 @@ func init() {
 // pairs.
 //
 // In: (partition, chunks of wire.Entry, or of wire.SimEntry for partitions
-// >= Cfg.Partitions). Out: wire.Pair chunks keyed by the input file of the
-// pair's first document, whose info shard the join that follows reads.
+// >= Cfg.Partitions). Out: candidate-pair chunks (wire.AppendCandidate)
+// keyed by the input file of the pair's first document, whose info shard
+// the join that follows reads.
 //
 // The pairs of a partition are computed on another goroutine while the next
 // partition arrives (see ahead), and emitted in partition order.
@@ -91,11 +92,7 @@ func (fn *CandidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 func (fn *CandidatesFn) emitter(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) func(candidatesResult) error {
 	return func(r candidatesResult) error {
 		start := time.Now()
-		b := wire.NewBatcher(0)
-		for _, p := range r.pairs {
-			b.Add(wire.File(p.A), func(c []byte) []byte { return wire.AppendPair(c, p) }, emit)
-		}
-		b.Flush(emit)
+		emitCandidates(r.pairs, wire.File, emit)
 		emitStat(StatBuckets, r.st.Buckets)
 		emitStat(StatHot, r.st.HotBuckets)
 		emitStat(StatSkipped, r.st.Skipped)
@@ -103,6 +100,23 @@ func (fn *CandidatesFn) emitter(ctx context.Context, emit func(int, []byte), emi
 		addBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
 		return nil
 	}
+}
+
+// emitCandidates emits pairs as candidate-pair chunks (wire.AppendCandidate)
+// keyed by route of their first document.
+func emitCandidates(pairs []wire.Pair, route func(wire.Doc) int, emit func(int, []byte)) {
+	b := wire.NewBatcher(0)
+	prev := map[int]wire.Doc{}
+	for _, p := range pairs {
+		r := route(p.A)
+		b.Add(r, func(c []byte) []byte {
+			last := prev[r]
+			c = wire.AppendCandidate(c, p, &last)
+			prev[r] = last
+			return c
+		}, emit)
+	}
+	b.Flush(emit)
 }
 
 // decodeInfos reads every wire.Info chunk of iter into a map by document.
@@ -150,14 +164,14 @@ func (fn *HalfJoinFn) ProcessElement(ctx context.Context, part int, infoChunks, 
 		func(d wire.Doc) int { return wire.Partition(d, P) }, fmt.Sprintf("partition %d", part), emit, emitStat)
 }
 
-// uniquePairs decodes the wire.Pair chunks of iter, sorted and without
+// uniquePairs decodes the candidate-pair chunks of iter, sorted and without
 // repeats (a pair met in several blocks arrives once per block).
 func uniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
 	var pairs []wire.Pair
 	var chunk []byte
 	var err error
 	for iter(&chunk) {
-		if pairs, err = wire.AppendPairs(pairs, chunk); err != nil {
+		if pairs, err = wire.AppendCandidates(pairs, chunk); err != nil {
 			return nil, err
 		}
 	}

@@ -384,11 +384,20 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 // the runner keeps shuffled data in memory and the garbage it leaves would
 // otherwise let the heap grow to twice the live data. A quarter of the
 // machine's memory, at most 5 GiB, cost no time in measurements.
+//
+// Unless GOGC is set it also collects garbage when the heap has grown by
+// half (GOGC=50, localGCPercent) rather than doubled: the runner's copies of
+// shuffled data are short-lived, and memory the heap reuses is not faulted
+// in afresh. On the full SCALE corpus that lowered peak RSS from 3.6-3.8 to
+// 2.3-2.8 GB and the run from 37.6-39.2 to 35.8-36.2 s (two runs each).
 func setMemoryLimit() {
-	if os.Getenv("GOMEMLIMIT") != "" {
+	if !localRunner() {
 		return
 	}
-	if !localRunner() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(localGCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	limit := int64(5 << 30)
@@ -397,6 +406,9 @@ func setMemoryLimit() {
 	}
 	debug.SetMemoryLimit(limit)
 }
+
+// localGCPercent is the GOGC of a local run (see setMemoryLimit).
+const localGCPercent = 50
 
 // localRunner reports whether the job runs in this process: Prism (the
 // default) or the direct runner.

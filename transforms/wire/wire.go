@@ -197,6 +197,52 @@ func AppendPairs(dst []Pair, chunk []byte) ([]Pair, error) {
 	return dst, nil
 }
 
+// Candidate-pair chunks are packed: a pair is the difference between its
+// first document and the first document of the pair before it in the chunk
+// (zigzag varint; the first pair's is its document), then its second
+// document's file and line (uvarints). Pairs appended in order of their
+// first document take about 5 bytes instead of PairSize.
+
+// AppendCandidate appends p to a candidate-pair chunk. prev is the first
+// document of the pair appended before; the caller keeps one per chunk, and
+// AppendCandidate resets it when it starts a chunk.
+func AppendCandidate(chunk []byte, p Pair, prev *Doc) []byte {
+	if len(chunk) == 0 {
+		*prev = 0
+	}
+	chunk = binary.AppendVarint(chunk, int64(p.A-*prev))
+	*prev = p.A
+	chunk = binary.AppendUvarint(chunk, uint64(File(p.B)))
+	return binary.AppendUvarint(chunk, uint64(Line(p.B)))
+}
+
+// AppendCandidates decodes every pair of a candidate-pair chunk and appends
+// it to dst. On error dst is returned as it was.
+func AppendCandidates(dst []Pair, chunk []byte) ([]Pair, error) {
+	n := len(dst)
+	var a Doc
+	for len(chunk) > 0 {
+		delta, k1 := binary.Varint(chunk)
+		if k1 <= 0 {
+			return dst[:n], fmt.Errorf("%w: candidate pair", ErrCorrupt)
+		}
+		chunk = chunk[k1:]
+		file, k2 := binary.Uvarint(chunk)
+		if k2 <= 0 || file >= MaxFiles {
+			return dst[:n], fmt.Errorf("%w: candidate pair file", ErrCorrupt)
+		}
+		chunk = chunk[k2:]
+		line, k3 := binary.Uvarint(chunk)
+		if k3 <= 0 || line >= MaxLines {
+			return dst[:n], fmt.Errorf("%w: candidate pair line", ErrCorrupt)
+		}
+		chunk = chunk[k3:]
+		a += Doc(delta)
+		dst = append(dst, Pair{A: a, B: DocNum(int(file), int64(line))})
+	}
+	return dst, nil
+}
+
 // Info is what later stages need to know of a document without its text:
 // its number, id, raw length, exact-duplicate key, SimHash and a b-bit MinHash
 // sketch (the low 8 bits of each MinHash value), enough to verify a candidate

@@ -927,3 +927,49 @@ func BenchmarkSet(b *testing.B) {
 		}
 	})
 }
+
+func TestCandidateRoundTrip(t *testing.T) {
+	pairs := []Pair{
+		{A: DocNum(3, 0), B: DocNum(3, 1)},
+		{A: DocNum(3, 0), B: DocNum(9, 123456)},
+		{A: DocNum(3, 7), B: DocNum(0, MaxLines-1)},
+		{A: DocNum(2, 5), B: DocNum(MaxFiles-1, 2)}, // out of order: a negative difference
+		{A: DocNum(MaxFiles-1, MaxLines-1), B: DocNum(MaxFiles-1, MaxLines-1)},
+	}
+	var chunk []byte
+	prev := Doc(12345) // reset by the first append
+	for _, p := range pairs {
+		chunk = AppendCandidate(chunk, p, &prev)
+	}
+	got, err := AppendCandidates([]Pair{{A: 1, B: 2}}, chunk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append([]Pair{{A: 1, B: 2}}, pairs...); !slices.Equal(got, want) {
+		t.Errorf("AppendCandidates = %v, want %v", got, want)
+	}
+	// In order, a pair sharing its first document with the one before takes
+	// 1 + 1 + 3 bytes.
+	c := AppendCandidate(nil, Pair{A: DocNum(1, 10), B: DocNum(2, 70000)}, &prev)
+	n := len(c)
+	c = AppendCandidate(c, Pair{A: DocNum(1, 10), B: DocNum(2, 70001)}, &prev)
+	if len(c)-n != 5 {
+		t.Errorf("second pair took %d bytes, want 5", len(c)-n)
+	}
+}
+
+func TestCandidateCorrupt(t *testing.T) {
+	var prev Doc
+	full := AppendCandidate(nil, Pair{A: DocNum(4, 300), B: DocNum(5, 70000)}, &prev)
+	for n := 1; n < len(full); n++ {
+		if _, err := AppendCandidates(nil, full[:n]); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%d of %d bytes: err %v, want ErrCorrupt", n, len(full), err)
+		}
+	}
+	bad := binary.AppendVarint(nil, 1)
+	bad = binary.AppendUvarint(bad, MaxFiles)
+	bad = binary.AppendUvarint(bad, 1)
+	if _, err := AppendCandidates(nil, bad); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("file %d: err %v, want ErrCorrupt", MaxFiles, err)
+	}
+}
