@@ -179,8 +179,35 @@ func Verify(s beam.Scope, cfg transforms.Config, files Files, pairs beam.PCollec
 	checked := byFile(s.Scope("Check"), &transforms.VerifyFileFn{Cfg: cfg}, halves[0])
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	withSets := byFile(s.Scope("ShingleSets"), &transforms.ShingleSetsFn{Cfg: cfg, Paths: files.Paths}, unsure)
-	exact := byFile(s.Scope("ExactJaccard"), &transforms.ExactJaccardFn{Cfg: cfg, Paths: files.Paths}, withSets[0])
-	return beam.Flatten(s, accepted, exact[0]), beam.Flatten(s, st1, st2, withSets[1], exact[1])
+	exact, st3 := ExactChecks(s, cfg, files.Paths, withSets[0], withSets[1])
+	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, withSets[1], st3)
+}
+
+// ExactChecks runs transforms.ExactJaccardFn on the shingle-set records of
+// sets (keyed by file index) in cfg.Branches rounds, one after the other,
+// each on the files of one branch (index mod cfg.Branches) with its own
+// GroupByKey. A round waits for the stats of the round before it, and the
+// first for after, as a side input: a runner that hands a stage all its
+// input at once (Prism, as one message) then holds the copies of one
+// round's sets at a time, not of all of them; on a cluster a round is still
+// spread over the workers by file.
+//
+// In: shingle-set records (file index, chunk), stats to wait for. Out:
+// matches (file index of A, chunk), stats.
+func ExactChecks(s beam.Scope, cfg transforms.Config, paths map[int]string, sets, after beam.PCollection) (matches, st beam.PCollection) {
+	s = s.Scope("ExactJaccard")
+	n := max(1, cfg.Branches)
+	var ms, sts []beam.PCollection
+	for i := range n {
+		part := sets
+		if n > 1 {
+			part = beam.ParDo(s, &transforms.BranchFn{N: n, I: i}, sets)
+		}
+		m, st := beam.ParDo2(s, &transforms.ExactJaccardFn{Cfg: cfg, Paths: paths}, beam.GroupByKey(s, part), beam.SideInput{Input: after})
+		ms, sts = append(ms, m), append(sts, st)
+		after = st
+	}
+	return beam.Flatten(s, ms...), beam.Flatten(s, sts...)
 }
 
 // Clusters finds the connected components of all matches: rounds of

@@ -13,7 +13,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/record"
 	"github.com/neardup/neardup/transforms/signature"
 	"github.com/neardup/neardup/transforms/similarity"
 	"github.com/neardup/neardup/transforms/tokenize"
@@ -22,7 +21,7 @@ import (
 
 func init() {
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*string, *int64) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
 }
 
 // exactSigner builds the signer whose shingle sets exact Jaccard compares.
@@ -177,13 +176,8 @@ func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte
 }
 
 func (fn *ShingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
-	signer, err := fn.signers.get()
-	if err != nil {
-		return err
-	}
-	defer fn.signers.put(signer)
 	b := wire.NewBatcher(0)
-	err = eachShingleSet(ctx, fn.Cfg, signer, file, fn.Paths, byLine, func(set []uint32, idx []int) {
+	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.Paths, byLine, func(set []uint32, idx []int) {
 		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(wire.File(ms[i].B), wire.File(ms[j].B)) })
 		for len(idx) > 0 {
 			dest := wire.File(ms[idx[0]].B)
@@ -208,8 +202,10 @@ func (fn *ShingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]
 
 // eachShingleSet re-reads the file and calls fn with the 32-bit shingle set
 // of every document whose line is in byLine, and the match indexes listed
-// there. It fails if a listed document is not found.
-func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, file int, paths map[int]string,
+// there. The sets are computed on cfg.Workers goroutines, with signers from
+// signers, and fn is called on the calling goroutine in the order they
+// complete. It fails if a listed document is not found.
+func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file int, paths map[int]string,
 	byLine map[int64][]int, fn func(set []uint32, idx []int)) error {
 	path, ok := paths[file]
 	if !ok {
@@ -217,31 +213,56 @@ func eachShingleSet(ctx context.Context, cfg Config, signer *signature.Signer, f
 	}
 	opt := cfg.recordOptions()
 	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
-	var set []uint32
-	var sorter similarity.Sorter
-	err := cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
-		if idx, ok := byLine[d.Index]; ok {
-			set = set32(&sorter, set, signer.Shingles(normalize.Text(d.Text)))
-			fn(set, idx)
-			delete(byLine, d.Index)
+	var mu sync.Mutex
+	var held []*signature.Signer
+	defer func() {
+		for _, s := range held {
+			signers.put(s)
 		}
-		return nil
-	}, func(record.Reject) error { return nil })
+	}()
+	newWorker := func() (func(*docItem, *shingleSet), error) {
+		signer, err := signers.get()
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		held = append(held, signer)
+		mu.Unlock()
+		var sorter similarity.Sorter
+		return func(d *docItem, r *shingleSet) {
+			r.set = set32(&sorter, r.set, signer.Shingles(normalize.Text(d.Text)))
+			r.line = d.Index
+		}, nil
+	}
+	found := 0
+	err := mapDocs(cfg.reader(ctx, file, path, opt), cfg.Workers, newWorker, func(r *shingleSet) {
+		// The reader reads only the lines in byLine, each once.
+		found++
+		fn(r.set, byLine[r.line])
+	}, nil)
 	if err != nil {
 		return err
 	}
-	if len(byLine) > 0 {
-		return fmt.Errorf("exact check: %d documents of %s not found on re-reading", len(byLine), path)
+	if found < len(byLine) {
+		return fmt.Errorf("exact check: %d documents of %s not found on re-reading", len(byLine)-found, path)
 	}
 	return nil
+}
+
+// shingleSet is the shingle set of the document on a line.
+type shingleSet struct {
+	set  []uint32
+	line int64
 }
 
 // ExactJaccardFn is the second half of the exact check.
 //
 // In: (file index, unsure matches with their first document's shingle set,
-// whose second document is in the file). It reads the file (Paths[file])
-// again, and Out: the matches whose exact Jaccard reaches the threshold,
-// with that Jaccard, keyed by the file of their first document.
+// whose second document is in the file), and a side input of stats that it
+// does not read: it only makes the stage wait for the stage that writes
+// them (see pipeline.ExactChecks). It reads the file (Paths[file]) again,
+// and Out: the matches whose exact Jaccard reaches the threshold, with that
+// Jaccard, keyed by the file of their first document.
 type ExactJaccardFn struct {
 	Cfg   Config
 	Paths map[int]string
@@ -252,7 +273,7 @@ type ExactJaccardFn struct {
 
 func (fn *ExactJaccardFn) Setup() error { return fn.signers.init(fn.Cfg) }
 
-func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, _ func(*string, *int64) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
 	byLine, ms, sets, err := readMatches(chunks, true, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	if err != nil || len(ms) == 0 {
@@ -267,20 +288,15 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, chunks f
 }
 
 // FinishBundle emits the output of the files still being worked on.
-func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, _ func(*string, *int64) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
 }
 
 func (fn *ExactJaccardFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
 	emit func(int, []byte), emitStat func(string, int64)) error {
-	signer, err := fn.signers.get()
-	if err != nil {
-		return err
-	}
-	defer fn.signers.put(signer)
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err = eachShingleSet(ctx, fn.Cfg, signer, file, fn.Paths, byLine, func(set []uint32, idx []int) {
+	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.Paths, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)
