@@ -34,10 +34,17 @@ func init() {
 //
 // The pairs of a partition are computed on another goroutine while the next
 // partition arrives (see ahead), and emitted in partition order.
+//
+// The entry and pair slices of a partition are reused for later partitions:
+// fresh ones cost page faults as well as garbage while the runner's copies
+// of the shuffle grow the heap.
 type CandidatesFn struct {
 	Cfg Config
 
-	ahead ahead[candidatesResult]
+	ahead     ahead[candidatesResult]
+	entryBufs reuse[wire.Entry]
+	simBufs   reuse[wire.SimEntry]
+	pairBufs  reuse[wire.Pair]
 }
 
 type candidatesResult struct {
@@ -53,7 +60,7 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 	var err error
 	limits := fn.Cfg.limits()
 	if part < fn.Cfg.Partitions {
-		var entries []wire.Entry
+		entries := fn.entryBufs.get()
 		for chunks(&chunk) {
 			if entries, err = wire.AppendEntries(entries, chunk); err != nil {
 				return err
@@ -61,12 +68,13 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 		}
 		fn.ahead.start(func() (r candidatesResult) {
 			t := time.Now()
-			r.pairs = candidates.Unique(candidates.Append(nil, candidates.Sort(entries), limits, &r.st))
+			r.pairs = candidates.Unique(candidates.Append(fn.pairBufs.get(), candidates.Sort(entries), limits, &r.st))
+			fn.entryBufs.put(entries)
 			r.began, r.took = t, time.Since(t)
 			return r
 		})
 	} else {
-		var entries []wire.SimEntry
+		entries := fn.simBufs.get()
 		for chunks(&chunk) {
 			if entries, err = wire.AppendSimEntries(entries, chunk); err != nil {
 				return err
@@ -75,7 +83,8 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 		k := fn.Cfg.Hamming
 		fn.ahead.start(func() (r candidatesResult) {
 			t := time.Now()
-			r.pairs = candidates.Unique(candidates.AppendNear(nil, candidates.SortSim(entries), k, limits, &r.st))
+			r.pairs = candidates.Unique(candidates.AppendNear(fn.pairBufs.get(), candidates.SortSim(entries), k, limits, &r.st))
+			fn.simBufs.put(entries)
 			r.began, r.took = t, time.Since(t)
 			return r
 		})
@@ -93,6 +102,7 @@ func (fn *CandidatesFn) emitter(ctx context.Context, emit func(int, []byte), emi
 	return func(r candidatesResult) error {
 		start := time.Now()
 		emitCandidates(r.pairs, wire.File, emit)
+		fn.pairBufs.put(r.pairs)
 		emitStat(StatBuckets, r.st.Buckets)
 		emitStat(StatHot, r.st.HotBuckets)
 		emitStat(StatSkipped, r.st.Skipped)

@@ -213,3 +213,32 @@ func (e *aheadEmits) drain(ctx context.Context, keep int, emits []func(int, []by
 		return nil
 	})
 }
+
+// reuse keeps slices for reuse, safe for use by several goroutines.
+type reuse[T any] struct {
+	mu   sync.Mutex
+	free [][]T
+}
+
+// get returns an empty slice, with the capacity of one put before if any.
+func (r *reuse[T]) get() []T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.free)
+	if n == 0 {
+		return nil
+	}
+	s := r.free[n-1]
+	r.free = r.free[:n-1]
+	return s[:0]
+}
+
+// put keeps s, which its caller no longer uses, for a later get.
+func (r *reuse[T]) put(s []T) {
+	if cap(s) == 0 {
+		return
+	}
+	r.mu.Lock()
+	r.free = append(r.free, s[:0])
+	r.mu.Unlock()
+}
