@@ -189,8 +189,7 @@ func auditVerify(s beam.Scope, cfg transforms.Config, opt AuditOptions, files []
 		unsure, byEstimate = beam.ParDo2(s, &transforms.SplitMatchesFn{Cfg: cfg, Decide: true}, unsure)
 		accepted = beam.Flatten(s, accepted, byEstimate)
 	}
-	withSets := byFile(s.Scope("ShingleSets"), &transforms.ShingleSetsFn{Cfg: cfg, Paths: checkFiles.Paths}, unsure)
-	exact, st3 := ExactChecks(s, cfg, checkFiles.Paths, withSets[0], withSets[1])
+	exact, st3 := ExactChecks(s, cfg, checkFiles.Paths, unsure, st2)
 	batch, idx = beam.ParDo2(s, &transforms.SplitMatchesFn{Cfg: cfg}, beam.Flatten(s, accepted, exact))
-	return batch, idx, beam.Flatten(s, st1, st2, withSets[1], st3)
+	return batch, idx, beam.Flatten(s, st1, st2, st3)
 }

@@ -178,34 +178,35 @@ func Verify(s beam.Scope, cfg transforms.Config, files Files, pairs beam.PCollec
 	halves := byFile(s.Scope("JoinFirst"), &transforms.HalfJoinFileFn{Cfg: cfg}, pairs)
 	checked := byFile(s.Scope("Check"), &transforms.VerifyFileFn{Cfg: cfg}, halves[0])
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
-	withSets := byFile(s.Scope("ShingleSets"), &transforms.ShingleSetsFn{Cfg: cfg, Paths: files.Paths}, unsure)
-	exact, st3 := ExactChecks(s, cfg, files.Paths, withSets[0], withSets[1])
-	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, withSets[1], st3)
+	exact, st3 := ExactChecks(s, cfg, files.Paths, unsure, st2)
+	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
 }
 
-// ExactChecks runs transforms.ExactJaccardFn on the shingle-set records of
-// sets (keyed by file index) in cfg.Branches rounds, one after the other,
-// each on the files of one branch (index mod cfg.Branches) with its own
-// GroupByKey. A round waits for the stats of the round before it, and the
-// first for after, as a side input: a runner that hands a stage all its
-// input at once (Prism, as one message) then holds the copies of one
-// round's sets at a time, not of all of them; on a cluster a round is still
-// spread over the workers by file.
+// ExactChecks computes the exact Jaccard of the unsure pairs in
+// cfg.Branches rounds, one after the other, each for the pairs whose second
+// document's file belongs to the round (index mod cfg.Branches):
+// transforms.ShingleSetsFn sends the first documents' shingle sets to the
+// files of the second ones, and transforms.ExactJaccardFn compares them
+// there. A round's ShingleSets waits for the stats of the round before it
+// (the first for after) as a side input. A runner that keeps every shuffled
+// byte in memory (Prism) then holds one round's shingle sets at a time, the
+// largest shuffle of a run at full size; each round reads the files again,
+// but parses only the records it needs.
 //
-// In: shingle-set records (file index, chunk), stats to wait for. Out:
+// In: unsure matches (file index of A, chunk), stats to wait for. Out:
 // matches (file index of A, chunk), stats.
-func ExactChecks(s beam.Scope, cfg transforms.Config, paths map[int]string, sets, after beam.PCollection) (matches, st beam.PCollection) {
-	s = s.Scope("ExactJaccard")
+func ExactChecks(s beam.Scope, cfg transforms.Config, paths map[int]string, unsure, after beam.PCollection) (matches, st beam.PCollection) {
 	n := max(1, cfg.Branches)
 	var ms, sts []beam.PCollection
 	for i := range n {
-		part := sets
+		part := unsure
 		if n > 1 {
-			part = beam.ParDo(s, &transforms.BranchFn{N: n, I: i}, sets)
+			part = beam.ParDo(s, &transforms.DestBranchFn{N: n, I: i}, unsure)
 		}
-		m, st := beam.ParDo2(s, &transforms.ExactJaccardFn{Cfg: cfg, Paths: paths}, beam.GroupByKey(s, part), beam.SideInput{Input: after})
-		ms, sts = append(ms, m), append(sts, st)
-		after = st
+		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &transforms.ShingleSetsFn{Cfg: cfg, Paths: paths}, beam.GroupByKey(s, part), beam.SideInput{Input: after})
+		exact := byFile(s.Scope("ExactJaccard"), &transforms.ExactJaccardFn{Cfg: cfg, Paths: paths}, sets)
+		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
+		after = exact[1]
 	}
 	return beam.Flatten(s, ms...), beam.Flatten(s, sts...)
 }

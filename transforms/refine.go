@@ -20,8 +20,9 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*string, *int64) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*string, *int64) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
+	register.DoFn3x1[int, []byte, func(int, []byte), error](&DestBranchFn{})
 }
 
 // exactSigner builds the signer whose shingle sets exact Jaccard compares.
@@ -140,7 +141,9 @@ func set32(s *similarity.Sorter, dst []uint32, shingles []uint64) []uint32 {
 
 // ShingleSetsFn is the first half of the exact check of unsure pairs.
 //
-// In: (file index, unsure matches whose first document is in the file). It
+// In: (file index, unsure matches whose first document is in the file),
+// and a side input of stats that it does not read: it only makes the stage
+// wait for the stage that writes them (see pipeline.ExactChecks). It
 // reads the file (Paths[file]) again, and Out: for each first document and
 // each file holding second documents of its matches, one record keyed by
 // that file: uvarint count, the matches, then the first document's shingle
@@ -156,7 +159,7 @@ type ShingleSetsFn struct {
 
 func (fn *ShingleSetsFn) Setup() error { return fn.signers.init(fn.Cfg) }
 
-func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, _ func(*string, *int64) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
 	byLine, ms, _, err := readMatches(chunks, false, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	if err != nil || len(ms) == 0 {
@@ -171,7 +174,7 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, chunks fu
 }
 
 // FinishBundle emits the output of the files still being worked on.
-func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, _ func(*string, *int64) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
 }
 
@@ -258,11 +261,9 @@ type shingleSet struct {
 // ExactJaccardFn is the second half of the exact check.
 //
 // In: (file index, unsure matches with their first document's shingle set,
-// whose second document is in the file), and a side input of stats that it
-// does not read: it only makes the stage wait for the stage that writes
-// them (see pipeline.ExactChecks). It reads the file (Paths[file]) again,
-// and Out: the matches whose exact Jaccard reaches the threshold, with that
-// Jaccard, keyed by the file of their first document.
+// whose second document is in the file). It reads the file (Paths[file])
+// again, and Out: the matches whose exact Jaccard reaches the threshold,
+// with that Jaccard, keyed by the file of their first document.
 type ExactJaccardFn struct {
 	Cfg   Config
 	Paths map[int]string
@@ -273,7 +274,7 @@ type ExactJaccardFn struct {
 
 func (fn *ExactJaccardFn) Setup() error { return fn.signers.init(fn.Cfg) }
 
-func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, _ func(*string, *int64) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
 	byLine, ms, sets, err := readMatches(chunks, true, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	if err != nil || len(ms) == 0 {
@@ -288,7 +289,7 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, file int, chunks f
 }
 
 // FinishBundle emits the output of the files still being worked on.
-func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, _ func(*string, *int64) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
 }
 
@@ -312,4 +313,28 @@ func (fn *ExactJaccardFn) work(ctx context.Context, file int, byLine map[int64][
 	b.Flush(emit)
 	emitStat(StatByExact, accepted)
 	return err
+}
+
+// DestBranchFn keeps, of chunks of wire.Match, the matches whose second
+// document's file belongs to branch I of N (file index mod N), in chunks
+// under the same key.
+type DestBranchFn struct{ N, I int }
+
+func (fn *DestBranchFn) ProcessElement(key int, chunk []byte, emit func(int, []byte)) error {
+	var out []byte
+	for c := chunk; len(c) > 0; {
+		start := c
+		var m wire.Match
+		var err error
+		if c, err = wire.DecodeMatch(c, &m); err != nil {
+			return err
+		}
+		if wire.File(m.B)%fn.N == fn.I {
+			out = append(out, start[:len(start)-len(c)]...)
+		}
+	}
+	if len(out) > 0 {
+		emit(key, out)
+	}
+	return nil
 }
