@@ -973,3 +973,44 @@ func TestCandidateCorrupt(t *testing.T) {
 		t.Errorf("file %d: err %v, want ErrCorrupt", MaxFiles, err)
 	}
 }
+
+// FuzzDecodeCandidates: any bytes decode to pairs or to ErrCorrupt, never
+// a panic, and what decodes encodes back to the same pairs.
+func FuzzDecodeCandidates(f *testing.F) {
+	var prev Doc
+	var all []byte
+	for _, p := range []Pair{
+		{A: DocNum(0, 1), B: DocNum(0, 2)},
+		{A: DocNum(0, 1), B: DocNum(7, 99999)},
+		{A: DocNum(3, 5), B: DocNum(2, 0)},
+		{A: DocNum(MaxFiles-1, MaxLines-1), B: DocNum(MaxFiles-1, MaxLines-1)},
+	} {
+		one := AppendCandidate(nil, p, &prev)
+		f.Add(one)
+		f.Add(one[:len(one)-1])
+		all = AppendCandidate(all, p, &prev)
+	}
+	f.Add(all)
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pairs, err := AppendCandidates(nil, data)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("AppendCandidates error %v does not wrap ErrCorrupt", err)
+			}
+			if len(pairs) != 0 {
+				t.Fatalf("AppendCandidates returned %d pairs with an error", len(pairs))
+			}
+			return
+		}
+		var re []byte
+		var prev Doc
+		for _, p := range pairs {
+			re = AppendCandidate(re, p, &prev)
+		}
+		again, err := AppendCandidates(nil, re)
+		if err != nil || !slices.Equal(again, pairs) {
+			t.Fatalf("re-encoded pairs decode to %v, %v; want %v", again, err, pairs)
+		}
+	})
+}
