@@ -332,7 +332,7 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 			undo[i]()
 		}
 	}
-	setMemoryLimit()
+	tuneLocalGC()
 	if localRunner() {
 		// One temporary directory holds the job's intermediate files and
 		// the spool.
@@ -379,7 +379,7 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 	return stop, nil
 }
 
-// setMemoryLimit gives the Go runtime a soft memory limit when the job runs
+// tuneLocalGC gives the Go runtime a soft memory limit when the job runs
 // in this process (Prism or the direct runner) and GOMEMLIMIT is not set:
 // the runner keeps shuffled data in memory and the garbage it leaves would
 // otherwise let the heap grow to twice the live data. A quarter of the
@@ -390,7 +390,7 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 // shuffled data are short-lived, and memory the heap reuses is not faulted
 // in afresh. On the full SCALE corpus that lowered peak RSS from 3.6-3.8 to
 // 2.3-2.8 GB and the run from 37.6-39.2 to 35.8-36.2 s (two runs each).
-func setMemoryLimit() {
+func tuneLocalGC() {
 	if !localRunner() {
 		return
 	}
@@ -407,7 +407,7 @@ func setMemoryLimit() {
 	debug.SetMemoryLimit(limit)
 }
 
-// localGCPercent is the GOGC of a local run (see setMemoryLimit).
+// localGCPercent is the GOGC of a local run (see tuneLocalGC).
 const localGCPercent = 50
 
 // localRunner reports whether the job runs in this process: Prism (the

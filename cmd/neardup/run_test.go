@@ -7,9 +7,11 @@ import (
 	"errors"
 	"flag"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -374,5 +376,36 @@ func TestStageSpans(t *testing.T) {
 	}
 	if got := stageSpans(nil, start); got != nil {
 		t.Errorf("stageSpans(nil) = %v, want nil", got)
+	}
+}
+
+// TestTuneLocalGC: a local run collects garbage at localGCPercent and gets a
+// soft memory limit, unless GOGC and GOMEMLIMIT say otherwise.
+func TestTuneLocalGC(t *testing.T) {
+	restore := func(percent int, limit int64) {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
+	defer restore(debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64))
+
+	for _, tt := range []struct {
+		gogc, gomemlimit string
+		wantPercent      int
+		wantLimited      bool
+	}{
+		{"", "", localGCPercent, true},
+		{"80", "", 100, true}, // the runtime read GOGC itself: left alone
+		{"", "3GiB", localGCPercent, false},
+	} {
+		t.Setenv("GOGC", tt.gogc)
+		t.Setenv("GOMEMLIMIT", tt.gomemlimit)
+		restore(100, math.MaxInt64)
+		tuneLocalGC()
+		if got := debug.SetGCPercent(100); got != tt.wantPercent {
+			t.Errorf("GOGC=%q: GC percent %d, want %d", tt.gogc, got, tt.wantPercent)
+		}
+		if limited := debug.SetMemoryLimit(-1) != math.MaxInt64; limited != tt.wantLimited {
+			t.Errorf("GOMEMLIMIT=%q: memory limit set %v, want %v", tt.gomemlimit, limited, tt.wantLimited)
+		}
 	}
 }
