@@ -23,7 +23,7 @@ func TestDeterministic(t *testing.T) {
 	variants := []struct {
 		runner              string
 		partitions, workers int
-		spool, branches     int // spool: read gzipped inputs from decompressed copies
+		spool, branches     int // spool: decompressed and normalized copies of the inputs
 	}{
 		{"", transforms.DefaultPartitions, 1, 0, 1}, // the reference
 		{"", 1, 2, 1, 2},
@@ -63,6 +63,11 @@ func TestDeterministic(t *testing.T) {
 		if v.spool == 1 {
 			if spooled, _ := filepath.Glob(filepath.Join(cfg.Spool, "input-*")); len(spooled) == 0 {
 				t.Errorf("%+v: no spool copy written", v)
+			}
+			// Every file but the truncated one has a normalized copy,
+			// which the signature and exact-check passes read.
+			if norms, _ := filepath.Glob(filepath.Join(cfg.Spool, "norm-*")); len(norms) != len(files)-1 {
+				t.Errorf("%+v: %d normalized copies of %d files (one truncated)", v, len(norms), len(files))
 			}
 		}
 		sameOutputs(t, fmt.Sprintf("%s, %d partitions, %d workers, spool %d, %d branches", runner, v.partitions, v.workers, v.spool, v.branches), want, got)

@@ -67,7 +67,8 @@ type Config struct {
 	// taking every Branches-th file (see pipeline.Files).
 	Branches int
 	// Spool is a local directory for decompressed copies of gzipped inputs
-	// (see spool.go); "" reads the inputs every time.
+	// and normalized copies of every input (see spool.go); "" reads the
+	// inputs every time.
 	Spool string
 
 	// Work is the directory for the job's intermediate files (the info

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/record"
 	"github.com/neardup/neardup/transforms/wire"
 )
@@ -18,6 +19,17 @@ type docItem struct {
 	Text   string
 	Index  int64
 	RawLen int
+	// Normalized says that Text is already normalize.Text of the record's
+	// text (read from the normalized spool, see spool.go).
+	Normalized bool
+}
+
+// norm returns the document's normalized text.
+func (d *docItem) norm() string {
+	if d.Normalized {
+		return d.Text
+	}
+	return normalize.Text(d.Text)
 }
 
 const docBatch = 256
@@ -30,6 +42,20 @@ type docJob[R any] struct {
 // A fileReader reads one input file, calling doc and reject for its records.
 type fileReader func(doc func(record.Doc) error, reject func(record.Reject) error) error
 
+// A docReader reads the documents of one input file, parsed (from the input
+// or its decompressed spool copy) or from its normalized spool copy, calling
+// doc and reject for its records. doc must not keep item.
+type docReader func(doc func(item *docItem) error, reject func(record.Reject) error) error
+
+// parsed is the docReader of records read by read.
+func parsed(read fileReader) docReader {
+	return func(doc func(*docItem) error, reject func(record.Reject) error) error {
+		return read(func(d record.Doc) error {
+			return doc(&docItem{ID: d.ID, Text: d.Text, Index: d.Index, RawLen: len(d.Raw)})
+		}, reject)
+	}
+}
+
 // mapDocs reads a file with read and runs work on every good record on
 // `workers` goroutines, each with its own state from newWorker (a Signer, say),
 // in batches; emit is called for every result on the calling goroutine, so
@@ -41,7 +67,7 @@ type fileReader func(doc func(record.Doc) error, reject func(record.Reject) erro
 // A runner that gives a stage one bundle at a time (Prism) would otherwise
 // use one core for the whole stage; on a cluster, workers run bundles in
 // parallel anyway and workers <= GOMAXPROCS keeps the extra goroutines bounded.
-func mapDocs[R any](read fileReader, workers int,
+func mapDocs[R any](read docReader, workers int,
 	newWorker func() (func(*docItem, *R), error), emit func(*R), onReject func(record.Reject) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -60,11 +86,11 @@ func mapDocs[R any](read fileReader, workers int,
 		if onReject == nil {
 			onReject = func(record.Reject) error { return nil }
 		}
-		readErr = read(func(d record.Doc) error {
+		readErr = read(func(d *docItem) error {
 			if d.Index >= wire.MaxLines {
 				return fmt.Errorf("more than %d lines", int64(wire.MaxLines))
 			}
-			j.items = append(j.items, docItem{ID: d.ID, Text: d.Text, Index: d.Index, RawLen: len(d.Raw)})
+			j.items = append(j.items, *d)
 			if len(j.items) == docBatch {
 				jobs <- j
 				j = <-free

@@ -102,6 +102,13 @@ func readFileFrom(ctx context.Context, open, name string, opt record.Options, te
 	return record.Read(r, name, opt, doc, reject)
 }
 
+// keyed is what the first pass computes for a document: its exact-duplicate
+// key record and its normalized text, for the normalized spool.
+type keyed struct {
+	info wire.Info
+	norm string
+}
+
 // RejectLine is one line of rejects-*.jsonl.
 type RejectLine struct {
 	File   string `json:"file"`
@@ -127,9 +134,10 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	b := wire.NewBatcher(0)
 	var rejects []byte
 	var docs, rej, nbytes int64
-	normalizer := func() (func(*docItem, *wire.Info), error) {
-		return func(d *docItem, in *wire.Info) {
-			*in = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(normalize.Text(d.Text))}
+	normalizer := func() (func(*docItem, *keyed), error) {
+		return func(d *docItem, k *keyed) {
+			k.norm = normalize.Text(d.Text)
+			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(k.norm)}
 		}, nil
 	}
 	spool, err := fn.Cfg.newSpool(ctx, file, path)
@@ -141,15 +149,23 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		tee = spool
 		defer spool.abort()
 	}
+	norms, err := fn.Cfg.newNormSpool(file, path)
+	if err != nil {
+		return err
+	}
+	defer norms.abort()
 	broken := false // a read error ends the file: keep no spool of it
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) error {
 		return readFileFrom(ctx, path, path, opt, tee, doc, reject)
 	}
-	err = mapDocs(read, fn.Cfg.Workers, normalizer, func(in *wire.Info) {
+	err = mapDocs(parsed(read), fn.Cfg.Workers, normalizer, func(k *keyed) {
+		in := &k.info
 		docs++
 		Progress.Read.Add(1)
 		nbytes += in.Len
 		b.Add(wire.Partition(in.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
+		norms.add(wire.Line(in.Doc), int(in.Len), in.ID, k.norm)
+		k.norm = ""
 	}, func(r record.Reject) error {
 		rej++
 		if r.Reason == record.ReasonCorruptGzip || r.Reason == record.ReasonReadError {
@@ -167,6 +183,11 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	}
 	if spool != nil && !broken {
 		if err := spool.commit(); err != nil {
+			return err
+		}
+	}
+	if !broken {
+		if err := norms.commit(); err != nil {
 			return err
 		}
 	}

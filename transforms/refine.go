@@ -12,7 +12,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/signature"
 	"github.com/neardup/neardup/transforms/similarity"
 	"github.com/neardup/neardup/transforms/tokenize"
@@ -233,12 +232,12 @@ func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file i
 		mu.Unlock()
 		var sorter similarity.Sorter
 		return func(d *docItem, r *shingleSet) {
-			r.set = set32(&sorter, r.set, signer.Shingles(normalize.Text(d.Text)))
+			r.set = set32(&sorter, r.set, signer.Shingles(d.norm()))
 			r.line = d.Index
 		}, nil
 	}
 	found := 0
-	err := mapDocs(cfg.reader(ctx, file, path, opt), cfg.Workers, newWorker, func(r *shingleSet) {
+	err := mapDocs(cfg.docs(ctx, file, path, opt), cfg.Workers, newWorker, func(r *shingleSet) {
 		// The reader reads only the lines in byLine, each once.
 		found++
 		fn(r.set, byLine[r.line])

@@ -119,7 +119,7 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			if r.skip {
 				return
 			}
-			text := normalize.Text(d.Text)
+			text := d.norm()
 			signer.Sign(text, &sig)
 			r.truncated, r.empty = sig.Truncated, sig.Shingles == 0
 			if pre != nil {
@@ -143,7 +143,7 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			}
 		}, nil
 	}
-	err := mapDocs(fn.Cfg.reader(ctx, file, path, fn.Cfg.recordOptions()), fn.Cfg.Workers, newWorker, func(r *signResult) {
+	err := mapDocs(fn.Cfg.docs(ctx, file, path, fn.Cfg.recordOptions()), fn.Cfg.Workers, newWorker, func(r *signResult) {
 		if r.skip {
 			return
 		}

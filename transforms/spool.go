@@ -1,23 +1,31 @@
 package transforms
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/neardup/neardup/transforms/record"
 )
 
-// The spool keeps a decompressed copy of each gzipped input file, written by
-// the first pass, so that the later passes (signatures, exact checks, the
-// deduplicated copy) read plain bytes instead of inflating the file again.
-// It is a local-disk cache for runs on one machine (Config.Spool names a
-// directory the command creates and removes); a pass that finds no spool
-// file, as on a cluster where passes run on other machines, reads the input
-// itself. A file whose reading ended in an error gets no spool.
+// The spool keeps two copies of each input file, written by the first pass:
+// the decompressed bytes of a gzipped file, so that the passes that need the
+// records as they are (the deduplicated copy) read plain bytes instead of
+// inflating the file again; and the file's good documents, normalized
+// (normalize.Text) and without the record syntax, so that the passes that
+// shingle documents (signatures, exact checks) neither parse nor normalize
+// them again. It is a local-disk cache for runs on one machine
+// (Config.Spool names a directory the command creates and removes); a pass
+// that finds no spool file, as on a cluster where passes run on other
+// machines, reads the input itself. A file whose reading ended in an error
+// gets no spool.
 
 // Spooled returns the spool copy of input file index file if there is one,
 // else path itself.
@@ -45,6 +53,165 @@ func (c Config) reader(ctx context.Context, file int, path string, opt record.Op
 	}
 }
 
+// normPath is where the normalized copy of input file index file lives.
+func (c Config) normPath(file int) string {
+	return filepath.Join(c.Spool, fmt.Sprintf("norm-%05d", file))
+}
+
+// docs returns the docReader of input file index file at path for the
+// passes that shingle its documents: from its normalized spool copy if
+// there is one (opt.Only still selects the documents; the other options
+// were applied when the copy was written), else parsed from the input or
+// its decompressed copy with opt.
+func (c Config) docs(ctx context.Context, file int, path string, opt record.Options) docReader {
+	if c.Spool != "" && !opt.Raw {
+		if _, err := os.Stat(c.normPath(file)); err == nil {
+			return func(doc func(*docItem) error, _ func(record.Reject) error) error {
+				return readNorm(c.normPath(file), opt.Only, doc)
+			}
+		}
+	}
+	return parsed(c.reader(ctx, file, path, opt))
+}
+
+// A normalized copy is a sequence of records, one per good document of the
+// file in the order the first pass completed them: uvarint line index,
+// uvarint raw length, uvarint length and bytes of the id, uvarint length and
+// bytes of the normalized text.
+
+// normWriter writes a normalized copy.
+type normWriter struct {
+	f   *spoolFile
+	w   *bufio.Writer
+	buf []byte
+	err error
+}
+
+// newNormSpool starts the normalized copy of input file index file, or
+// returns nil when there is no spool.
+func (c Config) newNormSpool(file int, path string) (*normWriter, error) {
+	if c.Spool == "" {
+		return nil, nil
+	}
+	f, err := newSpoolFile(c.normPath(file), path)
+	if err != nil {
+		return nil, err
+	}
+	return &normWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+// add appends one document; the first write error is kept for commit.
+func (n *normWriter) add(index int64, rawLen int, id, norm string) {
+	if n == nil || n.err != nil {
+		return
+	}
+	b := binary.AppendUvarint(n.buf[:0], uint64(index))
+	b = binary.AppendUvarint(b, uint64(rawLen))
+	b = binary.AppendUvarint(b, uint64(len(id)))
+	b = append(b, id...)
+	b = binary.AppendUvarint(b, uint64(len(norm)))
+	n.buf = b
+	if _, err := n.w.Write(b); err != nil {
+		n.err = err
+		return
+	}
+	if _, err := n.w.WriteString(norm); err != nil {
+		n.err = err
+	}
+}
+
+// commit flushes the copy and renames it into place.
+func (n *normWriter) commit() error {
+	if n == nil {
+		return nil
+	}
+	if n.err == nil {
+		n.err = n.w.Flush()
+	}
+	if n.err != nil {
+		return fmt.Errorf("spool %s: %w", n.f.final, n.err)
+	}
+	return n.f.commit()
+}
+
+// abort removes an uncommitted copy.
+func (n *normWriter) abort() {
+	if n != nil {
+		n.f.abort()
+	}
+}
+
+// readNorm calls doc for every document of the normalized copy at path that
+// only (if not nil) selects by line index.
+func readNorm(path string, only func(int64) bool, doc func(*docItem) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	var buf []byte
+	for {
+		index, err := binary.ReadUvarint(r)
+		if err == io.EOF {
+			return nil
+		}
+		var rawLen, idLen, textLen uint64
+		if err == nil {
+			rawLen, err = binary.ReadUvarint(r)
+		}
+		if err == nil {
+			idLen, err = binary.ReadUvarint(r)
+		}
+		if err == nil && idLen > 1<<31 {
+			err = errors.New("id too long")
+		}
+		var id []byte
+		if err == nil {
+			id, err = readN(r, &buf, int(idLen))
+		}
+		idStr := string(id)
+		if err == nil {
+			textLen, err = binary.ReadUvarint(r)
+		}
+		if err == nil && textLen > 1<<31 {
+			err = errors.New("text too long")
+		}
+		if err != nil {
+			return fmt.Errorf("normalized spool %s: %w", path, errors.Join(errCorruptSpool, err))
+		}
+		if only != nil && !only(int64(index)) {
+			if _, err := r.Discard(int(textLen)); err != nil {
+				return fmt.Errorf("normalized spool %s: %w", path, errors.Join(errCorruptSpool, err))
+			}
+			continue
+		}
+		text, err := readN(r, &buf, int(textLen))
+		if err != nil {
+			return fmt.Errorf("normalized spool %s: %w", path, errors.Join(errCorruptSpool, err))
+		}
+		if err := doc(&docItem{ID: idStr, Text: string(text), Index: int64(index), RawLen: int(rawLen), Normalized: true}); err != nil {
+			return err
+		}
+	}
+}
+
+// errCorruptSpool marks a normalized copy that does not decode.
+var errCorruptSpool = errors.New("corrupt")
+
+// readN reads n bytes into *buf, which it grows as needed.
+func readN(r *bufio.Reader, buf *[]byte, n int) ([]byte, error) {
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	b := (*buf)[:n]
+	_, err := io.ReadFull(r, b)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return b, err
+}
+
 // spoolFile is a spool copy being written: a temporary name, renamed into
 // place by commit.
 type spoolFile struct {
@@ -58,9 +225,14 @@ func (c Config) newSpool(_ context.Context, file int, path string) (*spoolFile, 
 	if c.Spool == "" || !record.IsGzip(path) {
 		return nil, nil
 	}
+	return newSpoolFile(c.spoolPath(file), path)
+}
+
+// newSpoolFile creates a temporary file that commit renames to final, the
+// spool copy of input path.
+func newSpoolFile(final, path string) (*spoolFile, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	final := c.spoolPath(file)
 	f, err := os.Create(final + ".tmp-" + hex.EncodeToString(rnd[:]))
 	if err != nil {
 		return nil, fmt.Errorf("spool for %s: %w", path, err)

@@ -28,7 +28,6 @@ import (
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/blocking"
-	"github.com/neardup/neardup/transforms/record"
 )
 
 // runFlags are the flags of 'neardup run', registered on flag.CommandLine
@@ -52,7 +51,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
-	fs.BoolVar(&f.spool, "spool", true, "local runners: decompress gzipped inputs once into a temporary directory instead of in every pass")
+	fs.BoolVar(&f.spool, "spool", true, "local runners: keep decompressed and normalized copies of the inputs in a temporary directory (about twice\nthe decompressed input), so that later passes neither inflate nor parse them again")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile of the local run, taken when the heap in use\nwas largest (checked every second), to this file (go tool pprof)")
 	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content) or text (one document per file)")
@@ -342,7 +341,7 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 		}
 		undo = append(undo, func() { os.RemoveAll(dir) })
 		cfg.Work = dir
-		if f.spool && anyGzip(files) {
+		if f.spool {
 			cfg.Spool = dir
 		}
 	}
@@ -419,15 +418,6 @@ func localRunner() bool {
 		}
 	}
 	return true
-}
-
-func anyGzip(files []string) bool {
-	for _, f := range files {
-		if record.IsGzip(f) {
-			return true
-		}
-	}
-	return false
 }
 
 // physicalMemory returns the machine's memory in bytes, or 0 if unknown.
