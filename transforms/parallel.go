@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/neardup/neardup/transforms/normalize"
 	"github.com/neardup/neardup/transforms/record"
@@ -22,6 +23,13 @@ type docItem struct {
 	// Normalized says that Text is already normalize.Text of the record's
 	// text (read from the normalized spool, see spool.go).
 	Normalized bool
+	// textBytes, if not nil, is the text as bytes that a docReader hands to
+	// its callback and may reuse after it: mapDocs copies it into buf and
+	// sets Text to it.
+	textBytes []byte
+	// buf is storage for Text that mapDocs keeps with each slot of a
+	// batch, reused by the documents that later take the slot.
+	buf []byte
 }
 
 // norm returns the document's normalized text.
@@ -44,14 +52,17 @@ type fileReader func(doc func(record.Doc) error, reject func(record.Reject) erro
 
 // A docReader reads the documents of one input file, parsed (from the input
 // or its decompressed spool copy) or from its normalized spool copy, calling
-// doc and reject for its records. doc must not keep item.
+// doc and reject for its records. doc must not keep item, nor
+// item.textBytes, which holds the text instead of item.Text when not nil.
 type docReader func(doc func(item *docItem) error, reject func(record.Reject) error) error
 
 // parsed is the docReader of records read by read.
 func parsed(read fileReader) docReader {
 	return func(doc func(*docItem) error, reject func(record.Reject) error) error {
+		var item docItem
 		return read(func(d record.Doc) error {
-			return doc(&docItem{ID: d.ID, Text: d.Text, Index: d.Index, RawLen: len(d.Raw)})
+			item = docItem{ID: d.ID, Text: d.Text, Index: d.Index, RawLen: len(d.Raw)}
+			return doc(&item)
 		}, reject)
 	}
 }
@@ -90,7 +101,18 @@ func mapDocs[R any](read docReader, workers int,
 			if d.Index >= wire.MaxLines {
 				return fmt.Errorf("more than %d lines", int64(wire.MaxLines))
 			}
-			j.items = append(j.items, *d)
+			n := len(j.items)
+			j.items = j.items[:n+1] // cap(j.items) is docBatch
+			it := &j.items[n]
+			buf := it.buf
+			*it = *d
+			if d.textBytes != nil {
+				// The Text of the documents of a batch lives in their
+				// slots' storage until the batch is done.
+				buf = append(buf[:0], d.textBytes...)
+				it.Text, it.textBytes = unsafe.String(unsafe.SliceData(buf), len(buf)), nil
+			}
+			it.buf = buf
 			if len(j.items) == docBatch {
 				jobs <- j
 				j = <-free

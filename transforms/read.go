@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"time"
+	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -103,10 +104,11 @@ func readFileFrom(ctx context.Context, open, name string, opt record.Options, te
 }
 
 // keyed is what the first pass computes for a document: its exact-duplicate
-// key record and its normalized text, for the normalized spool.
+// key record and its normalized text, for the normalized spool. mapDocs
+// reuses a keyed for later documents, and norm's storage with it.
 type keyed struct {
 	info wire.Info
-	norm string
+	norm []byte
 }
 
 // RejectLine is one line of rejects-*.jsonl.
@@ -136,8 +138,8 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	var docs, rej, nbytes int64
 	normalizer := func() (func(*docItem, *keyed), error) {
 		return func(d *docItem, k *keyed) {
-			k.norm = normalize.Text(d.Text)
-			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(k.norm)}
+			k.norm = normalize.Into(k.norm, d.Text) // k's buffer is reused for later documents
+			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
 		}, nil
 	}
 	spool, err := fn.Cfg.newSpool(ctx, file, path)
@@ -165,7 +167,6 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		nbytes += in.Len
 		b.Add(wire.Partition(in.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
 		norms.add(wire.Line(in.Doc), int(in.Len), in.ID, k.norm)
-		k.norm = ""
 	}, func(r record.Reject) error {
 		rej++
 		if r.Reason == record.ReasonCorruptGzip || r.Reason == record.ReasonReadError {

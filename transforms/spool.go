@@ -101,7 +101,7 @@ func (c Config) newNormSpool(file int, path string) (*normWriter, error) {
 }
 
 // add appends one document; the first write error is kept for commit.
-func (n *normWriter) add(index int64, rawLen int, id, norm string) {
+func (n *normWriter) add(index int64, rawLen int, id string, norm []byte) {
 	if n == nil || n.err != nil {
 		return
 	}
@@ -115,7 +115,7 @@ func (n *normWriter) add(index int64, rawLen int, id, norm string) {
 		n.err = err
 		return
 	}
-	if _, err := n.w.WriteString(norm); err != nil {
+	if _, err := n.w.Write(norm); err != nil {
 		n.err = err
 	}
 }
@@ -151,6 +151,7 @@ func readNorm(path string, only func(int64) bool, doc func(*docItem) error) erro
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
 	var buf []byte
+	var item docItem
 	for {
 		index, err := binary.ReadUvarint(r)
 		if err == io.EOF {
@@ -166,11 +167,12 @@ func readNorm(path string, only func(int64) bool, doc func(*docItem) error) erro
 		if err == nil && idLen > 1<<31 {
 			err = errors.New("id too long")
 		}
-		var id []byte
+		var idStr string
 		if err == nil {
+			var id []byte
 			id, err = readN(r, &buf, int(idLen))
+			idStr = string(id)
 		}
-		idStr := string(id)
 		if err == nil {
 			textLen, err = binary.ReadUvarint(r)
 		}
@@ -190,7 +192,8 @@ func readNorm(path string, only func(int64) bool, doc func(*docItem) error) erro
 		if err != nil {
 			return fmt.Errorf("normalized spool %s: %w", path, errors.Join(errCorruptSpool, err))
 		}
-		if err := doc(&docItem{ID: idStr, Text: string(text), Index: int64(index), RawLen: int(rawLen), Normalized: true}); err != nil {
+		item = docItem{ID: idStr, textBytes: text, Index: int64(index), RawLen: int(rawLen), Normalized: true}
+		if err := doc(&item); err != nil {
 			return err
 		}
 	}

@@ -21,7 +21,11 @@ func collectDocs(t *testing.T, r docReader) map[int64]docItem {
 		if _, dup := got[d.Index]; dup {
 			t.Errorf("line %d reported twice", d.Index)
 		}
-		got[d.Index] = *d
+		item := *d
+		if item.textBytes != nil { // valid only during the call
+			item.Text, item.textBytes = string(item.textBytes), nil
+		}
+		got[d.Index] = item
 		return nil
 	}, func(record.Reject) error { return nil })
 	if err != nil {

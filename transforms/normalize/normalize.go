@@ -37,9 +37,24 @@ import (
 // the rune before it, which it may combine with, and the runes after it up
 // to the next table rune.
 func Text(s string) string {
+	buf := into(make([]byte, 0, len(s)), s)
+	if len(buf) == 0 {
+		return ""
+	}
+	// buf is not modified after this point.
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
+}
+
+// Into is Text written over buf, whose storage it reuses (it grows it when
+// needed): the returned bytes are Text(s), valid until buf is used again.
+func Into(buf []byte, s string) []byte {
+	return into(buf[:0], s)
+}
+
+// into appends Text(s) to the empty buf.
+func into(buf []byte, s string) []byte {
 	t := getTables()
 	var (
-		buf     = make([]byte, 0, len(s))
 		scratch []byte
 		// The last rune handled without the norm package starts at
 		// s[lastIn], and its output at buf[lastOut]. Text undoes it when
@@ -132,11 +147,7 @@ func Text(s string) string {
 	if n := len(buf); n > 0 && buf[n-1] == ' ' {
 		buf = buf[:n-1]
 	}
-	if len(buf) == 0 {
-		return ""
-	}
-	// buf is not modified after this point.
-	return unsafe.String(unsafe.SliceData(buf), len(buf))
+	return buf
 }
 
 // Key returns the exact-duplicate key of already normalized text.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -342,7 +343,26 @@ func TestTextAllocs(t *testing.T) {
 	}
 }
 
-// FuzzText checks that Text returns what reference returns for any input.
+// TestInto: Into gives Text's bytes over a reused buffer, whatever the
+// buffer held before, and allocates nothing once the buffer is large enough.
+func TestInto(t *testing.T) {
+	cases := append(slices.Clone(trickyCases), "", "   ", "ＡＢＣ　１２３ ﬁle \u212a", "a b")
+	buf := []byte("left over from a previous, longer document   ")
+	for _, s := range cases {
+		buf = Into(buf, s)
+		if got, want := string(buf), Text(s); got != want {
+			t.Errorf("Into(%+q) = %+q, want Text's %+q", s, got, want)
+		}
+	}
+	s := "今天天气很好，我们去公园散步。　然後一起吃午飯！「好」 The quick brown fox \u2014 café"
+	buf = Into(buf, s)
+	if n := testing.AllocsPerRun(100, func() { buf = Into(buf, s) }); n != 0 {
+		t.Errorf("Into with a large enough buffer does %v allocations, want 0", n)
+	}
+}
+
+// FuzzText checks that Text returns what reference returns for any input,
+// and Into the same over a used buffer.
 func FuzzText(f *testing.F) {
 	for _, s := range trickyCases {
 		f.Add(s)
@@ -350,9 +370,14 @@ func FuzzText(f *testing.F) {
 	for _, s := range comboAtoms {
 		f.Add(s)
 	}
+	buf := []byte("previous")
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := Text(s), reference(s); got != want {
+		want := reference(s)
+		if got := Text(s); got != want {
 			t.Errorf("Text(%+q) = %+q, want %+q", s, got, want)
+		}
+		if buf = Into(buf, s); string(buf) != want {
+			t.Errorf("Into(%+q) = %+q, want %+q", s, buf, want)
 		}
 	})
 }
