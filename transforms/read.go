@@ -142,25 +142,19 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
 		}, nil
 	}
-	spool, err := fn.Cfg.newSpool(ctx, file, path)
-	if err != nil {
-		return err
-	}
+	spool := fn.Cfg.newSpool(ctx, file, path)
 	var tee io.Writer
 	if spool != nil {
 		tee = spool
 		defer spool.abort()
 	}
-	norms, err := fn.Cfg.newNormSpool(file, path)
-	if err != nil {
-		return err
-	}
+	norms := fn.Cfg.newNormSpool(ctx, file, path)
 	defer norms.abort()
 	broken := false // a read error ends the file: keep no spool of it
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) error {
 		return readFileFrom(ctx, path, path, opt, tee, doc, reject)
 	}
-	err = mapDocs(parsed(read), fn.Cfg.Workers, normalizer, func(k *keyed) {
+	err := mapDocs(parsed(read), fn.Cfg.Workers, normalizer, func(k *keyed) {
 		in := &k.info
 		docs++
 		Progress.Read.Add(1)
@@ -182,15 +176,11 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	if spool != nil && !broken {
-		if err := spool.commit(); err != nil {
-			return err
-		}
-	}
 	if !broken {
-		if err := norms.commit(); err != nil {
-			return err
+		if spool != nil {
+			spool.commit(ctx)
 		}
+		norms.commit(ctx)
 	}
 	b.Flush(emit)
 	if len(rejects) > 0 {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+
 	"github.com/neardup/neardup/transforms/record"
 )
 
@@ -25,7 +27,8 @@ import (
 // (Config.Spool names a directory the command creates and removes); a pass
 // that finds no spool file, as on a cluster where passes run on other
 // machines, reads the input itself. A file whose reading ended in an error
-// gets no spool.
+// gets no spool, and a copy that cannot be written (a full disk, say) is
+// dropped with a warning in the runner's log: the job goes on without it.
 
 // Spooled returns the spool copy of input file index file if there is one,
 // else path itself.
@@ -88,16 +91,16 @@ type normWriter struct {
 }
 
 // newNormSpool starts the normalized copy of input file index file, or
-// returns nil when there is no spool.
-func (c Config) newNormSpool(file int, path string) (*normWriter, error) {
+// returns nil when there is no spool or it cannot be created.
+func (c Config) newNormSpool(ctx context.Context, file int, path string) *normWriter {
 	if c.Spool == "" {
-		return nil, nil
+		return nil
 	}
-	f, err := newSpoolFile(c.normPath(file), path)
-	if err != nil {
-		return nil, err
+	f := newSpoolFile(ctx, c.normPath(file), path)
+	if f == nil {
+		return nil
 	}
-	return &normWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+	return &normWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}
 }
 
 // add appends one document; the first write error is kept for commit.
@@ -120,18 +123,20 @@ func (n *normWriter) add(index int64, rawLen int, id string, norm []byte) {
 	}
 }
 
-// commit flushes the copy and renames it into place.
-func (n *normWriter) commit() error {
+// commit flushes the copy and renames it into place, or drops it if it
+// could not be written.
+func (n *normWriter) commit(ctx context.Context) {
 	if n == nil {
-		return nil
+		return
 	}
 	if n.err == nil {
 		n.err = n.w.Flush()
 	}
 	if n.err != nil {
-		return fmt.Errorf("spool %s: %w", n.f.final, n.err)
+		n.f.drop(ctx, n.err)
+		return
 	}
-	return n.f.commit()
+	n.f.commit(ctx)
 }
 
 // abort removes an uncommitted copy.
@@ -216,49 +221,74 @@ func readN(r *bufio.Reader, buf *[]byte, n int) ([]byte, error) {
 }
 
 // spoolFile is a spool copy being written: a temporary name, renamed into
-// place by commit.
+// place by commit. Its Write never fails: the first error is kept, and the
+// copy is dropped at commit.
 type spoolFile struct {
 	*os.File
-	final string
+	final, input string
+	err          error
+}
+
+// Write writes p to the copy unless a write failed before; it reports
+// success either way, so that reading the input through an io.TeeReader
+// goes on.
+func (s *spoolFile) Write(p []byte) (int, error) {
+	if s.err == nil {
+		_, s.err = s.File.Write(p)
+	}
+	return len(p), nil
 }
 
 // newSpool starts the spool copy of a gzipped input file, or returns nil
 // when there is no spool or the file is not compressed.
-func (c Config) newSpool(_ context.Context, file int, path string) (*spoolFile, error) {
+func (c Config) newSpool(ctx context.Context, file int, path string) *spoolFile {
 	if c.Spool == "" || !record.IsGzip(path) {
-		return nil, nil
+		return nil
 	}
-	return newSpoolFile(c.spoolPath(file), path)
+	return newSpoolFile(ctx, c.spoolPath(file), path)
 }
 
 // newSpoolFile creates a temporary file that commit renames to final, the
-// spool copy of input path.
-func newSpoolFile(final, path string) (*spoolFile, error) {
+// spool copy of input path, or returns nil (with a warning) if it cannot.
+func newSpoolFile(ctx context.Context, final, path string) *spoolFile {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	f, err := os.Create(final + ".tmp-" + hex.EncodeToString(rnd[:]))
 	if err != nil {
-		return nil, fmt.Errorf("spool for %s: %w", path, err)
+		log.Warnf(ctx, "no spool copy of %s, later passes read it again: %v", path, err)
+		return nil
 	}
-	return &spoolFile{File: f, final: final}, nil
+	return &spoolFile{File: f, final: final, input: path}
 }
 
-// commit closes the copy and renames it into place.
-func (s *spoolFile) commit() error {
-	if err := s.File.Close(); err != nil {
-		return fmt.Errorf("spool %s: %w", s.final, err)
+// commit closes the copy and renames it into place, or drops it if it could
+// not be written.
+func (s *spoolFile) commit(ctx context.Context) {
+	err := s.err
+	if err == nil {
+		err = s.File.Close()
 	}
-	if err := os.Rename(s.File.Name(), s.final); err != nil {
-		return fmt.Errorf("spool %s: %w", s.final, err)
+	if err == nil {
+		err = os.Rename(s.File.Name(), s.final)
+	}
+	if err != nil {
+		s.drop(ctx, err)
+		return
 	}
 	s.File = nil
-	return nil
+}
+
+// drop removes the copy after err, with a warning.
+func (s *spoolFile) drop(ctx context.Context, err error) {
+	log.Warnf(ctx, "dropped the spool copy of %s, later passes read it again: %v", s.input, err)
+	s.abort()
 }
 
 // abort removes an uncommitted copy.
 func (s *spoolFile) abort() {
-	if s.File != nil {
+	if s != nil && s.File != nil {
 		s.File.Close()
 		os.Remove(s.File.Name())
+		s.File = nil
 	}
 }

@@ -140,3 +140,69 @@ func TestNormSpool(t *testing.T) {
 		t.Errorf("reading a cut copy: %v, want a corrupt-spool error", err)
 	}
 }
+
+// TestSpoolDropped: a spool copy that cannot be created or written costs
+// the job nothing but the copy: the first pass succeeds, reports the same
+// documents, and leaves no copy, so the later passes parse the input.
+func TestSpoolDropped(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl.gz")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zw.Write([]byte(`{"id":"a","text":"one"}` + "\n" + `{"id":"b","text":"two"}` + "\n"))
+	zw.Close()
+	f.Close()
+
+	// A spool "directory" that is a file: no copy can be created.
+	cfg := DefaultConfig()
+	cfg.Spool = filepath.Join(dir, "not-a-dir")
+	if err := os.WriteFile(cfg.Spool, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var docs int64
+	fn := &ReadKeysFn{Cfg: cfg}
+	nop := func(int, []byte) {}
+	err = fn.ProcessElement(ctx, 0, in, nop, nop, func(name string, n int64) {
+		if name == StatDocuments {
+			docs = n
+		}
+	})
+	if err != nil || docs != 2 {
+		t.Fatalf("first pass without a usable spool: %v, %d documents, want 2", err, docs)
+	}
+	for _, d := range collectDocs(t, cfg.docs(ctx, 0, in, cfg.recordOptions())) {
+		if d.Normalized {
+			t.Errorf("document read from a spool copy that cannot exist: %+v", d)
+		}
+	}
+
+	// Writes that fail (a file opened read-only): Write reports success,
+	// so that the tee'd read goes on, and commit drops the copy.
+	tmp := filepath.Join(dir, "copy.tmp")
+	if err := os.WriteFile(tmp, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := os.Open(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := filepath.Join(dir, "copy")
+	s := &spoolFile{File: ro, final: final, input: in}
+	if n, err := s.Write([]byte("some bytes")); n != 10 || err != nil {
+		t.Errorf("Write = %d, %v; want 10, nil", n, err)
+	}
+	if s.err == nil {
+		t.Fatal("the failed write was not kept")
+	}
+	s.commit(ctx)
+	if _, err := os.Stat(final); err == nil {
+		t.Error("a copy whose writes failed was committed")
+	}
+	if _, err := os.Stat(tmp); err == nil {
+		t.Error("a dropped copy was left behind")
+	}
+}
