@@ -27,8 +27,9 @@ type docItem struct {
 	// its callback and may reuse after it: mapDocs copies it into buf and
 	// sets Text to it.
 	textBytes []byte
-	// buf is storage for Text that mapDocs keeps with each slot of a
-	// batch, reused by the documents that later take the slot.
+	// buf is storage that mapDocs keeps with each slot of a batch, reused
+	// by the documents that later take the slot: for Text when it comes as
+	// textBytes, else free for the worker's use until the batch is done.
 	buf []byte
 }
 
@@ -41,6 +42,53 @@ func (d *docItem) norm() string {
 }
 
 const docBatch = 256
+
+// slotBytes is the smallest text buffer of a batch slot (docItem.buf).
+const slotBytes = 4 << 10
+
+// freeItems holds batches of docItems (capacity docBatch) between calls of
+// mapDocs, with their slots' text storage, for the next files and passes. A
+// sync.Pool would lose them at every garbage collection, several a second
+// in a run.
+var freeItems struct {
+	sync.Mutex
+	batches [][]docItem
+}
+
+// maxFreeItems bounds freeItems: the batches of a few concurrent mapDocs.
+// maxSlotBytes bounds the storage kept with each of their slots.
+const (
+	maxFreeItems = 64
+	maxSlotBytes = 256 << 10
+)
+
+func getItems() []docItem {
+	freeItems.Lock()
+	defer freeItems.Unlock()
+	if n := len(freeItems.batches); n > 0 {
+		items := freeItems.batches[n-1]
+		freeItems.batches = freeItems.batches[:n-1]
+		return items
+	}
+	return make([]docItem, 0, docBatch)
+}
+
+// putItems keeps a batch in freeItems, with only its slots' storage.
+func putItems(items []docItem) {
+	items = items[:cap(items)]
+	for i := range items {
+		buf := items[i].buf[:0]
+		if cap(buf) > maxSlotBytes {
+			buf = nil // a rare long document's storage is not kept
+		}
+		items[i] = docItem{buf: buf}
+	}
+	freeItems.Lock()
+	defer freeItems.Unlock()
+	if len(freeItems.batches) < maxFreeItems {
+		freeItems.batches = append(freeItems.batches, items[:0])
+	}
+}
 
 type docJob[R any] struct {
 	items []docItem
@@ -87,8 +135,15 @@ func mapDocs[R any](read docReader, workers int,
 	done := make(chan *docJob[R], workers)
 	free := make(chan *docJob[R], 2*workers+2)
 	for i := 0; i < cap(free); i++ {
-		free <- &docJob[R]{items: make([]docItem, 0, docBatch), out: make([]R, docBatch)}
+		free <- &docJob[R]{items: getItems(), out: make([]R, docBatch)}
 	}
+	// The batches' items, with their slots' text storage, serve the next
+	// files and passes.
+	defer func() {
+		for len(free) > 0 {
+			putItems((<-free).items)
+		}
+	}()
 
 	var readErr error
 	go func() {
@@ -109,6 +164,10 @@ func mapDocs[R any](read docReader, workers int,
 			if d.textBytes != nil {
 				// The Text of the documents of a batch lives in their
 				// slots' storage until the batch is done.
+				if cap(buf) < len(d.textBytes) {
+					// Room for most documents, so that a slot rarely grows.
+					buf = make([]byte, 0, max(len(d.textBytes), slotBytes))
+				}
 				buf = append(buf[:0], d.textBytes...)
 				it.Text, it.textBytes = unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 			}

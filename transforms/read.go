@@ -104,8 +104,9 @@ func readFileFrom(ctx context.Context, open, name string, opt record.Options, te
 }
 
 // keyed is what the first pass computes for a document: its exact-duplicate
-// key record and its normalized text, for the normalized spool. mapDocs
-// reuses a keyed for later documents, and norm's storage with it.
+// key record and its normalized text, for the normalized spool; norm is
+// the storage of the document's batch slot (docItem.buf), valid until the
+// batch's results are emitted.
 type keyed struct {
 	info wire.Info
 	norm []byte
@@ -138,7 +139,13 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	var docs, rej, nbytes int64
 	normalizer := func() (func(*docItem, *keyed), error) {
 		return func(d *docItem, k *keyed) {
-			k.norm = normalize.Into(k.norm, d.Text) // k's buffer is reused for later documents
+			// The slot's storage holds the normalized text until the
+			// batch's results are emitted.
+			if cap(d.buf) < len(d.Text) {
+				d.buf = make([]byte, 0, max(len(d.Text)+len(d.Text)/8, slotBytes))
+			}
+			d.buf = normalize.Into(d.buf, d.Text)
+			k.norm = d.buf
 			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
 		}, nil
 	}

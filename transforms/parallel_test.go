@@ -1,0 +1,69 @@
+package transforms
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/neardup/neardup/transforms/record"
+)
+
+// textOf is the text of document i in TestMapDocsSlots: lengths from a few
+// bytes to past slotBytes and maxSlotBytes, so that slots grow, are reused
+// and are dropped.
+func textOf(i int64) string {
+	n := int(i*7919%5000) + 1
+	if i%997 == 0 {
+		n = maxSlotBytes + 10
+	}
+	return strings.Repeat(fmt.Sprintf("<%d>", i), n/6+1)
+}
+
+// TestMapDocsSlots: texts handed to mapDocs as textBytes in a buffer the
+// reader overwrites after each call reach the workers intact, over many
+// batches and over calls that reuse the slots of earlier ones, on any
+// number of workers.
+func TestMapDocsSlots(t *testing.T) {
+	const docs = 3000
+	for _, workers := range []int{1, 2, 4} {
+		for call := range 2 {
+			read := func(doc func(*docItem) error, _ func(record.Reject) error) error {
+				var buf []byte
+				var item docItem
+				for i := int64(0); i < docs; i++ {
+					buf = append(buf[:0], textOf(i)...)
+					item = docItem{ID: fmt.Sprint(i), textBytes: buf, Index: i, Normalized: true}
+					if err := doc(&item); err != nil {
+						return err
+					}
+					for j := range buf { // the reader reuses its buffer
+						buf[j] = 'x'
+					}
+				}
+				return nil
+			}
+			var mu sync.Mutex
+			bad := 0
+			seen := 0
+			err := mapDocs(read, workers, func() (func(*docItem, *bool), error) {
+				return func(d *docItem, ok *bool) {
+					*ok = d.Text == textOf(d.Index) && d.norm() == d.Text && d.ID == fmt.Sprint(d.Index)
+				}, nil
+			}, func(ok *bool) {
+				mu.Lock()
+				defer mu.Unlock()
+				seen++
+				if !*ok {
+					bad++
+				}
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen != docs || bad != 0 {
+				t.Errorf("%d workers, call %d: %d documents, %d with a wrong text", workers, call, seen, bad)
+			}
+		}
+	}
+}
