@@ -55,11 +55,12 @@ var freeItems struct {
 	batches [][]docItem
 }
 
-// maxFreeItems bounds freeItems: the batches of a few concurrent mapDocs.
-// maxSlotBytes bounds the storage kept with each of their slots.
+// maxFreeItems bounds freeItems: the batches of two concurrent mapDocs on
+// two cores. maxSlotBytes bounds the storage kept with each of their slots
+// (longer documents' storage is dropped): at most 32 MiB kept in all.
 const (
-	maxFreeItems = 64
-	maxSlotBytes = 256 << 10
+	maxFreeItems = 16
+	maxSlotBytes = 2 * slotBytes
 )
 
 func getItems() []docItem {

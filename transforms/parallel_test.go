@@ -15,7 +15,7 @@ import (
 func textOf(i int64) string {
 	n := int(i*7919%5000) + 1
 	if i%997 == 0 {
-		n = maxSlotBytes + 10
+		n = maxSlotBytes + 10 // dropped when the batch is freed
 	}
 	return strings.Repeat(fmt.Sprintf("<%d>", i), n/6+1)
 }
