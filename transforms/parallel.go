@@ -46,6 +46,16 @@ const docBatch = 256
 // slotBytes is the smallest text buffer of a batch slot (docItem.buf).
 const slotBytes = 4 << 10
 
+// slotFor returns a slot's storage emptied, with room for n bytes: buf's
+// own if it has it, else new, with room for most documents so that a slot
+// rarely grows.
+func slotFor(buf []byte, n int) []byte {
+	if cap(buf) < n {
+		return make([]byte, 0, max(n, slotBytes))
+	}
+	return buf[:0]
+}
+
 // freeItems holds batches of docItems (capacity docBatch) between calls of
 // mapDocs, with their slots' text storage, for the next files and passes. A
 // sync.Pool would lose them at every garbage collection, several a second
@@ -165,11 +175,7 @@ func mapDocs[R any](read docReader, workers int,
 			if d.textBytes != nil {
 				// The Text of the documents of a batch lives in their
 				// slots' storage until the batch is done.
-				if cap(buf) < len(d.textBytes) {
-					// Room for most documents, so that a slot rarely grows.
-					buf = make([]byte, 0, max(len(d.textBytes), slotBytes))
-				}
-				buf = append(buf[:0], d.textBytes...)
+				buf = append(slotFor(buf, len(d.textBytes)), d.textBytes...)
 				it.Text, it.textBytes = unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 			}
 			it.buf = buf

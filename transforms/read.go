@@ -141,10 +141,7 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		return func(d *docItem, k *keyed) {
 			// The slot's storage holds the normalized text until the
 			// batch's results are emitted.
-			if cap(d.buf) < len(d.Text) {
-				d.buf = make([]byte, 0, max(len(d.Text)+len(d.Text)/8, slotBytes))
-			}
-			d.buf = normalize.Into(d.buf, d.Text)
+			d.buf = normalize.Into(slotFor(d.buf, len(d.Text)+len(d.Text)/8), d.Text)
 			k.norm = d.buf
 			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
 		}, nil

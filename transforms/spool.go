@@ -82,12 +82,12 @@ func (c Config) docs(ctx context.Context, file int, path string, opt record.Opti
 // uvarint raw length, uvarint length and bytes of the id, uvarint length and
 // bytes of the normalized text.
 
-// normWriter writes a normalized copy.
+// normWriter writes a normalized copy. Like its spoolFile, it never fails:
+// commit drops a copy whose writes failed.
 type normWriter struct {
 	f   *spoolFile
 	w   *bufio.Writer
 	buf []byte
-	err error
 }
 
 // newNormSpool starts the normalized copy of input file index file, or
@@ -103,9 +103,9 @@ func (c Config) newNormSpool(ctx context.Context, file int, path string) *normWr
 	return &normWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}
 }
 
-// add appends one document; the first write error is kept for commit.
+// add appends one document.
 func (n *normWriter) add(index int64, rawLen int, id string, norm []byte) {
-	if n == nil || n.err != nil {
+	if n == nil {
 		return
 	}
 	b := binary.AppendUvarint(n.buf[:0], uint64(index))
@@ -114,13 +114,8 @@ func (n *normWriter) add(index int64, rawLen int, id string, norm []byte) {
 	b = append(b, id...)
 	b = binary.AppendUvarint(b, uint64(len(norm)))
 	n.buf = b
-	if _, err := n.w.Write(b); err != nil {
-		n.err = err
-		return
-	}
-	if _, err := n.w.Write(norm); err != nil {
-		n.err = err
-	}
+	n.w.Write(b) // the spoolFile keeps any error for commit
+	n.w.Write(norm)
 }
 
 // commit flushes the copy and renames it into place, or drops it if it
@@ -129,13 +124,7 @@ func (n *normWriter) commit(ctx context.Context) {
 	if n == nil {
 		return
 	}
-	if n.err == nil {
-		n.err = n.w.Flush()
-	}
-	if n.err != nil {
-		n.f.drop(ctx, n.err)
-		return
-	}
+	n.w.Flush()
 	n.f.commit(ctx)
 }
 
@@ -155,7 +144,7 @@ func readNorm(path string, only func(int64) bool, doc func(*docItem) error) erro
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
-	var buf []byte
+	var idBuf, textBuf []byte
 	var item docItem
 	for {
 		index, err := binary.ReadUvarint(r)
@@ -172,11 +161,9 @@ func readNorm(path string, only func(int64) bool, doc func(*docItem) error) erro
 		if err == nil && idLen > 1<<31 {
 			err = errors.New("id too long")
 		}
-		var idStr string
+		var id []byte
 		if err == nil {
-			var id []byte
-			id, err = readN(r, &buf, int(idLen))
-			idStr = string(id)
+			id, err = readN(r, &idBuf, int(idLen))
 		}
 		if err == nil {
 			textLen, err = binary.ReadUvarint(r)
@@ -193,11 +180,11 @@ func readNorm(path string, only func(int64) bool, doc func(*docItem) error) erro
 			}
 			continue
 		}
-		text, err := readN(r, &buf, int(textLen))
+		text, err := readN(r, &textBuf, int(textLen))
 		if err != nil {
 			return fmt.Errorf("normalized spool %s: %w", path, errors.Join(errCorruptSpool, err))
 		}
-		item = docItem{ID: idStr, textBytes: text, Index: int64(index), RawLen: int(rawLen), Normalized: true}
+		item = docItem{ID: string(id), textBytes: text, Index: int64(index), RawLen: int(rawLen), Normalized: true}
 		if err := doc(&item); err != nil {
 			return err
 		}
@@ -272,16 +259,11 @@ func (s *spoolFile) commit(ctx context.Context) {
 		err = os.Rename(s.File.Name(), s.final)
 	}
 	if err != nil {
-		s.drop(ctx, err)
+		log.Warnf(ctx, "dropped the spool copy of %s, later passes read it again: %v", s.input, err)
+		s.abort()
 		return
 	}
 	s.File = nil
-}
-
-// drop removes the copy after err, with a warning.
-func (s *spoolFile) drop(ctx context.Context, err error) {
-	log.Warnf(ctx, "dropped the spool copy of %s, later passes read it again: %v", s.input, err)
-	s.abort()
 }
 
 // abort removes an uncommitted copy.

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"bufio"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -204,5 +205,23 @@ func TestSpoolDropped(t *testing.T) {
 	}
 	if _, err := os.Stat(tmp); err == nil {
 		t.Error("a dropped copy was left behind")
+	}
+
+	// The normalized copy goes through the same spoolFile: more than its
+	// buffer's worth of documents that cannot be written, then commit.
+	if err := os.WriteFile(tmp, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ro, err = os.Open(tmp); err != nil {
+		t.Fatal(err)
+	}
+	n := &normWriter{f: &spoolFile{File: ro, final: final, input: in}}
+	n.w = bufio.NewWriterSize(n.f, 1<<10)
+	for i := range 100 {
+		n.add(int64(i), 30, "id", []byte(strings.Repeat("text ", 10)))
+	}
+	n.commit(ctx)
+	if _, err := os.Stat(final); err == nil {
+		t.Error("a normalized copy whose writes failed was committed")
 	}
 }

@@ -425,15 +425,7 @@ func AppendLines(dst []OutLine, chunk []byte) ([]OutLine, error) {
 // rest at the end of the bundle.
 type Batcher struct {
 	max  int
-	bufs map[int]*pending
-}
-
-// pending is the chunk a Batcher is filling for one partition.
-type pending struct {
-	buf []byte
-	// full: the partition has emitted a full chunk, so its next chunk
-	// starts with room for a full one rather than growing to it.
-	full bool
+	bufs map[int][]byte
 }
 
 // DefaultChunkBytes keeps shuffled elements at 32 KiB: large enough that the
@@ -446,39 +438,32 @@ func NewBatcher(max int) *Batcher {
 	if max <= 0 {
 		max = DefaultChunkBytes
 	}
-	return &Batcher{max: max, bufs: make(map[int]*pending)}
+	return &Batcher{max: max, bufs: make(map[int][]byte)}
 }
 
 // Add appends one record to partition part's chunk with appendRec, and calls
 // emit with the chunk when it is full.
 func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int, []byte)) {
-	p := b.bufs[part]
-	if p == nil {
-		p = &pending{}
-		b.bufs[part] = p
+	buf := appendRec(b.bufs[part])
+	if len(buf) >= b.max {
+		emit(part, buf)
+		buf = nil
 	}
-	if p.buf == nil && p.full {
-		p.buf = make([]byte, 0, b.max+b.max/8)
-	}
-	p.buf = appendRec(p.buf)
-	if len(p.buf) >= b.max {
-		emit(part, p.buf)
-		p.buf, p.full = nil, true
-	}
+	b.bufs[part] = buf
 }
 
 // Flush emits every non-empty chunk in partition order and empties the
 // Batcher.
 func (b *Batcher) Flush(emit func(int, []byte)) {
 	parts := make([]int, 0, len(b.bufs))
-	for part, p := range b.bufs {
-		if len(p.buf) > 0 {
-			parts = append(parts, part)
+	for p, buf := range b.bufs {
+		if len(buf) > 0 {
+			parts = append(parts, p)
 		}
 	}
 	slices.Sort(parts)
-	for _, part := range parts {
-		emit(part, b.bufs[part].buf)
+	for _, p := range parts {
+		emit(p, b.bufs[p])
 	}
 	clear(b.bufs)
 }

@@ -669,43 +669,6 @@ func TestBatcher(t *testing.T) {
 	}
 }
 
-// TestBatcherRoom: once a partition has emitted a full chunk, its next
-// chunks are allocated once, with room for a full chunk and a record more,
-// instead of growing to it; a partition that never fills grows as needed.
-func TestBatcherRoom(t *testing.T) {
-	const max = 1 << 10
-	b := NewBatcher(max)
-	var chunks [][]byte
-	emit := func(_ int, c []byte) { chunks = append(chunks, c) }
-	add := func(part int) {
-		b.Add(part, func(c []byte) []byte { return AppendPair(c, Pair{A: 1, B: 2}) }, emit)
-	}
-	for range max / PairSize { // the first full chunk of partition 1
-		add(1)
-	}
-	if len(chunks) != 1 {
-		t.Fatalf("%d chunks after filling one, want 1", len(chunks))
-	}
-	allocs := testing.AllocsPerRun(10, func() {
-		for range max / PairSize {
-			add(1)
-		}
-	})
-	if allocs != 1 {
-		t.Errorf("filling a later chunk took %v allocations, want 1", allocs)
-	}
-	for _, c := range chunks[1:] {
-		if len(c) != max || cap(c) != max+max/8 {
-			t.Errorf("later chunk: len %d cap %d, want %d and %d", len(c), cap(c), max, max+max/8)
-		}
-	}
-	add(2)
-	b.Flush(emit)
-	if c := chunks[len(chunks)-1]; len(c) != PairSize || cap(c) >= max {
-		t.Errorf("chunk of a partition never full: len %d cap %d", len(c), cap(c))
-	}
-}
-
 func TestBatcherDefault(t *testing.T) {
 	for _, max := range []int{0, -1} {
 		b := NewBatcher(max)
