@@ -16,7 +16,6 @@ import (
 	"github.com/neardup/neardup/transforms/blocking"
 	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/index"
-	"github.com/neardup/neardup/transforms/verify"
 	"github.com/neardup/neardup/transforms/wire"
 )
 
@@ -67,7 +66,16 @@ const keyMask = 1<<wire.KeyBits - 1
 //
 // In: (partition, wire.Entry chunk, or wire.SimEntry for partitions >=
 // Cfg.Partitions). Out: a key set chunk.
-type BlockKeysFn struct{ Cfg Config }
+type BlockKeysFn struct {
+	Cfg Config
+
+	tables *blocking.Tables
+}
+
+func (fn *BlockKeysFn) Setup() (err error) {
+	fn.tables, err = fn.Cfg.simTables()
+	return err
+}
 
 func (fn *BlockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte)) error {
 	var out []byte
@@ -83,7 +91,7 @@ func (fn *BlockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte))
 	} else {
 		out = []byte{tagSim}
 		var es []wire.SimEntry
-		if es, err = wire.AppendSimEntries(es, chunk); err == nil {
+		if es, err = simEntries(es, chunk, fn.tables); err == nil {
 			for _, e := range es {
 				out = binary.LittleEndian.AppendUint64(out, e.Key&keyMask)
 				out = binary.LittleEndian.AppendUint64(out, e.FP)
@@ -140,9 +148,7 @@ type IndexScanFn struct {
 }
 
 func (fn *IndexScanFn) Setup() (err error) {
-	if fn.Cfg.verifyConfig().Method != verify.MinHash {
-		fn.tables, err = blocking.NewTables(blocking.Design{K: fn.Cfg.Hamming, Blocks: fn.Cfg.SimBlocks})
-	}
+	fn.tables, err = fn.Cfg.simTables()
 	return err
 }
 
@@ -230,10 +236,10 @@ func (fn *IndexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 		}
 		if fn.tables != nil {
 			tkeys = fn.tables.AppendKeys(tkeys[:0], r.SimHash)
-			for _, k := range tkeys {
+			for i, k := range tkeys {
 				if fn.near(k, r.SimHash) {
 					hits++
-					e := wire.SimEntry{Key: k, Doc: doc, FP: r.SimHash}
+					e := wire.SimEntry{Key: k, Doc: doc, FP: r.SimHash, Table: i}
 					p := P + wire.Partition(k, P)
 					entries.Add(p, func(c []byte) []byte { return wire.AppendSimEntry(c, e, &prevLine[p]) }, emitEntry)
 				}
@@ -310,7 +316,16 @@ func (fn *AuditExactFn) ProcessElement(ctx context.Context, _ int, chunks func(*
 // AuditCandidatesFn is CandidatesFn for an audit: the buckets hold new and
 // indexed documents, and pairs of two indexed documents are dropped (the
 // index was deduplicated when it was built).
-type AuditCandidatesFn struct{ Cfg Config }
+type AuditCandidatesFn struct {
+	Cfg Config
+
+	tables *blocking.Tables
+}
+
+func (fn *AuditCandidatesFn) Setup() (err error) {
+	fn.tables, err = fn.Cfg.simTables()
+	return err
+}
 
 func (fn *AuditCandidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Candidates", time.Now())
@@ -329,7 +344,7 @@ func (fn *AuditCandidatesFn) ProcessElement(ctx context.Context, part int, chunk
 	} else {
 		var entries []wire.SimEntry
 		for chunks(&chunk) {
-			if entries, err = wire.AppendSimEntries(entries, chunk); err != nil {
+			if entries, err = simEntries(entries, chunk, fn.tables); err != nil {
 				return err
 			}
 		}

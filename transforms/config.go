@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/signature"
 	"github.com/neardup/neardup/transforms/tokenize"
 	"github.com/neardup/neardup/transforms/verify"
+	"github.com/neardup/neardup/transforms/wire"
 )
 
 // Config is the job configuration. DoFns carry it as an exported field, so
@@ -186,4 +187,22 @@ func (c Config) verifyConfig() verify.Config {
 
 func (c Config) limits() candidates.Limits {
 	return candidates.Limits{MaxBucket: c.MaxBucket, Window: c.Window}
+}
+
+// simTables returns the SimHash tables of the job, or nil if its method uses
+// none (MinHash).
+func (c Config) simTables() (*blocking.Tables, error) {
+	if c.verifyConfig().Method == verify.MinHash {
+		return nil, nil
+	}
+	return blocking.NewTables(blocking.Design{K: c.Hamming, Blocks: c.SimBlocks})
+}
+
+// simEntries decodes a chunk of SimHash entries with tables (see
+// Config.simTables), which is nil if the job has no SimHash tables.
+func simEntries(dst []wire.SimEntry, chunk []byte, tables *blocking.Tables) ([]wire.SimEntry, error) {
+	if tables == nil {
+		return dst, fmt.Errorf("SimHash entries in a job without SimHash tables: %w", wire.ErrCorrupt)
+	}
+	return wire.AppendSimEntries(dst, chunk, tables)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/blocking"
 	"github.com/neardup/neardup/transforms/candidates"
 	"github.com/neardup/neardup/transforms/verify"
 	"github.com/neardup/neardup/transforms/wire"
@@ -41,6 +42,7 @@ func init() {
 type CandidatesFn struct {
 	Cfg Config
 
+	tables    *blocking.Tables
 	ahead     ahead[candidatesResult]
 	entryBufs reuse[wire.Entry]
 	simBufs   reuse[wire.SimEntry]
@@ -52,6 +54,11 @@ type candidatesResult struct {
 	st    candidates.Stats
 	began time.Time
 	took  time.Duration
+}
+
+func (fn *CandidatesFn) Setup() (err error) {
+	fn.tables, err = fn.Cfg.simTables()
+	return err
 }
 
 func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
@@ -76,7 +83,7 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 	} else {
 		entries := fn.simBufs.get()
 		for chunks(&chunk) {
-			if entries, err = wire.AppendSimEntries(entries, chunk); err != nil {
+			if entries, err = simEntries(entries, chunk, fn.tables); err != nil {
 				return err
 			}
 		}

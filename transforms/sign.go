@@ -56,12 +56,8 @@ func (fn *SignFn) Setup() error {
 	}
 	fn.bands = blocking.Bands{B: fn.Cfg.Bands, R: fn.Cfg.Rows}
 	fn.method = fn.Cfg.verifyConfig().Method
-	if fn.method != verify.MinHash {
-		if fn.tables, err = blocking.NewTables(blocking.Design{K: fn.Cfg.Hamming, Blocks: fn.Cfg.SimBlocks}); err != nil {
-			return err
-		}
-	}
-	return nil
+	fn.tables, err = fn.Cfg.simTables()
+	return err
 }
 
 // signResult is what a worker computes for one document.
@@ -166,8 +162,8 @@ func (fn *SignFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 		}
 		// SimHash entries go to partitions [P, 2P): their chunks carry the
 		// fingerprint too.
-		for _, k := range r.tables {
-			e := wire.SimEntry{Key: k, Doc: doc, FP: r.info.SimHash}
+		for i, k := range r.tables {
+			e := wire.SimEntry{Key: k, Doc: doc, FP: r.info.SimHash, Table: i}
 			p := fn.Cfg.Partitions + wire.Partition(k, fn.Cfg.Partitions)
 			entries.Add(p, func(c []byte) []byte { return wire.AppendSimEntry(c, e, &prevLine[p]) }, emitEntry)
 		}

@@ -188,17 +188,22 @@ func (t *Tables) Len() int { return len(t.start) - 1 }
 func (t *Tables) AppendKeys(dst []uint64, fp uint64) []uint64 {
 	dst = slices.Grow(dst, t.Len())
 	for i := range t.Len() {
-		var v uint64
-		for _, r := range t.runs[t.start[i]:t.start[i+1]] {
-			v |= (fp >> r.from & r.mask) << r.to
-		}
-		if t.exact {
-			dst = append(dst, mix.Fmix64(v|uint64(i)<<t.shift))
-		} else {
-			dst = append(dst, hashPair(uint64(i), v))
-		}
+		dst = append(dst, t.Key(i, fp))
 	}
 	return dst
+}
+
+// Key returns the key of table i, 0 <= i < Len(), for the fingerprint fp:
+// the i-th key that AppendKeys appends.
+func (t *Tables) Key(i int, fp uint64) uint64 {
+	var v uint64
+	for _, r := range t.runs[t.start[i]:t.start[i+1]] {
+		v |= (fp >> r.from & r.mask) << r.to
+	}
+	if t.exact {
+		return mix.Fmix64(v | uint64(i)<<t.shift)
+	}
+	return hashPair(uint64(i), v)
 }
 
 func hashPair(a, b uint64) uint64 {

@@ -98,6 +98,7 @@ func TestPigeonholeWorstCase(t *testing.T) {
 	}
 }
 
+// TestKeysDifferAcrossTables also checks that Key gives AppendKeys' keys.
 func TestKeysDifferAcrossTables(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, d := range pigeonholeDesigns {
@@ -111,6 +112,11 @@ func TestKeysDifferAcrossTables(t *testing.T) {
 		for _, fp := range fps {
 			keys = tb.AppendKeys(keys[:0], fp)
 			for i, k := range keys {
+				// The shuffle ships the table index, and the receiver
+				// derives the key with Key.
+				if got := tb.Key(i, fp); got != k {
+					t.Fatalf("%v: Key(%d, %016x) = %016x, AppendKeys gave %016x", d, i, fp, got, k)
+				}
 				if j, ok := seen[k]; ok && j != i {
 					t.Fatalf("%v: key %016x from tables %d and %d", d, k, j, i)
 				}

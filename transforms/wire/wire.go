@@ -58,11 +58,20 @@ type Entry struct {
 
 // SimEntry is one (SimHash table key, document, fingerprint) entry: the
 // fingerprint lets the bucket drop pairs farther apart than k bits before
-// they cost a join.
+// they cost a join. Table is the index of the key's table; the shuffle
+// carries it instead of the key, which TableKeys derives from Table and FP.
 type SimEntry struct {
-	Key uint64
-	Doc Doc
-	FP  uint64
+	Key   uint64
+	Doc   Doc
+	FP    uint64
+	Table int
+}
+
+// TableKeys derives a SimHash table key from the table's index and the
+// fingerprint (blocking.Tables implements it).
+type TableKeys interface {
+	Len() int // number of tables
+	Key(table int, fp uint64) uint64
 }
 
 // KeyBits is how many low bits of a block key the shuffle carries. Keys are
@@ -76,9 +85,10 @@ const KeyBits = 48
 // whose index heads the chunk (uvarint); an entry is the key's low 48 bits
 // (6 bytes, little-endian), the difference between its line and the line of
 // the entry before it in the chunk (zigzag varint; the first entry's is its
-// line) and, for a SimEntry, the fingerprint (8 bytes). A signature pass
-// appends in line order, so the difference takes a byte: about 7 and 15
-// bytes an entry instead of 16 and 24.
+// line). A SimEntry is the line difference, its table index (uvarint) and
+// the fingerprint (8 bytes), but no key: the key is a function of the two. A
+// signature pass appends in line order, so the difference takes a byte or
+// two: about 7 and 11 bytes an entry instead of 16 and 24.
 
 // AppendEntry appends e to chunk, starting the chunk with e's file index
 // when it is empty. prev holds the line of the chunk's last entry: the
@@ -89,20 +99,29 @@ func AppendEntry(chunk []byte, e Entry, prev *int64) []byte {
 	return appendLine(chunk, e.Doc, prev)
 }
 
-// AppendSimEntry appends e to chunk like AppendEntry.
+// AppendSimEntry appends e to chunk like AppendEntry, with e.Table in
+// place of e.Key.
 func AppendSimEntry(chunk []byte, e SimEntry, prev *int64) []byte {
-	chunk = appendEntryHead(chunk, e.Key, e.Doc, prev)
+	chunk = appendFile(chunk, e.Doc, prev)
 	chunk = appendLine(chunk, e.Doc, prev)
+	chunk = binary.AppendUvarint(chunk, uint64(e.Table))
 	return binary.LittleEndian.AppendUint64(chunk, e.FP)
 }
 
-func appendEntryHead(chunk []byte, key uint64, doc Doc, prev *int64) []byte {
+// appendFile starts an empty chunk with doc's file index and checks that a
+// chunk that is not empty belongs to that file.
+func appendFile(chunk []byte, doc Doc, prev *int64) []byte {
 	if len(chunk) == 0 {
 		chunk = binary.AppendUvarint(chunk, uint64(File(doc)))
 		*prev = 0
 	} else if f, _ := binary.Uvarint(chunk); int(f) != File(doc) {
 		panic(fmt.Sprintf("wire: entry of file %d appended to a chunk of file %d", File(doc), f))
 	}
+	return chunk
+}
+
+func appendEntryHead(chunk []byte, key uint64, doc Doc, prev *int64) []byte {
+	chunk = appendFile(chunk, doc, prev)
 	var k [8]byte
 	binary.LittleEndian.PutUint64(k[:], key)
 	return append(chunk, k[:KeyBits/8]...)
@@ -115,17 +134,25 @@ func appendLine(chunk []byte, doc Doc, prev *int64) []byte {
 	return chunk
 }
 
-// decodeEntries walks a packed entry chunk, calling fn for each entry with
-// its 48-bit key, document and the rest of the chunk after its line.
-func decodeEntries(chunk []byte, fpBytes int, fn func(key uint64, doc Doc, rest []byte)) error {
+// chunkFile decodes the file index that heads an entry chunk.
+func chunkFile(chunk []byte) (int, []byte, error) {
+	file, n := binary.Uvarint(chunk)
+	if n <= 0 || file >= MaxFiles {
+		return 0, nil, fmt.Errorf("%w: entry chunk header", ErrCorrupt)
+	}
+	return int(file), chunk[n:], nil
+}
+
+// decodeEntries walks a packed Entry chunk, calling fn for each entry with
+// its 48-bit key and document.
+func decodeEntries(chunk []byte, fn func(key uint64, doc Doc)) error {
 	if len(chunk) == 0 {
 		return nil
 	}
-	file, n := binary.Uvarint(chunk)
-	if n <= 0 || file >= MaxFiles {
-		return fmt.Errorf("%w: entry chunk header", ErrCorrupt)
+	file, chunk, err := chunkFile(chunk)
+	if err != nil {
+		return err
 	}
-	chunk = chunk[n:]
 	var line int64
 	for len(chunk) > 0 {
 		if len(chunk) < KeyBits/8 {
@@ -136,12 +163,11 @@ func decodeEntries(chunk []byte, fpBytes int, fn func(key uint64, doc Doc, rest 
 		chunk = chunk[KeyBits/8:]
 		delta, n := binary.Varint(chunk)
 		line += delta
-		if n <= 0 || line < 0 || line >= MaxLines || len(chunk)-n < fpBytes {
+		if n <= 0 || line < 0 || line >= MaxLines {
 			return fmt.Errorf("%w: entry line", ErrCorrupt)
 		}
 		chunk = chunk[n:]
-		fn(binary.LittleEndian.Uint64(k[:]), DocNum(int(file), line), chunk)
-		chunk = chunk[fpBytes:]
+		fn(binary.LittleEndian.Uint64(k[:]), DocNum(file, line))
 	}
 	return nil
 }
@@ -150,7 +176,7 @@ func decodeEntries(chunk []byte, fpBytes int, fn func(key uint64, doc Doc, rest 
 // keep their low KeyBits bits. On error dst is returned as it was.
 func AppendEntries(dst []Entry, chunk []byte) ([]Entry, error) {
 	n := len(dst)
-	err := decodeEntries(chunk, 0, func(key uint64, doc Doc, _ []byte) {
+	err := decodeEntries(chunk, func(key uint64, doc Doc) {
 		dst = append(dst, Entry{Key: key, Doc: doc})
 	})
 	if err != nil {
@@ -159,14 +185,35 @@ func AppendEntries(dst []Entry, chunk []byte) ([]Entry, error) {
 	return dst, nil
 }
 
-// AppendSimEntries decodes every SimEntry of chunk and appends it to dst.
-func AppendSimEntries(dst []SimEntry, chunk []byte) ([]SimEntry, error) {
-	n := len(dst)
-	err := decodeEntries(chunk, 8, func(key uint64, doc Doc, rest []byte) {
-		dst = append(dst, SimEntry{Key: key, Doc: doc, FP: binary.LittleEndian.Uint64(rest)})
-	})
+// AppendSimEntries decodes every SimEntry of chunk and appends it to dst,
+// with the key that tables derives from its table and fingerprint (all 64
+// bits). A table index outside tables is corrupt. On error dst is returned
+// as it was.
+func AppendSimEntries(dst []SimEntry, chunk []byte, tables TableKeys) ([]SimEntry, error) {
+	if len(chunk) == 0 {
+		return dst, nil
+	}
+	n0 := len(dst)
+	file, chunk, err := chunkFile(chunk)
 	if err != nil {
-		return dst[:n], err
+		return dst, err
+	}
+	ntables := uint64(tables.Len())
+	var line int64
+	for len(chunk) > 0 {
+		delta, n := binary.Varint(chunk)
+		line += delta
+		if n <= 0 || line < 0 || line >= MaxLines {
+			return dst[:n0], fmt.Errorf("%w: entry line", ErrCorrupt)
+		}
+		chunk = chunk[n:]
+		table, n := binary.Uvarint(chunk)
+		if n <= 0 || table >= ntables || len(chunk)-n < 8 {
+			return dst[:n0], fmt.Errorf("%w: SimHash entry table or fingerprint", ErrCorrupt)
+		}
+		fp := binary.LittleEndian.Uint64(chunk[n:])
+		chunk = chunk[n+8:]
+		dst = append(dst, SimEntry{Key: tables.Key(int(table), fp), Doc: DocNum(file, line), FP: fp, Table: int(table)})
 	}
 	return dst, nil
 }

@@ -126,12 +126,16 @@ func TestAppendEntryLayout(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("AppendEntry = % x, want % x", got, want)
 	}
-	got = AppendSimEntry(nil, SimEntry{Key: 1, Doc: 2, FP: 0x8000000000000003}, &prev)
+	got = AppendSimEntry(nil, SimEntry{Key: 1, Doc: 2, FP: 0x8000000000000003, Table: 2}, &prev)
+	got = AppendSimEntry(got, SimEntry{Key: 1, Doc: 66, FP: 1, Table: 300}, &prev)
 	want = []byte{
-		0,
-		1, 0, 0, 0, 0, 0,
-		4,
+		0, // file 0
+		4, // line 2: +2 zigzag
+		2, // table 2; no key
 		3, 0, 0, 0, 0, 0, 0, 0x80,
+		0x80, 0x01, // line 66: +64 zigzag 128 as varint
+		0xac, 0x02, // table 300
+		1, 0, 0, 0, 0, 0, 0, 0,
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("AppendSimEntry = % x, want % x", got, want)
@@ -180,22 +184,44 @@ func TestEntriesRoundTrip(t *testing.T) {
 	}
 }
 
+// testTables derives keys as a hash of table and fingerprint.
+type testTables int
+
+func (n testTables) Len() int                      { return int(n) }
+func (testTables) Key(table int, fp uint64) uint64 { return fp*0x9e3779b97f4a7c15 + uint64(table) }
+
 func TestSimEntriesRoundTrip(t *testing.T) {
-	in := []SimEntry{{0, DocNum(MaxFiles-1, 0), 0}, {1, DocNum(MaxFiles-1, 2), 3}, {math.MaxUint64, DocNum(MaxFiles-1, 77777), 0x5555aaaa5555aaaa}}
+	tables := testTables(1000)
+	var in []SimEntry
+	for i, e := range []struct {
+		doc   Doc
+		fp    uint64
+		table int
+	}{{DocNum(MaxFiles-1, 0), 0, 0}, {DocNum(MaxFiles-1, 2), 3, 999}, {DocNum(MaxFiles-1, 77777), 0x5555aaaa5555aaaa, 128}, {DocNum(MaxFiles-1, 5), math.MaxUint64, 1}} {
+		in = append(in, SimEntry{Key: uint64(i), Doc: e.doc, FP: e.fp, Table: e.table})
+	}
 	var chunk []byte
 	var prev int64
 	for _, e := range in {
 		chunk = AppendSimEntry(chunk, e, &prev)
 	}
-	got, err := AppendSimEntries(nil, chunk)
+	prefix := []SimEntry{{Key: 7}}
+	got, err := AppendSimEntries(slices.Clone(prefix), chunk, tables)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range in {
-		in[i].Key &= low48
+	// The key is not shipped: the decoder derives it from table and FP.
+	want := slices.Clone(prefix)
+	for _, e := range in {
+		e.Key = tables.Key(e.Table, e.FP)
+		want = append(want, e)
 	}
-	if !slices.Equal(got, in) {
-		t.Errorf("AppendSimEntries = %v, want %v", got, in)
+	if !slices.Equal(got, want) {
+		t.Errorf("AppendSimEntries = %v, want %v", got, want)
+	}
+	// A table index the decoder's tables do not have is corrupt.
+	if got, err := AppendSimEntries(slices.Clone(prefix), chunk, testTables(999)); !errors.Is(err, ErrCorrupt) || !slices.Equal(got, prefix) {
+		t.Errorf("table 999 of 999 tables: %v, %v; want the prefix and ErrCorrupt", got, err)
 	}
 }
 
@@ -204,7 +230,7 @@ func TestEntriesCorrupt(t *testing.T) {
 	var pe, ps int64
 	for i := 0; i < 3; i++ {
 		ent = AppendEntry(ent, Entry{Key: uint64(i) * 0x0101010101, Doc: DocNum(5, int64(i)*200)}, &pe)
-		sim = AppendSimEntry(sim, SimEntry{Key: uint64(i), Doc: DocNum(5, int64(i)*200), FP: 9}, &ps)
+		sim = AppendSimEntry(sim, SimEntry{Doc: DocNum(5, int64(i)*200), FP: 9, Table: 200 * i}, &ps)
 	}
 	// Every cut that is not at an entry boundary is corrupt and leaves dst
 	// as it was.
@@ -218,7 +244,7 @@ func TestEntriesCorrupt(t *testing.T) {
 			return len(e) - 1, err
 		}},
 		{"simentries", sim, func(c []byte) (int, error) {
-			e, err := AppendSimEntries(nil, c)
+			e, err := AppendSimEntries(nil, c, testTables(1000))
 			return len(e), err
 		}},
 	} {
