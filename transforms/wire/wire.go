@@ -74,21 +74,24 @@ type TableKeys interface {
 	Key(table int, fp uint64) uint64
 }
 
-// KeyBits is how many low bits of a block key the shuffle carries. Keys are
-// uniform hashes; two different keys agree in 48 bits with probability
-// 2^-48, so among the 3*10^7 keys of a 1.4M-document job about one chance
-// collision is expected, and it only adds a candidate pair that
+// KeyBits is how many low bits of a MinHash band key the shuffle carries.
+// Keys are uniform 64-bit hashes, and an entry's partition (Partition of
+// the whole key) is independent of its low bits, so two different keys meet
+// in one group with probability 2^-40/P for P partitions. The n keys of a
+// job give about n^2/(2P) * 2^-40 chance collisions: about one for the
+// 2*10^7 band keys of a 1.4M-document job with 256 partitions, about
+// 3*10^4 for 10^9 documents with 4096. Each only adds a candidate pair that
 // verification rejects.
-const KeyBits = 48
+const KeyBits = 40
 
 // Entry chunks are packed: all entries of a chunk come from one input file,
-// whose index heads the chunk (uvarint); an entry is the key's low 48 bits
-// (6 bytes, little-endian), the difference between its line and the line of
+// whose index heads the chunk (uvarint); an entry is the key's low 40 bits
+// (5 bytes, little-endian), the difference between its line and the line of
 // the entry before it in the chunk (zigzag varint; the first entry's is its
 // line). A SimEntry is the line difference, its table index (uvarint) and
 // the fingerprint (8 bytes), but no key: the key is a function of the two. A
 // signature pass appends in line order, so the difference takes a byte or
-// two: about 7 and 11 bytes an entry instead of 16 and 24.
+// two: about 6 and 11 bytes an entry instead of 16 and 24.
 
 // AppendEntry appends e to chunk, starting the chunk with e's file index
 // when it is empty. prev holds the line of the chunk's last entry: the
@@ -144,7 +147,7 @@ func chunkFile(chunk []byte) (int, []byte, error) {
 }
 
 // decodeEntries walks a packed Entry chunk, calling fn for each entry with
-// its 48-bit key and document.
+// its KeyBits-bit key and document.
 func decodeEntries(chunk []byte, fn func(key uint64, doc Doc)) error {
 	if len(chunk) == 0 {
 		return nil

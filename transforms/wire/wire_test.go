@@ -116,11 +116,11 @@ func TestAppendEntryLayout(t *testing.T) {
 	got = AppendEntry(got, Entry{Key: 0xee, Doc: DocNum(1, 299)}, &prev)
 	want := []byte{
 		0x01,                               // file 1
-		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, // low 48 bits of the key
+		0x08, 0x07, 0x06, 0x05, 0x04, // low 40 bits of the key
 		0x04, // line 2: +2 zigzag
-		0xff, 0, 0, 0, 0, 0,
+		0xff, 0, 0, 0, 0,
 		0xd4, 0x04, // line 300: +298, zigzag 596 as varint
-		0xee, 0, 0, 0, 0, 0,
+		0xee, 0, 0, 0, 0,
 		0x01, // line 299: -1 zigzag
 	}
 	if !bytes.Equal(got, want) {
@@ -157,7 +157,7 @@ func TestAppendEntryOtherFilePanics(t *testing.T) {
 	AppendEntry(AppendEntry(nil, Entry{Key: 1, Doc: DocNum(1, 1)}, &prev), Entry{Key: 1, Doc: DocNum(2, 1)}, &prev)
 }
 
-const low48 = 1<<KeyBits - 1
+const lowKey = 1<<KeyBits - 1
 
 func TestEntriesRoundTrip(t *testing.T) {
 	in := []Entry{{0, DocNum(3, 0)}, {1, DocNum(3, 2)}, {math.MaxUint64, DocNum(3, MaxLines-1)}, {42, DocNum(3, 42)}}
@@ -173,7 +173,7 @@ func TestEntriesRoundTrip(t *testing.T) {
 	}
 	want := slices.Clone(prefix)
 	for _, e := range in {
-		want = append(want, Entry{Key: e.Key & low48, Doc: e.Doc})
+		want = append(want, Entry{Key: e.Key & lowKey, Doc: e.Doc})
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("AppendEntries = %v, want %v", got, want)
