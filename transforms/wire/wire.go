@@ -480,22 +480,34 @@ type Batcher struct {
 
 // DefaultChunkBytes keeps shuffled elements at 32 KiB: large enough that the
 // runner's per-element cost vanishes, small enough to stay clear of its
-// large-allocation path (256 KiB chunks ran 40% slower on Prism).
+// large-allocation path (256 KiB chunks ran 40% slower on Prism). 32 KiB is
+// also Go's largest small allocation size class: Prism copies every element
+// it keeps (partition and length prefix, then the chunk) into a buffer of
+// its own, and one a few bytes larger is rounded up to 40 KiB.
 const DefaultChunkBytes = 32 << 10
 
-// NewBatcher returns a Batcher that emits a chunk once it reaches max bytes.
+// ChunkHeadroom is what a default Batcher leaves of DefaultChunkBytes for the
+// element's key and length prefix.
+const ChunkHeadroom = 64
+
+// NewBatcher returns a Batcher whose chunks stay within max bytes, or within
+// DefaultChunkBytes - ChunkHeadroom if max <= 0.
 func NewBatcher(max int) *Batcher {
 	if max <= 0 {
-		max = DefaultChunkBytes
+		max = DefaultChunkBytes - ChunkHeadroom
 	}
 	return &Batcher{max: max, bufs: make(map[int][]byte)}
 }
 
 // Add appends one record to partition part's chunk with appendRec, and calls
-// emit with the chunk when it is full.
+// emit with the chunk when another record of the same size would take it
+// past the Batcher's max bytes. A chunk thus stays within max unless its
+// records grow, or a single record is larger.
 func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int, []byte)) {
-	buf := appendRec(b.bufs[part])
-	if len(buf) >= b.max {
+	buf := b.bufs[part]
+	n := len(buf)
+	buf = appendRec(buf)
+	if len(buf)+(len(buf)-n) > b.max {
 		emit(part, buf)
 		buf = nil
 	}

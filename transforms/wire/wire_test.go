@@ -636,9 +636,10 @@ type emitted struct {
 }
 
 func TestBatcher(t *testing.T) {
-	// Chunks are emitted once they reach max bytes: with 16-byte pairs and
-	// max 40, every third Add to a partition emits 48 bytes.
-	b := NewBatcher(40)
+	// Chunks are emitted when another record would not fit: with 16-byte
+	// pairs and max 48 (or up to 63), every third Add to a partition emits
+	// 48 bytes.
+	b := NewBatcher(48)
 	var out []emitted
 	emit := func(p int, c []byte) { out = append(out, emitted{p, c}) }
 	add := func(part int, key uint64) {
@@ -700,15 +701,17 @@ func TestBatcherDefault(t *testing.T) {
 		b := NewBatcher(max)
 		emits := 0
 		adds := 0
+		var size int
 		for emits == 0 {
-			b.Add(3, func(c []byte) []byte { return AppendPair(c, Pair{}) }, func(int, []byte) { emits++ })
+			b.Add(3, func(c []byte) []byte { return AppendPair(c, Pair{}) }, func(_ int, c []byte) { emits++; size = len(c) })
 			adds++
 			if adds > DefaultChunkBytes {
 				t.Fatal("no chunk emitted")
 			}
 		}
-		if adds != DefaultChunkBytes/PairSize {
-			t.Errorf("NewBatcher(%d) emitted after %d pairs, want %d", max, adds, DefaultChunkBytes/PairSize)
+		// The chunk and its prefix fit Go's 32 KiB size class.
+		if want := (DefaultChunkBytes - ChunkHeadroom) / PairSize; adds != want || size != want*PairSize {
+			t.Errorf("NewBatcher(%d) emitted %d bytes after %d pairs, want %d pairs", max, size, adds, want)
 		}
 	}
 }
