@@ -187,11 +187,11 @@ func Verify(s beam.Scope, cfg transforms.Config, files Files, pairs beam.PCollec
 // document's file belongs to the round (index mod cfg.Branches):
 // transforms.ShingleSetsFn sends the first documents' shingle sets to the
 // files of the second ones, and transforms.ExactJaccardFn compares them
-// there. A round's ShingleSets waits for the stats of the round before it
-// (the first for after) as a side input. A runner that keeps every shuffled
-// byte in memory (Prism) then holds one round's shingle sets at a time, the
-// largest shuffle of a run at full size; each round reads the files again,
-// but parses only the records it needs.
+// there. A round's grouped input waits for the stats of the round before it
+// (the first for after), flattened in by transforms.After. A runner that
+// keeps every shuffled byte in memory (Prism) then holds one round's
+// shingle sets at a time, the largest shuffle of a run at full size; each
+// round reads the files again, but parses only the records it needs.
 //
 // In: unsure matches (file index of A, chunk), stats to wait for. Out:
 // matches (file index of A, chunk), stats.
@@ -203,7 +203,9 @@ func ExactChecks(s beam.Scope, cfg transforms.Config, paths map[int]string, unsu
 		if n > 1 {
 			part = beam.ParDo(s, &transforms.DestBranchFn{N: n, I: i}, unsure)
 		}
-		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &transforms.ShingleSetsFn{Cfg: cfg, Paths: paths}, beam.GroupByKey(s, part), beam.SideInput{Input: after})
+		wait := beam.ParDo(s, transforms.After, after)
+		grouped := beam.GroupByKey(s, beam.Flatten(s, part, wait))
+		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &transforms.ShingleSetsFn{Cfg: cfg, Paths: paths}, grouped)
 		exact := byFile(s.Scope("ExactJaccard"), &transforms.ExactJaccardFn{Cfg: cfg, Paths: paths}, sets)
 		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
 		after = exact[1]

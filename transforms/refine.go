@@ -19,10 +19,18 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*string, *int64) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
 	register.DoFn3x1[int, []byte, func(int, []byte), error](&DestBranchFn{})
+	register.Function3x0(After)
 }
+
+// After emits nothing. Flattened into the input of a GroupByKey, it makes
+// the grouped stage wait until the collection it reads (stats of an earlier
+// stage) is complete. A side input would do the same, but Prism's scheduler
+// spins while a stage that reads one runs: about half a core during the
+// exact-check rounds at full size.
+func After(string, int64, func(int, []byte)) {}
 
 // exactSigner builds the signer whose shingle sets exact Jaccard compares.
 // It is safe to call from several goroutines.
@@ -140,10 +148,9 @@ func set32(s *similarity.Sorter, dst []uint32, shingles []uint64) []uint32 {
 
 // ShingleSetsFn is the first half of the exact check of unsure pairs.
 //
-// In: (file index, unsure matches whose first document is in the file),
-// and a side input of stats that it does not read: it only makes the stage
-// wait for the stage that writes them (see pipeline.ExactChecks). It
-// reads the file (Paths[file]) again, and Out: for each first document and
+// In: (file index, unsure matches whose first document is in the file);
+// pipeline.ExactChecks makes the group wait for the round before (see
+// After). It reads the file (Paths[file]) again, and Out: for each first document and
 // each file holding second documents of its matches, one record keyed by
 // that file: uvarint count, the matches, then the first document's shingle
 // set (wire.AppendSet). A set thus travels once per destination file, not
@@ -158,7 +165,7 @@ type ShingleSetsFn struct {
 
 func (fn *ShingleSetsFn) Setup() error { return fn.signers.init(fn.Cfg) }
 
-func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, _ func(*string, *int64) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
 	byLine, ms, _, err := readMatches(chunks, false, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	if err != nil || len(ms) == 0 {
@@ -173,7 +180,7 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, file int, chunks fu
 }
 
 // FinishBundle emits the output of the files still being worked on.
-func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, _ func(*string, *int64) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
 }
 
