@@ -75,8 +75,10 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 		}
 		fn.ahead.start(func() (r candidatesResult) {
 			t := time.Now()
-			r.pairs = candidates.Unique(candidates.Append(fn.pairBufs.get(), candidates.Sort(entries), limits, &r.st))
+			sorted, scratch := candidates.SortBuf(entries, fn.entryBufs.get())
+			r.pairs = fn.unique(candidates.Append(fn.pairBufs.get(), sorted, limits, &r.st))
 			fn.entryBufs.put(entries)
+			fn.entryBufs.put(scratch)
 			r.began, r.took = t, time.Since(t)
 			return r
 		})
@@ -90,14 +92,23 @@ func (fn *CandidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 		k := fn.Cfg.Hamming
 		fn.ahead.start(func() (r candidatesResult) {
 			t := time.Now()
-			r.pairs = candidates.Unique(candidates.AppendNear(fn.pairBufs.get(), candidates.SortSim(entries), k, limits, &r.st))
+			sorted, scratch := candidates.SortSimBuf(entries, fn.simBufs.get())
+			r.pairs = fn.unique(candidates.AppendNear(fn.pairBufs.get(), sorted, k, limits, &r.st))
 			fn.simBufs.put(entries)
+			fn.simBufs.put(scratch)
 			r.began, r.took = t, time.Since(t)
 			return r
 		})
 	}
 	addBusy(ctx, "Candidates", time.Since(start), start)
 	return fn.ahead.drain(runtime.GOMAXPROCS(0), fn.emitter(ctx, emit, emitStat))
+}
+
+// unique sorts pairs and drops repeats, with a working buffer from the pool.
+func (fn *CandidatesFn) unique(pairs []wire.Pair) []wire.Pair {
+	pairs, scratch := candidates.UniqueBuf(pairs, fn.pairBufs.get())
+	fn.pairBufs.put(scratch)
+	return pairs
 }
 
 // FinishBundle emits the partitions still being worked on.

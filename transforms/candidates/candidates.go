@@ -48,18 +48,28 @@ func hotPairs(n, window int, pair func(a, b int)) (skipped int64) {
 
 // Sort orders entries by key, then document, and drops repeats.
 func Sort(entries []wire.Entry) []wire.Entry {
-	slices.SortFunc(entries, func(a, b wire.Entry) int {
-		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Doc, b.Doc))
-	})
-	return slices.Compact(entries)
+	sorted, _ := SortBuf(entries, nil)
+	return sorted
+}
+
+// SortBuf is Sort with scratch as its working buffer (radix sort, for
+// partitions of radixMin entries or more), allocated if it is too small,
+// and returned empty for reuse.
+func SortBuf(entries, scratch []wire.Entry) (sorted, buf []wire.Entry) {
+	scratch = sortByKey(entries, scratch, entryKey, entryDoc)
+	return slices.Compact(entries), scratch
 }
 
 // SortSim orders SimHash entries by key, then document, and drops repeats.
 func SortSim(entries []wire.SimEntry) []wire.SimEntry {
-	slices.SortFunc(entries, func(a, b wire.SimEntry) int {
-		return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Doc, b.Doc))
-	})
-	return slices.CompactFunc(entries, func(a, b wire.SimEntry) bool { return a.Key == b.Key && a.Doc == b.Doc })
+	sorted, _ := SortSimBuf(entries, nil)
+	return sorted
+}
+
+// SortSimBuf is SortSim with a working buffer, like SortBuf.
+func SortSimBuf(entries, scratch []wire.SimEntry) (sorted, buf []wire.SimEntry) {
+	scratch = sortByKey(entries, scratch, simKey, simDoc)
+	return slices.CompactFunc(entries, func(a, b wire.SimEntry) bool { return a.Key == b.Key && a.Doc == b.Doc }), scratch
 }
 
 // Stats counts what Append did.
@@ -128,8 +138,30 @@ func AppendNear(dst []wire.Pair, entries []wire.SimEntry, k int, lim Limits, st 
 
 // Unique sorts pairs and drops repeats.
 func Unique(pairs []wire.Pair) []wire.Pair {
-	slices.SortFunc(pairs, func(x, y wire.Pair) int {
-		return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
-	})
-	return slices.Compact(pairs)
+	unique, _ := UniqueBuf(pairs, nil)
+	return unique
+}
+
+// UniqueBuf is Unique with a working buffer, like SortBuf: from radixMin
+// pairs it radix-sorts by second document, then, stably, by first.
+func UniqueBuf(pairs, scratch []wire.Pair) (unique, buf []wire.Pair) {
+	if len(pairs) < radixMin {
+		slices.SortFunc(pairs, func(x, y wire.Pair) int {
+			return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
+		})
+		return slices.Compact(pairs), scratch
+	}
+	if cap(scratch) < len(pairs) {
+		scratch = make([]wire.Pair, len(pairs))
+	}
+	scratch = scratch[:len(pairs)]
+	out := radixSort(pairs, scratch, func(p *wire.Pair) uint64 { return p.B })
+	other := scratch
+	if &out[0] == &scratch[0] {
+		other = pairs
+	}
+	if out = radixSort(out, other, func(p *wire.Pair) uint64 { return p.A }); &out[0] != &pairs[0] {
+		copy(pairs, out)
+	}
+	return slices.Compact(pairs), scratch[:0]
 }

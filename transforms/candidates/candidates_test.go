@@ -1,6 +1,7 @@
 package candidates
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -408,7 +409,105 @@ func TestSortAllocs(t *testing.T) {
 		entries[i] = wire.Entry{Key: uint64(i*7919) % 1000, Doc: uint64(i)}
 	}
 	work := make([]wire.Entry, len(entries))
-	if n := testing.AllocsPerRun(10, func() { copy(work, entries); Sort(work) }); n != 0 {
-		t.Errorf("Sort allocates %v times per call", n)
+	scratch := make([]wire.Entry, 0, len(entries))
+	if n := testing.AllocsPerRun(10, func() { copy(work, entries); _, scratch = SortBuf(work, scratch) }); n != 0 {
+		t.Errorf("SortBuf with a large enough buffer allocates %v times per call", n)
 	}
+}
+
+// TestUniqueMatchesComparisonSort checks the radix path of Unique against
+// a comparison sort, with documents of several files and repeated pairs.
+func TestUniqueMatchesComparisonSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var scratch []wire.Pair
+	for _, n := range []int{radixMin - 1, radixMin, 5000, 40000} {
+		var ps []wire.Pair
+		for range n {
+			a := wire.DocNum(r.IntN(3), r.Int64N(int64(n)))
+			b := wire.DocNum(r.IntN(5), r.Int64N(int64(n)))
+			ps = append(ps, wire.Pair{A: min(a, b), B: max(a, b)})
+		}
+		ps = append(ps, ps[:n/3]...) // repeats
+		want := slices.Clone(ps)
+		slices.SortFunc(want, func(x, y wire.Pair) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
+		want = slices.Compact(want)
+		var got []wire.Pair
+		if got, scratch = UniqueBuf(slices.Clone(ps), scratch); !slices.Equal(got, want) {
+			t.Errorf("%d pairs: UniqueBuf differs from a comparison sort", len(ps))
+		}
+		if got := Unique(slices.Clone(ps)); !slices.Equal(got, want) {
+			t.Errorf("%d pairs: Unique differs from a comparison sort", len(ps))
+		}
+	}
+}
+
+// TestSortMatchesComparisonSort checks the radix path (from radixMin
+// entries) against a comparison sort: keys of 40 and 64 bits, all equal, or
+// few; documents shuffled, with repeats.
+func TestSortMatchesComparisonSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	keyGens := map[string]func() uint64{
+		"40-bit":   func() uint64 { return r.Uint64() >> 24 },
+		"64-bit":   r.Uint64,
+		"one key":  func() uint64 { return 0xabcdef },
+		"few keys": func() uint64 { return r.Uint64N(5) << 33 },
+	}
+	var scratch []wire.Entry
+	var simScratch []wire.SimEntry
+	for name, key := range keyGens {
+		for _, n := range []int{0, 1, radixMin - 1, radixMin, 1000, 30000} {
+			var es []wire.Entry
+			var ss []wire.SimEntry
+			for range n {
+				e := wire.Entry{Key: key(), Doc: r.Uint64N(uint64(n)/2 + 1)}
+				es = append(es, e)
+				ss = append(ss, wire.SimEntry{Key: e.Key, Doc: e.Doc, FP: e.Key ^ e.Doc})
+			}
+			want := slices.Clone(es)
+			slices.SortFunc(want, func(a, b wire.Entry) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Doc, b.Doc)) })
+			want = slices.Compact(want)
+			var got []wire.Entry
+			got, scratch = SortBuf(slices.Clone(es), scratch)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, %d entries: SortBuf differs from a comparison sort", name, n)
+			}
+			if got := Sort(slices.Clone(es)); !slices.Equal(got, want) {
+				t.Errorf("%s, %d entries: Sort differs from a comparison sort", name, n)
+			}
+			var gotSim []wire.SimEntry
+			gotSim, simScratch = SortSimBuf(ss, simScratch)
+			if len(gotSim) != len(want) {
+				t.Fatalf("%s, %d entries: SortSimBuf kept %d, want %d", name, n, len(gotSim), len(want))
+			}
+			for i, s := range gotSim {
+				if s.Key != want[i].Key || s.Doc != want[i].Doc || s.FP != s.Key^s.Doc {
+					t.Fatalf("%s, %d entries: SortSimBuf[%d] = %+v, want key %d doc %d", name, n, i, s, want[i].Key, want[i].Doc)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkSort sorts a partition of 80,000 entries with 40-bit keys, the
+// size of a band partition of the full SCALE corpus.
+func BenchmarkSort(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 10))
+	in := make([]wire.Entry, 80000)
+	for i := range in {
+		in[i] = wire.Entry{Key: r.Uint64() >> 24, Doc: uint64(i)}
+	}
+	work := make([]wire.Entry, len(in))
+	b.Run("radix", func(b *testing.B) {
+		scratch := make([]wire.Entry, 0, len(in))
+		for b.Loop() {
+			copy(work, in)
+			_, scratch = SortBuf(work, scratch)
+		}
+	})
+	b.Run("comparison", func(b *testing.B) {
+		for b.Loop() {
+			copy(work, in)
+			slices.SortFunc(work, func(a, b wire.Entry) int { return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Doc, b.Doc)) })
+		}
+	})
 }
