@@ -3,6 +3,8 @@ package tokenize
 import (
 	"reflect"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -101,5 +103,23 @@ func TestAppendHashesAllocs(t *testing.T) {
 	buf := make([]uint64, 0, 64)
 	if n := testing.AllocsPerRun(100, func() { buf = tok.AppendHashes(buf[:0], s) }); n != 0 {
 		t.Errorf("AppendHashes allocates %v times per call", n)
+	}
+}
+
+// TestClassifyTable checks the cached classes of the BMP against the range
+// tables, and the runes beyond it.
+func TestClassifyTable(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if got, want := classify(r), classifySlow(r); got != want {
+			t.Fatalf("classify(%U) = %d, classifySlow = %d", r, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		r    rune
+		want int
+	}{{'a', word}, {' ', sep}, {'中', cjk}, {'，', sep}, {'。', sep}, {'é', word}, {'ア', cjk}, {'한', cjk}, {0x20000, cjk}, {utf8.RuneError, sep}} {
+		if got := classify(tc.r); got != tc.want {
+			t.Errorf("classify(%U) = %d, want %d", tc.r, got, tc.want)
+		}
 	}
 }
