@@ -115,7 +115,7 @@ func TestAppendEntryLayout(t *testing.T) {
 	got = AppendEntry(got, Entry{Key: 0xff, Doc: DocNum(1, 300)}, &prev)
 	got = AppendEntry(got, Entry{Key: 0xee, Doc: DocNum(1, 299)}, &prev)
 	want := []byte{
-		0x01,                               // file 1
+		0x01,                         // file 1
 		0x08, 0x07, 0x06, 0x05, 0x04, // low 40 bits of the key
 		0x04, // line 2: +2 zigzag
 		0xff, 0, 0, 0, 0,
@@ -1040,6 +1040,57 @@ func FuzzDecodeCandidates(f *testing.F) {
 		again, err := AppendCandidates(nil, re)
 		if err != nil || !slices.Equal(again, pairs) {
 			t.Fatalf("re-encoded pairs decode to %v, %v; want %v", again, err, pairs)
+		}
+	})
+}
+
+// FuzzDecodeEntries checks that any chunk decodes, as band or SimHash
+// entries, to entries that re-encode and decode to themselves, or to
+// ErrCorrupt with nothing appended.
+func FuzzDecodeEntries(f *testing.F) {
+	var pe, ps int64
+	var ent, sim []byte
+	for i, d := range []Doc{DocNum(2, 0), DocNum(2, 3), DocNum(2, 300), DocNum(2, 299)} {
+		ent = AppendEntry(ent, Entry{Key: uint64(i) * 0x0123456789, Doc: d}, &pe)
+		sim = AppendSimEntry(sim, SimEntry{Doc: d, FP: uint64(i) << 60, Table: i * 100}, &ps)
+	}
+	f.Add(ent)
+	f.Add(sim)
+	f.Add(ent[:len(ent)-1])
+	f.Add(sim[:len(sim)-1])
+	f.Add([]byte{})
+	tables := testTables(400)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if es, err := AppendEntries(nil, data); err != nil {
+			if !errors.Is(err, ErrCorrupt) || len(es) != 0 {
+				t.Fatalf("AppendEntries: %d entries and error %v, want none and ErrCorrupt", len(es), err)
+			}
+		} else if len(es) > 0 {
+			var re []byte
+			var prev int64
+			for _, e := range es {
+				re = AppendEntry(re, e, &prev)
+			}
+			if again, err := AppendEntries(nil, re); err != nil || !slices.Equal(again, es) {
+				t.Fatalf("re-encoded entries decode to %v, %v; want %v", again, err, es)
+			}
+		}
+		if ss, err := AppendSimEntries(nil, data, tables); err != nil {
+			if !errors.Is(err, ErrCorrupt) || len(ss) != 0 {
+				t.Fatalf("AppendSimEntries: %d entries and error %v, want none and ErrCorrupt", len(ss), err)
+			}
+		} else if len(ss) > 0 {
+			var re []byte
+			var prev int64
+			for _, e := range ss {
+				if e.Key != tables.Key(e.Table, e.FP) {
+					t.Fatalf("entry %+v: key not derived from table and fingerprint", e)
+				}
+				re = AppendSimEntry(re, e, &prev)
+			}
+			if again, err := AppendSimEntries(nil, re, tables); err != nil || !slices.Equal(again, ss) {
+				t.Fatalf("re-encoded SimHash entries decode to %v, %v; want %v", again, err, ss)
+			}
 		}
 	})
 }
