@@ -12,7 +12,6 @@
 package candidates
 
 import (
-	"cmp"
 	"math/bits"
 	"slices"
 
@@ -143,25 +142,8 @@ func Unique(pairs []wire.Pair) []wire.Pair {
 }
 
 // UniqueBuf is Unique with a working buffer, like SortBuf: from radixMin
-// pairs it radix-sorts by second document, then, stably, by first.
+// pairs it radix-sorts by first document, then each run by second.
 func UniqueBuf(pairs, scratch []wire.Pair) (unique, buf []wire.Pair) {
-	if len(pairs) < radixMin {
-		slices.SortFunc(pairs, func(x, y wire.Pair) int {
-			return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
-		})
-		return slices.Compact(pairs), scratch
-	}
-	if cap(scratch) < len(pairs) {
-		scratch = make([]wire.Pair, len(pairs))
-	}
-	scratch = scratch[:len(pairs)]
-	out := radixSort(pairs, scratch, func(p *wire.Pair) uint64 { return p.B })
-	other := scratch
-	if &out[0] == &scratch[0] {
-		other = pairs
-	}
-	if out = radixSort(out, other, func(p *wire.Pair) uint64 { return p.A }); &out[0] != &pairs[0] {
-		copy(pairs, out)
-	}
-	return slices.Compact(pairs), scratch[:0]
+	scratch = sortByKey(pairs, scratch, pairA, pairB)
+	return slices.Compact(pairs), scratch
 }

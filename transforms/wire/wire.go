@@ -146,20 +146,21 @@ func chunkFile(chunk []byte) (int, []byte, error) {
 	return int(file), chunk[n:], nil
 }
 
-// decodeEntries walks a packed Entry chunk, calling fn for each entry with
-// its KeyBits-bit key and document.
-func decodeEntries(chunk []byte, fn func(key uint64, doc Doc)) error {
+// AppendEntries decodes every Entry of chunk and appends it to dst; keys
+// keep their low KeyBits bits. On error dst is returned as it was.
+func AppendEntries(dst []Entry, chunk []byte) ([]Entry, error) {
 	if len(chunk) == 0 {
-		return nil
+		return dst, nil
 	}
+	n0 := len(dst)
 	file, chunk, err := chunkFile(chunk)
 	if err != nil {
-		return err
+		return dst, err
 	}
 	var line int64
 	for len(chunk) > 0 {
 		if len(chunk) < KeyBits/8 {
-			return fmt.Errorf("%w: short entry", ErrCorrupt)
+			return dst[:n0], fmt.Errorf("%w: short entry", ErrCorrupt)
 		}
 		var k [8]byte
 		copy(k[:], chunk[:KeyBits/8])
@@ -167,23 +168,10 @@ func decodeEntries(chunk []byte, fn func(key uint64, doc Doc)) error {
 		delta, n := binary.Varint(chunk)
 		line += delta
 		if n <= 0 || line < 0 || line >= MaxLines {
-			return fmt.Errorf("%w: entry line", ErrCorrupt)
+			return dst[:n0], fmt.Errorf("%w: entry line", ErrCorrupt)
 		}
 		chunk = chunk[n:]
-		fn(binary.LittleEndian.Uint64(k[:]), DocNum(file, line))
-	}
-	return nil
-}
-
-// AppendEntries decodes every Entry of chunk and appends it to dst; keys
-// keep their low KeyBits bits. On error dst is returned as it was.
-func AppendEntries(dst []Entry, chunk []byte) ([]Entry, error) {
-	n := len(dst)
-	err := decodeEntries(chunk, func(key uint64, doc Doc) {
-		dst = append(dst, Entry{Key: key, Doc: doc})
-	})
-	if err != nil {
-		return dst[:n], err
+		dst = append(dst, Entry{Key: binary.LittleEndian.Uint64(k[:]), Doc: DocNum(file, line)})
 	}
 	return dst, nil
 }
