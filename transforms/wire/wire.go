@@ -137,43 +137,51 @@ func appendLine(chunk []byte, doc Doc, prev *int64) []byte {
 	return chunk
 }
 
-// chunkFile decodes the file index that heads an entry chunk.
-func chunkFile(chunk []byte) (int, []byte, error) {
+// decodeChunk appends the entries of a packed entry chunk to dst, each
+// decoded by entry from the rest of the chunk, with the chunk's file and the
+// line of the entry before. On error dst is returned as it was.
+func decodeChunk[E any](dst []E, chunk []byte, entry func(c []byte, file int, line *int64) (E, []byte, error)) ([]E, error) {
+	if len(chunk) == 0 {
+		return dst, nil
+	}
 	file, n := binary.Uvarint(chunk)
 	if n <= 0 || file >= MaxFiles {
-		return 0, nil, fmt.Errorf("%w: entry chunk header", ErrCorrupt)
+		return dst, fmt.Errorf("%w: entry chunk header", ErrCorrupt)
 	}
-	return int(file), chunk[n:], nil
+	n0 := len(dst)
+	var line int64
+	for c := chunk[n:]; len(c) > 0; {
+		e, rest, err := entry(c, int(file), &line)
+		if err != nil {
+			return dst[:n0], err
+		}
+		dst, c = append(dst, e), rest
+	}
+	return dst, nil
+}
+
+// nextLine decodes the line difference at the start of chunk into *line.
+func nextLine(chunk []byte, line *int64) ([]byte, error) {
+	delta, n := binary.Varint(chunk)
+	*line += delta
+	if n <= 0 || *line < 0 || *line >= MaxLines {
+		return nil, fmt.Errorf("%w: entry line", ErrCorrupt)
+	}
+	return chunk[n:], nil
 }
 
 // AppendEntries decodes every Entry of chunk and appends it to dst; keys
 // keep their low KeyBits bits. On error dst is returned as it was.
 func AppendEntries(dst []Entry, chunk []byte) ([]Entry, error) {
-	if len(chunk) == 0 {
-		return dst, nil
-	}
-	n0 := len(dst)
-	file, chunk, err := chunkFile(chunk)
-	if err != nil {
-		return dst, err
-	}
-	var line int64
-	for len(chunk) > 0 {
-		if len(chunk) < KeyBits/8 {
-			return dst[:n0], fmt.Errorf("%w: short entry", ErrCorrupt)
+	return decodeChunk(dst, chunk, func(c []byte, file int, line *int64) (Entry, []byte, error) {
+		if len(c) < KeyBits/8 {
+			return Entry{}, nil, fmt.Errorf("%w: short entry", ErrCorrupt)
 		}
 		var k [8]byte
-		copy(k[:], chunk[:KeyBits/8])
-		chunk = chunk[KeyBits/8:]
-		delta, n := binary.Varint(chunk)
-		line += delta
-		if n <= 0 || line < 0 || line >= MaxLines {
-			return dst[:n0], fmt.Errorf("%w: entry line", ErrCorrupt)
-		}
-		chunk = chunk[n:]
-		dst = append(dst, Entry{Key: binary.LittleEndian.Uint64(k[:]), Doc: DocNum(file, line)})
-	}
-	return dst, nil
+		copy(k[:], c[:KeyBits/8])
+		c, err := nextLine(c[KeyBits/8:], line)
+		return Entry{Key: binary.LittleEndian.Uint64(k[:]), Doc: DocNum(file, *line)}, c, err
+	})
 }
 
 // AppendSimEntries decodes every SimEntry of chunk and appends it to dst,
@@ -181,32 +189,19 @@ func AppendEntries(dst []Entry, chunk []byte) ([]Entry, error) {
 // bits). A table index outside tables is corrupt. On error dst is returned
 // as it was.
 func AppendSimEntries(dst []SimEntry, chunk []byte, tables TableKeys) ([]SimEntry, error) {
-	if len(chunk) == 0 {
-		return dst, nil
-	}
-	n0 := len(dst)
-	file, chunk, err := chunkFile(chunk)
-	if err != nil {
-		return dst, err
-	}
 	ntables := uint64(tables.Len())
-	var line int64
-	for len(chunk) > 0 {
-		delta, n := binary.Varint(chunk)
-		line += delta
-		if n <= 0 || line < 0 || line >= MaxLines {
-			return dst[:n0], fmt.Errorf("%w: entry line", ErrCorrupt)
+	return decodeChunk(dst, chunk, func(c []byte, file int, line *int64) (SimEntry, []byte, error) {
+		c, err := nextLine(c, line)
+		if err != nil {
+			return SimEntry{}, nil, err
 		}
-		chunk = chunk[n:]
-		table, n := binary.Uvarint(chunk)
-		if n <= 0 || table >= ntables || len(chunk)-n < 8 {
-			return dst[:n0], fmt.Errorf("%w: SimHash entry table or fingerprint", ErrCorrupt)
+		table, n := binary.Uvarint(c)
+		if n <= 0 || table >= ntables || len(c)-n < 8 {
+			return SimEntry{}, nil, fmt.Errorf("%w: SimHash entry table or fingerprint", ErrCorrupt)
 		}
-		fp := binary.LittleEndian.Uint64(chunk[n:])
-		chunk = chunk[n+8:]
-		dst = append(dst, SimEntry{Key: tables.Key(int(table), fp), Doc: DocNum(file, line), FP: fp, Table: int(table)})
-	}
-	return dst, nil
+		fp := binary.LittleEndian.Uint64(c[n:])
+		return SimEntry{Key: tables.Key(int(table), fp), Doc: DocNum(file, *line), FP: fp, Table: int(table)}, c[n+8:], nil
+	})
 }
 
 // Pair is a candidate pair of documents, A < B.
