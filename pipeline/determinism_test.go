@@ -15,8 +15,8 @@ import (
 )
 
 // TestDeterministic: the same input gives byte-identical output files
-// whatever the number of shuffle partitions and of worker goroutines per
-// DoFn, on Prism and on the direct runner. The input holds bad records too,
+// whatever the number of shuffle partitions, shuffle rounds, branches and
+// worker goroutines per DoFn, on Prism and on the direct runner. The input holds bad records too,
 // so the rejects shards are compared as well.
 func TestDeterministic(t *testing.T) {
 	files := inputs(t, append([]string{"../testdata/bad/bad.jsonl", "../testdata/bad/truncated.jsonl.gz"}, sampleFiles...)...)
@@ -24,22 +24,23 @@ func TestDeterministic(t *testing.T) {
 		runner              string
 		partitions, workers int
 		spool, branches     int // spool: decompressed and normalized copies of the inputs
+		rounds              int // 0: as many as branches
 	}{
-		{"", transforms.DefaultPartitions, 1, 0, 1}, // the reference
-		{"", 1, 2, 1, 2},
-		{"", 7, 1, 1, 3},
-		{"", 7, 1, 0, 2},
-		{"", 3, 2, 0, 1},
-		{"", transforms.DefaultPartitions, 2, 0, 4},
-		{"direct", 1, 1, 0, 1},
-		{"direct", 7, 2, 1, 2},
-		{"direct", transforms.DefaultPartitions, 2, 0, 3},
-		{"direct", 1000, 1, 0, 1},
+		{"", transforms.DefaultPartitions, 1, 0, 1, 1}, // the reference
+		{"", 1, 2, 1, 2, 3},
+		{"", 7, 1, 1, 3, 0},
+		{"", 7, 1, 0, 2, 5},
+		{"", 3, 2, 0, 1, 0},
+		{"", transforms.DefaultPartitions, 2, 0, 4, 0},
+		{"direct", 1, 1, 0, 1, 2},
+		{"direct", 7, 2, 1, 2, 4},
+		{"direct", transforms.DefaultPartitions, 2, 0, 3, 0},
+		{"direct", 1000, 1, 0, 1, 0},
 	}
 	var want map[string][]byte
 	for i, v := range variants {
 		cfg := transforms.DefaultConfig()
-		cfg.Partitions, cfg.Workers, cfg.Branches = v.partitions, v.workers, v.branches
+		cfg.Partitions, cfg.Workers, cfg.Branches, cfg.Rounds = v.partitions, v.workers, v.branches, v.rounds
 		if v.spool == 1 {
 			cfg.Spool = t.TempDir()
 		}
@@ -70,7 +71,7 @@ func TestDeterministic(t *testing.T) {
 				t.Errorf("%+v: %d normalized copies of %d files (one truncated)", v, len(norms), len(files))
 			}
 		}
-		sameOutputs(t, fmt.Sprintf("%s, %d partitions, %d workers, spool %d, %d branches", runner, v.partitions, v.workers, v.spool, v.branches), want, got)
+		sameOutputs(t, fmt.Sprintf("%s, %d partitions, %d workers, spool %d, %d branches, %d rounds", runner, v.partitions, v.workers, v.spool, v.branches, v.rounds), want, got)
 	}
 }
 

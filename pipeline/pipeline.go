@@ -67,6 +67,20 @@ func NewFiles(s beam.Scope, files []string, n int) Files {
 // split the same way) joined to them by CoGroupByKey. It returns each output
 // flattened over the branches.
 func (f Files) perFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollection) []beam.PCollection {
+	return flattenEach(s, f.perBranch(s, nOut, dofn, cols...))
+}
+
+// flattenEach flattens each list of outs.
+func flattenEach(s beam.Scope, outs [][]beam.PCollection) []beam.PCollection {
+	flat := make([]beam.PCollection, len(outs))
+	for i := range outs {
+		flat[i] = beam.Flatten(s, outs[i]...)
+	}
+	return flat
+}
+
+// perBranch is perFile without the flatten: output i of branch b is outs[i][b].
+func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollection) [][]beam.PCollection {
 	outs := make([][]beam.PCollection, nOut)
 	n := len(f.Branches)
 	for b, files := range f.Branches {
@@ -85,11 +99,7 @@ func (f Files) perFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollectio
 			outs[i] = append(outs[i], o)
 		}
 	}
-	flat := make([]beam.PCollection, nOut)
-	for i := range outs {
-		flat[i] = beam.Flatten(s, outs[i]...)
-	}
-	return flat
+	return outs
 }
 
 // byFile applies dofn to col (keyed by file index) grouped by file with one
@@ -149,25 +159,67 @@ func ExactDuplicates(s beam.Scope, cfg transforms.Config, keys beam.PCollection)
 // cfg.Work, which Verify reads.
 //
 // In: files (index, path) and lines to skip (index, chunk). Out: block
-// entries (partition, chunk), stats.
-func Signatures(s beam.Scope, cfg transforms.Config, files Files, skips beam.PCollection) (entries, st beam.PCollection) {
+// entries (partition, chunk) in cfg.ShuffleRounds() collections, by
+// partition mod that (see splitRounds), and stats.
+func Signatures(s beam.Scope, cfg transforms.Config, files Files, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	o := files.perFile(s, 3, &transforms.SignFn{Cfg: cfg, InfoShards: true}, skips)
-	return o[0], o[2] // o[1], the shuffled infos, stays empty
+	o := files.perBranch(s, 3, &transforms.SignFn{Cfg: cfg, InfoShards: true}, skips)
+	return splitRounds(s, cfg.ShuffleRounds(), o[0]...), beam.Flatten(s, o[2]...) // o[1], the shuffled infos, stays empty
 }
 
-// Candidates groups block entries by partition and proposes pairs.
+// splitRounds splits the collections cols, keyed by partition or file, into
+// n collections by key mod n, each the flatten of its part of every col.
+func splitRounds(s beam.Scope, n int, cols ...beam.PCollection) []beam.PCollection {
+	n = max(1, n)
+	rounds := make([]beam.PCollection, n)
+	for i := range n {
+		var parts []beam.PCollection
+		for _, c := range cols {
+			if n > 1 {
+				c = beam.ParDo(s, &transforms.BranchFn{N: n, I: i}, c)
+			}
+			parts = append(parts, c)
+		}
+		rounds[i] = beam.Flatten(s, parts...)
+	}
+	return rounds
+}
+
+// inRounds groups each of rounds by key and applies dofn, whose last of
+// nOut outputs is its stats, to the groups, one round after the other: a
+// round's grouped input waits, through transforms.After, for the stats of
+// the round before. A runner that keeps every shuffled byte in memory
+// (Prism) then builds and copies one round's groups at a time. It returns
+// each output flattened over the rounds.
+func inRounds(s beam.Scope, nOut int, dofn any, rounds []beam.PCollection) []beam.PCollection {
+	outs := make([][]beam.PCollection, nOut)
+	for i, part := range rounds {
+		if i > 0 {
+			part = beam.Flatten(s, part, beam.ParDo(s, transforms.After, outs[nOut-1][i-1]))
+		}
+		for j, o := range beam.ParDoN(s, dofn, beam.GroupByKey(s, part)) {
+			outs[j] = append(outs[j], o)
+		}
+	}
+	return flattenEach(s, outs)
+}
+
+// Candidates groups block entries by partition and proposes pairs, one
+// round of entries after the other (see inRounds).
 //
-// In: block entries (partition, chunk). Out: candidate pairs (file index of
-// the first document, chunk), stats.
-func Candidates(s beam.Scope, cfg transforms.Config, entries beam.PCollection) (pairs, st beam.PCollection) {
+// In: rounds of block entries (partition, chunk). Out: candidate pairs
+// (file index of the first document, chunk), stats.
+func Candidates(s beam.Scope, cfg transforms.Config, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
-	return beam.ParDo2(s, &transforms.CandidatesFn{Cfg: cfg}, beam.GroupByKey(s, entries))
+	o := inRounds(s, 2, &transforms.CandidatesFn{Cfg: cfg}, entries)
+	return o[0], o[1]
 }
 
-// Verify joins candidate pairs with both documents' infos, in two rounds
+// Verify joins candidate pairs with both documents' infos, in two steps
 // keyed by input file, each reading the file's info shard, and keeps the
-// pairs that pass the test. Pairs whose MinHash estimate cannot decide go
+// pairs that pass the test. The second step (Check) runs in
+// cfg.ShuffleRounds() rounds by the file of the second document (see
+// inRounds). Pairs whose MinHash estimate cannot decide go
 // to an exact check of their shingle sets, computed from the two documents
 // re-read in their files.
 //
@@ -176,15 +228,15 @@ func Candidates(s beam.Scope, cfg transforms.Config, entries beam.PCollection) (
 func Verify(s beam.Scope, cfg transforms.Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
 	halves := byFile(s.Scope("JoinFirst"), &transforms.HalfJoinFileFn{Cfg: cfg}, pairs)
-	checked := byFile(s.Scope("Check"), &transforms.VerifyFileFn{Cfg: cfg}, halves[0])
+	checked := inRounds(s.Scope("Check"), 3, &transforms.VerifyFileFn{Cfg: cfg}, splitRounds(s, cfg.ShuffleRounds(), halves[0]))
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	exact, st3 := ExactChecks(s, cfg, files.Paths, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
 }
 
 // ExactChecks computes the exact Jaccard of the unsure pairs in
-// cfg.Branches rounds, one after the other, each for the pairs whose second
-// document's file belongs to the round (index mod cfg.Branches):
+// cfg.ShuffleRounds() rounds, one after the other, each for the pairs whose
+// second document's file belongs to the round (index mod the rounds):
 // transforms.ShingleSetsFn sends the first documents' shingle sets to the
 // files of the second ones, and transforms.ExactJaccardFn compares them
 // there. A round's grouped input waits for the stats of the round before it
@@ -196,7 +248,7 @@ func Verify(s beam.Scope, cfg transforms.Config, files Files, pairs beam.PCollec
 // In: unsure matches (file index of A, chunk), stats to wait for. Out:
 // matches (file index of A, chunk), stats.
 func ExactChecks(s beam.Scope, cfg transforms.Config, paths map[int]string, unsure, after beam.PCollection) (matches, st beam.PCollection) {
-	n := max(1, cfg.Branches)
+	n := cfg.ShuffleRounds()
 	var ms, sts []beam.PCollection
 	for i := range n {
 		part := unsure

@@ -366,8 +366,8 @@ func init() {
 	register.DoFn3x0[int, []byte, func(int, []byte)](&BranchFn{})
 }
 
-// BranchFn keeps the elements of a collection keyed by file index whose file
-// belongs to branch I of N (index mod N).
+// BranchFn keeps the elements of a collection keyed by file index or
+// partition whose key belongs to branch (or round) I of N: key mod N is I.
 type BranchFn struct{ N, I int }
 
 func (fn *BranchFn) ProcessElement(file int, v []byte, emit func(int, []byte)) {

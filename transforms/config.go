@@ -67,6 +67,13 @@ type Config struct {
 	// Branches is the number of copies of each file-reading stage, each
 	// taking every Branches-th file (see pipeline.Files).
 	Branches int
+	// Rounds is the number of rounds, one after the other, in which the
+	// largest shuffles (block entries, verification halves, shingle sets)
+	// are grouped and worked on, round i taking the keys equal to i mod
+	// Rounds (see pipeline.Build). A runner that keeps shuffled data in
+	// memory (Prism) builds and copies one round's groups at a time. 0: as
+	// many as Branches (see AutoRounds for what `neardup run` picks).
+	Rounds int
 	// Spool is a local directory for decompressed copies of gzipped inputs
 	// and normalized copies of every input (see spool.go); "" reads the
 	// inputs every time.
@@ -120,6 +127,38 @@ func DefaultConfig() Config {
 	}
 }
 
+// ShuffleRounds is the number of rounds of the large shuffles: Rounds, or
+// Branches if Rounds is 0, and at least 1.
+func (c Config) ShuffleRounds() int {
+	if c.Rounds > 0 {
+		return c.Rounds
+	}
+	return max(1, c.Branches)
+}
+
+// RoundInputBytes and MaxRounds shape AutoRounds.
+const (
+	RoundInputBytes = 128 << 20
+	MaxRounds       = 8
+)
+
+// AutoRounds is the number of shuffle rounds `neardup run` picks for input
+// files of inputBytes in all (as stored) and the given branches. A runner
+// in this process (local) keeps every shuffled byte in memory and copies a
+// round's groups several times over while it hands them to the workers, so
+// a local run gets one round per RoundInputBytes of input, at least
+// branches and at most MaxRounds: the copies stay about the same size as
+// the input grows, and each round re-reads the input's normalized copies
+// once more for the exact checks. On a cluster the runner's shuffle holds
+// the data and rounds would only put stages one after the other: 1.
+func AutoRounds(inputBytes int64, branches int, local bool) int {
+	if !local {
+		return 1
+	}
+	n := int(min((inputBytes+RoundInputBytes-1)/RoundInputBytes, MaxRounds))
+	return min(max(n, branches, 1), MaxRounds)
+}
+
 // Validate reports the first setting that cannot work.
 func (c Config) Validate() error {
 	if _, err := record.ParseFormat(c.Format); err != nil {
@@ -149,6 +188,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("components partitions %d < 1 or rounds %d < 0", c.CCPartitions, c.CCRounds)
 	case c.MaxBucket < 2 || c.Window < 1:
 		return fmt.Errorf("bucket limits %d/%d too small", c.MaxBucket, c.Window)
+	case c.Rounds < 0:
+		return fmt.Errorf("rounds %d < 0", c.Rounds)
 	case c.Keep != "longest" && c.Keep != "first":
 		return fmt.Errorf("keep %q: want longest or first", c.Keep)
 	}

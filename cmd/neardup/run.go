@@ -78,6 +78,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.CCRounds, "cc-rounds", c.CCRounds, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges)")
 	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest or first")
 	fs.IntVar(&c.Branches, "branches", c.Branches, "copies of each file-reading stage, each reading every n-th file (parallelism on Prism)")
+	fs.IntVar(&c.Rounds, "rounds", 0, "rounds, one after the other, of the largest shuffles (block entries, verification, exact checks)\n(0: on Prism or direct, one per 128 MiB of input, from --branches up to 8; on a cluster, 1)")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "goroutines per file for parsing and signatures (0: one per core)")
 	return f
 }
@@ -119,7 +120,7 @@ var runFlagGroups = []struct {
 }{
 	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "output", "overwrite", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
-	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds"}},
+	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile", "memprofile"}},
 }
 
@@ -204,6 +205,9 @@ func runMain(args []string) error {
 		// farther than k bits are dropped in the bucket, so a chance
 		// collision costs one comparison.
 		cfg.SimBlocks = blocking.ChooseDesign(cfg.Hamming, max(bytes/1024, 1)).Blocks
+	}
+	if cfg.Rounds == 0 {
+		cfg.Rounds = transforms.AutoRounds(bytes, cfg.Branches, localRunner())
 	}
 	if f.indexOut != "" && sameDir(f.indexOut, f.output) {
 		return errors.New("--index-out must be another directory than --output")

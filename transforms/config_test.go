@@ -1,0 +1,59 @@
+package transforms
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAutoRounds(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		bytes    int64
+		branches int
+		local    bool
+		want     int
+	}{
+		{0, 2, true, 2},
+		{1, 1, true, 1},
+		{0, 0, true, 1},
+		{100 * mib, 2, true, 2},
+		{128 * mib, 1, true, 1},
+		{128*mib + 1, 1, true, 2},
+		{465 * mib, 2, true, 4}, // the full SCALE corpus, gzipped
+		{232 * mib, 2, true, 2},
+		{465 * mib, 4, true, 4},
+		{2 << 30, 2, true, MaxRounds},
+		{1 << 40, 2, true, MaxRounds},
+		{100 * mib, 16, true, MaxRounds},
+		{465 * mib, 2, false, 1},
+		{1 << 40, 4, false, 1},
+	}
+	for _, tt := range tests {
+		if got := AutoRounds(tt.bytes, tt.branches, tt.local); got != tt.want {
+			t.Errorf("AutoRounds(%d, %d, %v) = %d, want %d", tt.bytes, tt.branches, tt.local, got, tt.want)
+		}
+	}
+}
+
+func TestShuffleRounds(t *testing.T) {
+	tests := []struct{ rounds, branches, want int }{
+		{0, 3, 3},
+		{0, 0, 1},
+		{5, 2, 5},
+		{1, 4, 1},
+	}
+	for _, tt := range tests {
+		c := Config{Rounds: tt.rounds, Branches: tt.branches}
+		if got := c.ShuffleRounds(); got != tt.want {
+			t.Errorf("Config{Rounds: %d, Branches: %d}.ShuffleRounds() = %d, want %d", tt.rounds, tt.branches, got, tt.want)
+		}
+	}
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	c.Rounds = -1
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "rounds -1") {
+		t.Errorf("Validate with rounds -1: %v, want a rounds error", err)
+	}
+}
