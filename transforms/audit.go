@@ -440,7 +440,7 @@ type WriteAuditFn struct {
 
 func (fn *WriteAuditFn) ProcessElement(ctx context.Context, file int, matchChunks, removeChunks func(*[]byte) bool, emitRemove func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Write.audit", time.Now())
-	inBatch, err := lineSet(removeChunks)
+	inBatch, err := readLineSet(removeChunks)
 	if err != nil {
 		return fmt.Errorf("audit: removal list of file %d: %w", file, err)
 	}
@@ -513,11 +513,12 @@ func (fn *WriteAuditFn) ProcessElement(ctx context.Context, file int, matchChunk
 		}
 	}
 	removed := wire.NewBatcher(0)
-	all := make([]int64, 0, len(docs)+len(inBatch))
+	batchLines := inBatch.lines()
+	all := make([]int64, 0, len(docs)+len(batchLines))
 	for _, d := range docs {
 		all = append(all, wire.Line(d))
 	}
-	for l := range inBatch {
+	for _, l := range batchLines {
 		if _, dup := best[wire.DocNum(file, l)]; !dup {
 			all = append(all, l)
 			batchOnly++

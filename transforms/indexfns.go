@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -155,7 +154,7 @@ func (fn *WriteIndexFn) ProcessElement(ctx context.Context, file int, paths func
 	if !paths(&path) {
 		return fmt.Errorf("index: no path for file %d", file)
 	}
-	remove, err := lineSet(removeChunks)
+	remove, err := readLineSet(removeChunks)
 	if err != nil {
 		return fmt.Errorf("index: removal list for %s: %w", path, err)
 	}
@@ -181,7 +180,7 @@ func (fn *WriteIndexFn) ProcessElement(ctx context.Context, file int, paths func
 			if !ok {
 				break
 			}
-			if !remove[r.Line] {
+			if !remove.has(r.Line) {
 				if err := iw.Add(&r); err != nil {
 					return err
 				}
@@ -196,23 +195,6 @@ func (fn *WriteIndexFn) ProcessElement(ctx context.Context, file int, paths func
 	}
 	meta.Name, meta.Source = index.ShardName(n), path
 	return emitMeta(n, meta, emit)
-}
-
-// lineSet decodes chunks of uvarint line numbers.
-func lineSet(chunks func(*[]byte) bool) (map[int64]bool, error) {
-	set := make(map[int64]bool)
-	var chunk []byte
-	for chunks(&chunk) {
-		for c := chunk; len(c) > 0; {
-			line, n := binary.Uvarint(c)
-			if n <= 0 {
-				return nil, wire.ErrCorrupt
-			}
-			set[int64(line)] = true
-			c = c[n:]
-		}
-	}
-	return set, nil
 }
 
 // CopyShardFn copies a shard of an old index unchanged into a new one.

@@ -221,7 +221,11 @@ func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file i
 		return fmt.Errorf("exact check: no path for file %d", file)
 	}
 	opt := cfg.recordOptions()
-	opt.Only = func(index int64) bool { _, ok := byLine[index]; return ok }
+	var want lineSet
+	for l := range byLine {
+		want.add(l)
+	}
+	opt.Only = want.has
 	var mu sync.Mutex
 	var held []*signature.Signer
 	defer func() {

@@ -208,18 +208,11 @@ func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func
 	if !paths(&path) {
 		return fmt.Errorf("dedup: no path for file %d", file)
 	}
-	remove := make(map[int64]bool)
-	var chunk []byte
-	for removeChunks(&chunk) {
-		for c := chunk; len(c) > 0; {
-			line, n := binary.Uvarint(c)
-			if n <= 0 {
-				return fmt.Errorf("dedup: corrupt removal list for %s", path)
-			}
-			remove[int64(line)] = true
-			c = c[n:]
-		}
+	remove, err := readLineSet(removeChunks)
+	if err != nil {
+		return fmt.Errorf("dedup: removal list for %s: %w", path, err)
 	}
+	var chunk []byte
 	for rejectChunks(&chunk) {
 		lines, err := wire.AppendLines(nil, chunk)
 		if err != nil {
@@ -227,15 +220,15 @@ func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func
 		}
 		for _, l := range lines {
 			if l.K1 > 0 { // K1 is the 1-based line; 0: the whole file (text format)
-				remove[int64(l.K1)-1] = true
+				remove.add(int64(l.K1) - 1)
 			}
 		}
 	}
 	opt := fn.Cfg.recordOptions()
 	opt.Raw = true
-	opt.Only = func(index int64) bool { return !remove[index] }
+	opt.Only = func(index int64) bool { return !remove.has(index) }
 	var kept int64
-	err := writeAtomically(ctx, fn.Cfg.Output, ShardName(KindDedup, file), func(w io.Writer) error {
+	err = writeAtomically(ctx, fn.Cfg.Output, ShardName(KindDedup, file), func(w io.Writer) error {
 		return fn.Cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {
