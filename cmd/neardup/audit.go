@@ -153,9 +153,12 @@ func auditMain(args []string) error {
 	if err != nil {
 		return fmt.Errorf("index %s: %w", idxDir, err)
 	}
-	files, _, err := expandInputs(ctx, f.input)
+	files, bytes, err := expandInputs(ctx, f.input)
 	if err != nil {
 		return err
+	}
+	if cfg.Rounds == 0 {
+		cfg.Rounds = transforms.AutoRounds(bytes, cfg.Branches, localRunner())
 	}
 	if len(files) >= transforms.IndexFileBase || len(man.Shards) >= transforms.IndexFileBase {
 		return fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(man.Shards), transforms.IndexFileBase-1)
