@@ -70,9 +70,10 @@ type Config struct {
 	// Rounds is the number of rounds, one after the other, in which the
 	// largest shuffles (block entries, verification halves, shingle sets)
 	// are grouped and worked on, round i taking the keys equal to i mod
-	// Rounds (see pipeline.Build). A runner that keeps shuffled data in
-	// memory (Prism) builds and copies one round's groups at a time. 0: as
-	// many as Branches (see AutoRounds for what `neardup run` picks).
+	// Rounds (see pipeline.Candidates, Verify and ExactChecks). A runner
+	// that keeps shuffled data in memory (Prism) builds and copies one
+	// round's groups at a time. 0: as many as Branches (see AutoRounds for
+	// what `neardup run` picks).
 	Rounds int
 	// Spool is a local directory for decompressed copies of gzipped inputs
 	// and normalized copies of every input (see spool.go); "" reads the
@@ -144,9 +145,9 @@ const (
 
 // AutoRounds is the number of shuffle rounds `neardup run` picks for input
 // files of inputBytes in all (as stored) and the given branches. A runner
-// in this process (local) keeps every shuffled byte in memory and copies a
-// round's groups several times over while it hands them to the workers, so
-// a local run gets one round per RoundInputBytes of input, at least
+// in this process (local) keeps every shuffled byte in memory, and Prism
+// copies a round's groups several times over while it hands them to the
+// workers, so a local run gets one round per RoundInputBytes of input, at least
 // branches and at most MaxRounds: the copies stay about the same size as
 // the input grows, and each round re-reads the input's normalized copies
 // once more for the exact checks. On a cluster the runner's shuffle holds
