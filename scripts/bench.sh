@@ -35,7 +35,8 @@ TIME=/usr/bin/time
 # summary FIELD FILE: one number from summary.json.
 summary() { grep -o "\"$1\": [0-9.]*" "$2" | head -1 | awk '{print $2}'; }
 
-printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s\n' size shards docs MB wall_s docs/s MB/s peak_GB clusters removed
+printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed
+declare -A walls rsss
 for size in $SIZES; do
   case $size in
     quarter) k=$(( (n + 3) / 4 )) ;;
@@ -50,6 +51,7 @@ for size in $SIZES; do
     >"$OUT/$size.stdout" 2>"$OUT/$size.time"
   wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
   rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')
+  walls[$size]=$wall rsss[$size]=$rss
   docs=$(summary input_records "$dir/summary.json")
   bytes=$(summary input_bytes "$dir/summary.json")
   awk -v size="$size" -v k="$k" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
@@ -61,6 +63,22 @@ done
 echo
 echo "same signature + blocking work in one Go process without Beam (full corpus):"
 inputs=$(IFS=,; echo "${shards[*]}")
-$TIME -f "baseline: %e s wall, %M KB peak" "$BIN/baseline" "$inputs"
+$TIME -o "$OUT/baseline.time" -f "%e %M" "$BIN/baseline" "$inputs"
+read -r bwall brss <"$OUT/baseline.time"
+awk -v w="$bwall" -v r="$brss" 'BEGIN { printf "baseline: %.2f s wall, %.2f GiB peak\n", w, r/1048576 }'
+
+# The issue's ratios: each doubling of the input (time, peak RSS), and the
+# job against the baseline at full size.
+echo
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b/a }'; }
+for pair in quarter:half half:full; do
+  from=${pair%:*} to=${pair#*:}
+  if [ -n "${walls[$from]:-}" ] && [ -n "${walls[$to]:-}" ]; then
+    echo "$from -> $to: time $(ratio "${walls[$from]}" "${walls[$to]}"), peak RSS $(ratio "${rsss[$from]}" "${rsss[$to]}")"
+  fi
+done
+if [ -n "${walls[full]:-}" ]; then
+  echo "full job / baseline: time $(ratio "$bwall" "${walls[full]}")"
+fi
 echo
 echo "summary of the last run: $dir/summary.json"
