@@ -156,8 +156,8 @@ func AutoRounds(inputBytes int64, branches int, local bool) int {
 	if !local {
 		return 1
 	}
-	n := int(min((inputBytes+RoundInputBytes-1)/RoundInputBytes, MaxRounds))
-	return min(max(n, branches, 1), MaxRounds)
+	n := (inputBytes + RoundInputBytes - 1) / RoundInputBytes
+	return int(min(max(n, int64(branches), 1), MaxRounds))
 }
 
 // Validate reports the first setting that cannot work.

@@ -150,11 +150,11 @@ func set32(s *similarity.Sorter, dst []uint32, shingles []uint64) []uint32 {
 //
 // In: (file index, unsure matches whose first document is in the file);
 // pipeline.ExactChecks makes the group wait for the round before (see
-// After). It reads the file (Paths[file]) again, and Out: for each first document and
-// each file holding second documents of its matches, one record keyed by
-// that file: uvarint count, the matches, then the first document's shingle
-// set (wire.AppendSet). A set thus travels once per destination file, not
-// once per match.
+// After). It reads the file (Paths[file]) again, and Out: for each first
+// document and each file holding second documents of its matches, one
+// record keyed by that file: uvarint count, the matches, then the first
+// document's shingle set (wire.AppendSet). A set thus travels once per
+// destination file, not once per match.
 type ShingleSetsFn struct {
 	Cfg   Config
 	Paths map[int]string
