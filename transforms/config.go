@@ -53,7 +53,7 @@ type Config struct {
 	Partitions int // shuffle partitions
 	// CCPartitions and CCRounds shape the connected components: the
 	// documents' partitions and the large-star/small-star rounds run before
-	// the rest is finished on one worker (see ClusterFn).
+	// the rest is finished on one worker (see ClusterFn and AutoCCRounds).
 	CCPartitions int
 	CCRounds     int
 	MaxBucket    int
@@ -120,7 +120,7 @@ func DefaultConfig() Config {
 		SimBlocks:    4,
 		Partitions:   DefaultPartitions,
 		CCPartitions: 16,
-		CCRounds:     3,
+		CCRounds:     ClusterCCRounds,
 		MaxBucket:    candidates.DefaultLimits.MaxBucket,
 		Window:       candidates.DefaultLimits.Window,
 		Keep:         "longest",
@@ -159,6 +159,24 @@ func AutoRounds(inputBytes int64, branches int, local bool) int {
 	n := (inputBytes + RoundInputBytes - 1) / RoundInputBytes
 	return int(min(max(n, int64(branches), 1), MaxRounds))
 }
+
+// AutoCCRounds is the number of large-star/small-star rounds `neardup run`
+// and `audit` pick when --cc-rounds is not given. The rounds contract the
+// components over partitions so that no worker has to hold them all. A
+// runner in this process (local) gives every worker the same machine's
+// memory, where the one-worker union-find of the remainder needs a few
+// bytes per match, while each round costs two shuffles of all the edges: 0.
+// On a cluster: ClusterCCRounds.
+func AutoCCRounds(local bool) int {
+	if local {
+		return 0
+	}
+	return ClusterCCRounds
+}
+
+// ClusterCCRounds is AutoCCRounds on a cluster: enough for the components
+// met so far to settle as stars (see README, Clusters).
+const ClusterCCRounds = 3
 
 // Validate reports the first setting that cannot work.
 func (c Config) Validate() error {

@@ -160,6 +160,9 @@ func auditMain(args []string) error {
 	if cfg.Rounds == 0 {
 		cfg.Rounds = transforms.AutoRounds(bytes, cfg.Branches, localRunner())
 	}
+	if cfg.CCRounds == -1 {
+		cfg.CCRounds = transforms.AutoCCRounds(localRunner())
+	}
 	if len(files) >= transforms.IndexFileBase || len(man.Shards) >= transforms.IndexFileBase {
 		return fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(man.Shards), transforms.IndexFileBase-1)
 	}

@@ -409,3 +409,48 @@ func TestTuneLocalGC(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAutoCCRounds: on one machine 'neardup run' runs no
+// large-star/small-star rounds unless --cc-rounds asks for them, so the
+// sample's components that are not stars go to the one-worker remainder;
+// with three rounds none do. The clusters are the same either way.
+func TestRunAutoCCRounds(t *testing.T) {
+	input, err := filepath.Abs("../../testdata/sample/sample-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	remainder := func(out string) int64 {
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s transforms.Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Counts[transforms.StatRemainder]
+	}
+	auto, three := filepath.Join(t.TempDir(), "auto"), filepath.Join(t.TempDir(), "three")
+	for _, args := range [][]string{{"--output", auto}, {"--output", three, "--cc-rounds", "3"}} {
+		if code, stderr := neardup(t, "", append([]string{"run", "--quiet", "--input", input}, args...)...); code != 0 {
+			t.Fatalf("%q: exit code %d; stderr:\n%.2000s", args, code, stderr)
+		}
+	}
+	if n := remainder(auto); n == 0 {
+		t.Errorf("default --cc-rounds: components_remainder_edges 0, want the edges of the components that are not stars")
+	}
+	if n := remainder(three); n != 0 {
+		t.Errorf("--cc-rounds 3: components_remainder_edges %d, want 0", n)
+	}
+	names, err := filepath.Glob(filepath.Join(three, "clusters-*"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no cluster shards in %s (%v)", three, err)
+	}
+	for _, name := range names {
+		a, errA := os.ReadFile(filepath.Join(auto, filepath.Base(name)))
+		b, errB := os.ReadFile(name)
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the default and --cc-rounds 3 (%v, %v)", filepath.Base(name), errA, errB)
+		}
+	}
+}
