@@ -6,6 +6,8 @@
 #   scripts/bench.sh                 # uses or builds $SCALE_DIR (default /tmp/corpus-scale)
 #   SIZES="full" scripts/bench.sh    # only the full corpus
 #   RUNNER=direct scripts/bench.sh   # another runner (default prism)
+#   REPEAT=3 scripts/bench.sh        # each size and the baseline 3 times; the
+#                                    # ratios use the medians
 #
 # The corpus is built by ../shared/corpus/scale/build_scale.sh (about 7 minutes
 # on 2 cores; TARGET_DOCS / TARGET_BYTES make a smaller one). Each size is a
@@ -16,6 +18,7 @@ cd "$(dirname "$0")/.."
 SCALE_DIR="${SCALE_DIR:-/tmp/corpus-scale}"
 SIZES="${SIZES:-quarter half full}"
 RUNNER="${RUNNER:-prism}"
+REPEAT="${REPEAT:-1}"
 OUT="${BENCH_OUT:-/tmp/neardup-bench}"
 BIN="$OUT/bin"
 mkdir -p "$BIN"
@@ -35,6 +38,10 @@ TIME=/usr/bin/time
 # summary FIELD FILE: one number from summary.json.
 summary() { grep -o "\"$1\": [0-9.]*" "$2" | head -1 | awk '{print $2}'; }
 
+# median N...: the middle value (the mean of the two middle ones for an even
+# count).
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed
 declare -A walls rsss
 for size in $SIZES; do
@@ -46,29 +53,46 @@ for size in $SIZES; do
   esac
   inputs=$(IFS=,; echo "${shards[*]:0:$k}")
   dir="$OUT/run-$size"
-  rm -rf "$dir"
-  $TIME -v "$BIN/neardup" run --input "$inputs" --output "$dir" --runner="$RUNNER" \
-    >"$OUT/$size.stdout" 2>"$OUT/$size.time"
-  wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
-  rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')
-  walls[$size]=$wall rsss[$size]=$rss
-  docs=$(summary input_records "$dir/summary.json")
-  bytes=$(summary input_bytes "$dir/summary.json")
-  awk -v size="$size" -v k="$k" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
-    -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" \
-    'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm }' 
-  sed -n 's/^  busy seconds per stage:/           busy s:/p' "$OUT/$size.stdout"
+  runwalls=() runrsss=()
+  for ((run = 1; run <= REPEAT; run++)); do
+    rm -rf "$dir"
+    $TIME -v "$BIN/neardup" run --input "$inputs" --output "$dir" --runner="$RUNNER" \
+      >"$OUT/$size.stdout" 2>"$OUT/$size.time"
+    wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
+    rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')
+    runwalls+=("$wall") runrsss+=("$rss")
+    docs=$(summary input_records "$dir/summary.json")
+    bytes=$(summary input_bytes "$dir/summary.json")
+    awk -v size="$size" -v k="$k" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
+      -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" \
+      'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm }'
+    sed -n 's/^  busy seconds per stage:/           busy s:/p' "$OUT/$size.stdout"
+  done
+  walls[$size]=$(median "${runwalls[@]}") rsss[$size]=$(median "${runrsss[@]}")
+  if [ "$REPEAT" -gt 1 ]; then
+    awk -v size="$size" -v w="${walls[$size]}" -v r="${rsss[$size]}" -v n="$REPEAT" \
+      'BEGIN { printf "%-8s median of %d runs: %.1f s, %.2f GiB\n", size, n, w, r/1048576 }'
+  fi
 done
 
 echo
 echo "same signature + blocking work in one Go process without Beam (full corpus):"
 inputs=$(IFS=,; echo "${shards[*]}")
-$TIME -o "$OUT/baseline.time" -f "%e %M" "$BIN/baseline" "$inputs"
-read -r bwall brss <"$OUT/baseline.time"
-awk -v w="$bwall" -v r="$brss" 'BEGIN { printf "baseline: %.2f s wall, %.2f GiB peak\n", w, r/1048576 }'
+bwalls=() brsss=()
+for ((run = 1; run <= REPEAT; run++)); do
+  $TIME -o "$OUT/baseline.time" -f "%e %M" "$BIN/baseline" "$inputs"
+  read -r w r <"$OUT/baseline.time"
+  bwalls+=("$w") brsss+=("$r")
+  awk -v w="$w" -v r="$r" 'BEGIN { printf "baseline: %.2f s wall, %.2f GiB peak\n", w, r/1048576 }'
+done
+bwall=$(median "${bwalls[@]}")
+if [ "$REPEAT" -gt 1 ]; then
+  awk -v w="$bwall" -v r="$(median "${brsss[@]}")" -v n="$REPEAT" \
+    'BEGIN { printf "baseline median of %d runs: %.2f s, %.2f GiB\n", n, w, r/1048576 }'
+fi
 
 # The issue's ratios: each doubling of the input (time, peak RSS), and the
-# job against the baseline at full size.
+# job against the baseline at full size (medians when REPEAT > 1).
 echo
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b/a }'; }
 for pair in quarter:half half:full; do
