@@ -379,8 +379,8 @@ func TestStageSpans(t *testing.T) {
 	}
 }
 
-// TestTuneLocalGC: a local run collects garbage at localGCPercent and gets a
-// soft memory limit, unless GOGC and GOMEMLIMIT say otherwise.
+// TestTuneLocalGC: a local run gets a soft memory limit unless GOMEMLIMIT
+// sets one, and the collector's pace is left to GOGC.
 func TestTuneLocalGC(t *testing.T) {
 	restore := func(percent int, limit int64) {
 		debug.SetGCPercent(percent)
@@ -388,24 +388,16 @@ func TestTuneLocalGC(t *testing.T) {
 	}
 	defer restore(debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64))
 
-	for _, tt := range []struct {
-		gogc, gomemlimit string
-		wantPercent      int
-		wantLimited      bool
-	}{
-		{"", "", localGCPercent, true},
-		{"80", "", 100, true}, // the runtime read GOGC itself: left alone
-		{"", "3GiB", localGCPercent, false},
-	} {
-		t.Setenv("GOGC", tt.gogc)
-		t.Setenv("GOMEMLIMIT", tt.gomemlimit)
-		restore(100, math.MaxInt64)
+	for _, gomemlimit := range []string{"", "3GiB"} {
+		t.Setenv("GOMEMLIMIT", gomemlimit)
+		restore(80, math.MaxInt64)
 		tuneLocalGC()
-		if got := debug.SetGCPercent(100); got != tt.wantPercent {
-			t.Errorf("GOGC=%q: GC percent %d, want %d", tt.gogc, got, tt.wantPercent)
+		if got := debug.SetGCPercent(100); got != 80 {
+			t.Errorf("GOMEMLIMIT=%q: GC percent %d, want 80 (left alone)", gomemlimit, got)
 		}
-		if limited := debug.SetMemoryLimit(-1) != math.MaxInt64; limited != tt.wantLimited {
-			t.Errorf("GOMEMLIMIT=%q: memory limit set %v, want %v", tt.gomemlimit, limited, tt.wantLimited)
+		limited := debug.SetMemoryLimit(-1) != math.MaxInt64
+		if want := gomemlimit == ""; limited != want {
+			t.Errorf("GOMEMLIMIT=%q: memory limit set %v, want %v", gomemlimit, limited, want)
 		}
 	}
 }
