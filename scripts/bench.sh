@@ -42,54 +42,67 @@ summary() { grep -o "\"$1\": [0-9.]*" "$2" | head -1 | awk '{print $2}'; }
 # count).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed
-declare -A walls rsss
-for size in $SIZES; do
+# run_size SIZE: one run of neardup at SIZE; prints its row and appends its
+# wall time and peak RSS to the lists of SIZE.
+declare -A runwalls runrsss
+run_size() {
+  local size=$1 k
   case $size in
     quarter) k=$(( (n + 3) / 4 )) ;;
     half) k=$(( (n + 1) / 2 )) ;;
     full) k=$n ;;
     *) echo "unknown size $size" >&2; exit 2 ;;
   esac
+  local inputs dir wall rss docs bytes
   inputs=$(IFS=,; echo "${shards[*]:0:$k}")
   dir="$OUT/run-$size"
-  runwalls=() runrsss=()
-  for ((run = 1; run <= REPEAT; run++)); do
-    rm -rf "$dir"
-    $TIME -v "$BIN/neardup" run --input "$inputs" --output "$dir" --runner="$RUNNER" \
-      >"$OUT/$size.stdout" 2>"$OUT/$size.time"
-    wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
-    rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')
-    runwalls+=("$wall") runrsss+=("$rss")
-    docs=$(summary input_records "$dir/summary.json")
-    bytes=$(summary input_bytes "$dir/summary.json")
-    awk -v size="$size" -v k="$k" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
-      -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" \
-      'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm }'
-    sed -n 's/^  busy seconds per stage:/           busy s:/p' "$OUT/$size.stdout"
-  done
-  walls[$size]=$(median "${runwalls[@]}") rsss[$size]=$(median "${runrsss[@]}")
-  if [ "$REPEAT" -gt 1 ]; then
-    awk -v size="$size" -v w="${walls[$size]}" -v r="${rsss[$size]}" -v n="$REPEAT" \
-      'BEGIN { printf "%-8s median of %d runs: %.1f s, %.2f GiB\n", size, n, w, r/1048576 }'
-  fi
-done
+  rm -rf "$dir"
+  $TIME -v "$BIN/neardup" run --input "$inputs" --output "$dir" --runner="$RUNNER" \
+    >"$OUT/$size.stdout" 2>"$OUT/$size.time"
+  wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
+  rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')
+  runwalls[$size]+=" $wall" runrsss[$size]+=" $rss"
+  docs=$(summary input_records "$dir/summary.json")
+  bytes=$(summary input_bytes "$dir/summary.json")
+  awk -v size="$size" -v k="$k" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
+    -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" \
+    'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm }'
+  sed -n 's/^  busy seconds per stage:/           busy s:/p' "$OUT/$size.stdout"
+}
 
-echo
-echo "same signature + blocking work in one Go process without Beam (full corpus):"
-inputs=$(IFS=,; echo "${shards[*]}")
-bwalls=() brsss=()
-for ((run = 1; run <= REPEAT; run++)); do
+# run_baseline: one run of the baseline on the full corpus.
+run_baseline() {
+  local inputs w r
+  inputs=$(IFS=,; echo "${shards[*]}")
   $TIME -o "$OUT/baseline.time" -f "%e %M" "$BIN/baseline" "$inputs"
   read -r w r <"$OUT/baseline.time"
-  bwalls+=("$w") brsss+=("$r")
+  runwalls[baseline]+=" $w" runrsss[baseline]+=" $r"
   awk -v w="$w" -v r="$r" 'BEGIN { printf "baseline: %.2f s wall, %.2f GiB peak\n", w, r/1048576 }'
+}
+
+# With REPEAT > 1 the sizes and the baseline take turns (quarter, half,
+# full, baseline, quarter, ...), so that a slow spell of the machine falls on
+# all of them alike.
+printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed
+for ((run = 1; run <= REPEAT; run++)); do
+  for size in $SIZES; do
+    run_size "$size"
+  done
+  echo "same signature + blocking work in one Go process without Beam (full corpus):"
+  run_baseline
 done
-bwall=$(median "${bwalls[@]}")
-if [ "$REPEAT" -gt 1 ]; then
-  awk -v w="$bwall" -v r="$(median "${brsss[@]}")" -v n="$REPEAT" \
-    'BEGIN { printf "baseline median of %d runs: %.2f s, %.2f GiB\n", n, w, r/1048576 }'
-fi
+
+declare -A walls rsss
+echo
+for size in $SIZES baseline; do
+  # shellcheck disable=SC2086 # the lists are space-separated numbers
+  walls[$size]=$(median ${runwalls[$size]}) rsss[$size]=$(median ${runrsss[$size]})
+  if [ "$REPEAT" -gt 1 ]; then
+    awk -v size="$size" -v w="${walls[$size]}" -v r="${rsss[$size]}" -v n="$REPEAT" \
+      'BEGIN { printf "%-8s median of %d runs: %.2f s, %.2f GiB\n", size, n, w, r/1048576 }'
+  fi
+done
+bwall=${walls[baseline]}
 
 # The issue's ratios: each doubling of the input (time, peak RSS), and the
 # job against the baseline at full size (medians when REPEAT > 1).
@@ -105,4 +118,4 @@ if [ -n "${walls[full]:-}" ]; then
   echo "full job / baseline: time $(ratio "$bwall" "${walls[full]}")"
 fi
 echo
-echo "summary of the last run: $dir/summary.json"
+echo "summaries of the last run of each size: $OUT/run-*/summary.json"
