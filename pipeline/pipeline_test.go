@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"net"
 	"os"
@@ -57,12 +56,8 @@ func runJob(t *testing.T, runner string, cfg transforms.Config, files []string) 
 
 func readSummary(t *testing.T, dir string) transforms.Summary {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	s, err := transforms.ReadSummary(dir)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var s transforms.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -258,6 +260,24 @@ type Summary struct {
 	StageSpans map[string][2]float64 `json:"stage_spans_seconds,omitempty"`
 }
 
+// SummaryName is the name of the job's counts in the output directory.
+const SummaryName = "summary.json"
+
+// ReadSummary reads SummaryName in the local directory dir. A file that
+// cannot be read gives the *fs.PathError of os.ReadFile.
+func ReadSummary(dir string) (Summary, error) {
+	path := filepath.Join(dir, SummaryName)
+	var s Summary
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return s, nil
+}
+
 // WriteSummaryFn writes summary.json from the summed stats.
 //
 // In: (key, stat records: uvarint-length name, then the int64 total). Out:
@@ -283,7 +303,7 @@ func (fn *WriteSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func
 		c[StatRemainder] = 0 // no component needed the one-worker remainder
 	}
 	sum.Balanced = c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected]
-	err := writeAtomically(ctx, fn.Cfg.Output, "summary.json", func(w io.Writer) error {
+	err := writeAtomically(ctx, fn.Cfg.Output, SummaryName, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum) // encoding/json sorts map keys: deterministic

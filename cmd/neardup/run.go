@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -264,14 +265,9 @@ func addTimes(out string, res beam.PipelineResult, start time.Time, wall time.Du
 	if strings.Contains(out, "://") {
 		return nil
 	}
-	path := filepath.Join(out, "summary.json")
-	b, err := os.ReadFile(path)
+	sum, err := transforms.ReadSummary(out)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
-	}
-	var sum transforms.Summary
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
+		return err
 	}
 	sum.WallSeconds = wall.Seconds()
 	if res != nil {
@@ -284,11 +280,11 @@ func addTimes(out string, res beam.PipelineResult, start time.Time, wall time.Du
 		}
 		sum.StageSpans = stageSpans(all.Distributions(), start)
 	}
-	b, err = json.MarshalIndent(sum, "", "  ")
+	b, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(out, transforms.SummaryName), append(b, '\n'), 0o644)
 }
 
 // stageSpans returns, per stage, the seconds since start at which its work
@@ -575,7 +571,7 @@ func isNumbered(name, prefix, suffix string) bool {
 // isFinalName reports whether name is an output file's final name.
 func isFinalName(name string) bool {
 	switch name {
-	case "summary.json", "report.html", transforms.AuditSummaryName:
+	case transforms.SummaryName, "report.html", transforms.AuditSummaryName:
 		return true
 	}
 	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindDedup, transforms.KindRejects, transforms.KindAudit} {
@@ -592,14 +588,14 @@ func isHex(s string) bool {
 
 // report prints where the outputs are and the main counts.
 func report(w *os.File, out string, files int, took time.Duration) error {
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
+	sum, err := transforms.ReadSummary(out)
+	var unread *fs.PathError
+	if errors.As(err, &unread) {
 		fmt.Fprintf(w, "neardup: done in %s; outputs in %s\n", took.Round(time.Millisecond), out)
 		return nil
 	}
-	var sum transforms.Summary
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return fmt.Errorf("reading summary: %w", err)
+	if err != nil {
+		return err
 	}
 	c := sum.Counts
 	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[transforms.StatInput], took.Round(time.Millisecond))

@@ -270,7 +270,7 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 	if code, stderr = neardup(t, "", "run", "--input", input, "--output", fresh); code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%.2000s", code, stderr)
 	}
-	checkSpans(t, filepath.Join(fresh, "summary.json"))
+	checkSpans(t, fresh)
 	want := append(listDir(t, fresh), "notes.txt")
 	slices.Sort(want)
 	if got := listDir(t, out); !slices.Equal(got, want) {
@@ -296,14 +296,10 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 
 // checkSpans: summary.json has a span for every stage with busy time, from
 // Beam's metrics, and each lies within the job's wall time.
-func checkSpans(t *testing.T, path string) {
+func checkSpans(t *testing.T, dir string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	s, err := transforms.ReadSummary(dir)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var s transforms.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.StageSpans) == 0 || len(s.StageSpans) != len(s.StageSeconds) {
@@ -412,12 +408,8 @@ func TestRunAutoCCRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	remainder := func(out string) int64 {
-		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		s, err := transforms.ReadSummary(out)
 		if err != nil {
-			t.Fatal(err)
-		}
-		var s transforms.Summary
-		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatal(err)
 		}
 		return s.Counts[transforms.StatRemainder]
