@@ -19,6 +19,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/index"
 	"github.com/neardup/neardup/transforms/record"
 	"github.com/neardup/neardup/transforms/wire"
 )
@@ -258,6 +259,39 @@ type Summary struct {
 	// StageSpans holds, per stage, the seconds since the job started at
 	// which its work first started and last ended.
 	StageSpans map[string][2]float64 `json:"stage_spans_seconds,omitempty"`
+	// Settings are the settings the job ran with, as the command resolved
+	// them (the automatic ones included), also added after the job.
+	Settings *Settings `json:"settings,omitempty"`
+}
+
+// Settings are the settings of a run: those an index records (what
+// decides the signatures and the candidates), how pairs are verified and
+// clusters kept, and the shape of the job, which splits the work without
+// changing what it finds.
+type Settings struct {
+	index.Config
+	Verify     string  `json:"verify"`
+	Confidence float64 `json:"confidence"`
+	MaxBucket  int     `json:"max_bucket"`
+	Window     int     `json:"window"`
+	Keep       string  `json:"keep"`
+
+	Runner       string `json:"runner"`
+	Branches     int    `json:"branches"`
+	Partitions   int    `json:"partitions"`
+	Rounds       int    `json:"rounds"`
+	CCPartitions int    `json:"cc_partitions"`
+	CCRounds     int    `json:"cc_rounds"`
+}
+
+// Settings returns the settings of c for a job on runner.
+func (c Config) Settings(runner string) Settings {
+	return Settings{
+		Config: c.IndexConfig(), Verify: c.Verify, Confidence: c.Confidence,
+		MaxBucket: c.MaxBucket, Window: c.Window, Keep: c.Keep,
+		Runner: runner, Branches: c.Branches, Partitions: c.Partitions, Rounds: c.ShuffleRounds(),
+		CCPartitions: c.CCPartitions, CCRounds: c.CCRounds,
+	}
 }
 
 // SummaryName is the name of the job's counts in the output directory.

@@ -243,7 +243,7 @@ func runMain(args []string) error {
 		return fmt.Errorf("pipeline failed: %w", err)
 	}
 	took := time.Since(start)
-	if err := addTimes(out, res, start, took); err != nil {
+	if err := completeSummary(out, res, start, took, cfg.Settings(runnerName())); err != nil {
 		return err
 	}
 	if err := writeReport(out, files, cfg); err != nil {
@@ -258,10 +258,11 @@ func runMain(args []string) error {
 	return nil
 }
 
-// addTimes adds the wall time, and the busy time and span of each stage
-// (from the runner's metrics, where it reports them), to a local
-// summary.json. Times vary from run to run; the counts beside them do not.
-func addTimes(out string, res beam.PipelineResult, start time.Time, wall time.Duration) error {
+// completeSummary adds the wall time, the busy time and span of each stage
+// (from the runner's metrics, where it reports them) and the job's settings
+// to a local summary.json. Times vary from run to run and the shape of the
+// job from runner to runner; the counts beside them do not.
+func completeSummary(out string, res beam.PipelineResult, start time.Time, wall time.Duration, settings transforms.Settings) error {
 	if strings.Contains(out, "://") {
 		return nil
 	}
@@ -270,6 +271,7 @@ func addTimes(out string, res beam.PipelineResult, start time.Time, wall time.Du
 		return err
 	}
 	sum.WallSeconds = wall.Seconds()
+	sum.Settings = &settings
 	if res != nil {
 		all := res.Metrics().AllMetrics()
 		sum.StageSeconds = map[string]float64{}
@@ -404,15 +406,19 @@ func tuneLocalGC() {
 	debug.SetMemoryLimit(limit)
 }
 
+// runnerName is the value of Beam's --runner flag, "prism" if unset.
+func runnerName() string {
+	if r := flag.Lookup("runner"); r != nil && r.Value.String() != "" {
+		return r.Value.String()
+	}
+	return "prism"
+}
+
 // localRunner reports whether the job runs in this process: Prism (the
 // default) or the direct runner.
 func localRunner() bool {
-	if r := flag.Lookup("runner"); r != nil {
-		if v := r.Value.String(); v != "" && v != "prism" && v != "direct" {
-			return false
-		}
-	}
-	return true
+	r := runnerName()
+	return r == "prism" || r == "direct"
 }
 
 // physicalMemory returns the machine's memory in bytes, or 0 if unknown.

@@ -398,33 +398,55 @@ func TestTuneLocalGC(t *testing.T) {
 	}
 }
 
-// TestRunAutoCCRounds: on one machine 'neardup run' runs no
-// large-star/small-star rounds unless --cc-rounds asks for them, so the
-// sample's components that are not stars go to the one-worker remainder;
-// with three rounds none do. The clusters are the same either way.
-func TestRunAutoCCRounds(t *testing.T) {
-	input, err := filepath.Abs("../../testdata/sample/sample-*")
+// TestRunAutoSettings: on one machine 'neardup run' picks the shuffle
+// rounds by the input's size (transforms.AutoRounds) and runs no
+// large-star/small-star rounds, so the sample's components that are not
+// stars go to the one-worker remainder, and summary.json says so; with
+// --rounds 3 --cc-rounds 3 none do. The clusters are the same either way.
+func TestRunAutoSettings(t *testing.T) {
+	pattern, err := filepath.Abs("../../testdata/sample/sample-*")
 	if err != nil {
 		t.Fatal(err)
 	}
-	remainder := func(out string) int64 {
-		s, err := transforms.ReadSummary(out)
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no sample files (%v)", err)
+	}
+	var size int64
+	for _, f := range files {
+		fi, err := os.Stat(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s.Counts[transforms.StatRemainder]
+		size += fi.Size()
 	}
 	auto, three := filepath.Join(t.TempDir(), "auto"), filepath.Join(t.TempDir(), "three")
-	for _, args := range [][]string{{"--output", auto}, {"--output", three, "--cc-rounds", "3"}} {
-		if code, stderr := neardup(t, "", append([]string{"run", "--quiet", "--input", input}, args...)...); code != 0 {
+	for _, args := range [][]string{{"--output", auto}, {"--output", three, "--rounds", "3", "--cc-rounds", "3"}} {
+		if code, stderr := neardup(t, "", append([]string{"run", "--quiet", "--input", pattern}, args...)...); code != 0 {
 			t.Fatalf("%q: exit code %d; stderr:\n%.2000s", args, code, stderr)
 		}
 	}
-	if n := remainder(auto); n == 0 {
-		t.Errorf("default --cc-rounds: components_remainder_edges 0, want the edges of the components that are not stars")
-	}
-	if n := remainder(three); n != 0 {
-		t.Errorf("--cc-rounds 3: components_remainder_edges %d, want 0", n)
+	for _, tt := range []struct {
+		dir              string
+		rounds, ccRounds int
+		remainder        bool
+	}{
+		{auto, transforms.AutoRounds(size, transforms.DefaultConfig().Branches, true), 0, true},
+		{three, 3, 3, false},
+	} {
+		s, err := transforms.ReadSummary(tt.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Settings == nil {
+			t.Fatalf("%s: no settings in summary.json", tt.dir)
+		}
+		if got := s.Settings; got.Rounds != tt.rounds || got.CCRounds != tt.ccRounds || got.Runner != "prism" {
+			t.Errorf("%s: rounds %d, cc_rounds %d, runner %q; want %d, %d, prism", filepath.Base(tt.dir), got.Rounds, got.CCRounds, got.Runner, tt.rounds, tt.ccRounds)
+		}
+		if n := s.Counts[transforms.StatRemainder]; (n > 0) != tt.remainder {
+			t.Errorf("%s: components_remainder_edges %d, want some: %v", filepath.Base(tt.dir), n, tt.remainder)
+		}
 	}
 	names, err := filepath.Glob(filepath.Join(three, "clusters-*"))
 	if err != nil || len(names) == 0 {
@@ -434,7 +456,7 @@ func TestRunAutoCCRounds(t *testing.T) {
 		a, errA := os.ReadFile(filepath.Join(auto, filepath.Base(name)))
 		b, errB := os.ReadFile(name)
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {
-			t.Errorf("%s differs between the default and --cc-rounds 3 (%v, %v)", filepath.Base(name), errA, errB)
+			t.Errorf("%s differs between the automatic settings and --rounds 3 --cc-rounds 3 (%v, %v)", filepath.Base(name), errA, errB)
 		}
 	}
 }
