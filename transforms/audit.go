@@ -555,7 +555,9 @@ type AuditSummary struct {
 	Counts   map[string]int64 `json:"counts"`
 	Balanced bool             `json:"balanced"` // input_records == kept + removed + rejected
 	// removed == duplicates_of_index + removed_in_batch_only
-	WallSeconds float64 `json:"wall_seconds,omitempty"`
+	// Added by the command after the job, like Summary's.
+	WallSeconds float64   `json:"wall_seconds,omitempty"`
+	Settings    *Settings `json:"settings,omitempty"`
 }
 
 // WriteAuditSummaryFn writes audit-summary.json from the summed stats.

@@ -198,7 +198,7 @@ func auditMain(args []string) error {
 	if _, err := beamx.RunWithMetrics(ctx, p); err != nil {
 		return fmt.Errorf("pipeline failed: %w", err)
 	}
-	return auditReport(out, opt, len(files), man.Documents, time.Since(start))
+	return auditReport(out, opt, len(files), man.Documents, time.Since(start), cfg.Settings(runnerName()))
 }
 
 // missingSources returns the first index source that cannot be found, or "".
@@ -285,8 +285,8 @@ func prepareIndexDirChecked(old, next string) (string, error) {
 }
 
 // auditReport prints the main counts of audit-summary.json, with the wall
-// time added to it.
-func auditReport(out string, opt pipeline.AuditOptions, files int, indexed int64, took time.Duration) error {
+// time and the job's settings added to it.
+func auditReport(out string, opt pipeline.AuditOptions, files int, indexed int64, took time.Duration, settings transforms.Settings) error {
 	if strings.Contains(out, "://") {
 		fmt.Printf("neardup audit: done in %s; outputs in %s\n", took.Round(time.Millisecond), out)
 		return nil
@@ -301,6 +301,7 @@ func auditReport(out string, opt pipeline.AuditOptions, files int, indexed int64
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
 	sum.WallSeconds = took.Seconds()
+	sum.Settings = &settings
 	if b, err = json.MarshalIndent(sum, "", "  "); err == nil {
 		err = os.WriteFile(path, append(b, '\n'), 0o644)
 	}

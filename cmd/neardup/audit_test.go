@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -111,6 +112,27 @@ func TestAuditCommand(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(next, name)); err != nil {
 			t.Errorf("next index: %v", err)
 		}
+	}
+	// audit-summary.json records the settings the audit ran with: the
+	// index's, and the shape chosen for this machine.
+	mb, err := os.ReadFile(filepath.Join(idx, index.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := index.ParseManifest(mb, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, "a1", transforms.AuditSummaryName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum transforms.AuditSummary
+	if err := json.Unmarshal(summary, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if got := sum.Settings; got == nil || got.Config != man.Config || got.CCRounds != 0 || got.Runner != "prism" {
+		t.Errorf("audit settings %+v; want the index's %+v, cc_rounds 0, runner prism", got, man.Config)
 	}
 	refused := []struct {
 		name string
