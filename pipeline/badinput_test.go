@@ -548,3 +548,36 @@ func TestFault(t *testing.T) {
 		})
 	}
 }
+
+// TestTextDedup: with --format text each file is one document, and its
+// deduplicated copy, dedup-NNNNN.txt, is the file byte for byte (line ends
+// and a missing final newline included) or, for a removed duplicate, empty.
+func TestTextDedup(t *testing.T) {
+	in := t.TempDir()
+	a := "A text document of a few lines, long enough to give shingles.\r\nIts second line says a little more.\n\n"
+	c := "Another document about something else entirely, with no newline at the end"
+	contents := []string{a, a, c} // the second is an exact duplicate of the first
+	var files []string
+	for i, text := range contents {
+		path := filepath.Join(in, fmt.Sprintf("doc%d.txt", i))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, path)
+	}
+	cfg := transforms.DefaultConfig()
+	cfg.Format = "text"
+	out := runJob(t, "", cfg, files)
+	for i, want := range []string{a, "", c} {
+		got, err := os.ReadFile(filepath.Join(out, transforms.DedupName("text", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("%s = %q, want %q", transforms.DedupName("text", i), got, want)
+		}
+	}
+	if s := readSummary(t, out); s.Counts[transforms.StatKept] != 2 || s.Counts[transforms.StatRemoved] != 1 {
+		t.Errorf("kept %d, removed %d; want 2 and 1", s.Counts[transforms.StatKept], s.Counts[transforms.StatRemoved])
+	}
+}

@@ -82,7 +82,7 @@ func checkAccounting(t *testing.T, dir string) map[string]int64 {
 func dedupRecords(t *testing.T, dir string) int64 {
 	t.Helper()
 	var lines int64
-	files, _ := filepath.Glob(filepath.Join(dir, "dedup-*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(dir, "dedup-*"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

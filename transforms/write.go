@@ -46,6 +46,17 @@ const (
 // ShardName is the name of the output shard of kind for input file index.
 func ShardName(kind string, file int) string { return fmt.Sprintf("%s-%05d.jsonl", kind, file) }
 
+// DedupExt is the extension of the deduplicated copy of an input file of
+// each format: the copy holds the input's own records, so it keeps their
+// format.
+var DedupExt = map[string]string{"jsonl": ".jsonl", "tsv": ".tsv", "text": ".txt"}
+
+// DedupName is the name of the deduplicated copy of input file index file
+// in format: dedup-NNNNN.jsonl, .tsv or .txt.
+func DedupName(format string, file int) string {
+	return fmt.Sprintf("%s-%05d%s", KindDedup, file, DedupExt[format])
+}
+
 // JoinPath joins an output directory (a local path or a URL such as
 // gs://bucket/dir) and a file name.
 func JoinPath(dir, name string) string { return strings.TrimSuffix(dir, "/") + "/" + name }
@@ -196,10 +207,11 @@ func appendPairLines(dst []wire.OutLine, chunk []byte) ([]wire.OutLine, error) {
 // WriteDedupFn writes the deduplicated copy of one input file.
 //
 // In: (file index, its path, chunks of uvarint line numbers to remove, the
-// file's reject lines from the first pass). Out: dedup-<index>.jsonl with
-// every good record of the file that is not removed, byte for byte as read,
-// and the count kept. The file is copied without parsing: the first pass
-// already said which lines are records (rejected ones are in
+// file's reject lines from the first pass). Out: the file's DedupName with
+// every good record of the file that is not removed, byte for byte as read
+// (each line with a "\n"; a text file's content as it is, or nothing if it
+// is removed), and the count kept. The file is copied without parsing: the
+// first pass already said which lines are records (rejected ones are in
 // rejects-*.jsonl).
 type WriteDedupFn struct {
 	Cfg Config
@@ -231,13 +243,17 @@ func (fn *WriteDedupFn) ProcessElement(ctx context.Context, file int, paths func
 	opt.Raw = true
 	opt.Only = func(index int64) bool { return !remove.has(index) }
 	var kept int64
-	err = writeAtomically(ctx, fn.Cfg.Output, ShardName(KindDedup, file), func(w io.Writer) error {
+	end := []byte{'\n'} // a line's terminator
+	if fn.Cfg.Format == "text" {
+		end = nil // the record is the whole file, terminators and all
+	}
+	err = writeAtomically(ctx, fn.Cfg.Output, DedupName(fn.Cfg.Format, file), func(w io.Writer) error {
 		return fn.Cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {
 				return err
 			}
-			_, err := w.Write([]byte{'\n'})
+			_, err := w.Write(end)
 			return err
 		}, func(record.Reject) error { return nil })
 	})

@@ -50,6 +50,7 @@ text), and writes to OUT:
 	clusters-NNNNN.jsonl  clusters within the new batch (as 'run')
 	dedup-NNNNN.jsonl     the new records kept: neither a duplicate of an
 	                      indexed document nor removed within the batch
+	                      (.tsv and .txt for those formats, as 'run')
 	rejects-NNNNN.jsonl   records that could not be read
 	audit-summary.json    counts; input_records = kept + removed + rejected,
 	                      removed = duplicates_of_index + removed_in_batch_only

@@ -94,7 +94,8 @@ writes to DIR:
 
 	pairs-NNNNN.jsonl     verified pairs {"a","b","jaccard","hamming","method"}
 	clusters-NNNNN.jsonl  {"cluster","size","representative","members"}
-	dedup-NNNNN.jsonl     the input records kept, byte for byte
+	dedup-NNNNN.jsonl     the input records kept, byte for byte (.tsv for --format tsv;
+	                      .txt for --format text: the file as read, or empty if removed)
 	rejects-NNNNN.jsonl   records that could not be read, with file, line and reason
 	summary.json          counts; input_records = kept + removed + rejected
 	report.html           a page to look at the run
@@ -580,8 +581,13 @@ func isFinalName(name string) bool {
 	case transforms.SummaryName, "report.html", transforms.AuditSummaryName:
 		return true
 	}
-	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindDedup, transforms.KindRejects, transforms.KindAudit} {
+	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindRejects, transforms.KindAudit} {
 		if isNumbered(name, k+"-", ".jsonl") {
+			return true
+		}
+	}
+	for _, ext := range transforms.DedupExt {
+		if isNumbered(name, transforms.KindDedup+"-", ext) {
 			return true
 		}
 	}
