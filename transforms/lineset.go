@@ -52,7 +52,6 @@ func readLineSet(chunks func(*[]byte) bool) (lineSet, error) {
 		for c := chunk; len(c) > 0; {
 			line, n := binary.Uvarint(c)
 			if n <= 0 || line >= 1<<40 { // a wire.Doc's line has 40 bits
-
 				return nil, wire.ErrCorrupt
 			}
 			set.add(int64(line))
