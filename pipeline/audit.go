@@ -5,7 +5,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 
 	"github.com/neardup/neardup/transforms"
-	"github.com/neardup/neardup/transforms/index"
+	"github.com/neardup/neardup/transforms/format/index"
 )
 
 // WriteIndex writes the signature index of the documents a job keeps to

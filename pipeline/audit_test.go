@@ -16,9 +16,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/neardup/neardup/transforms"
-	"github.com/neardup/neardup/transforms/devcorpus"
-	"github.com/neardup/neardup/transforms/index"
-	"github.com/neardup/neardup/transforms/quality"
+	"github.com/neardup/neardup/transforms/eval/devcorpus"
+	"github.com/neardup/neardup/transforms/eval/quality"
+	"github.com/neardup/neardup/transforms/format/index"
 )
 
 // runIndexed runs the job on files and writes its index to a new directory,

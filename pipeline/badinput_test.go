@@ -21,7 +21,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/neardup/neardup/transforms"
-	"github.com/neardup/neardup/transforms/record"
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // runInto builds the job for files (absolute paths or URLs, used as given:

@@ -17,8 +17,8 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // registers every runner
 
 	"github.com/neardup/neardup/transforms"
-	"github.com/neardup/neardup/transforms/devcorpus"
-	"github.com/neardup/neardup/transforms/quality"
+	"github.com/neardup/neardup/transforms/eval/devcorpus"
+	"github.com/neardup/neardup/transforms/eval/quality"
 )
 
 func TestMain(m *testing.M) { ptest.Main(m) }

@@ -13,10 +13,10 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/blocking"
-	"github.com/neardup/neardup/transforms/candidates"
-	"github.com/neardup/neardup/transforms/index"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/candidates"
 )
 
 func init() {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/components"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/graph/components"
 )
 
 func init() {

@@ -12,14 +12,14 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/neardup/neardup/transforms/blocking"
-	"github.com/neardup/neardup/transforms/candidates"
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/record"
-	"github.com/neardup/neardup/transforms/signature"
-	"github.com/neardup/neardup/transforms/tokenize"
-	"github.com/neardup/neardup/transforms/verify"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/candidates"
+	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/minhash"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 // Config is the job configuration. DoFns carry it as an exported field, so

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/neardup/neardup/transforms/index"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // Info shards carry the document infos (id, length, SimHash, MinHash

@@ -10,8 +10,8 @@ import (
 
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 
-	"github.com/neardup/neardup/transforms/index"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // TestInfoShardRoundTrip: the infos a signature pass adds, in any order,

@@ -11,10 +11,10 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/blocking"
-	"github.com/neardup/neardup/transforms/candidates"
-	"github.com/neardup/neardup/transforms/verify"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/candidates"
+	"github.com/neardup/neardup/transforms/match/verify"
 )
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 func TestLineSet(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/record"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 // docItem is the part of a parsed record that outlives the reader's

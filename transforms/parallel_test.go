@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/neardup/neardup/transforms/record"
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // textOf is the text of document i in TestMapDocsSlots: lengths from a few

@@ -13,9 +13,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/record"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 func init() {

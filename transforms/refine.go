@@ -12,10 +12,10 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/signature"
-	"github.com/neardup/neardup/transforms/similarity"
-	"github.com/neardup/neardup/transforms/tokenize"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/similarity"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 func init() {

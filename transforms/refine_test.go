@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // TestDestBranchFn: the branches of a chunk of matches split it by the file

@@ -8,13 +8,13 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/blocking"
-	"github.com/neardup/neardup/transforms/index"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/signature"
-	"github.com/neardup/neardup/transforms/tokenize"
-	"github.com/neardup/neardup/transforms/verify"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
+	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 func init() {

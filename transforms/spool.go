@@ -14,7 +14,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
-	"github.com/neardup/neardup/transforms/record"
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // The spool keeps two copies of each input file, written by the first pass:

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/record"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 // collectDocs reads every document r reports, by line index.

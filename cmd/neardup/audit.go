@@ -18,7 +18,7 @@ import (
 
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
-	"github.com/neardup/neardup/transforms/index"
+	"github.com/neardup/neardup/transforms/format/index"
 )
 
 type auditFlags struct {

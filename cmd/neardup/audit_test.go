@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms"
-	"github.com/neardup/neardup/transforms/index"
+	"github.com/neardup/neardup/transforms/format/index"
 )
 
 // TestAuditConfig: the audit takes every index setting from the manifest,

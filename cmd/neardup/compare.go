@@ -9,14 +9,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/neardup/neardup/transforms/minhash"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/record"
-	"github.com/neardup/neardup/transforms/signature"
-	"github.com/neardup/neardup/transforms/simhash"
-	"github.com/neardup/neardup/transforms/similarity"
-	"github.com/neardup/neardup/transforms/tokenize"
-	"github.com/neardup/neardup/transforms/weight"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/match/similarity"
+	"github.com/neardup/neardup/transforms/sketch/minhash"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/sketch/simhash"
+	"github.com/neardup/neardup/transforms/sketch/weight"
+	"github.com/neardup/neardup/transforms/text/normalize"
+	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 const compareUsage = `usage: neardup compare [flags] FILE_A FILE_B

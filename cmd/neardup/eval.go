@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/neardup/neardup/transforms/quality"
+	"github.com/neardup/neardup/transforms/eval/quality"
 )
 
 const evalUsage = `usage: neardup eval --pairs 'DIR/pairs-*.jsonl' --truth FILE.tsv [flags]

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	htmlreport "github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/transforms"
-	htmlreport "github.com/neardup/neardup/transforms/report"
 )
 
 // writeReport writes report.html into a local output directory, with the

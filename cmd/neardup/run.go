@@ -28,7 +28,7 @@ import (
 
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
-	"github.com/neardup/neardup/transforms/blocking"
+	"github.com/neardup/neardup/transforms/match/blocking"
 )
 
 // runFlags are the flags of 'neardup run', registered on flag.CommandLine

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/neardup/neardup/transforms/record"
-	"github.com/neardup/neardup/transforms/tokenize"
-	"github.com/neardup/neardup/transforms/tune"
+	"github.com/neardup/neardup/cmd/neardup/internal/tune"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 const tuneUsage = `usage: neardup tune --corpus FILE.jsonl [--sample N] [--threshold T]

@@ -23,12 +23,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/neardup/neardup/transforms/blocking"
-	"github.com/neardup/neardup/transforms/candidates"
-	"github.com/neardup/neardup/transforms/normalize"
-	"github.com/neardup/neardup/transforms/record"
-	"github.com/neardup/neardup/transforms/signature"
-	"github.com/neardup/neardup/transforms/wire"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/candidates"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 func main() {

@@ -1,0 +1,477 @@
+package report
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms/format/record"
+)
+
+// writeFiles writes name -> content into dir; names ending in .gz are
+// gzip-compressed.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		data := []byte(content)
+		if strings.HasSuffix(name, ".gz") {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(data)
+			zw.Close()
+			data = buf.Bytes()
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func jsonLines(t *testing.T, vs ...any) string {
+	t.Helper()
+	var b strings.Builder
+	for _, v := range vs {
+		line, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// makeRun writes a small hand-made output directory and its two input
+// files (one gzipped) and returns their paths.
+func makeRun(t *testing.T) (dir string, inputs []string) {
+	t.Helper()
+	dir, in := t.TempDir(), t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"summary.json": `{"counts": {"input_records": 12345, "rejected": 7, "exact_duplicates": 3, "candidate_pairs": 40,
+			"verified_pairs": 5, "clusters": 4, "kept": 12000, "removed": 338}, "balanced": true, "wall_seconds": 12.25,
+			"stage_busy_seconds": {"Signatures": 8.5, "Read": 2, "Verify": 0.25}}`,
+		"pairs-00000.jsonl": jsonLines(t,
+			pairLine{"d1", "d2", 0.8123, 5, "minhash"},
+			pairLine{"d3", "d4", 1, 0, "exact"},
+			pairLine{"d5", "d6", 0.83, 9, "minhash"},
+		),
+		"pairs-00001.jsonl": jsonLines(t,
+			pairLine{"d7", "d8", 0.9712, 2, "minhash"},
+			pairLine{"d9", "d10", 0.66, 3, "simhash"},
+		),
+		"clusters-00000.jsonl": jsonLines(t,
+			clusterLine{"d1", 2, "d1", []string{"d1", "d2"}},
+			clusterLine{"d3", 3, "d4", []string{"d3", "d4", "d11"}},
+		),
+		"clusters-00001.jsonl": jsonLines(t,
+			clusterLine{"d20", 12, "d25", []string{"d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"}},
+			clusterLine{"d7", 2, "d7", []string{"d7", "d8"}},
+		),
+	})
+	writeFiles(t, in, map[string]string{
+		"a.jsonl": jsonLines(t,
+			map[string]string{"id": "d1", "text": "the quick brown fox jumps over the lazy dog"},
+			map[string]string{"id": "d3", "text": "Same text"},
+			map[string]string{"id": "d5", "text": "x <script>alert(1)</script> & more"},
+			map[string]string{"id": "d7", "text": "pack my box with five dozen liquor jugs"},
+		),
+		"b.jsonl.gz": jsonLines(t,
+			map[string]string{"id": "d2", "text": "the quick brown cat jumps over the lazy dog"},
+			map[string]string{"id": "d4", "text": "same   text"},
+			map[string]string{"id": "d6", "text": "x <script>alert(2)</script> & more"},
+			map[string]string{"id": "d8", "text": "pack my box with five dozen liquor jugs!"},
+		),
+	})
+	return dir, []string{filepath.Join(in, "a.jsonl"), filepath.Join(in, "b.jsonl.gz")}
+}
+
+func readReport(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestWrite(t *testing.T) {
+	dir, inputs := makeRun(t)
+	if err := Write(dir, inputs, "id", "text"); err != nil {
+		t.Fatal(err)
+	}
+	html := readReport(t, dir)
+	for _, want := range []string{
+		// counts
+		`<div class="v">12,345</div><div class="n">input records</div>`,
+		`<div class="v">338</div><div class="n">removed · 2.7% of input</div>`,
+		`<div class="v">7</div><div class="n">rejected</div>`,
+		`<div class="v">yes</div><div class="n">balanced</div>`,
+		"wall time 12.2 s",
+		"4 clusters covering 19 documents",
+		"5 pairs in pairs-*.jsonl",
+		// bars: stages, cluster sizes (2, 3-4, 5-8, 9-16), similarity by method
+		"<title>Signatures: 8.50 s</title>",
+		"<title>size 2: 2 clusters</title>",
+		"<title>size 3–4: 1 clusters</title>",
+		"<title>size 9–16: 1 clusters</title>",
+		"<title>Jaccard [0.80, 0.85), minhash: 2 pairs</title>",
+		"<title>Jaccard [0.95, 1.00], exact: 1 pairs</title>",
+		"<title>Jaccard [0.65, 0.70), simhash: 1 pairs</title>",
+		`class="m-simhash"`,
+		// largest cluster first, members cut
+		`<td class="num">1</td><td class="num">12</td><td><code>d25</code></td>`,
+		"d27</code> and 4 more",
+		// texts escaped, the difference highlighted
+		"x &lt;script&gt;alert(<mark>1</mark>)&lt;/script&gt; &amp; more",
+		"x &lt;script&gt;alert(<mark>2</mark>)&lt;/script&gt; &amp; more",
+		"the quick brown <mark>fox</mark> jumps over the lazy dog",
+		"the quick brown <mark>cat</mark> jumps over the lazy dog",
+		"liquor jugs<mark>!</mark>",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"<script>", "http://", "https://", "<link", "@import"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("report contains %q", bad)
+		}
+	}
+	// The sample runs from the lowest Jaccard up.
+	if i, j := strings.Index(html, "Jaccard <b>0.6600"), strings.Index(html, "Jaccard <b>0.9712"); i < 0 || j < i {
+		t.Errorf("sample not sorted by Jaccard (0.66 at %d, 0.9712 at %d)", i, j)
+	}
+}
+
+func TestWriteDeterministic(t *testing.T) {
+	dir, inputs := makeRun(t)
+	if err := Write(dir, inputs, "id", "text"); err != nil {
+		t.Fatal(err)
+	}
+	first := readReport(t, dir)
+	if err := Write(dir, inputs, "id", "text"); err != nil {
+		t.Fatal(err)
+	}
+	if readReport(t, dir) != first {
+		t.Error("two reports of the same directory differ")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+func TestWriteWithoutTexts(t *testing.T) {
+	tests := []struct {
+		name   string
+		inputs func([]string) []string
+		want   string
+	}{
+		{"no inputs", func([]string) []string { return nil }, "Texts are not shown"},
+		{"ids not in inputs", func(in []string) []string { return in[:1] }, "text not found in the input files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, inputs := makeRun(t)
+			if err := Write(dir, tt.inputs(inputs), "id", "text"); err != nil {
+				t.Fatal(err)
+			}
+			if html := readReport(t, dir); !strings.Contains(html, tt.want) {
+				t.Errorf("report lacks %q", tt.want)
+			}
+		})
+	}
+}
+
+func TestWriteEmptyRun(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"summary.json": `{"counts": {"input_records": 3, "kept": 3}, "balanced": true}`})
+	if err := Write(dir, nil, "id", "text"); err != nil {
+		t.Fatal(err)
+	}
+	html := readReport(t, dir)
+	for _, want := range []string{"No clusters.", "No pairs.", "The runner reported no stage times."} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestWriteErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"no summary", map[string]string{}, "summary.json"},
+		{"bad summary", map[string]string{"summary.json": "{"}, "summary.json"},
+		{"bad pairs", map[string]string{"summary.json": "{}", "pairs-00000.jsonl": "{\"a\":\"x\"}\nnot json\n"}, "pairs-00000.jsonl: record 2"},
+		{"bad clusters", map[string]string{"summary.json": "{}", "clusters-00000.jsonl": "[1]\n"}, "clusters-00000.jsonl: record 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tt.files)
+			err := Write(dir, nil, "id", "text")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Write error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// marked renders spans with [brackets] around changes and {n} for elided
+// runes.
+func marked(ss []span) string {
+	var b strings.Builder
+	for _, s := range ss {
+		switch {
+		case s.Elided > 0:
+			fmt.Fprintf(&b, "{%d}", s.Elided)
+		case s.Changed:
+			b.WriteString("[" + s.Text + "]")
+		default:
+			b.WriteString(s.Text)
+		}
+	}
+	return b.String()
+}
+
+func TestDiff(t *testing.T) {
+	tests := []struct {
+		name, a, b string
+		wantA      string
+		wantB      string
+	}{
+		{"equal", "same text", "same text", "same text", "same text"},
+		{"one word", "the quick brown fox", "the quick red fox", "the quick [brown] fox", "the quick [red] fox"},
+		{"phrase is one mark", "a b c d", "a x y d", "a [b c] d", "a [x y] d"},
+		{"insertion", "a d", "a b c d", "a d", "a [b c] d"},
+		{"white space differs only", "a  b\nc", "a b c", "a  b\nc", "a b c"},
+		{"punctuation", "end.", "end!", "end[.]", "end[!]"},
+		{"cjk characters", "寒雨连江夜入吴", "寒风连江夜入吴", "寒[雨]连江夜入吴", "寒[风]连江夜入吴"},
+		{"empty side", "", "new words", "", "[new words]"},
+		{"case counts", "Hello world", "hello world", "[Hello] world", "[hello] world"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sa, sb := diff(tt.a, tt.b)
+			if got := marked(sa); got != tt.wantA {
+				t.Errorf("A = %q, want %q", got, tt.wantA)
+			}
+			if got := marked(sb); got != tt.wantB {
+				t.Errorf("B = %q, want %q", got, tt.wantB)
+			}
+			if joined(sa) != tt.a || joined(sb) != tt.b {
+				t.Errorf("spans do not give back the texts: %q, %q", joined(sa), joined(sb))
+			}
+		})
+	}
+}
+
+func joined(ss []span) string {
+	var b strings.Builder
+	for _, s := range ss {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+func TestDiffLongTexts(t *testing.T) {
+	// Two texts of MaxTextRunes CJK runes, different throughout: the diff
+	// fits its table bound and finds the common half.
+	a := strings.Repeat("甲乙", MaxTextRunes/2)
+	b := strings.Repeat("甲丙", MaxTextRunes/2)
+	sa, sb := diff(a, b)
+	if joined(sa) != a || joined(sb) != b {
+		t.Fatal("spans do not give back the texts")
+	}
+	if n := changedRunes(sa); n != MaxTextRunes/2 {
+		t.Errorf("%d runes of A changed, want %d", n, MaxTextRunes/2)
+	}
+}
+
+func TestElide(t *testing.T) {
+	long := strings.Repeat("word ", 200) // 1000 runes
+	tests := []struct {
+		name string
+		in   []span
+		want string // marked form, with the long text written as L
+	}{
+		{"short kept", []span{{Text: "a "}, {Text: "b", Changed: true}, {Text: " c"}}, "a [b] c"},
+		{"only common", []span{{Text: long}}, strings.Repeat("word ", 96) + "{520}"},
+		{"before a change", []span{{Text: long}, {Text: "x", Changed: true}},
+			strings.Repeat("word ", 16) + "{760}" + strings.Repeat("word ", 32) + "[x]"},
+		{"after a change", []span{{Text: "x", Changed: true}, {Text: long}}, "[x]" + strings.Repeat("word ", 32) + "{840}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := marked(elide(tt.in)); got != tt.want {
+				t.Errorf("elide = %q\nwant    %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBins(t *testing.T) {
+	sims := []struct {
+		j    float64
+		want int
+	}{{0, 0}, {0.4999, 0}, {0.5, 1}, {0.5499, 1}, {0.55, 2}, {0.8, 7}, {0.85, 8}, {0.9499, 9}, {0.95, 10}, {1, 10}}
+	for _, tt := range sims {
+		if got := simBin(tt.j); got != tt.want {
+			t.Errorf("simBin(%v) = %d, want %d", tt.j, got, tt.want)
+		}
+	}
+	sizes := []struct{ size, want int }{{2, 0}, {3, 1}, {4, 1}, {5, 2}, {8, 2}, {9, 3}, {16, 3}, {17, 4}, {1024, 9}, {1025, 10}}
+	for _, tt := range sizes {
+		if got := sizeBucket(tt.size); got != tt.want {
+			t.Errorf("sizeBucket(%d) = %d, want %d", tt.size, got, tt.want)
+		}
+	}
+}
+
+func TestSample(t *testing.T) {
+	var pairs []pairLine
+	for i := range 500 {
+		j := 0.5 + float64(i%50)/100
+		m := "minhash"
+		if i%5 == 0 {
+			j, m = 1, "exact"
+		}
+		pairs = append(pairs, pairLine{A: fmt.Sprintf("a%d", i), B: fmt.Sprintf("b%d", i), Jaccard: j, Method: m})
+	}
+	sampleOf := func(ps []pairLine) []pairLine {
+		st := &pairStats{Hist: map[string]*[simBins]int64{}}
+		for i := range ps {
+			st.add(&ps[i])
+		}
+		return st.sample()
+	}
+	got := sampleOf(pairs)
+	reversed := slices.Clone(pairs)
+	slices.Reverse(reversed)
+	if !slices.Equal(got, sampleOf(reversed)) {
+		t.Error("sample depends on the order of the pairs")
+	}
+	if len(got) != SamplePairs {
+		t.Fatalf("sample has %d pairs, want %d", len(got), SamplePairs)
+	}
+	bins, exact := map[int]bool{}, 0
+	for i, p := range got {
+		bins[simBin(p.Jaccard)] = true
+		if p.Method == "exact" {
+			exact++
+		}
+		if i > 0 && got[i-1].Jaccard > p.Jaccard {
+			t.Errorf("sample not sorted at %d", i)
+		}
+	}
+	if exact > maxExactSample {
+		t.Errorf("%d exact pairs in the sample, want at most %d", exact, maxExactSample)
+	}
+	if len(bins) < 10 {
+		t.Errorf("sample covers %d similarity bins, want all 10", len(bins))
+	}
+}
+
+func TestTopClusters(t *testing.T) {
+	cs := &clusterStats{}
+	for i := range 30 {
+		members := make([]string, 2+i%13)
+		for k := range members {
+			members[k] = fmt.Sprintf("c%d-%d", i, k)
+		}
+		cs.add(&clusterLine{Cluster: fmt.Sprintf("c%02d", i), Size: len(members), Representative: members[0], Members: members})
+	}
+	if len(cs.Top) != TopClusters || cs.Clusters != 30 {
+		t.Fatalf("kept %d of %d clusters, want %d of 30", len(cs.Top), cs.Clusters, TopClusters)
+	}
+	for i, c := range cs.Top {
+		if len(c.Members) > ShownMembers {
+			t.Errorf("cluster %s keeps %d members", c.Cluster, len(c.Members))
+		}
+		if i > 0 && cmpClusters(cs.Top[i-1], c) > 0 {
+			t.Errorf("clusters out of order at %d: %s (%d) before %s (%d)", i, cs.Top[i-1].Cluster, cs.Top[i-1].Size, c.Cluster, c.Size)
+		}
+	}
+	if cs.Top[0].Cluster != "c12" || cs.Top[1].Cluster != "c25" || cs.Top[0].Size != 14 {
+		t.Errorf("largest cluster %s of size %d, then %s; want c12 of size 14, then c25", cs.Top[0].Cluster, cs.Top[0].Size, cs.Top[1].Cluster)
+	}
+}
+
+func TestFormatting(t *testing.T) {
+	commasTests := []struct {
+		n    int64
+		want string
+	}{{0, "0"}, {999, "999"}, {1000, "1,000"}, {1234567, "1,234,567"}, {-12345, "-12,345"}}
+	for _, tt := range commasTests {
+		if got := commas(tt.n); got != tt.want {
+			t.Errorf("commas(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+	stepTests := []struct{ x, want float64 }{{0, 1}, {0.3, 1}, {3, 5}, {12, 20}, {250, 500}, {1000, 1000}}
+	for _, tt := range stepTests {
+		if got := niceStep(tt.x); got != tt.want {
+			t.Errorf("niceStep(%v) = %v, want %v", tt.x, got, tt.want)
+		}
+	}
+}
+
+// TestQuickID: where quickID reads an id, the record parser reads the same
+// one, on the lines of the sample and on tricky lines; where it cannot
+// tell, it says so.
+func TestQuickID(t *testing.T) {
+	key := []byte(`"id"`)
+	tricky := map[string]struct {
+		id string
+		ok bool
+	}{
+		`{"id": "a", "text": "x"}`:                        {"a", true},
+		`{"text": "say \"id\": \"b\"", "id":"c"}`:         {"c", true},
+		`{"text": "a,", "id" : "d"}`:                      {"d", true},
+		`{"kind": "id", "id": "e"}`:                       {"e", true},
+		`{"list": ["id", "x"], "id": "f"}`:                {"f", true},
+		`{"id": "g\"h", "text": "x"}`:                     {"", false},
+		`{"id": 7, "text": "x"}`:                          {"", false},
+		`{"id": "i", "id": "j", "text": "x"}`:             {"", false},
+		`{"text": "no key"}`:                              {"", false},
+		`{"nested": {"id": "k"}, "id": "l", "text": "x"}`: {"", false},
+	}
+	for line, want := range tricky {
+		id, ok := quickID([]byte(line), key)
+		if id != want.id || ok != want.ok {
+			t.Errorf("quickID(%s) = %q, %v; want %q, %v", line, id, ok, want.id, want.ok)
+		}
+	}
+	for _, path := range []string{"../../testdata/sample/sample-0.jsonl", "../../testdata/bad/bad.jsonl"} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err = record.Read(bytes.NewReader(b), path, record.Options{Format: record.JSONL}, func(d record.Doc) error {
+			if id, ok := quickID(d.Raw, key); ok {
+				n++
+				if id != d.ID {
+					t.Errorf("%s line %d: quickID %q, parser %q", path, d.Index+1, id, d.ID)
+				}
+			}
+			return nil
+		}, func(record.Reject) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if path == "../../testdata/sample/sample-0.jsonl" && n == 0 {
+			t.Errorf("%s: quickID read no id", path)
+		}
+	}
+}

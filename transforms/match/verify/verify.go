@@ -1,0 +1,202 @@
+// Package verify decides whether a candidate pair is a near-duplicate.
+//
+// Blocking (SimHash tables, MinHash bands) only proposes candidates. With the
+// MinHash and Both methods every candidate must reach the Jaccard threshold,
+// estimated from the documents' b-bit MinHash sketches, so adding SimHash
+// candidates can add recall but never cost precision. With the SimHash method
+// the test is the Hamming distance of the fingerprints, as in Manku et al.
+package verify
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+// Method selects the candidate generators and the test.
+type Method int
+
+const (
+	Both    Method = iota // SimHash tables + MinHash bands, Jaccard test
+	MinHash               // MinHash bands, Jaccard test
+	SimHash               // SimHash tables, Hamming test
+)
+
+func (m Method) String() string {
+	switch m {
+	case Both:
+		return "both"
+	case MinHash:
+		return "minhash"
+	case SimHash:
+		return "simhash"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// ParseMethod parses "both", "minhash" or "simhash".
+func ParseMethod(s string) (Method, error) {
+	switch s {
+	case "both":
+		return Both, nil
+	case "minhash":
+		return MinHash, nil
+	case "simhash":
+		return SimHash, nil
+	}
+	return 0, fmt.Errorf("verify: unknown method %q (want both, minhash or simhash)", s)
+}
+
+// Mode says how the Jaccard test uses the MinHash estimate.
+type Mode int
+
+const (
+	// Auto decides from the estimate where it is clear at the configured
+	// confidence and computes the exact Jaccard of the shingle sets for the
+	// pairs in between.
+	Auto Mode = iota
+	// Estimate decides from the estimate alone, accepting estimates down to
+	// the lower confidence bound (recall first).
+	Estimate
+	// Exact computes the exact Jaccard of every candidate pair.
+	Exact
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Auto:
+		return "auto"
+	case Estimate:
+		return "estimate"
+	case Exact:
+		return "exact"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode parses "auto", "estimate" or "exact".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "auto":
+		return Auto, nil
+	case "estimate":
+		return Estimate, nil
+	case "exact":
+		return Exact, nil
+	}
+	return 0, fmt.Errorf("verify: unknown mode %q (want auto, estimate or exact)", s)
+}
+
+// Config is the test a pair must pass.
+type Config struct {
+	Method    Method
+	Mode      Mode
+	Threshold float64 // Jaccard, for Both and MinHash
+	Hamming   int     // bits, for SimHash
+	// Confidence bounds the estimate's error. The estimate from K positions
+	// has standard error se = sqrt(t(1-t)/K) at the threshold t; with
+	// confidence c, z = z(c) (1.645 for 0.95) and the interval
+	// [t - z*se, t + z*se] is where the estimate cannot decide: Estimate
+	// accepts it, Auto checks it exactly. For t = 0.8, K = 128: [0.742, 0.858).
+	Confidence float64
+}
+
+// Bounds returns the interval of estimates from k positions that cannot be
+// decided at the configured confidence. The standard error is that of the
+// b-bit estimator at the threshold: positions agree with probability
+// p = t + (1-t)*2^-b, and the estimate is (p^ - 2^-b)/(1 - 2^-b).
+func (c Config) Bounds(k int) (lo, hi float64) {
+	if c.Confidence <= 0.5 || k <= 0 {
+		return c.Threshold, c.Threshold
+	}
+	t := c.Threshold
+	z := math.Sqrt2 * math.Erfinv(2*c.Confidence-1)
+	p := t + (1-t)*chance
+	se := math.Sqrt(p*(1-p)/float64(k)) / (1 - chance)
+	return t - z*se, t + z*se
+}
+
+// Decision is the outcome of Check.
+type Decision int
+
+const (
+	Reject Decision = iota
+	Accept
+	CheckExactly // compute the exact Jaccard of the shingle sets
+)
+
+// SketchBits is the width of the stored MinHash values.
+const SketchBits = 8
+
+// chance is the probability that two different minima agree in their low
+// SketchBits bits.
+const chance = 1.0 / (1 << SketchBits)
+
+// LowBits keeps the low 8 bits of every MinHash value (b-bit MinHash, Li and
+// König 2010): an eighth of the bytes, and for Jaccard >= 0.5 the standard
+// error grows by less than 1%.
+func LowBits(dst []uint8, sig []uint64) []uint8 {
+	dst = dst[:0]
+	for _, v := range sig {
+		dst = append(dst, uint8(v))
+	}
+	return dst
+}
+
+// EstimateJaccard returns the Jaccard estimate from two b-bit sketches: the
+// fraction of equal positions, corrected for the 2^-b chance that two
+// different minima agree in their low bits.
+func EstimateJaccard(a, b []uint8) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	eq := 0
+	for i, v := range a {
+		if v == b[i] {
+			eq++
+		}
+	}
+	j := (float64(eq)/float64(len(a)) - chance) / (1 - chance)
+	return max(j, 0)
+}
+
+// Check tests candidate pair (a, b) and returns the match to report (A <
+// B, Jaccard estimated) and the decision. Documents without shingles never
+// match.
+func Check(a, b *wire.Info, cfg Config) (wire.Match, Decision) {
+	m := wire.Match{
+		A: a.Doc, B: b.Doc, IDA: a.ID, IDB: b.ID, LenA: a.Len, LenB: b.Len,
+		Hamming: uint8(bits.OnesCount64(a.SimHash ^ b.SimHash)),
+	}
+	if a.Doc > b.Doc {
+		m.A, m.B, m.IDA, m.IDB, m.LenA, m.LenB = b.Doc, a.Doc, b.ID, a.ID, b.Len, a.Len
+	}
+	if len(a.Sketch) == 0 || len(b.Sketch) == 0 {
+		return m, Reject
+	}
+	j := EstimateJaccard(a.Sketch, b.Sketch)
+	m.Jaccard = float32(j)
+	if cfg.Method == SimHash {
+		m.Method = wire.SimHash
+		if int(m.Hamming) <= cfg.Hamming {
+			return m, Accept
+		}
+		return m, Reject
+	}
+	m.Method = wire.MinHash
+	if cfg.Mode == Exact {
+		return m, CheckExactly
+	}
+	lo, hi := cfg.Bounds(len(a.Sketch))
+	switch {
+	case j >= hi:
+		return m, Accept
+	case j < lo:
+		return m, Reject
+	case cfg.Mode == Estimate:
+		return m, Accept
+	}
+	return m, CheckExactly
+}
