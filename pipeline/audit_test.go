@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // runIndexed runs the job on files and writes its index to a new directory,
@@ -54,21 +55,21 @@ func runAudit(t *testing.T, cfg transforms.Config, idx string, files []string, r
 // shards hold exactly the kept records.
 func checkAuditAccounting(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, transforms.AuditSummaryName))
+	b, err := os.ReadFile(filepath.Join(dir, output.AuditSummaryName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s transforms.AuditSummary
+	var s output.AuditSummary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
 	c := s.Counts
-	if !s.Balanced || c[transforms.StatInput] != c[transforms.StatKept]+c[transforms.StatRemoved]+c[transforms.StatRejected] ||
-		c[transforms.StatRemoved] != c[transforms.StatDupOfIndex]+c[transforms.StatBatchOnly] {
+	if !s.Balanced || c[output.StatInput] != c[output.StatKept]+c[output.StatRemoved]+c[output.StatRejected] ||
+		c[output.StatRemoved] != c[output.StatDupOfIndex]+c[output.StatBatchOnly] {
 		t.Errorf("audit counts do not add up: %v", c)
 	}
-	if lines := dedupRecords(t, dir); lines != c[transforms.StatKept] {
-		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[transforms.StatKept])
+	if lines := dedupRecords(t, dir); lines != c[output.StatKept] {
+		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[output.StatKept])
 	}
 	return c
 }
@@ -84,7 +85,7 @@ func auditPairs(t *testing.T, dir string) []quality.Pair {
 			t.Fatal(err)
 		}
 		for _, l := range bytes.Split(bytes.TrimSpace(b), []byte{'\n'}) {
-			var a transforms.AuditLine
+			var a output.AuditLine
 			if err := json.Unmarshal(l, &a); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
@@ -171,18 +172,18 @@ func TestAuditSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if man0.Documents != c0[transforms.StatKept] || len(man0.Shards) != 1 {
-		t.Fatalf("index holds %d documents in %d shards; the run kept %d", man0.Documents, len(man0.Shards), c0[transforms.StatKept])
+	if man0.Documents != c0[output.StatKept] || len(man0.Shards) != 1 {
+		t.Fatalf("index holds %d documents in %d shards; the run kept %d", man0.Documents, len(man0.Shards), c0[output.StatKept])
 	}
 	next := filepath.Join(t.TempDir(), "next")
 	aud := runAudit(t, cfg, idx0, files[1:], true, next)
 	c := checkAuditAccounting(t, aud)
-	if c[transforms.StatDupOfIndex] == 0 || c[transforms.StatIndexDocs] != man0.Documents {
-		t.Errorf("audit found %d duplicates of the index, scanned %d indexed documents", c[transforms.StatDupOfIndex], c[transforms.StatIndexDocs])
+	if c[output.StatDupOfIndex] == 0 || c[output.StatIndexDocs] != man0.Documents {
+		t.Errorf("audit found %d duplicates of the index, scanned %d indexed documents", c[output.StatDupOfIndex], c[output.StatIndexDocs])
 	}
 	// Only indexed documents sharing a key with the batch are shuffled.
-	if c[transforms.StatIndexJoined] >= man0.Documents {
-		t.Errorf("all %d indexed documents joined", c[transforms.StatIndexJoined])
+	if c[output.StatIndexJoined] >= man0.Documents {
+		t.Errorf("all %d indexed documents joined", c[output.StatIndexJoined])
 	}
 	man1, err := transforms.ReadManifest(context.Background(), next)
 	if err != nil {
@@ -195,8 +196,8 @@ func TestAuditSample(t *testing.T) {
 			t.Errorf("%s holds %q and %q, want the manifest and shards only", d, names, hidden)
 		}
 	}
-	if man1.Documents != man0.Documents+c[transforms.StatKept] || len(man1.Shards) != 2 || man1.Shards[0] != man0.Shards[0] {
-		t.Errorf("next index: %d documents in %d shards, want %d + %d in 2", man1.Documents, len(man1.Shards), man0.Documents, c[transforms.StatKept])
+	if man1.Documents != man0.Documents+c[output.StatKept] || len(man1.Shards) != 2 || man1.Shards[0] != man0.Shards[0] {
+		t.Errorf("next index: %d documents in %d shards, want %d + %d in 2", man1.Documents, len(man1.Shards), man0.Documents, c[output.StatKept])
 	}
 	// The same outputs whatever the partitions, branches and workers.
 	other := cfg
@@ -206,8 +207,8 @@ func TestAuditSample(t *testing.T) {
 	// kept last time is now an exact duplicate of the index.
 	aud2 := runAudit(t, cfg, next, files[1:], false, "")
 	c2 := checkAuditAccounting(t, aud2)
-	if c2[transforms.StatExactOfIndex] < c[transforms.StatKept] {
-		t.Errorf("re-audit: %d exact duplicates of the index, want >= %d kept before", c2[transforms.StatExactOfIndex], c[transforms.StatKept])
+	if c2[output.StatExactOfIndex] < c[output.StatKept] {
+		t.Errorf("re-audit: %d exact duplicates of the index, want >= %d kept before", c2[output.StatExactOfIndex], c[output.StatKept])
 	}
 
 	truth, err := quality.ReadTruth("../testdata/sample/truth.tsv")
@@ -257,7 +258,7 @@ func TestAuditDevSplit(t *testing.T) {
 		fullPair.AtThreshold.Recall, fullComp.AtThreshold.Recall, fullPair.Precision, len(runPairs(t, full)))
 	t.Logf("index + audit: recall J>=0.8 pairs %.4f linked %.4f, precision %.4f (%d pairs; %d new documents, %d duplicates of the index, %d of %d indexed documents joined)",
 		splitPair.AtThreshold.Recall, splitComp.AtThreshold.Recall, splitPair.Precision, len(split),
-		c[transforms.StatInput], c[transforms.StatDupOfIndex], c[transforms.StatIndexJoined], c[transforms.StatIndexDocs])
+		c[output.StatInput], c[output.StatDupOfIndex], c[output.StatIndexJoined], c[output.StatIndexDocs])
 	if splitComp.AtThreshold.Recall < fullComp.AtThreshold.Recall-0.01 {
 		t.Errorf("index + audit links %.4f of the true pairs, the full run %.4f (missed: %v)",
 			splitComp.AtThreshold.Recall, fullComp.AtThreshold.Recall, splitComp.Examples["missed"])
@@ -293,7 +294,7 @@ func TestAuditRefusesBadIndex(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "index-00000.bin") || !strings.Contains(err.Error(), "truncated") {
 		t.Fatalf("audit of a truncated shard: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Output, transforms.AuditSummaryName)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("failed audit wrote %s", transforms.AuditSummaryName)
+	if _, err := os.Stat(filepath.Join(cfg.Output, output.AuditSummaryName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("failed audit wrote %s", output.AuditSummaryName)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
 	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
@@ -64,7 +65,7 @@ func inputs(t *testing.T, paths ...string) []string {
 // shardReject is one line of rejects-NNNNN.jsonl and its NNNNN.
 type shardReject struct {
 	shard int
-	transforms.RejectLine
+	output.RejectLine
 }
 
 func readRejects(t *testing.T, dir string) []shardReject {
@@ -109,7 +110,7 @@ func decompressed(t *testing.T, path string) []byte {
 }
 
 // wholeFileReasons are the rejects that stand for a whole input (Line 0).
-var wholeFileReasons = map[string]bool{transforms.ReasonNotAFile: true, transforms.ReasonUnreadable: true}
+var wholeFileReasons = map[string]bool{record.ReasonNotAFile: true, record.ReasonUnreadable: true}
 
 // checkRejects asserts that every reject names one of the inputs, sits in
 // the rejects shard of that input's index, and has a reason, a detail naming
@@ -239,13 +240,13 @@ func TestBadInput(t *testing.T) {
 			"jsonl", 0, 4 + 2 + 8 + 6, map[string]int{
 				record.ReasonBadJSON: 3, record.ReasonMissingID: 2, record.ReasonIDNotString: 4, record.ReasonMissingText: 1,
 				record.ReasonTextNotString: 2, record.ReasonEmptyText: 2, record.ReasonInvalidUTF8: 7, record.ReasonCorruptGzip: 2}},
-		{"directory in the glob", withDir, "jsonl", 0, 6, map[string]int{transforms.ReasonNotAFile: 1}},
+		{"directory in the glob", withDir, "jsonl", 0, 6, map[string]int{record.ReasonNotAFile: 1}},
 		{"file that may not be opened", func(t *testing.T) []string {
 			return inputs(t, "denied://locked.jsonl", "../testdata/bad/good.jsonl.gz")
-		}, "jsonl", 0, 6, map[string]int{transforms.ReasonUnreadable: 1}},
+		}, "jsonl", 0, 6, map[string]int{record.ReasonUnreadable: 1}},
 		{"chmod 000 file", func(t *testing.T) []string {
 			return inputs(t, unreadableFile(t), "../testdata/bad/good.jsonl.gz")
-		}, "jsonl", 0, 6, map[string]int{transforms.ReasonUnreadable: 1}},
+		}, "jsonl", 0, 6, map[string]int{record.ReasonUnreadable: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -265,7 +266,7 @@ func TestBadInput(t *testing.T) {
 				// too: only the summary counts records.
 				s := readSummary(t, dir)
 				c = s.Counts
-				if !s.Balanced || c[transforms.StatInput] != c[transforms.StatKept]+c[transforms.StatRemoved]+c[transforms.StatRejected] {
+				if !s.Balanced || c[output.StatInput] != c[output.StatKept]+c[output.StatRemoved]+c[output.StatRejected] {
 					t.Errorf("records do not add up: %v", c)
 				}
 			} else {
@@ -279,19 +280,19 @@ func TestBadInput(t *testing.T) {
 			for _, n := range tt.rejects {
 				nrej += int64(n)
 			}
-			if c[transforms.StatDocuments] != tt.docs || c[transforms.StatRejected] != nrej || c[transforms.StatInput] != tt.docs+nrej {
+			if c[output.StatDocuments] != tt.docs || c[output.StatRejected] != nrej || c[output.StatInput] != tt.docs+nrej {
 				t.Errorf("summary: %d input, %d documents, %d rejected; want %d, %d, %d",
-					c[transforms.StatInput], c[transforms.StatDocuments], c[transforms.StatRejected], tt.docs+nrej, tt.docs, nrej)
+					c[output.StatInput], c[output.StatDocuments], c[output.StatRejected], tt.docs+nrej, tt.docs, nrej)
 			}
 		})
 	}
 }
 
 // clusterLines reads every clusters-*.jsonl of dir.
-func clusterLines(t *testing.T, dir string) []transforms.ClusterLine {
+func clusterLines(t *testing.T, dir string) []output.ClusterLine {
 	t.Helper()
 	names, _ := filepath.Glob(filepath.Join(dir, "clusters-*.jsonl"))
-	var out []transforms.ClusterLine
+	var out []output.ClusterLine
 	for _, name := range names {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -299,7 +300,7 @@ func clusterLines(t *testing.T, dir string) []transforms.ClusterLine {
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		for dec.More() {
-			var cl transforms.ClusterLine
+			var cl output.ClusterLine
 			if err := dec.Decode(&cl); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -342,11 +343,11 @@ func TestBadInputDuplicateIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := checkAccounting(t, dir)
-	if c[transforms.StatInput] != 6 || c[transforms.StatRejected] != 0 || c[transforms.StatKept] != 5 || c[transforms.StatRemoved] != 1 {
+	if c[output.StatInput] != 6 || c[output.StatRejected] != 0 || c[output.StatKept] != 5 || c[output.StatRemoved] != 1 {
 		t.Errorf("counts %v: want 6 input, 0 rejected, 5 kept, 1 removed", c)
 	}
 	cls := clusterLines(t, dir)
-	want := transforms.ClusterLine{Cluster: "twin", Size: 2, Representative: "twin", Members: []string{"twin", "twin"}}
+	want := output.ClusterLine{Cluster: "twin", Size: 2, Representative: "twin", Members: []string{"twin", "twin"}}
 	if len(cls) != 1 || fmt.Sprint(cls[0]) != fmt.Sprint(want) {
 		t.Errorf("clusters = %+v, want only %+v", cls, want)
 	}
@@ -401,7 +402,7 @@ func TestBadInputHugeLine(t *testing.T) {
 		allocs = append(allocs, after.TotalAlloc-before.TotalAlloc)
 		t.Logf("%d MB line: the job allocated %d MB", size>>20, allocs[len(allocs)-1]>>20)
 		c := checkAccounting(t, dir)
-		if c[transforms.StatInput] != 3 || c[transforms.StatKept] != 2 || c[transforms.StatRejected] != 1 {
+		if c[output.StatInput] != 3 || c[output.StatKept] != 2 || c[output.StatRejected] != 1 {
 			t.Errorf("counts %v: want 3 input, 2 kept, 1 rejected", c)
 		}
 		rj := readRejects(t, dir)
@@ -476,8 +477,8 @@ func TestBadInputMaxTokens(t *testing.T) {
 			}
 			c := checkAccounting(t, dir)
 			cls := clusterLines(t, dir)
-			if c[transforms.StatTruncated] != tt.truncated || len(cls) != tt.clusters {
-				t.Errorf("truncated %d, clusters %+v; want %d truncated, %d clusters", c[transforms.StatTruncated], cls, tt.truncated, tt.clusters)
+			if c[output.StatTruncated] != tt.truncated || len(cls) != tt.clusters {
+				t.Errorf("truncated %d, clusters %+v; want %d truncated, %d clusters", c[output.StatTruncated], cls, tt.truncated, tt.clusters)
 			}
 			if tt.clusters == 1 && fmt.Sprint(cls[0].Members) != "[long-a long-b]" {
 				t.Errorf("cluster %+v, want long-a and long-b", cls[0])
@@ -569,15 +570,15 @@ func TestTextDedup(t *testing.T) {
 	cfg.Format = "text"
 	out := runJob(t, "", cfg, files)
 	for i, want := range []string{a, "", c} {
-		got, err := os.ReadFile(filepath.Join(out, transforms.DedupName("text", i)))
+		got, err := os.ReadFile(filepath.Join(out, output.DedupName("text", i)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(got) != want {
-			t.Errorf("%s = %q, want %q", transforms.DedupName("text", i), got, want)
+			t.Errorf("%s = %q, want %q", output.DedupName("text", i), got, want)
 		}
 	}
-	if s := readSummary(t, out); s.Counts[transforms.StatKept] != 2 || s.Counts[transforms.StatRemoved] != 1 {
-		t.Errorf("kept %d, removed %d; want 2 and 1", s.Counts[transforms.StatKept], s.Counts[transforms.StatRemoved])
+	if s := readSummary(t, out); s.Counts[output.StatKept] != 2 || s.Counts[output.StatRemoved] != 1 {
+		t.Errorf("kept %d, removed %d; want 2 and 1", s.Counts[output.StatKept], s.Counts[output.StatRemoved])
 	}
 }

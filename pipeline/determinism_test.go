@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // TestDeterministic: the same input gives byte-identical output files
@@ -206,8 +207,8 @@ func TestComponentsShape(t *testing.T) {
 			t.Fatalf("%+v: %v", v, err)
 		}
 		counts := checkAccounting(t, dir)
-		remainders[v.rounds] = max(remainders[v.rounds], counts[transforms.StatRemainder])
-		delete(counts, transforms.StatRemainder)
+		remainders[v.rounds] = max(remainders[v.rounds], counts[output.StatRemainder])
+		delete(counts, output.StatRemainder)
 		got := outputs(t, dir)
 		delete(got, "summary.json")
 		if i == 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/eval/quality"
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 func TestMain(m *testing.M) { ptest.Main(m) }
@@ -54,9 +55,9 @@ func runJob(t *testing.T, runner string, cfg transforms.Config, files []string) 
 	return cfg.Output
 }
 
-func readSummary(t *testing.T, dir string) transforms.Summary {
+func readSummary(t *testing.T, dir string) output.Summary {
 	t.Helper()
-	s, err := transforms.ReadSummary(dir)
+	s, err := output.ReadSummary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +70,11 @@ func checkAccounting(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
 	s := readSummary(t, dir)
 	c := s.Counts
-	if !s.Balanced || c[transforms.StatInput] != c[transforms.StatKept]+c[transforms.StatRemoved]+c[transforms.StatRejected] {
+	if !s.Balanced || c[output.StatInput] != c[output.StatKept]+c[output.StatRemoved]+c[output.StatRejected] {
 		t.Errorf("records do not add up: %v", c)
 	}
-	if lines := dedupRecords(t, dir); lines != c[transforms.StatKept] {
-		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[transforms.StatKept])
+	if lines := dedupRecords(t, dir); lines != c[output.StatKept] {
+		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[output.StatKept])
 	}
 	return c
 }
@@ -107,8 +108,8 @@ func evaluate(t *testing.T, dir string, truth quality.Truth) quality.Report {
 func TestSample(t *testing.T) {
 	dir := runJob(t, "", transforms.DefaultConfig(), sampleFiles)
 	c := checkAccounting(t, dir)
-	if c[transforms.StatInput] != 1200 || c[transforms.StatRejected] != 0 {
-		t.Errorf("read %d records, %d rejected; want 1200, 0", c[transforms.StatInput], c[transforms.StatRejected])
+	if c[output.StatInput] != 1200 || c[output.StatRejected] != 0 {
+		t.Errorf("read %d records, %d rejected; want 1200, 0", c[output.StatInput], c[output.StatRejected])
 	}
 	truth, err := quality.ReadTruth("../testdata/sample/truth.tsv")
 	if err != nil {

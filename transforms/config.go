@@ -1,17 +1,11 @@
-// Package transforms holds neardup's Beam DoFns. Each is a thin wrapper that
-// moves compact records (package wire) between the runner and the plain-Go
-// algorithm packages beside it (record, normalize, signature, blocking,
-// candidates, verify, unionfind), which know nothing of Beam.
-//
-// Every shuffle carries partition numbers and byte chunks of packed records,
-// never document text; documents are re-read from their files where their
-// bytes are needed again.
 package transforms
 
 import (
 	"fmt"
 	"runtime"
 
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
@@ -53,7 +47,7 @@ type Config struct {
 	Partitions int // shuffle partitions
 	// CCPartitions and CCRounds shape the connected components: the
 	// documents' partitions and the large-star/small-star rounds run before
-	// the rest is finished on one worker (see ClusterFn and AutoCCRounds).
+	// the rest is finished on one worker (see clusterFn and AutoCCRounds).
 	CCPartitions int
 	CCRounds     int
 	MaxBucket    int
@@ -126,38 +120,6 @@ func DefaultConfig() Config {
 		Keep:         "longest",
 		Branches:     min(runtime.NumCPU(), 4),
 	}
-}
-
-// ShuffleRounds is the number of rounds of the large shuffles: Rounds, or
-// Branches if Rounds is 0, and at least 1.
-func (c Config) ShuffleRounds() int {
-	if c.Rounds > 0 {
-		return c.Rounds
-	}
-	return max(1, c.Branches)
-}
-
-// RoundInputBytes and MaxRounds shape AutoRounds.
-const (
-	RoundInputBytes = 128 << 20
-	MaxRounds       = 8
-)
-
-// AutoRounds is the number of shuffle rounds `neardup run` picks for input
-// files of inputBytes in all (as stored) and the given branches. A runner
-// in this process (local) keeps every shuffled byte in memory, and Prism
-// copies a round's groups several times over while it hands them to the
-// workers, so a local run gets one round per RoundInputBytes of input, at least
-// branches and at most MaxRounds: the copies stay about the same size as
-// the input grows, and each round re-reads the input's normalized copies
-// once more for the exact checks. On a cluster the runner's shuffle holds
-// the data and rounds would only put stages one after the other: 1.
-func AutoRounds(inputBytes int64, branches int, local bool) int {
-	if !local {
-		return 1
-	}
-	n := (inputBytes + RoundInputBytes - 1) / RoundInputBytes
-	return int(min(max(n, int64(branches), 1), MaxRounds))
 }
 
 // AutoCCRounds is the number of large-star/small-star rounds `neardup run`
@@ -265,4 +227,33 @@ func simEntries(dst []wire.SimEntry, chunk []byte, tables *blocking.Tables) ([]w
 		return dst, fmt.Errorf("SimHash entries in a job without SimHash tables: %w", wire.ErrCorrupt)
 	}
 	return wire.AppendSimEntries(dst, chunk, tables)
+}
+
+// IndexConfig is the part of c an index records and an audit must share.
+func (c Config) IndexConfig() index.Config {
+	return index.Config{
+		Tokens: c.Tokens, Dictionary: c.Dictionary, Shingle: c.Shingle, Perms: c.Perms, MinHash: c.MinHash,
+		Seed: c.Seed, MaxTokens: c.MaxTokens, Method: c.Method, Threshold: c.Threshold, Hamming: c.Hamming,
+		Bands: c.Bands, Rows: c.Rows, SimBlocks: c.SimBlocks,
+		Format: c.Format, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes,
+	}
+}
+
+// WithIndexConfig returns c with the settings of ic.
+func (c Config) WithIndexConfig(ic index.Config) Config {
+	c.Tokens, c.Dictionary, c.Shingle, c.Perms, c.MinHash = ic.Tokens, ic.Dictionary, ic.Shingle, ic.Perms, ic.MinHash
+	c.Seed, c.MaxTokens, c.Method, c.Threshold, c.Hamming = ic.Seed, ic.MaxTokens, ic.Method, ic.Threshold, ic.Hamming
+	c.Bands, c.Rows, c.SimBlocks = ic.Bands, ic.Rows, ic.SimBlocks
+	c.Format, c.IDField, c.TextField, c.MaxDocBytes = ic.Format, ic.IDField, ic.TextField, ic.MaxDocBytes
+	return c
+}
+
+// Settings returns the settings of c for a job on runner.
+func (c Config) Settings(runner string) output.Settings {
+	return output.Settings{
+		Config: c.IndexConfig(), Verify: c.Verify, Confidence: c.Confidence,
+		MaxBucket: c.MaxBucket, Window: c.Window, Keep: c.Keep,
+		Runner: runner, Branches: c.Branches, Partitions: c.Partitions, Rounds: c.ShuffleRounds(),
+		CCPartitions: c.CCPartitions, CCRounds: c.CCRounds,
+	}
 }

@@ -2,31 +2,41 @@ package transforms
 
 import (
 	"context"
-	"encoding/binary"
 	"slices"
 	"time"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ExactFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&exactFn{})
 }
 
-// ExactFn finds exact duplicates within one partition of exact-key records.
+// ExactDuplicates groups documents by the hash of their normalized text.
+//
+// In: exact-key records (partition, chunk). Out: exact matches (file index,
+// chunk), lines to skip in the signature pass (file index, chunk), stats.
+func ExactDuplicates(s beam.Scope, cfg Config, keys beam.PCollection) (matches, skips, st beam.PCollection) {
+	s = s.Scope("ExactDuplicates")
+	return beam.ParDo3(s, &exactFn{Cfg: cfg}, beam.GroupByKey(s, keys))
+}
+
+// exactFn finds exact duplicates within one partition of exact-key records.
 //
 // In: (partition, chunks of wire.Info with Exact set). Out: for every group
 // of documents with the same normalized text, one exact match per
 // non-representative member (wire.Match chunks keyed by the file of the
 // smaller document), and the members to leave out of the signature pass
 // (chunks of uvarint line numbers keyed by file index).
-type ExactFn struct {
+type exactFn struct {
 	Cfg Config
 }
 
-func (fn *ExactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
+func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "ExactDuplicates", time.Now())
 	infos, err := byExactKey(chunks)
 	if err != nil {
@@ -54,12 +64,12 @@ func (fn *ExactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]
 			m := matchOf(&group[rep], &group[k])
 			matches.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitMatch)
 			line := wire.Line(group[k].Doc)
-			skips.Add(wire.File(group[k].Doc), func(c []byte) []byte { return binary.AppendUvarint(c, uint64(line)) }, emitSkip)
+			skips.Add(wire.File(group[k].Doc), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, emitSkip)
 		}
 	}
 	matches.Flush(emitMatch)
 	skips.Flush(emitSkip)
-	emitStat(StatExactDups, dups)
+	emitStat(output.StatExactDups, dups)
 	return nil
 }
 

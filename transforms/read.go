@@ -10,128 +10,40 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, string, func(int, []byte), func(int, []byte), func(string, int64), error](&ReadKeysFn{})
-	register.Emitter2[int, []byte]()
-	register.Emitter2[string, int64]()
-	register.Iter1[string]()
-	register.Iter1[[]byte]()
+	register.DoFn6x1[context.Context, int, string, func(int, []byte), func(int, []byte), func(string, int64), error](&readKeysFn{})
 }
 
-// Stat names: the counts summary.json reports, emitted as (name, n) elements
-// so that they are exact under retries.
-const (
-	StatInput      = "input_records"
-	StatBytes      = "input_bytes"
-	StatRejected   = "rejected"
-	StatDocuments  = "documents"
-	StatExactDups  = "exact_duplicates"
-	StatSigned     = "signed"
-	StatNoShingles = "no_shingles"
-	StatTruncated  = "truncated"
-	StatKeys       = "block_keys"
-	StatBuckets    = "buckets"
-	StatHot        = "hot_buckets"
-	StatSkipped    = "skipped_comparisons"
-	StatFar        = "simhash_far_pairs"
-	StatCandidates = "candidate_pairs"
-	StatVerified   = "verified_pairs" // the sum of the next two
-	StatByEstimate = "verified_by_estimate"
-	StatByExact    = "verified_exactly"
-	StatUnsure     = "exact_checks"
-	StatClusters   = "clusters"
-	StatClustered  = "clustered_documents"
-	StatRemoved    = "removed"
-	StatRemainder  = "components_remainder_edges"
-	StatKept       = "kept"
-)
-
-// Reasons of the whole-file rejects readFileFrom reports for an input path that
-// cannot be read as a file (Line 0). The other reasons are record.Reason*.
-const (
-	ReasonNotAFile   = "not_a_file" // the path is a directory
-	ReasonUnreadable = "unreadable" // opening the file is not permitted
-)
-
-// readFileFrom opens the file at open (any Beam filesystem, gzip by
-// extension) and parses it as if it were the input file name: records and
-// rejects are named by name (for the text format, name is the document id).
-// If tee is not nil, it gets the decompressed bytes.
+// Read is the first pass over the input.
 //
-// A path that is a directory or that may not be opened is one whole-file
-// reject (Line 0, ReasonNotAFile or ReasonUnreadable): every pass over the
-// input sees the same reject and no record of the file. Any other failure to
-// open the file is an error, which fails the bundle (a runner may retry it).
-func readFileFrom(ctx context.Context, open, name string, opt record.Options, tee io.Writer, doc func(record.Doc) error, reject func(record.Reject) error) error {
-	path := open
-	fsys, err := filesystem.New(ctx, path)
-	if err != nil {
-		return fmt.Errorf("opening %s: %w", path, err)
-	}
-	defer fsys.Close()
-	rc, err := fsys.OpenRead(ctx, path)
-	if errors.Is(err, fs.ErrPermission) {
-		return reject(record.Reject{File: path, Reason: ReasonUnreadable, Detail: fmt.Sprintf("%s: %v", path, err)})
-	}
-	if err != nil {
-		return fmt.Errorf("opening %s: %w", path, err)
-	}
-	defer rc.Close()
-	// The local filesystem opens a directory without error; reading it
-	// fails. Other filesystems have no directories to open.
-	if st, ok := rc.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if fi, err := st.Stat(); err == nil && fi.IsDir() {
-			return reject(record.Reject{File: path, Reason: ReasonNotAFile, Detail: path + ": is a directory"})
-		}
-	}
-	r, err := record.Decompress(path, rc)
-	if err != nil {
-		// A gzip header that does not parse: the whole file is one reject.
-		return reject(record.Reject{File: name, Reason: record.ReasonCorruptGzip, Detail: fmt.Sprintf("%s: %v", name, err)})
-	}
-	if tee != nil {
-		r = io.TeeReader(r, tee)
-	}
-	return record.Read(r, name, opt, doc, reject)
+// In: (file index, path). Out: exact-key records (partition, chunk), reject
+// lines (file index, chunk) and stats (name, n).
+func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, st beam.PCollection) {
+	s = s.Scope("Read")
+	o := files.perFile(s, 3, &readKeysFn{Cfg: cfg})
+	return o[0], o[1], o[2]
 }
 
-// keyed is what the first pass computes for a document: its exact-duplicate
-// key record and its normalized text, for the normalized spool; norm is
-// the storage of the document's batch slot (docItem.buf), valid until the
-// batch's results are emitted.
-type keyed struct {
-	info wire.Info
-	norm []byte
-}
-
-// RejectLine is one line of rejects-*.jsonl.
-type RejectLine struct {
-	File   string `json:"file"`
-	Line   int64  `json:"line"`
-	Offset int64  `json:"offset"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
-	Sample string `json:"sample,omitempty"`
-}
-
-// ReadKeysFn is the first pass over an input file.
+// readKeysFn is the first pass over an input file.
 //
 // In: (file index, path). Out: the exact-duplicate key records of its good
 // documents, as wire.Info chunks keyed by partition of the key; its rejects,
 // as JSON lines keyed by file index; and stats.
-type ReadKeysFn struct {
+type readKeysFn struct {
 	Cfg Config
 }
 
-func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects func(int, []byte), emitStat func(string, int64)) error {
+func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Read", time.Now())
 	opt := fn.Cfg.recordOptions()
 	b := wire.NewBatcher(0)
@@ -170,7 +82,7 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		if r.Reason == record.ReasonCorruptGzip || r.Reason == record.ReasonReadError {
 			broken = true
 		}
-		line, err := json.Marshal(RejectLine{File: r.File, Line: r.Line, Offset: r.Offset, Reason: r.Reason, Detail: r.Detail, Sample: r.Sample})
+		line, err := json.Marshal(output.RejectLine{File: r.File, Line: r.Line, Offset: r.Offset, Reason: r.Reason, Detail: r.Detail, Sample: r.Sample})
 		if err != nil {
 			return err
 		}
@@ -190,9 +102,60 @@ func (fn *ReadKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	if len(rejects) > 0 {
 		emitRejects(file, rejects)
 	}
-	emitStat(StatInput, docs+rej)
-	emitStat(StatRejected, rej)
-	emitStat(StatDocuments, docs)
-	emitStat(StatBytes, nbytes)
-	return InjectFault("Read", path) // a test hook; nil unless a test sets it
+	emitStat(output.StatInput, docs+rej)
+	emitStat(output.StatRejected, rej)
+	emitStat(output.StatDocuments, docs)
+	emitStat(output.StatBytes, nbytes)
+	return injectFault("Read", path) // a test hook; nil unless a test sets it
+}
+
+// keyed is what the first pass computes for a document: its exact-duplicate
+// key record and its normalized text, for the normalized spool; norm is
+// the storage of the document's batch slot (docItem.buf), valid until the
+// batch's results are emitted.
+type keyed struct {
+	info wire.Info
+	norm []byte
+}
+
+// readFileFrom opens the file at open (any Beam filesystem, gzip by
+// extension) and parses it as if it were the input file name: records and
+// rejects are named by name (for the text format, name is the document id).
+// If tee is not nil, it gets the decompressed bytes.
+//
+// A path that is a directory or that may not be opened is one whole-file
+// reject (Line 0, record.ReasonNotAFile or record.ReasonUnreadable): every pass over the
+// input sees the same reject and no record of the file. Any other failure to
+// open the file is an error, which fails the bundle (a runner may retry it).
+func readFileFrom(ctx context.Context, open, name string, opt record.Options, tee io.Writer, doc func(record.Doc) error, reject func(record.Reject) error) error {
+	path := open
+	fsys, err := filesystem.New(ctx, path)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer fsys.Close()
+	rc, err := fsys.OpenRead(ctx, path)
+	if errors.Is(err, fs.ErrPermission) {
+		return reject(record.Reject{File: path, Reason: record.ReasonUnreadable, Detail: fmt.Sprintf("%s: %v", path, err)})
+	}
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer rc.Close()
+	// The local filesystem opens a directory without error; reading it
+	// fails. Other filesystems have no directories to open.
+	if st, ok := rc.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.IsDir() {
+			return reject(record.Reject{File: path, Reason: record.ReasonNotAFile, Detail: path + ": is a directory"})
+		}
+	}
+	r, err := record.Decompress(path, rc)
+	if err != nil {
+		// A gzip header that does not parse: the whole file is one reject.
+		return reject(record.Reject{File: name, Reason: record.ReasonCorruptGzip, Detail: fmt.Sprintf("%s: %v", name, err)})
+	}
+	if tee != nil {
+		r = io.TeeReader(r, tee)
+	}
+	return record.Read(r, name, opt, doc, reject)
 }

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // The spool keeps two copies of each input file, written by the first pass:
@@ -108,13 +107,8 @@ func (n *normWriter) add(index int64, rawLen int, id string, norm []byte) {
 	if n == nil {
 		return
 	}
-	b := binary.AppendUvarint(n.buf[:0], uint64(index))
-	b = binary.AppendUvarint(b, uint64(rawLen))
-	b = binary.AppendUvarint(b, uint64(len(id)))
-	b = append(b, id...)
-	b = binary.AppendUvarint(b, uint64(len(norm)))
-	n.buf = b
-	n.w.Write(b) // the spoolFile keeps any error for commit
+	n.buf = wire.AppendNormHead(n.buf[:0], index, rawLen, id, len(norm))
+	n.w.Write(n.buf) // the spoolFile keeps any error for commit
 	n.w.Write(norm)
 }
 
@@ -144,67 +138,21 @@ func readNorm(path string, only func(int64) bool, doc func(*docItem) error) erro
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
-	var idBuf, textBuf []byte
+	var buf []byte
 	var item docItem
 	for {
-		index, err := binary.ReadUvarint(r)
+		rec, err := wire.ReadNormRecord(r, &buf, only)
 		if err == io.EOF {
 			return nil
 		}
-		var rawLen, idLen, textLen uint64
-		if err == nil {
-			rawLen, err = binary.ReadUvarint(r)
-		}
-		if err == nil {
-			idLen, err = binary.ReadUvarint(r)
-		}
-		if err == nil && idLen > 1<<31 {
-			err = errors.New("id too long")
-		}
-		var id []byte
-		if err == nil {
-			id, err = readN(r, &idBuf, int(idLen))
-		}
-		if err == nil {
-			textLen, err = binary.ReadUvarint(r)
-		}
-		if err == nil && textLen > 1<<31 {
-			err = errors.New("text too long")
-		}
 		if err != nil {
-			return fmt.Errorf("normalized spool %s: %w", path, errors.Join(errCorruptSpool, err))
+			return fmt.Errorf("normalized spool %s: %w", path, err)
 		}
-		if only != nil && !only(int64(index)) {
-			if _, err := r.Discard(int(textLen)); err != nil {
-				return fmt.Errorf("normalized spool %s: %w", path, errors.Join(errCorruptSpool, err))
-			}
-			continue
-		}
-		text, err := readN(r, &textBuf, int(textLen))
-		if err != nil {
-			return fmt.Errorf("normalized spool %s: %w", path, errors.Join(errCorruptSpool, err))
-		}
-		item = docItem{ID: string(id), textBytes: text, Index: int64(index), RawLen: int(rawLen), Normalized: true}
+		item = docItem{ID: string(rec.ID), textBytes: rec.Text, Index: rec.Index, RawLen: rec.RawLen, Normalized: true}
 		if err := doc(&item); err != nil {
 			return err
 		}
 	}
-}
-
-// errCorruptSpool marks a normalized copy that does not decode.
-var errCorruptSpool = errors.New("corrupt")
-
-// readN reads n bytes into *buf, which it grows as needed.
-func readN(r *bufio.Reader, buf *[]byte, n int) ([]byte, error) {
-	if cap(*buf) < n {
-		*buf = make([]byte, n)
-	}
-	b := (*buf)[:n]
-	_, err := io.ReadFull(r, b)
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return b, err
 }
 
 // spoolFile is a spool copy being written: a temporary name, renamed into

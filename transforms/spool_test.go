@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
@@ -35,7 +37,7 @@ func collectDocs(t *testing.T, r docReader) map[int64]docItem {
 	return got
 }
 
-// TestNormSpool: the first pass (ReadKeysFn) writes a normalized copy of
+// TestNormSpool: the first pass (readKeysFn) writes a normalized copy of
 // each input file that reads, it alone, which its reading left whole; the
 // shingling passes then get from it the same documents, with the same ids,
 // lengths and normalized texts, as from parsing the input again, Only still
@@ -79,7 +81,7 @@ func TestNormSpool(t *testing.T) {
 		t.Fatal(err)
 	}
 	for file, path := range []string{plain, cut} {
-		fn := &ReadKeysFn{Cfg: cfg}
+		fn := &readKeysFn{Cfg: cfg}
 		nop := func(int, []byte) {}
 		if err := fn.ProcessElement(ctx, file, path, nop, nop, func(string, int64) {}); err != nil {
 			t.Fatal(err)
@@ -137,7 +139,7 @@ func TestNormSpool(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = cfg.docs(ctx, 0, plain, cfg.recordOptions())(func(*docItem) error { return nil }, nil)
-	if !errors.Is(err, errCorruptSpool) {
+	if !errors.Is(err, wire.ErrCorrupt) {
 		t.Errorf("reading a cut copy: %v, want a corrupt-spool error", err)
 	}
 }
@@ -165,10 +167,10 @@ func TestSpoolDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var docs int64
-	fn := &ReadKeysFn{Cfg: cfg}
+	fn := &readKeysFn{Cfg: cfg}
 	nop := func(int, []byte) {}
 	err = fn.ProcessElement(ctx, 0, in, nop, nop, func(name string, n int64) {
-		if name == StatDocuments {
+		if name == output.StatDocuments {
 			docs = n
 		}
 	})

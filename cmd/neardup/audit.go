@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 type auditFlags struct {
@@ -173,7 +174,7 @@ func auditMain(args []string) error {
 			return err
 		}
 	}
-	out, err := prepareOutput(f.output, f.overwrite)
+	out, err := outputDir.prepare(f.output, f.overwrite)
 	if err != nil {
 		return err
 	}
@@ -218,47 +219,6 @@ func missingSources(ctx context.Context, m *index.Manifest) string {
 	return ""
 }
 
-// prepareIndexDir makes a local index directory, which must be empty or
-// absent; URLs are used as given.
-func prepareIndexDir(dir string, overwrite bool) (string, error) {
-	if strings.Contains(dir, "://") {
-		return strings.TrimSuffix(dir, "/"), nil
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	entries, err := os.ReadDir(abs)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return abs, os.MkdirAll(abs, 0o755)
-	case err != nil:
-		return "", err
-	case len(entries) > 0 && !overwrite:
-		return "", fmt.Errorf("%s is not empty (use --overwrite to replace an index, or what a failed run left, in it)", dir)
-	}
-	for _, e := range entries { // --overwrite: only an index's own files go
-		if e.IsDir() || !isIndexName(e.Name()) {
-			return "", fmt.Errorf("%s holds %s, which is not part of an index: not overwriting", dir, e.Name())
-		}
-	}
-	for _, e := range entries {
-		if err := os.Remove(filepath.Join(abs, e.Name())); err != nil {
-			return "", err
-		}
-	}
-	return abs, nil
-}
-
-// isIndexName reports whether name is a file an index directory holds:
-// index.json, index-NNNNN.bin, the pre-shards .sig-NNNNN.bin of a run, or
-// a temporary ".tmp-<one of those>-<hex>" a failed write can leave.
-func isIndexName(name string) bool {
-	return orTemp(name, func(n string) bool {
-		return n == index.ManifestName || isNumbered(n, "index-", ".bin") || isNumbered(n, ".sig-", ".bin")
-	})
-}
-
 // prepareNextIndex checks and makes the directory of the next index, which
 // must not be the old index or inside it (nor hold it).
 func prepareNextIndex(old, next string) (string, error) {
@@ -282,22 +242,22 @@ func prepareIndexDirChecked(old, next string) (string, error) {
 	if strings.HasPrefix(nn, o) || strings.HasPrefix(o, nn) {
 		return "", fmt.Errorf("%s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
 	}
-	return prepareIndexDir(next, false)
+	return indexDir.prepare(next, false)
 }
 
 // auditReport prints the main counts of audit-summary.json, with the wall
 // time and the job's settings added to it.
-func auditReport(out string, opt pipeline.AuditOptions, files int, indexed int64, took time.Duration, settings transforms.Settings) error {
+func auditReport(out string, opt pipeline.AuditOptions, files int, indexed int64, took time.Duration, settings output.Settings) error {
 	if strings.Contains(out, "://") {
 		fmt.Printf("neardup audit: done in %s; outputs in %s\n", took.Round(time.Millisecond), out)
 		return nil
 	}
-	path := filepath.Join(out, transforms.AuditSummaryName)
+	path := filepath.Join(out, output.AuditSummaryName)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	var sum transforms.AuditSummary
+	var sum output.AuditSummary
 	if err := json.Unmarshal(b, &sum); err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
@@ -311,19 +271,19 @@ func auditReport(out string, opt pipeline.AuditOptions, files int, indexed int64
 	}
 	c := sum.Counts
 	fmt.Printf("neardup audit: %d input files, %d records against an index of %d documents in %s\n",
-		files, c[transforms.StatInput], indexed, took.Round(time.Millisecond))
+		files, c[output.StatInput], indexed, took.Round(time.Millisecond))
 	fmt.Printf("  index documents sharing a key with the batch %d, (new, indexed) candidate checks in %d pairs\n",
-		c[transforms.StatIndexJoined], c[transforms.StatCandidates])
+		c[output.StatIndexJoined], c[output.StatCandidates])
 	fmt.Printf("  rejected %d, duplicates of the index %d (exact %d), clusters in the batch %d, removed in the batch only %d\n",
-		c[transforms.StatRejected], c[transforms.StatDupOfIndex], c[transforms.StatExactOfIndex], c[transforms.StatClusters], c[transforms.StatBatchOnly])
-	fmt.Printf("  kept %d, removed %d\n", c[transforms.StatKept], c[transforms.StatRemoved])
+		c[output.StatRejected], c[output.StatDupOfIndex], c[output.StatExactOfIndex], c[output.StatClusters], c[output.StatBatchOnly])
+	fmt.Printf("  kept %d, removed %d\n", c[output.StatKept], c[output.StatRemoved])
 	fmt.Printf("outputs in %s (audit-summary.json, audit-*, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
 	if opt.UpdateIndex != "" {
-		fmt.Printf("next index in %s (%d + %d documents)\n", opt.UpdateIndex, indexed, c[transforms.StatKept])
+		fmt.Printf("next index in %s (%d + %d documents)\n", opt.UpdateIndex, indexed, c[output.StatKept])
 	}
 	if !sum.Balanced {
 		return fmt.Errorf("records do not add up: input %d != kept %d + removed %d + rejected %d, or removed != %d + %d",
-			c[transforms.StatInput], c[transforms.StatKept], c[transforms.StatRemoved], c[transforms.StatRejected], c[transforms.StatDupOfIndex], c[transforms.StatBatchOnly])
+			c[output.StatInput], c[output.StatKept], c[output.StatRemoved], c[output.StatRejected], c[output.StatDupOfIndex], c[output.StatBatchOnly])
 	}
 	return nil
 }

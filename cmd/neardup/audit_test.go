@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // TestAuditConfig: the audit takes every index setting from the manifest,
@@ -123,11 +124,11 @@ func TestAuditCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	summary, err := os.ReadFile(filepath.Join(dir, "a1", transforms.AuditSummaryName))
+	summary, err := os.ReadFile(filepath.Join(dir, "a1", output.AuditSummaryName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum transforms.AuditSummary
+	var sum output.AuditSummary
 	if err := json.Unmarshal(summary, &sum); err != nil {
 		t.Fatal(err)
 	}
@@ -168,38 +169,5 @@ func TestAuditCommand(t *testing.T) {
 	os.WriteFile(shard, sb[:len(sb)-5], 0o644)
 	if code, stderr := audit("cut", "--index", next); code == 0 || !strings.Contains(stderr, "index-00001.bin: index: corrupt: truncated") {
 		t.Errorf("truncated shard: exit %d, stderr %q", code, stderr)
-	}
-}
-
-// An index directory is reused only with --overwrite, and then only if it
-// holds nothing but an index's files (what a failed run leaves included).
-func TestPrepareIndexDirOverwrite(t *testing.T) {
-	write := func(dir string, names ...string) {
-		for _, n := range names {
-			if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	leftovers := []string{"index.json", "index-00000.bin", ".sig-00003.bin", ".tmp-index-00001.bin-0a1b2c3d"}
-	dir := t.TempDir()
-	write(dir, leftovers...)
-	if _, err := prepareIndexDir(dir, false); err == nil {
-		t.Error("non-empty index directory accepted without --overwrite")
-	}
-	if _, err := prepareIndexDir(dir, true); err != nil {
-		t.Fatalf("--overwrite of an index's files: %v", err)
-	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("%d files left after --overwrite", len(left))
-	}
-
-	other := t.TempDir()
-	write(other, "index.json", "notes.txt")
-	if _, err := prepareIndexDir(other, true); err == nil {
-		t.Error("--overwrite accepted a directory holding notes.txt")
-	}
-	if left, _ := os.ReadDir(other); len(left) != 2 {
-		t.Errorf("refused --overwrite removed files: %d left, want 2", len(left))
 	}
 }

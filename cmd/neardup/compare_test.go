@@ -3,186 +3,28 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/match/compare"
 )
 
-// words60 is a 60-word text with repeated words, so that its shingles form a
-// set smaller than its shingle count.
-func words60() []string {
-	w := make([]string, 60)
-	for i := range w {
-		w[i] = fmt.Sprintf("w%d", i%45)
-	}
-	return w
-}
-
-// jaccardOfShingles computes the exact Jaccard of the k-gram sets of two
-// token lists with plain string sets, independently of package similarity.
-func jaccardOfShingles(a, b []string, k int) float64 {
-	set := func(toks []string) map[string]bool {
-		m := map[string]bool{}
-		if len(toks) < k {
-			m[strings.Join(toks, "\x00")] = true
-			return m
-		}
-		for i := 0; i+k <= len(toks); i++ {
-			m[strings.Join(toks[i:i+k], "\x00")] = true
-		}
-		return m
-	}
-	sa, sb := set(a), set(b)
-	inter := 0
-	for s := range sa {
-		if sb[s] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(sa)+len(sb)-inter)
-}
-
-func TestCompareTexts(t *testing.T) {
-	orig := words60()
-	changed := append([]string(nil), orig...)
-	changed[30] = "changed"
-	cjkA := []string{"寒", "雨", "连", "江", "夜", "入", "吴", "平", "明", "送", "客", "楚", "山", "孤", "数", "亩", "荒", "园", "留", "我", "住"}
-	cjkB := append([]string(nil), cjkA...)
-	cjkB[19] = "他"
-	cjk := func(toks []string) string {
-		return strings.Join(toks[:7], "") + "，" + strings.Join(toks[7:14], "") + "。" + strings.Join(toks[14:], "")
-	}
-	const text = "the quick brown fox jumps over the lazy dog and keeps running far away"
-
-	tests := []struct {
-		name        string
-		a, b        string
-		jaccard     float64 // exact; -1: only check maxJaccard
-		maxJaccard  float64
-		hamming     int // -1: do not check
-		nearDup     bool
-		simNearDup  bool
-		onlyA       []string
-		onlyB       []string
-		cjk         bool
-		cosineTFMin float64
-	}{
-		{name: "identical", a: text, b: text, jaccard: 1, hamming: 0, nearDup: true, simNearDup: true, cosineTFMin: 1},
-		{name: "case and spaces only", a: text, b: "  THE Quick brown fox jumps over the lazy dog and keeps running far away\n",
-			jaccard: 1, hamming: 0, nearDup: true, simNearDup: true, cosineTFMin: 1},
-		{name: "unrelated", a: text, b: "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor",
-			jaccard: 0, hamming: -1, onlyA: []string{"the", "quick", "brown"}, onlyB: []string{"lorem", "ipsum", "dolor"}},
-		{name: "one word in 60", a: strings.Join(orig, " "), b: strings.Join(changed, " "),
-			jaccard: jaccardOfShingles(orig, changed, 5), hamming: -1, nearDup: true, onlyA: []string{"w30"}, onlyB: []string{"changed"}, cosineTFMin: 0.9},
-		{name: "one character of chinese", a: cjk(cjkA), b: cjk(cjkB),
-			jaccard: jaccardOfShingles(cjkA, cjkB, 5), hamming: -1, onlyA: []string{"我"}, onlyB: []string{"他"}, cjk: true, cosineTFMin: 0.9},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := compareTexts(document{"A", tt.a}, document{"B", tt.b}, defaultCompareOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(c.Jaccard-tt.jaccard) > 1e-12 {
-				t.Errorf("exact Jaccard = %v, want %v", c.Jaccard, tt.jaccard)
-			}
-			if math.Abs(c.Estimate-tt.jaccard) > 0.15 {
-				t.Errorf("MinHash estimate %v too far from exact Jaccard %v", c.Estimate, tt.jaccard)
-			}
-			if tt.hamming >= 0 && c.Hamming != tt.hamming {
-				t.Errorf("Hamming = %d, want %d", c.Hamming, tt.hamming)
-			}
-			if c.NearDup() != tt.nearDup {
-				t.Errorf("NearDup() = %v, want %v (%s)", c.NearDup(), tt.nearDup, c.jaccardVerdict())
-			}
-			if tt.hamming >= 0 && c.SimHashNearDup() != tt.simNearDup {
-				t.Errorf("SimHashNearDup() = %v, want %v", c.SimHashNearDup(), tt.simNearDup)
-			}
-			if c.CosineTF < tt.cosineTFMin-1e-9 || c.CosineTF > 1+1e-9 {
-				t.Errorf("cosine TF = %v, want in [%v, 1]", c.CosineTF, tt.cosineTFMin)
-			}
-			if c.CosineTFIDF < 0 || c.CosineTFIDF > 1+1e-9 {
-				t.Errorf("cosine TF-IDF = %v, want in [0, 1]", c.CosineTFIDF)
-			}
-			if !hasPrefix(c.A.Only, tt.onlyA) || !hasPrefix(c.B.Only, tt.onlyB) {
-				t.Errorf("only in A %q, only in B %q; want them to start with %q, %q", c.A.Only, c.B.Only, tt.onlyA, tt.onlyB)
-			}
-			if c.CJK != tt.cjk || (tt.cjk && (len(c.A.Words) == 0 || len(c.B.Words) == 0)) {
-				t.Errorf("CJK = %v with gse words %q / %q, want CJK %v", c.CJK, c.A.Words, c.B.Words, tt.cjk)
-			}
-		})
-	}
-}
-
-func hasPrefix(got, want []string) bool {
-	if len(want) == 0 {
-		return len(got) == 0
-	}
-	return len(got) >= len(want) && strings.Join(got[:len(want)], " ") == strings.Join(want, " ")
-}
-
-// TestCompareOneWordValue pins the one-word-change case to the value worked
-// out by hand: 56 shingles each, the changed word is in 5 of them, so 51 are
-// shared of 61.
-func TestCompareOneWordValue(t *testing.T) {
-	w := make([]string, 60)
-	for i := range w {
-		w[i] = fmt.Sprintf("t%d", i)
-	}
-	b := append([]string(nil), w...)
-	b[30] = "other"
-	c, err := compareTexts(document{"A", strings.Join(w, " ")}, document{"B", strings.Join(b, " ")}, defaultCompareOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Inter != 51 || c.Union != 61 || c.Jaccard != 51.0/61 {
-		t.Errorf("Jaccard = %d/%d = %v, want 51/61", c.Inter, c.Union, c.Jaccard)
-	}
-	if want := "near-duplicate: yes (Jaccard 0.8361 >= 0.80)"; c.jaccardVerdict() != want {
-		t.Errorf("verdict %q, want %q", c.jaccardVerdict(), want)
-	}
-}
-
-func TestCompareOptions(t *testing.T) {
-	text := "the quick brown fox jumps over the lazy dog"
-	tests := []struct {
-		name    string
-		opt     func(*compareOptions)
-		wantErr string
-	}{
-		{"default", func(*compareOptions) {}, ""},
-		{"word shingles", func(o *compareOptions) { o.Shingle = "word:3" }, ""},
-		{"no colon", func(o *compareOptions) { o.Shingle = "char5" }, "want char:N or word:N"},
-		{"bad mode", func(o *compareOptions) { o.Shingle = "byte:5" }, "--shingle"},
-		{"zero size", func(o *compareOptions) { o.Shingle = "char:0" }, "positive"},
-		{"threshold", func(o *compareOptions) { o.Threshold = 1.5 }, "--threshold"},
-		{"perms", func(o *compareOptions) { o.Perms = 0 }, "--perms"},
-		{"hamming", func(o *compareOptions) { o.Hamming = 65 }, "--hamming"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			opt := defaultCompareOptions()
-			tt.opt(&opt)
-			_, err := compareTexts(document{"A", text}, document{"B", text}, opt)
-			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Errorf("error %v, want one containing %q", err, tt.wantErr)
-			}
-		})
-	}
-}
+// The measures themselves are tested in package compare; these tests cover
+// the command: its flags, how it reads documents and what it prints.
 
 func TestComparePrint(t *testing.T) {
-	c, err := compareTexts(document{"a.txt", "one two three four five six"}, document{"b.txt", "one two three four five seven"}, defaultCompareOptions())
+	c, err := compare.Texts("one two three four five six", "one two three four five seven", compare.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	c.print(&buf)
+	printComparison(&buf, "a.txt", "b.txt", c)
 	out := buf.String()
 	for _, want := range []string{
-		"document  a.txt",
+		"document  a.txt             b.txt\n",
+		"bytes     27                29\n",
 		fmt.Sprintf("simhash   %016x  %016x", c.A.SimHash, c.B.SimHash),
 		"jaccard (exact)    0.3333  1 shared of 3 distinct shingles",
 		"only in A          six\n",
@@ -193,6 +35,54 @@ func TestComparePrint(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	opt := compare.DefaultOptions() // threshold 0.8, Hamming 3
+	tok := compare.Side{Tokens: 5}
+	tests := []struct {
+		name             string
+		r                compare.Result
+		jaccard, simhash string
+	}{
+		{"one word in 60", compare.Result{A: tok, B: tok, Jaccard: 51.0 / 61, Inter: 51, Union: 61, Hamming: 3},
+			"near-duplicate: yes (Jaccard 0.8361 >= 0.80)", "near-duplicate: yes (Hamming 3 <= 3)"},
+		{"apart", compare.Result{A: tok, B: tok, Jaccard: 0.5, Union: 4, Hamming: 19},
+			"near-duplicate: no (Jaccard 0.5000 < 0.80)", "near-duplicate: no (Hamming 19 > 3)"},
+		{"no tokens", compare.Result{B: tok},
+			"near-duplicate: no (no shingles: a document has no tokens)", "near-duplicate: no (a document has no tokens)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.r.Options = opt
+			if got := jaccardVerdict(&tt.r); got != tt.jaccard {
+				t.Errorf("Jaccard verdict %q, want %q", got, tt.jaccard)
+			}
+			if got := simhashVerdict(&tt.r); got != tt.simhash {
+				t.Errorf("SimHash verdict %q, want %q", got, tt.simhash)
+			}
+		})
+	}
+}
+
+// TestCompareMainErrors runs the command on arguments it refuses.
+func TestCompareMainErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"a"}, "want two documents, got 1 argument(s)"},
+		{[]string{"--text", "--jsonl", "c.jsonl", "a", "b"}, "--text and --jsonl exclude each other"},
+		{[]string{"--text", "a", "b", "--shingle", "char5"}, `--shingle "char5": want char:N or word:N`},
+		{[]string{"--text", "a", "b", "--threshold", "0"}, "--threshold 0 out of (0, 1]"},
+		{[]string{filepath.Join(t.TempDir(), "nope"), "b"}, "reading document A"},
+	}
+	for _, tt := range tests {
+		err := compareMain(tt.args)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("compare %q: error %v, want one containing %q", tt.args, err, tt.want)
 		}
 	}
 }
@@ -251,41 +141,5 @@ func TestParseInterspersed(t *testing.T) {
 		if err != nil || strings.Join(got, " ") != tt.want {
 			t.Errorf("parseInterspersed(%q) = %q, %v; want %q", tt.args, got, err, tt.want)
 		}
-	}
-}
-
-// TestCompareCosine checks the cosines against values worked out by hand:
-// "a b" and "a c" share one of two tokens each, so cosine TF is 1/2; with
-// IDF from the two documents, a (in both) weighs 1 and b, c (in one) weigh
-// ln(3/2)+1, so cosine TF-IDF is 1/(1+(ln(3/2)+1)²).
-func TestCompareCosine(t *testing.T) {
-	idf := math.Log(1.5) + 1
-	tests := []struct {
-		name, a, b, shingle string
-		tf, tfidf           float64 // -1: not checked
-		idfSource           string
-	}{
-		{"char mode", "a b", "a c", "char:5", 0.5, 1 / (1 + idf*idf), "document frequencies of A and B"},
-		{"repeated tokens", "a a b", "a b b", "char:5", 4.0 / 5, -1, "document frequencies of A and B"},
-		{"word mode", "我们今天去公园", "我们明天去公园", "word:5", -1, -1, "gse's Chinese IDF table"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			opt := defaultCompareOptions()
-			opt.Shingle = tt.shingle
-			c, err := compareTexts(document{"A", tt.a}, document{"B", tt.b}, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.tf >= 0 && math.Abs(c.CosineTF-tt.tf) > 1e-9 {
-				t.Errorf("cosine TF = %v, want %v", c.CosineTF, tt.tf)
-			}
-			if tt.tfidf >= 0 && math.Abs(c.CosineTFIDF-tt.tfidf) > 1e-6 {
-				t.Errorf("cosine TF-IDF = %v, want %v", c.CosineTFIDF, tt.tfidf)
-			}
-			if c.IDFSource != tt.idfSource {
-				t.Errorf("IDF from %q, want %q", c.IDFSource, tt.idfSource)
-			}
-		})
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/match/blocking"
 )
 
@@ -217,7 +218,7 @@ func runMain(args []string) error {
 	if f.indexOut != "" && sameDir(f.indexOut, f.output) {
 		return errors.New("--index-out must be another directory than --output")
 	}
-	out, err := prepareOutput(f.output, f.overwrite)
+	out, err := outputDir.prepare(f.output, f.overwrite)
 	if err != nil {
 		return err
 	}
@@ -226,7 +227,7 @@ func runMain(args []string) error {
 		return err
 	}
 	if f.indexOut != "" {
-		if cfg.IndexOut, err = prepareIndexDir(f.indexOut, f.overwrite); err != nil {
+		if cfg.IndexOut, err = indexDir.prepare(f.indexOut, f.overwrite); err != nil {
 			return fmt.Errorf("--index-out: %w", err)
 		}
 	}
@@ -263,11 +264,11 @@ func runMain(args []string) error {
 // (from the runner's metrics, where it reports them) and the job's settings
 // to a local summary.json. Times vary from run to run and the shape of the
 // job from runner to runner; the counts beside them do not.
-func completeSummary(out string, res beam.PipelineResult, start time.Time, wall time.Duration, settings transforms.Settings) error {
+func completeSummary(out string, res beam.PipelineResult, start time.Time, wall time.Duration, settings output.Settings) error {
 	if strings.Contains(out, "://") {
 		return nil
 	}
-	sum, err := transforms.ReadSummary(out)
+	sum, err := output.ReadSummary(out)
 	if err != nil {
 		return err
 	}
@@ -277,8 +278,8 @@ func completeSummary(out string, res beam.PipelineResult, start time.Time, wall 
 		all := res.Metrics().AllMetrics()
 		sum.StageSeconds = map[string]float64{}
 		for _, c := range all.Counters() {
-			if c.Namespace() == transforms.MetricsNamespace && strings.HasPrefix(c.Name(), transforms.BusyPrefix) {
-				sum.StageSeconds[strings.TrimPrefix(c.Name(), transforms.BusyPrefix)] += float64(c.Result()) / 1000
+			if c.Namespace() == output.MetricsNamespace && strings.HasPrefix(c.Name(), output.BusyPrefix) {
+				sum.StageSeconds[strings.TrimPrefix(c.Name(), output.BusyPrefix)] += float64(c.Result()) / 1000
 			}
 		}
 		sum.StageSpans = stageSpans(all.Distributions(), start)
@@ -287,7 +288,7 @@ func completeSummary(out string, res beam.PipelineResult, start time.Time, wall 
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, transforms.SummaryName), append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(out, output.SummaryName), append(b, '\n'), 0o644)
 }
 
 // stageSpans returns, per stage, the seconds since start at which its work
@@ -298,14 +299,14 @@ func stageSpans(dists []metrics.DistributionResult, start time.Time) map[string]
 	since := func(ms int64) float64 { return math.Round(float64(ms-start.UnixMilli())) / 1000 }
 	var spans map[string][2]float64
 	for _, d := range dists {
-		if d.Namespace() != transforms.MetricsNamespace || !strings.HasPrefix(d.Name(), transforms.SpanPrefix) {
+		if d.Namespace() != output.MetricsNamespace || !strings.HasPrefix(d.Name(), output.SpanPrefix) {
 			continue
 		}
 		if spans == nil {
 			spans = map[string][2]float64{}
 		}
 		r := d.Result()
-		name := strings.TrimPrefix(d.Name(), transforms.SpanPrefix)
+		name := strings.TrimPrefix(d.Name(), output.SpanPrefix)
 		span := [2]float64{since(r.Min), since(r.Max)}
 		if old, ok := spans[name]; ok {
 			span = [2]float64{min(old[0], span[0]), max(old[1], span[1])}
@@ -495,112 +496,9 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 	return files, total, nil
 }
 
-// prepareOutput creates a local output directory, refusing a non-empty one
-// unless overwrite is set. With overwrite it removes neardup's own files
-// there (see isOutputName) and nothing else. Remote (URL) outputs are used as
-// given.
-func prepareOutput(dir string, overwrite bool) (string, error) {
-	if strings.Contains(dir, "://") {
-		return dir, nil
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	entries, err := os.ReadDir(abs)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return abs, os.MkdirAll(abs, 0o755)
-	case err != nil:
-		return "", fmt.Errorf("--output %s: %w", dir, err)
-	case len(entries) > 0 && !overwrite:
-		return "", fmt.Errorf("--output %s is not empty (use --overwrite to replace neardup's files in it)", dir)
-	}
-	if overwrite {
-		// Remove only files neardup writes, so that shards of a previous,
-		// larger run do not linger; nothing else is touched.
-		for _, e := range entries {
-			if !e.IsDir() && isOutputName(e.Name()) {
-				if err := os.Remove(filepath.Join(abs, e.Name())); err != nil {
-					return "", err
-				}
-			}
-			if e.IsDir() && e.Name() == transforms.WorkDirName {
-				if err := removeWorkDir(filepath.Join(abs, e.Name())); err != nil {
-					return "", err
-				}
-			}
-		}
-	}
-	return abs, nil
-}
-
-// removeWorkDir removes the work directory a failed job left in its output
-// directory, if it holds only the job's intermediate files.
-func removeWorkDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if e.IsDir() || !transforms.IsWorkFile(e.Name()) {
-			return fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, e.Name())
-		}
-	}
-	return os.RemoveAll(dir)
-}
-
-// isOutputName reports whether name is a file neardup writes into its output
-// directory: <kind>-NNNNN.jsonl, summary.json, report.html, or the temporary
-// name ".tmp-<one of those>-<random hex>" a failed write can leave.
-func isOutputName(name string) bool { return orTemp(name, isFinalName) }
-
-// orTemp applies final to name, or to the final name inside a temporary
-// name ".tmp-<final name>-<random hex>" that an interrupted write leaves.
-func orTemp(name string, final func(string) bool) bool {
-	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
-		i := strings.LastIndexByte(rest, '-')
-		return i > 0 && isHex(rest[i+1:]) && final(rest[:i])
-	}
-	return final(name)
-}
-
-// isNumbered reports whether name is prefix, decimal digits, suffix.
-func isNumbered(name, prefix, suffix string) bool {
-	n, ok := strings.CutPrefix(name, prefix)
-	if !ok {
-		return false
-	}
-	n, ok = strings.CutSuffix(n, suffix)
-	return ok && n != "" && strings.Trim(n, "0123456789") == ""
-}
-
-// isFinalName reports whether name is an output file's final name.
-func isFinalName(name string) bool {
-	switch name {
-	case transforms.SummaryName, "report.html", transforms.AuditSummaryName:
-		return true
-	}
-	for _, k := range []string{transforms.KindPairs, transforms.KindClusters, transforms.KindRejects, transforms.KindAudit} {
-		if isNumbered(name, k+"-", ".jsonl") {
-			return true
-		}
-	}
-	for _, ext := range transforms.DedupExt {
-		if isNumbered(name, transforms.KindDedup+"-", ext) {
-			return true
-		}
-	}
-	return false
-}
-
-func isHex(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789abcdef") == ""
-}
-
 // report prints where the outputs are and the main counts.
 func report(w *os.File, out string, files int, took time.Duration) error {
-	sum, err := transforms.ReadSummary(out)
+	sum, err := output.ReadSummary(out)
 	var unread *fs.PathError
 	if errors.As(err, &unread) {
 		fmt.Fprintf(w, "neardup: done in %s; outputs in %s\n", took.Round(time.Millisecond), out)
@@ -610,11 +508,11 @@ func report(w *os.File, out string, files int, took time.Duration) error {
 		return err
 	}
 	c := sum.Counts
-	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[transforms.StatInput], took.Round(time.Millisecond))
+	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[output.StatInput], took.Round(time.Millisecond))
 	fmt.Fprintf(w, "  rejected %d, exact duplicates %d, candidate pairs %d, verified pairs %d\n",
-		c[transforms.StatRejected], c[transforms.StatExactDups], c[transforms.StatCandidates], c[transforms.StatVerified])
+		c[output.StatRejected], c[output.StatExactDups], c[output.StatCandidates], c[output.StatVerified])
 	fmt.Fprintf(w, "  clusters %d covering %d documents: kept %d, removed %d\n",
-		c[transforms.StatClusters], c[transforms.StatClustered], c[transforms.StatKept], c[transforms.StatRemoved])
+		c[output.StatClusters], c[output.StatClustered], c[output.StatKept], c[output.StatRemoved])
 	if len(sum.StageSeconds) > 0 {
 		names := make([]string, 0, len(sum.StageSeconds))
 		for n := range sum.StageSeconds {
@@ -644,7 +542,7 @@ func report(w *os.File, out string, files int, took time.Duration) error {
 	fmt.Fprintf(w, "outputs in %s (summary.json, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
 	if !sum.Balanced {
 		return fmt.Errorf("records do not add up: input %d != kept %d + removed %d + rejected %d",
-			c[transforms.StatInput], c[transforms.StatKept], c[transforms.StatRemoved], c[transforms.StatRejected])
+			c[output.StatInput], c[output.StatKept], c[output.StatRemoved], c[output.StatRejected])
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 
 	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // TestMain doubles as the neardup command: with NEARDUP_TEST_MAIN=1 the test
@@ -120,110 +121,6 @@ func TestExpandInputs(t *testing.T) {
 	}
 }
 
-func TestIsOutputName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"pairs-00000.jsonl":                        true,
-		"clusters-00012.jsonl":                     true,
-		"dedup-123456.jsonl":                       true,
-		"rejects-00001.jsonl":                      true,
-		"summary.json":                             true,
-		"report.html":                              true,
-		"audit-00003.jsonl":                        true,
-		"audit-summary.json":                       true,
-		".tmp-dedup-00001.jsonl-0123456789abcdef":  true,
-		".tmp-summary.json-00ff":                   true,
-		"pairs-.jsonl":                             false,
-		"pairs-x.jsonl":                            false,
-		"pairs-00000.jsonl.bak":                    false,
-		"dedup-00000.txt":                          true,
-		"dedup-00000.tsv":                          true,
-		"dedup-00000.csv":                          false,
-		"pairs-00000.txt":                          false,
-		"summary.json.old":                         false,
-		"notes.txt":                                false,
-		".tmp-notes":                               false,
-		".tmp-notes.txt-0123":                      false,
-		".tmp-dedup-00001.jsonl":                   false,
-		".tmp-dedup-00001.jsonl-xyz":               false,
-		"my-pairs-00000.jsonl":                     false,
-		".tmp-.tmp-pairs-00000.jsonl-00-00":        false,
-		"clusters-00001.jsonl/..":                  false,
-		"CLUSTERS-00001.JSONL":                     false,
-		".tmp-report.html-9f":                      true,
-		".tmp-rejects-00003.jsonl-0123456789abcde": true,
-	} {
-		if got := isOutputName(name); got != want {
-			t.Errorf("isOutputName(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
-
-// TestPrepareOutput: an absent directory is created, an empty one is used, a
-// non-empty one is refused without --overwrite (and left as it was), and
-// with --overwrite only neardup's own files are removed.
-func TestPrepareOutput(t *testing.T) {
-	ours := []string{"pairs-00000.jsonl", "clusters-00001.jsonl", "dedup-00007.jsonl", "rejects-00002.jsonl",
-		"summary.json", "report.html", ".tmp-dedup-00000.jsonl-0123456789abcdef"}
-	theirs := []string{"notes.txt", "pairs-old.jsonl", "summary.json.bak", ".tmp-mine"}
-	tests := []struct {
-		name      string
-		setup     func(t *testing.T, dir string) // nil: the directory does not exist
-		overwrite bool
-		error     string
-		left      []string // what is in the directory afterwards
-	}{
-		{"absent", nil, false, "", nil},
-		{"absent, overwrite", nil, true, "", nil},
-		{"empty", func(*testing.T, string) {}, false, "", nil},
-		{"only unrelated files", func(t *testing.T, d string) { writeFiles(t, d, theirs...) }, false, "not empty", theirs},
-		{"previous run", func(t *testing.T, d string) { writeFiles(t, d, ours...) }, false, "not empty", ours},
-		{"previous run, overwrite", func(t *testing.T, d string) {
-			writeFiles(t, d, ours...)
-			writeFiles(t, d, theirs...)
-			if err := os.Mkdir(filepath.Join(d, "pairs-00009.jsonl"), 0o755); err != nil { // a directory: not ours
-				t.Fatal(err)
-			}
-		}, true, "", append([]string{"pairs-00009.jsonl"}, theirs...)},
-		{"work directory of a failed job, overwrite", func(t *testing.T, d string) {
-			writeFiles(t, d, ours...)
-			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin", ".tmp-info-00003.bin-0123456789abcdef")
-		}, true, "", nil},
-		{"work directory holding a file of the user's, overwrite", func(t *testing.T, d string) {
-			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin", "mine.txt")
-		}, true, "did not write", []string{".tmp-work"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			if tt.setup != nil {
-				if err := os.Mkdir(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				tt.setup(t, dir)
-			}
-			got, err := prepareOutput(dir, tt.overwrite)
-			switch {
-			case tt.error != "" && (err == nil || !strings.Contains(err.Error(), tt.error)):
-				t.Errorf("prepareOutput = %q, %v; want an error with %q", got, err, tt.error)
-			case tt.error == "" && (err != nil || got != dir):
-				t.Errorf("prepareOutput = %q, %v; want %q", got, err, dir)
-			}
-			left := listDir(t, dir)
-			want := slices.Sorted(slices.Values(tt.left))
-			if !slices.Equal(left, want) {
-				t.Errorf("left in the directory: %q, want %q", left, want)
-			}
-		})
-	}
-	t.Run("a file", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "out")
-		writeFiles(t, filepath.Dir(path), "out")
-		if _, err := prepareOutput(path, true); err == nil {
-			t.Error("prepareOutput accepted a file as the output directory")
-		}
-	})
-}
-
 // TestRunNoInput: an input glob that matches nothing fails the command
 // before any work, with a clear message; no output directory is created.
 func TestRunNoInput(t *testing.T) {
@@ -301,7 +198,7 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 // Beam's metrics, and each lies within the job's wall time.
 func checkSpans(t *testing.T, dir string) {
 	t.Helper()
-	s, err := transforms.ReadSummary(dir)
+	s, err := output.ReadSummary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +217,7 @@ func checkSpans(t *testing.T, dir string) {
 
 func summaryCounts(t *testing.T, b []byte) []byte {
 	t.Helper()
-	var s transforms.Summary
+	var s output.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -355,17 +252,17 @@ func TestStageSpans(t *testing.T) {
 	start := time.UnixMilli(1_000_000)
 	dist := func(step, name string, lo, hi int64) metrics.DistributionResult {
 		return metrics.DistributionResult{
-			Key:       metrics.StepKey{Step: step, Name: name, Namespace: transforms.MetricsNamespace},
+			Key:       metrics.StepKey{Step: step, Name: name, Namespace: output.MetricsNamespace},
 			Attempted: metrics.DistributionValue{Count: 2, Sum: lo + hi, Min: lo, Max: hi},
 		}
 	}
-	other := dist("s9", transforms.SpanPrefix+"Read", 0, 9_999_999)
+	other := dist("s9", output.SpanPrefix+"Read", 0, 9_999_999)
 	other.Key.Namespace = "beam"
 	got := stageSpans([]metrics.DistributionResult{
-		dist("s1", transforms.SpanPrefix+"Clusters", 1_003_000, 1_004_000),
-		dist("s2", transforms.SpanPrefix+"Clusters", 1_001_500, 1_002_000),
-		dist("s3", transforms.SpanPrefix+"Clusters", 1_002_500, 1_006_250),
-		dist("s4", transforms.SpanPrefix+"Read", 1_000_000, 1_000_700),
+		dist("s1", output.SpanPrefix+"Clusters", 1_003_000, 1_004_000),
+		dist("s2", output.SpanPrefix+"Clusters", 1_001_500, 1_002_000),
+		dist("s3", output.SpanPrefix+"Clusters", 1_002_500, 1_006_250),
+		dist("s4", output.SpanPrefix+"Read", 1_000_000, 1_000_700),
 		dist("s4", "something_else", 0, 1),
 		other,
 	}, start)
@@ -437,7 +334,7 @@ func TestRunAutoSettings(t *testing.T) {
 		{auto, transforms.AutoRounds(size, transforms.DefaultConfig().Branches, true), 0, true},
 		{three, 3, 3, false},
 	} {
-		s, err := transforms.ReadSummary(tt.dir)
+		s, err := output.ReadSummary(tt.dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -447,7 +344,7 @@ func TestRunAutoSettings(t *testing.T) {
 		if got := s.Settings; got.Rounds != tt.rounds || got.CCRounds != tt.ccRounds || got.Runner != "prism" {
 			t.Errorf("%s: rounds %d, cc_rounds %d, runner %q; want %d, %d, prism", filepath.Base(tt.dir), got.Rounds, got.CCRounds, got.Runner, tt.rounds, tt.ccRounds)
 		}
-		if n := s.Counts[transforms.StatRemainder]; (n > 0) != tt.remainder {
+		if n := s.Counts[output.StatRemainder]; (n > 0) != tt.remainder {
 			t.Errorf("%s: components_remainder_edges %d, want some: %v", filepath.Base(tt.dir), n, tt.remainder)
 		}
 	}

@@ -467,6 +467,22 @@ func (rd *Reader) Next(r *Record) (bool, error) {
 	return true, nil
 }
 
+// Each calls fn with every remaining record of the shard, in order, until
+// fn fails or the shard ends. The record is reused from one call to the
+// next: fn must copy what it keeps.
+func (rd *Reader) Each(fn func(r *Record) error) error {
+	var r Record
+	for {
+		ok, err := rd.Next(&r)
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+}
+
 func (rd *Reader) trailer() error {
 	var t [12]byte
 	if err := rd.full(t[:], "trailer"); err != nil {

@@ -185,6 +185,8 @@ const (
 	ReasonTooFewColumns = "too_few_columns" // a TSV line with fewer than 3 columns
 	ReasonCorruptGzip   = "corrupt_gzip"    // the gzip stream is damaged; covers the rest of the file
 	ReasonReadError     = "read_error"      // reading the stream failed; covers the rest of the file
+	ReasonNotAFile      = "not_a_file"      // the path is a directory (Line 0: the whole file)
+	ReasonUnreadable    = "unreadable"      // opening the file is not permitted (Line 0)
 )
 
 // SampleBytes is the largest length of Reject.Sample.

@@ -782,7 +782,7 @@ var badFiles = []struct {
 func TestBadFiles(t *testing.T) {
 	for _, bf := range badFiles {
 		t.Run(fmt.Sprintf("%s/max=%d", bf.name, bf.opt.MaxDocBytes), func(t *testing.T) {
-			path := filepath.Join("..", "..", "testdata", "bad", bf.name)
+			path := filepath.Join("..", "..", "..", "testdata", "bad", bf.name)
 			in, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)

@@ -14,10 +14,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/neardup/neardup/transforms/sketch/mix"
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/neardup/neardup/transforms/sketch/mix"
 )
 
 // A Doc number identifies an input record: the input file's index in the

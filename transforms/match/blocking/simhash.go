@@ -3,12 +3,13 @@ package blocking
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/neardup/neardup/transforms/sketch/mix"
 	"math"
 	"math/bits"
 	"slices"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/neardup/neardup/transforms/sketch/mix"
 )
 
 // MaxTables is the largest number of tables NewTables accepts.

@@ -21,9 +21,10 @@ package minhash
 
 import (
 	"fmt"
-	"github.com/neardup/neardup/transforms/sketch/mix"
 	"math"
 	"math/bits"
+
+	"github.com/neardup/neardup/transforms/sketch/mix"
 )
 
 // Mode selects the sketching scheme.

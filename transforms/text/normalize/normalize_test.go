@@ -98,7 +98,7 @@ func corpusDocs(tb testing.TB) []corpusDoc {
 	corpusOnce.Do(func() {
 		dir := os.Getenv("NEARDUP_CORPUS")
 		if dir == "" {
-			dir = filepath.Join("..", "..", "..", "shared", "corpus")
+			dir = filepath.Join("..", "..", "..", "..", "shared", "corpus")
 		}
 		f, err := os.Open(filepath.Join(dir, "dev.jsonl"))
 		if err != nil {

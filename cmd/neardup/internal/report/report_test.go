@@ -452,7 +452,7 @@ func TestQuickID(t *testing.T) {
 			t.Errorf("quickID(%s) = %q, %v; want %q, %v", line, id, ok, want.id, want.ok)
 		}
 	}
-	for _, path := range []string{"../../testdata/sample/sample-0.jsonl", "../../testdata/bad/bad.jsonl"} {
+	for _, path := range []string{"../../../../testdata/sample/sample-0.jsonl", "../../../../testdata/bad/bad.jsonl"} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -470,7 +470,7 @@ func TestQuickID(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if path == "../../testdata/sample/sample-0.jsonl" && n == 0 {
+		if path == "../../../../testdata/sample/sample-0.jsonl" && n == 0 {
 			t.Errorf("%s: quickID read no id", path)
 		}
 	}

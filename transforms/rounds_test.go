@@ -20,7 +20,7 @@ func TestDestBranchFn(t *testing.T) {
 	}
 	var got []wire.Match
 	for i := range 2 {
-		fn := &DestBranchFn{N: 2, I: i}
+		fn := &destBranchFn{N: 2, I: i}
 		var n int
 		err := fn.ProcessElement(3, chunk, func(key int, out []byte) {
 			n++
@@ -48,7 +48,7 @@ func TestDestBranchFn(t *testing.T) {
 	if !slices.Equal(got, all) {
 		t.Errorf("branches together = %v, want %v", got, all)
 	}
-	if err := (&DestBranchFn{N: 2}).ProcessElement(0, chunk[:len(chunk)-1], func(int, []byte) {}); !errors.Is(err, wire.ErrCorrupt) {
+	if err := (&destBranchFn{N: 2}).ProcessElement(0, chunk[:len(chunk)-1], func(int, []byte) {}); !errors.Is(err, wire.ErrCorrupt) {
 		t.Errorf("truncated chunk: err %v, want ErrCorrupt", err)
 	}
 }

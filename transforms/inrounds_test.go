@@ -1,4 +1,4 @@
-package pipeline
+package transforms
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func (fn *roundProbeFn) ProcessElement(ctx context.Context, round int, values fu
 func roundElem(round int) (int, []byte) { return round, []byte{1} }
 
 // TestInRoundsWait: inRounds starts a round's groups only after the round
-// before has finished. Without the wait (transforms.After), the runner
+// before has finished. Without the wait (after), the runner
 // works on the three rounds, whose inputs are all ready at the start, at
 // the same time.
 func TestInRoundsWait(t *testing.T) {

@@ -9,26 +9,26 @@ import (
 
 // Fault injection, for tests of what a failed bundle leaves behind.
 //
-// A DoFn that supports it calls InjectFault(stage, key) once per element (one
+// A DoFn that supports it calls injectFault(stage, key) once per element (one
 // line); when a test has named that stage with SetFailOnce, the call returns
 // an error the first time this process sees each key, and nil on any later
 // attempt, as a transient failure would. Only runners that run the DoFns in
 // the test's process (Prism, the direct runner) see the setting; it is off
 // unless a test turns it on.
 //
-// Stages with the hook: "Read" (ReadKeysFn, keyed by the input path, after
+// Stages with the hook: "Read" (readKeysFn, keyed by the input path, after
 // it has emitted everything: a retry must not duplicate its outputs). The
-// pipeline tests also exercise "Signatures" (SignFn) and "Write" (in
+// pipeline tests also exercise "Signatures" (signFn) and "Write" (in
 // writeAtomically, keyed by the file name, between writing the temporary
-// file and renaming it) once those call InjectFault.
+// file and renaming it) once those call injectFault.
 
-// ErrInjectedFault is wrapped by every error InjectFault returns.
+// ErrInjectedFault is wrapped by every error injectFault returns.
 var ErrInjectedFault = errors.New("injected fault")
 
 var (
 	failOnce   atomic.Pointer[string]
 	faultSeen  sync.Map // stage + "\x00" + key: the keys that already failed
-	faultAsked sync.Map // stage: stages whose DoFns called InjectFault
+	faultAsked sync.Map // stage: stages whose DoFns called injectFault
 )
 
 // SetFailOnce makes the DoFns of stage fail once per key from now on ("":
@@ -39,9 +39,9 @@ func SetFailOnce(stage string) {
 	failOnce.Store(&stage)
 }
 
-// InjectFault returns an error wrapping ErrInjectedFault the first time it is
+// injectFault returns an error wrapping ErrInjectedFault the first time it is
 // called with key while SetFailOnce names stage, and nil otherwise.
-func InjectFault(stage string, key any) error {
+func injectFault(stage string, key any) error {
 	p := failOnce.Load()
 	if p == nil || *p == "" {
 		return nil
@@ -57,7 +57,7 @@ func InjectFault(stage string, key any) error {
 	return fmt.Errorf("%w in stage %s at key %s (transforms.SetFailOnce test hook)", ErrInjectedFault, stage, k)
 }
 
-// FaultHooked reports whether a DoFn of stage has called InjectFault since
+// FaultHooked reports whether a DoFn of stage has called injectFault since
 // the last SetFailOnce: a stage without the hook never fails.
 func FaultHooked(stage string) bool {
 	_, ok := faultAsked.Load(stage)

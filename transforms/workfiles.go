@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
@@ -70,24 +71,20 @@ func (t *infoTable) find(d wire.Doc) *wire.Info {
 // readInfoShard reads the info shard of input file index file from
 // cfg.Work.
 func readInfoShard(ctx context.Context, cfg Config, file int) (*infoTable, error) {
-	path := JoinPath(cfg.Work, infoShardName(file))
+	path := output.JoinPath(cfg.Work, infoShardName(file))
 	rd, rc, err := openShard(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("info shard of input file %d: %w", file, err)
 	}
 	defer rc.Close()
 	t := &infoTable{file: file}
-	var r index.Record
-	for {
-		ok, err := rd.Next(&r)
-		if err != nil {
-			return nil, fmt.Errorf("info shard %s: %w", path, err)
-		}
-		if !ok {
-			break
-		}
+	err = rd.Each(func(r *index.Record) error {
 		t.infos = append(t.infos, wire.Info{Doc: wire.DocNum(file, r.Line), ID: r.ID, Len: r.Len,
 			SimHash: r.SimHash, Sketch: slices.Clone(r.Sketch)})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("info shard %s: %w", path, err)
 	}
 	if !slices.IsSortedFunc(t.infos, func(a, b wire.Info) int { return cmpU64(a.Doc, b.Doc) }) {
 		return nil, fmt.Errorf("info shard %s: %w: records out of line order", path, index.ErrCorrupt)

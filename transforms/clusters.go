@@ -3,91 +3,71 @@ package transforms
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&EdgesFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&StarFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), error](&SettleFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&ResolveFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&RemainderFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&MembersFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ClusterFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&edgesFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&starFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), error](&settleFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&resolveFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&remainderFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&membersFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&clusterFn{})
+}
+
+// Clusters finds the connected components of all matches: rounds of
+// large-star and small-star steps over partitions of the documents, then
+// settleFn/resolveFn assign the components that have become stars, and the
+// edges of any other component go to a union-find on one worker (see
+// package components). Cluster lines are written per partition of the
+// components' smallest documents.
+//
+// In: matches grouped by any key. Out: cluster lines (file index, chunk),
+// documents to remove (file index, chunk), stats.
+func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, removes, st beam.PCollection) {
+	s = s.Scope("Clusters")
+	edges, members := beam.ParDo2(s, &edgesFn{Cfg: cfg}, matches)
+	for range cfg.CCRounds {
+		edges = beam.ParDo(s, &starFn{Cfg: cfg, Large: true}, beam.GroupByKey(s, edges))
+		edges = beam.ParDo(s, &starFn{Cfg: cfg}, beam.GroupByKey(s, edges))
+	}
+	stars, leaves, rest := beam.ParDo3(s, &settleFn{Cfg: cfg}, beam.GroupByKey(s, edges))
+	settled, rest2 := beam.ParDo2(s, &resolveFn{Cfg: cfg}, beam.CoGroupByKey(s, stars, leaves))
+	unsettled, remStats := beam.ParDo2(s, &remainderFn{Cfg: cfg}, beam.GroupByKey(s, beam.Flatten(s, rest, rest2)))
+	rooted := beam.ParDo(s, &membersFn{Cfg: cfg}, beam.CoGroupByKey(s, members, beam.Flatten(s, settled, unsettled)))
+	clusters, removes, st = beam.ParDo3(s, &clusterFn{Cfg: cfg}, beam.GroupByKey(s, rooted))
+	return clusters, removes, beam.Flatten(s, st, remStats)
 }
 
 // The connected components of the matches are found in rounds over
 // Cfg.CCPartitions partitions of the documents (package components): no
 // worker holds more than one partition's edges, except the final union-find
 // over the edges of the components the rounds did not finish (counted in
-// StatRemainder). The DoFns below are the steps; pipeline.Clusters chains
+// output.StatRemainder). The DoFns below are the steps; pipeline.Clusters chains
 // them.
 
-// ClusterLine is one line of clusters-*.jsonl.
-type ClusterLine struct {
-	Cluster        string   `json:"cluster"`
-	Size           int      `json:"size"`
-	Representative string   `json:"representative"`
-	Members        []string `json:"members"`
-}
-
-// edgeSender batches edges to the partitions of their endpoints: both, or
-// only the larger one (components.Up).
-type edgeSender struct {
-	b     *wire.Batcher
-	parts int
-	emit  func(int, []byte)
-}
-
-func newEdgeSender(parts int, emit func(int, []byte)) *edgeSender {
-	return &edgeSender{b: wire.NewBatcher(0), parts: parts, emit: emit}
-}
-
-func (s *edgeSender) send(e components.Edge, t components.EdgeTargets) {
-	add := func(part int) { s.b.Add(part, func(c []byte) []byte { return wire.AppendPair(c, e) }, s.emit) }
-	oa, ob := components.Owner(e.A, s.parts), components.Owner(e.B, s.parts)
-	if t == components.Both {
-		add(oa)
-	}
-	if t == components.Up || ob != oa {
-		add(ob)
-	}
-}
-
-func (s *edgeSender) flush() { s.b.Flush(s.emit) }
-
-// decodeEdges reads every wire.Pair chunk of iter.
-func decodeEdges(dst []components.Edge, iter func(*[]byte) bool) ([]components.Edge, error) {
-	var chunk []byte
-	var err error
-	for iter(&chunk) {
-		if dst, err = wire.AppendPairs(dst, chunk); err != nil {
-			return nil, err
-		}
-	}
-	return dst, nil
-}
-
-// EdgesFn starts the components: every match becomes an edge, sent to the
+// edgesFn starts the components: every match becomes an edge, sent to the
 // partitions of both documents, and each document's id and length go to its
 // partition for the cluster lines.
 //
 // In: (any key, wire.Match chunks). Out: wire.Pair chunks (partition), and
 // wire.Member chunks (partition of the document, Root unset).
-type EdgesFn struct {
+type edgesFn struct {
 	Cfg Config
 }
 
-func (fn *EdgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte)) error {
+func (fn *edgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte)) error {
 	defer busy(ctx, "Clusters", time.Now())
 	edges := newEdgeSender(fn.Cfg.CCPartitions, emitEdge)
 	members := wire.NewBatcher(0)
@@ -121,16 +101,16 @@ func (fn *EdgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byt
 	return nil
 }
 
-// StarFn is one large-star (Large) or small-star step over one partition.
+// starFn is one large-star (Large) or small-star step over one partition.
 //
 // In: (partition, wire.Pair chunks). Out: wire.Pair chunks for the next
 // step (partition).
-type StarFn struct {
+type starFn struct {
 	Cfg   Config
 	Large bool
 }
 
-func (fn *StarFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte)) error {
+func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte)) error {
 	defer busy(ctx, "Clusters", time.Now())
 	edges, err := decodeEdges(nil, chunks)
 	if err != nil {
@@ -148,16 +128,16 @@ func (fn *StarFn) ProcessElement(ctx context.Context, part int, chunks func(*[]b
 	return nil
 }
 
-// SettleFn classifies the nodes of one partition after the last round
+// settleFn classifies the nodes of one partition after the last round
 // (components.Settle).
 //
 // In: (partition, wire.Pair chunks). Out: star edges and leaf edges
 // (partition of the centre), remainder edges (key 0).
-type SettleFn struct {
+type settleFn struct {
 	Cfg Config
 }
 
-func (fn *SettleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte)) error {
+func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte)) error {
 	defer busy(ctx, "Clusters", time.Now())
 	edges, err := decodeEdges(nil, chunks)
 	if err != nil {
@@ -178,17 +158,17 @@ func (fn *SettleFn) ProcessElement(ctx context.Context, part int, chunks func(*[
 	return nil
 }
 
-// ResolveFn assigns the members of finished stars to their centre
+// resolveFn assigns the members of finished stars to their centre
 // (components.Resolve).
 //
 // In: (partition, star edge chunks, leaf edge chunks). Out: assignments as
 // wire.Pair{A: node, B: root} chunks (partition of the node), remainder
 // edges (key 0).
-type ResolveFn struct {
+type resolveFn struct {
 	Cfg Config
 }
 
-func (fn *ResolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte)) error {
+func (fn *resolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte)) error {
 	defer busy(ctx, "Clusters", time.Now())
 	stars, err := decodeEdges(nil, starChunks)
 	if err != nil {
@@ -206,31 +186,15 @@ func (fn *ResolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leaf
 	return nil
 }
 
-type assigner struct {
-	b     *wire.Batcher
-	parts int
-	emit  func(int, []byte)
-}
-
-func newAssigner(parts int, emit func(int, []byte)) *assigner {
-	return &assigner{b: wire.NewBatcher(0), parts: parts, emit: emit}
-}
-
-func (a *assigner) add(x components.Assignment) {
-	a.b.Add(components.Owner(x.Node, a.parts), func(c []byte) []byte {
-		return wire.AppendPair(c, wire.Pair{A: x.Node, B: x.Root})
-	}, a.emit)
-}
-
-// RemainderFn joins the edges of the components the rounds did not finish
+// remainderFn joins the edges of the components the rounds did not finish
 // with union-find, on one worker (components.Remainder).
 //
-// In: (0, wire.Pair chunks). Out: assignments as in ResolveFn, stats.
-type RemainderFn struct {
+// In: (0, wire.Pair chunks). Out: assignments as in resolveFn, stats.
+type remainderFn struct {
 	Cfg Config
 }
 
-func (fn *RemainderFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitAssign func(int, []byte), emitStat func(string, int64)) error {
+func (fn *remainderFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitAssign func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", time.Now())
 	edges, err := decodeEdges(nil, chunks)
 	if err != nil {
@@ -240,19 +204,19 @@ func (fn *RemainderFn) ProcessElement(ctx context.Context, _ int, chunks func(*[
 	assign := newAssigner(fn.Cfg.CCPartitions, emitAssign)
 	components.Remainder(edges, assign.add)
 	assign.b.Flush(emitAssign)
-	emitStat(StatRemainder, int64(len(edges)))
+	emitStat(output.StatRemainder, int64(len(edges)))
 	return nil
 }
 
-// MembersFn gives every clustered document its root.
+// membersFn gives every clustered document its root.
 //
 // In: (partition, wire.Member chunks, assignment chunks). Out: wire.Member
 // chunks with Root set (partition of the root).
-type MembersFn struct {
+type membersFn struct {
 	Cfg Config
 }
 
-func (fn *MembersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte)) error {
+func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte)) error {
 	defer busy(ctx, "Clusters", time.Now())
 	members := make(map[wire.Doc]wire.Member)
 	var chunk []byte
@@ -287,18 +251,18 @@ func (fn *MembersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 	return nil
 }
 
-// ClusterFn writes the clusters of one partition of roots and picks the
+// clusterFn writes the clusters of one partition of roots and picks the
 // representative each cluster keeps.
 //
 // In: (partition, wire.Member chunks with their roots). Out: cluster lines
 // (wire.OutLine chunks keyed by the file of the cluster's first document,
 // sorted by that document), the documents to remove (uvarint line numbers
 // keyed by file index), stats.
-type ClusterFn struct {
+type clusterFn struct {
 	Cfg Config
 }
 
-func (fn *ClusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
+func (fn *clusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", time.Now())
 	var all []wire.Member
 	var chunk []byte
@@ -336,12 +300,12 @@ func (fn *ClusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 				}
 			}
 		}
-		cl := ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
+		cl := output.ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
 		for k, m := range comp {
 			cl.Members[k] = m.ID
 			if k != rep {
 				line := wire.Line(m.Doc)
-				removes.Add(wire.File(m.Doc), func(c []byte) []byte { return binary.AppendUvarint(c, uint64(line)) }, emitRemove)
+				removes.Add(wire.File(m.Doc), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, emitRemove)
 				removed++
 			}
 		}
@@ -356,22 +320,61 @@ func (fn *ClusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 	}
 	lines.Flush(emitCluster)
 	removes.Flush(emitRemove)
-	emitStat(StatClusters, clusters)
-	emitStat(StatClustered, clustered)
-	emitStat(StatRemoved, removed)
+	emitStat(output.StatClusters, clusters)
+	emitStat(output.StatClustered, clustered)
+	emitStat(output.StatRemoved, removed)
 	return nil
 }
 
-func init() {
-	register.DoFn3x0[int, []byte, func(int, []byte)](&BranchFn{})
+// edgeSender batches edges to the partitions of their endpoints: both, or
+// only the larger one (components.Up).
+type edgeSender struct {
+	b     *wire.Batcher
+	parts int
+	emit  func(int, []byte)
 }
 
-// BranchFn keeps the elements of a collection keyed by file index or
-// partition whose key belongs to branch (or round) I of N: key mod N is I.
-type BranchFn struct{ N, I int }
+func newEdgeSender(parts int, emit func(int, []byte)) *edgeSender {
+	return &edgeSender{b: wire.NewBatcher(0), parts: parts, emit: emit}
+}
 
-func (fn *BranchFn) ProcessElement(file int, v []byte, emit func(int, []byte)) {
-	if file%fn.N == fn.I {
-		emit(file, v)
+func (s *edgeSender) send(e components.Edge, t components.EdgeTargets) {
+	add := func(part int) { s.b.Add(part, func(c []byte) []byte { return wire.AppendPair(c, e) }, s.emit) }
+	oa, ob := components.Owner(e.A, s.parts), components.Owner(e.B, s.parts)
+	if t == components.Both {
+		add(oa)
 	}
+	if t == components.Up || ob != oa {
+		add(ob)
+	}
+}
+
+func (s *edgeSender) flush() { s.b.Flush(s.emit) }
+
+type assigner struct {
+	b     *wire.Batcher
+	parts int
+	emit  func(int, []byte)
+}
+
+func newAssigner(parts int, emit func(int, []byte)) *assigner {
+	return &assigner{b: wire.NewBatcher(0), parts: parts, emit: emit}
+}
+
+func (a *assigner) add(x components.Assignment) {
+	a.b.Add(components.Owner(x.Node, a.parts), func(c []byte) []byte {
+		return wire.AppendPair(c, wire.Pair{A: x.Node, B: x.Root})
+	}, a.emit)
+}
+
+// decodeEdges reads every wire.Pair chunk of iter.
+func decodeEdges(dst []components.Edge, iter func(*[]byte) bool) ([]components.Edge, error) {
+	var chunk []byte
+	var err error
+	for iter(&chunk) {
+		if dst, err = wire.AppendPairs(dst, chunk); err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
 }

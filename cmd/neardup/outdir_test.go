@@ -1,0 +1,184 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestDirNames: which file names an output directory and an index
+// directory own, final and temporary.
+func TestDirNames(t *testing.T) {
+	tests := []struct {
+		name          string
+		output, index bool
+	}{
+		{"pairs-00000.jsonl", true, false},
+		{"clusters-00012.jsonl", true, false},
+		{"dedup-123456.jsonl", true, false},
+		{"rejects-00001.jsonl", true, false},
+		{"summary.json", true, false},
+		{"report.html", true, false},
+		{"audit-00003.jsonl", true, false},
+		{"audit-summary.json", true, false},
+		{".tmp-dedup-00001.jsonl-0123456789abcdef", true, false},
+		{".tmp-summary.json-00ff", true, false},
+		{"pairs-.jsonl", false, false},
+		{"pairs-x.jsonl", false, false},
+		{"pairs-00000.jsonl.bak", false, false},
+		{"dedup-00000.txt", true, false},
+		{"dedup-00000.tsv", true, false},
+		{"dedup-00000.csv", false, false},
+		{"pairs-00000.txt", false, false},
+		{"summary.json.old", false, false},
+		{"notes.txt", false, false},
+		{".tmp-notes", false, false},
+		{".tmp-notes.txt-0123", false, false},
+		{".tmp-dedup-00001.jsonl", false, false},
+		{".tmp-dedup-00001.jsonl-xyz", false, false},
+		{"my-pairs-00000.jsonl", false, false},
+		{".tmp-.tmp-pairs-00000.jsonl-00-00", false, false},
+		{"clusters-00001.jsonl/..", false, false},
+		{"CLUSTERS-00001.JSONL", false, false},
+		{".tmp-report.html-9f", true, false},
+		{".tmp-rejects-00003.jsonl-0123456789abcde", true, false},
+		{"index.json", false, true},
+		{"index-00000.bin", false, true},
+		{".sig-00003.bin", false, true},
+		{".tmp-index-00001.bin-0a1b2c3d", false, true},
+		{".tmp-index.json-ff", false, true},
+		{"index-.bin", false, false},
+		{"index-0001.jsonl", false, false},
+		{"sig-00003.bin", false, false},
+		{".tmp-index-00001.bin", false, false},
+		{"index.json.bak", false, false},
+	}
+	for _, tt := range tests {
+		if got := isOutputName(tt.name); got != tt.output {
+			t.Errorf("isOutputName(%q) = %v, want %v", tt.name, got, tt.output)
+		}
+		if got := isIndexName(tt.name); got != tt.index {
+			t.Errorf("isIndexName(%q) = %v, want %v", tt.name, got, tt.index)
+		}
+	}
+}
+
+// TestPrepareDir: an absent directory is created, an empty one is used, a
+// non-empty one is refused without --overwrite (and left as it was). With
+// --overwrite an output directory loses only neardup's own files (and the
+// work directory of a failed job), while an index directory is emptied only
+// if it holds nothing but an index's files.
+func TestPrepareDir(t *testing.T) {
+	ours := []string{"pairs-00000.jsonl", "clusters-00001.jsonl", "dedup-00007.jsonl", "rejects-00002.jsonl",
+		"summary.json", "report.html", ".tmp-dedup-00000.jsonl-0123456789abcdef"}
+	theirs := []string{"notes.txt", "pairs-old.jsonl", "summary.json.bak", ".tmp-mine"}
+	index := []string{"index.json", "index-00000.bin", ".sig-00003.bin", ".tmp-index-00001.bin-0a1b2c3d"}
+	mkdir := func(t *testing.T, dir string) {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name      string
+		kind      dirKind
+		setup     func(t *testing.T, dir string) // nil: the directory does not exist
+		overwrite bool
+		error     string   // the whole error, DIR standing for the directory
+		left      []string // what is in the directory afterwards
+	}{
+		{"output absent", outputDir, nil, false, "", nil},
+		{"output absent, overwrite", outputDir, nil, true, "", nil},
+		{"output empty", outputDir, func(*testing.T, string) {}, false, "", nil},
+		{"output with only unrelated files", outputDir, func(t *testing.T, d string) { writeFiles(t, d, theirs...) }, false,
+			"--output DIR is not empty (use --overwrite to replace neardup's files in it)", theirs},
+		{"output of a previous run", outputDir, func(t *testing.T, d string) { writeFiles(t, d, ours...) }, false,
+			"--output DIR is not empty (use --overwrite to replace neardup's files in it)", ours},
+		{"output of a previous run, overwrite", outputDir, func(t *testing.T, d string) {
+			writeFiles(t, d, ours...)
+			writeFiles(t, d, theirs...)
+			mkdir(t, filepath.Join(d, "pairs-00009.jsonl")) // a directory: not ours
+		}, true, "", append([]string{"pairs-00009.jsonl"}, theirs...)},
+		{"output with the work directory of a failed job, overwrite", outputDir, func(t *testing.T, d string) {
+			writeFiles(t, d, ours...)
+			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin", ".tmp-info-00003.bin-0123456789abcdef")
+		}, true, "", nil},
+		{"output with a work directory holding a file of the user's, overwrite", outputDir, func(t *testing.T, d string) {
+			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin", "mine.txt")
+		}, true, "DIR/.tmp-work holds mine.txt, which neardup did not write; remove it yourself", []string{".tmp-work"}},
+
+		{"index absent", indexDir, nil, false, "", nil},
+		{"index empty", indexDir, func(*testing.T, string) {}, true, "", nil},
+		{"index of a previous run", indexDir, func(t *testing.T, d string) { writeFiles(t, d, index...) }, false,
+			"DIR is not empty (use --overwrite to replace an index, or what a failed run left, in it)", index},
+		{"index of a previous run, overwrite", indexDir, func(t *testing.T, d string) { writeFiles(t, d, index...) }, true, "", nil},
+		{"index with a file of the user's, overwrite", indexDir, func(t *testing.T, d string) { writeFiles(t, d, "index.json", "notes.txt") }, true,
+			"DIR holds notes.txt, which is not part of an index: not overwriting", []string{"index.json", "notes.txt"}},
+		{"index with a work directory, overwrite", indexDir, func(t *testing.T, d string) {
+			writeFiles(t, d, "index.json")
+			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin")
+		}, true, "DIR holds .tmp-work, which is not part of an index: not overwriting", []string{".tmp-work", "index.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if tt.setup != nil {
+				mkdir(t, dir)
+				tt.setup(t, dir)
+			}
+			got, err := tt.kind.prepare(dir, tt.overwrite)
+			switch want := strings.ReplaceAll(tt.error, "DIR", dir); {
+			case want != "" && (err == nil || err.Error() != want):
+				t.Errorf("prepare = %q, %v; want the error %q", got, err, want)
+			case want == "" && (err != nil || got != dir):
+				t.Errorf("prepare = %q, %v; want %q", got, err, dir)
+			}
+			left := listDir(t, dir)
+			want := slices.Sorted(slices.Values(tt.left))
+			if !slices.Equal(left, want) {
+				t.Errorf("left in the directory: %q, want %q", left, want)
+			}
+		})
+	}
+}
+
+// TestPrepareDirOther: a file where the directory should be is refused,
+// with the flag in front of the error where the kind has one; URLs are used
+// as given, an index's without a trailing slash; a relative path comes back
+// absolute.
+func TestPrepareDirOther(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "out")
+	writeFiles(t, tmp, "out")
+	t.Chdir(tmp)
+	tests := []struct {
+		kind dirKind
+		dir  string
+		want string
+		err  string // the whole error; "": none
+	}{
+		{outputDir, file, "", "--output " + file + ": open " + file + ": not a directory"},
+		{indexDir, file, "", "open " + file + ": not a directory"},
+		{outputDir, "gs://bucket/out/", "gs://bucket/out/", ""},
+		{indexDir, "gs://bucket/idx/", "gs://bucket/idx", ""},
+		{indexDir, "gs://bucket/idx", "gs://bucket/idx", ""},
+		{outputDir, "rel", filepath.Join(tmp, "rel"), ""},
+		{indexDir, "rel/idx", filepath.Join(tmp, "rel", "idx"), ""},
+	}
+	for _, tt := range tests {
+		got, err := tt.kind.prepare(tt.dir, true)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("prepare(%q) = %q, %v; want the error %q", tt.dir, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("prepare(%q) = %q, %v; want %q", tt.dir, got, err, tt.want)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(tmp, "rel", "idx")); err != nil || !fi.IsDir() {
+		t.Errorf("rel/idx not made: %v", err)
+	}
+}

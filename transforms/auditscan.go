@@ -1,0 +1,273 @@
+package transforms
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
+)
+
+func init() {
+	register.DoFn3x1[int, []byte, func([]byte), error](&blockKeysFn{})
+	register.DoFn3x1[int, []byte, func([]byte), error](&exactKeysFn{})
+	register.DoFn8x1[context.Context, int, string, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&indexScanFn{})
+}
+
+// IndexScan reads the index shards (in dir) and keeps what meets the new
+// batch: the exact keys and block keys the batch has too, and the infos of
+// the indexed documents with such block keys.
+//
+// In: the batch's exact-key records and block entries. Out: indexed
+// exact-key records (partition of the key, chunk), indexed block entries
+// (partition of the key, chunk), indexed infos (partition of the document,
+// chunk), stats.
+func IndexScan(s beam.Scope, cfg Config, dir string, shards []index.Shard, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
+	s = s.Scope("IndexScan")
+	keySet := beam.Flatten(s,
+		beam.ParDo(s, &exactKeysFn{}, keys),
+		beam.ParDo(s, &blockKeysFn{Cfg: cfg}, entries))
+	refs := make([]FileRef, len(shards))
+	for i, sh := range shards {
+		refs[i] = FileRef{Index: i, Path: sh.Name}
+	}
+	scan := &indexScanFn{Cfg: cfg, Dir: dir, Shards: shards}
+	if len(refs) == 0 {
+		empty := beam.ParDo(s, fileKV, beam.CreateList(s, []FileRef{}))
+		return beam.ParDo4(s, scan, empty, beam.SideInput{Input: keySet})
+	}
+	var outs [4][]beam.PCollection
+	for _, b := range NewFileRefs(s, refs, cfg.Branches).Branches {
+		for i, o := range beam.ParDoN(s, scan, b, beam.SideInput{Input: keySet}) {
+			outs[i] = append(outs[i], o)
+		}
+	}
+	o := flattenEach(s, outs[:])
+	return o[0], o[1], o[2], o[3]
+}
+
+// indexScanFn reads one index shard and passes on only what meets the new
+// batch: the exact keys and MinHash band keys the batch has too, and the
+// SimHash table keys the batch has with a fingerprint within Hamming bits
+// (a semi-join against the batch's key set, a side input), so that what is
+// shuffled follows the size of the batch, not of the index. (A SimHash table
+// key holds only 64/simhash_blocks bits of a fingerprint: most indexed
+// documents share one with some new document.)
+//
+// In: (shard number, shard name), side input: key set chunks. Out: exact-key
+// records of indexed documents whose key the batch has (wire.Info chunks
+// keyed by partition of the key, as readKeysFn), block entries whose key the
+// batch has (partitioned as signFn's), the infos of the indexed documents
+// with any such entry (keyed by partition of the document), and stats.
+type indexScanFn struct {
+	Cfg    Config
+	Dir    string
+	Shards []index.Shard
+
+	exact, block map[uint64]struct{}
+	sim          map[uint64][]uint64 // table key -> fingerprints of new documents
+	tables       *blocking.Tables
+}
+
+func (fn *indexScanFn) Setup() (err error) {
+	fn.tables, err = fn.Cfg.simTables()
+	return err
+}
+
+func (fn *indexScanFn) keySets(keys func(*[]byte) bool) error {
+	if fn.exact != nil {
+		return nil // the side input is the same for every element
+	}
+	fn.exact, fn.block, fn.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
+	var chunk []byte
+	for keys(&chunk) {
+		if len(chunk) == 0 || (len(chunk)-1)%8 != 0 {
+			return fmt.Errorf("index scan: key set: %w", wire.ErrCorrupt)
+		}
+		switch chunk[0] {
+		case tagExact, tagBlock:
+			set := fn.block
+			if chunk[0] == tagExact {
+				set = fn.exact
+			}
+			for c := chunk[1:]; len(c) > 0; c = c[8:] {
+				set[binary.LittleEndian.Uint64(c)] = struct{}{}
+			}
+		case tagSim:
+			if (len(chunk)-1)%16 != 0 {
+				return fmt.Errorf("index scan: key set: %w", wire.ErrCorrupt)
+			}
+			for c := chunk[1:]; len(c) > 0; c = c[16:] {
+				k := binary.LittleEndian.Uint64(c)
+				fn.sim[k] = append(fn.sim[k], binary.LittleEndian.Uint64(c[8:]))
+			}
+		default:
+			return fmt.Errorf("index scan: key set: %w: tag %q", wire.ErrCorrupt, chunk[0])
+		}
+	}
+	return nil
+}
+
+func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, keys func(*[]byte) bool,
+	emitExact, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "IndexScan", time.Now())
+	if err := fn.keySets(keys); err != nil {
+		return err
+	}
+	if n < 0 || n >= len(fn.Shards) || fn.Shards[n].Name != name {
+		return fmt.Errorf("index scan: shard %d (%s) is not in the manifest", n, name)
+	}
+	path := output.JoinPath(fn.Dir, name)
+	rd, rc, err := openShard(ctx, path)
+	if err != nil {
+		return fmt.Errorf("index scan: %s: %w", path, err)
+	}
+	defer rc.Close()
+	file := IndexFileBase + n
+	exacts, infos := wire.NewBatcher(0), wire.NewBatcher(0)
+	entries := blockkeys.NewSender(fn.Cfg.Partitions, emitEntry)
+	P := fn.Cfg.Partitions
+	var tkeys []uint64
+	var docs, joined, nentries int64
+	err = rd.Each(func(r *index.Record) error {
+		docs++
+		doc := wire.DocNum(file, r.Line)
+		if _, hit := fn.exact[r.Exact]; hit {
+			in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact}
+			exacts.Add(wire.Partition(r.Exact, P), func(c []byte) []byte { return wire.AppendInfo(c, &in) }, emitExact)
+		}
+		if len(r.Sketch) == 0 {
+			return nil // no shingles: matches nothing but its exact duplicates
+		}
+		hits := 0
+		for _, k := range r.Bands {
+			if _, hit := fn.block[k&keyMask]; hit {
+				hits++
+				entries.Band(k, doc)
+			}
+		}
+		if fn.tables != nil {
+			tkeys = fn.tables.AppendKeys(tkeys[:0], r.SimHash)
+			for i, k := range tkeys {
+				if fn.near(k, r.SimHash) {
+					hits++
+					entries.Table(i, k, doc, r.SimHash)
+				}
+			}
+		}
+		if hits > 0 {
+			joined++
+			nentries += int64(hits)
+			in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact, SimHash: r.SimHash, Sketch: r.Sketch}
+			infos.Add(wire.Partition(doc, P), func(c []byte) []byte { return wire.AppendInfo(c, &in) }, emitInfo)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := rd.Check(fn.Shards[n]); err != nil {
+		return err
+	}
+	exacts.Flush(emitExact)
+	entries.Flush()
+	infos.Flush(emitInfo)
+	emitStat(output.StatIndexDocs, docs)
+	emitStat(output.StatIndexJoined, joined)
+	emitStat(output.StatIndexEntries, nentries)
+	return nil
+}
+
+// near reports whether a new document with table key k has a fingerprint
+// within Hamming bits of fp.
+func (fn *indexScanFn) near(k, fp uint64) bool {
+	for _, f := range fn.sim[k&keyMask] {
+		if bits.OnesCount64(f^fp) <= fn.Cfg.Hamming {
+			return true
+		}
+	}
+	return false
+}
+
+// blockKeysFn turns the new batch's block entries into key set chunks: the
+// MinHash band keys, and the SimHash table keys with the fingerprint of
+// their document (low wire.KeyBits bits of the keys, as the shuffle carries
+// them).
+//
+// In: (partition, wire.Entry chunk, or wire.SimEntry for partitions >=
+// Cfg.Partitions). Out: a key set chunk.
+type blockKeysFn struct {
+	Cfg Config
+
+	tables *blocking.Tables
+}
+
+func (fn *blockKeysFn) Setup() (err error) {
+	fn.tables, err = fn.Cfg.simTables()
+	return err
+}
+
+func (fn *blockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte)) error {
+	var out []byte
+	var err error
+	if part < fn.Cfg.Partitions {
+		out = []byte{tagBlock}
+		var es []wire.Entry
+		if es, err = wire.AppendEntries(es, chunk); err == nil {
+			for _, e := range es {
+				out = binary.LittleEndian.AppendUint64(out, e.Key&keyMask)
+			}
+		}
+	} else {
+		out = []byte{tagSim}
+		var es []wire.SimEntry
+		if es, err = simEntries(es, chunk, fn.tables); err == nil {
+			for _, e := range es {
+				out = binary.LittleEndian.AppendUint64(out, e.Key&keyMask)
+				out = binary.LittleEndian.AppendUint64(out, e.FP)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("key set: %w", err)
+	}
+	emit(out)
+	return nil
+}
+
+// exactKeysFn turns the new batch's exact-key records into a key set chunk.
+//
+// In: (partition, wire.Info chunk with Exact set). Out: a key set chunk.
+type exactKeysFn struct{}
+
+func (fn *exactKeysFn) ProcessElement(_ int, chunk []byte, emit func([]byte)) error {
+	out := []byte{tagExact}
+	var in wire.Info
+	for c := chunk; len(c) > 0; {
+		var err error
+		if c, err = wire.DecodeInfo(c, &in); err != nil {
+			return fmt.Errorf("key set: %w", err)
+		}
+		out = binary.LittleEndian.AppendUint64(out, in.Exact)
+	}
+	emit(out)
+	return nil
+}
+
+// Key set chunks: a tag byte, then 8-byte little-endian keys.
+const (
+	tagExact = 'E'
+	tagBlock = 'B'
+	tagSim   = 'S' // (key, fingerprint) pairs
+)
+
+const keyMask = 1<<wire.KeyBits - 1

@@ -1,0 +1,152 @@
+package transforms
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/candidates"
+)
+
+func init() {
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&candidatesFn{})
+}
+
+// Candidates groups block entries by partition and proposes pairs, one
+// round of entries after the other (see inRounds).
+//
+// In: rounds of block entries (partition, chunk). Out: candidate pairs
+// (file index of the first document, chunk), stats.
+func Candidates(s beam.Scope, cfg Config, entries []beam.PCollection) (pairs, st beam.PCollection) {
+	s = s.Scope("Candidates")
+	o := inRounds(s, 2, &candidatesFn{Cfg: cfg}, entries)
+	return o[0], o[1]
+}
+
+// candidatesFn turns one partition of the blocking shuffle into candidate
+// pairs.
+//
+// In: (partition, chunks of wire.Entry, or of wire.SimEntry for partitions
+// >= Cfg.Partitions). Out: candidate-pair chunks (wire.AppendCandidate)
+// keyed by the input file of the pair's first document, whose info shard
+// the join that follows reads.
+//
+// The pairs of a partition are computed on another goroutine while the next
+// partition arrives (see ahead), and emitted in partition order.
+//
+// The entry and pair slices of a partition are reused for later partitions:
+// fresh ones cost page faults as well as garbage while the runner's copies
+// of the shuffle grow the heap.
+type candidatesFn struct {
+	Cfg Config
+
+	tables    *blocking.Tables
+	ahead     ahead[candidatesResult]
+	entryBufs reuse[wire.Entry]
+	simBufs   reuse[wire.SimEntry]
+	pairBufs  reuse[wire.Pair]
+}
+
+type candidatesResult struct {
+	pairs []wire.Pair
+	st    candidates.Stats
+	began time.Time
+	took  time.Duration
+}
+
+func (fn *candidatesFn) Setup() (err error) {
+	fn.tables, err = fn.Cfg.simTables()
+	return err
+}
+
+func (fn *candidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	start := time.Now()
+	var chunk []byte
+	var err error
+	limits := fn.Cfg.limits()
+	if part < fn.Cfg.Partitions {
+		entries := fn.entryBufs.get()
+		for chunks(&chunk) {
+			if entries, err = wire.AppendEntries(entries, chunk); err != nil {
+				return err
+			}
+		}
+		fn.ahead.start(func() (r candidatesResult) {
+			t := time.Now()
+			sorted, scratch := candidates.SortBuf(entries, fn.entryBufs.get())
+			r.pairs = fn.unique(candidates.Append(fn.pairBufs.get(), sorted, limits, &r.st))
+			fn.entryBufs.put(entries)
+			fn.entryBufs.put(scratch)
+			r.began, r.took = t, time.Since(t)
+			return r
+		})
+	} else {
+		entries := fn.simBufs.get()
+		for chunks(&chunk) {
+			if entries, err = simEntries(entries, chunk, fn.tables); err != nil {
+				return err
+			}
+		}
+		k := fn.Cfg.Hamming
+		fn.ahead.start(func() (r candidatesResult) {
+			t := time.Now()
+			sorted, scratch := candidates.SortSimBuf(entries, fn.simBufs.get())
+			r.pairs = fn.unique(candidates.AppendNear(fn.pairBufs.get(), sorted, k, limits, &r.st))
+			fn.simBufs.put(entries)
+			fn.simBufs.put(scratch)
+			r.began, r.took = t, time.Since(t)
+			return r
+		})
+	}
+	addBusy(ctx, "Candidates", time.Since(start), start)
+	return fn.ahead.drain(runtime.GOMAXPROCS(0), fn.emitter(ctx, emit, emitStat))
+}
+
+// unique sorts pairs and drops repeats, with a working buffer from the pool.
+func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
+	pairs, scratch := candidates.UniqueBuf(pairs, fn.pairBufs.get())
+	fn.pairBufs.put(scratch)
+	return pairs
+}
+
+// FinishBundle emits the partitions still being worked on.
+func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(0, fn.emitter(ctx, emit, emitStat))
+}
+
+func (fn *candidatesFn) emitter(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) func(candidatesResult) error {
+	return func(r candidatesResult) error {
+		start := time.Now()
+		emitCandidates(r.pairs, wire.File, emit)
+		fn.pairBufs.put(r.pairs)
+		emitStat(output.StatBuckets, r.st.Buckets)
+		emitStat(output.StatHot, r.st.HotBuckets)
+		emitStat(output.StatSkipped, r.st.Skipped)
+		emitStat(output.StatFar, r.st.Far)
+		addBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
+		return nil
+	}
+}
+
+// emitCandidates emits pairs as candidate-pair chunks (wire.AppendCandidate)
+// keyed by route of their first document.
+func emitCandidates(pairs []wire.Pair, route func(wire.Doc) int, emit func(int, []byte)) {
+	b := wire.NewBatcher(0)
+	prev := map[int]wire.Doc{}
+	for _, p := range pairs {
+		r := route(p.A)
+		b.Add(r, func(c []byte) []byte {
+			last := prev[r]
+			c = wire.AppendCandidate(c, p, &last)
+			prev[r] = last
+			return c
+		}, emit)
+	}
+	b.Flush(emit)
+}

@@ -1,0 +1,334 @@
+package transforms
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/similarity"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/tokenize"
+)
+
+func init() {
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&shingleSetsFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&exactJaccardFn{})
+}
+
+// ExactChecks computes the exact Jaccard of the unsure pairs in
+// cfg.ShuffleRounds() rounds, one after the other, each for the pairs whose
+// second document's file belongs to the round (index mod the rounds):
+// shingleSetsFn sends the first documents' shingle sets to the files of the
+// second ones, and exactJaccardFn compares them there. A round's grouped
+// input waits for the stats of the round before it (the first for after),
+// flattened in by after. A runner that keeps every shuffled byte in memory
+// (Prism) then holds one round's shingle sets at a time, the largest
+// shuffle of a run at full size; each round reads the files again, but
+// parses only the records it needs.
+//
+// In: unsure matches (file index of A, chunk), stats to wait for. Out:
+// matches (file index of A, chunk), stats.
+func ExactChecks(s beam.Scope, cfg Config, paths map[int]string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
+	n := cfg.ShuffleRounds()
+	var ms, sts []beam.PCollection
+	for i := range n {
+		part := unsure
+		if n > 1 {
+			part = beam.ParDo(s, &destBranchFn{N: n, I: i}, unsure)
+		}
+		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, after, wait)))
+		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Cfg: cfg, Paths: paths}, grouped)
+		exact := byFile(s.Scope("ExactJaccard"), &exactJaccardFn{Cfg: cfg, Paths: paths}, sets)
+		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
+		wait = exact[1]
+	}
+	return beam.Flatten(s, ms...), beam.Flatten(s, sts...)
+}
+
+// shingleSetsFn is the first half of the exact check of unsure pairs.
+//
+// In: (file index, unsure matches whose first document is in the file);
+// pipeline.ExactChecks makes the group wait for the round before (see
+// after). It reads the file (Paths[file]) again, and Out: for each first
+// document and each file holding second documents of its matches, one
+// record keyed by that file: uvarint count, the matches, then the first
+// document's shingle set (wire.AppendSet). A set thus travels once per
+// destination file, not once per match.
+type shingleSetsFn struct {
+	Cfg   Config
+	Paths map[int]string
+
+	signers signerPool
+	ahead   aheadEmits
+}
+
+func (fn *shingleSetsFn) Setup() error { return fn.signers.init(fn.Cfg) }
+
+func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	start := time.Now()
+	byLine, ms, _, err := readMatches(chunks, false, func(m *wire.Match) int64 { return wire.Line(m.A) })
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	addBusy(ctx, "ShingleSets", time.Since(start), start)
+	fn.ahead.stage = "ShingleSets"
+	fn.ahead.start(1, func(emits []func(int, []byte), _ func(string, int64)) error {
+		return fn.work(ctx, file, byLine, ms, emits[0])
+	})
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *shingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
+}
+
+func (fn *shingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
+	b := wire.NewBatcher(0)
+	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.Paths, byLine, func(set []uint32, idx []int) {
+		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(wire.File(ms[i].B), wire.File(ms[j].B)) })
+		for len(idx) > 0 {
+			dest := wire.File(ms[idx[0]].B)
+			n := 1
+			for n < len(idx) && wire.File(ms[idx[n]].B) == dest {
+				n++
+			}
+			group := idx[:n]
+			b.Add(dest, func(c []byte) []byte {
+				return wire.AppendMatchSet(c, len(group), func(i int) *wire.Match { return &ms[group[i]] }, set)
+			}, emit)
+			idx = idx[n:]
+		}
+	})
+	b.Flush(emit)
+	return err
+}
+
+// exactJaccardFn is the second half of the exact check.
+//
+// In: (file index, unsure matches with their first document's shingle set,
+// whose second document is in the file). It reads the file (Paths[file])
+// again, and Out: the matches whose exact Jaccard reaches the threshold,
+// with that Jaccard, keyed by the file of their first document.
+type exactJaccardFn struct {
+	Cfg   Config
+	Paths map[int]string
+
+	signers signerPool
+	ahead   aheadEmits
+}
+
+func (fn *exactJaccardFn) Setup() error { return fn.signers.init(fn.Cfg) }
+
+func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	start := time.Now()
+	byLine, ms, sets, err := readMatches(chunks, true, func(m *wire.Match) int64 { return wire.Line(m.B) })
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	addBusy(ctx, "ExactJaccard", time.Since(start), start)
+	fn.ahead.stage = "ExactJaccard"
+	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		return fn.work(ctx, file, byLine, ms, sets, emits[0], emitStat)
+	})
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *exactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
+}
+
+func (fn *exactJaccardFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
+	emit func(int, []byte), emitStat func(string, int64)) error {
+	b := wire.NewBatcher(0)
+	var accepted int64
+	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.Paths, byLine, func(set []uint32, idx []int) {
+		for _, i := range idx {
+			m := &ms[i]
+			j := similarity.Jaccard(sets[i], set)
+			if j < fn.Cfg.Threshold {
+				continue
+			}
+			m.Jaccard = float32(j)
+			accepted++
+			Progress.Matched.Add(1)
+			b.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, m) }, emit)
+		}
+	})
+	b.Flush(emit)
+	emitStat(output.StatByExact, accepted)
+	return err
+}
+
+// eachShingleSet re-reads the file and calls fn with the 32-bit shingle set
+// of every document whose line is in byLine, and the match indexes listed
+// there. The sets are computed on cfg.Workers goroutines, with signers from
+// signers, and fn is called on the calling goroutine in the order they
+// complete. It fails if a listed document is not found.
+func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file int, paths map[int]string,
+	byLine map[int64][]int, fn func(set []uint32, idx []int)) error {
+	path, ok := paths[file]
+	if !ok {
+		return fmt.Errorf("exact check: no path for file %d", file)
+	}
+	opt := cfg.recordOptions()
+	var want wire.LineSet
+	for l := range byLine {
+		want.Add(l)
+	}
+	opt.Only = want.Has
+	var mu sync.Mutex
+	var held []*signature.Signer
+	defer func() {
+		for _, s := range held {
+			signers.put(s)
+		}
+	}()
+	newWorker := func() (func(*docItem, *shingleSet), error) {
+		signer, err := signers.get()
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		held = append(held, signer)
+		mu.Unlock()
+		var sorter similarity.Sorter
+		return func(d *docItem, r *shingleSet) {
+			r.set = set32(&sorter, r.set, signer.Shingles(d.norm()))
+			r.line = d.Index
+		}, nil
+	}
+	found := 0
+	err := mapDocs(cfg.docs(ctx, file, path, opt), cfg.Workers, newWorker, func(r *shingleSet) {
+		// The reader reads only the lines in byLine, each once.
+		found++
+		fn(r.set, byLine[r.line])
+	}, nil)
+	if err != nil {
+		return err
+	}
+	if found < len(byLine) {
+		return fmt.Errorf("exact check: %d documents of %s not found on re-reading", len(byLine)-found, path)
+	}
+	return nil
+}
+
+// shingleSet is the shingle set of the document on a line.
+type shingleSet struct {
+	set  []uint32
+	line int64
+}
+
+// readMatches decodes wire.Match chunks or, withSet, chunks of shingle-set
+// records (see shingleSetsFn), indexing the matches by the line of their
+// document in this file. With withSet, sets[i] is the set that came with
+// match i (matches of one record share it).
+func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match) int64) (map[int64][]int, []wire.Match, [][]uint32, error) {
+	byLine := map[int64][]int{}
+	var ms []wire.Match
+	var sets [][]uint32
+	add := func(m wire.Match, set []uint32) {
+		l := line(&m)
+		byLine[l] = append(byLine[l], len(ms))
+		ms = append(ms, m)
+		sets = append(sets, set)
+	}
+	var chunk []byte
+	var group []wire.Match
+	for chunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			var err error
+			if !withSet {
+				var m wire.Match
+				if c, err = wire.DecodeMatch(c, &m); err != nil {
+					return nil, nil, nil, err
+				}
+				add(m, nil)
+				continue
+			}
+			var set []uint32
+			if c, group, set, err = wire.DecodeMatchSet(c, group, nil); err != nil {
+				return nil, nil, nil, fmt.Errorf("shingle-set record: %w", err)
+			}
+			for _, m := range group {
+				add(m, set)
+			}
+		}
+	}
+	return byLine, ms, sets, nil
+}
+
+// set32 returns the sorted set of the low 32 bits of shingle hashes. Exact
+// checks compare these: half the bytes to ship, and two of the ~10^3
+// shingles of a document agree in 32 bits with probability ~10^-4, which
+// moves a Jaccard value by about 10^-3 at most.
+func set32(s *similarity.Sorter, dst []uint32, shingles []uint64) []uint32 {
+	dst = dst[:0]
+	for _, v := range shingles {
+		dst = append(dst, uint32(v))
+	}
+	return s.Set(dst)
+}
+
+// exactSigner builds the signer whose shingle sets exact Jaccard compares.
+// It is safe to call from several goroutines.
+func exactSigner(cfg Config) (*signature.Signer, error) {
+	sc, err := cfg.signatureConfig()
+	if err != nil {
+		return nil, err
+	}
+	exactSignerMu.Lock()
+	defer exactSignerMu.Unlock()
+	if sc.Tokens == tokenize.Word {
+		tokenize.Dictionary = cfg.Dictionary
+	}
+	return signature.New(sc)
+}
+
+var exactSignerMu sync.Mutex
+
+// signerPool hands out exact signers (see exactSigner), one to each
+// goroutine at a time.
+type signerPool struct {
+	cfg  Config
+	mu   sync.Mutex
+	free []*signature.Signer
+}
+
+// init checks the configuration by building the first signer.
+func (p *signerPool) init(cfg Config) error {
+	p.cfg = cfg
+	s, err := exactSigner(cfg)
+	if err != nil {
+		return err
+	}
+	p.put(s)
+	return nil
+}
+
+func (p *signerPool) get() (*signature.Signer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		s := p.free[n-1]
+		p.free = p.free[:n-1]
+		return s, nil
+	}
+	return exactSigner(p.cfg)
+}
+
+func (p *signerPool) put(s *signature.Signer) {
+	p.mu.Lock()
+	p.free = append(p.free, s)
+	p.mu.Unlock()
+}

@@ -1,0 +1,150 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/neardup/neardup/transforms/format/index"
+)
+
+// SummaryName is the name of a run's counts in the output directory, and
+// AuditSummaryName an audit's.
+const (
+	SummaryName      = "summary.json"
+	AuditSummaryName = "audit-summary.json"
+)
+
+// Stat names: the counts summary.json reports, emitted by the job's stages
+// as (name, n) elements so that they are exact under retries.
+const (
+	StatInput      = "input_records"
+	StatBytes      = "input_bytes"
+	StatRejected   = "rejected"
+	StatDocuments  = "documents"
+	StatExactDups  = "exact_duplicates"
+	StatSigned     = "signed"
+	StatNoShingles = "no_shingles"
+	StatTruncated  = "truncated"
+	StatKeys       = "block_keys"
+	StatBuckets    = "buckets"
+	StatHot        = "hot_buckets"
+	StatSkipped    = "skipped_comparisons"
+	StatFar        = "simhash_far_pairs"
+	StatCandidates = "candidate_pairs"
+	StatVerified   = "verified_pairs" // the sum of the next two
+	StatByEstimate = "verified_by_estimate"
+	StatByExact    = "verified_exactly"
+	StatUnsure     = "exact_checks"
+	StatClusters   = "clusters"
+	StatClustered  = "clustered_documents"
+	StatRemoved    = "removed"
+	StatRemainder  = "components_remainder_edges"
+	StatKept       = "kept"
+)
+
+// Audit stat names (audit-summary.json), beside the run's.
+const (
+	StatIndexDocs      = "index_documents"           // indexed documents scanned
+	StatIndexJoined    = "index_documents_joined"    // of those, sharing a key with the new batch
+	StatIndexEntries   = "index_block_entries"       // index block entries joined
+	StatDupOfIndex     = "duplicates_of_index"       // new documents with an indexed match
+	StatExactOfIndex   = "exact_duplicates_of_index" // of those, identical to an indexed one
+	StatIndexMatches   = "index_matches"             // (new, indexed) matches reported
+	StatRemovedInBatch = "removed_in_batch"          // removed by the clusters within the batch
+	StatBatchOnly      = "removed_in_batch_only"     // of those, not duplicates of the index
+)
+
+// Beam metrics: MetricsNamespace holds neardup's; BusyPrefix starts the
+// names of the counters of busy time per stage, in milliseconds summed over
+// workers; SpanPrefix starts the names of the distributions of the times
+// (Unix milliseconds) at which a stage's work started and ended: their
+// minimum is when the stage first started and their maximum when it last
+// ended.
+const (
+	MetricsNamespace = "neardup"
+	BusyPrefix       = "busy_ms."
+	SpanPrefix       = "span_ms."
+)
+
+// Summary is summary.json.
+type Summary struct {
+	Counts   map[string]int64 `json:"counts"`
+	Balanced bool             `json:"balanced"` // input_records == kept + removed + rejected
+	// Added by the command after the job, from the runner's metrics: they
+	// vary between runs, unlike everything above.
+	WallSeconds  float64            `json:"wall_seconds,omitempty"`
+	StageSeconds map[string]float64 `json:"stage_busy_seconds,omitempty"`
+	// StageSpans holds, per stage, the seconds since the job started at
+	// which its work first started and last ended.
+	StageSpans map[string][2]float64 `json:"stage_spans_seconds,omitempty"`
+	// Settings are the settings the job ran with, as the command resolved
+	// them (the automatic ones included), also added after the job.
+	Settings *Settings `json:"settings,omitempty"`
+}
+
+// NewSummary returns the summary of the summed counts c, with the totals
+// derived from them.
+func NewSummary(c map[string]int64) Summary {
+	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
+	if _, ok := c[StatRemainder]; !ok {
+		c[StatRemainder] = 0 // no component needed the one-worker remainder
+	}
+	return Summary{Counts: c, Balanced: c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected]}
+}
+
+// AuditSummary is audit-summary.json.
+type AuditSummary struct {
+	Index    string           `json:"index"`
+	Counts   map[string]int64 `json:"counts"`
+	Balanced bool             `json:"balanced"` // input_records == kept + removed + rejected
+	// removed == duplicates_of_index + removed_in_batch_only
+	// Added by the command after the job, like Summary's.
+	WallSeconds float64   `json:"wall_seconds,omitempty"`
+	Settings    *Settings `json:"settings,omitempty"`
+}
+
+// NewAuditSummary returns the summary of an audit of index with the summed
+// counts c.
+func NewAuditSummary(index string, c map[string]int64) AuditSummary {
+	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
+	return AuditSummary{Index: index, Counts: c,
+		Balanced: c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected] &&
+			c[StatRemoved] == c[StatDupOfIndex]+c[StatBatchOnly]}
+}
+
+// Settings are the settings of a run: those an index records (what
+// decides the signatures and the candidates), how pairs are verified and
+// clusters kept, and the shape of the job, which splits the work without
+// changing what it finds.
+type Settings struct {
+	index.Config
+	Verify     string  `json:"verify"`
+	Confidence float64 `json:"confidence"`
+	MaxBucket  int     `json:"max_bucket"`
+	Window     int     `json:"window"`
+	Keep       string  `json:"keep"`
+
+	Runner       string `json:"runner"`
+	Branches     int    `json:"branches"`
+	Partitions   int    `json:"partitions"`
+	Rounds       int    `json:"rounds"`
+	CCPartitions int    `json:"cc_partitions"`
+	CCRounds     int    `json:"cc_rounds"`
+}
+
+// ReadSummary reads SummaryName in the local directory dir. A file that
+// cannot be read gives the *fs.PathError of os.ReadFile.
+func ReadSummary(dir string) (Summary, error) {
+	path := filepath.Join(dir, SummaryName)
+	var s Summary
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return s, nil
+}

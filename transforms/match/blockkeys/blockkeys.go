@@ -1,0 +1,105 @@
+// Package blockkeys derives from one document's signature what the
+// signature pass shuffles and keeps: the block keys candidates are proposed
+// from (MinHash LSH band keys and SimHash pigeonhole table keys, see package
+// blocking), the info verification compares (see package verify), and the
+// document's index record; and it batches block entries into the chunks of
+// the blocking shuffle (package wire).
+package blockkeys
+
+import (
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
+)
+
+// Keyer derives a document's keys under one job's blocking design.
+type Keyer struct {
+	Bands  blocking.Bands   // MinHash bands; unused when NoBands
+	Tables *blocking.Tables // SimHash tables; nil: no table keys
+	// NoBands leaves out the band keys (the simhash method).
+	NoBands bool
+	// Index also fills Doc.Rec, the document's index record.
+	Index bool
+}
+
+// Doc is what the signature pass derives from one document.
+type Doc struct {
+	// Empty: the document has no shingle, so no keys and no info; it can
+	// match nothing but its exact duplicates.
+	Empty, Truncated bool
+	Info             wire.Info
+	Bands, Tables    []uint64
+	Rec              index.Record // with Keyer.Index
+}
+
+// Derive fills d for document doc (its id, raw length and normalized text)
+// from its signature sig. It reuses the slices of d: what d held before
+// is overwritten.
+func (k *Keyer) Derive(d *Doc, doc wire.Doc, id string, rawLen int, text string, sig *signature.Signature) {
+	d.Truncated, d.Empty = sig.Truncated, sig.Shingles == 0
+	if k.Index {
+		d.Rec = index.Record{Line: wire.Line(doc), ID: id, Len: int64(rawLen), Exact: normalize.Key(text)}
+	}
+	if d.Empty {
+		return
+	}
+	d.Info = wire.Info{Doc: doc, ID: id, Len: int64(rawLen), SimHash: sig.SimHash, Sketch: verify.LowBits(d.Info.Sketch, sig.MinHash)}
+	d.Bands = d.Bands[:0]
+	if !k.NoBands {
+		d.Bands = k.Bands.AppendKeys(d.Bands, sig.MinHash)
+	}
+	d.Tables = d.Tables[:0]
+	if k.Tables != nil {
+		d.Tables = k.Tables.AppendKeys(d.Tables, sig.SimHash)
+	}
+	if k.Index {
+		d.Rec.SimHash, d.Rec.Sketch, d.Rec.Bands = sig.SimHash, d.Info.Sketch, d.Bands
+	}
+}
+
+// Sender batches block entries into chunks keyed by partition of the key:
+// band entries (wire.Entry) in partitions [0, P), SimHash table entries
+// (wire.SimEntry, whose chunks carry the fingerprint too) in [P, 2P).
+type Sender struct {
+	parts int
+	b     *wire.Batcher
+	prev  []int64 // line of the last entry per partition, see wire.AppendEntry
+	emit  func(int, []byte)
+}
+
+// NewSender returns a Sender over P partitions that emits full chunks to
+// emit.
+func NewSender(P int, emit func(part int, chunk []byte)) *Sender {
+	return &Sender{parts: P, b: wire.NewBatcher(0), prev: make([]int64, 2*P), emit: emit}
+}
+
+// Band adds the band entry (key, doc).
+func (s *Sender) Band(key uint64, doc wire.Doc) {
+	e := wire.Entry{Key: key, Doc: doc}
+	p := wire.Partition(key, s.parts)
+	s.b.Add(p, func(c []byte) []byte { return wire.AppendEntry(c, e, &s.prev[p]) }, s.emit)
+}
+
+// Table adds the entry of doc, whose SimHash is fp, in SimHash table
+// table under key.
+func (s *Sender) Table(table int, key uint64, doc wire.Doc, fp uint64) {
+	e := wire.SimEntry{Key: key, Doc: doc, FP: fp, Table: table}
+	p := s.parts + wire.Partition(key, s.parts)
+	s.b.Add(p, func(c []byte) []byte { return wire.AppendSimEntry(c, e, &s.prev[p]) }, s.emit)
+}
+
+// Send adds every block entry of d (not Empty).
+func (s *Sender) Send(d *Doc) {
+	for _, k := range d.Bands {
+		s.Band(k, d.Info.Doc)
+	}
+	for i, k := range d.Tables {
+		s.Table(i, k, d.Info.Doc, d.Info.SimHash)
+	}
+}
+
+// Flush emits the chunks not yet emitted.
+func (s *Sender) Flush() { s.b.Flush(s.emit) }

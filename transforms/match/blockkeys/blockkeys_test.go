@@ -1,0 +1,120 @@
+package blockkeys
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+)
+
+func sign(t *testing.T, text string) *signature.Signature {
+	t.Helper()
+	s, err := signature.New(signature.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sig signature.Signature
+	s.Sign(text, &sig)
+	return &sig
+}
+
+func TestDerive(t *testing.T) {
+	tables, err := blocking.NewTables(blocking.Design{K: 3, Blocks: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bands := blocking.Bands{B: 16, R: 8}
+	text := "the quick brown fox jumps over the lazy dog near the river bank"
+	sig := sign(t, text)
+	doc := wire.DocNum(3, 17)
+	tests := []struct {
+		name               string
+		k                  Keyer
+		wantBands, wantTab int
+	}{
+		{"both", Keyer{Bands: bands, Tables: tables}, 16, tables.Len()},
+		{"minhash", Keyer{Bands: bands}, 16, 0},
+		{"simhash", Keyer{Tables: tables, NoBands: true}, 0, tables.Len()},
+		{"index", Keyer{Bands: bands, Tables: tables, Index: true}, 16, tables.Len()},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var d Doc
+			d.Bands = []uint64{1, 2, 3} // reused, overwritten
+			tc.k.Derive(&d, doc, "id-1", 99, text, sig)
+			if d.Empty || d.Info.Doc != doc || d.Info.ID != "id-1" || d.Info.Len != 99 || d.Info.SimHash != sig.SimHash {
+				t.Fatalf("info %+v", d.Info)
+			}
+			if len(d.Bands) != tc.wantBands || len(d.Tables) != tc.wantTab {
+				t.Fatalf("%d bands, %d tables; want %d, %d", len(d.Bands), len(d.Tables), tc.wantBands, tc.wantTab)
+			}
+			if want := bands.AppendKeys(nil, sig.MinHash); tc.wantBands > 0 && !slices.Equal(d.Bands, want) {
+				t.Errorf("bands %v, want %v", d.Bands, want)
+			}
+			if tc.k.Index != (d.Rec.ID != "") {
+				t.Errorf("index record %+v with Index %v", d.Rec, tc.k.Index)
+			}
+			if tc.k.Index && (d.Rec.Line != 17 || d.Rec.SimHash != sig.SimHash || !slices.Equal(d.Rec.Bands, d.Bands)) {
+				t.Errorf("index record %+v", d.Rec)
+			}
+		})
+	}
+}
+
+func TestDeriveEmpty(t *testing.T) {
+	var d Doc
+	(&Keyer{Bands: blocking.Bands{B: 16, R: 8}, Index: true}).Derive(&d, 5, "e", 3, "", sign(t, ""))
+	if !d.Empty || len(d.Bands) != 0 || d.Rec.ID != "e" {
+		t.Fatalf("empty document gave %+v", d)
+	}
+}
+
+// TestSender: every entry comes back from the chunks of its partition.
+func TestSender(t *testing.T) {
+	tables, _ := blocking.NewTables(blocking.Design{K: 3, Blocks: 4})
+	const P = 4
+	got := map[int][][]byte{}
+	s := NewSender(P, func(p int, c []byte) { got[p] = append(got[p], c) })
+	var want []wire.Entry
+	var wantSim []wire.SimEntry
+	for i := range 50 {
+		doc := wire.DocNum(1, int64(i))
+		key := uint64(i) * 0x9e3779b97f4a7c15
+		s.Band(key, doc)
+		want = append(want, wire.Entry{Key: key, Doc: doc})
+		fp := uint64(i) * 31
+		for tb, k := range tables.AppendKeys(nil, fp) {
+			s.Table(tb, k, doc, fp)
+			wantSim = append(wantSim, wire.SimEntry{Key: k, Doc: doc, FP: fp, Table: tb})
+		}
+	}
+	s.Flush()
+	var es []wire.Entry
+	var ss []wire.SimEntry
+	for p, chunks := range got {
+		for _, c := range chunks {
+			var err error
+			if p < P {
+				es, err = wire.AppendEntries(es, c)
+			} else {
+				ss, err = wire.AppendSimEntries(ss, c, tables)
+			}
+			if err != nil {
+				t.Fatalf("partition %d: %v", p, err)
+			}
+		}
+	}
+	if len(es) != len(want) || len(ss) != len(wantSim) {
+		t.Fatalf("%d band and %d table entries back, want %d and %d", len(es), len(ss), len(want), len(wantSim))
+	}
+	for _, e := range want {
+		found := slices.ContainsFunc(es, func(x wire.Entry) bool {
+			return x.Doc == e.Doc && x.Key&(1<<wire.KeyBits-1) == e.Key&(1<<wire.KeyBits-1)
+		})
+		if !found {
+			t.Fatalf("entry %+v lost", e)
+		}
+	}
+}

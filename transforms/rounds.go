@@ -1,0 +1,127 @@
+package transforms
+
+import (
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+// Shuffle rounds: a runner that keeps every shuffled byte in memory (Prism)
+// holds only one round's groups at a time when the largest shuffles are
+// grouped in rounds, one after the other.
+func init() {
+	register.DoFn3x0[int, []byte, func(int, []byte)](&branchFn{})
+	register.DoFn3x1[int, []byte, func(int, []byte), error](&destBranchFn{})
+	register.Function3x0(after)
+}
+
+// ShuffleRounds is the number of rounds of the large shuffles: Rounds, or
+// Branches if Rounds is 0, and at least 1.
+func (c Config) ShuffleRounds() int {
+	if c.Rounds > 0 {
+		return c.Rounds
+	}
+	return max(1, c.Branches)
+}
+
+// RoundInputBytes and MaxRounds shape AutoRounds.
+const (
+	RoundInputBytes = 128 << 20
+	MaxRounds       = 8
+)
+
+// AutoRounds is the number of shuffle rounds `neardup run` picks for input
+// files of inputBytes in all (as stored) and the given branches. A runner
+// in this process (local) keeps every shuffled byte in memory, and Prism
+// copies a round's groups several times over while it hands them to the
+// workers, so a local run gets one round per RoundInputBytes of input, at least
+// branches and at most MaxRounds: the copies stay about the same size as
+// the input grows, and each round re-reads the input's normalized copies
+// once more for the exact checks. On a cluster the runner's shuffle holds
+// the data and rounds would only put stages one after the other: 1.
+func AutoRounds(inputBytes int64, branches int, local bool) int {
+	if !local {
+		return 1
+	}
+	n := (inputBytes + RoundInputBytes - 1) / RoundInputBytes
+	return int(min(max(n, int64(branches), 1), MaxRounds))
+}
+
+// splitRounds splits the collections cols, keyed by partition or file, into
+// n collections by key mod n, each the flatten of its part of every col.
+func splitRounds(s beam.Scope, n int, cols ...beam.PCollection) []beam.PCollection {
+	n = max(1, n)
+	rounds := make([]beam.PCollection, n)
+	for i := range n {
+		var parts []beam.PCollection
+		for _, c := range cols {
+			if n > 1 {
+				c = beam.ParDo(s, &branchFn{N: n, I: i}, c)
+			}
+			parts = append(parts, c)
+		}
+		rounds[i] = beam.Flatten(s, parts...)
+	}
+	return rounds
+}
+
+// inRounds groups each of rounds by key and applies dofn, whose last of
+// nOut outputs is its stats, to the groups, one round after the other: a
+// round's grouped input waits, through after, for the stats of the round
+// before. A runner that keeps every shuffled byte in memory (Prism) then
+// builds and copies one round's groups at a time. It returns each output
+// flattened over the rounds.
+func inRounds(s beam.Scope, nOut int, dofn any, rounds []beam.PCollection) []beam.PCollection {
+	outs := make([][]beam.PCollection, nOut)
+	for i, part := range rounds {
+		if i > 0 {
+			part = beam.Flatten(s, part, beam.ParDo(s, after, outs[nOut-1][i-1]))
+		}
+		for j, o := range beam.ParDoN(s, dofn, beam.GroupByKey(s, part)) {
+			outs[j] = append(outs[j], o)
+		}
+	}
+	return flattenEach(s, outs)
+}
+
+// After emits nothing. Flattened into the input of a GroupByKey, it makes
+// the grouped stage wait until the collection it reads (stats of an earlier
+// stage) is complete. A side input would do the same, but Prism's scheduler
+// spins while a stage that reads one runs: about half a core during the
+// exact-check rounds at full size.
+func after(string, int64, func(int, []byte)) {}
+
+// branchFn keeps the elements of a collection keyed by file index or
+// partition whose key belongs to branch (or round) I of N: key mod N is I.
+type branchFn struct{ N, I int }
+
+func (fn *branchFn) ProcessElement(file int, v []byte, emit func(int, []byte)) {
+	if file%fn.N == fn.I {
+		emit(file, v)
+	}
+}
+
+// destBranchFn keeps, of chunks of wire.Match, the matches whose second
+// document's file belongs to branch I of N (file index mod N), in chunks
+// under the same key.
+type destBranchFn struct{ N, I int }
+
+func (fn *destBranchFn) ProcessElement(key int, chunk []byte, emit func(int, []byte)) error {
+	var out []byte
+	for c := chunk; len(c) > 0; {
+		start := c
+		var m wire.Match
+		var err error
+		if c, err = wire.DecodeMatch(c, &m); err != nil {
+			return err
+		}
+		if wire.File(m.B)%fn.N == fn.I {
+			out = append(out, start[:len(start)-len(c)]...)
+		}
+	}
+	if len(out) > 0 {
+		emit(key, out)
+	}
+	return nil
+}

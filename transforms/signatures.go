@@ -1,0 +1,160 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
+	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/tokenize"
+)
+
+func init() {
+	register.DoFn7x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&signFn{})
+}
+
+// Signatures is the second pass over the input: SimHash, MinHash, block
+// keys. The documents' infos go to one info shard per input file in
+// cfg.Work, which Verify reads.
+//
+// In: files (index, path) and lines to skip (index, chunk). Out: block
+// entries (partition, chunk) in cfg.ShuffleRounds() collections, by
+// partition mod that (see splitRounds), and stats.
+func Signatures(s beam.Scope, cfg Config, files Files, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
+	s = s.Scope("Signatures")
+	o := files.perBranch(s, 3, &signFn{Cfg: cfg, InfoShards: true}, skips)
+	return splitRounds(s, cfg.ShuffleRounds(), o[0]...), beam.Flatten(s, o[2]...) // o[1], the shuffled infos, stays empty
+}
+
+// AuditSignatures is Signatures with the infos shuffled rather than written
+// to info shards: an audit joins them with the infos of indexed documents.
+//
+// Out: block entries (partition, chunk), infos (partition, chunk), stats.
+func AuditSignatures(s beam.Scope, cfg Config, files Files, skips beam.PCollection) (entries, infos, st beam.PCollection) {
+	s = s.Scope("Signatures")
+	o := files.perFile(s, 3, &signFn{Cfg: cfg}, skips)
+	return o[0], o[1], o[2]
+}
+
+// signFn is the second pass over an input file: signatures and block keys.
+//
+// In: (file index, its path, line lists to skip: the exact duplicates that
+// are not their group's representative). Out: block entries keyed by
+// partition of the block key (see blockkeys.Sender); and document infos
+// for verification (wire.Info chunks keyed by partition of the document),
+// or, with InfoShards, none: the infos go to the file's info shard in
+// Cfg.Work instead (see workfiles.go). Documents without any shingle get no
+// keys and can match nothing.
+type signFn struct {
+	Cfg        Config
+	InfoShards bool
+
+	keyer blockkeys.Keyer
+}
+
+// Setup checks the signer configuration once per DoFn instance; gse's
+// dictionary (word mode) loads once per worker process.
+func (fn *signFn) Setup() error {
+	sc, err := fn.Cfg.signatureConfig()
+	if err != nil {
+		return err
+	}
+	if sc.Tokens == tokenize.Word {
+		tokenize.Dictionary = fn.Cfg.Dictionary
+	}
+	if _, err = signature.New(sc); err != nil { // fail early on a bad configuration
+		return err
+	}
+	fn.keyer = blockkeys.Keyer{Bands: blocking.Bands{B: fn.Cfg.Bands, R: fn.Cfg.Rows}, Index: fn.Cfg.IndexOut != "",
+		NoBands: fn.Cfg.verifyConfig().Method == verify.SimHash}
+	fn.keyer.Tables, err = fn.Cfg.simTables()
+	return err
+}
+
+// signResult is what a worker computes for one document.
+type signResult struct {
+	skip bool
+	blockkeys.Doc
+}
+
+func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Signatures", time.Now())
+	var path string
+	if !paths(&path) {
+		return fmt.Errorf("sign: no path for file %d", file)
+	}
+	skip, err := wire.ReadLineSet(skipChunks)
+	if err != nil {
+		return fmt.Errorf("sign: skip list for %s: %w", path, err)
+	}
+	entries := blockkeys.NewSender(fn.Cfg.Partitions, emitEntry)
+	infos := wire.NewBatcher(0)
+	pre := fn.Cfg.newPreShard() // nil unless the job writes an index
+	var shard *recordShard      // nil unless the infos go to an info shard
+	if fn.InfoShards {
+		shard = &recordShard{}
+	}
+	var signed, empty, truncated, nkeys int64
+	newWorker := func() (func(*docItem, *signResult), error) {
+		sc, _ := fn.Cfg.signatureConfig() // checked in Setup
+		signer, err := signature.New(sc)
+		if err != nil {
+			return nil, err
+		}
+		var sig signature.Signature
+		return func(d *docItem, r *signResult) {
+			if r.skip = skip.Has(d.Index); !r.skip {
+				text := d.norm()
+				signer.Sign(text, &sig)
+				fn.keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.RawLen, text, &sig)
+			}
+		}, nil
+	}
+	err = mapDocs(fn.Cfg.docs(ctx, file, path, fn.Cfg.recordOptions()), fn.Cfg.Workers, newWorker, func(r *signResult) {
+		if r.skip {
+			return
+		}
+		signed++
+		Progress.Signed.Add(1)
+		if r.Truncated {
+			truncated++
+		}
+		pre.add(&r.Rec)
+		if r.Empty {
+			empty++
+			return
+		}
+		nkeys += int64(len(r.Bands) + len(r.Tables))
+		entries.Send(&r.Doc)
+		if shard != nil {
+			rec := infoRecord(&r.Info)
+			shard.add(&rec)
+		} else {
+			infos.Add(wire.Partition(r.Info.Doc, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.Info) }, emitInfo)
+		}
+	}, nil) // rejects: counted by the first pass
+	if err != nil {
+		return err
+	}
+	if err := pre.write(ctx, fn.Cfg.IndexOut, preShardName(file), path); err != nil {
+		return err
+	}
+	if err := shard.write(ctx, fn.Cfg.Work, infoShardName(file), path); err != nil {
+		return err
+	}
+	entries.Flush()
+	infos.Flush(emitInfo)
+	emitStat(output.StatSigned, signed)
+	emitStat(output.StatNoShingles, empty)
+	emitStat(output.StatTruncated, truncated)
+	emitStat(output.StatKeys, nkeys)
+	return injectFault("Signatures", path)
+}

@@ -1,0 +1,90 @@
+package transforms
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeSummaryFn{})
+	register.Function2x2(toOneKey)
+	register.Function2x2(encodeStat)
+}
+
+// Summary sums every stage's stats and writes summary.json.
+//
+// In: stats (name, n) of every stage.
+func Summary(s beam.Scope, cfg Config, sts ...beam.PCollection) {
+	s = s.Scope("Summary")
+	beam.ParDo0(s, &writeSummaryFn{Cfg: cfg}, sumStats(s, sts...))
+}
+
+// sumStats sums the stats sts by name and gathers the sums under one key.
+//
+// Out: (0, stat records, see encodeStat).
+func sumStats(s beam.Scope, sts ...beam.PCollection) beam.PCollection {
+	sums := stats.SumPerKey(s, beam.Flatten(s, sts...))
+	return beam.GroupByKey(s, beam.ParDo(s, encodeStat, sums))
+}
+
+// readStats sums the stat records of chunks by name.
+func readStats(chunks func(*[]byte) bool) (map[string]int64, error) {
+	counts := map[string]int64{}
+	var chunk []byte
+	for chunks(&chunk) {
+		name, v, err := wire.DecodeStat(chunk)
+		if err != nil {
+			return nil, fmt.Errorf("summary: %w", err)
+		}
+		counts[name] += v
+	}
+	return counts, nil
+}
+
+// writeSummaryFn writes summary.json from the summed stats.
+//
+// In: (key, stat records: see encodeStat). Out: summary.json in the output
+// directory.
+type writeSummaryFn struct {
+	Cfg Config
+}
+
+func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool) error {
+	defer busy(ctx, "Summary", time.Now())
+	counts, err := readStats(chunks)
+	if err != nil {
+		return err
+	}
+	if err := writeJSON(ctx, fn.Cfg.Output, output.SummaryName, output.NewSummary(counts)); err != nil {
+		return err
+	}
+	// Every stage that reads the info shards has sent its stats here.
+	return removeInfoShards(ctx, fn.Cfg)
+}
+
+// writeJSON writes v, indented, to dir/name (encoding/json sorts map keys:
+// deterministic).
+func writeJSON(ctx context.Context, dir, name string, v any) error {
+	return writeAtomically(ctx, dir, name, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	})
+}
+
+// toOneKey moves every element to key 0, for a step that must see them all
+// (a manifest, the summary).
+func toOneKey(_ int, v []byte) (int, []byte) { return 0, v }
+
+// encodeStat packs a (name, value) stat into one element (wire.AppendStat).
+func encodeStat(name string, v int64) (int, []byte) { return 0, wire.AppendStat(nil, name, v) }

@@ -1,0 +1,224 @@
+package transforms
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/candidates"
+	"github.com/neardup/neardup/transforms/match/verify"
+)
+
+func init() {
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&halfJoinFileFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&verifyFileFn{})
+}
+
+// Verify joins candidate pairs with both documents' infos, in two steps
+// keyed by input file, each reading the file's info shard, and keeps the
+// pairs that pass the test. The second step (Check) runs in
+// cfg.ShuffleRounds() rounds by the file of the second document (see
+// inRounds). Pairs whose MinHash estimate cannot decide go to an exact
+// check of their shingle sets (ExactChecks).
+//
+// In: files (index, path), pairs (file index of A, chunk). Out: verified
+// matches (file index of A, chunk), stats.
+func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
+	s = s.Scope("Verify")
+	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Cfg: cfg}, pairs)
+	checked := inRounds(s.Scope("Check"), 3, &verifyFileFn{Cfg: cfg}, splitRounds(s, cfg.ShuffleRounds(), halves[0]))
+	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
+	exact, st3 := ExactChecks(s, cfg, files.Paths, unsure, st2)
+	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
+}
+
+// halfJoinFileFn is halfJoinFn with the infos read from the file's info
+// shard (see infoshard.go) instead of a shuffle.
+//
+// In: (file index, candidate pairs whose first document is in the file).
+// Out: like halfJoinFn, keyed by the file of the second document. The work
+// of a file runs on another goroutine while the next file's pairs arrive
+// (see aheadEmits).
+type halfJoinFileFn struct {
+	Cfg Config
+
+	ahead aheadEmits
+}
+
+func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, file int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	start := time.Now()
+	pairs, err := uniquePairs(pairChunks)
+	if err != nil || len(pairs) == 0 {
+		return err
+	}
+	addBusy(ctx, "JoinFirst", time.Since(start), start)
+	fn.ahead.stage = "JoinFirst"
+	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		infos, err := readInfoShard(ctx, fn.Cfg, file)
+		if err != nil {
+			return err
+		}
+		return halfJoin(pairs, infos.find, wire.File, fmt.Sprintf("file %d", file), emits[0], emitStat)
+	})
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
+}
+
+// verifyFileFn is verifyFn with the infos read from the file's info shard
+// (see infoshard.go) instead of a shuffle.
+//
+// In: (file index, half-join records whose second documents are in the
+// file). Out: like verifyFn. The work of a file
+// runs on another goroutine while the next file's records arrive (see
+// aheadEmits).
+type verifyFileFn struct {
+	Cfg Config
+
+	ahead aheadEmits
+}
+
+func (fn *verifyFileFn) ProcessElement(ctx context.Context, file int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+	// The work reads the chunks after this call returns: keep copies, as
+	// the runner owns what its iterator hands out.
+	var chunks [][]byte
+	var c []byte
+	for halfChunks(&c) {
+		chunks = append(chunks, slices.Clone(c))
+	}
+	if len(chunks) == 0 {
+		return nil
+	}
+	fn.ahead.stage = "Verify"
+	fn.ahead.start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		infos, err := readInfoShard(ctx, fn.Cfg, file)
+		if err != nil {
+			return err
+		}
+		next := func(c *[]byte) bool {
+			if len(chunks) == 0 {
+				return false
+			}
+			*c, chunks = chunks[0], chunks[1:]
+			return true
+		}
+		return verifyHalves(fn.Cfg, next, infos.find, fmt.Sprintf("file %d", file), emits[0], emits[1], emitStat)
+	})
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit, emitUnsure}, emitStat)
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *verifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit, emitUnsure}, emitStat)
+}
+
+// uniquePairs decodes the candidate-pair chunks of iter, sorted and without
+// repeats (a pair met in several blocks arrives once per block).
+func uniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
+	var pairs []wire.Pair
+	var chunk []byte
+	var err error
+	for iter(&chunk) {
+		if pairs, err = wire.AppendCandidates(pairs, chunk); err != nil {
+			return nil, err
+		}
+	}
+	return candidates.Unique(pairs), nil
+}
+
+// halfJoin emits the first document's info (from info) of every pair to
+// route of the second document: one record per first document and route,
+// wire.AppendHalf, so that
+// an info travels once per destination, not once per pair. pairs must be
+// sorted (uniquePairs).
+func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
+	emit func(int, []byte), emitStat func(string, int64)) error {
+	b := wire.NewBatcher(0)
+	var group []wire.Doc
+	total := len(pairs)
+	for len(pairs) > 0 {
+		n := 1
+		for n < len(pairs) && pairs[n].A == pairs[0].A {
+			n++
+		}
+		a := info(pairs[0].A)
+		if a == nil {
+			return fmt.Errorf("join: no info for document %d (%s)", pairs[0].A, where)
+		}
+		group = group[:0]
+		for _, p := range pairs[:n] {
+			group = append(group, p.B)
+		}
+		slices.SortStableFunc(group, func(x, y wire.Doc) int { return cmp.Compare(route(x), route(y)) })
+		for len(group) > 0 {
+			r := route(group[0])
+			k := 1
+			for k < len(group) && route(group[k]) == r {
+				k++
+			}
+			bs := group[:k]
+			b.Add(r, func(c []byte) []byte { return wire.AppendHalf(c, a, bs) }, emit)
+			group = group[k:]
+		}
+		pairs = pairs[n:]
+	}
+	b.Flush(emit)
+	emitStat(output.StatCandidates, int64(total))
+	return nil
+}
+
+// verifyHalves checks each pair of the half-join records of halfChunks
+// against the second document's info (from info), and emits
+// the accepted matches and the pairs whose estimate cannot decide, as
+// wire.Match chunks keyed by the file of their first document.
+func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
+	emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+	cfg := c.verifyConfig()
+	byFile := wire.NewBatcher(0)
+	unsure := wire.NewBatcher(0)
+	var a wire.Info
+	var verified, unsureN int64
+	var chunk []byte
+	var bDocs []wire.Doc
+	var err error
+	for halfChunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			if c, bDocs, err = wire.DecodeHalf(c, &a, bDocs); err != nil {
+				return fmt.Errorf("verify: half-join record: %w", err)
+			}
+			for _, bDoc := range bDocs {
+				b := info(bDoc)
+				if b == nil {
+					return fmt.Errorf("verify: no info for document %d (%s)", bDoc, where)
+				}
+				m, d := verify.Check(&a, b, cfg)
+				Progress.Verified.Add(1)
+				switch d {
+				case verify.Accept:
+					Progress.Matched.Add(1)
+					verified++
+					byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
+				case verify.CheckExactly:
+					unsureN++
+					unsure.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
+				}
+			}
+		}
+	}
+	byFile.Flush(emit)
+	unsure.Flush(emitUnsure)
+	emitStat(output.StatByEstimate, verified)
+	emitStat(output.StatUnsure, unsureN)
+	return nil
+}
