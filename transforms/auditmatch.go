@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
+	"github.com/neardup/neardup/transforms/match/exactdup"
 )
 
 func init() {
@@ -84,24 +85,14 @@ func (fn *auditExactFn) ProcessElement(ctx context.Context, _ int, chunks func(*
 		return err
 	}
 	b := wire.NewBatcher(0)
-	for i := 0; i < len(infos); {
-		j := i + 1
-		for j < len(infos) && infos[j].Exact == infos[i].Exact {
-			j++
-		}
-		group := infos[i:j]
-		i = j
+	exactdup.Groups(infos, func(group []wire.Info) {
 		// New documents sort first; the first indexed one is the match.
 		k := slices.IndexFunc(group, func(in wire.Info) bool { return isIndexed(in.Doc) })
-		if k <= 0 {
-			continue
-		}
-		idx := &group[k]
-		for _, nw := range group[:k] {
-			m := wire.Match{A: nw.Doc, B: idx.Doc, IDA: nw.ID, IDB: idx.ID, LenA: nw.Len, LenB: idx.Len, Jaccard: 1, Method: wire.Exact}
+		for i := range max(k, 0) {
+			m := exactdup.Match(&group[i], &group[k])
 			b.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
 		}
-	}
+	})
 	b.Flush(emit)
 	return nil
 }

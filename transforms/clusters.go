@@ -1,11 +1,9 @@
 package transforms
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -276,30 +274,10 @@ func (fn *clusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 			all = append(all, m)
 		}
 	}
-	slices.SortFunc(all, func(a, b wire.Member) int {
-		if a.Root != b.Root {
-			return cmp.Compare(a.Root, b.Root)
-		}
-		return cmp.Compare(a.Doc, b.Doc)
-	})
 	lines := wire.NewBatcher(0)
 	removes := wire.NewBatcher(0)
 	var clusters, clustered, removed int64
-	for i := 0; i < len(all); {
-		j := i + 1
-		for j < len(all) && all[j].Root == all[i].Root {
-			j++
-		}
-		comp := all[i:j] // sorted members; comp[0] is the root
-		i = j
-		rep := 0
-		if fn.Cfg.Keep == "longest" {
-			for k := range comp {
-				if comp[k].Len > comp[rep].Len {
-					rep = k
-				}
-			}
-		}
+	err = components.Clusters(all, fn.Cfg.Keep == "longest", func(comp []wire.Member, rep int) error {
 		cl := output.ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
 		for k, m := range comp {
 			cl.Members[k] = m.ID
@@ -317,6 +295,10 @@ func (fn *clusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 		lines.Add(wire.File(first), func(c []byte) []byte { return wire.AppendLine(c, first, 0, text) }, emitCluster)
 		clusters++
 		clustered += int64(len(comp))
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	lines.Flush(emitCluster)
 	removes.Flush(emitRemove)

@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/exactdup"
 )
 
 func init() {
@@ -45,59 +45,23 @@ func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]
 	matches := wire.NewBatcher(0)
 	skips := wire.NewBatcher(0)
 	var dups int64
-	for i := 0; i < len(infos); {
-		j := i + 1
-		for j < len(infos) && infos[j].Exact == infos[i].Exact {
-			j++
-		}
-		group := infos[i:j]
-		i = j
-		if len(group) < 2 {
-			continue
-		}
-		rep := representative(group, fn.Cfg.Keep)
+	exactdup.Groups(infos, func(group []wire.Info) {
+		rep := exactdup.Representative(group, fn.Cfg.Keep == "longest")
 		for k := range group {
 			if k == rep {
 				continue
 			}
 			dups++
-			m := matchOf(&group[rep], &group[k])
+			m := exactdup.Match(&group[rep], &group[k])
 			matches.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitMatch)
 			line := wire.Line(group[k].Doc)
 			skips.Add(wire.File(group[k].Doc), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, emitSkip)
 		}
-	}
+	})
 	matches.Flush(emitMatch)
 	skips.Flush(emitSkip)
 	emitStat(output.StatExactDups, dups)
 	return nil
-}
-
-// representative returns the index of the member of group to keep: the
-// longest raw record (ties: the first document), or the first document.
-func representative(group []wire.Info, keep string) int {
-	best := 0
-	for k := 1; k < len(group); k++ {
-		g, b := &group[k], &group[best]
-		if keep == "longest" && g.Len != b.Len {
-			if g.Len > b.Len {
-				best = k
-			}
-			continue
-		}
-		if g.Doc < b.Doc {
-			best = k
-		}
-	}
-	return best
-}
-
-// matchOf is the exact-duplicate match between two documents.
-func matchOf(a, b *wire.Info) wire.Match {
-	if a.Doc > b.Doc {
-		a, b = b, a
-	}
-	return wire.Match{A: a.Doc, B: b.Doc, IDA: a.ID, IDB: b.ID, LenA: a.Len, LenB: b.Len, Jaccard: 1, Method: wire.Exact}
 }
 
 func cmpU64(a, b uint64) int {
@@ -126,11 +90,6 @@ func byExactKey(chunks func(*[]byte) bool) ([]wire.Info, error) {
 			infos = append(infos, in)
 		}
 	}
-	slices.SortFunc(infos, func(a, b wire.Info) int {
-		if a.Exact != b.Exact {
-			return cmpU64(a.Exact, b.Exact)
-		}
-		return cmpU64(a.Doc, b.Doc)
-	})
+	exactdup.Sort(infos)
 	return infos, nil
 }

@@ -279,3 +279,36 @@ func Run(edges []Edge, p, rounds int) ([]Assignment, Stats) {
 	slices.SortFunc(out, func(x, y Assignment) int { return cmp.Compare(x.Node, y.Node) })
 	return out, st
 }
+
+// Clusters sorts members, documents with the root of their component, by
+// root then document, and calls fn with each component (its members in
+// document order; comp[0] is the root) and the index in comp of the member
+// to keep: with longest, the longest (ties: the first), else the first.
+func Clusters(members []wire.Member, longest bool, fn func(comp []wire.Member, rep int) error) error {
+	slices.SortFunc(members, func(a, b wire.Member) int {
+		if a.Root != b.Root {
+			return cmp.Compare(a.Root, b.Root)
+		}
+		return cmp.Compare(a.Doc, b.Doc)
+	})
+	for i := 0; i < len(members); {
+		j := i + 1
+		for j < len(members) && members[j].Root == members[i].Root {
+			j++
+		}
+		comp := members[i:j]
+		i = j
+		rep := 0
+		if longest {
+			for k := range comp {
+				if comp[k].Len > comp[rep].Len {
+					rep = k
+				}
+			}
+		}
+		if err := fn(comp, rep); err != nil {
+			return err
+		}
+	}
+	return nil
+}

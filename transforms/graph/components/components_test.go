@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // reference assigns every node of edges to its component's smallest node by
@@ -180,5 +182,32 @@ func BenchmarkRun(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		Run(g, 256, 2)
+	}
+}
+
+func TestClusters(t *testing.T) {
+	ms := []wire.Member{
+		{Doc: 9, Root: 2, ID: "i", Len: 50}, {Doc: 2, Root: 2, ID: "b", Len: 10},
+		{Doc: 5, Root: 1, ID: "e", Len: 7}, {Doc: 1, Root: 1, ID: "a", Len: 7}, {Doc: 4, Root: 2, ID: "d", Len: 50},
+	}
+	for _, tc := range []struct {
+		longest bool
+		want    string
+	}{
+		{false, "[a e] keep a; [b d i] keep b; "},
+		{true, "[a e] keep a; [b d i] keep d; "}, // d and i tie at 50: the first
+	} {
+		var got string
+		err := Clusters(slices.Clone(ms), tc.longest, func(comp []wire.Member, rep int) error {
+			var ids []string
+			for _, m := range comp {
+				ids = append(ids, m.ID)
+			}
+			got += fmt.Sprintf("%v keep %s; ", ids, comp[rep].ID)
+			return nil
+		})
+		if err != nil || got != tc.want {
+			t.Errorf("longest=%v: %q, %v; want %q", tc.longest, got, err, tc.want)
+		}
 	}
 }
