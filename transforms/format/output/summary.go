@@ -68,10 +68,28 @@ const (
 	SpanPrefix       = "span_ms."
 )
 
+// InputFile is what the first pass read of one input file: summary.json
+// lists them in index order, so that the NNNNN of an output shard maps back
+// to its input.
+type InputFile struct {
+	Index    int    `json:"index"`
+	Path     string `json:"path"`
+	Records  int64  `json:"records"`  // records read, rejected ones included
+	Rejected int64  `json:"rejected"` // of those, rejected
+	Bytes    int64  `json:"bytes"`    // bytes as stored (compressed, for a compressed file)
+	// Reasons counts the file's rejects by reason (record.Reason*).
+	Reasons map[string]int64 `json:"reject_reasons,omitempty"`
+	// Fingerprint identifies the content the first pass read (size,
+	// modification time and CRC-32C of the stored bytes); every later
+	// pass over the file checks it.
+	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
 // Summary is summary.json.
 type Summary struct {
 	Counts   map[string]int64 `json:"counts"`
 	Balanced bool             `json:"balanced"` // input_records == kept + removed + rejected
+	Inputs   []InputFile      `json:"inputs,omitempty"`
 	// Added by the command after the job, from the runner's metrics: they
 	// vary between runs, unlike everything above.
 	WallSeconds  float64            `json:"wall_seconds,omitempty"`
@@ -99,6 +117,7 @@ type AuditSummary struct {
 	Index    string           `json:"index"`
 	Counts   map[string]int64 `json:"counts"`
 	Balanced bool             `json:"balanced"` // input_records == kept + removed + rejected
+	Inputs   []InputFile      `json:"inputs,omitempty"`
 	// removed == duplicates_of_index + removed_in_batch_only
 	// Added by the command after the job, like Summary's.
 	WallSeconds float64   `json:"wall_seconds,omitempty"`
