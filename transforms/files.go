@@ -16,6 +16,7 @@ type FileRef struct {
 func init() {
 	beam.RegisterType(reflect.TypeFor[FileRef]())
 	register.Function1x2(fileKV)
+	register.Function2x0(noSeen)
 	register.Emitter1[[]byte]()
 	register.Emitter2[int, []byte]()
 	register.Emitter2[string, int64]()
@@ -24,6 +25,16 @@ func init() {
 }
 
 func fileKV(f FileRef) (int, string) { return f.Index, f.Path }
+
+// seen returns f.Seen, or an empty collection of its type when it is unset.
+func (f Files) seen(s beam.Scope) beam.PCollection {
+	if f.Seen.IsValid() {
+		return f.Seen
+	}
+	return beam.ParDo(s, noSeen, beam.CreateList(s, [][]byte{}))
+}
+
+func noSeen([]byte, func(int, []byte)) {}
 
 // Files is the input file list as (index, path), whole and split into
 // branches by index mod the number of branches. A stage that reads files
@@ -34,6 +45,11 @@ type Files struct {
 	All      beam.PCollection
 	Branches []beam.PCollection
 	Paths    map[int]string // by file index
+	// Seen is what the first pass read of each file: Read's inputs (file
+	// index, output.InputFile JSON). Set it once Read is built: the later
+	// passes that read the files check them against it (see input.go), and
+	// the summary lists it. Unset (a test of one stage), they check nothing.
+	Seen beam.PCollection
 }
 
 // NewFiles creates the file collections for files (file i has index i), in
@@ -109,6 +125,6 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 // next file arrives (see aheadEmits), so a runner that gives the stage one
 // bundle (Prism) still uses every core, without the copies of col that
 // perFile's branches would cost.
-func byFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {
-	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col))
+func byFile(s beam.Scope, dofn any, col beam.PCollection, opts ...beam.Option) []beam.PCollection {
+	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col), opts...)
 }
