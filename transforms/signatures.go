@@ -153,8 +153,10 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	if err := pre.write(ctx, fn.Cfg.IndexOut, preShardName(file), path); err != nil {
 		return err
 	}
-	if err := shard.write(ctx, fn.Cfg.Work, infoShardName(file), path); err != nil {
-		return err
+	if shard != nil {
+		if err := writeInfoShard(ctx, fn.Cfg.Work, file, path, shard); err != nil {
+			return err
+		}
 	}
 	entries.Flush()
 	infos.Flush(emitInfo)

@@ -144,7 +144,8 @@ func TestNormSpool(t *testing.T) {
 	}
 }
 
-// TestSpoolDropped: a spool copy that cannot be created or written costs
+// TestSpoolDropped: a spool copy that cannot be created, written or renamed
+// into place (a full disk, issue 19 D7) costs
 // the job nothing but the copy: the first pass succeeds, reports the same
 // documents, and leaves no copy, so the later passes parse the input.
 func TestSpoolDropped(t *testing.T) {
@@ -207,6 +208,23 @@ func TestSpoolDropped(t *testing.T) {
 	}
 	if _, err := os.Stat(tmp); err == nil {
 		t.Error("a dropped copy was left behind")
+	}
+
+	// A rename that fails (the final name is a directory): dropped too.
+	if err := os.MkdirAll(filepath.Join(final, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if s = newSpoolFile(ctx, final, in); s == nil {
+		t.Fatal("no spool copy")
+	}
+	s.Write([]byte("some bytes"))
+	tmpName := s.File.Name()
+	s.commit(ctx)
+	if _, err := os.Stat(tmpName); err == nil {
+		t.Error("a copy that could not be renamed was left behind")
+	}
+	if err := os.RemoveAll(final); err != nil {
+		t.Fatal(err)
 	}
 
 	// The normalized copy goes through the same spoolFile: more than its
