@@ -64,7 +64,7 @@ func AuditVerify(s beam.Scope, cfg Config, newFiles Files, checkPaths map[int]st
 		unsure, byEstimate = beam.ParDo2(s, &splitMatchesFn{Cfg: cfg, Decide: true}, unsure)
 		accepted = beam.Flatten(s, accepted, byEstimate)
 	}
-	exact, st3 := ExactChecks(s, cfg, paths, newFiles.Seen, unsure, st2)
+	exact, st3 := ExactChecks(s, cfg, paths, unsure, st2)
 	batch, idx = beam.ParDo2(s, &splitMatchesFn{Cfg: cfg}, beam.Flatten(s, accepted, exact))
 	return batch, idx, beam.Flatten(s, st1, st2, st3)
 }

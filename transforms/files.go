@@ -46,9 +46,8 @@ type Files struct {
 	Branches []beam.PCollection
 	Paths    map[int]string // by file index
 	// Seen is what the first pass read of each file: Read's inputs (file
-	// index, output.InputFile JSON). Set it once Read is built: the later
-	// passes that read the files check them against it (see input.go), and
-	// the summary lists it. Unset (a test of one stage), they check nothing.
+	// index, output.InputFile JSON), which the summary lists. Unset (a test
+	// of one stage), the summary lists no inputs.
 	Seen beam.PCollection
 }
 
@@ -125,6 +124,6 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 // next file arrives (see aheadEmits), so a runner that gives the stage one
 // bundle (Prism) still uses every core, without the copies of col that
 // perFile's branches would cost.
-func byFile(s beam.Scope, dofn any, col beam.PCollection, opts ...beam.Option) []beam.PCollection {
-	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col), opts...)
+func byFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {
+	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col))
 }

@@ -26,8 +26,8 @@ func init() {
 //
 // In: (file index, path). Out: exact-key records (partition, chunk), reject
 // lines (file index, chunk), what it read of each file (file index,
-// output.InputFile JSON: set Files.Seen to it, see input.go) and stats
-// (name, n).
+// output.InputFile JSON: set Files.Seen to it for the summary) and stats
+// (name, n). The later passes find what it read in cfg.Work (see input.go).
 func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, st beam.PCollection) {
 	s = s.Scope("Read")
 	o := files.perFile(s, 4, &readKeysFn{Cfg: cfg})
@@ -39,7 +39,8 @@ func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, st beam
 // In: (file index, path). Out: the exact-duplicate key records of its good
 // documents, as wire.Info chunks keyed by partition of the key; its rejects,
 // as JSON lines keyed by file index; its output.InputFile, with the
-// fingerprint of what it read, as JSON keyed by file index; and stats.
+// fingerprint of what it read, as JSON keyed by file index (and in
+// Cfg.Work, for the later passes: see input.go); and stats.
 type readKeysFn struct {
 	Cfg Config
 }
@@ -122,6 +123,11 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		return err
 	}
 	emitInput(file, line)
+	if fn.Cfg.Work != "" { // for the later passes, see input.go
+		if err := writeSeen(ctx, fn.Cfg.Work, file, line); err != nil {
+			return err
+		}
+	}
 	emitStat(output.StatInput, docs+rej)
 	emitStat(output.StatRejected, rej)
 	emitStat(output.StatDocuments, docs)

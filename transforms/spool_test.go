@@ -95,13 +95,13 @@ func TestNormSpool(t *testing.T) {
 	}
 
 	opt := cfg.recordOptions()
-	parsedDocs := collectDocs(t, cfg.docs(ctx, 0, plain, opt, nil))
+	parsedDocs := collectDocs(t, cfg.docs(ctx, 0, plain, opt))
 	noSpool := cfg
 	noSpool.Spool = ""
-	if got := collectDocs(t, noSpool.docs(ctx, 0, plain, opt, nil)); len(got) != len(parsedDocs) {
+	if got := collectDocs(t, noSpool.docs(ctx, 0, plain, opt)); len(got) != len(parsedDocs) {
 		t.Fatalf("without a spool: %d documents, with: %d", len(got), len(parsedDocs))
 	}
-	for line, p := range collectDocs(t, noSpool.docs(ctx, 0, plain, opt, nil)) {
+	for line, p := range collectDocs(t, noSpool.docs(ctx, 0, plain, opt)) {
 		s, ok := parsedDocs[line]
 		switch {
 		case p.Normalized:
@@ -117,19 +117,19 @@ func TestNormSpool(t *testing.T) {
 	}
 
 	opt.Only = func(i int64) bool { return i == 3 || i == 6 }
-	only := collectDocs(t, cfg.docs(ctx, 0, plain, opt, nil))
+	only := collectDocs(t, cfg.docs(ctx, 0, plain, opt))
 	if len(only) != 2 || only[3].ID != "b" || only[6].ID != "e" {
 		t.Errorf("Only lines 3 and 6: got %+v", only)
 	}
 	opt.Only = nil
 	opt.Raw = true
-	for _, d := range collectDocs(t, cfg.docs(ctx, 0, plain, opt, nil)) {
+	for _, d := range collectDocs(t, cfg.docs(ctx, 0, plain, opt)) {
 		if d.Normalized {
 			t.Fatalf("raw reading served from the normalized copy: %+v", d)
 		}
 	}
 	// The cut file is parsed: its good lines, then the read error.
-	if got := collectDocs(t, cfg.docs(ctx, 1, cut, cfg.recordOptions(), nil)); len(got) == 0 {
+	if got := collectDocs(t, cfg.docs(ctx, 1, cut, cfg.recordOptions())); len(got) == 0 {
 		t.Error("no documents parsed from the cut file")
 	}
 
@@ -138,7 +138,7 @@ func TestNormSpool(t *testing.T) {
 	if err := os.WriteFile(cfg.normPath(0), copyBytes[:len(copyBytes)-3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = cfg.docs(ctx, 0, plain, cfg.recordOptions(), nil)(func(*docItem) error { return nil }, nil)
+	err = cfg.docs(ctx, 0, plain, cfg.recordOptions())(func(*docItem) error { return nil }, nil)
 	if !errors.Is(err, wire.ErrCorrupt) {
 		t.Errorf("reading a cut copy: %v, want a corrupt-spool error", err)
 	}
@@ -178,7 +178,7 @@ func TestSpoolDropped(t *testing.T) {
 	if err != nil || docs != 2 {
 		t.Fatalf("first pass without a usable spool: %v, %d documents, want 2", err, docs)
 	}
-	for _, d := range collectDocs(t, cfg.docs(ctx, 0, in, cfg.recordOptions(), nil)) {
+	for _, d := range collectDocs(t, cfg.docs(ctx, 0, in, cfg.recordOptions())) {
 		if d.Normalized {
 			t.Errorf("document read from a spool copy that cannot exist: %+v", d)
 		}

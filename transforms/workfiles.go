@@ -37,15 +37,23 @@ const WorkDirName = ".tmp-work"
 func infoShardName(file int) string { return fmt.Sprintf("info-%05d.bin", file) }
 
 // IsWorkFile reports whether name is a file the job writes in its work
-// directory: an info shard, or the temporary name of one being written.
+// directory: an info shard or the first pass's reading of an input (see
+// input.go), or the temporary name of one being written.
 func IsWorkFile(name string) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
 		name = rest[:max(strings.LastIndexByte(rest, '-'), 0)]
 	}
-	digits, ok := strings.CutPrefix(name, "info-")
-	digits, ok2 := strings.CutSuffix(digits, ".bin")
-	n, err := strconv.Atoi(digits)
-	return ok && ok2 && err == nil && n >= 0 && name == infoShardName(n)
+	for _, kind := range []struct {
+		prefix, suffix string
+		name           func(int) string
+	}{{"info-", ".bin", infoShardName}, {"seen-", ".json", seenName}} {
+		digits, ok := strings.CutPrefix(name, kind.prefix)
+		digits, ok2 := strings.CutSuffix(digits, kind.suffix)
+		if n, err := strconv.Atoi(digits); ok && ok2 && err == nil && n >= 0 && name == kind.name(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // infoRecord is the record of in in its file's info shard.
@@ -133,14 +141,14 @@ func readInfoShard(ctx context.Context, cfg Config, file int) (*infoTable, error
 	return t, nil
 }
 
-// removeInfoShards removes the info shards (and leftovers of their
-// temporary names) from cfg.Work, and the directory itself when it is local
+// removeInfoShards removes the info shards and the first pass's readings
+// of the inputs (and leftovers of their temporary names) from cfg.Work, and the directory itself when it is local
 // and left empty.
 func removeInfoShards(ctx context.Context, cfg Config) error {
 	if cfg.Work == "" {
 		return nil
 	}
-	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*"); err != nil {
+	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", "seen-*.json", ".tmp-seen-*"); err != nil {
 		return fmt.Errorf("work directory: %w", err)
 	}
 	if !strings.Contains(cfg.Work, "://") {

@@ -111,14 +111,17 @@ func TestInfoShardErrors(t *testing.T) {
 
 func TestIsWorkFile(t *testing.T) {
 	for name, want := range map[string]bool{
-		"info-00000.bin":                       true,
-		"info-123456.bin":                      true,
-		".tmp-info-00003.bin-0123456789abcdef": true,
-		"info-0.bin":                           false,
-		"info-00000.bin.bak":                   false,
-		"pairs-00000.jsonl":                    false,
-		".tmp-mine":                            false,
-		"notes.txt":                            false,
+		"info-00000.bin":                        true,
+		"info-123456.bin":                       true,
+		".tmp-info-00003.bin-0123456789abcdef":  true,
+		"seen-00000.json":                       true,
+		".tmp-seen-00012.json-0123456789abcdef": true,
+		"seen-0.json":                           false,
+		"info-0.bin":                            false,
+		"info-00000.bin.bak":                    false,
+		"pairs-00000.jsonl":                     false,
+		".tmp-mine":                             false,
+		"notes.txt":                             false,
 	} {
 		if got := IsWorkFile(name); got != want {
 			t.Errorf("IsWorkFile(%q) = %v, want %v", name, got, want)
