@@ -44,7 +44,9 @@ func runAudit(t *testing.T, cfg transforms.Config, idx string, files []string, r
 		t.Fatal(err)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	BuildAudit(s, cfg, files, AuditOptions{Index: idx, Manifest: man, ReadSources: readSources, UpdateIndex: update})
+	if err := BuildAudit(context.Background(), s, cfg, files, AuditOptions{Index: idx, Manifest: man, ReadSources: readSources, UpdateIndex: update}); err != nil {
+		t.Fatal(err)
+	}
 	if err := ptest.Run(p); err != nil {
 		t.Fatalf("audit: %v", err)
 	}
@@ -289,7 +291,9 @@ func TestAuditRefusesBadIndex(t *testing.T) {
 	cfg = cfg.WithIndexConfig(man.Config)
 	cfg.Output = t.TempDir()
 	p, s := beam.NewPipelineWithRoot()
-	BuildAudit(s, cfg, files[1:], AuditOptions{Index: idx, Manifest: man})
+	if err := BuildAudit(context.Background(), s, cfg, files[1:], AuditOptions{Index: idx, Manifest: man}); err != nil {
+		t.Fatal(err)
+	}
 	err = ptest.Run(p)
 	if err == nil || !strings.Contains(err.Error(), "index-00000.bin") || !strings.Contains(err.Error(), "truncated") {
 		t.Fatalf("audit of a truncated shard: %v", err)

@@ -42,7 +42,9 @@ func runJob(t *testing.T, runner string, cfg transforms.Config, files []string) 
 		}
 	}
 	p, s := beam.NewPipelineWithRoot()
-	Build(s, cfg, abs)
+	if err := Build(context.Background(), s, cfg, abs); err != nil {
+		t.Fatal(err)
+	}
 	var err error
 	if runner == "" {
 		err = ptest.Run(p)

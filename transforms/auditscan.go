@@ -31,22 +31,14 @@ func init() {
 // exact-key records (partition of the key, chunk), indexed block entries
 // (partition of the key, chunk), indexed infos (partition of the document,
 // chunk), stats.
-func IndexScan(s beam.Scope, cfg Config, dir string, shards []index.Shard, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
+func IndexScan(s beam.Scope, cfg Config, dir string, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
 	s = s.Scope("IndexScan")
 	keySet := beam.Flatten(s,
 		beam.ParDo(s, &exactKeysFn{}, keys),
 		beam.ParDo(s, &blockKeysFn{Cfg: cfg}, entries))
-	refs := make([]FileRef, len(shards))
-	for i, sh := range shards {
-		refs[i] = FileRef{Index: i, Path: sh.Name}
-	}
-	scan := &indexScanFn{Cfg: cfg, Dir: dir, Shards: shards}
-	if len(refs) == 0 {
-		empty := beam.ParDo(s, fileKV, beam.CreateList(s, []FileRef{}))
-		return beam.ParDo4(s, scan, empty, beam.SideInput{Input: keySet})
-	}
+	scan := &indexScanFn{Cfg: cfg, Dir: dir}
 	var outs [4][]beam.PCollection
-	for _, b := range NewFileRefs(s, refs, cfg.Branches).Branches {
+	for _, b := range indexShards(s, dir, cfg.Branches) {
 		for i, o := range beam.ParDoN(s, scan, b, beam.SideInput{Input: keySet}) {
 			outs[i] = append(outs[i], o)
 		}
@@ -69,16 +61,22 @@ func IndexScan(s beam.Scope, cfg Config, dir string, shards []index.Shard, keys,
 // batch has (partitioned as signFn's), the infos of the indexed documents
 // with any such entry (keyed by partition of the document), and stats.
 type indexScanFn struct {
-	Cfg    Config
-	Dir    string
-	Shards []index.Shard
+	Cfg Config
+	Dir string
+
+	shards []index.Shard // of the manifest in Dir
 
 	exact, block map[uint64]struct{}
 	sim          map[uint64][]uint64 // table key -> fingerprints of new documents
 	tables       *blocking.Tables
 }
 
-func (fn *indexScanFn) Setup() (err error) {
+func (fn *indexScanFn) Setup(ctx context.Context) error {
+	m, err := ReadManifest(ctx, fn.Dir)
+	if err != nil {
+		return err
+	}
+	fn.shards = m.Shards
 	fn.tables, err = fn.Cfg.simTables()
 	return err
 }
@@ -123,7 +121,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 	if err := fn.keySets(keys); err != nil {
 		return err
 	}
-	if n < 0 || n >= len(fn.Shards) || fn.Shards[n].Name != name {
+	if n < 0 || n >= len(fn.shards) || fn.shards[n].Name != name {
 		return fmt.Errorf("index scan: shard %d (%s) is not in the manifest", n, name)
 	}
 	path := output.JoinPath(fn.Dir, name)
@@ -175,7 +173,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 	if err != nil {
 		return err
 	}
-	if err := rd.Check(fn.Shards[n]); err != nil {
+	if err := rd.Check(fn.shards[n]); err != nil {
 		return err
 	}
 	exacts.Flush(emitExact)

@@ -176,6 +176,12 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 // directory and renames it into place, so that a failed or retried bundle
 // never leaves a partial final file.
 func writeAtomically(ctx context.Context, dir, name string, write func(w io.Writer) error) error {
+	return writeFile(ctx, dir, name, write, true)
+}
+
+// writeFile is writeAtomically, with the test hook of fault injection
+// (stage "Write") if hooked.
+func writeFile(ctx context.Context, dir, name string, write func(w io.Writer) error, hooked bool) error {
 	final := output.JoinPath(dir, name)
 	fs, err := filesystem.New(ctx, final)
 	if err != nil {
@@ -197,7 +203,7 @@ func writeAtomically(ctx context.Context, dir, name string, write func(w io.Writ
 	if cerr := wc.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	if err == nil && hooked {
 		err = injectFault("Write", name)
 	}
 	if err == nil {

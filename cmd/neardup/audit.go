@@ -195,7 +195,9 @@ func auditMain(args []string) error {
 	}
 	defer stop()
 	p, s := beam.NewPipelineWithRoot()
-	pipeline.BuildAudit(s, cfg, files, opt)
+	if err := pipeline.BuildAudit(ctx, s, cfg, files, opt); err != nil {
+		return err
+	}
 	start := time.Now()
 	if _, err := beamx.RunWithMetrics(ctx, p); err != nil {
 		return fmt.Errorf("pipeline failed: %w", err)

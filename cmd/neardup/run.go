@@ -238,7 +238,9 @@ func runMain(args []string) error {
 	}
 	defer stop()
 	p, s := beam.NewPipelineWithRoot()
-	pipeline.Build(s, *cfg, files)
+	if err := pipeline.Build(ctx, s, *cfg, files); err != nil {
+		return err
+	}
 	start := time.Now()
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {
