@@ -3,6 +3,8 @@ package transforms
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +12,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/filter"
+
+	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
@@ -34,7 +38,7 @@ func TestAuditMatchStages(t *testing.T) {
 	in := t.TempDir()
 	ta, tb, tn3 := stageText(1, 60), stageText(2, 60), stageText(4, 60)
 	idxPath := stageInput(t, in, "old.jsonl", stageJSON("a", ta), stageJSON("b", tb), stageJSON("c", stageText(3, 60)))
-	man := stageIndex(t, cfg, []string{idxPath})
+	stageIndex(t, cfg, []string{idxPath})
 	idxDir := cfg.IndexOut
 
 	cfg.IndexOut, cfg.Output, cfg.Work = "", t.TempDir(), t.TempDir()
@@ -43,12 +47,12 @@ func TestAuditMatchStages(t *testing.T) {
 	idx := func(line int) string { return fmt.Sprintf("%d:%d", IndexFileBase, line) }
 
 	p, s := beam.NewPipelineWithRoot()
-	files := NewFiles(s, paths, cfg.Branches)
+	files := stageFiles(t, s, paths, cfg.Branches)
 	keys, _, _ := Read(s, cfg, files)
 	_, skips, _ := ExactDuplicates(s, cfg, keys)
 	entries, infos, _ := AuditSignatures(s, cfg, files, skips)
 
-	idxKeys, idxEntries, idxInfos, scanStats := IndexScan(s, cfg, idxDir, man.Shards, keys, entries)
+	idxKeys, idxEntries, idxInfos, scanStats := IndexScan(s, cfg, idxDir, keys, entries)
 	passert.Equals(s, stageDecode(s, "info", cfg.Partitions, idxKeys), idx(0)+":a")
 	passert.Equals(s, stageDecode(s, "infodoc", cfg.Partitions, idxInfos), idx(0)+":a", idx(1)+":b")
 	passert.Equals(s, stageStats(s, scanStats, output.StatIndexDocs, output.StatIndexJoined), "index_documents=3", "index_documents_joined=2")
@@ -59,7 +63,7 @@ func TestAuditMatchStages(t *testing.T) {
 	pairs, _ := AuditCandidates(s, cfg, entries, idxEntries)
 	passert.Equals(s, filter.Distinct(s, stageDecode(s, "pair", cfg.Partitions, pairs)), "0:0-"+idx(0), "0:1-"+idx(1), "0:2-0:3")
 
-	batch, idxMatches, _ := AuditVerify(s, cfg, files, nil, beam.Flatten(s, infos, idxInfos), pairs)
+	batch, idxMatches, _ := AuditVerify(s, cfg, files, "", beam.Flatten(s, infos, idxInfos), pairs)
 	passert.Equals(s, beam.ParDo(s, &stageDecodeFn{Kind: "match", MinJ: cfg.Threshold}, batch), "0/n3-n4:minhash")
 	passert.Equals(s, beam.ParDo(s, &stageDecodeFn{Kind: "match", MinJ: cfg.Threshold}, idxMatches), "0/n1-a:minhash", "0/n2-b:minhash")
 	stageRun(t, p)
@@ -78,6 +82,14 @@ func TestWriteAuditStage(t *testing.T) {
 	lines := []string{stageJSON("n1", stageText(1, 20)), stageJSON("n2", stageText(2, 20)), stageJSON("n3", stageText(3, 20)), stageJSON("n4", stageText(4, 20))}
 	paths := []string{stageInput(t, in, "new.jsonl", lines...)}
 	sources := []string{"/idx/src0.jsonl", "/idx/src1.jsonl"}
+	idxDir := t.TempDir() // an index whose manifest names the sources
+	man, err := index.NewManifest(cfg.IndexConfig(), []index.Shard{{Name: index.ShardName(0), Source: sources[0], Records: 1, Bytes: 100}, {Name: index.ShardName(1), Source: sources[1], Records: 1, Bytes: 100}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(idxDir, index.ManifestName), man, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	n1, n2, n3, n4 := wire.DocNum(0, 0), wire.DocNum(0, 1), wire.DocNum(0, 2), wire.DocNum(0, 3)
 	a, b, z := wire.DocNum(IndexFileBase, 0), wire.DocNum(IndexFileBase, 1), wire.DocNum(IndexFileBase+1, 5)
 	idxMatches := []stageChunk{
@@ -93,11 +105,11 @@ func TestWriteAuditStage(t *testing.T) {
 	cluster := stageChunk{Key: 0, Chunk: wire.AppendLine(nil, n3, 0, cl)}
 
 	p, s := beam.NewPipelineWithRoot()
-	files := NewFiles(s, paths, cfg.Branches)
+	files := stageFiles(t, s, paths, cfg.Branches)
 	// The batch removed n4 (its cluster) and n2 (say, of a cluster with a
 	// document of another file).
 	removes := stageChunks(s, stageLineChunk(0, 1, 3))
-	allRemoves, writeStats := WriteAudit(s, cfg, sources, files, beam.GroupByKey(s, stageChunks(s, batchMatch)),
+	allRemoves, writeStats := WriteAudit(s, cfg, idxDir, files, beam.GroupByKey(s, stageChunks(s, batchMatch)),
 		stageChunks(s, idxMatches...), stageChunks(s, cluster), stageChunks(s), removes)
 	passert.Equals(s, stageDecode(s, "lines", 0, allRemoves), "0:0", "0:1", "0:3")
 	passert.Equals(s, stageStats(s, writeStats, output.StatDupOfIndex, output.StatExactOfIndex, output.StatIndexMatches,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
 	"github.com/neardup/neardup/transforms/format/index"
 )
 
@@ -52,11 +53,11 @@ func TestWriteIndexStage(t *testing.T) {
 	cfg2.Output, cfg2.Work, cfg2.IndexOut = t.TempDir(), t.TempDir(), t.TempDir()
 	newPaths := []string{stageInput(t, in, "f2.jsonl", stageJSON("g", stageText(5, 30)), stageJSON("h", stageText(6, 30)))}
 	p, s := beam.NewPipelineWithRoot()
-	files := NewFiles(s, newPaths, cfg2.Branches)
+	files := stageFiles(t, s, newPaths, cfg2.Branches)
 	keys, _, _ := Read(s, cfg2, files)
 	_, skips, _ := ExactDuplicates(s, cfg2, keys)
 	_, signStats := Signatures(s, cfg2, files, skips)
-	UpdateIndex(s, cfg2, cfg.IndexOut, man.Shards, files,
+	UpdateIndex(s, cfg2, cfg.IndexOut, len(man.Shards), files,
 		beam.Flatten(s, stageChunks(s, stageLineChunk(0, 1)), beam.ParDo(s, after, signStats)))
 	stageRun(t, p)
 	man2, err := ReadManifest(t.Context(), cfg2.IndexOut)

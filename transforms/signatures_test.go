@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
+
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
@@ -97,7 +98,7 @@ func TestSignaturesStage(t *testing.T) {
 	}
 
 	p, s := beam.NewPipelineWithRoot()
-	files := NewFiles(s, paths, cfg.Branches)
+	files := stageFiles(t, s, paths, cfg.Branches)
 	keys, _, _ := Read(s, cfg, files)
 	_, skips, _ := ExactDuplicates(s, cfg, keys)
 	entries, st := Signatures(s, cfg, files, skips)

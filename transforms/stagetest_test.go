@@ -288,7 +288,7 @@ func stageStats(s beam.Scope, st beam.PCollection, names ...string) beam.PCollec
 func stageIndex(t *testing.T, cfg Config, paths []string, removes ...stageChunk) *index.Manifest {
 	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
-	files := NewFiles(s, paths, cfg.Branches)
+	files := stageFiles(t, s, paths, cfg.Branches)
 	keys, _, _ := Read(s, cfg, files)
 	_, skips, _ := ExactDuplicates(s, cfg, keys)
 	_, signStats := Signatures(s, cfg, files, skips)
@@ -360,4 +360,25 @@ func stageDirNames(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// stageFiles writes the file manifest of paths (file i is paths[i]) to a
+// new directory and returns its file collections in n branches.
+func stageFiles(t *testing.T, s beam.Scope, paths []string, n int) Files {
+	t.Helper()
+	refs := make([]FileRef, len(paths))
+	for i, p := range paths {
+		refs[i] = FileRef{Index: i, Path: p}
+	}
+	return NewFiles(s, stageManifest(t, refs), n)
+}
+
+// stageManifest writes refs as a file manifest in a new directory.
+func stageManifest(t *testing.T, refs []FileRef) string {
+	t.Helper()
+	m, err := WriteFileManifest(context.Background(), t.TempDir(), InputsManifest, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
 	"github.com/neardup/neardup/transforms/format/output"
 )
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
@@ -38,7 +39,7 @@ func TestVerifyStage(t *testing.T) {
 			}
 
 			p, s := beam.NewPipelineWithRoot()
-			files := NewFiles(s, paths, cfg.Branches)
+			files := stageFiles(t, s, paths, cfg.Branches)
 			keys, _, _ := Read(s, cfg, files)
 			_, skips, _ := ExactDuplicates(s, cfg, keys)
 			_, signStats := Signatures(s, cfg, files, skips)

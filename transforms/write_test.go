@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
@@ -25,7 +26,7 @@ func TestWriteStage(t *testing.T) {
 	paths := []string{stageInput(t, in, "f0.jsonl", f0...), stageInput(t, in, "f1.jsonl", f1...)}
 
 	p, s := beam.NewPipelineWithRoot()
-	files := NewFiles(s, paths, cfg.Branches)
+	files := stageFiles(t, s, paths, cfg.Branches)
 	keys, rejects, _ := Read(s, cfg, files)
 	exact, _, _ := ExactDuplicates(s, cfg, keys)
 	matches := beam.GroupByKey(s, exact)
