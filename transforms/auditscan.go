@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"time"
@@ -88,28 +87,15 @@ func (fn *indexScanFn) keySets(keys func(*[]byte) bool) error {
 	fn.exact, fn.block, fn.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
 	var chunk []byte
 	for keys(&chunk) {
-		if len(chunk) == 0 || (len(chunk)-1)%8 != 0 {
-			return fmt.Errorf("index scan: key set: %w", wire.ErrCorrupt)
-		}
-		switch chunk[0] {
-		case tagExact, tagBlock:
-			set := fn.block
-			if chunk[0] == tagExact {
-				set = fn.exact
+		_, err := wire.DecodeKeySet(chunk, func(tag byte, k uint64) {
+			if tag == wire.KeySetExact {
+				fn.exact[k] = struct{}{}
+			} else {
+				fn.block[k] = struct{}{}
 			}
-			for c := chunk[1:]; len(c) > 0; c = c[8:] {
-				set[binary.LittleEndian.Uint64(c)] = struct{}{}
-			}
-		case tagSim:
-			if (len(chunk)-1)%16 != 0 {
-				return fmt.Errorf("index scan: key set: %w", wire.ErrCorrupt)
-			}
-			for c := chunk[1:]; len(c) > 0; c = c[16:] {
-				k := binary.LittleEndian.Uint64(c)
-				fn.sim[k] = append(fn.sim[k], binary.LittleEndian.Uint64(c[8:]))
-			}
-		default:
-			return fmt.Errorf("index scan: key set: %w: tag %q", wire.ErrCorrupt, chunk[0])
+		}, func(k, fp uint64) { fn.sim[k] = append(fn.sim[k], fp) })
+		if err != nil {
+			return fmt.Errorf("index scan: %w", err)
 		}
 	}
 	return nil
@@ -218,20 +204,19 @@ func (fn *blockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte))
 	var out []byte
 	var err error
 	if part < fn.Cfg.Partitions {
-		out = []byte{tagBlock}
+		out = wire.NewKeySet(wire.KeySetBlock)
 		var es []wire.Entry
 		if es, err = wire.AppendEntries(es, chunk); err == nil {
 			for _, e := range es {
-				out = binary.LittleEndian.AppendUint64(out, e.Key&keyMask)
+				out = wire.AppendKey(out, e.Key&keyMask)
 			}
 		}
 	} else {
-		out = []byte{tagSim}
+		out = wire.NewKeySet(wire.KeySetSim)
 		var es []wire.SimEntry
 		if es, err = simEntries(es, chunk, fn.tables); err == nil {
 			for _, e := range es {
-				out = binary.LittleEndian.AppendUint64(out, e.Key&keyMask)
-				out = binary.LittleEndian.AppendUint64(out, e.FP)
+				out = wire.AppendSimKey(out, e.Key&keyMask, e.FP)
 			}
 		}
 	}
@@ -248,24 +233,17 @@ func (fn *blockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte))
 type exactKeysFn struct{}
 
 func (fn *exactKeysFn) ProcessElement(_ int, chunk []byte, emit func([]byte)) error {
-	out := []byte{tagExact}
+	out := wire.NewKeySet(wire.KeySetExact)
 	var in wire.Info
 	for c := chunk; len(c) > 0; {
 		var err error
 		if c, err = wire.DecodeInfo(c, &in); err != nil {
 			return fmt.Errorf("key set: %w", err)
 		}
-		out = binary.LittleEndian.AppendUint64(out, in.Exact)
+		out = wire.AppendKey(out, in.Exact)
 	}
 	emit(out)
 	return nil
 }
-
-// Key set chunks: a tag byte, then 8-byte little-endian keys.
-const (
-	tagExact = 'E'
-	tagBlock = 'B'
-	tagSim   = 'S' // (key, fingerprint) pairs
-)
 
 const keyMask = 1<<wire.KeyBits - 1
