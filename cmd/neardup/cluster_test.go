@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -198,26 +197,8 @@ func TestClusterShape(t *testing.T) {
 	if got := listDir(t, cluster); !slices.Equal(got, names) {
 		t.Errorf("cluster output files %q, in-process %q", got, names)
 	}
-	compared := 0
-	for _, name := range names {
-		if !strings.HasSuffix(name, ".jsonl") && name != "summary.json" {
-			continue // report.html names the directory and the times
-		}
-		a, errA := os.ReadFile(filepath.Join(cluster, name))
-		b, errB := os.ReadFile(filepath.Join(local, name))
-		if errA != nil || errB != nil {
-			t.Fatal(errA, errB)
-		}
-		if name == "summary.json" { // times and runner differ; counts do not
-			a, b = summaryCounts(t, a), summaryCounts(t, b)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs between the cluster and the in-process job", name)
-		}
-		compared++
-	}
-	if compared < 5 {
-		t.Errorf("compared %d files of %q; want the shards and summary.json", compared, names)
+	if n := sameOutputs(t, cluster, local, "between the cluster and the in-process job"); n < 5 {
+		t.Errorf("compared %d files of %q; want the shards and summary.json", n, names)
 	}
 
 	// No temporary files: in the output (.tmp-work, .tmp-<name>-<hex>), in
