@@ -457,10 +457,11 @@ func parseShingle(s string, cfg *transforms.Config) error {
 }
 
 // expandInputs lists the paths matching comma-separated globs, sorted and
-// without repeats, and their total size. A glob that matches nothing is an
-// error, before any work starts. Every path a glob matches is an input, a
-// directory or an unreadable file too: the job reports each of those as one
-// rejected record (not_a_file, unreadable) instead of skipping it silently.
+// without repeats (local paths absolute, URLs as typed), and their total
+// size. A glob that matches nothing is an error, before any work starts.
+// Every path a glob matches is an input, a directory or an unreadable file
+// too: the job reports each of those as one rejected record (not_a_file,
+// unreadable) instead of skipping it silently.
 func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 	var files []string
 	var total int64
@@ -469,11 +470,20 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 		if glob == "" {
 			continue
 		}
-		fs, err := filesystem.New(ctx, glob)
+		pattern := glob
+		if !strings.Contains(glob, "://") {
+			// Workers run in other directories: send them absolute paths.
+			abs, err := filepath.Abs(glob)
+			if err != nil {
+				return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
+			}
+			pattern = abs
+		}
+		fs, err := filesystem.New(ctx, pattern)
 		if err != nil {
 			return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
 		}
-		matched, err := fs.List(ctx, glob)
+		matched, err := fs.List(ctx, pattern)
 		if err != nil {
 			fs.Close()
 			return nil, 0, fmt.Errorf("--input %q: %w", glob, err)

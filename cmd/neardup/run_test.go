@@ -176,22 +176,7 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 	if got := listDir(t, out); !slices.Equal(got, want) {
 		t.Errorf("files %q, want %q", got, want)
 	}
-	for _, name := range listDir(t, fresh) {
-		if !strings.HasSuffix(name, ".jsonl") && name != "summary.json" {
-			continue // report.html names the directory and the times
-		}
-		a, errA := os.ReadFile(filepath.Join(out, name))
-		b, errB := os.ReadFile(filepath.Join(fresh, name))
-		if errA != nil || errB != nil {
-			t.Fatal(errA, errB)
-		}
-		if name == "summary.json" { // times differ from run to run; counts do not
-			a, b = summaryCounts(t, a), summaryCounts(t, b)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs from a fresh run", name)
-		}
-	}
+	sameOutputs(t, out, fresh, "from a fresh run")
 }
 
 // checkSpans: summary.json has a span for every stage with busy time, from
