@@ -75,10 +75,11 @@ func TestPrepareNextIndex(t *testing.T) {
 		{root, false},
 		{full, false},
 	} {
-		_, err := prepareNextIndex(old, c.next)
+		next, err := prepareNextIndex(old, c.next, false, nil)
 		if (err == nil) != c.ok {
 			t.Errorf("next %s: err %v, want ok=%v", c.next, err, c.ok)
 		}
+		next.abort()
 	}
 }
 
