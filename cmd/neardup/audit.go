@@ -210,22 +210,12 @@ func auditMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCounts(sum.Counts, sum.Balanced, true); err != nil {
+	err = finishJob(ctx, finishedJob{
+		counts: sum.Counts, balanced: sum.Balanced, audit: true, inputs: sum.Inputs, files: files, maxRejectRatio: f.maxRejectRatio,
+		out: out, summary: output.AuditSummaryName, index: next, indexFlag: "--update-index", indexOffset: len(man.Shards),
+	})
+	if err != nil {
 		return err
-	}
-	if err := checkRejects(sum.Counts, sum.Inputs, files, localDir(out.stage), f.maxRejectRatio); err != nil {
-		return err
-	}
-	if next != nil {
-		if err := recordSources(ctx, next.stage, len(man.Shards), files, sum.Inputs); err != nil {
-			return fmt.Errorf("--update-index: %w", err)
-		}
-		if err := next.commit(ctx, index.ManifestName); err != nil {
-			return fmt.Errorf("--update-index: %w", err)
-		}
-	}
-	if err := out.commit(ctx, output.AuditSummaryName); err != nil {
-		return fmt.Errorf("--output: %w", err)
 	}
 	auditReport(out.dir, next, sum, len(files), man.Documents, took)
 	return nil

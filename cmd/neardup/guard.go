@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,8 +10,60 @@ import (
 	"strings"
 
 	htmlreport "github.com/neardup/neardup/cmd/neardup/internal/report"
+	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 )
+
+// A finishedJob is what the command checks and commits once a job is done.
+type finishedJob struct {
+	counts         map[string]int64 // summary.json's counts
+	balanced       bool
+	audit          bool
+	inputs         []output.InputFile // summary.json's per-file counts, if the job reported them
+	files          []string           // the input files
+	maxRejectRatio float64
+	out            *target // the output directory
+	summary        string  // the name of its summary, committed last
+	// index, if not nil, is the index directory, committed before out;
+	// indexFlag names it, and indexOffset is the number of its shards
+	// copied from an old index.
+	index       *target
+	indexFlag   string
+	indexOffset int
+	// beforeCommit, if set, adds to the staged outputs once they passed
+	// the checks (the report).
+	beforeCommit func() error
+}
+
+// finishJob checks the counts and the rejects of a finished job (see
+// checkCounts and checkRejects) and, if they pass, puts its outputs in
+// place: the index (with its sources recorded, see recordSources), then the
+// output directory, its summary last.
+func finishJob(ctx context.Context, j finishedJob) error {
+	if err := checkCounts(j.counts, j.balanced, j.audit); err != nil {
+		return err
+	}
+	if err := checkRejects(j.counts, j.inputs, j.files, localDir(j.out.stage), j.maxRejectRatio); err != nil {
+		return err
+	}
+	if j.beforeCommit != nil {
+		if err := j.beforeCommit(); err != nil {
+			return err
+		}
+	}
+	if j.index != nil {
+		if err := recordSources(ctx, j.index.stage, j.indexOffset, j.files, j.inputs); err != nil {
+			return fmt.Errorf("%s: %w", j.indexFlag, err)
+		}
+		if err := j.index.commit(ctx, index.ManifestName); err != nil {
+			return fmt.Errorf("%s: %w", j.indexFlag, err)
+		}
+	}
+	if err := j.out.commit(ctx, j.summary); err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	return nil
+}
 
 // checkCounts fails a job whose counts do not add up (balanced false in
 // its summary), naming the counts.

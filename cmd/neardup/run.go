@@ -28,7 +28,6 @@ import (
 
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
-	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/match/blocking"
 )
@@ -258,25 +257,13 @@ func runMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCounts(sum.Counts, sum.Balanced, false); err != nil {
+	err = finishJob(ctx, finishedJob{
+		counts: sum.Counts, balanced: sum.Balanced, inputs: sum.Inputs, files: files, maxRejectRatio: f.maxRejectRatio,
+		out: out, summary: output.SummaryName, index: idx, indexFlag: "--index-out",
+		beforeCommit: func() error { return writeReport(out.stage, out.dir, files, cfg) },
+	})
+	if err != nil {
 		return err
-	}
-	if err := checkRejects(sum.Counts, sum.Inputs, files, localDir(out.stage), f.maxRejectRatio); err != nil {
-		return err
-	}
-	if err := writeReport(out.stage, out.dir, files, cfg); err != nil {
-		return err
-	}
-	if idx != nil {
-		if err := recordSources(ctx, idx.stage, 0, files, sum.Inputs); err != nil {
-			return fmt.Errorf("--index-out: %w", err)
-		}
-		if err := idx.commit(ctx, index.ManifestName); err != nil {
-			return fmt.Errorf("--index-out: %w", err)
-		}
-	}
-	if err := out.commit(ctx, output.SummaryName); err != nil {
-		return fmt.Errorf("--output: %w", err)
 	}
 	report(os.Stdout, out.dir, sum, len(files), took)
 	if idx != nil {

@@ -395,14 +395,7 @@ func TestAuditSources(t *testing.T) {
 		return stderr.String()
 	}
 	run(a, "run", "--quiet", "--input", "day1.jsonl", "--output", "run", "--index-out", idx)
-	m, err := os.ReadFile(filepath.Join(idx, index.ManifestName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	man, err := index.ParseManifest(m, idx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	man := readManifest(t, idx)
 	fi, err := os.Stat(filepath.Join(a, "day1.jsonl"))
 	if err != nil {
 		t.Fatal(err)
