@@ -534,3 +534,23 @@ func TestRootCause(t *testing.T) {
 		t.Errorf("rootCause = %q", got)
 	}
 }
+
+// TestRunURLOutput: an output directory on a remote filesystem (here
+// slow://, which has no rename, like gs://) gets the same files, staged and
+// moved in with summary.json last, and no staging directory is left.
+func TestRunURLOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	input := sampleFile(t, "sample-0.jsonl")
+	url, local := filepath.Join(dir, "url"), filepath.Join(dir, "local")
+	for _, out := range []string{"slow://" + url, local} {
+		if code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", out); code != 0 {
+			t.Fatalf("--output %s: exit code %d: %s", out, code, stderr)
+		}
+	}
+	got, want := snapshot(t, url), snapshot(t, local)
+	delete(want, "report.html") // not written for remote outputs
+	if len(got) != len(want) || got["dedup-00000.jsonl"] != want["dedup-00000.jsonl"] || got[output.SummaryName] == "" {
+		t.Errorf("remote output holds %q, want %q", keys(got), keys(want))
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // slowScheme is a Beam filesystem of the test binary for a job that takes
 // as long as a test needs: slow:///path is the local file /path, and a
-// read of a file first creates the file named by NEARDUP_TEST_SLOW_MARK,
+// read of a file (with the variables set) first creates the file named by NEARDUP_TEST_SLOW_MARK,
 // so that the test knows the job is reading, then waits until the file
 // named by NEARDUP_TEST_SLOW_UNTIL exists (at most a minute).
 const slowScheme = "slow"
@@ -50,8 +50,22 @@ func (slowFS) OpenRead(_ context.Context, path string) (io.ReadCloser, error) {
 	return os.Open(local(path))
 }
 
+// OpenWrite and Remove make slow:// a store of objects, as gs:// is: no
+// directories to make or remove, no rename (Beam's filesystem.Rename copies
+// and removes).
 func (slowFS) OpenWrite(_ context.Context, path string) (io.WriteCloser, error) {
+	if err := os.MkdirAll(filepath.Dir(local(path)), 0o755); err != nil {
+		return nil, err
+	}
 	return os.Create(local(path))
+}
+
+func (slowFS) Remove(_ context.Context, path string) error {
+	if err := os.Remove(local(path)); err != nil {
+		return err
+	}
+	os.Remove(filepath.Dir(local(path))) // only if empty
+	return nil
 }
 
 func (slowFS) Size(_ context.Context, path string) (int64, error) {
