@@ -33,7 +33,8 @@ func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []str
 		return err
 	}
 
-	keys, rejects, readStats := transforms.Read(s, cfg, fileCol)
+	keys, rejects, inputs, readStats := transforms.Read(s, cfg, fileCol)
+	fileCol.Seen = inputs // the later passes check the files against what Read read
 	exactMatches, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
 	entries, signStats := transforms.Signatures(s, cfg, fileCol, skips)
 	pairs, candStats := transforms.Candidates(s, cfg, entries)
@@ -41,7 +42,7 @@ func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []str
 	matches := beam.GroupByKey(s, beam.Flatten(s, exactMatches, verified))
 	clusters, removes, clusterStats := transforms.Clusters(s, cfg, matches)
 	writeStats := transforms.Write(s, cfg, fileCol, matches, clusters, rejects, removes)
-	transforms.Summary(s, cfg, readStats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
+	transforms.Summary(s, cfg, fileCol, readStats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
 	if cfg.IndexOut != "" {
 		transforms.WriteIndex(s, cfg, fileCol, removes)
 	}
@@ -101,7 +102,8 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 		return err
 	}
 
-	keys, rejects, readStats := transforms.Read(s, cfg, newFiles)
+	keys, rejects, inputs, readStats := transforms.Read(s, cfg, newFiles)
+	newFiles.Seen = inputs // the later passes check the files against what Read read
 	batchExact, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
 	entries, infos, signStats := transforms.AuditSignatures(s, cfg, newFiles, skips)
 	idxKeys, idxEntries, idxInfos, scanStats := transforms.IndexScan(s, cfg, opt.Index, keys, entries)
@@ -126,7 +128,7 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 	clusterStats = transforms.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
 
 	allRemoves, writeStats := transforms.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
-	transforms.AuditSummary(s, cfg, opt.Index, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
+	transforms.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
 	if opt.UpdateIndex != "" {
 		transforms.UpdateIndex(s, cfg, opt.Index, len(shards), newFiles, allRemoves)
 	}

@@ -48,7 +48,7 @@ func TestAuditMatchStages(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	files := stageFiles(t, s, paths, cfg.Branches)
-	keys, _, _ := Read(s, cfg, files)
+	keys, _, _, _ := Read(s, cfg, files)
 	_, skips, _ := ExactDuplicates(s, cfg, keys)
 	entries, infos, _ := AuditSignatures(s, cfg, files, skips)
 
@@ -120,7 +120,7 @@ func TestWriteAuditStage(t *testing.T) {
 		output.StatRemoved, output.StatRemovedInBatch)
 	passert.Equals(s, stageStats(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch, output.StatClusters),
 		"removed_in_batch=2", "clusters=1")
-	AuditSummary(s, cfg, "/idx", stageStatCol(s, stageStat{output.StatInput, 4}, stageStat{output.StatRejected, 0}), clusterStats, writeStats)
+	AuditSummary(s, cfg, "/idx", Files{}, stageStatCol(s, stageStat{output.StatInput, 4}, stageStat{output.StatRejected, 0}), clusterStats, writeStats)
 	stageRun(t, p)
 
 	var got []output.AuditLine

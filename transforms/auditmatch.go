@@ -65,7 +65,7 @@ func AuditVerify(s beam.Scope, cfg Config, newFiles Files, checkManifest string,
 		unsure, byEstimate = beam.ParDo2(s, &splitMatchesFn{Cfg: cfg, Decide: true}, unsure)
 		accepted = beam.Flatten(s, accepted, byEstimate)
 	}
-	exact, st3 := ExactChecks(s, cfg, manifest, unsure, st2)
+	exact, st3 := ExactChecks(s, cfg, manifest, newFiles.Seen, unsure, st2)
 	batch, idx = beam.ParDo2(s, &splitMatchesFn{Cfg: cfg}, beam.Flatten(s, accepted, exact))
 	return batch, idx, beam.Flatten(s, st1, st2, st3)
 }

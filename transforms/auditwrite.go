@@ -18,7 +18,7 @@ import (
 
 func init() {
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&writeAuditFn{})
-	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeAuditSummaryFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, error](&writeAuditSummaryFn{})
 	register.DoFn3x0[string, int64, func(string, int64)](&renameStatFn{})
 }
 
@@ -38,10 +38,11 @@ func WriteAudit(s beam.Scope, cfg Config, indexDir string, files Files, batchMat
 }
 
 // AuditSummary sums every stage's stats and writes audit-summary.json for
-// an audit against the index in dir.
-func AuditSummary(s beam.Scope, cfg Config, dir string, sts ...beam.PCollection) {
+// an audit against the index in dir, with the new files as the first pass
+// read them (files.Seen).
+func AuditSummary(s beam.Scope, cfg Config, dir string, files Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
-	beam.ParDo0(s, &writeAuditSummaryFn{Cfg: cfg, Index: dir}, sumStats(s, sts...))
+	beam.ParDo0(s, &writeAuditSummaryFn{Cfg: cfg, Index: dir}, sumStats(s, files, sts...))
 }
 
 // RenameStat renames the stats named from in st to to.
@@ -192,13 +193,17 @@ type writeAuditSummaryFn struct {
 	Index string
 }
 
-func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool) error {
+func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inputs func(*[]byte) bool) error {
 	defer busy(ctx, "Summary", time.Now())
 	counts, err := readStats(chunks)
 	if err != nil {
 		return err
 	}
-	if err := writeJSON(ctx, fn.Cfg.Output, output.AuditSummaryName, output.NewAuditSummary(fn.Index, counts)); err != nil {
+	sum := output.NewAuditSummary(fn.Index, counts)
+	if sum.Inputs, err = readInputs(inputs); err != nil {
+		return err
+	}
+	if err := writeJSON(ctx, fn.Cfg.Output, output.AuditSummaryName, sum); err != nil {
 		return err
 	}
 	// Every stage that reads the file manifests has sent its stats here.

@@ -37,7 +37,7 @@ func TestExactDuplicatesStage(t *testing.T) {
 			paths := []string{stageInput(t, in, "f0.jsonl", f0...), stageInput(t, in, "f1.jsonl", f1...)}
 
 			p, s := beam.NewPipelineWithRoot()
-			keys, _, _ := Read(s, cfg, stageFiles(t, s, paths, cfg.Branches))
+			keys, _, _, _ := Read(s, cfg, stageFiles(t, s, paths, cfg.Branches))
 			matches, skips, st := ExactDuplicates(s, cfg, keys)
 			passert.Equals(s, stageDecode(s, "match", 0, matches), stageAny(tc.matches)...)
 			passert.Equals(s, stageDecode(s, "lines", 0, skips), stageAny(tc.skips)...)

@@ -20,8 +20,8 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&shingleSetsFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&exactJaccardFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&shingleSetsFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&exactJaccardFn{})
 }
 
 // ExactChecks computes the exact Jaccard of the unsure pairs in
@@ -35,10 +35,18 @@ func init() {
 // shuffle of a run at full size; each round reads the files again, but
 // parses only the records it needs.
 //
-// In: unsure matches (file index of A, chunk), stats to wait for. Out:
-// matches (file index of A, chunk), stats.
-func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
+// In: unsure matches (file index of A, chunk), stats to wait for, and the
+// first pass's readings of the files (Files.Seen; unset: none), which the
+// reading of a file itself is checked against. Out: matches (file index of
+// A, chunk), stats.
+func ExactChecks(s beam.Scope, cfg Config, manifest string, seen, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
 	n := cfg.ShuffleRounds()
+	var side beam.PCollection
+	if seen.IsValid() {
+		side = beam.DropKey(s, seen)
+	} else {
+		side = beam.CreateList(s, [][]byte{})
+	}
 	var ms, sts []beam.PCollection
 	for i := range n {
 		part := unsure
@@ -46,8 +54,8 @@ func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PC
 			part = beam.ParDo(s, &destBranchFn{N: n, I: i}, unsure)
 		}
 		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, after, wait)))
-		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Cfg: cfg, Manifest: manifest}, grouped)
-		exact := byFile(s.Scope("ExactJaccard"), &exactJaccardFn{Cfg: cfg, Manifest: manifest}, sets)
+		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Cfg: cfg, Manifest: manifest}, grouped, beam.SideInput{Input: side})
+		exact := byFile(s.Scope("ExactJaccard"), &exactJaccardFn{Cfg: cfg, Manifest: manifest}, sets, beam.SideInput{Input: side})
 		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
 		wait = exact[1]
 	}
@@ -71,6 +79,7 @@ type shingleSetsFn struct {
 
 	signers signerPool
 	ahead   aheadEmits
+	seen    seenTable
 }
 
 func (fn *shingleSetsFn) Setup(ctx context.Context) (err error) {
@@ -80,28 +89,33 @@ func (fn *shingleSetsFn) Setup(ctx context.Context) (err error) {
 	return fn.signers.init(fn.Cfg)
 }
 
-func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks, side func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
 	byLine, ms, _, err := readMatches(chunks, false, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	if err != nil || len(ms) == 0 {
 		return err
 	}
+	seen, err := fn.seen.get(side, file)
+	if err != nil {
+		return err
+	}
 	addBusy(ctx, "ShingleSets", time.Since(start), start)
 	fn.ahead.stage = "ShingleSets"
 	fn.ahead.start(1, func(emits []func(int, []byte), _ func(string, int64)) error {
-		return fn.work(ctx, file, byLine, ms, emits[0])
+		return fn.work(ctx, file, seen, byLine, ms, emits[0])
 	})
 	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
 }
 
-// FinishBundle emits the output of the files still being worked on.
-func (fn *shingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+// FinishBundle emits the output of the files still being worked on (Beam
+// hands it the side input too).
+func (fn *shingleSetsFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
 }
 
-func (fn *shingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
+func (fn *shingleSetsFn) work(ctx context.Context, file int, seen *seenFile, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
 	b := wire.NewBatcher(0)
-	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
+	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.paths, seen, byLine, func(set []uint32, idx []int) {
 		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(wire.File(ms[i].B), wire.File(ms[j].B)) })
 		for len(idx) > 0 {
 			dest := wire.File(ms[idx[0]].B)
@@ -134,6 +148,7 @@ type exactJaccardFn struct {
 
 	signers signerPool
 	ahead   aheadEmits
+	seen    seenTable
 }
 
 func (fn *exactJaccardFn) Setup(ctx context.Context) (err error) {
@@ -143,30 +158,35 @@ func (fn *exactJaccardFn) Setup(ctx context.Context) (err error) {
 	return fn.signers.init(fn.Cfg)
 }
 
-func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks, side func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
 	byLine, ms, sets, err := readMatches(chunks, true, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	if err != nil || len(ms) == 0 {
 		return err
 	}
+	seen, err := fn.seen.get(side, file)
+	if err != nil {
+		return err
+	}
 	addBusy(ctx, "ExactJaccard", time.Since(start), start)
 	fn.ahead.stage = "ExactJaccard"
 	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		return fn.work(ctx, file, byLine, ms, sets, emits[0], emitStat)
+		return fn.work(ctx, file, seen, byLine, ms, sets, emits[0], emitStat)
 	})
 	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
 }
 
-// FinishBundle emits the output of the files still being worked on.
-func (fn *exactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+// FinishBundle emits the output of the files still being worked on (Beam
+// hands it the side input too).
+func (fn *exactJaccardFn) FinishBundle(ctx context.Context, _ func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
 }
 
-func (fn *exactJaccardFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
+func (fn *exactJaccardFn) work(ctx context.Context, file int, seen *seenFile, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
 	emit func(int, []byte), emitStat func(string, int64)) error {
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
+	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.paths, seen, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)
@@ -188,8 +208,9 @@ func (fn *exactJaccardFn) work(ctx context.Context, file int, byLine map[int64][
 // of every document whose line is in byLine, and the match indexes listed
 // there. The sets are computed on cfg.Workers goroutines, with signers from
 // signers, and fn is called on the calling goroutine in the order they
-// complete. It fails if a listed document is not found.
-func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file int, paths map[int]string,
+// complete. It fails if a listed document is not found, or if the file is
+// not what the first pass read (seen; nil: unknown).
+func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file int, paths map[int]string, seen *seenFile,
 	byLine map[int64][]int, fn func(set []uint32, idx []int)) error {
 	path, ok := paths[file]
 	if !ok {
@@ -223,7 +244,7 @@ func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file i
 		}, nil
 	}
 	found := 0
-	err := mapDocs(cfg.docs(ctx, file, path, opt), cfg.Workers, newWorker, func(r *shingleSet) {
+	err := mapDocs(cfg.docs(ctx, file, path, opt, seen), cfg.Workers, newWorker, func(r *shingleSet) {
 		// The reader reads only the lines in byLine, each once.
 		found++
 		fn(r.set, byLine[r.line])

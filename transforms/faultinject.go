@@ -25,7 +25,14 @@ import (
 // ErrInjectedFault is wrapped by every error injectFault returns.
 var ErrInjectedFault = errors.New("injected fault")
 
+// stageHook is a callback that SetStageHook installed.
+type stageHook struct {
+	stage string
+	fn    func(key string)
+}
+
 var (
+	hook       atomic.Pointer[stageHook]
 	failOnce   atomic.Pointer[string]
 	faultSeen  sync.Map // stage + "\x00" + key: the keys that already failed
 	faultAsked sync.Map // stage: stages whose DoFns called injectFault
@@ -39,9 +46,25 @@ func SetFailOnce(stage string) {
 	failOnce.Store(&stage)
 }
 
-// injectFault returns an error wrapping ErrInjectedFault the first time it is
-// called with key while SetFailOnce names stage, and nil otherwise.
+// SetStageHook makes the DoFns of stage call fn with the key (as a string)
+// wherever they call injectFault, from now on (nil fn: no call): a test
+// changes an input file between two passes with it, say. Like SetFailOnce,
+// only runners in the test's process see it.
+func SetStageHook(stage string, fn func(key string)) {
+	if fn == nil {
+		hook.Store(nil)
+		return
+	}
+	hook.Store(&stageHook{stage: stage, fn: fn})
+}
+
+// injectFault calls the hook of stage, if any (see SetStageHook), and
+// returns an error wrapping ErrInjectedFault the first time it is called
+// with key while SetFailOnce names stage, and nil otherwise.
 func injectFault(stage string, key any) error {
+	if h := hook.Load(); h != nil && h.stage == stage {
+		h.fn(fmt.Sprint(key))
+	}
 	p := failOnce.Load()
 	if p == nil || *p == "" {
 		return nil

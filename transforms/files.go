@@ -28,6 +28,7 @@ type FileRef struct {
 
 func init() {
 	register.DoFn3x1[context.Context, []byte, func(int, string), error](&readManifestFn{})
+	register.Function2x0(noSeen)
 	register.Emitter1[[]byte]()
 	register.Emitter2[int, []byte]()
 	register.Emitter2[int, string]()
@@ -100,6 +101,16 @@ func (fn *readManifestFn) ProcessElement(ctx context.Context, _ []byte, emit fun
 	})
 }
 
+// seen returns f.Seen, or an empty collection of its type when it is unset.
+func (f Files) seen(s beam.Scope) beam.PCollection {
+	if f.Seen.IsValid() {
+		return f.Seen
+	}
+	return beam.ParDo(s, noSeen, beam.CreateList(s, [][]byte{}))
+}
+
+func noSeen([]byte, func(int, []byte)) {}
+
 // Files is the input file list as (index, path), read from a file manifest
 // at run time and split into branches by index mod the number of branches.
 // A stage that reads files runs once per branch, so that a runner that
@@ -109,6 +120,11 @@ func (fn *readManifestFn) ProcessElement(ctx context.Context, _ []byte, emit fun
 type Files struct {
 	Manifest string // the file manifest's path
 	Branches []beam.PCollection
+	// Seen is what the first pass read of each file: Read's inputs (file
+	// index, output.InputFile JSON). Set it once Read is built: the later
+	// passes that read the files check them against it (see input.go), and
+	// the summary lists it. Unset (a test of one stage), they check nothing.
+	Seen beam.PCollection
 }
 
 // NewFiles creates the file collections of the manifest at path, in n
@@ -170,6 +186,6 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 // goroutine while the next file arrives (see aheadEmits), so a runner that
 // gives the stage one bundle (Prism) still uses every core, without the
 // copies of col that perFile's branches would cost.
-func byFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {
-	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col))
+func byFile(s beam.Scope, dofn any, col beam.PCollection, opts ...beam.Option) []beam.PCollection {
+	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col), opts...)
 }

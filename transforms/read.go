@@ -3,17 +3,15 @@ package transforms
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"time"
 	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
@@ -21,34 +19,38 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, string, func(int, []byte), func(int, []byte), func(string, int64), error](&readKeysFn{})
+	register.DoFn7x1[context.Context, int, string, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readKeysFn{})
 }
 
 // Read is the first pass over the input.
 //
 // In: (file index, path). Out: exact-key records (partition, chunk), reject
-// lines (file index, chunk) and stats (name, n).
-func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, st beam.PCollection) {
+// lines (file index, chunk), what it read of each file (file index,
+// output.InputFile JSON: set Files.Seen to it, see input.go) and stats
+// (name, n).
+func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, st beam.PCollection) {
 	s = s.Scope("Read")
-	o := files.perFile(s, 3, &readKeysFn{Cfg: cfg})
-	return o[0], o[1], o[2]
+	o := files.perFile(s, 4, &readKeysFn{Cfg: cfg})
+	return o[0], o[1], o[2], o[3]
 }
 
 // readKeysFn is the first pass over an input file.
 //
 // In: (file index, path). Out: the exact-duplicate key records of its good
 // documents, as wire.Info chunks keyed by partition of the key; its rejects,
-// as JSON lines keyed by file index; and stats.
+// as JSON lines keyed by file index; its output.InputFile, with the
+// fingerprint of what it read, as JSON keyed by file index; and stats.
 type readKeysFn struct {
 	Cfg Config
 }
 
-func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects func(int, []byte), emitStat func(string, int64)) error {
+func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects, emitInput func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Read", time.Now())
 	opt := fn.Cfg.recordOptions()
 	b := wire.NewBatcher(0)
 	var rejects []byte
 	var docs, rej, nbytes int64
+	reasons := map[string]int64{}
 	normalizer := func() (func(*docItem, *keyed), error) {
 		return func(d *docItem, k *keyed) {
 			// The slot's storage holds the normalized text until the
@@ -67,8 +69,10 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	norms := fn.Cfg.newNormSpool(ctx, file, path)
 	defer norms.abort()
 	broken := false // a read error ends the file: keep no spool of it
-	read := func(doc func(record.Doc) error, reject func(record.Reject) error) error {
-		return readFileFrom(ctx, path, path, opt, tee, doc, reject)
+	var fp *fingerprint.Fingerprint
+	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
+		fp, err = readFileFrom(ctx, fileRead{open: path, name: path, opt: opt, tee: tee}, doc, reject)
+		return err
 	}
 	err := mapDocs(parsed(read), fn.Cfg.Workers, normalizer, func(k *keyed) {
 		in := &k.info
@@ -79,6 +83,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		norms.add(wire.Line(in.Doc), int(in.Len), in.ID, k.norm)
 	}, func(r record.Reject) error {
 		rej++
+		reasons[r.Reason]++
 		if r.Reason == record.ReasonCorruptGzip || r.Reason == record.ReasonReadError {
 			broken = true
 		}
@@ -102,6 +107,21 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	if len(rejects) > 0 {
 		emitRejects(file, rejects)
 	}
+	in := output.InputFile{Index: file, Path: path, Records: docs + rej, Rejected: rej}
+	if len(reasons) > 0 {
+		in.Reasons = reasons
+	}
+	if fp != nil { // else a whole-file reject, not read
+		in.Bytes, in.Fingerprint = fp.Size, fp.String()
+		if fp.Size < 0 {
+			in.Bytes = fp.Read
+		}
+	}
+	line, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	emitInput(file, line)
 	emitStat(output.StatInput, docs+rej)
 	emitStat(output.StatRejected, rej)
 	emitStat(output.StatDocuments, docs)
@@ -116,46 +136,4 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 type keyed struct {
 	info wire.Info
 	norm []byte
-}
-
-// readFileFrom opens the file at open (any Beam filesystem, gzip by
-// extension) and parses it as if it were the input file name: records and
-// rejects are named by name (for the text format, name is the document id).
-// If tee is not nil, it gets the decompressed bytes.
-//
-// A path that is a directory or that may not be opened is one whole-file
-// reject (Line 0, record.ReasonNotAFile or record.ReasonUnreadable): every pass over the
-// input sees the same reject and no record of the file. Any other failure to
-// open the file is an error, which fails the bundle (a runner may retry it).
-func readFileFrom(ctx context.Context, open, name string, opt record.Options, tee io.Writer, doc func(record.Doc) error, reject func(record.Reject) error) error {
-	path := open
-	fsys, err := filesystem.New(ctx, path)
-	if err != nil {
-		return fmt.Errorf("opening %s: %w", path, err)
-	}
-	defer fsys.Close()
-	rc, err := fsys.OpenRead(ctx, path)
-	if errors.Is(err, fs.ErrPermission) {
-		return reject(record.Reject{File: path, Reason: record.ReasonUnreadable, Detail: fmt.Sprintf("%s: %v", path, err)})
-	}
-	if err != nil {
-		return fmt.Errorf("opening %s: %w", path, err)
-	}
-	defer rc.Close()
-	// The local filesystem opens a directory without error; reading it
-	// fails. Other filesystems have no directories to open.
-	if st, ok := rc.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if fi, err := st.Stat(); err == nil && fi.IsDir() {
-			return reject(record.Reject{File: path, Reason: record.ReasonNotAFile, Detail: path + ": is a directory"})
-		}
-	}
-	r, err := record.Decompress(path, rc)
-	if err != nil {
-		// A gzip header that does not parse: the whole file is one reject.
-		return reject(record.Reject{File: name, Reason: record.ReasonCorruptGzip, Detail: fmt.Sprintf("%s: %v", name, err)})
-	}
-	if tee != nil {
-		r = io.TeeReader(r, tee)
-	}
-	return record.Read(r, name, opt, doc, reject)
 }

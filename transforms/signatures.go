@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&signFn{})
+	register.DoFn8x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&signFn{})
 }
 
 // Signatures is the second pass over the input: SimHash, MinHash, block
@@ -30,7 +30,7 @@ func init() {
 // partition mod that (see splitRounds), and stats.
 func Signatures(s beam.Scope, cfg Config, files Files, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	o := files.perBranch(s, 3, &signFn{Cfg: cfg, InfoShards: true}, skips)
+	o := files.perBranch(s, 3, &signFn{Cfg: cfg, InfoShards: true}, skips, files.seen(s))
 	return splitRounds(s, cfg.ShuffleRounds(), o[0]...), beam.Flatten(s, o[2]...) // o[1], the shuffled infos, stays empty
 }
 
@@ -40,14 +40,16 @@ func Signatures(s beam.Scope, cfg Config, files Files, skips beam.PCollection) (
 // Out: block entries (partition, chunk), infos (partition, chunk), stats.
 func AuditSignatures(s beam.Scope, cfg Config, files Files, skips beam.PCollection) (entries, infos, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	o := files.perFile(s, 3, &signFn{Cfg: cfg}, skips)
+	o := files.perFile(s, 3, &signFn{Cfg: cfg}, skips, files.seen(s))
 	return o[0], o[1], o[2]
 }
 
 // signFn is the second pass over an input file: signatures and block keys.
 //
 // In: (file index, its path, line lists to skip: the exact duplicates that
-// are not their group's representative). Out: block entries keyed by
+// are not their group's representative, the first pass's output.InputFile
+// of the file, which a reading of the file itself is checked against).
+// Out: block entries keyed by
 // partition of the block key (see blockkeys.Sender); and document infos
 // for verification (wire.Info chunks keyed by partition of the document),
 // or, with InfoShards, none: the infos go to the file's info shard in
@@ -85,7 +87,7 @@ type signResult struct {
 	blockkeys.Doc
 }
 
-func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, skipChunks, seenChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Signatures", time.Now())
 	var path string
 	if !paths(&path) {
@@ -94,6 +96,10 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	skip, err := wire.ReadLineSet(skipChunks)
 	if err != nil {
 		return fmt.Errorf("sign: skip list for %s: %w", path, err)
+	}
+	seen, err := readSeen(seenChunks)
+	if err != nil {
+		return fmt.Errorf("sign: %w", err)
 	}
 	entries := blockkeys.NewSender(fn.Cfg.Partitions, emitEntry)
 	infos := wire.NewBatcher(0)
@@ -118,7 +124,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			}
 		}, nil
 	}
-	err = mapDocs(fn.Cfg.docs(ctx, file, path, fn.Cfg.recordOptions()), fn.Cfg.Workers, newWorker, func(r *signResult) {
+	err = mapDocs(fn.Cfg.docs(ctx, file, path, fn.Cfg.recordOptions(), seen), fn.Cfg.Workers, newWorker, func(r *signResult) {
 		if r.skip {
 			return
 		}
@@ -147,8 +153,10 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	if err := pre.write(ctx, fn.Cfg.IndexOut, preShardName(file), path); err != nil {
 		return err
 	}
-	if err := shard.write(ctx, fn.Cfg.Work, infoShardName(file), path); err != nil {
-		return err
+	if shard != nil {
+		if err := writeInfoShard(ctx, fn.Cfg.Work, file, path, shard); err != nil {
+			return err
+		}
 	}
 	entries.Flush()
 	infos.Flush(emitInfo)

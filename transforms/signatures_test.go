@@ -99,7 +99,7 @@ func TestSignaturesStage(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	files := stageFiles(t, s, paths, cfg.Branches)
-	keys, _, _ := Read(s, cfg, files)
+	keys, _, _, _ := Read(s, cfg, files)
 	_, skips, _ := ExactDuplicates(s, cfg, keys)
 	entries, st := Signatures(s, cfg, files, skips)
 	if len(entries) != cfg.ShuffleRounds() {

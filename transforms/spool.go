@@ -46,12 +46,17 @@ func (c Config) spoolPath(file int) string {
 }
 
 // reader returns the reader of input file index file at path: from the
-// spool if it holds the file, else from path itself. Records and rejects
-// are named by path either way.
-func (c Config) reader(ctx context.Context, file int, path string, opt record.Options) fileReader {
-	open := c.Spooled(file, path)
+// spool if it holds the file, else from path itself, checked against seen,
+// the first pass's reading of it (nil: unknown, see readFileFrom). Records
+// and rejects are named by path either way.
+func (c Config) reader(ctx context.Context, file int, path string, opt record.Options, seen *seenFile) fileReader {
+	rd := fileRead{open: c.Spooled(file, path), name: path, opt: opt, seen: seen}
+	if rd.open != path {
+		rd.seen = nil // the first pass wrote the copy from what it read
+	}
 	return func(doc func(record.Doc) error, reject func(record.Reject) error) error {
-		return readFileFrom(ctx, open, path, opt, nil, doc, reject)
+		_, err := readFileFrom(ctx, rd, doc, reject)
+		return err
 	}
 }
 
@@ -64,8 +69,8 @@ func (c Config) normPath(file int) string {
 // passes that shingle its documents: from its normalized spool copy if
 // there is one (opt.Only still selects the documents; the other options
 // were applied when the copy was written), else parsed from the input or
-// its decompressed copy with opt.
-func (c Config) docs(ctx context.Context, file int, path string, opt record.Options) docReader {
+// its decompressed copy with opt (see reader for seen).
+func (c Config) docs(ctx context.Context, file int, path string, opt record.Options, seen *seenFile) docReader {
 	if c.Spool != "" && !opt.Raw {
 		if _, err := os.Stat(c.normPath(file)); err == nil {
 			return func(doc func(*docItem) error, _ func(record.Reject) error) error {
@@ -73,7 +78,7 @@ func (c Config) docs(ctx context.Context, file int, path string, opt record.Opti
 			}
 		}
 	}
-	return parsed(c.reader(ctx, file, path, opt))
+	return parsed(c.reader(ctx, file, path, opt, seen))
 }
 
 // A normalized copy is a sequence of records, one per good document of the

@@ -83,7 +83,7 @@ func TestNormSpool(t *testing.T) {
 	for file, path := range []string{plain, cut} {
 		fn := &readKeysFn{Cfg: cfg}
 		nop := func(int, []byte) {}
-		if err := fn.ProcessElement(ctx, file, path, nop, nop, func(string, int64) {}); err != nil {
+		if err := fn.ProcessElement(ctx, file, path, nop, nop, nop, func(string, int64) {}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,13 +95,13 @@ func TestNormSpool(t *testing.T) {
 	}
 
 	opt := cfg.recordOptions()
-	parsedDocs := collectDocs(t, cfg.docs(ctx, 0, plain, opt))
+	parsedDocs := collectDocs(t, cfg.docs(ctx, 0, plain, opt, nil))
 	noSpool := cfg
 	noSpool.Spool = ""
-	if got := collectDocs(t, noSpool.docs(ctx, 0, plain, opt)); len(got) != len(parsedDocs) {
+	if got := collectDocs(t, noSpool.docs(ctx, 0, plain, opt, nil)); len(got) != len(parsedDocs) {
 		t.Fatalf("without a spool: %d documents, with: %d", len(got), len(parsedDocs))
 	}
-	for line, p := range collectDocs(t, noSpool.docs(ctx, 0, plain, opt)) {
+	for line, p := range collectDocs(t, noSpool.docs(ctx, 0, plain, opt, nil)) {
 		s, ok := parsedDocs[line]
 		switch {
 		case p.Normalized:
@@ -117,19 +117,19 @@ func TestNormSpool(t *testing.T) {
 	}
 
 	opt.Only = func(i int64) bool { return i == 3 || i == 6 }
-	only := collectDocs(t, cfg.docs(ctx, 0, plain, opt))
+	only := collectDocs(t, cfg.docs(ctx, 0, plain, opt, nil))
 	if len(only) != 2 || only[3].ID != "b" || only[6].ID != "e" {
 		t.Errorf("Only lines 3 and 6: got %+v", only)
 	}
 	opt.Only = nil
 	opt.Raw = true
-	for _, d := range collectDocs(t, cfg.docs(ctx, 0, plain, opt)) {
+	for _, d := range collectDocs(t, cfg.docs(ctx, 0, plain, opt, nil)) {
 		if d.Normalized {
 			t.Fatalf("raw reading served from the normalized copy: %+v", d)
 		}
 	}
 	// The cut file is parsed: its good lines, then the read error.
-	if got := collectDocs(t, cfg.docs(ctx, 1, cut, cfg.recordOptions())); len(got) == 0 {
+	if got := collectDocs(t, cfg.docs(ctx, 1, cut, cfg.recordOptions(), nil)); len(got) == 0 {
 		t.Error("no documents parsed from the cut file")
 	}
 
@@ -138,13 +138,14 @@ func TestNormSpool(t *testing.T) {
 	if err := os.WriteFile(cfg.normPath(0), copyBytes[:len(copyBytes)-3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = cfg.docs(ctx, 0, plain, cfg.recordOptions())(func(*docItem) error { return nil }, nil)
+	err = cfg.docs(ctx, 0, plain, cfg.recordOptions(), nil)(func(*docItem) error { return nil }, nil)
 	if !errors.Is(err, wire.ErrCorrupt) {
 		t.Errorf("reading a cut copy: %v, want a corrupt-spool error", err)
 	}
 }
 
-// TestSpoolDropped: a spool copy that cannot be created or written costs
+// TestSpoolDropped: a spool copy that cannot be created, written or renamed
+// into place (a full disk, issue 19 D7) costs
 // the job nothing but the copy: the first pass succeeds, reports the same
 // documents, and leaves no copy, so the later passes parse the input.
 func TestSpoolDropped(t *testing.T) {
@@ -169,7 +170,7 @@ func TestSpoolDropped(t *testing.T) {
 	var docs int64
 	fn := &readKeysFn{Cfg: cfg}
 	nop := func(int, []byte) {}
-	err = fn.ProcessElement(ctx, 0, in, nop, nop, func(name string, n int64) {
+	err = fn.ProcessElement(ctx, 0, in, nop, nop, nop, func(name string, n int64) {
 		if name == output.StatDocuments {
 			docs = n
 		}
@@ -177,7 +178,7 @@ func TestSpoolDropped(t *testing.T) {
 	if err != nil || docs != 2 {
 		t.Fatalf("first pass without a usable spool: %v, %d documents, want 2", err, docs)
 	}
-	for _, d := range collectDocs(t, cfg.docs(ctx, 0, in, cfg.recordOptions())) {
+	for _, d := range collectDocs(t, cfg.docs(ctx, 0, in, cfg.recordOptions(), nil)) {
 		if d.Normalized {
 			t.Errorf("document read from a spool copy that cannot exist: %+v", d)
 		}
@@ -207,6 +208,23 @@ func TestSpoolDropped(t *testing.T) {
 	}
 	if _, err := os.Stat(tmp); err == nil {
 		t.Error("a dropped copy was left behind")
+	}
+
+	// A rename that fails (the final name is a directory): dropped too.
+	if err := os.MkdirAll(filepath.Join(final, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if s = newSpoolFile(ctx, final, in); s == nil {
+		t.Fatal("no spool copy")
+	}
+	s.Write([]byte("some bytes"))
+	tmpName := s.File.Name()
+	s.commit(ctx)
+	if _, err := os.Stat(tmpName); err == nil {
+		t.Error("a copy that could not be renamed was left behind")
+	}
+	if err := os.RemoveAll(final); err != nil {
+		t.Fatal(err)
 	}
 
 	// The normalized copy goes through the same spoolFile: more than its

@@ -289,7 +289,7 @@ func stageIndex(t *testing.T, cfg Config, paths []string, removes ...stageChunk)
 	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
 	files := stageFiles(t, s, paths, cfg.Branches)
-	keys, _, _ := Read(s, cfg, files)
+	keys, _, _, _ := Read(s, cfg, files)
 	_, skips, _ := ExactDuplicates(s, cfg, keys)
 	_, signStats := Signatures(s, cfg, files, skips)
 	// The index shards copy the pre-shards of the signature pass: wait

@@ -1,10 +1,12 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -16,25 +18,42 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeSummaryFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, error](&writeSummaryFn{})
 	register.Function2x2(toOneKey)
 	register.Function2x2(encodeStat)
 }
 
-// Summary sums every stage's stats and writes summary.json.
+// Summary sums every stage's stats and writes summary.json, with the input
+// files as the first pass read them (files.Seen).
 //
 // In: stats (name, n) of every stage.
-func Summary(s beam.Scope, cfg Config, sts ...beam.PCollection) {
+func Summary(s beam.Scope, cfg Config, files Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
-	beam.ParDo0(s, &writeSummaryFn{Cfg: cfg}, sumStats(s, sts...))
+	beam.ParDo0(s, &writeSummaryFn{Cfg: cfg}, sumStats(s, files, sts...))
 }
 
-// sumStats sums the stats sts by name and gathers the sums under one key.
+// sumStats sums the stats sts by name and gathers the sums under one key,
+// with files.Seen.
 //
-// Out: (0, stat records, see encodeStat).
-func sumStats(s beam.Scope, sts ...beam.PCollection) beam.PCollection {
+// Out: (0, stat records (see encodeStat), output.InputFile JSON).
+func sumStats(s beam.Scope, files Files, sts ...beam.PCollection) beam.PCollection {
 	sums := stats.SumPerKey(s, beam.Flatten(s, sts...))
-	return beam.GroupByKey(s, beam.ParDo(s, encodeStat, sums))
+	return beam.CoGroupByKey(s, beam.ParDo(s, encodeStat, sums), beam.ParDo(s, toOneKey, files.seen(s)))
+}
+
+// readInputs decodes the output.InputFile JSON of inputs, in index order.
+func readInputs(inputs func(*[]byte) bool) ([]output.InputFile, error) {
+	var all []output.InputFile
+	var b []byte
+	for inputs(&b) {
+		var in output.InputFile
+		if err := json.Unmarshal(b, &in); err != nil {
+			return nil, fmt.Errorf("summary: input file: %w", err)
+		}
+		all = append(all, in)
+	}
+	slices.SortFunc(all, func(a, b output.InputFile) int { return cmp.Compare(a.Index, b.Index) })
+	return all, nil
 }
 
 // readStats sums the stat records of chunks by name.
@@ -53,19 +72,23 @@ func readStats(chunks func(*[]byte) bool) (map[string]int64, error) {
 
 // writeSummaryFn writes summary.json from the summed stats.
 //
-// In: (key, stat records: see encodeStat). Out: summary.json in the output
-// directory.
+// In: (key, stat records: see encodeStat, input files: see readInputs).
+// Out: summary.json in the output directory.
 type writeSummaryFn struct {
 	Cfg Config
 }
 
-func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool) error {
+func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inputs func(*[]byte) bool) error {
 	defer busy(ctx, "Summary", time.Now())
 	counts, err := readStats(chunks)
 	if err != nil {
 		return err
 	}
-	if err := writeJSON(ctx, fn.Cfg.Output, output.SummaryName, output.NewSummary(counts)); err != nil {
+	sum := output.NewSummary(counts)
+	if sum.Inputs, err = readInputs(inputs); err != nil {
+		return err
+	}
+	if err := writeJSON(ctx, fn.Cfg.Output, output.SummaryName, sum); err != nil {
 		return err
 	}
 	// Every stage that reads the info shards has sent its stats here.

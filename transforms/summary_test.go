@@ -30,7 +30,7 @@ func TestSummaryStage(t *testing.T) {
 				}
 			}
 			p, s := beam.NewPipelineWithRoot()
-			Summary(s, cfg,
+			Summary(s, cfg, Files{},
 				stageStatCol(s, stageStat{output.StatInput, 4}, stageStat{output.StatRejected, 1}, stageStat{output.StatInput, 3}),
 				stageStatCol(s, stageStat{output.StatKept, 4}, stageStat{output.StatRemoved, tc.removed},
 					stageStat{output.StatByEstimate, 2}, stageStat{output.StatByExact, 1}),

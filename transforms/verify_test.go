@@ -40,7 +40,7 @@ func TestVerifyStage(t *testing.T) {
 
 			p, s := beam.NewPipelineWithRoot()
 			files := stageFiles(t, s, paths, cfg.Branches)
-			keys, _, _ := Read(s, cfg, files)
+			keys, _, _, _ := Read(s, cfg, files)
 			_, skips, _ := ExactDuplicates(s, cfg, keys)
 			_, signStats := Signatures(s, cfg, files, skips)
 			// The pairs wait for the signature pass, which writes the info

@@ -2,11 +2,14 @@ package transforms
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
@@ -78,6 +81,44 @@ func (t *infoTable) find(d wire.Doc) *wire.Info {
 		return nil
 	}
 	return &t.infos[i]
+}
+
+// writeInfoShard writes the infos of input file index file (path) in shard
+// to the file's info shard in dir (Config.Work). Unlike a spool copy, the
+// job cannot go on without it: a shard that cannot be written is an error
+// that names the directory and about the space the shard needs.
+func writeInfoShard(ctx context.Context, dir string, file int, path string, shard *recordShard) error {
+	err := shard.write(ctx, dir, infoShardName(file), path)
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // its path is the shard's temporary name
+	}
+	hint := ""
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		hint = "; set TMPDIR to a larger disk"
+	}
+	return fmt.Errorf("writing info shard %s in %s: %w (needs about %s%s)", infoShardName(file), dir, err, aboutBytes(shard.size()), hint)
+}
+
+// size estimates the bytes of the shard of the records (a little more).
+func (s *recordShard) size() int64 {
+	var n int64
+	for i := range s.recs {
+		r := &s.recs[i]
+		n += 40 + int64(len(r.ID)+len(r.Sketch)+8*len(r.Bands))
+	}
+	return n
+}
+
+// aboutBytes formats n bytes, rounded up to a kB or MB.
+func aboutBytes(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d kB", (n+1<<10-1)>>10)
+	}
+	return fmt.Sprintf("%d MB", (n+1<<20-1)>>20)
 }
 
 // readInfoShard reads the info shard of input file index file from

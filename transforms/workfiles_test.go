@@ -3,11 +3,15 @@ package transforms
 import (
 	"context"
 	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 
 	"github.com/neardup/neardup/transforms/format/index"
@@ -119,5 +123,44 @@ func TestIsWorkFile(t *testing.T) {
 		if got := IsWorkFile(name); got != want {
 			t.Errorf("IsWorkFile(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// fullFS is a Beam filesystem ("full://") on a full disk: every write
+// fails with ENOSPC.
+type fullFS struct{}
+
+func (fullFS) Close() error                                            { return nil }
+func (fullFS) List(context.Context, string) ([]string, error)          { return nil, nil }
+func (fullFS) Size(context.Context, string) (int64, error)             { return 0, os.ErrNotExist }
+func (fullFS) OpenRead(context.Context, string) (io.ReadCloser, error) { return nil, os.ErrNotExist }
+func (fullFS) OpenWrite(_ context.Context, name string) (io.WriteCloser, error) {
+	return fullFile{name}, nil
+}
+
+type fullFile struct{ name string }
+
+func (f fullFile) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: f.name, Err: syscall.ENOSPC}
+}
+func (fullFile) Close() error { return nil }
+
+func init() {
+	filesystem.Register("full", func(context.Context) filesystem.Interface { return fullFS{} })
+}
+
+// TestInfoShardNoSpace (issue 19, D7): an info shard that does not fit in
+// the work directory fails the pass with an error that names the shard, the
+// directory, the cause and about the space the shard needs.
+func TestInfoShardNoSpace(t *testing.T) {
+	var s recordShard
+	for line := range int64(10000) {
+		rec := infoRecord(&wire.Info{Doc: wire.DocNum(0, line), ID: "document-id", Sketch: make([]uint8, 128)})
+		s.add(&rec)
+	}
+	err := writeInfoShard(context.Background(), "full://work", 3, "in.jsonl", &s)
+	want := "writing info shard info-00003.bin in full://work: no space left on device (needs about 2 MB; set TMPDIR to a larger disk)"
+	if err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("writeInfoShard = %v, want %q", err, want)
 	}
 }

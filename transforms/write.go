@@ -23,7 +23,7 @@ import (
 
 func init() {
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&writeLinesFn{})
-	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&writeDedupFn{})
+	register.DoFn7x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&writeDedupFn{})
 }
 
 // Write writes pairs, clusters, rejects and the deduplicated input, one
@@ -33,7 +33,7 @@ func init() {
 // removals (keyed by file index). Out: stats.
 func Write(s beam.Scope, cfg Config, files Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
-	dedup := files.perFile(s.Scope("dedup"), 1, &writeDedupFn{Cfg: cfg}, removes, rejects)[0]
+	dedup := files.perFile(s.Scope("dedup"), 1, &writeDedupFn{Cfg: cfg}, removes, rejects, files.seen(s))[0]
 	return beam.Flatten(s, writeLines(s, cfg, output.KindPairs, matches),
 		writeLines(s, cfg, output.KindClusters, beam.GroupByKey(s, clusters)),
 		writeLines(s, cfg, output.KindRejects, beam.GroupByKey(s, rejects)),
@@ -115,17 +115,19 @@ func appendPairLines(dst []wire.OutLine, chunk []byte) ([]wire.OutLine, error) {
 // writeDedupFn writes the deduplicated copy of one input file.
 //
 // In: (file index, its path, chunks of uvarint line numbers to remove, the
-// file's reject lines from the first pass). Out: the file's output.DedupName with
+// file's reject lines and output.InputFile from the first pass). Out: the file's output.DedupName with
 // every good record of the file that is not removed, byte for byte as read
 // (each line with a "\n"; a text file's content as it is, or nothing if it
 // is removed), and the count kept. The file is copied without parsing: the
 // first pass already said which lines are records (rejected ones are in
-// rejects-*.jsonl).
+// rejects-*.jsonl). A file read again, not from the spool, is checked
+// against the first pass's reading (see input.go) before its copy is
+// renamed into place.
 type writeDedupFn struct {
 	Cfg Config
 }
 
-func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks, rejectChunks func(*[]byte) bool, emitStat func(string, int64)) error {
+func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks, rejectChunks, seenChunks func(*[]byte) bool, emitStat func(string, int64)) error {
 	defer busy(ctx, "WriteDedup", time.Now())
 	var path string
 	if !paths(&path) {
@@ -134,6 +136,10 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 	remove, err := wire.ReadLineSet(removeChunks)
 	if err != nil {
 		return fmt.Errorf("dedup: removal list for %s: %w", path, err)
+	}
+	seen, err := readSeen(seenChunks)
+	if err != nil {
+		return fmt.Errorf("dedup: %w", err)
 	}
 	var chunk []byte
 	for rejectChunks(&chunk) {
@@ -156,7 +162,7 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 		end = nil // the record is the whole file, terminators and all
 	}
 	err = writeAtomically(ctx, fn.Cfg.Output, output.DedupName(fn.Cfg.Format, file), func(w io.Writer) error {
-		return fn.Cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
+		return fn.Cfg.reader(ctx, file, path, opt, seen)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {
 				return err

@@ -570,7 +570,12 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 			return nil, 0, fmt.Errorf("--input %q matches no file", glob)
 		}
 		for _, m := range matched {
-			if n, err := fs.Size(ctx, m); err == nil {
+			if !strings.Contains(m, "://") {
+				// Not fs.Size, which opens the file: that blocks on a FIFO.
+				if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+					total += fi.Size()
+				}
+			} else if n, err := fs.Size(ctx, m); err == nil {
 				total += n
 			}
 			files = append(files, m)

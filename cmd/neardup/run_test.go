@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -362,5 +363,42 @@ func TestRunAutoSettings(t *testing.T) {
 		if errA != nil || errB != nil || !bytes.Equal(a, b) {
 			t.Errorf("%s differs between the automatic settings and --rounds 3 --cc-rounds 3 (%v, %v)", filepath.Base(name), errA, errB)
 		}
+	}
+}
+
+// TestExpandInputsNotAFile (issue 19, D8): a named pipe and a dangling
+// symlink among the inputs are listed, for the job to reject, without
+// opening them (opening a pipe blocks); only regular files count in the
+// size.
+func TestExpandInputsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, "a.jsonl")
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.jsonl"), 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		files []string
+		size  int64
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		files, size, err := expandInputs(context.Background(), filepath.Join(dir, "*.jsonl"))
+		done <- result{files, size, err}
+	}()
+	select {
+	case r := <-done:
+		want := []string{filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "dangling.jsonl"), filepath.Join(dir, "fifo.jsonl")}
+		if r.err != nil || !slices.Equal(r.files, want) || r.size != int64(len("a.jsonl\n")) {
+			t.Errorf("expandInputs = %v, %d, %v; want %v, %d", r.files, r.size, r.err, want, len("a.jsonl\n"))
+		}
+	case <-time.After(10 * time.Second):
+		if f, err := os.OpenFile(filepath.Join(dir, "fifo.jsonl"), os.O_WRONLY, 0); err == nil {
+			f.Close() // let the blocked open go
+		}
+		t.Fatal("expandInputs hangs on a named pipe")
 	}
 }

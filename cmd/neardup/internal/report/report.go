@@ -449,6 +449,11 @@ func sampleTexts(sample []pairLine, inputs []string, idField, textField string) 
 // readTexts adds to texts the text of every wanted id in one input file that
 // is not there yet, and returns errAllFound when none is missing any more.
 func readTexts(path string, opt record.Options, want map[string]bool, texts map[string]text) error {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		// Not a regular file (the run rejected it whole: a FIFO, which
+		// opening blocks on, a dangling symlink, a directory): no texts.
+		return nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("report: reading texts: %w", err)

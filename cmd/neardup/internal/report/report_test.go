@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup/transforms/format/record"
 )
@@ -498,6 +500,39 @@ func TestWriteRejects(t *testing.T) {
 		missing := strings.Index(html, `<tr><td><code>missing_id</code></td><td class="num">1</td><td class="num">33.3%</td><td>see --id-field</td></tr>`)
 		if bad < 0 || missing < bad || !strings.Contains(html, "<title>neardup report: /final/out</title>") {
 			t.Errorf("%s: rejects by reason missing or out of order (%d, %d), or the page does not name /final/out", name, bad, missing)
+		}
+	}
+}
+
+// TestReadTextsNotAFile (issue 19, D8): inputs the run rejected whole (a
+// named pipe, which opening blocks on, a dangling symlink) give no texts
+// and no error.
+func TestReadTextsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo, dangling := filepath.Join(dir, "fifo.jsonl"), filepath.Join(dir, "dangling.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 2)
+	go func() {
+		for _, path := range []string{fifo, dangling} {
+			done <- readTexts(path, record.Options{}, map[string]bool{"x": true}, map[string]text{})
+		}
+	}()
+	for range 2 {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("readTexts: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				f.Close() // let the blocked open go
+			}
+			t.Fatal("readTexts hangs on a named pipe")
 		}
 	}
 }

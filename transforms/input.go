@@ -1,0 +1,238 @@
+package transforms
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/neardup/neardup/transforms/format/fingerprint"
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
+)
+
+// Every pass over an input file opens it here (readFileFrom). The first
+// pass takes the file's fingerprint (see package fingerprint) while it
+// reads it, and emits it in the file's output.InputFile (Files.Seen); a
+// later pass that reads the file itself, rather than its spool copy, gets
+// that InputFile with the file and checks the file against it, so that a
+// file changed between passes fails the job instead of giving outputs of
+// two different files.
+
+// fileRead says which file readFileFrom reads and how.
+type fileRead struct {
+	open string // the path to open: the input file or its spool copy
+	name string // the input file's path, which names its records and rejects
+	opt  record.Options
+	tee  io.Writer // if not nil, gets the decompressed bytes
+	// seen, if not nil, is the first pass's reading of the input, which
+	// open is then (not a spool copy): see readFileFrom.
+	seen *seenFile
+}
+
+// seenFile is what the first pass read of an input file.
+type seenFile struct {
+	unread bool // it rejected the whole file without reading it
+	fp     fingerprint.Fingerprint
+}
+
+// readSeen returns the first pass's reading of a file from its InputFile
+// (JSON) in chunks, or nil if there is none.
+func readSeen(chunks func(*[]byte) bool) (*seenFile, error) {
+	var b []byte
+	if !chunks(&b) {
+		return nil, nil
+	}
+	_, seen, err := parseSeen(b)
+	return seen, err
+}
+
+// parseSeen returns the index of a file and the first pass's reading of it
+// from its InputFile (JSON).
+func parseSeen(b []byte) (int, *seenFile, error) {
+	var in output.InputFile
+	if err := json.Unmarshal(b, &in); err != nil {
+		return 0, nil, fmt.Errorf("the first pass's account of an input: %w", err)
+	}
+	if in.Fingerprint == "" {
+		return in.Index, &seenFile{unread: true}, nil
+	}
+	fp, err := fingerprint.Parse(in.Fingerprint)
+	if err != nil {
+		return 0, nil, fmt.Errorf("input %s: %w", in.Path, err)
+	}
+	return in.Index, &seenFile{fp: fp}, nil
+}
+
+// seenTable holds the first pass's readings of every input file, from a
+// side input of InputFile JSON (Files.Seen without its keys), read at the
+// first element a DoFn instance gets: the side input is the same for every
+// element of the job's single (global) window.
+type seenTable map[int]*seenFile
+
+// get returns the reading of file (nil if unknown), loading the table from
+// side if it is not loaded.
+func (t *seenTable) get(side func(*[]byte) bool, file int) (*seenFile, error) {
+	if *t == nil {
+		m := seenTable{}
+		var b []byte
+		for side(&b) {
+			i, seen, err := parseSeen(b)
+			if err != nil {
+				return nil, err
+			}
+			m[i] = seen
+		}
+		*t = m
+	}
+	return (*t)[file], nil
+}
+
+// readFileFrom opens rd.open (any Beam filesystem, gzip by extension) and
+// parses it as if it were the input file rd.name: records and rejects are
+// named by rd.name (for the text format, it is the document id). It
+// returns the fingerprint of the stored bytes it read, or nil if it did
+// not open the file.
+//
+// A path that is not a regular file (a directory, a FIFO, a socket, a
+// device; for a local path, also a dangling symlink or a symlink loop) or
+// that may not be opened is one whole-file reject (Line 0,
+// record.ReasonNotAFile or record.ReasonUnreadable), found without opening
+// the file where the filesystem can tell: opening a FIFO blocks. Every pass
+// over the input sees the same reject and no record of the file. Any other
+// failure to open the file is an error, which fails the bundle (a runner
+// may retry it).
+//
+// With rd.seen, a later pass reads nothing of a file the first pass did not
+// read, and fails with a *fingerprint.ChangedError when the file's size or
+// modification time (checked before reading) or the bytes it read (checked
+// once read, before the caller commits anything) are not the first pass's.
+func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, reject func(record.Reject) error) (*fingerprint.Fingerprint, error) {
+	if rd.seen != nil && rd.seen.unread {
+		return nil, nil
+	}
+	path := rd.open
+	wholeFile := func(reason, detail string) (*fingerprint.Fingerprint, error) {
+		if rd.seen != nil { // the first pass read it
+			return nil, &fingerprint.ChangedError{Name: rd.name, Now: "now " + detail, Was: "read it"}
+		}
+		return nil, reject(record.Reject{File: rd.name, Reason: reason, Detail: rd.name + ": " + detail})
+	}
+	local := !strings.Contains(path, "://")
+	if local {
+		fi, err := os.Stat(path) // follows symlinks
+		if what := notAFile(path, fi, err); what != "" {
+			return wholeFile(record.ReasonNotAFile, what)
+		}
+		if errors.Is(err, fs.ErrPermission) { // a directory on the way may not be searched
+			return wholeFile(record.ReasonUnreadable, err.Error())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", path, err)
+		}
+	}
+	fsys, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer fsys.Close()
+	fp := fingerprint.Fingerprint{Size: -1}
+	if !local {
+		// What the filesystem can say without opening the file.
+		if fp.Size, err = fsys.Size(ctx, path); err != nil {
+			fp.Size = -1
+		}
+		if lm, ok := fsys.(filesystem.LastModifiedGetter); ok {
+			fp.ModTime, _ = lm.LastModified(ctx, path)
+		}
+	}
+	rc, err := fsys.OpenRead(ctx, path)
+	if errors.Is(err, fs.ErrPermission) {
+		return wholeFile(record.ReasonUnreadable, err.Error())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	defer rc.Close()
+	// Size and modification time of the local file opened (it may have been
+	// replaced since the Stat above).
+	if st, ok := rc.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil {
+			if what := notAFile(path, fi, nil); what != "" {
+				return wholeFile(record.ReasonNotAFile, what)
+			}
+			fp.Size, fp.ModTime = fi.Size(), fi.ModTime()
+		}
+	}
+	if rd.seen != nil {
+		if err := rd.seen.fp.CheckStat(rd.name, fp.Size, fp.ModTime); err != nil {
+			return nil, err
+		}
+	}
+	fr := fingerprint.NewReader(rc)
+	r, err := record.Decompress(path, fr)
+	if err != nil {
+		return nil, err // only for a nil reader
+	}
+	if rd.tee != nil {
+		r = io.TeeReader(r, rd.tee)
+	}
+	if err := record.Read(r, rd.name, rd.opt, doc, reject); err != nil {
+		return nil, err
+	}
+	var readErr error
+	fp.Read, fp.CRC, readErr = fr.Finish()
+	if rd.seen != nil {
+		if err := rd.seen.fp.CheckRead(rd.name, fp.Read, fp.CRC); err != nil {
+			return nil, err
+		}
+	}
+	if local && readErr == nil && fp.Read != fp.Size {
+		// Written to while this pass read it.
+		return nil, &fingerprint.ChangedError{Name: rd.name, Now: fmt.Sprintf("read %d bytes", fp.Read),
+			Was: fmt.Sprintf("opened it with %d bytes", fp.Size)}
+	}
+	return &fp, nil
+}
+
+// notAFile says what the local path is when it is not a regular file (nor
+// a directory), given its os.Stat: a dangling symlink, a symlink loop, a
+// named pipe, a socket, a device; "" if it is a regular file, or if err is
+// another error.
+func notAFile(path string, fi fs.FileInfo, err error) string {
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return "symlink loop"
+	case errors.Is(err, fs.ErrNotExist):
+		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			return fmt.Sprintf("dangling symlink (to %s)", target)
+		}
+		return ""
+	case err != nil:
+		return ""
+	}
+	m := fi.Mode()
+	switch {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "is a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO), not a regular file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "a block device, not a regular file"
+	}
+	return fmt.Sprintf("not a regular file (mode %v)", m)
+}
