@@ -44,7 +44,9 @@ func runAudit(t *testing.T, cfg transforms.Config, idx string, files []string, r
 		t.Fatal(err)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	BuildAudit(s, cfg, files, AuditOptions{Index: idx, Manifest: man, ReadSources: readSources, UpdateIndex: update})
+	if err := BuildAudit(context.Background(), s, cfg, files, AuditOptions{Index: idx, Manifest: man, ReadSources: readSources, UpdateIndex: update}); err != nil {
+		t.Fatal(err)
+	}
 	if err := ptest.Run(p); err != nil {
 		t.Fatalf("audit: %v", err)
 	}
@@ -219,9 +221,9 @@ func TestAuditSample(t *testing.T) {
 	_, fullComp := scores(runPairs(t, full), truth)
 	split := append(append(runPairs(t, run0), runPairs(t, aud)...), auditPairs(t, aud)...)
 	_, splitComp := scores(split, truth)
-	t.Logf("sample: linked recall J>=0.8 full %.4f, index+audit %.4f", fullComp.AtThreshold.Recall, splitComp.AtThreshold.Recall)
-	if splitComp.AtThreshold.Recall < fullComp.AtThreshold.Recall-0.02 {
-		t.Errorf("index+audit recall %.4f, full run %.4f", splitComp.AtThreshold.Recall, fullComp.AtThreshold.Recall)
+	t.Logf("sample: linked recall J>=0.8 full %.4f, index+audit %.4f", fullComp.All.AtThreshold.RecallDirect, splitComp.All.AtThreshold.RecallDirect)
+	if splitComp.All.AtThreshold.RecallDirect < fullComp.All.AtThreshold.RecallDirect-0.02 {
+		t.Errorf("index+audit recall %.4f, full run %.4f", splitComp.All.AtThreshold.RecallDirect, fullComp.All.AtThreshold.RecallDirect)
 	}
 }
 
@@ -255,16 +257,16 @@ func TestAuditDevSplit(t *testing.T) {
 	splitPair, splitComp := scores(split, truth)
 
 	t.Logf("full run:      recall J>=0.8 pairs %.4f linked %.4f, precision %.4f (%d pairs)",
-		fullPair.AtThreshold.Recall, fullComp.AtThreshold.Recall, fullPair.Precision, len(runPairs(t, full)))
+		fullPair.All.AtThreshold.RecallDirect, fullComp.All.AtThreshold.RecallDirect, fullPair.All.LenientPrecision, len(runPairs(t, full)))
 	t.Logf("index + audit: recall J>=0.8 pairs %.4f linked %.4f, precision %.4f (%d pairs; %d new documents, %d duplicates of the index, %d of %d indexed documents joined)",
-		splitPair.AtThreshold.Recall, splitComp.AtThreshold.Recall, splitPair.Precision, len(split),
+		splitPair.All.AtThreshold.RecallDirect, splitComp.All.AtThreshold.RecallDirect, splitPair.All.LenientPrecision, len(split),
 		c[output.StatInput], c[output.StatDupOfIndex], c[output.StatIndexJoined], c[output.StatIndexDocs])
-	if splitComp.AtThreshold.Recall < fullComp.AtThreshold.Recall-0.01 {
+	if splitComp.All.AtThreshold.RecallDirect < fullComp.All.AtThreshold.RecallDirect-0.01 {
 		t.Errorf("index + audit links %.4f of the true pairs, the full run %.4f (missed: %v)",
-			splitComp.AtThreshold.Recall, fullComp.AtThreshold.Recall, splitComp.Examples["missed"])
+			splitComp.All.AtThreshold.RecallDirect, fullComp.All.AtThreshold.RecallDirect, splitComp.Examples["missed"])
 	}
-	if splitPair.Precision < fullPair.Precision-0.005 {
-		t.Errorf("index + audit precision %.4f, full run %.4f", splitPair.Precision, fullPair.Precision)
+	if splitPair.All.LenientPrecision < fullPair.All.LenientPrecision-0.005 {
+		t.Errorf("index + audit precision %.4f, full run %.4f", splitPair.All.LenientPrecision, fullPair.All.LenientPrecision)
 	}
 }
 
@@ -289,7 +291,9 @@ func TestAuditRefusesBadIndex(t *testing.T) {
 	cfg = cfg.WithIndexConfig(man.Config)
 	cfg.Output = t.TempDir()
 	p, s := beam.NewPipelineWithRoot()
-	BuildAudit(s, cfg, files[1:], AuditOptions{Index: idx, Manifest: man})
+	if err := BuildAudit(context.Background(), s, cfg, files[1:], AuditOptions{Index: idx, Manifest: man}); err != nil {
+		t.Fatal(err)
+	}
 	err = ptest.Run(p)
 	if err == nil || !strings.Contains(err.Error(), "index-00000.bin") || !strings.Contains(err.Error(), "truncated") {
 		t.Fatalf("audit of a truncated shard: %v", err)

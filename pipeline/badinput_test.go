@@ -35,7 +35,9 @@ func runInto(t *testing.T, runner string, cfg transforms.Config, files []string,
 		t.Fatal(err)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	Build(s, cfg, files)
+	if err := Build(context.Background(), s, cfg, files); err != nil {
+		t.Fatal(err)
+	}
 	if runner == "" {
 		return ptest.Run(p)
 	}

@@ -5,6 +5,9 @@
 package pipeline
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/transforms"
@@ -18,11 +21,17 @@ import (
 //	files ─ Read ─ ExactDuplicates ─┬──────────────────────────────┐
 //	   └──────────── Signatures ─ Candidates ─ Verify ─ matches ─┴─ Clusters ─ Write ─ Summary
 //	                                                                          └─ WriteIndex (with cfg.IndexOut)
-func Build(s beam.Scope, cfg transforms.Config, files []string) {
+//
+// The file list goes to a file manifest in the work directory (by default
+// inside cfg.Output), which the job reads at run time: Build writes it.
+func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error {
 	if cfg.Work == "" {
 		cfg.Work = output.JoinPath(cfg.Output, transforms.WorkDirName)
 	}
-	fileCol := transforms.NewFiles(s, files, cfg.Branches)
+	fileCol, err := newFiles(ctx, s, cfg, transforms.InputsManifest, refsOf(files), len(files))
+	if err != nil {
+		return err
+	}
 
 	keys, rejects, inputs, readStats := transforms.Read(s, cfg, fileCol)
 	fileCol.Seen = inputs // the later passes check the files against what Read read
@@ -37,6 +46,26 @@ func Build(s beam.Scope, cfg transforms.Config, files []string) {
 	if cfg.IndexOut != "" {
 		transforms.WriteIndex(s, cfg, fileCol, removes)
 	}
+	return nil
+}
+
+// refsOf numbers files in order.
+func refsOf(files []string) []transforms.FileRef {
+	refs := make([]transforms.FileRef, len(files))
+	for i, f := range files {
+		refs[i] = transforms.FileRef{Index: i, Path: f}
+	}
+	return refs
+}
+
+// newFiles writes refs as the file manifest name in cfg.Work and returns
+// its file collections, in at most n branches (and cfg.Branches).
+func newFiles(ctx context.Context, s beam.Scope, cfg transforms.Config, name string, refs []transforms.FileRef, n int) (transforms.Files, error) {
+	manifest, err := transforms.WriteFileManifest(ctx, cfg.Work, name, refs)
+	if err != nil {
+		return transforms.Files{}, fmt.Errorf("writing the input list: %w", err)
+	}
+	return transforms.NewFiles(s, manifest, max(1, min(cfg.Branches, n))), nil
 }
 
 // AuditOptions says what an audit checks the new files against.
@@ -62,43 +91,46 @@ type AuditOptions struct {
 //	                                            └─ AuditCandidates (new+indexed) ─ AuditVerify ─ split
 //	batch matches ─ Clusters ─┐
 //	index matches ────────────┴─ WriteAudit ─ dedup, AuditSummary, [UpdateIndex]
-func BuildAudit(s beam.Scope, cfg transforms.Config, files []string, opt AuditOptions) {
+func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string, opt AuditOptions) error {
 	cfg.IndexOut = opt.UpdateIndex // the signature pass writes pre-shards there
+	if cfg.Work == "" {
+		cfg.Work = output.JoinPath(cfg.Output, transforms.WorkDirName)
+	}
 	shards := opt.Manifest.Shards
-	newFiles := transforms.NewFiles(s, files, cfg.Branches)
+	newFiles, err := newFiles(ctx, s, cfg, transforms.InputsManifest, refsOf(files), len(files))
+	if err != nil {
+		return err
+	}
 
 	keys, rejects, inputs, readStats := transforms.Read(s, cfg, newFiles)
 	newFiles.Seen = inputs // the later passes check the files against what Read read
 	batchExact, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
 	entries, infos, signStats := transforms.AuditSignatures(s, cfg, newFiles, skips)
-	idxKeys, idxEntries, idxInfos, scanStats := transforms.IndexScan(s, cfg, opt.Index, shards, keys, entries)
+	idxKeys, idxEntries, idxInfos, scanStats := transforms.IndexScan(s, cfg, opt.Index, keys, entries)
 	idxExact, auditExactStats := transforms.AuditExact(s, cfg, keys, idxKeys)
 	pairs, candStats := transforms.AuditCandidates(s, cfg, entries, idxEntries)
 
-	var checkPaths map[int]string // nil: (new, indexed) pairs decided by the estimate
+	checkManifest := "" // (new, indexed) pairs decided by the estimate
 	if opt.ReadSources {
-		checkPaths = map[int]string{}
-		for i, f := range files {
-			checkPaths[i] = f
-		}
+		refs := refsOf(files)
 		for k, sh := range shards {
-			checkPaths[transforms.IndexFileBase+k] = sh.Source
+			refs = append(refs, transforms.FileRef{Index: transforms.IndexFileBase + k, Path: sh.Source})
+		}
+		if checkManifest, err = transforms.WriteFileManifest(ctx, cfg.Work, transforms.CheckManifest, refs); err != nil {
+			return fmt.Errorf("writing the list of files to check: %w", err)
 		}
 	}
-	batchMatches, idxMatches, verifyStats := transforms.AuditVerify(s, cfg, newFiles, checkPaths, beam.Flatten(s, infos, idxInfos), pairs)
+	batchMatches, idxMatches, verifyStats := transforms.AuditVerify(s, cfg, newFiles, checkManifest, beam.Flatten(s, infos, idxInfos), pairs)
 	batchMatches = beam.GroupByKey(s, beam.Flatten(s, batchExact, batchMatches)) // by file index, for Clusters and the pairs shards
 	idxMatches = beam.Flatten(s, idxExact, idxMatches)
 
 	clusters, removes, clusterStats := transforms.Clusters(s, cfg, batchMatches)
 	clusterStats = transforms.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
 
-	sources := make([]string, len(shards))
-	for i, sh := range shards {
-		sources[i] = sh.Source
-	}
-	allRemoves, writeStats := transforms.WriteAudit(s, cfg, sources, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
+	allRemoves, writeStats := transforms.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
 	transforms.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
 	if opt.UpdateIndex != "" {
-		transforms.UpdateIndex(s, cfg, opt.Index, shards, newFiles, allRemoves)
+		transforms.UpdateIndex(s, cfg, opt.Index, len(shards), newFiles, allRemoves)
 	}
+	return nil
 }

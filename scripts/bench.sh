@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
-# Throughput and memory of `neardup run` on the SCALE corpus, at 1/4, 1/2 and
-# full size, plus the same signature and blocking work in one Go process
-# without Beam (scripts/baseline) for comparison.
+# Throughput and memory of `neardup run` as the input grows: the SCALE corpus
+# tiled K times (../shared/corpus/scale/tile.py: K disjoint ciphered copies,
+# so documents and true pairs grow exactly K-fold), plus the signature and
+# blocking work in one Go process without Beam (scripts/baseline) on x1.
 #
-#   scripts/bench.sh                 # uses or builds $SCALE_DIR (default /tmp/corpus-scale)
-#   SIZES="full" scripts/bench.sh    # only the full corpus
-#   RUNNER=direct scripts/bench.sh   # another runner (default prism)
-#   REPEAT=3 scripts/bench.sh        # each size and the baseline 3 times; the
-#                                    # ratios use the medians
+#   scripts/bench.sh                  # COPIES="1 2 4 10"
+#   COPIES="1 2" scripts/bench.sh     # only x1 and x2
+#   RUNNER=direct scripts/bench.sh    # another runner (default prism)
+#   REPEAT=3 scripts/bench.sh         # each size and the baseline 3 times, taking
+#                                     # turns; the ratios use the medians
 #
-# The corpus is built by ../shared/corpus/scale/build_scale.sh (about 7 minutes
-# on 2 cores; TARGET_DOCS / TARGET_BYTES make a smaller one). Each size is a
-# prefix of the shards in name order: 1/4 and 1/2 take the first quarter and
-# half of them (rounded up).
+# SCALE is built by ../shared/corpus/scale/build_scale.sh into $SCALE_DIR
+# (default /tmp/corpus-scale, 20-40 minutes), the tiles by tile.py into
+# $TILE_DIR (default /tmp/corpus-tiled; about 5 minutes and 4 GB for 10
+# copies). Copy 0 is SCALE itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE_DIR="${SCALE_DIR:-/tmp/corpus-scale}"
-SIZES="${SIZES:-quarter half full}"
+TILE_DIR="${TILE_DIR:-/tmp/corpus-tiled}"
+COPIES="${COPIES:-1 2 4 10}"
 RUNNER="${RUNNER:-prism}"
 REPEAT="${REPEAT:-1}"
 OUT="${BENCH_OUT:-/tmp/neardup-bench}"
@@ -27,8 +29,22 @@ if ! ls "$SCALE_DIR"/scale-*.jsonl.gz >/dev/null 2>&1; then
   echo "building the scale corpus in $SCALE_DIR" >&2
   ../shared/corpus/scale/build_scale.sh "$SCALE_DIR" >&2
 fi
-mapfile -t shards < <(ls "$SCALE_DIR"/scale-*.jsonl.gz | sort)
-n=${#shards[@]}
+maxk=$(printf '%s\n' $COPIES | sort -n | tail -1)
+last=$(printf 'tile-%02d-' $((maxk - 1)))
+if [ "$maxk" -gt 1 ] && ! ls "$TILE_DIR"/"$last"*.jsonl.gz >/dev/null 2>&1; then
+  echo "tiling SCALE $maxk times into $TILE_DIR" >&2
+  python3 ../shared/corpus/scale/tile.py --copies "$maxk" --out "$TILE_DIR" "$SCALE_DIR"/scale-*.jsonl.gz >&2
+fi
+mapfile -t scale < <(ls "$SCALE_DIR"/scale-*.jsonl.gz | sort)
+
+# shards K: the input files of K copies, comma-separated.
+shards() {
+  local k=$1 c list=("${scale[@]}")
+  for ((c = 1; c < k; c++)); do
+    list+=($(ls "$TILE_DIR"/"$(printf 'tile-%02d-' "$c")"*.jsonl.gz | sort))
+  done
+  (IFS=,; echo "${list[*]}")
+}
 
 go build -o "$BIN/neardup" ./cmd/neardup
 go build -o "$BIN/baseline" ./scripts/baseline
@@ -42,19 +58,12 @@ summary() { grep -o "\"$1\": [0-9.]*" "$2" | head -1 | awk '{print $2}'; }
 # count).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# run_size SIZE: one run of neardup at SIZE; prints its row and appends its
-# wall time and peak RSS to the lists of SIZE.
+# run_size K: one run of neardup on K copies; prints its row and appends its
+# wall time and peak RSS to the lists of xK.
 declare -A runwalls runrsss
 run_size() {
-  local size=$1 k
-  case $size in
-    quarter) k=$(( (n + 3) / 4 )) ;;
-    half) k=$(( (n + 1) / 2 )) ;;
-    full) k=$n ;;
-    *) echo "unknown size $size" >&2; exit 2 ;;
-  esac
-  local inputs dir wall rss docs bytes
-  inputs=$(IFS=,; echo "${shards[*]:0:$k}")
+  local k=$1 size="x$1" inputs dir wall rss docs bytes
+  inputs=$(shards "$k")
   dir="$OUT/run-$size"
   rm -rf "$dir"
   $TIME -v "$BIN/neardup" run --input "$inputs" --output "$dir" --runner="$RUNNER" \
@@ -64,33 +73,34 @@ run_size() {
   runwalls[$size]+=" $wall" runrsss[$size]+=" $rss"
   docs=$(summary input_records "$dir/summary.json")
   bytes=$(summary input_bytes "$dir/summary.json")
-  awk -v size="$size" -v k="$k" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
+  awk -v size="$size" -v k="$(tr , '\n' <<<"$inputs" | wc -l)" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
     -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" \
     'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm }'
-  sed -n 's/^  busy seconds per stage:/           busy s:/p' "$OUT/$size.stdout"
+  sed -n 's/^  stage spans (s since start):/           spans:/p' "$OUT/$size.stdout"
 }
 
-# run_baseline: one run of the baseline on the full corpus.
+# run_baseline: one run of the baseline on x1.
 run_baseline() {
   local inputs w r
-  inputs=$(IFS=,; echo "${shards[*]}")
+  inputs=$(shards 1)
   $TIME -o "$OUT/baseline.time" -f "%e %M" "$BIN/baseline" "$inputs"
   read -r w r <"$OUT/baseline.time"
   runwalls[baseline]+=" $w" runrsss[baseline]+=" $r"
   awk -v w="$w" -v r="$r" 'BEGIN { printf "baseline: %.2f s wall, %.2f GiB peak\n", w, r/1048576 }'
 }
 
-# With REPEAT > 1 the sizes and the baseline take turns (quarter, half,
-# full, baseline, quarter, ...), so that a slow spell of the machine falls on
-# all of them alike.
+# With REPEAT > 1 the sizes and the baseline take turns (x1, x2, ...,
+# baseline, x1, ...), so that a slow spell of the machine falls on all of
+# them alike.
 printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed
 for ((run = 1; run <= REPEAT; run++)); do
-  for size in $SIZES; do
-    run_size "$size"
+  for k in $COPIES; do
+    run_size "$k"
   done
-  echo "same signature + blocking work in one Go process without Beam (full corpus):"
+  echo "same signature + blocking work in one Go process without Beam (x1):"
   run_baseline
 done
+SIZES=$(printf 'x%s ' $COPIES)
 
 declare -A walls rsss
 echo
@@ -104,18 +114,22 @@ for size in $SIZES baseline; do
 done
 bwall=${walls[baseline]}
 
-# The issue's ratios: each doubling of the input (time, peak RSS), and the
-# job against the baseline at full size (medians when REPEAT > 1).
+# The ratios: time and peak RSS from each size to the next, and to x10
+# from x1; the job against the baseline at x1 (medians when REPEAT > 1).
 echo
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b/a }'; }
-for pair in quarter:half half:full; do
-  from=${pair%:*} to=${pair#*:}
-  if [ -n "${walls[$from]:-}" ] && [ -n "${walls[$to]:-}" ]; then
-    echo "$from -> $to: time $(ratio "${walls[$from]}" "${walls[$to]}"), peak RSS $(ratio "${rsss[$from]}" "${rsss[$to]}")"
+prev=
+for size in $SIZES; do
+  if [ -n "$prev" ]; then
+    echo "$prev -> $size: time $(ratio "${walls[$prev]}" "${walls[$size]}"), peak RSS $(ratio "${rsss[$prev]}" "${rsss[$size]}")"
   fi
+  prev=$size
 done
-if [ -n "${walls[full]:-}" ]; then
-  echo "full job / baseline: time $(ratio "$bwall" "${walls[full]}")"
+if [ -n "${walls[x1]:-}" ] && [ -n "${walls[x10]:-}" ]; then
+  echo "x1 -> x10: time $(ratio "${walls[x1]}" "${walls[x10]}"), peak RSS $(ratio "${rsss[x1]}" "${rsss[x10]}")"
+fi
+if [ -n "${walls[x1]:-}" ]; then
+  echo "x1 job / baseline: time $(ratio "$bwall" "${walls[x1]}")"
 fi
 echo
 echo "summaries of the last run of each size: $OUT/run-*/summary.json"

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Quality on the whole dev corpus: runs neardup with the default method, with
 # MinHash alone and with SimHash alone at several Hamming bounds, and prints
-# `neardup eval` for each (recall per Jaccard band, by language and by
-# synthetic edit type, precision, F1, cluster-level errors).
+# `neardup eval` for each: recall per Jaccard band, found directly and linked
+# through clusters, at J >= 0.8 and at J >= 0.85 (the headline band), strict
+# (J >= 0.8) and lenient (J >= 0.7) precision, F1 from the strict one, per
+# language (cross-language pairs apart) and per synthetic edit type, and
+# cluster-level errors. See `neardup help eval` for the definitions.
 #
 #   scripts/quality.sh            # corpus at ../shared/corpus (or $NEARDUP_CORPUS)
 set -euo pipefail

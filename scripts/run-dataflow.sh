@@ -18,13 +18,16 @@
 # passes it as --worker_binary, so the workers run exactly this code (gse's
 # dictionary is compiled in; workers need no other files). Without
 # --worker_binary the SDK cross-compiles the main package itself.
+# Dataflow runs it in the Beam Go SDK container on its own VMs: inputs,
+# outputs and the work directory must be gs:// paths (--environment_type
+# EXTERNAL/PROCESS are for Flink and Prism; see docs/CLUSTER.md).
 # Metrics: the Dataflow console's job page lists the neardup counters
 # (busy_ms.<stage>) under "Custom counters"; or
 #   gcloud dataflow metrics list JOB_ID --region=$REGION --source=user
 # summary.json in the output directory has the counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 2 ] || { sed -n '2,26p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,27p' "$0"; exit 2; }
 : "${PROJECT:?set PROJECT}" "${BUCKET:?set BUCKET (gs://...)}"
 input=$1 output=$2; shift 2
 worker=$(mktemp -d)/neardup-linux-amd64

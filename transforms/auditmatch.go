@@ -45,26 +45,27 @@ func AuditCandidates(s beam.Scope, cfg Config, entries, idxEntries beam.PCollect
 
 // AuditVerify is Verify for an audit, with the infos shuffled. Pairs are
 // (new, new) or (new, indexed); the ones the estimate cannot decide are
-// checked exactly from the documents' files (checkPaths: the new files
-// and, to read indexed documents, their sources), or, with checkPaths nil,
+// checked exactly from the documents' files (checkManifest: a file manifest
+// of the new files and, to read indexed documents, their sources), or, with
+// checkManifest "",
 // (new, indexed) ones by the estimate against the threshold.
 //
 // In: infos (partition of the document, chunk), candidate pairs (partition
 // of the first document, chunk). Out: matches within the batch and (new,
 // indexed) matches, both keyed by the new document's file, and stats.
-func AuditVerify(s beam.Scope, cfg Config, newFiles Files, checkPaths map[int]string, infos, pairs beam.PCollection) (batch, idx, st beam.PCollection) {
+func AuditVerify(s beam.Scope, cfg Config, newFiles Files, checkManifest string, infos, pairs beam.PCollection) (batch, idx, st beam.PCollection) {
 	s = s.Scope("Verify")
 	halves, st1 := beam.ParDo2(s, &halfJoinFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, pairs))
 	accepted, unsure, st2 := beam.ParDo3(s, &verifyFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, halves))
-	paths := newFiles.Paths
-	if checkPaths != nil {
-		paths = checkPaths
+	manifest := newFiles.Manifest
+	if checkManifest != "" {
+		manifest = checkManifest
 	} else {
 		var byEstimate beam.PCollection
 		unsure, byEstimate = beam.ParDo2(s, &splitMatchesFn{Cfg: cfg, Decide: true}, unsure)
 		accepted = beam.Flatten(s, accepted, byEstimate)
 	}
-	exact, st3 := ExactChecks(s, cfg, paths, unsure, st2)
+	exact, st3 := ExactChecks(s, cfg, manifest, unsure, st2)
 	batch, idx = beam.ParDo2(s, &splitMatchesFn{Cfg: cfg}, beam.Flatten(s, accepted, exact))
 	return batch, idx, beam.Flatten(s, st1, st2, st3)
 }

@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"time"
@@ -31,22 +30,14 @@ func init() {
 // exact-key records (partition of the key, chunk), indexed block entries
 // (partition of the key, chunk), indexed infos (partition of the document,
 // chunk), stats.
-func IndexScan(s beam.Scope, cfg Config, dir string, shards []index.Shard, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
+func IndexScan(s beam.Scope, cfg Config, dir string, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
 	s = s.Scope("IndexScan")
 	keySet := beam.Flatten(s,
 		beam.ParDo(s, &exactKeysFn{}, keys),
 		beam.ParDo(s, &blockKeysFn{Cfg: cfg}, entries))
-	refs := make([]FileRef, len(shards))
-	for i, sh := range shards {
-		refs[i] = FileRef{Index: i, Path: sh.Name}
-	}
-	scan := &indexScanFn{Cfg: cfg, Dir: dir, Shards: shards}
-	if len(refs) == 0 {
-		empty := beam.ParDo(s, fileKV, beam.CreateList(s, []FileRef{}))
-		return beam.ParDo4(s, scan, empty, beam.SideInput{Input: keySet})
-	}
+	scan := &indexScanFn{Cfg: cfg, Dir: dir}
 	var outs [4][]beam.PCollection
-	for _, b := range NewFileRefs(s, refs, cfg.Branches).Branches {
+	for _, b := range indexShards(s, dir, cfg.Branches) {
 		for i, o := range beam.ParDoN(s, scan, b, beam.SideInput{Input: keySet}) {
 			outs[i] = append(outs[i], o)
 		}
@@ -69,16 +60,22 @@ func IndexScan(s beam.Scope, cfg Config, dir string, shards []index.Shard, keys,
 // batch has (partitioned as signFn's), the infos of the indexed documents
 // with any such entry (keyed by partition of the document), and stats.
 type indexScanFn struct {
-	Cfg    Config
-	Dir    string
-	Shards []index.Shard
+	Cfg Config
+	Dir string
+
+	shards []index.Shard // of the manifest in Dir
 
 	exact, block map[uint64]struct{}
 	sim          map[uint64][]uint64 // table key -> fingerprints of new documents
 	tables       *blocking.Tables
 }
 
-func (fn *indexScanFn) Setup() (err error) {
+func (fn *indexScanFn) Setup(ctx context.Context) error {
+	m, err := ReadManifest(ctx, fn.Dir)
+	if err != nil {
+		return err
+	}
+	fn.shards = m.Shards
 	fn.tables, err = fn.Cfg.simTables()
 	return err
 }
@@ -90,28 +87,15 @@ func (fn *indexScanFn) keySets(keys func(*[]byte) bool) error {
 	fn.exact, fn.block, fn.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
 	var chunk []byte
 	for keys(&chunk) {
-		if len(chunk) == 0 || (len(chunk)-1)%8 != 0 {
-			return fmt.Errorf("index scan: key set: %w", wire.ErrCorrupt)
-		}
-		switch chunk[0] {
-		case tagExact, tagBlock:
-			set := fn.block
-			if chunk[0] == tagExact {
-				set = fn.exact
+		_, err := wire.DecodeKeySet(chunk, func(tag byte, k uint64) {
+			if tag == wire.KeySetExact {
+				fn.exact[k] = struct{}{}
+			} else {
+				fn.block[k] = struct{}{}
 			}
-			for c := chunk[1:]; len(c) > 0; c = c[8:] {
-				set[binary.LittleEndian.Uint64(c)] = struct{}{}
-			}
-		case tagSim:
-			if (len(chunk)-1)%16 != 0 {
-				return fmt.Errorf("index scan: key set: %w", wire.ErrCorrupt)
-			}
-			for c := chunk[1:]; len(c) > 0; c = c[16:] {
-				k := binary.LittleEndian.Uint64(c)
-				fn.sim[k] = append(fn.sim[k], binary.LittleEndian.Uint64(c[8:]))
-			}
-		default:
-			return fmt.Errorf("index scan: key set: %w: tag %q", wire.ErrCorrupt, chunk[0])
+		}, func(k, fp uint64) { fn.sim[k] = append(fn.sim[k], fp) })
+		if err != nil {
+			return fmt.Errorf("index scan: %w", err)
 		}
 	}
 	return nil
@@ -123,7 +107,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 	if err := fn.keySets(keys); err != nil {
 		return err
 	}
-	if n < 0 || n >= len(fn.Shards) || fn.Shards[n].Name != name {
+	if n < 0 || n >= len(fn.shards) || fn.shards[n].Name != name {
 		return fmt.Errorf("index scan: shard %d (%s) is not in the manifest", n, name)
 	}
 	path := output.JoinPath(fn.Dir, name)
@@ -175,7 +159,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 	if err != nil {
 		return err
 	}
-	if err := rd.Check(fn.Shards[n]); err != nil {
+	if err := rd.Check(fn.shards[n]); err != nil {
 		return err
 	}
 	exacts.Flush(emitExact)
@@ -220,20 +204,19 @@ func (fn *blockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte))
 	var out []byte
 	var err error
 	if part < fn.Cfg.Partitions {
-		out = []byte{tagBlock}
+		out = wire.NewKeySet(wire.KeySetBlock)
 		var es []wire.Entry
 		if es, err = wire.AppendEntries(es, chunk); err == nil {
 			for _, e := range es {
-				out = binary.LittleEndian.AppendUint64(out, e.Key&keyMask)
+				out = wire.AppendKey(out, e.Key&keyMask)
 			}
 		}
 	} else {
-		out = []byte{tagSim}
+		out = wire.NewKeySet(wire.KeySetSim)
 		var es []wire.SimEntry
 		if es, err = simEntries(es, chunk, fn.tables); err == nil {
 			for _, e := range es {
-				out = binary.LittleEndian.AppendUint64(out, e.Key&keyMask)
-				out = binary.LittleEndian.AppendUint64(out, e.FP)
+				out = wire.AppendSimKey(out, e.Key&keyMask, e.FP)
 			}
 		}
 	}
@@ -250,24 +233,17 @@ func (fn *blockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte))
 type exactKeysFn struct{}
 
 func (fn *exactKeysFn) ProcessElement(_ int, chunk []byte, emit func([]byte)) error {
-	out := []byte{tagExact}
+	out := wire.NewKeySet(wire.KeySetExact)
 	var in wire.Info
 	for c := chunk; len(c) > 0; {
 		var err error
 		if c, err = wire.DecodeInfo(c, &in); err != nil {
 			return fmt.Errorf("key set: %w", err)
 		}
-		out = binary.LittleEndian.AppendUint64(out, in.Exact)
+		out = wire.AppendKey(out, in.Exact)
 	}
 	emit(out)
 	return nil
 }
-
-// Key set chunks: a tag byte, then 8-byte little-endian keys.
-const (
-	tagExact = 'E'
-	tagBlock = 'B'
-	tagSim   = 'S' // (key, fingerprint) pairs
-)
 
 const keyMask = 1<<wire.KeyBits - 1

@@ -25,15 +25,15 @@ func init() {
 // WriteAudit writes the audit lines of the new documents with an indexed
 // match, and then the outputs of a run (Write) for the new files, whose
 // deduplicated copies leave out both the duplicates of the index and those
-// the clusters within the batch remove. sources are the source files of
-// the index shards.
+// the clusters within the batch remove. indexDir is the index directory, whose
+// manifest names the source file of each shard.
 //
 // In: files, batch matches grouped by file, (new, indexed) matches, cluster
 // lines, rejects, documents removed within the batch (keyed by file index).
 // Out: every document removed (line lists keyed by file index), stats.
-func WriteAudit(s beam.Scope, cfg Config, sources []string, files Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {
+func WriteAudit(s beam.Scope, cfg Config, indexDir string, files Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {
 	s = s.Scope("Write")
-	allRemoves, st = beam.ParDo2(s, &writeAuditFn{Cfg: cfg, Sources: sources}, beam.CoGroupByKey(s, idxMatches, removes))
+	allRemoves, st = beam.ParDo2(s, &writeAuditFn{Cfg: cfg, Index: indexDir}, beam.CoGroupByKey(s, idxMatches, removes))
 	return allRemoves, beam.Flatten(s, st, Write(s, cfg, files, batchMatches, clusters, rejects, allRemoves))
 }
 
@@ -59,8 +59,21 @@ func RenameStat(s beam.Scope, st beam.PCollection, from, to string) beam.PCollec
 // order; the union of both removal lists (uvarint lines keyed by file) for
 // the deduplicated copy; and the counts.
 type writeAuditFn struct {
-	Cfg     Config
-	Sources []string // source file of each index shard
+	Cfg   Config
+	Index string // the index directory
+
+	sources []string // source file of each index shard, from its manifest
+}
+
+func (fn *writeAuditFn) Setup(ctx context.Context) error {
+	m, err := ReadManifest(ctx, fn.Index)
+	if err != nil {
+		return err
+	}
+	for _, sh := range m.Shards {
+		fn.sources = append(fn.sources, sh.Source)
+	}
+	return nil
 }
 
 func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunks, removeChunks func(*[]byte) bool, emitRemove func(int, []byte), emitStat func(string, int64)) error {
@@ -113,8 +126,8 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunk
 				for _, m := range ms {
 					k := wire.File(m.B) - IndexFileBase
 					src := ""
-					if k >= 0 && k < len(fn.Sources) {
-						src = fn.Sources[k]
+					if k >= 0 && k < len(fn.sources) {
+						src = fn.sources[k]
 					}
 					j, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m.Jaccard), 'f', 4, 32), 64)
 					line.Matches = append(line.Matches, output.AuditMatch{ID: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String(), Source: src})
@@ -190,7 +203,11 @@ func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int, chunks
 	if sum.Inputs, err = readInputs(inputs); err != nil {
 		return err
 	}
-	return writeJSON(ctx, fn.Cfg.Output, output.AuditSummaryName, sum)
+	if err := writeJSON(ctx, fn.Cfg.Output, output.AuditSummaryName, sum); err != nil {
+		return err
+	}
+	// Every stage that reads the file manifests has sent its stats here.
+	return removeInfoShards(ctx, fn.Cfg)
 }
 
 // renameStatFn renames stat From to To.

@@ -140,7 +140,8 @@ func AutoCCRounds(local bool) int {
 // met so far to settle as stars (see README, Clusters).
 const ClusterCCRounds = 3
 
-// Validate reports the first setting that cannot work.
+// Validate reports the first setting that cannot work. The comparisons are
+// written so that NaN fails them.
 func (c Config) Validate() error {
 	if _, err := record.ParseFormat(c.Format); err != nil {
 		return err
@@ -155,13 +156,17 @@ func (c Config) Validate() error {
 		return err
 	}
 	switch {
-	case c.Threshold <= 0 || c.Threshold > 1:
+	case !(c.Threshold > 0 && c.Threshold <= 1):
 		return fmt.Errorf("threshold %v out of (0, 1]", c.Threshold)
-	case c.Confidence < 0.5 || c.Confidence >= 1:
+	case !(c.Confidence >= 0.5 && c.Confidence < 1):
 		return fmt.Errorf("confidence %v out of [0.5, 1)", c.Confidence)
 	case c.Hamming < 0 || c.Hamming > 32:
 		return fmt.Errorf("hamming %d out of [0, 32]", c.Hamming)
-	case c.Bands < 1 || c.Rows < 1 || c.Bands*c.Rows > c.Perms:
+	case c.Perms < 1 || c.Perms > 1<<16:
+		return fmt.Errorf("perms %d out of [1, 65536]", c.Perms)
+	case c.MaxDocBytes < 0 || c.MaxTokens < 0:
+		return fmt.Errorf("max doc bytes %d or max tokens %d < 0", c.MaxDocBytes, c.MaxTokens)
+	case c.Bands < 1 || c.Rows < 1 || c.Bands > c.Perms || c.Rows > c.Perms || c.Bands*c.Rows > c.Perms:
 		return fmt.Errorf("bands %dx%d do not fit %d permutations", c.Bands, c.Rows, c.Perms)
 	case c.Partitions < 1:
 		return fmt.Errorf("partitions %d < 1", c.Partitions)

@@ -37,7 +37,7 @@ func init() {
 //
 // In: unsure matches (file index of A, chunk), stats to wait for. Out:
 // matches (file index of A, chunk), stats.
-func ExactChecks(s beam.Scope, cfg Config, paths map[int]string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
+func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
 	n := cfg.ShuffleRounds()
 	var ms, sts []beam.PCollection
 	for i := range n {
@@ -46,8 +46,8 @@ func ExactChecks(s beam.Scope, cfg Config, paths map[int]string, unsure, wait be
 			part = beam.ParDo(s, &destBranchFn{N: n, I: i}, unsure)
 		}
 		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, after, wait)))
-		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Cfg: cfg, Paths: paths}, grouped)
-		exact := byFile(s.Scope("ExactJaccard"), &exactJaccardFn{Cfg: cfg, Paths: paths}, sets)
+		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Cfg: cfg, Manifest: manifest}, grouped)
+		exact := byFile(s.Scope("ExactJaccard"), &exactJaccardFn{Cfg: cfg, Manifest: manifest}, sets)
 		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
 		wait = exact[1]
 	}
@@ -58,20 +58,27 @@ func ExactChecks(s beam.Scope, cfg Config, paths map[int]string, unsure, wait be
 //
 // In: (file index, unsure matches whose first document is in the file);
 // pipeline.ExactChecks makes the group wait for the round before (see
-// after). It reads the file (Paths[file]) again, and Out: for each first
+// after). It reads the file (from Manifest) again, and Out: for each first
 // document and each file holding second documents of its matches, one
 // record keyed by that file: uvarint count, the matches, then the first
 // document's shingle set (wire.AppendSet). A set thus travels once per
 // destination file, not once per match.
 type shingleSetsFn struct {
-	Cfg   Config
-	Paths map[int]string
+	Cfg      Config
+	Manifest string // the file manifest (see files.go)
+
+	paths map[int]string
 
 	signers signerPool
 	ahead   aheadEmits
 }
 
-func (fn *shingleSetsFn) Setup() error { return fn.signers.init(fn.Cfg) }
+func (fn *shingleSetsFn) Setup(ctx context.Context) (err error) {
+	if fn.paths, err = filePaths(ctx, fn.Manifest); err != nil {
+		return err
+	}
+	return fn.signers.init(fn.Cfg)
+}
 
 func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
@@ -94,7 +101,7 @@ func (fn *shingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte
 
 func (fn *shingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
 	b := wire.NewBatcher(0)
-	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.Paths, byLine, func(set []uint32, idx []int) {
+	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
 		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(wire.File(ms[i].B), wire.File(ms[j].B)) })
 		for len(idx) > 0 {
 			dest := wire.File(ms[idx[0]].B)
@@ -116,18 +123,25 @@ func (fn *shingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]
 // exactJaccardFn is the second half of the exact check.
 //
 // In: (file index, unsure matches with their first document's shingle set,
-// whose second document is in the file). It reads the file (Paths[file])
+// whose second document is in the file). It reads the file (from Manifest)
 // again, and Out: the matches whose exact Jaccard reaches the threshold,
 // with that Jaccard, keyed by the file of their first document.
 type exactJaccardFn struct {
-	Cfg   Config
-	Paths map[int]string
+	Cfg      Config
+	Manifest string // the file manifest (see files.go)
+
+	paths map[int]string
 
 	signers signerPool
 	ahead   aheadEmits
 }
 
-func (fn *exactJaccardFn) Setup() error { return fn.signers.init(fn.Cfg) }
+func (fn *exactJaccardFn) Setup(ctx context.Context) (err error) {
+	if fn.paths, err = filePaths(ctx, fn.Manifest); err != nil {
+		return err
+	}
+	return fn.signers.init(fn.Cfg)
+}
 
 func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
@@ -152,7 +166,7 @@ func (fn *exactJaccardFn) work(ctx context.Context, file int, byLine map[int64][
 	emit func(int, []byte), emitStat func(string, int64)) error {
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.Paths, byLine, func(set []uint32, idx []int) {
+	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)

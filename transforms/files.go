@@ -1,11 +1,24 @@
 package transforms
 
 import (
-	"reflect"
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
 )
+
+// The input file list travels as data, not in the job graph: the command
+// (or pipeline.Build) writes a file manifest, one "index<TAB>path" line per
+// input file, to the work directory before the job starts, and the stages
+// read it at run time. The graph, and the request that submits it to a
+// runner, is then the same size for ten files and a million.
 
 // FileRef names one input file and its index in the sorted input list.
 type FileRef struct {
@@ -14,17 +27,79 @@ type FileRef struct {
 }
 
 func init() {
-	beam.RegisterType(reflect.TypeFor[FileRef]())
-	register.Function1x2(fileKV)
+	register.DoFn3x1[context.Context, []byte, func(int, string), error](&readManifestFn{})
 	register.Function2x0(noSeen)
 	register.Emitter1[[]byte]()
 	register.Emitter2[int, []byte]()
+	register.Emitter2[int, string]()
 	register.Emitter2[string, int64]()
 	register.Iter1[string]()
 	register.Iter1[[]byte]()
 }
 
-func fileKV(f FileRef) (int, string) { return f.Index, f.Path }
+// WriteFileManifest writes refs as the file manifest name in dir (any Beam
+// filesystem) and returns its path.
+func WriteFileManifest(ctx context.Context, dir, name string, refs []FileRef) (string, error) {
+	err := writeFile(ctx, dir, name, func(w io.Writer) error {
+		for _, r := range refs {
+			if strings.ContainsAny(r.Path, "\n\r") {
+				return fmt.Errorf("input path %q holds a line break", r.Path)
+			}
+			if _, err := fmt.Fprintf(w, "%d\t%s\n", r.Index, r.Path); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, false) // written before the job: no fault injection
+	return output.JoinPath(dir, name), err
+}
+
+// eachManifestLine calls fn with every file of the manifest at path.
+func eachManifestLine(ctx context.Context, path string, fn func(index int, path string)) error {
+	rc, err := openRead(ctx, path)
+	if err != nil {
+		return fmt.Errorf("file manifest: %w", err)
+	}
+	defer rc.Close()
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		idx, p, ok := strings.Cut(sc.Text(), "\t")
+		i, err := strconv.Atoi(idx)
+		if !ok || err != nil || i < 0 {
+			return fmt.Errorf("file manifest %s, line %d: want index<TAB>path", path, n)
+		}
+		fn(i, p)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("file manifest %s: %w", path, err)
+	}
+	return nil
+}
+
+// filePaths returns the paths of the manifest at path by file index.
+func filePaths(ctx context.Context, path string) (map[int]string, error) {
+	paths := map[int]string{}
+	err := eachManifestLine(ctx, path, func(i int, p string) { paths[i] = p })
+	return paths, err
+}
+
+// readManifestFn emits the files of the manifest Path whose index belongs
+// to branch I of N (index mod N).
+//
+// In: an impulse. Out: (file index, path).
+type readManifestFn struct {
+	Path string
+	N, I int
+}
+
+func (fn *readManifestFn) ProcessElement(ctx context.Context, _ []byte, emit func(int, string)) error {
+	return eachManifestLine(ctx, fn.Path, func(i int, p string) {
+		if i%fn.N == fn.I {
+			emit(i, p)
+		}
+	})
+}
 
 // seen returns f.Seen, or an empty collection of its type when it is unset.
 func (f Files) seen(s beam.Scope) beam.PCollection {
@@ -36,43 +111,29 @@ func (f Files) seen(s beam.Scope) beam.PCollection {
 
 func noSeen([]byte, func(int, []byte)) {}
 
-// Files is the input file list as (index, path), whole and split into
-// branches by index mod the number of branches. A stage that reads files
-// runs once per branch, so that a runner that gives each stage a single
-// bundle (Prism) still reads several files at once; on a cluster the
-// branches are merely more transforms. Outputs do not depend on the split.
+// Files is the input file list as (index, path), read from a file manifest
+// at run time and split into branches by index mod the number of branches.
+// A stage that reads files runs once per branch, so that a runner that
+// gives each stage a single bundle (Prism) still reads several files at
+// once; on a cluster the branches are merely more transforms. Outputs do
+// not depend on the split.
 type Files struct {
-	All      beam.PCollection
+	Manifest string // the file manifest's path
 	Branches []beam.PCollection
-	Paths    map[int]string // by file index
 	// Seen is what the first pass read of each file: Read's inputs (file
 	// index, output.InputFile JSON), which the summary lists. Unset (a test
 	// of one stage), the summary lists no inputs.
 	Seen beam.PCollection
 }
 
-// NewFiles creates the file collections for files (file i has index i), in
-// n branches.
-func NewFiles(s beam.Scope, files []string, n int) Files {
-	refs := make([]FileRef, len(files))
-	for i, path := range files {
-		refs[i] = FileRef{Index: i, Path: path}
-	}
-	return NewFileRefs(s, refs, n)
-}
-
-// NewFileRefs is NewFiles for files with given indexes.
-func NewFileRefs(s beam.Scope, refs []FileRef, n int) Files {
-	n = max(1, min(n, len(refs)))
-	f := Files{Paths: map[int]string{}}
-	split := make([][]FileRef, n)
-	for _, r := range refs {
-		split[r.Index%n] = append(split[r.Index%n], r)
-		f.Paths[r.Index] = r.Path
-	}
-	f.All = beam.ParDo(s, fileKV, beam.CreateList(s, refs))
-	for b := range split {
-		f.Branches = append(f.Branches, beam.ParDo(s, fileKV, beam.CreateList(s, split[b])))
+// NewFiles creates the file collections of the manifest at path, in n
+// branches; each branch reads the manifest on its own, so that a runner
+// runs the branches as separate stages.
+func NewFiles(s beam.Scope, manifest string, n int) Files {
+	s = s.Scope("Files")
+	f := Files{Manifest: manifest}
+	for b := range max(n, 1) {
+		f.Branches = append(f.Branches, beam.ParDo(s, &readManifestFn{Path: manifest, N: max(n, 1), I: b}, beam.Impulse(s)))
 	}
 	return f
 }
@@ -120,10 +181,10 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 // byFile applies dofn to col (keyed by file index) grouped by file with one
 // plain GroupByKey, whose values a runner may stream to the DoFn; dofn is
 // called only for files that have values. Such DoFns find the paths they
-// need in Files.Paths, and work on a file on another goroutine while the
-// next file arrives (see aheadEmits), so a runner that gives the stage one
-// bundle (Prism) still uses every core, without the copies of col that
-// perFile's branches would cost.
+// need in the file manifest (filePaths), and work on a file on another
+// goroutine while the next file arrives (see aheadEmits), so a runner that
+// gives the stage one bundle (Prism) still uses every core, without the
+// copies of col that perFile's branches would cost.
 func byFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {
 	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col))
 }

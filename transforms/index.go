@@ -21,6 +21,7 @@ func init() {
 	register.DoFn5x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), error](&writeIndexFn{})
 	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeManifestFn{})
 	register.DoFn4x1[context.Context, int, string, func(int, []byte), error](&copyShardFn{})
+	register.DoFn3x1[context.Context, []byte, func(int, string), error](&readIndexShardsFn{})
 }
 
 // WriteIndex writes the signature index of the documents a job keeps to
@@ -39,16 +40,44 @@ func WriteIndex(s beam.Scope, cfg Config, files Files, removes beam.PCollection)
 //
 // In: the new files, the new documents removed (line lists keyed by file
 // index).
-func UpdateIndex(s beam.Scope, cfg Config, from string, old []index.Shard, files Files, removes beam.PCollection) {
+func UpdateIndex(s beam.Scope, cfg Config, from string, oldShards int, files Files, removes beam.PCollection) {
 	s = s.Scope("UpdateIndex")
-	refs := make([]FileRef, len(old))
-	for i, sh := range old {
-		refs[i] = FileRef{Index: i, Path: sh.Name}
-	}
-	copied := beam.ParDo(s, &copyShardFn{From: from, To: cfg.IndexOut, Shards: old},
-		beam.ParDo(s, fileKV, beam.CreateList(s, refs)))
-	written := files.perFile(s, 1, &writeIndexFn{Cfg: cfg, Dir: cfg.IndexOut, Offset: len(old)}, removes)[0]
+	copied := beam.ParDo(s, &copyShardFn{From: from, To: cfg.IndexOut}, indexShards(s, from, 1)[0])
+	written := files.perFile(s, 1, &writeIndexFn{Cfg: cfg, Dir: cfg.IndexOut, Offset: oldShards}, removes)[0]
 	writeManifest(s, cfg.IndexOut, cfg.IndexConfig(), beam.Flatten(s, copied, written))
+}
+
+// indexShards returns the shards of the index in dir as (shard number,
+// name), read from its manifest at run time, in n branches by number mod n.
+func indexShards(s beam.Scope, dir string, n int) []beam.PCollection {
+	n = max(n, 1)
+	branches := make([]beam.PCollection, n)
+	for b := range n {
+		branches[b] = beam.ParDo(s, &readIndexShardsFn{Dir: dir, N: n, I: b}, beam.Impulse(s))
+	}
+	return branches
+}
+
+// readIndexShardsFn emits the shards of the index in Dir whose number
+// belongs to branch I of N (number mod N).
+//
+// In: an impulse. Out: (shard number, name).
+type readIndexShardsFn struct {
+	Dir  string
+	N, I int
+}
+
+func (fn *readIndexShardsFn) ProcessElement(ctx context.Context, _ []byte, emit func(int, string)) error {
+	m, err := ReadManifest(ctx, fn.Dir)
+	if err != nil {
+		return err
+	}
+	for n, sh := range m.Shards {
+		if n%fn.N == fn.I {
+			emit(n, sh.Name)
+		}
+	}
+	return nil
 }
 
 func writeManifest(s beam.Scope, dir string, ic index.Config, metas beam.PCollection) {
@@ -115,15 +144,25 @@ func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int, paths func
 // copyShardFn copies a shard of an old index unchanged into a new one.
 //
 // In: (shard number, name). Out: the copy in To and its description, taken
-// from the old manifest (Shards).
+// from the old manifest.
 type copyShardFn struct {
 	From, To string
-	Shards   []index.Shard
+
+	shards []index.Shard // of the manifest in From
+}
+
+func (fn *copyShardFn) Setup(ctx context.Context) error {
+	m, err := ReadManifest(ctx, fn.From)
+	if err != nil {
+		return err
+	}
+	fn.shards = m.Shards
+	return nil
 }
 
 func (fn *copyShardFn) ProcessElement(ctx context.Context, n int, name string, emit func(int, []byte)) error {
 	defer busy(ctx, "CopyIndex", time.Now())
-	if n < 0 || n >= len(fn.Shards) {
+	if n < 0 || n >= len(fn.shards) {
 		return fmt.Errorf("index copy: no shard %d", n)
 	}
 	src := output.JoinPath(fn.From, name)
@@ -140,10 +179,10 @@ func (fn *copyShardFn) ProcessElement(ctx context.Context, n int, name string, e
 	if err != nil {
 		return err
 	}
-	if copied != fn.Shards[n].Bytes {
-		return fmt.Errorf("index copy: %s has %d bytes, the manifest says %d", src, copied, fn.Shards[n].Bytes)
+	if copied != fn.shards[n].Bytes {
+		return fmt.Errorf("index copy: %s has %d bytes, the manifest says %d", src, copied, fn.shards[n].Bytes)
 	}
-	return emitMeta(n, fn.Shards[n], emit)
+	return emitMeta(n, fn.shards[n], emit)
 }
 
 // writeManifestFn writes index.json once every shard is written.

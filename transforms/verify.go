@@ -36,7 +36,7 @@ func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matc
 	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Cfg: cfg}, pairs)
 	checked := inRounds(s.Scope("Check"), 3, &verifyFileFn{Cfg: cfg}, splitRounds(s, cfg.ShuffleRounds(), halves[0]))
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
-	exact, st3 := ExactChecks(s, cfg, files.Paths, unsure, st2)
+	exact, st3 := ExactChecks(s, cfg, files.Manifest, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
 }
 

@@ -33,6 +33,15 @@ import (
 // directory, when Config.Work is not set.
 const WorkDirName = ".tmp-work"
 
+// InputsManifest is the file manifest of a job's inputs in its work
+// directory (see files.go), and CheckManifest an audit's manifest of the
+// files its exact checks read: the new files and the indexed documents'
+// sources.
+const (
+	InputsManifest = "inputs.tsv"
+	CheckManifest  = "check-inputs.tsv"
+)
+
 // infoShardName is the name of input file index file's info shard.
 func infoShardName(file int) string { return fmt.Sprintf("info-%05d.bin", file) }
 
@@ -42,6 +51,9 @@ func infoShardName(file int) string { return fmt.Sprintf("info-%05d.bin", file) 
 func IsWorkFile(name string) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
 		name = rest[:max(strings.LastIndexByte(rest, '-'), 0)]
+	}
+	if name == InputsManifest || name == CheckManifest {
+		return true
 	}
 	for _, kind := range []struct {
 		prefix, suffix string
@@ -148,7 +160,7 @@ func removeInfoShards(ctx context.Context, cfg Config) error {
 	if cfg.Work == "" {
 		return nil
 	}
-	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", "seen-*.json", ".tmp-seen-*"); err != nil {
+	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
 		return fmt.Errorf("work directory: %w", err)
 	}
 	if !strings.Contains(cfg.Work, "://") {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/pipeline"
@@ -118,26 +115,24 @@ func auditConfig(user transforms.Config, shingle string, set map[string]bool, m 
 
 func auditMain(args []string) error {
 	f := registerAuditFlags(flag.CommandLine)
-	flag.Usage = auditUsage
-	if err := flag.CommandLine.Parse(args); err != nil {
+	if err := parseFlags(flag.CommandLine, args, auditUsage); err != nil {
 		return err
 	}
-	if flag.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", flag.Args())
-	}
 	if f.index == "" || f.input == "" || f.output == "" {
-		return errors.New("--index, --input and --output are required (see 'neardup help audit')")
+		return usagef("--index, --input and --output are required (see 'neardup help audit')")
 	}
 	if f.indexOut != "" {
-		return errors.New("--index-out is for 'run'; use --update-index to write the next index")
+		return usagef("--index-out is for 'run'; use --update-index to write the next index")
 	}
-	set := map[string]bool{}
-	flag.CommandLine.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	if !f.verbose {
-		log.LogLevel = "warn"
+	if err := checkRunFlags(f.runFlags); err != nil {
+		return err
 	}
-	beam.Init()
-	ctx := context.Background()
+	set := flagSet(flag.CommandLine)
+	initBeam(f.verbose)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	jobDone := make(chan struct{})
+	handleSignals(cancel, jobDone)
 
 	idxDir := f.index
 	if !strings.Contains(idxDir, "://") {
@@ -165,26 +160,31 @@ func auditMain(args []string) error {
 	if cfg.CCRounds == -1 {
 		cfg.CCRounds = transforms.AutoCCRounds(localRunner())
 	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("index %s: %w", idxDir, err)
+	}
 	if len(files) >= transforms.IndexFileBase || len(man.Shards) >= transforms.IndexFileBase {
 		return fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(man.Shards), transforms.IndexFileBase-1)
 	}
 	opt := pipeline.AuditOptions{Index: idxDir, Manifest: man, ReadSources: f.sources}
+	var next *target
 	if f.updateIndex != "" {
-		if opt.UpdateIndex, err = prepareNextIndex(idxDir, f.updateIndex); err != nil {
+		if next, err = prepareNextIndex(idxDir, f.updateIndex, f.overwrite, files); err != nil {
 			return err
 		}
+		defer atExit(next.abort)()
+		opt.UpdateIndex = next.stage
 	}
-	out, err := outputDir.prepare(f.output, f.overwrite)
+	out, err := outputDir.open(f.output, f.overwrite, files)
 	if err != nil {
 		return err
 	}
-	cfg.Output = out
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
+	defer atExit(out.abort)()
+	setInterruptOutput(f.output, out.isCommitted)
+	cfg.Output = out.stage
 	if opt.ReadSources {
-		if missing := missingSources(ctx, man); missing != "" {
-			fmt.Fprintf(os.Stderr, "neardup audit: index source %s is not readable: unsure (new, indexed) pairs are decided by the MinHash estimate\n", missing)
+		if src, why := unusableSource(ctx, man); src != "" {
+			fmt.Fprintf(os.Stderr, "neardup audit: index source %s %s: unsure (new, indexed) pairs are decided by the MinHash estimate\n", src, why)
 			opt.ReadSources = false
 		}
 	}
@@ -195,80 +195,78 @@ func auditMain(args []string) error {
 	}
 	defer stop()
 	p, s := beam.NewPipelineWithRoot()
-	pipeline.BuildAudit(s, cfg, files, opt)
+	if err := pipeline.BuildAudit(ctx, s, cfg, files, opt); err != nil {
+		return err
+	}
 	start := time.Now()
-	if _, err := beamx.RunWithMetrics(ctx, p); err != nil {
-		return fmt.Errorf("pipeline failed: %w", err)
-	}
-	return auditReport(out, opt, len(files), man.Documents, time.Since(start), cfg.Settings(runnerName()))
-}
-
-// missingSources returns the first index source that cannot be found, or "".
-func missingSources(ctx context.Context, m *index.Manifest) string {
-	for _, sh := range m.Shards {
-		fsys, err := filesystem.New(ctx, sh.Source)
-		if err != nil {
-			return sh.Source
-		}
-		_, err = fsys.Size(ctx, sh.Source)
-		fsys.Close()
-		if err != nil {
-			return sh.Source
-		}
-	}
-	return ""
-}
-
-// prepareNextIndex checks and makes the directory of the next index, which
-// must not be the old index or inside it (nor hold it).
-func prepareNextIndex(old, next string) (string, error) {
-	dir, err := prepareIndexDirChecked(old, next)
+	_, err = beamx.RunWithMetrics(ctx, p)
+	close(jobDone)
 	if err != nil {
-		return "", fmt.Errorf("--update-index: %w", err)
+		return fmt.Errorf("pipeline failed: %s", rootCause(err))
 	}
-	return dir, nil
+	took := time.Since(start)
+
+	// Check the outputs in the staging directories; only then put them in
+	// place, the next index first and audit-summary.json last.
+	sum, err := completeAuditSummary(ctx, out.stage, took, cfg.Settings(runnerName()))
+	if err != nil {
+		return err
+	}
+	err = finishJob(ctx, finishedJob{
+		counts: sum.Counts, balanced: sum.Balanced, audit: true, inputs: sum.Inputs, files: files, maxRejectRatio: f.maxRejectRatio,
+		out: out, summary: output.AuditSummaryName, index: next, indexFlag: "--update-index", indexOffset: len(man.Shards),
+	})
+	if err != nil {
+		return err
+	}
+	auditReport(out.dir, next, sum, len(files), man.Documents, took)
+	return nil
 }
 
-func prepareIndexDirChecked(old, next string) (string, error) {
+// prepareNextIndex checks and takes the directory of the next index, which
+// must not be the old index or inside it (nor hold it).
+func prepareNextIndex(old, next string, overwrite bool, inputs []string) (*target, error) {
 	n := next
 	if !strings.Contains(n, "://") {
 		abs, err := filepath.Abs(n)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		n = abs
 	}
 	o, nn := strings.TrimSuffix(old, "/")+"/", strings.TrimSuffix(n, "/")+"/"
 	if strings.HasPrefix(nn, o) || strings.HasPrefix(o, nn) {
-		return "", fmt.Errorf("%s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
+		return nil, fmt.Errorf("--update-index: %s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
 	}
-	return indexDir.prepare(next, false)
+	t, err := indexDir.open(next, overwrite, inputs)
+	if err != nil {
+		return nil, fmt.Errorf("--update-index: %w", err)
+	}
+	return t, nil
 }
 
-// auditReport prints the main counts of audit-summary.json, with the wall
-// time and the job's settings added to it.
-func auditReport(out string, opt pipeline.AuditOptions, files int, indexed int64, took time.Duration, settings output.Settings) error {
-	if strings.Contains(out, "://") {
-		fmt.Printf("neardup audit: done in %s; outputs in %s\n", took.Round(time.Millisecond), out)
-		return nil
-	}
-	path := filepath.Join(out, output.AuditSummaryName)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
-	}
+// completeAuditSummary adds the wall time and the job's settings to the
+// audit-summary.json the job wrote in dir, and returns it.
+func completeAuditSummary(ctx context.Context, dir string, took time.Duration, settings output.Settings) (output.AuditSummary, error) {
 	var sum output.AuditSummary
-	if err := json.Unmarshal(b, &sum); err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
+	path := output.JoinPath(dir, output.AuditSummaryName)
+	b, err := readAny(ctx, path)
+	if err == nil {
+		err = json.Unmarshal(b, &sum)
+	}
+	if err != nil {
+		return sum, fmt.Errorf("the job wrote no readable %s: %w", output.AuditSummaryName, err)
 	}
 	sum.WallSeconds = took.Seconds()
 	sum.Settings = &settings
-	if b, err = json.MarshalIndent(sum, "", "  "); err == nil {
-		err = os.WriteFile(path, append(b, '\n'), 0o644)
+	if b, err = json.MarshalIndent(sum, "", "  "); err != nil {
+		return sum, err
 	}
-	if err != nil {
-		return err
-	}
+	return sum, writeAny(ctx, path, append(b, '\n'))
+}
+
+// auditReport prints the main counts of an audit.
+func auditReport(out string, next *target, sum output.AuditSummary, files int, indexed int64, took time.Duration) {
 	c := sum.Counts
 	fmt.Printf("neardup audit: %d input files, %d records against an index of %d documents in %s\n",
 		files, c[output.StatInput], indexed, took.Round(time.Millisecond))
@@ -278,12 +276,7 @@ func auditReport(out string, opt pipeline.AuditOptions, files int, indexed int64
 		c[output.StatRejected], c[output.StatDupOfIndex], c[output.StatExactOfIndex], c[output.StatClusters], c[output.StatBatchOnly])
 	fmt.Printf("  kept %d, removed %d\n", c[output.StatKept], c[output.StatRemoved])
 	fmt.Printf("outputs in %s (audit-summary.json, audit-*, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
-	if opt.UpdateIndex != "" {
-		fmt.Printf("next index in %s (%d + %d documents)\n", opt.UpdateIndex, indexed, c[output.StatKept])
+	if next != nil {
+		fmt.Printf("next index in %s (%d + %d documents)\n", next.dir, indexed, c[output.StatKept])
 	}
-	if !sum.Balanced {
-		return fmt.Errorf("records do not add up: input %d != kept %d + removed %d + rejected %d, or removed != %d + %d",
-			c[output.StatInput], c[output.StatKept], c[output.StatRemoved], c[output.StatRejected], c[output.StatDupOfIndex], c[output.StatBatchOnly])
-	}
-	return nil
 }

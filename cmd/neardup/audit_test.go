@@ -75,10 +75,11 @@ func TestPrepareNextIndex(t *testing.T) {
 		{root, false},
 		{full, false},
 	} {
-		_, err := prepareNextIndex(old, c.next)
+		next, err := prepareNextIndex(old, c.next, false, nil)
 		if (err == nil) != c.ok {
 			t.Errorf("next %s: err %v, want ok=%v", c.next, err, c.ok)
 		}
+		next.abort()
 	}
 }
 
@@ -116,14 +117,7 @@ func TestAuditCommand(t *testing.T) {
 	}
 	// audit-summary.json records the settings the audit ran with: the
 	// index's, and the shape chosen for this machine.
-	mb, err := os.ReadFile(filepath.Join(idx, index.ManifestName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	man, err := index.ParseManifest(mb, idx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	man := readManifest(t, idx)
 	summary, err := os.ReadFile(filepath.Join(dir, "a1", output.AuditSummaryName))
 	if err != nil {
 		t.Fatal(err)
@@ -170,4 +164,18 @@ func TestAuditCommand(t *testing.T) {
 	if code, stderr := audit("cut", "--index", next); code == 0 || !strings.Contains(stderr, "index-00001.bin: index: corrupt: truncated") {
 		t.Errorf("truncated shard: exit %d, stderr %q", code, stderr)
 	}
+}
+
+// readManifest reads and checks the manifest of the index in dir.
+func readManifest(t *testing.T, dir string) *index.Manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, index.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := index.ParseManifest(b, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

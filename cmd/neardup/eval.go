@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/neardup/neardup/transforms/eval/quality"
@@ -14,10 +15,24 @@ const evalUsage = `usage: neardup eval --pairs 'DIR/pairs-*.jsonl' --truth FILE.
 
 Eval compares a run's pairs and clusters (clusters-*.jsonl beside the pairs)
 with ground truth: a TSV of id_a id_b jaccard inter union listing every pair
-with exact Jaccard >= 0.5. It prints pair recall per Jaccard band, precision
-(a reported pair is correct when its true Jaccard >= threshold - 0.1), F1,
-the same by language (--corpus) and by synthetic edit type (--synthetic), and
-cluster-level errors.
+with exact Jaccard >= 0.5. At threshold t (--threshold) it prints, for all
+pairs, per language (--corpus) and per synthetic edit type (--synthetic):
+
+  recall per band of true Jaccard, found directly and linked:
+    found directly  the run reports the pair, or the pair of the two
+                    documents' exact-duplicate groups
+    linked          found directly, or both documents in one cluster
+  recall at J >= t and at J >= t + 0.05 (the headline band), direct and linked
+  strict precision   reported pairs with true J >= t, over reported pairs
+  lenient precision  the same with true J >= t - 0.1
+  F1 (strict)        2·P·R/(P+R), P the strict precision, R the direct
+                     recall at J >= t
+
+A pair's language is its two documents' language when they share one,
+"cross" when they differ. Cluster-level figures follow: documents removed
+without a true partner >= t - 0.1, true pairs >= t with both documents kept,
+clusters holding two documents with true J < 0.5. --json prints the same
+report with named fields.
 
 Examples:
 
@@ -28,7 +43,10 @@ Examples:
 Flags:
 `
 
-func evalMain(args []string) error {
+func evalMain(args []string) error { return evalTo(os.Stdout, args) }
+
+// evalTo runs eval, writing the report to w.
+func evalTo(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	pairs := fs.String("pairs", "", "glob of the run's pairs-*.jsonl")
 	truthPath := fs.String("truth", "", "ground-truth pairs TSV")
@@ -63,10 +81,10 @@ func evalMain(args []string) error {
 	}
 	r := quality.Evaluate(ps, cs, truth, *threshold)
 	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
-	r.Print(os.Stdout)
+	r.Print(w)
 	return nil
 }

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -105,8 +106,20 @@ func main() {
 		fmt.Fprintf(os.Stderr, "neardup: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
 	}
-	if err != nil {
+	waitIfInterrupted()
+	var usage usageError
+	switch {
+	case err == nil || errors.Is(err, errHelp):
+	case errors.As(err, &usage):
 		fmt.Fprintf(os.Stderr, "neardup %s: %v\n", cmd, err)
+		os.Exit(2)
+	default:
+		fmt.Fprintf(os.Stderr, "neardup %s: %s\n", cmd, oneLine(err.Error()))
 		os.Exit(1)
 	}
+}
+
+// oneLine joins the lines of an error message.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " \n ")), " ")
 }

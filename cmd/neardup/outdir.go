@@ -1,11 +1,21 @@
 package main
 
 import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
@@ -27,7 +37,7 @@ type dirKind struct {
 	// files go with --overwrite.
 	owns func(name string) bool
 	// workDir is a subdirectory of a job's intermediate files that
-	// --overwrite removes if it holds nothing else (see removeWorkDir); ""
+	// --overwrite removes if it holds nothing else (see checkWorkDir); ""
 	// for none.
 	workDir string
 	// foreign, if set, makes --overwrite refuse a directory holding any
@@ -36,75 +46,162 @@ type dirKind struct {
 	foreign string
 	// trimURL drops a trailing slash from a URL.
 	trimURL bool
+	// final reports whether a file name is one a job's staging directory
+	// holds when the job is done and that commit moves into place.
+	final func(name string) bool
 }
 
 var (
 	// outputDir is --output: --overwrite removes neardup's outputs and the
 	// work directory of a failed job, and leaves anything else.
-	outputDir = dirKind{flag: "--output", replaces: "neardup's files", owns: isOutputName, workDir: transforms.WorkDirName}
+	outputDir = dirKind{flag: "--output", replaces: "neardup's files", owns: isOutputName, workDir: transforms.WorkDirName, final: isFinalName}
 	// indexDir is an index directory (--index-out, --update-index):
 	// --overwrite empties a directory that holds only an index's files.
-	indexDir = dirKind{replaces: "an index, or what a failed run left,", owns: isIndexName, foreign: "part of an index", trimURL: true}
+	indexDir = dirKind{replaces: "an index, or what a failed run left,", owns: isIndexName, foreign: "part of an index", trimURL: true, final: isIndexFinal}
 )
 
-// prepare creates the local directory dir, or takes it as it is if empty,
-// and returns its absolute path. A non-empty one is refused unless
-// overwrite is set; then neardup's own files in it are removed (see
-// dirKind). Remote (URL) directories are used as given.
-func (k dirKind) prepare(dir string, overwrite bool) (string, error) {
+// A target is a directory a run writes into (--output, --index-out,
+// --update-index), held for the whole run:
+//
+//   - a local directory is locked with a lock file (see lockDir), created
+//     with O_EXCL, so that a second run into it refuses at once;
+//   - the job writes into a staging directory inside it, stage, never into
+//     the directory itself;
+//   - commit, once every check has passed, removes what --overwrite
+//     replaces, moves the final files of stage in, the one named last
+//     (summary.json, index.json) after all others, and removes stage;
+//   - abort, on failure or interrupt, removes stage, the lock, and the
+//     directory if the run created it: the directory is as it was.
+//
+// A URL (gs://...) is staged and committed through Beam's filesystems,
+// without a lock.
+type target struct {
+	kind     dirKind
+	given    string // the directory as the user gave it
+	dir      string // its absolute path, or the URL
+	stage    string // the staging directory inside dir
+	url      bool
+	created  bool     // the run created dir
+	lock     *dirLock // nil for a URL
+	replaced []string // what commit removes (--overwrite): paths in dir
+
+	mu                 sync.Mutex
+	committed, aborted bool
+}
+
+// stagePrefix starts the name of a staging directory.
+const stagePrefix = ".tmp-run-"
+
+// open takes the directory dir for a run: it creates and locks a local
+// one, checks that it is empty or, with overwrite, what commit will remove
+// there (see dirKind), and that none of those is one of inputs; then makes
+// the staging directory. Nothing is removed yet. On error nothing is left.
+func (k dirKind) open(dir string, overwrite bool, inputs []string) (*target, error) {
+	t := &target{kind: k, given: dir}
 	if strings.Contains(dir, "://") {
+		t.url, t.dir = true, dir
 		if k.trimURL {
-			dir = strings.TrimSuffix(dir, "/")
+			t.dir = strings.TrimSuffix(dir, "/")
 		}
-		return dir, nil
+		t.stage = output.JoinPath(t.dir, stagePrefix+randomHex())
+		return t, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	name := dir
-	if k.flag != "" {
-		name = k.flag + " " + dir
+	t.dir = abs
+	if err := t.openLocal(overwrite, inputs); err != nil {
+		t.abort()
+		return nil, err
 	}
-	entries, err := os.ReadDir(abs)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return abs, os.MkdirAll(abs, 0o755)
-	case err != nil && k.flag != "":
-		return "", fmt.Errorf("%s: %w", name, err)
-	case err != nil:
-		return "", err
-	case len(entries) > 0 && !overwrite:
-		return "", fmt.Errorf("%s is not empty (use --overwrite to replace %s in it)", name, k.replaces)
-	}
-	if k.foreign != "" { // check all before removing any
-		for _, e := range entries {
-			if e.IsDir() || !k.owns(e.Name()) {
-				return "", fmt.Errorf("%s holds %s, which is not %s: not overwriting", dir, e.Name(), k.foreign)
-			}
-		}
-	}
-	// Remove only files neardup writes, so that shards of a previous,
-	// larger run do not linger.
-	for _, e := range entries {
-		var err error
-		path := filepath.Join(abs, e.Name())
-		switch {
-		case !e.IsDir() && k.owns(e.Name()):
-			err = os.Remove(path)
-		case e.IsDir() && k.workDir != "" && e.Name() == k.workDir:
-			err = removeWorkDir(path)
-		}
-		if err != nil {
-			return "", err
-		}
-	}
-	return abs, nil
+	return t, nil
 }
 
-// removeWorkDir removes the work directory a failed job left in its output
-// directory, if it holds only the job's intermediate files.
-func removeWorkDir(dir string) error {
+// name is how errors name the directory: "--output DIR", or the path.
+func (t *target) name() string {
+	if t.kind.flag != "" {
+		return t.kind.flag + " " + t.given
+	}
+	return t.given
+}
+
+func (t *target) openLocal(overwrite bool, inputs []string) error {
+	if err := os.MkdirAll(filepath.Dir(t.dir), 0o755); err != nil {
+		return t.wrap(err)
+	}
+	switch err := os.Mkdir(t.dir, 0o755); {
+	case err == nil:
+		t.created = true
+	case !errors.Is(err, fs.ErrExist):
+		return t.wrap(err)
+	}
+	entries, err := os.ReadDir(t.dir)
+	if err != nil {
+		return t.wrap(err)
+	}
+	if t.lock, err = lockDir(t.dir, t.name(), overwrite); err != nil {
+		return err
+	}
+	if entries, err = os.ReadDir(t.dir); err != nil { // again, now that no other run changes it
+		return t.wrap(err)
+	}
+	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return isLockName(e.Name()) })
+	if len(entries) > 0 && !overwrite {
+		return fmt.Errorf("%s is not empty (use --overwrite to replace %s in it)", t.name(), t.kind.replaces)
+	}
+	if t.replaced, err = t.kind.replaceable(t.dir, entries); err != nil {
+		return err
+	}
+	if err := checkNotInputs(t.replaced, inputs); err != nil {
+		return err
+	}
+	if t.stage, err = os.MkdirTemp(t.dir, stagePrefix); err != nil {
+		return t.wrap(err)
+	}
+	return nil
+}
+
+// wrap names the directory in err, as the kind says.
+func (t *target) wrap(err error) error {
+	if t.kind.flag != "" {
+		return fmt.Errorf("%s: %w", t.name(), err)
+	}
+	return err
+}
+
+// replaceable returns the paths in dir (holding entries) that --overwrite
+// replaces: neardup's own files, the work directory of a failed job and
+// the staging directories of runs that did not end. It fails, before
+// anything is removed, if the kind refuses a foreign entry or such a
+// directory holds something neardup did not write.
+func (k dirKind) replaceable(dir string, entries []fs.DirEntry) ([]string, error) {
+	var paths []string
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case !e.IsDir() && k.owns(e.Name()):
+			paths = append(paths, path)
+		case e.IsDir() && strings.HasPrefix(e.Name(), stagePrefix):
+			if err := checkStageDir(path); err != nil {
+				return nil, err
+			}
+			paths = append(paths, path)
+		case e.IsDir() && k.workDir != "" && e.Name() == k.workDir:
+			if err := checkWorkDir(path); err != nil {
+				return nil, err
+			}
+			paths = append(paths, path)
+		case k.foreign != "":
+			return nil, fmt.Errorf("%s holds %s, which is not %s: not overwriting", dir, e.Name(), k.foreign)
+		}
+	}
+	return paths, nil
+}
+
+// checkWorkDir checks that the work directory a failed job left in its
+// output directory holds only the job's intermediate files.
+func checkWorkDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -114,7 +211,236 @@ func removeWorkDir(dir string) error {
 			return fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, e.Name())
 		}
 	}
-	return os.RemoveAll(dir)
+	return nil
+}
+
+// checkStageDir checks that the staging directory of a run that did not
+// end holds only what a job writes there: outputs, index files, and a work
+// directory.
+func checkStageDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case !e.IsDir() && (isOutputName(name) || isIndexName(name)):
+		case e.IsDir() && name == transforms.WorkDirName:
+			if err := checkWorkDir(filepath.Join(dir, name)); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, name)
+		}
+	}
+	return nil
+}
+
+// checkNotInputs refuses to remove any path that is, or holds, one of the
+// inputs, comparing absolute paths with symbolic links resolved.
+func checkNotInputs(paths, inputs []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	resolve := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	var ins []string
+	for _, in := range inputs {
+		if !strings.Contains(in, "://") {
+			abs, err := filepath.Abs(in)
+			if err == nil {
+				ins = append(ins, resolve(abs))
+			}
+		}
+	}
+	for _, p := range paths {
+		r := resolve(p)
+		for i, in := range ins {
+			if in == r || strings.HasPrefix(in, r+string(filepath.Separator)) {
+				return fmt.Errorf("--overwrite would remove %s, which is the input %s: not overwriting", p, inputs[i])
+			}
+		}
+	}
+	return nil
+}
+
+// commit moves the final files of the staging directory into the
+// directory, last after all others, and removes what --overwrite replaces
+// first (last before all others, so that no old last file ever stands
+// beside new files). It then removes the staging directory.
+func (t *target) commit(ctx context.Context, last string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.aborted {
+		return fmt.Errorf("%s: the run was stopped", t.name())
+	}
+	if t.url {
+		return t.commitURL(ctx, last)
+	}
+	slices.SortStableFunc(t.replaced, func(a, b string) int {
+		return cmp.Compare(btoi(filepath.Base(a) != last), btoi(filepath.Base(b) != last))
+	})
+	for _, p := range t.replaced {
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	entries, err := os.ReadDir(t.stage)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && t.kind.final(e.Name()) && e.Name() != last {
+			names = append(names, e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(t.stage, last)); err == nil {
+		names = append(names, last)
+	}
+	for _, n := range names {
+		if err := os.Rename(filepath.Join(t.stage, n), filepath.Join(t.dir, n)); err != nil {
+			return err
+		}
+	}
+	t.committed = true
+	t.removeStage()
+	t.unlock()
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// commitURL is commit for a directory on a remote filesystem: rename (or
+// copy and remove) each final file, last after all others.
+func (t *target) commitURL(ctx context.Context, last string) error {
+	fsys, err := filesystem.New(ctx, t.stage+"/x")
+	if err != nil {
+		return err
+	}
+	defer fsys.Close()
+	listed, err := fsys.List(ctx, output.JoinPath(t.stage, "*"))
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", t.stage, err)
+	}
+	var names []string
+	for _, p := range listed {
+		n := p[strings.LastIndexByte(p, '/')+1:]
+		if t.kind.final(n) && n != last {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	if slices.ContainsFunc(listed, func(p string) bool { return strings.HasSuffix(p, "/"+last) }) {
+		names = append(names, last)
+	}
+	for _, n := range names {
+		if err := filesystem.Rename(ctx, fsys, output.JoinPath(t.stage, n), output.JoinPath(t.dir, n)); err != nil {
+			return fmt.Errorf("moving %s into %s: %w", n, t.dir, err)
+		}
+	}
+	t.committed = true
+	t.removeStage()
+	return nil
+}
+
+// abort undoes what the run did to the directory, unless it was committed:
+// it removes the staging directory, the lock, and the directory if the run
+// created it and it is empty. It may be called more than once, and from
+// a signal handler while the job still runs.
+func (t *target) abort() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.committed && !t.aborted {
+		t.aborted = true
+		t.removeStage()
+	}
+	t.unlock()
+	if t.created && !t.committed {
+		_ = os.Remove(t.dir) // only if empty
+	}
+}
+
+// removeStage removes the staging directory. A job still running may
+// create files in it as it is removed: it tries a few times.
+func (t *target) removeStage() {
+	if t.stage == "" {
+		return
+	}
+	if t.url {
+		removeURLDir(t.stage)
+		return
+	}
+	removeAllRetry(t.stage)
+}
+
+// isCommitted reports whether the outputs are in place.
+func (t *target) isCommitted() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.committed
+}
+
+// removeAllRetry removes dir, again a few times if a job still running
+// creates files in it meanwhile.
+func removeAllRetry(dir string) {
+	gone := 0
+	for i := 0; i < 10 && gone < 2; i++ {
+		_ = os.RemoveAll(dir)
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			gone++ // and once more, after a writer that was opening a file
+		} else {
+			gone = 0
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (t *target) unlock() {
+	if t.lock != nil {
+		t.lock.release()
+		t.lock = nil
+	}
+}
+
+// removeURLDir removes the files of a staging directory on a remote
+// filesystem (and of the work directory in it), where it can.
+func removeURLDir(dir string) {
+	ctx := context.Background()
+	fsys, err := filesystem.New(ctx, dir+"/x")
+	if err != nil {
+		return
+	}
+	defer fsys.Close()
+	rm, ok := fsys.(filesystem.Remover)
+	if !ok {
+		return
+	}
+	for _, glob := range []string{"*", transforms.WorkDirName + "/*"} {
+		names, _ := fsys.List(ctx, output.JoinPath(dir, glob))
+		for _, n := range names {
+			_ = rm.Remove(ctx, n)
+		}
+	}
+}
+
+func randomHex() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // isOutputName reports whether name is a file neardup writes into its output
@@ -148,6 +474,11 @@ func isIndexName(name string) bool {
 	return orTemp(name, func(n string) bool {
 		return n == index.ManifestName || isNumbered(n, "index-", ".bin") || isNumbered(n, ".sig-", ".bin")
 	})
+}
+
+// isIndexFinal reports whether name is a file of a complete index.
+func isIndexFinal(name string) bool {
+	return name == index.ManifestName || isNumbered(name, "index-", ".bin")
 }
 
 // orTemp applies final to name, or to the final name inside a temporary

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // TestDirNames: which file names an output directory and an index
@@ -127,12 +130,29 @@ func TestPrepareDir(t *testing.T) {
 				mkdir(t, dir)
 				tt.setup(t, dir)
 			}
-			got, err := tt.kind.prepare(dir, tt.overwrite)
+			var before []string
+			if tt.setup != nil {
+				before = listDir(t, dir)
+			}
+			tg, err := tt.kind.open(dir, tt.overwrite, nil)
 			switch want := strings.ReplaceAll(tt.error, "DIR", dir); {
 			case want != "" && (err == nil || err.Error() != want):
-				t.Errorf("prepare = %q, %v; want the error %q", got, err, want)
-			case want == "" && (err != nil || got != dir):
-				t.Errorf("prepare = %q, %v; want %q", got, err, dir)
+				t.Fatalf("open = %v; want the error %q", err, want)
+			case want == "" && (err != nil || tg.dir != dir):
+				t.Fatalf("open = %v; want %q", err, dir)
+			}
+			if err == nil {
+				// Nothing is removed before the commit; the lock and the
+				// staging directory are added.
+				got := slices.DeleteFunc(listDir(t, dir), func(n string) bool {
+					return n == lockName || strings.HasPrefix(n, stagePrefix) && filepath.Join(dir, n) == tg.stage
+				})
+				if !slices.Equal(got, before) {
+					t.Errorf("after open: %q, want %q", got, before)
+				}
+				if err := tg.commit(context.Background(), output.SummaryName); err != nil {
+					t.Fatal(err)
+				}
 			}
 			left := listDir(t, dir)
 			want := slices.Sorted(slices.Values(tt.left))
@@ -167,15 +187,21 @@ func TestPrepareDirOther(t *testing.T) {
 		{indexDir, "rel/idx", filepath.Join(tmp, "rel", "idx"), ""},
 	}
 	for _, tt := range tests {
-		got, err := tt.kind.prepare(tt.dir, true)
+		tg, err := tt.kind.open(tt.dir, true, nil)
 		if tt.err != "" {
 			if err == nil || err.Error() != tt.err {
-				t.Errorf("prepare(%q) = %q, %v; want the error %q", tt.dir, got, err, tt.err)
+				t.Errorf("open(%q) = %v; want the error %q", tt.dir, err, tt.err)
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
-			t.Errorf("prepare(%q) = %q, %v; want %q", tt.dir, got, err, tt.want)
+		if err != nil || tg.dir != tt.want {
+			t.Errorf("open(%q) = %v; want %q", tt.dir, err, tt.want)
+			continue
+		}
+		if !tg.url {
+			if err := tg.commit(context.Background(), output.SummaryName); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 	if fi, err := os.Stat(filepath.Join(tmp, "rel", "idx")); err != nil || !fi.IsDir() {

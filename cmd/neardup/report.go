@@ -9,12 +9,13 @@ import (
 	"github.com/neardup/neardup/transforms"
 )
 
-// writeReport writes report.html into a local output directory, with the
+// writeReport writes report.html into a local staging directory dir, for
+// the output directory out, with the
 // texts of sample pairs read from the run's input files when they are JSONL
 // (from their decompressed spool copies while those exist). Remote outputs
 // (URLs) get no report, and remote inputs are not read.
-func writeReport(out string, files []string, cfg *transforms.Config) error {
-	if strings.Contains(out, "://") {
+func writeReport(dir, out string, files []string, cfg *transforms.Config) error {
+	if strings.Contains(dir, "://") {
 		return nil
 	}
 	var inputs []string
@@ -23,7 +24,7 @@ func writeReport(out string, files []string, cfg *transforms.Config) error {
 			inputs = append(inputs, cfg.Spooled(i, f))
 		}
 	}
-	if err := htmlreport.Write(out, inputs, cfg.IDField, cfg.TextField); err != nil {
+	if err := htmlreport.WriteNamed(dir, out, inputs, cfg.IDField, cfg.TextField); err != nil {
 		return fmt.Errorf("writing %s: %w", htmlreport.FileName, err)
 	}
 	return nil

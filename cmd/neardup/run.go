@@ -4,11 +4,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -41,6 +41,7 @@ type runFlags struct {
 	memprofile             string
 	spool, quiet           bool
 	indexOut               string
+	maxRejectRatio         float64
 	cfg                    transforms.Config
 }
 
@@ -50,7 +51,8 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip by .gz extension")
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
 	fs.StringVar(&f.indexOut, "index-out", "", "also write the signature index of the kept documents to this directory (empty or absent;\nwith --overwrite, one holding only an index's files), for 'neardup audit'")
-	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there")
+	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there once the run succeeds\n(never an input file), and break the lock a killed run left")
+	fs.Float64Var(&f.maxRejectRatio, "max-reject-ratio", 0.5, "fail the run, writing no outputs, when more than this share of the records is rejected or every\nrecord of an input file is (the input is not what --format and the field flags say); 1: never")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
 	fs.BoolVar(&f.spool, "spool", true, "local runners: keep decompressed and normalized copies of the inputs in a temporary directory (about twice\nthe decompressed input), so that later passes neither inflate nor parse them again")
@@ -59,7 +61,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content) or text (one document per file)")
 	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl: field holding the document id")
 	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl: field holding the document text")
-	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected")
+	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected (0: the default)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
 	fs.StringVar(&c.Method, "method", c.Method, "candidates from minhash bands, simhash tables, or both; simhash verifies by Hamming distance, the others by Jaccard")
 	fs.Float64Var(&c.Threshold, "threshold", c.Threshold, "Jaccard similarity at or above which two documents are near-duplicates")
@@ -121,7 +123,7 @@ var runFlagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "output", "overwrite", "index-out"}},
+	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile", "memprofile"}},
@@ -175,33 +177,32 @@ func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
 
 func runMain(args []string) error {
 	f := registerRunFlags(flag.CommandLine)
-	flag.Usage = runUsage
-	if err := flag.CommandLine.Parse(args); err != nil {
+	if err := parseFlags(flag.CommandLine, args, runUsage); err != nil {
 		return err
-	}
-	if flag.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", flag.Args())
 	}
 	if f.input == "" || f.output == "" {
-		return errors.New("--input and --output are required (see 'neardup help run')")
+		return usagef("--input and --output are required (see 'neardup help run')")
 	}
-	if !f.verbose {
-		log.LogLevel = "warn"
-	}
-	beam.Init()
-	ctx := context.Background()
-
-	cfg := &f.cfg
-	if err := parseShingle(f.shingle, cfg); err != nil {
+	if err := checkRunFlags(f); err != nil {
 		return err
 	}
+	if f.indexOut != "" && sameDir(f.indexOut, f.output) {
+		return usagef("--index-out must be another directory than --output")
+	}
+	cfg := &f.cfg
+	if cfg.Bands == 0 {
+		b := blocking.ChooseBands(cfg.Threshold, cfg.Perms, blocking.DefaultWeights)
+		cfg.Bands, cfg.Rows = b.B, b.R
+	}
+	initBeam(f.verbose)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	jobDone := make(chan struct{})
+	handleSignals(cancel, jobDone)
+
 	files, bytes, err := expandInputs(ctx, f.input)
 	if err != nil {
 		return err
-	}
-	if cfg.Bands == 0 || cfg.Rows == 0 {
-		b := blocking.ChooseBands(cfg.Threshold, cfg.Perms, blocking.DefaultWeights)
-		cfg.Bands, cfg.Rows = b.B, b.R
 	}
 	if cfg.SimBlocks == 0 {
 		// About 1 KB of raw text per document. Pairs of a table bucket
@@ -215,21 +216,24 @@ func runMain(args []string) error {
 	if cfg.CCRounds == -1 {
 		cfg.CCRounds = transforms.AutoCCRounds(localRunner())
 	}
-	if f.indexOut != "" && sameDir(f.indexOut, f.output) {
-		return errors.New("--index-out must be another directory than --output")
+	if err := cfg.Validate(); err != nil {
+		return usageError{err}
 	}
-	out, err := outputDir.prepare(f.output, f.overwrite)
+
+	out, err := outputDir.open(f.output, f.overwrite, files)
 	if err != nil {
 		return err
 	}
-	cfg.Output = out
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
+	defer atExit(out.abort)()
+	setInterruptOutput(f.output, out.isCommitted)
+	cfg.Output = out.stage
+	var idx *target
 	if f.indexOut != "" {
-		if cfg.IndexOut, err = indexDir.prepare(f.indexOut, f.overwrite); err != nil {
+		if idx, err = indexDir.open(f.indexOut, f.overwrite, files); err != nil {
 			return fmt.Errorf("--index-out: %w", err)
 		}
+		defer atExit(idx.abort)()
+		cfg.IndexOut = idx.stage
 	}
 
 	stop, err := startLocal(f, cfg, files)
@@ -238,39 +242,84 @@ func runMain(args []string) error {
 	}
 	defer stop()
 	p, s := beam.NewPipelineWithRoot()
-	pipeline.Build(s, *cfg, files)
+	if err := pipeline.Build(ctx, s, *cfg, files); err != nil {
+		return err
+	}
 	start := time.Now()
 	res, err := beamx.RunWithMetrics(ctx, p)
+	close(jobDone)
 	if err != nil {
-		return fmt.Errorf("pipeline failed: %w", err)
+		return fmt.Errorf("pipeline failed: %s", rootCause(err))
 	}
 	took := time.Since(start)
-	if err := completeSummary(out, res, start, took, cfg.Settings(runnerName())); err != nil {
+
+	// Check the outputs in the staging directory; only then put them in
+	// place, summary.json last.
+	sum, err := completeSummary(ctx, out.stage, res, start, took, cfg.Settings(runnerName()))
+	if err != nil {
 		return err
 	}
-	if err := writeReport(out, files, cfg); err != nil {
+	err = finishJob(ctx, finishedJob{
+		counts: sum.Counts, balanced: sum.Balanced, inputs: sum.Inputs, files: files, maxRejectRatio: f.maxRejectRatio,
+		out: out, summary: output.SummaryName, index: idx, indexFlag: "--index-out",
+		beforeCommit: func() error { return writeReport(out.stage, out.dir, files, cfg) },
+	})
+	if err != nil {
 		return err
 	}
-	if err := report(os.Stdout, out, len(files), took); err != nil {
-		return err
-	}
-	if cfg.IndexOut != "" {
-		fmt.Fprintf(os.Stdout, "index in %s (index.json, index-*.bin)\n", cfg.IndexOut)
+	report(os.Stdout, out.dir, sum, len(files), took)
+	if idx != nil {
+		fmt.Fprintf(os.Stdout, "index in %s (index.json, index-*.bin)\n", idx.dir)
 	}
 	return nil
 }
 
+// localDir is dir if it is a local directory, else "".
+func localDir(dir string) string {
+	if strings.Contains(dir, "://") {
+		return ""
+	}
+	return dir
+}
+
+// initBeam initializes Beam. Unless verbose, the runner's log shows only
+// warnings, and not the errors of a failed job either: they repeat the
+// failed bundle's plan, and the command prints the error itself, on one
+// line (rootCause).
+func initBeam(verbose bool) {
+	if !verbose {
+		log.LogLevel = "warn"
+	}
+	beam.Init()
+	if !verbose {
+		slog.SetDefault(slog.New(dropErrors{slog.Default().Handler()}))
+	}
+}
+
+// dropErrors is a slog handler that drops records of level Error and above.
+type dropErrors struct{ slog.Handler }
+
+func (d dropErrors) Enabled(ctx context.Context, l slog.Level) bool {
+	return l < slog.LevelError && d.Handler.Enabled(ctx, l)
+}
+
+func (d dropErrors) WithAttrs(a []slog.Attr) slog.Handler { return dropErrors{d.Handler.WithAttrs(a)} }
+func (d dropErrors) WithGroup(n string) slog.Handler      { return dropErrors{d.Handler.WithGroup(n)} }
+
 // completeSummary adds the wall time, the busy time and span of each stage
 // (from the runner's metrics, where it reports them) and the job's settings
-// to a local summary.json. Times vary from run to run and the shape of the
-// job from runner to runner; the counts beside them do not.
-func completeSummary(out string, res beam.PipelineResult, start time.Time, wall time.Duration, settings output.Settings) error {
-	if strings.Contains(out, "://") {
-		return nil
+// to the summary.json the job wrote in dir, and returns it. Times vary from
+// run to run and the shape of the job from runner to runner; the counts
+// beside them do not.
+func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, start time.Time, wall time.Duration, settings output.Settings) (output.Summary, error) {
+	var sum output.Summary
+	path := output.JoinPath(dir, output.SummaryName)
+	b, err := readAny(ctx, path)
+	if err == nil {
+		err = json.Unmarshal(b, &sum)
 	}
-	sum, err := output.ReadSummary(out)
 	if err != nil {
-		return err
+		return sum, fmt.Errorf("the job wrote no readable %s: %w", output.SummaryName, err)
 	}
 	sum.WallSeconds = wall.Seconds()
 	sum.Settings = &settings
@@ -284,11 +333,39 @@ func completeSummary(out string, res beam.PipelineResult, start time.Time, wall 
 		}
 		sum.StageSpans = stageSpans(all.Distributions(), start)
 	}
-	b, err := json.MarshalIndent(sum, "", "  ")
+	if b, err = json.MarshalIndent(sum, "", "  "); err != nil {
+		return sum, err
+	}
+	return sum, writeAny(ctx, path, append(b, '\n'))
+}
+
+// readAny reads a file on any Beam filesystem.
+func readAny(ctx context.Context, path string) ([]byte, error) {
+	fsys, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.Close()
+	return filesystem.Read(ctx, fsys, path)
+}
+
+// writeAny writes a file on any Beam filesystem: a local one through a
+// temporary file and a rename.
+func writeAny(ctx context.Context, path string, b []byte) error {
+	if !strings.Contains(path, "://") {
+		tmp := filepath.Join(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-"+randomHex())
+		if err := os.WriteFile(tmp, b, 0o644); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		return os.Rename(tmp, path)
+	}
+	fsys, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, output.SummaryName), append(b, '\n'), 0o644)
+	defer fsys.Close()
+	return filesystem.Write(ctx, fsys, path, b)
 }
 
 // stageSpans returns, per stage, the seconds since start at which its work
@@ -333,20 +410,36 @@ func sameDir(a, b string) bool {
 // call it once the job is done.
 func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(), err error) {
 	var undo []func()
+	var once sync.Once
 	stop = func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
-		}
+		once.Do(func() {
+			for i := len(undo) - 1; i >= 0; i-- {
+				undo[i]()
+			}
+		})
 	}
 	tuneLocalGC()
 	if localRunner() {
 		// One temporary directory holds the job's intermediate files and
-		// the spool.
-		dir, err := os.MkdirTemp("", "neardup-work-")
+		// the spool, and the runner's temporary files (TMPDIR): it goes
+		// when the command ends, however it ends but SIGKILL, and a later
+		// run removes it then (sweepWorkDirs).
+		sweepWorkDirs(os.TempDir(), time.Now())
+		dir, err := makeWorkDir()
 		if err != nil {
-			return stop, err
+			return stop, fmt.Errorf("making the work directory in %s: %w", os.TempDir(), err)
 		}
-		undo = append(undo, func() { os.RemoveAll(dir) })
+		remove := atExit(func() { removeAllRetry(dir) })
+		tmpdir, had := os.LookupEnv("TMPDIR")
+		os.Setenv("TMPDIR", dir)
+		undo = append(undo, func() {
+			if had {
+				os.Setenv("TMPDIR", tmpdir)
+			} else {
+				os.Unsetenv("TMPDIR")
+			}
+			remove()
+		})
 		cfg.Work = dir
 		if f.spool {
 			cfg.Spool = dir
@@ -440,25 +533,12 @@ func physicalMemory() int64 {
 	return 0
 }
 
-// parseShingle reads "char:5" or "word:5".
-func parseShingle(s string, cfg *transforms.Config) error {
-	mode, n, ok := strings.Cut(s, ":")
-	if !ok {
-		return fmt.Errorf("--shingle %q: want char:N or word:N", s)
-	}
-	var k int
-	if _, err := fmt.Sscanf(n, "%d", &k); err != nil || k < 1 {
-		return fmt.Errorf("--shingle %q: shingle size must be a positive number", s)
-	}
-	cfg.Tokens, cfg.Shingle = mode, k
-	return nil
-}
-
 // expandInputs lists the paths matching comma-separated globs, sorted and
-// without repeats, and their total size. A glob that matches nothing is an
-// error, before any work starts. Every path a glob matches is an input, a
-// directory or an unreadable file too: the job reports each of those as one
-// rejected record (not_a_file, unreadable) instead of skipping it silently.
+// without repeats (local paths absolute, URLs as typed), and their total
+// size. A glob that matches nothing is an error, before any work starts.
+// Every path a glob matches is an input, a directory or an unreadable file
+// too: the job reports each of those as one rejected record (not_a_file,
+// unreadable) instead of skipping it silently.
 func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 	var files []string
 	var total int64
@@ -467,11 +547,20 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 		if glob == "" {
 			continue
 		}
-		fs, err := filesystem.New(ctx, glob)
+		pattern := glob
+		if !strings.Contains(glob, "://") {
+			// Workers run in other directories: send them absolute paths.
+			abs, err := filepath.Abs(glob)
+			if err != nil {
+				return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
+			}
+			pattern = abs
+		}
+		fs, err := filesystem.New(ctx, pattern)
 		if err != nil {
 			return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
 		}
-		matched, err := fs.List(ctx, glob)
+		matched, err := fs.List(ctx, pattern)
 		if err != nil {
 			fs.Close()
 			return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
@@ -502,16 +591,7 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 }
 
 // report prints where the outputs are and the main counts.
-func report(w *os.File, out string, files int, took time.Duration) error {
-	sum, err := output.ReadSummary(out)
-	var unread *fs.PathError
-	if errors.As(err, &unread) {
-		fmt.Fprintf(w, "neardup: done in %s; outputs in %s\n", took.Round(time.Millisecond), out)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
+func report(w io.Writer, out string, sum output.Summary, files int, took time.Duration) {
 	c := sum.Counts
 	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[output.StatInput], took.Round(time.Millisecond))
 	fmt.Fprintf(w, "  rejected %d, exact duplicates %d, candidate pairs %d, verified pairs %d\n",
@@ -545,9 +625,4 @@ func report(w *os.File, out string, files int, took time.Duration) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "outputs in %s (summary.json, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
-	if !sum.Balanced {
-		return fmt.Errorf("records do not add up: input %d != kept %d + removed %d + rejected %d",
-			c[output.StatInput], c[output.StatKept], c[output.StatRemoved], c[output.StatRejected])
-	}
-	return nil
 }

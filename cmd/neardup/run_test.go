@@ -26,11 +26,13 @@ import (
 
 // TestMain doubles as the neardup command: with NEARDUP_TEST_MAIN=1 the test
 // binary runs main() on its arguments (after setting the fault named by
-// NEARDUP_TEST_FAIL_ONCE, a test hook the real command does not have), so
-// that the tests can check exit codes and messages of whole runs.
+// NEARDUP_TEST_FAIL_ONCE, and with the slow:// filesystem of slowfs_test.go:
+// test hooks the real command does not have), so that the tests can check
+// exit codes and messages of whole runs.
 func TestMain(m *testing.M) {
 	if os.Getenv("NEARDUP_TEST_MAIN") == "1" {
 		transforms.SetFailOnce(os.Getenv("NEARDUP_TEST_FAIL_ONCE"))
+		registerSlowFS()
 		main()
 		os.Exit(0)
 	}
@@ -41,20 +43,37 @@ func TestMain(m *testing.M) {
 // standard error.
 func neardup(t *testing.T, failOnce string, args ...string) (int, string) {
 	t.Helper()
+	return neardupEnv(t, []string{"NEARDUP_TEST_FAIL_ONCE=" + failOnce}, args...)
+}
+
+// neardupCmd returns the command in a child process with env added to the
+// environment; its standard error goes to stderr.
+func neardupCmd(env []string, stderr *bytes.Buffer, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "NEARDUP_TEST_MAIN=1", "NEARDUP_TEST_FAIL_ONCE="+failOnce)
+	cmd.Env = append(append(os.Environ(), "NEARDUP_TEST_MAIN=1"), env...)
+	cmd.Stderr = stderr
+	return cmd
+}
+
+// neardupEnv is neardup with env added to the environment.
+func neardupEnv(t *testing.T, env []string, args ...string) (int, string) {
+	t.Helper()
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
+	return exitCode(t, neardupCmd(env, &stderr, args...).Run()), stderr.String()
+}
+
+// exitCode is the exit code of a command that ended with err.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return 0, stderr.String()
+		return 0
 	case errors.As(err, &exit):
-		return exit.ExitCode(), stderr.String()
+		return exit.ExitCode()
 	}
 	t.Fatal(err)
-	return 0, ""
+	return 0
 }
 
 func writeFiles(t *testing.T, dir string, names ...string) {
@@ -138,8 +157,8 @@ func TestRunNoInput(t *testing.T) {
 
 // TestRunFaultThenOverwrite runs the command three times into one directory
 // holding an unrelated file and a stale shard of an earlier run: with an
-// injected fault and --overwrite (fails, naming the fault: the stale shard
-// is gone, the unrelated file stays, no partial output), without --overwrite
+// injected fault and --overwrite (fails, naming the fault on one line: the
+// directory is as before, no partial output), without --overwrite
 // (refused: the directory is not empty), and with --overwrite and no fault:
 // the same files as a run into a fresh directory, the shards byte for byte
 // and the same counts.
@@ -152,11 +171,11 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 	writeFiles(t, out, "notes.txt", "pairs-00007.jsonl")
 
 	code, stderr := neardup(t, "Read", "run", "--input", input, "--output", out, "--overwrite")
-	if code == 0 || !strings.Contains(stderr, "injected fault") {
-		t.Fatalf("exit code %d with an injected fault; want a failure naming it; stderr:\n%.2000s", code, stderr)
+	if code != 1 || !strings.Contains(stderr, "injected fault") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("exit code %d with an injected fault; want 1 and one line naming it; stderr:\n%.2000s", code, stderr)
 	}
-	if left := listDir(t, out); !slices.Equal(left, []string{"notes.txt"}) {
-		t.Errorf("after the failed run: %q, want only notes.txt", left)
+	if left := listDir(t, out); !slices.Equal(left, []string{"notes.txt", "pairs-00007.jsonl"}) {
+		t.Errorf("after the failed run: %q, want the directory as before", left)
 	}
 
 	code, stderr = neardup(t, "", "run", "--input", input, "--output", out)
@@ -177,22 +196,7 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 	if got := listDir(t, out); !slices.Equal(got, want) {
 		t.Errorf("files %q, want %q", got, want)
 	}
-	for _, name := range listDir(t, fresh) {
-		if !strings.HasSuffix(name, ".jsonl") && name != "summary.json" {
-			continue // report.html names the directory and the times
-		}
-		a, errA := os.ReadFile(filepath.Join(out, name))
-		b, errB := os.ReadFile(filepath.Join(fresh, name))
-		if errA != nil || errB != nil {
-			t.Fatal(errA, errB)
-		}
-		if name == "summary.json" { // times differ from run to run; counts do not
-			a, b = summaryCounts(t, a), summaryCounts(t, b)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs from a fresh run", name)
-		}
-	}
+	sameOutputs(t, out, fresh, "from a fresh run")
 }
 
 // checkSpans: summary.json has a span for every stage with busy time, from

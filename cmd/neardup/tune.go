@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -35,16 +34,19 @@ func tuneMain(args []string) error {
 	idField := fs.String("id-field", record.DefaultIDField, "field holding the document id")
 	textField := fs.String("text-field", record.DefaultTextField, "field holding the text")
 	shingle := fs.String("tokens", "char", "CJK tokens: char or word")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), tuneUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
+	usage := func() { fs.SetOutput(os.Stdout); fmt.Print(tuneUsage); fs.PrintDefaults() }
+	if err := parseFlags(fs, args, usage); err != nil {
 		return err
 	}
 	if *corpus == "" {
-		return errors.New("--corpus is required (see 'neardup help tune')")
+		return usagef("--corpus is required (see 'neardup help tune')")
+	}
+	if err := checkTuneFlags(*threshold, *sample, *shingle); err != nil {
+		return err
 	}
 	mode, err := tokenize.ParseMode(*shingle)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	texts, err := sampleTexts(*corpus, *sample, record.Options{IDField: *idField, TextField: *textField})
 	if err != nil {

@@ -1,11 +1,33 @@
 // Package quality measures a neardup run against ground truth: pair recall
-// per Jaccard band, precision, F1, the same by language and by synthetic edit
-// type, and cluster-level errors (documents removed without a true partner,
-// true duplicates both kept, clusters chained across dissimilar documents).
+// per Jaccard band, precision and F1, the same by language and by synthetic
+// edit type, and cluster-level errors (documents removed without a true
+// partner, true duplicates both kept, clusters chained across dissimilar
+// documents).
 //
 // In: the run's pairs and clusters (as read from pairs-*.jsonl and
 // clusters-*.jsonl), a ground-truth pair list with exact Jaccard, optionally
 // document languages and synthetic edit types. Out: a Report.
+//
+// The measures, at threshold t:
+//
+//   - A true pair is found directly when the run reports it, or reports the
+//     pair of the two documents' exact-duplicate groups (the run verifies one
+//     representative of each group of identical documents; documents of one
+//     group are found directly too).
+//   - A true pair is linked when it is found directly or its two documents
+//     end in one cluster (the members of a clusters-*.jsonl line).
+//   - Recall is over the true pairs of a band of true Jaccard, of J >= t, and
+//     of J >= t + 0.05 (the headline band), each found directly and linked.
+//   - Strict precision: reported pairs with true J >= t over reported pairs.
+//     Lenient precision: the same with true J >= t - 0.1.
+//   - F1 (strict) = 2·P·R/(P + R) with P the strict precision and R the
+//     direct recall at J >= t.
+//   - The language of a pair is its documents' language when both have the
+//     same one, "cross" when they differ, "unknown" when either has none.
+//
+// Thresholds derived from t (t - 0.1, t + 0.05) are rounded to the decimal
+// they stand for: in float64 0.8 - 0.1 is 0.7000000000000001 and 0.8 + 0.05
+// is 0.8500000000000001, which would drop true pairs of exactly 0.7 or 0.85.
 package quality
 
 import (
@@ -19,6 +41,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 )
 
 // Pair is one reported pair.
@@ -73,32 +96,112 @@ func (b Band) String() string {
 // split at 0.85 where the quality targets change.
 var DefaultBands = []Band{{0.5, 0.7}, {0.7, 0.8}, {0.8, 0.85}, {0.85, 0.9}, {0.9, 1}, {1, 2}}
 
-// Recall is found/total for one group of true pairs.
+// Recall counts the true pairs of one group (a band of true Jaccard, J >= t,
+// ...) found directly and linked.
 type Recall struct {
-	Band   string  `json:"band"`
-	Pairs  int     `json:"pairs"`
-	Found  int     `json:"found"`
-	Recall float64 `json:"recall"`
+	Band         string  `json:"band"`
+	Pairs        int     `json:"pairs"`
+	FoundDirect  int     `json:"found_direct"`
+	Linked       int     `json:"linked"`
+	RecallDirect float64 `json:"recall_direct"`
+	RecallLinked float64 `json:"recall_linked"`
+}
+
+func (r *Recall) add(direct, linked bool) {
+	r.Pairs++
+	if direct {
+		r.FoundDirect++
+	}
+	if linked {
+		r.Linked++
+	}
+}
+
+func (r *Recall) finish() {
+	if r.Pairs > 0 {
+		r.RecallDirect = float64(r.FoundDirect) / float64(r.Pairs)
+		r.RecallLinked = float64(r.Linked) / float64(r.Pairs)
+	}
+}
+
+// Figures are the pair-level measures over one set of pairs: all of them,
+// or those of one language (or "cross").
+type Figures struct {
+	Bands       []Recall `json:"recall_by_band"`
+	AtThreshold Recall   `json:"recall_at_threshold"` // true J >= t
+	AtHeadline  Recall   `json:"recall_at_headline"`  // true J >= t + 0.05
+	Reported    int      `json:"reported_pairs"`
+	// StrictCorrect counts reported pairs with true J >= t, LenientCorrect
+	// those with true J >= t - 0.1.
+	StrictCorrect    int     `json:"strict_correct_pairs"`
+	LenientCorrect   int     `json:"lenient_correct_pairs"`
+	StrictPrecision  float64 `json:"strict_precision"`
+	LenientPrecision float64 `json:"lenient_precision"`
+	// F1Strict is from StrictPrecision and AtThreshold.RecallDirect.
+	F1Strict float64 `json:"f1_strict"`
+}
+
+func newFigures(t, head float64) *Figures {
+	f := &Figures{Bands: newBands()}
+	f.AtThreshold.Band = fmt.Sprintf(">=%.2f", t)
+	f.AtHeadline.Band = fmt.Sprintf(">=%.2f", head)
+	return f
+}
+
+func newBands() []Recall {
+	out := make([]Recall, len(DefaultBands))
+	for i, b := range DefaultBands {
+		out[i].Band = b.String()
+	}
+	return out
+}
+
+// addBands counts a true pair of Jaccard j in its band.
+func addBands(bands []Recall, j float64, direct, linked bool) {
+	for i, b := range DefaultBands {
+		if j >= b.Lo && j < b.Hi {
+			bands[i].add(direct, linked)
+		}
+	}
+}
+
+func finishBands(bands []Recall) {
+	for i := range bands {
+		bands[i].finish()
+	}
+}
+
+func (f *Figures) finish() {
+	finishBands(f.Bands)
+	f.AtThreshold.finish()
+	f.AtHeadline.finish()
+	if f.Reported > 0 {
+		f.StrictPrecision = float64(f.StrictCorrect) / float64(f.Reported)
+		f.LenientPrecision = float64(f.LenientCorrect) / float64(f.Reported)
+	}
+	if p, r := f.StrictPrecision, f.AtThreshold.RecallDirect; p+r > 0 {
+		f.F1Strict = 2 * p * r / (p + r)
+	}
 }
 
 // Report is the outcome of Evaluate.
 type Report struct {
-	Threshold float64             `json:"threshold"`
-	Bands     []Recall            `json:"recall_by_band"`
-	ByLang    map[string][]Recall `json:"recall_by_lang,omitempty"`
-	ByEdit    map[string][]Recall `json:"recall_by_edit,omitempty"`
-	// AtThreshold is the recall over true pairs with J >= threshold.
-	AtThreshold Recall `json:"recall_at_threshold"`
-	Reported    int    `json:"reported_pairs"`
-	// Correct counts reported pairs whose true Jaccard >= threshold - 0.1.
-	Correct        int                 `json:"correct_pairs"`
-	Precision      float64             `json:"precision"`
-	F1             float64             `json:"f1"`
-	PrecisionLang  map[string]float64  `json:"precision_by_lang,omitempty"`
-	FalseRemovals  int                 `json:"false_removals"`   // removed, no true partner >= threshold - 0.1
-	MissedRemovals int                 `json:"missed_removals"`  // true pairs >= threshold with both documents kept
+	Threshold         float64 `json:"threshold"`          // t
+	HeadlineThreshold float64 `json:"headline_threshold"` // t + 0.05
+	LenientThreshold  float64 `json:"lenient_threshold"`  // t - 0.1
+	All               Figures `json:"all"`
+	// ByLang holds the figures per pair language (see the package doc),
+	// with "cross" for pairs of two languages; empty without languages.
+	ByLang map[string]Figures `json:"by_lang,omitempty"`
+	// ByEdit holds the recall per band of the synthetic pairs per edit type.
+	ByEdit         map[string][]Recall `json:"recall_by_edit,omitempty"`
+	FalseRemovals  int                 `json:"false_removals"`   // removed, no true partner >= t - 0.1
+	MissedRemovals int                 `json:"missed_removals"`  // true pairs >= t with both documents kept
 	Chained        int                 `json:"chained_clusters"` // clusters holding two documents with true J < 0.5
-	Examples       map[string][]string `json:"examples,omitempty"`
+	// Examples: "missed" true pairs J >= t not found directly, "unlinked"
+	// those not linked, "below_strict" reported pairs with true J < t,
+	// "below_lenient" those with true J < t - 0.1 (ten of each at most).
+	Examples map[string][]string `json:"examples,omitempty"`
 }
 
 type key struct{ a, b string }
@@ -110,11 +213,11 @@ func mk(a, b string) key {
 	return key{a, b}
 }
 
-// Evaluate compares a run with the truth at threshold t. A true pair counts
-// as found when the run reports it, directly or through exact duplicates
-// (the run verifies one representative of each group of identical
-// documents, so a pair (x, y) is found when x and y are exact duplicates of
-// each other or when the pair of their exact groups is reported).
+// decimal rounds a derived threshold to the decimal it stands for.
+func decimal(x float64) float64 { return math.Round(x*1e9) / 1e9 }
+
+// Evaluate compares a run with the truth at threshold t, with the measures
+// of the package doc.
 func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 	// Exact groups: union the documents of method "exact" pairs.
 	group := map[string]string{}
@@ -143,106 +246,113 @@ func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 	for _, p := range pairs {
 		reported[mk(find(p.A), find(p.B))] = true
 	}
-	found := func(a, b string) bool {
+	direct := func(a, b string) bool {
 		ga, gb := find(a), find(b)
 		return ga == gb || reported[mk(ga, gb)]
+	}
+	// The cluster of each document, as index + 1 (a run puts a document in
+	// one cluster at most).
+	cluster := map[string]int{}
+	for i, c := range clusters {
+		for _, m := range c.Members {
+			cluster[m] = i + 1
+		}
+	}
+	sameCluster := func(a, b string) bool {
+		return cluster[a] != 0 && cluster[a] == cluster[b]
 	}
 	truthJ := map[key]float64{}
 	for _, p := range truth.Pairs {
 		truthJ[mk(p.A, p.B)] = p.Jaccard()
 	}
+	lenient, head := decimal(t-0.1), decimal(t+0.05)
 
-	r := Report{Threshold: t, ByLang: map[string][]Recall{}, ByEdit: map[string][]Recall{}, PrecisionLang: map[string]float64{}, Examples: map[string][]string{}}
-	tally := func(ps []TruePair) []Recall {
-		out := make([]Recall, len(DefaultBands))
-		for i, b := range DefaultBands {
-			out[i].Band = b.String()
+	r := Report{Threshold: t, HeadlineThreshold: head, LenientThreshold: lenient, ByLang: map[string]Figures{}, ByEdit: map[string][]Recall{}, Examples: map[string][]string{}}
+	all := newFigures(t, head)
+	byLang := map[string]*Figures{}
+	// figures returns the figures a pair of a and b counts in.
+	figures := func(a, b string) []*Figures {
+		if truth.Lang == nil {
+			return []*Figures{all}
 		}
-		for _, p := range ps {
-			j := p.Jaccard()
-			for i, b := range DefaultBands {
-				if j >= b.Lo && j < b.Hi {
-					out[i].Pairs++
-					if found(p.A, p.B) {
-						out[i].Found++
-					}
-				}
-			}
+		l := pairLang(truth.Lang, a, b)
+		f := byLang[l]
+		if f == nil {
+			f = newFigures(t, head)
+			byLang[l] = f
 		}
-		for i := range out {
-			if out[i].Pairs > 0 {
-				out[i].Recall = float64(out[i].Found) / float64(out[i].Pairs)
-			}
-		}
-		return out
-	}
-	r.Bands = tally(truth.Pairs)
-	r.AtThreshold.Band = fmt.Sprintf(">=%.2f", t)
-	for _, p := range truth.Pairs {
-		if p.Jaccard() >= t {
-			r.AtThreshold.Pairs++
-			if found(p.A, p.B) {
-				r.AtThreshold.Found++
-			} else if len(r.Examples["missed"]) < 10 {
-				r.Examples["missed"] = append(r.Examples["missed"], fmt.Sprintf("%s %s %.3f", p.A, p.B, p.Jaccard()))
-			}
-		}
-	}
-	if r.AtThreshold.Pairs > 0 {
-		r.AtThreshold.Recall = float64(r.AtThreshold.Found) / float64(r.AtThreshold.Pairs)
+		return []*Figures{all, f}
 	}
 	if truth.Lang != nil {
-		byLang := map[string][]TruePair{}
-		for _, p := range truth.Pairs {
-			l := truth.Lang[p.A]
-			byLang[l] = append(byLang[l], p)
-		}
-		for l, ps := range byLang {
-			r.ByLang[l] = tally(ps)
+		byLang["cross"] = newFigures(t, head) // shown even when empty
+	}
+	example := func(kind, format string, args ...any) {
+		if len(r.Examples[kind]) < 10 {
+			r.Examples[kind] = append(r.Examples[kind], fmt.Sprintf(format, args...))
 		}
 	}
+
+	for _, p := range truth.Pairs {
+		j := p.Jaccard()
+		d := direct(p.A, p.B)
+		l := d || sameCluster(p.A, p.B)
+		for _, f := range figures(p.A, p.B) {
+			addBands(f.Bands, j, d, l)
+			if j >= t {
+				f.AtThreshold.add(d, l)
+			}
+			if j >= head {
+				f.AtHeadline.add(d, l)
+			}
+		}
+		if j >= t && !d {
+			example("missed", "%s %s %.3f", p.A, p.B, j)
+		}
+		if j >= t && !l {
+			example("unlinked", "%s %s %.3f", p.A, p.B, j)
+		}
+	}
+	for _, p := range pairs {
+		j := truthJ[mk(p.A, p.B)]
+		for _, f := range figures(p.A, p.B) {
+			f.Reported++
+			if j >= t {
+				f.StrictCorrect++
+			}
+			if j >= lenient {
+				f.LenientCorrect++
+			}
+		}
+		if j < t {
+			example("below_strict", "%s %s est %.3f true %.3f", p.A, p.B, p.Jaccard, j)
+		}
+		if j < lenient {
+			example("below_lenient", "%s %s est %.3f true %.3f", p.A, p.B, p.Jaccard, j)
+		}
+	}
+	all.finish()
+	r.All = *all
+	for l, f := range byLang {
+		f.finish()
+		r.ByLang[l] = *f
+	}
+
 	if len(truth.Synthetic) > 0 {
-		byEdit := map[string][]TruePair{}
 		for _, s := range truth.Synthetic {
 			if s.Union == 0 {
 				continue
 			}
-			byEdit[s.Edit] = append(byEdit[s.Edit], TruePair{A: s.A, B: s.B, Inter: s.Inter, Union: s.Union})
-		}
-		for e, ps := range byEdit {
-			r.ByEdit[e] = tally(ps)
-		}
-	}
-
-	// Precision over reported pairs. near is t - 0.1 rounded to the decimal
-	// it stands for: in float64 0.8 - 0.1 is 0.7000000000000001, which would
-	// count a true J of exactly 0.7 as wrong.
-	near := math.Round((t-0.1)*1e9) / 1e9
-	okLang, allLang := map[string]int{}, map[string]int{}
-	for _, p := range pairs {
-		r.Reported++
-		ok := truthJ[mk(p.A, p.B)] >= near
-		if ok {
-			r.Correct++
-		} else if len(r.Examples["false"]) < 10 {
-			r.Examples["false"] = append(r.Examples["false"], fmt.Sprintf("%s %s est %.3f true %.3f", p.A, p.B, p.Jaccard, truthJ[mk(p.A, p.B)]))
-		}
-		if truth.Lang != nil {
-			l := truth.Lang[p.A]
-			allLang[l]++
-			if ok {
-				okLang[l]++
+			bands := r.ByEdit[s.Edit]
+			if bands == nil {
+				bands = newBands()
+				r.ByEdit[s.Edit] = bands
 			}
+			d := direct(s.A, s.B)
+			addBands(bands, float64(s.Inter)/float64(s.Union), d, d || sameCluster(s.A, s.B))
 		}
-	}
-	if r.Reported > 0 {
-		r.Precision = float64(r.Correct) / float64(r.Reported)
-	}
-	for l, n := range allLang {
-		r.PrecisionLang[l] = float64(okLang[l]) / float64(n)
-	}
-	if r.Precision+r.AtThreshold.Recall > 0 {
-		r.F1 = 2 * r.Precision * r.AtThreshold.Recall / (r.Precision + r.AtThreshold.Recall)
+		for _, bands := range r.ByEdit {
+			finishBands(bands)
+		}
 	}
 
 	// Cluster-level figures.
@@ -257,7 +367,7 @@ func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 		for _, m := range c.Members {
 			if m != c.Representative {
 				removed[m] = true
-				if partner[m] < near {
+				if partner[m] < lenient {
 					r.FalseRemovals++
 				}
 			}
@@ -272,6 +382,18 @@ func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 		}
 	}
 	return r
+}
+
+// pairLang is the language of the pair (a, b): see the package doc.
+func pairLang(langs map[string]string, a, b string) string {
+	la, lb := langs[a], langs[b]
+	switch {
+	case la == "" || lb == "":
+		return "unknown"
+	case la != lb:
+		return "cross"
+	}
+	return la
 }
 
 // chained reports whether a cluster holds two members that are not even
@@ -424,38 +546,80 @@ func eachTSV(path string, cols int, fn func([]string) error) error {
 	return sc.Err()
 }
 
-// Print writes the report as tables.
+// Print writes the report as tables, each measure named as in the package
+// doc.
 func (r Report) Print(w io.Writer) {
-	fmt.Fprintf(w, "pair recall by true Jaccard band:\n")
-	printBands(w, "all", r.Bands)
-	for _, l := range sortedKeys(r.ByLang) {
-		printBands(w, l, r.ByLang[l])
-	}
-	if len(r.ByEdit) > 0 {
-		fmt.Fprintf(w, "\nrecall by synthetic edit type:\n")
-		for _, e := range sortedKeys(r.ByEdit) {
-			printBands(w, e, r.ByEdit[e])
+	fmt.Fprintf(w, "threshold t = %.2f; headline band J >= %.2f\n", r.Threshold, r.HeadlineThreshold)
+	fmt.Fprintf(w, "direct: the pair or the pair of its exact-duplicate groups is reported; linked: direct, or both documents in one cluster\n")
+	fmt.Fprintf(w, "strict precision: reported pairs with true J >= %.2f; lenient: true J >= %.2f; F1 from strict precision and direct recall at J >= %.2f\n",
+		r.Threshold, r.LenientThreshold, r.Threshold)
+	// Languages in name order, then "cross" and "unknown".
+	langs := sortedKeys(r.ByLang)
+	for _, l := range []string{"cross", "unknown"} {
+		if i := slices.Index(langs, l); i >= 0 {
+			langs = append(slices.Delete(langs, i, i+1), l)
 		}
 	}
-	fmt.Fprintf(w, "\nrecall at J >= %.2f: %d/%d = %.4f\n", r.Threshold, r.AtThreshold.Found, r.AtThreshold.Pairs, r.AtThreshold.Recall)
-	fmt.Fprintf(w, "precision (true J >= %.2f): %d/%d = %.4f", r.Threshold-0.1, r.Correct, r.Reported, r.Precision)
-	for _, l := range sortedKeys(r.PrecisionLang) {
-		fmt.Fprintf(w, "  %s %.4f", l, r.PrecisionLang[l])
+	names := append([]string{"all"}, langs...)
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
 	}
-	fmt.Fprintf(w, "\nF1 %.4f\n", r.F1)
-	fmt.Fprintf(w, "false removals %d, missed removals %d, chained clusters %d\n", r.FalseRemovals, r.MissedRemovals, r.Chained)
+
+	fmt.Fprintf(w, "\nrecall by true Jaccard band, direct/linked (true pairs):\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "  group")
+	for _, b := range DefaultBands {
+		fmt.Fprintf(tw, "\t%s", b)
+	}
+	fmt.Fprintln(tw)
+	printBands(tw, "all", r.All.Bands)
+	for _, l := range langs {
+		printBands(tw, l, r.ByLang[l].Bands)
+	}
+	for _, e := range sortedKeys(r.ByEdit) {
+		printBands(tw, "edit "+e, r.ByEdit[e])
+	}
+	tw.Flush()
+
+	fmt.Fprintf(w, "\nrecall at J >= t and in the headline band, precision, F1:\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\tpairs J>=%.2f\tdirect\tlinked\tpairs J>=%.2f\tdirect\tlinked\treported\tstrict P\tlenient P\tF1 (strict)\t\n",
+		width, "group", r.Threshold, r.HeadlineThreshold)
+	printFigures(tw, fmt.Sprintf("%-*s", width, "all"), r.All)
+	for _, l := range langs {
+		printFigures(tw, fmt.Sprintf("%-*s", width, l), r.ByLang[l])
+	}
+	tw.Flush()
+
+	fmt.Fprintf(w, "\nclusters: false removals %d (removed, no true partner >= %.2f), missed removals %d (true J >= %.2f, both kept), chained clusters %d (two members with true J < 0.5)\n",
+		r.FalseRemovals, r.LenientThreshold, r.MissedRemovals, r.Threshold, r.Chained)
 }
 
 func printBands(w io.Writer, name string, rs []Recall) {
-	fmt.Fprintf(w, "  %-12s", name)
+	fmt.Fprintf(w, "  %s", name)
 	for _, b := range rs {
 		if b.Pairs == 0 {
-			fmt.Fprintf(w, "  %s: -", b.Band)
+			fmt.Fprint(w, "\t-")
 			continue
 		}
-		fmt.Fprintf(w, "  %s: %.3f (%d)", b.Band, b.Recall, b.Pairs)
+		fmt.Fprintf(w, "\t%.3f/%.3f (%d)", b.RecallDirect, b.RecallLinked, b.Pairs)
 	}
 	fmt.Fprintln(w)
+}
+
+func printFigures(w io.Writer, name string, f Figures) {
+	ratio := func(n int, x float64) string {
+		if n == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.4f", x)
+	}
+	fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s\t%s\t\n", name,
+		f.AtThreshold.Pairs, ratio(f.AtThreshold.Pairs, f.AtThreshold.RecallDirect), ratio(f.AtThreshold.Pairs, f.AtThreshold.RecallLinked),
+		f.AtHeadline.Pairs, ratio(f.AtHeadline.Pairs, f.AtHeadline.RecallDirect), ratio(f.AtHeadline.Pairs, f.AtHeadline.RecallLinked),
+		f.Reported, ratio(f.Reported, f.StrictPrecision), ratio(f.Reported, f.LenientPrecision),
+		ratio(f.AtThreshold.Pairs+f.Reported, f.F1Strict))
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -2,6 +2,8 @@ package quality
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,14 +13,15 @@ import (
 	"testing"
 )
 
-// The hand-made corpus of TestEvaluate:
+// The hand-made corpus of TestEvaluate (en: a1 a2 b f g h k; zh: c d e i j
+// m; ru: x y):
 //
-//	a1 = a2 (exact), b like both (0.9); c-d 0.85, c-e 0.8; f-g 0.7, f-h 0.6;
-//	i-j 0.95.
+//	a1 = a2 (exact), b like both (0.9); c-d 0.85, c-e 0.8, d-e 0.75; f-g 0.7,
+//	f-h 0.6; i-j 0.95; k-m 0.82 (en and zh: a cross-language pair).
 //
-// The run reports a1-a2 as exact, a1-b, d-c, f-g, and two false pairs g-h
-// and x-y; it misses a2-b directly but finds it through the exact group of
-// a1, misses c-e, f-h and i-j.
+// The run reports a1-a2 as exact, a1-b, d-c, f-g, k-m and two false pairs
+// g-h and x-y. It finds a2-b directly through the exact group of a1; c-e,
+// d-e and f-h only through their clusters; i-j not at all.
 var (
 	truthPairs = []TruePair{
 		{"a1", "a2", 10, 10}, // 1.0
@@ -26,9 +29,11 @@ var (
 		{"a1", "b", 9, 10},   // 0.9
 		{"c", "d", 17, 20},   // 0.85
 		{"c", "e", 8, 10},    // 0.8
+		{"d", "e", 15, 20},   // 0.75
 		{"f", "g", 7, 10},    // 0.7
 		{"f", "h", 6, 10},    // 0.6
 		{"i", "j", 19, 20},   // 0.95
+		{"k", "m", 41, 50},   // 0.82
 	}
 	runPairs = []Pair{
 		{"a1", "a2", 1, "exact"},
@@ -37,16 +42,18 @@ var (
 		{"f", "g", 0.81, "minhash"},
 		{"g", "h", 0.8, "minhash"},
 		{"x", "y", 0.5, "simhash"},
+		{"k", "m", 0.8, "minhash"},
 	}
 	runClusters = []Cluster{
 		{"k1", "a1", []string{"a1", "a2", "b"}},
-		{"k2", "c", []string{"c", "d"}},
+		{"k2", "c", []string{"c", "d", "e"}},
 		{"k3", "f", []string{"f", "g", "h"}},
 		{"k4", "x", []string{"x", "y"}},
+		{"k5", "k", []string{"k", "m"}},
 	}
 	langs = map[string]string{
-		"a1": "en", "a2": "en", "b": "en", "f": "en", "g": "en", "h": "en",
-		"c": "zh", "d": "zh", "e": "zh", "i": "zh", "j": "zh",
+		"a1": "en", "a2": "en", "b": "en", "f": "en", "g": "en", "h": "en", "k": "en",
+		"c": "zh", "d": "zh", "e": "zh", "i": "zh", "j": "zh", "m": "zh",
 		"x": "ru", "y": "ru",
 	}
 	synthetic = []Synthetic{
@@ -57,18 +64,33 @@ var (
 	}
 )
 
-// recalls builds a per-band recall list from (pairs, found) per DefaultBands
-// entry.
-func recalls(pf ...int) []Recall {
-	names := []string{"0.50-0.70", "0.70-0.80", "0.80-0.85", "0.85-0.90", "0.90-1.00", "1.0"}
-	out := make([]Recall, len(names))
-	for i, n := range names {
-		out[i] = Recall{Band: n, Pairs: pf[2*i], Found: pf[2*i+1]}
-		if out[i].Pairs > 0 {
-			out[i].Recall = float64(out[i].Found) / float64(out[i].Pairs)
-		}
+// rc is a Recall of n pairs, d found directly and l linked.
+func rc(band string, n, d, l int) Recall {
+	r := Recall{Band: band, Pairs: n, FoundDirect: d, Linked: l}
+	r.finish()
+	return r
+}
+
+// bands builds a per-band recall list from (pairs, direct, linked) per
+// DefaultBands entry.
+func bands(pdl ...int) []Recall {
+	out := newBands()
+	for i := range out {
+		out[i] = rc(out[i].Band, pdl[3*i], pdl[3*i+1], pdl[3*i+2])
 	}
 	return out
+}
+
+// figures builds Figures from its counts.
+func figures(bs []Recall, at, head [3]int, reported, strict, lenient int) Figures {
+	f := Figures{
+		Bands:       bs,
+		AtThreshold: rc(">=0.80", at[0], at[1], at[2]),
+		AtHeadline:  rc(">=0.85", head[0], head[1], head[2]),
+		Reported:    reported, StrictCorrect: strict, LenientCorrect: lenient,
+	}
+	f.finish()
+	return f
 }
 
 func TestBandString(t *testing.T) {
@@ -84,96 +106,221 @@ func TestBandString(t *testing.T) {
 
 func TestEvaluate(t *testing.T) {
 	r := Evaluate(runPairs, runClusters, Truth{Pairs: truthPairs, Lang: langs, Synthetic: synthetic}, 0.8)
-
-	//                  0.5-0.7  0.7-0.8  0.8-0.85  0.85-0.9  0.9-1  1.0
-	wantBands := recalls(1, 0, 1, 1, 1, 0, 1, 1, 3, 2, 1, 1)
-	if !reflect.DeepEqual(r.Bands, wantBands) {
-		t.Errorf("Bands = %+v\nwant %+v", r.Bands, wantBands)
+	if r.Threshold != 0.8 || r.HeadlineThreshold != 0.85 || r.LenientThreshold != 0.7 {
+		t.Errorf("thresholds %v %v %v, want 0.8 0.85 0.7", r.Threshold, r.HeadlineThreshold, r.LenientThreshold)
 	}
-	wantLang := map[string][]Recall{
-		"en": recalls(1, 0, 1, 1, 0, 0, 0, 0, 2, 2, 1, 1),
-		"zh": recalls(0, 0, 0, 0, 1, 0, 1, 1, 1, 0, 0, 0),
+	//                    0.5-0.7  0.7-0.8  0.8-0.85  0.85-0.9  0.9-1    1.0
+	want := figures(bands(1, 0, 1, 2, 1, 2, 2, 1, 2, 1, 1, 1, 3, 2, 2, 1, 1, 1),
+		// J >= 0.8: c-e (linked), k-m, c-d, a2-b, a1-b, i-j (missed), a1-a2;
+		// J >= 0.85: c-d (exactly 0.85), a2-b, a1-b, i-j, a1-a2.
+		[3]int{7, 5, 6}, [3]int{5, 4, 4},
+		// Strict: a1-a2, a1-b, d-c, k-m; lenient also f-g (0.7 = t - 0.1);
+		// g-h and x-y are absent from the truth.
+		7, 4, 5)
+	if !reflect.DeepEqual(r.All, want) {
+		t.Errorf("All = %+v\nwant %+v", r.All, want)
+	}
+	// F1 = 2·(4/7)·(5/7) / (4/7 + 5/7).
+	if want := 40.0 / 63; math.Abs(r.All.F1Strict-want) > 1e-12 {
+		t.Errorf("F1Strict = %v, want %v", r.All.F1Strict, want)
+	}
+	wantLang := map[string]Figures{
+		"en": figures(bands(1, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 2, 2, 2, 1, 1, 1),
+			[3]int{3, 3, 3}, [3]int{3, 3, 3}, 4, 2, 3),
+		"zh": figures(bands(0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0),
+			[3]int{3, 1, 2}, [3]int{2, 1, 1}, 1, 1, 1),
+		"ru": figures(bands(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+			[3]int{}, [3]int{}, 1, 0, 0),
+		// k-m, en and zh: not under the language of k.
+		"cross": figures(bands(0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+			[3]int{1, 1, 1}, [3]int{}, 1, 1, 1),
 	}
 	if !reflect.DeepEqual(r.ByLang, wantLang) {
 		t.Errorf("ByLang = %+v\nwant %+v", r.ByLang, wantLang)
 	}
 	wantEdit := map[string][]Recall{
-		"typo":    recalls(0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0),
-		"shuffle": recalls(0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0),
+		"typo":    bands(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 1, 0, 0, 0),
+		"shuffle": bands(0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
 	}
 	if !reflect.DeepEqual(r.ByEdit, wantEdit) {
 		t.Errorf("ByEdit = %+v\nwant %+v", r.ByEdit, wantEdit)
 	}
-	// J >= 0.8: a1-a2, a2-b, a1-b, c-d found; c-e, i-j missed.
-	if want := (Recall{Band: ">=0.80", Pairs: 6, Found: 4, Recall: 4.0 / 6}); r.AtThreshold != want {
-		t.Errorf("AtThreshold = %+v, want %+v", r.AtThreshold, want)
-	}
-	// Correct: a1-a2 (1.0), a1-b (0.9), d-c (0.85), f-g (0.7 = t - 0.1,
-	// on the boundary). False: g-h and x-y, absent from the truth.
-	if r.Reported != 6 || r.Correct != 4 || r.Precision != 4.0/6 {
-		t.Errorf("precision %d/%d = %v, want 4/6", r.Correct, r.Reported, r.Precision)
-	}
-	if want := 2.0 / 3; math.Abs(r.F1-want) > 1e-12 {
-		t.Errorf("F1 = %v, want %v", r.F1, want)
-	}
-	// By the language of A: en a1-a2, a1-b, f-g, g-h (3 of 4); zh d-c; ru x-y.
-	wantPL := map[string]float64{"en": 0.75, "zh": 1, "ru": 0}
-	if !reflect.DeepEqual(r.PrecisionLang, wantPL) {
-		t.Errorf("PrecisionLang = %v, want %v", r.PrecisionLang, wantPL)
-	}
-	// Removed: a2 (partner 1.0), b (0.9), d (0.85), g (0.7: not false), h
-	// (0.6: false), y (none: false).
+	// Removed: a2 (partner 1.0), b (0.9), d (0.85), e (0.8), g (0.7: not
+	// false), h (0.6: false), y (none: false), m (0.82).
 	if r.FalseRemovals != 2 {
 		t.Errorf("FalseRemovals = %d, want 2", r.FalseRemovals)
 	}
-	// J >= 0.8 with both kept: c-e, i-j.
-	if r.MissedRemovals != 2 {
-		t.Errorf("MissedRemovals = %d, want 2", r.MissedRemovals)
+	// J >= 0.8 with both kept: i-j.
+	if r.MissedRemovals != 1 {
+		t.Errorf("MissedRemovals = %d, want 1", r.MissedRemovals)
 	}
 	// k3 holds g-h and k4 x-y, neither in the truth.
 	if r.Chained != 2 {
 		t.Errorf("Chained = %d, want 2", r.Chained)
 	}
 	wantEx := map[string][]string{
-		"missed": {"c e 0.800", "i j 0.950"},
-		"false":  {"g h est 0.800 true 0.000", "x y est 0.500 true 0.000"},
+		"missed":        {"c e 0.800", "i j 0.950"},
+		"unlinked":      {"i j 0.950"},
+		"below_strict":  {"f g est 0.810 true 0.700", "g h est 0.800 true 0.000", "x y est 0.500 true 0.000"},
+		"below_lenient": {"g h est 0.800 true 0.000", "x y est 0.500 true 0.000"},
 	}
 	if !reflect.DeepEqual(r.Examples, wantEx) {
 		t.Errorf("Examples = %q, want %q", r.Examples, wantEx)
 	}
 }
 
-func TestEvaluateBoundaries(t *testing.T) {
-	// Thresholds whose t - 0.1 is not exact in binary: a true pair at
-	// exactly t - 0.1 is correct and a partner at exactly t - 0.1 makes a
-	// removal right.
+// TestEvaluateLinked pins which true pairs are found directly and which are
+// linked.
+func TestEvaluateLinked(t *testing.T) {
 	tests := []struct {
-		t            float64
-		inter, union int
+		name           string
+		pairs          []Pair
+		clusters       [][]string
+		direct, linked bool
 	}{
-		{0.8, 7, 10},
-		{0.8, 70, 100},
-		{0.7, 3, 5},
-		{0.9, 4, 5},
-		{0.85, 3, 4},
-		{0.95, 17, 20},
-		{0.6, 1, 2},
+		{"reported", []Pair{{"x", "y", 0.9, "minhash"}}, nil, true, true},
+		{"reported, in other clusters", []Pair{{"x", "y", 0.9, "minhash"}}, [][]string{{"x"}, {"y"}}, true, true},
+		{"one cluster, not reported", nil, [][]string{{"x", "m", "y"}}, false, true},
+		{"one cluster, reversed", nil, [][]string{{"y", "x"}}, false, true},
+		{"exact group", []Pair{{"x", "y", 1, "exact"}}, nil, true, true},
+		{"other clusters", nil, [][]string{{"x", "m"}, {"y", "n"}}, false, false},
+		{"x alone in a cluster", nil, [][]string{{"x", "m"}}, false, false},
+		{"neither in a cluster", nil, [][]string{{"m", "n"}}, false, false},
+		{"chained through reported pairs", []Pair{{"x", "m", 0.9, "minhash"}, {"m", "y", 0.9, "minhash"}}, nil, false, false},
 	}
 	for _, tt := range tests {
-		truth := Truth{Pairs: []TruePair{{"p", "q", tt.inter, tt.union}}}
+		var cs []Cluster
+		for i, m := range tt.clusters {
+			cs = append(cs, Cluster{fmt.Sprint("k", i), m[0], m})
+		}
+		r := Evaluate(tt.pairs, cs, Truth{Pairs: []TruePair{{"x", "y", 9, 10}}}, 0.8)
+		want := func(b bool) int {
+			if b {
+				return 1
+			}
+			return 0
+		}
+		d, l := want(tt.direct), want(tt.linked)
+		for _, got := range []Recall{r.All.AtThreshold, r.All.AtHeadline, r.All.Bands[4]} {
+			if got.FoundDirect != d || got.Linked != l {
+				t.Errorf("%s: %s direct %d linked %d, want %d %d", tt.name, got.Band, got.FoundDirect, got.Linked, d, l)
+			}
+		}
+	}
+}
+
+// TestEvaluatePrecision pins strict and lenient precision and the F1 made
+// from the strict one.
+func TestEvaluatePrecision(t *testing.T) {
+	tests := []struct {
+		name            string
+		t               float64
+		reported        [][2]int // inter, union of each reported pair's truth; 0/0: absent
+		missed          int      // true pairs >= t not reported
+		strict, lenient float64
+		f1              float64
+	}{
+		{"all above t", 0.8, [][2]int{{9, 10}, {8, 10}}, 0, 1, 1, 1},
+		// Strict 1/2, lenient 2/2, recall 1: F1 from the strict precision
+		// is 2/3 where the lenient one would give 1.
+		{"one in t-0.1..t", 0.8, [][2]int{{9, 10}, {75, 100}}, 0, 0.5, 1, 2.0 / 3},
+		{"exactly t and t-0.1", 0.8, [][2]int{{4, 5}, {7, 10}}, 0, 0.5, 1, 2.0 / 3},
+		{"below t-0.1", 0.8, [][2]int{{9, 10}, {69, 100}}, 0, 0.5, 0.5, 2.0 / 3},
+		{"absent from the truth", 0.8, [][2]int{{9, 10}, {0, 0}}, 0, 0.5, 0.5, 2.0 / 3},
+		// Recall 1/2, strict 1, lenient 1.
+		{"recall 1/2", 0.8, [][2]int{{9, 10}}, 1, 1, 1, 2.0 / 3},
+		// t = 0.9: 0.85 is lenient only; recall 1/1 (0.95).
+		{"t 0.9", 0.9, [][2]int{{19, 20}, {17, 20}, {4, 5}}, 0, 1.0 / 3, 1, 0.5},
+		{"t 0.7, exactly t-0.1", 0.7, [][2]int{{3, 5}, {7, 10}}, 0, 0.5, 1, 2.0 / 3},
+		{"nothing reported", 0.8, nil, 1, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		var pairs []Pair
+		var truth []TruePair
+		for i, iu := range tt.reported {
+			a, b := fmt.Sprint("r", i), fmt.Sprint("s", i)
+			pairs = append(pairs, Pair{a, b, 0.9, "minhash"})
+			if iu[1] > 0 {
+				truth = append(truth, TruePair{a, b, iu[0], iu[1]})
+			}
+		}
+		for i := range tt.missed {
+			truth = append(truth, TruePair{fmt.Sprint("m", i), fmt.Sprint("n", i), 99, 100})
+		}
+		r := Evaluate(pairs, nil, Truth{Pairs: truth}, tt.t).All
+		if r.StrictPrecision != tt.strict || r.LenientPrecision != tt.lenient || math.Abs(r.F1Strict-tt.f1) > 1e-12 {
+			t.Errorf("%s: strict %v lenient %v F1 %v, want %v %v %v", tt.name, r.StrictPrecision, r.LenientPrecision, r.F1Strict, tt.strict, tt.lenient, tt.f1)
+		}
+	}
+}
+
+// TestEvaluatePairLang pins the language a pair is filed under.
+func TestEvaluatePairLang(t *testing.T) {
+	tests := []struct {
+		la, lb, want string
+	}{
+		{"en", "en", "en"},
+		{"zh", "zh", "zh"},
+		{"zh", "en", "cross"},
+		{"en", "zh", "cross"},
+		{"en", "", "unknown"},
+		{"", "", "unknown"},
+	}
+	for _, tt := range tests {
+		langs := map[string]string{"p": tt.la, "q": tt.lb}
+		truth := Truth{Pairs: []TruePair{{"p", "q", 9, 10}}, Lang: langs}
+		r := Evaluate([]Pair{{"p", "q", 0.9, "minhash"}}, nil, truth, 0.8)
+		for l, f := range r.ByLang {
+			n := 0
+			if l == tt.want {
+				n = 1
+			}
+			if f.AtThreshold.Pairs != n || f.Reported != n || f.Bands[4].Pairs != n {
+				t.Errorf("%s/%s: %s holds %d true, %d reported pairs; want %d", tt.la, tt.lb, l, f.AtThreshold.Pairs, f.Reported, n)
+			}
+		}
+		if _, ok := r.ByLang[tt.want]; !ok {
+			t.Errorf("%s/%s: no figures for %s: %v", tt.la, tt.lb, tt.want, slices.Collect(maps.Keys(r.ByLang)))
+		}
+	}
+}
+
+func TestEvaluateBoundaries(t *testing.T) {
+	// Thresholds whose t - 0.1 or t + 0.05 is not exact in binary: a true
+	// pair at exactly t - 0.1 is lenient-correct, a partner at exactly
+	// t - 0.1 makes a removal right, and a true pair at exactly t + 0.05 is
+	// in the headline band.
+	tests := []struct {
+		t                    float64
+		inter, union         int // t - 0.1
+		headInter, headUnion int // t + 0.05
+	}{
+		{0.8, 7, 10, 17, 20},
+		{0.8, 70, 100, 85, 100},
+		{0.7, 3, 5, 3, 4},
+		{0.9, 4, 5, 19, 20},
+		{0.85, 3, 4, 9, 10},
+		{0.95, 17, 20, 1, 1},
+		{0.6, 1, 2, 13, 20},
+	}
+	for _, tt := range tests {
+		truth := Truth{Pairs: []TruePair{{"p", "q", tt.inter, tt.union}, {"h", "k", tt.headInter, tt.headUnion}}}
 		r := Evaluate([]Pair{{"p", "q", 0.9, "minhash"}}, []Cluster{{"c", "p", []string{"p", "q"}}}, truth, tt.t)
-		if r.Correct != 1 {
-			t.Errorf("t=%v, true J %d/%d: Correct = %d, want 1", tt.t, tt.inter, tt.union, r.Correct)
+		if r.All.LenientCorrect != 1 || r.All.StrictCorrect != 0 {
+			t.Errorf("t=%v, true J %d/%d: lenient %d strict %d, want 1, 0", tt.t, tt.inter, tt.union, r.All.LenientCorrect, r.All.StrictCorrect)
 		}
 		if r.FalseRemovals != 0 {
 			t.Errorf("t=%v, true J %d/%d: FalseRemovals = %d, want 0", tt.t, tt.inter, tt.union, r.FalseRemovals)
+		}
+		if r.All.AtHeadline.Pairs != 1 {
+			t.Errorf("t=%v, true J %d/%d: %d pairs in the headline band, want 1", tt.t, tt.headInter, tt.headUnion, r.All.AtHeadline.Pairs)
 		}
 	}
 	// Just below the boundary is wrong.
 	truth := Truth{Pairs: []TruePair{{"p", "q", 699, 1000}}}
 	r := Evaluate([]Pair{{"p", "q", 0.9, "minhash"}}, []Cluster{{"c", "p", []string{"p", "q"}}}, truth, 0.8)
-	if r.Correct != 0 || r.FalseRemovals != 1 {
-		t.Errorf("true J 0.699 at t=0.8: Correct %d, FalseRemovals %d; want 0, 1", r.Correct, r.FalseRemovals)
+	if r.All.LenientCorrect != 0 || r.FalseRemovals != 1 {
+		t.Errorf("true J 0.699 at t=0.8: lenient %d, FalseRemovals %d; want 0, 1", r.All.LenientCorrect, r.FalseRemovals)
 	}
 }
 
@@ -204,21 +351,22 @@ func TestEvaluateExactGroups(t *testing.T) {
 		if tt.found {
 			want = 1
 		}
-		if r.AtThreshold.Found != want || r.Bands[4].Found != want {
-			t.Errorf("%s: found %d (band 0.9-1: %d), want %d", tt.name, r.AtThreshold.Found, r.Bands[4].Found, want)
+		if r.All.AtThreshold.FoundDirect != want || r.All.Bands[4].FoundDirect != want || r.All.AtThreshold.Linked != want {
+			t.Errorf("%s: found %d (band 0.9-1: %d, linked %d), want %d", tt.name, r.All.AtThreshold.FoundDirect, r.All.Bands[4].FoundDirect, r.All.AtThreshold.Linked, want)
 		}
 	}
 }
 
 func TestEvaluateEmpty(t *testing.T) {
 	r := Evaluate(nil, nil, Truth{}, 0.8)
-	if r.Reported != 0 || r.Precision != 0 || r.F1 != 0 || r.AtThreshold.Pairs != 0 || r.AtThreshold.Recall != 0 {
+	f := r.All
+	if f.Reported != 0 || f.StrictPrecision != 0 || f.LenientPrecision != 0 || f.F1Strict != 0 || f.AtThreshold.Pairs != 0 || f.AtThreshold.RecallDirect != 0 {
 		t.Errorf("empty Evaluate = %+v", r)
 	}
-	if !reflect.DeepEqual(r.Bands, recalls(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) {
-		t.Errorf("empty Bands = %+v", r.Bands)
+	if !reflect.DeepEqual(f.Bands, bands(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) {
+		t.Errorf("empty Bands = %+v", f.Bands)
 	}
-	if len(r.ByLang) != 0 || len(r.ByEdit) != 0 || len(r.PrecisionLang) != 0 {
+	if len(r.ByLang) != 0 || len(r.ByEdit) != 0 {
 		t.Errorf("empty Evaluate has per-language or per-edit figures: %+v", r)
 	}
 }
@@ -258,19 +406,29 @@ func TestPrint(t *testing.T) {
 	r := Evaluate(runPairs, runClusters, Truth{Pairs: truthPairs, Lang: langs, Synthetic: synthetic}, 0.8)
 	var buf bytes.Buffer
 	r.Print(&buf)
-	want := `pair recall by true Jaccard band:
-  all           0.50-0.70: 0.000 (1)  0.70-0.80: 1.000 (1)  0.80-0.85: 0.000 (1)  0.85-0.90: 1.000 (1)  0.90-1.00: 0.667 (3)  1.0: 1.000 (1)
-  en            0.50-0.70: 0.000 (1)  0.70-0.80: 1.000 (1)  0.80-0.85: -  0.85-0.90: -  0.90-1.00: 1.000 (2)  1.0: 1.000 (1)
-  zh            0.50-0.70: -  0.70-0.80: -  0.80-0.85: 0.000 (1)  0.85-0.90: 1.000 (1)  0.90-1.00: 0.000 (1)  1.0: -
+	want := `threshold t = 0.80; headline band J >= 0.85
+direct: the pair or the pair of its exact-duplicate groups is reported; linked: direct, or both documents in one cluster
+strict precision: reported pairs with true J >= 0.80; lenient: true J >= 0.70; F1 from strict precision and direct recall at J >= 0.80
 
-recall by synthetic edit type:
-  shuffle       0.50-0.70: -  0.70-0.80: -  0.80-0.85: 0.000 (1)  0.85-0.90: -  0.90-1.00: -  1.0: -
-  typo          0.50-0.70: -  0.70-0.80: -  0.80-0.85: -  0.85-0.90: -  0.90-1.00: 0.500 (2)  1.0: -
+recall by true Jaccard band, direct/linked (true pairs):
+  group         0.50-0.70        0.70-0.80        0.80-0.85        0.85-0.90        0.90-1.00        1.0
+  all           0.000/1.000 (1)  0.500/1.000 (2)  0.500/1.000 (2)  1.000/1.000 (1)  0.667/0.667 (3)  1.000/1.000 (1)
+  en            0.000/1.000 (1)  1.000/1.000 (1)  -                -                1.000/1.000 (2)  1.000/1.000 (1)
+  ru            -                -                -                -                -                -
+  zh            -                0.000/1.000 (1)  0.000/1.000 (1)  1.000/1.000 (1)  0.000/0.000 (1)  -
+  cross         -                -                1.000/1.000 (1)  -                -                -
+  edit shuffle  -                -                0.000/1.000 (1)  -                -                -
+  edit typo     -                -                -                -                0.500/0.500 (2)  -
 
-recall at J >= 0.80: 4/6 = 0.6667
-precision (true J >= 0.70): 4/6 = 0.6667  en 0.7500  ru 0.0000  zh 1.0000
-F1 0.6667
-false removals 2, missed removals 2, chained clusters 2
+recall at J >= t and in the headline band, precision, F1:
+  group  pairs J>=0.80  direct  linked  pairs J>=0.85  direct  linked  reported  strict P  lenient P  F1 (strict)
+  all                7  0.7143  0.8571              5  0.8000  0.8000         7    0.5714     0.7143       0.6349
+  en                 3  1.0000  1.0000              3  1.0000  1.0000         4    0.5000     0.7500       0.6667
+  ru                 0       -       -              0       -       -         1    0.0000     0.0000       0.0000
+  zh                 3  0.3333  0.6667              2  0.5000  0.5000         1    1.0000     1.0000       0.5000
+  cross              1  1.0000  1.0000              0       -       -         1    1.0000     1.0000       1.0000
+
+clusters: false removals 2 (removed, no true partner >= 0.70), missed removals 1 (true J >= 0.80, both kept), chained clusters 2 (two members with true J < 0.5)
 `
 	if got := buf.String(); got != want {
 		t.Errorf("Print wrote\n%s\nwant\n%s", got, want)

@@ -137,6 +137,12 @@ type Shard struct {
 	Records int64  `json:"records"`
 	Bytes   int64  `json:"bytes"`
 	CRC32C  uint32 `json:"crc32c"` // of the whole shard file
+	// SourceBytes and SourceMtime are the size and the modification time
+	// (RFC 3339, UTC; local files only) of Source when it was indexed. An
+	// audit re-reads indexed documents from Source only if it still has
+	// them. Indexes written before they were recorded lack them.
+	SourceBytes int64  `json:"source_bytes,omitempty"`
+	SourceMtime string `json:"source_mtime,omitempty"`
 }
 
 // Manifest is index.json.

@@ -60,10 +60,17 @@ var page = template.Must(template.New("report").Parse(pageText))
 // find the texts of the sampled pairs by idField and textField; with no
 // inputs the report shows the pairs without texts and says so.
 func Write(dir string, inputs []string, idField, textField string) error {
+	return WriteNamed(dir, dir, inputs, idField, textField)
+}
+
+// WriteNamed is Write for outputs that are written in dir and will be
+// moved to the directory name, which the page shows.
+func WriteNamed(dir, name string, inputs []string, idField, textField string) error {
 	r, err := build(dir, inputs, idField, textField)
 	if err != nil {
 		return err
 	}
+	r.Dir = name
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, r); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -90,7 +97,20 @@ func build(dir string, inputs []string, idField, textField string) (*view, error
 	if err != nil {
 		return nil, err
 	}
-	return newView(dir, sum, ps, cs, sample, texts, note), nil
+	reasons := map[string]int64{}
+	for _, in := range sum.Inputs {
+		for r, n := range in.Reasons {
+			reasons[r] += n
+		}
+	}
+	if len(sum.Inputs) == 0 && sum.Counts["rejected"] > 0 {
+		if reasons, err = RejectReasons(dir); err != nil {
+			return nil, err
+		}
+	}
+	v := newView(dir, sum, ps, cs, sample, texts, note)
+	v.Rejects = rejectRows(reasons, sum.Counts["rejected"])
+	return v, nil
 }
 
 // writeFile writes data through a temporary file in the same directory and a
@@ -123,7 +143,43 @@ type summary struct {
 	Balanced     bool               `json:"balanced"`
 	WallSeconds  float64            `json:"wall_seconds"`
 	StageSeconds map[string]float64 `json:"stage_busy_seconds"`
+	Inputs       []struct {
+		Reasons map[string]int64 `json:"reject_reasons"`
+	} `json:"inputs"`
 }
+
+// RejectReasons counts the rejected records of the rejects-*.jsonl files in
+// dir by reason.
+func RejectReasons(dir string) (map[string]int64, error) {
+	counts := map[string]int64{}
+	err := eachLine(dir, "rejects-*.jsonl", func(r *struct {
+		Reason string `json:"reason"`
+	}) {
+		counts[r.Reason]++
+	})
+	return counts, err
+}
+
+// rejectHints say what a reject reason most often means when most records
+// of an input have it: the input is not what the flags say.
+var rejectHints = map[string]string{
+	record.ReasonBadJSON:       "is it JSONL? see --format",
+	record.ReasonMissingID:     "see --id-field",
+	record.ReasonIDNotString:   "see --id-field",
+	record.ReasonMissingText:   "see --text-field",
+	record.ReasonTextNotString: "see --text-field",
+	record.ReasonEmptyText:     "see --text-field",
+	record.ReasonCorruptGzip:   "the file is not gzip (or is damaged), though its name ends in .gz",
+	record.ReasonTooFewColumns: "is it TSV (url, title, content)? see --format",
+	record.ReasonInvalidUTF8:   "is it UTF-8 text, not compressed or binary?",
+	record.ReasonTooLarge:      "see --max-doc-bytes; is it one record per line?",
+	record.ReasonNotAFile:      "a directory: check --input",
+	record.ReasonUnreadable:    "check the file's permissions",
+}
+
+// RejectHint is what a reject reason most often means when most records
+// have it, or "".
+func RejectHint(reason string) string { return rejectHints[reason] }
 
 func readSummary(path string) (*summary, error) {
 	b, err := os.ReadFile(path)

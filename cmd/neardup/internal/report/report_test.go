@@ -478,6 +478,32 @@ func TestQuickID(t *testing.T) {
 	}
 }
 
+// TestWriteRejects: the page lists the rejects by reason, most frequent
+// first, with a hint: from summary.json's per-file counts when it has them,
+// else from the rejects files.
+func TestWriteRejects(t *testing.T) {
+	rejects := `{"file":"a","line":1,"reason":"missing_id"}` + "\n" + `{"file":"a","line":2,"reason":"bad_json"}` + "\n" +
+		`{"file":"a","line":3,"reason":"bad_json"}` + "\n"
+	for name, files := range map[string]map[string]string{
+		"rejects files": {"summary.json": `{"counts": {"input_records": 5, "rejected": 3, "kept": 2}, "balanced": true}`,
+			"rejects-00000.jsonl": rejects},
+		"summary inputs": {"summary.json": `{"counts": {"input_records": 5, "rejected": 3, "kept": 2}, "balanced": true,
+			"inputs": [{"index": 0, "path": "a", "records": 5, "rejected": 3, "bytes": 9, "reject_reasons": {"bad_json": 2, "missing_id": 1}}]}`},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, files)
+		if err := WriteNamed(dir, "/final/out", nil, "id", "text"); err != nil {
+			t.Fatal(err)
+		}
+		html := readReport(t, dir)
+		bad := strings.Index(html, `<tr><td><code>bad_json</code></td><td class="num">2</td><td class="num">66.7%</td><td>is it JSONL? see --format</td></tr>`)
+		missing := strings.Index(html, `<tr><td><code>missing_id</code></td><td class="num">1</td><td class="num">33.3%</td><td>see --id-field</td></tr>`)
+		if bad < 0 || missing < bad || !strings.Contains(html, "<title>neardup report: /final/out</title>") {
+			t.Errorf("%s: rejects by reason missing or out of order (%d, %d), or the page does not name /final/out", name, bad, missing)
+		}
+	}
+}
+
 // TestReadTextsNotAFile (issue 19, D8): inputs the run rejected whole (a
 // named pipe, which opening blocks on, a dangling symlink) give no texts
 // and no error.

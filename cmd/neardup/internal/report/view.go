@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -25,6 +26,31 @@ type view struct {
 	Sample       []pairView
 	TextNote     string
 	MaxTextRunes int
+	Rejects      []rejectRow // by reason, most frequent first
+}
+
+// rejectRow is the number of rejected records with one reason.
+type rejectRow struct {
+	Reason, Count, Share, Hint string
+}
+
+// rejectRows lists the reasons, most frequent first, with their share of
+// all rejected records.
+func rejectRows(reasons map[string]int64, rejected int64) []rejectRow {
+	names := make([]string, 0, len(reasons))
+	for r := range reasons {
+		names = append(names, r)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(reasons[b], reasons[a]), strings.Compare(a, b)) })
+	rows := make([]rejectRow, 0, len(names))
+	for _, r := range names {
+		share := ""
+		if rejected > 0 {
+			share = fmt.Sprintf("%.1f%%", 100*float64(reasons[r])/float64(rejected))
+		}
+		rows = append(rows, rejectRow{Reason: r, Count: commas(reasons[r]), Share: share, Hint: RejectHint(r)})
+	}
+	return rows
 }
 
 // stat is one named count.

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// evalInputs writes a tiny run, its truth and corpus: p-q (en, J 0.9) is
+// reported, r-s (en, 0.75) reported below t, u-v (zh and en, 0.85) only
+// clustered.
+func evalInputs(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"pairs-00000.jsonl": `{"a":"p","b":"q","jaccard":0.9,"method":"minhash"}` + "\n" +
+			`{"a":"r","b":"s","jaccard":0.82,"method":"minhash"}` + "\n",
+		"clusters-00000.jsonl": `{"cluster":"k1","representative":"p","members":["p","q"]}` + "\n" +
+			`{"cluster":"k2","representative":"u","members":["u","v"]}` + "\n",
+		"truth.tsv": "id_a\tid_b\tjaccard\tinter\tunion\n" +
+			"p\tq\t0.9\t9\t10\nr\ts\t0.75\t3\t4\nu\tv\t0.85\t17\t20\n",
+		"corpus.jsonl": `{"id":"p","lang":"en"}` + "\n" + `{"id":"q","lang":"en"}` + "\n" +
+			`{"id":"r","lang":"en"}` + "\n" + `{"id":"s","lang":"en"}` + "\n" +
+			`{"id":"u","lang":"zh"}` + "\n" + `{"id":"v","lang":"en"}` + "\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []string{"--pairs", filepath.Join(dir, "pairs-*.jsonl"), "--truth", filepath.Join(dir, "truth.tsv"),
+		"--corpus", filepath.Join(dir, "corpus.jsonl")}
+}
+
+func TestEvalJSON(t *testing.T) {
+	var out bytes.Buffer
+	if err := evalTo(&out, append(evalInputs(t), "--json")); err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		HeadlineThreshold float64 `json:"headline_threshold"`
+		All               struct {
+			AtThreshold struct {
+				Pairs        int     `json:"pairs"`
+				RecallDirect float64 `json:"recall_direct"`
+				RecallLinked float64 `json:"recall_linked"`
+			} `json:"recall_at_threshold"`
+			StrictPrecision  float64 `json:"strict_precision"`
+			LenientPrecision float64 `json:"lenient_precision"`
+			F1Strict         float64 `json:"f1_strict"`
+		} `json:"all"`
+		ByLang map[string]struct {
+			Reported    int `json:"reported_pairs"`
+			AtThreshold struct {
+				Pairs int `json:"pairs"`
+			} `json:"recall_at_threshold"`
+		} `json:"by_lang"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v in\n%s", err, out.String())
+	}
+	a := r.All
+	// J >= 0.8: p-q (direct), u-v (linked); reported: p-q (0.9), r-s (0.75).
+	if r.HeadlineThreshold != 0.85 || a.AtThreshold.Pairs != 2 || a.AtThreshold.RecallDirect != 0.5 || a.AtThreshold.RecallLinked != 1 ||
+		a.StrictPrecision != 0.5 || a.LenientPrecision != 1 || a.F1Strict != 0.5 {
+		t.Errorf("eval --json: %+v", r)
+	}
+	if en, cross := r.ByLang["en"], r.ByLang["cross"]; en.Reported != 2 || en.AtThreshold.Pairs != 1 || cross.AtThreshold.Pairs != 1 {
+		t.Errorf("eval --json by language: %+v", r.ByLang)
+	}
+}
+
+func TestEvalText(t *testing.T) {
+	var out bytes.Buffer
+	if err := evalTo(&out, evalInputs(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"headline band J >= 0.85", "direct/linked", "strict P", "lenient P", "F1 (strict)",
+		"\n  cross ", "\n  all                2  0.5000  1.0000              2  0.5000  1.0000         2    0.5000     1.0000       0.5000\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("eval output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if err := evalTo(&out, []string{"--pairs", "x"}); err == nil || !strings.Contains(err.Error(), "--truth") {
+		t.Errorf("eval without --truth: %v", err)
+	}
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms"
+)
+
+// TestBadFlags runs the command with flags out of range, missing their
+// partner or not parsing: each is refused before any work with exit code 2
+// and one line naming the flag, without a panic, and no output directory
+// is made.
+func TestBadFlags(t *testing.T) {
+	sample, err := filepath.Abs("../../testdata/sample/sample-0.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string // after the command's required flags
+		want string   // in the message
+	}{
+		{[]string{"--threshold", "1.5"}, "--threshold 1.5"},
+		{[]string{"--threshold", "NaN"}, "--threshold NaN"},
+		{[]string{"--threshold", "-0.5"}, "--threshold -0.5"},
+		{[]string{"--threshold", "0"}, "--threshold 0"},
+		{[]string{"--threshold", "high"}, "-threshold"},
+		{[]string{"--perms", "0"}, "--perms 0"},
+		{[]string{"--perms", "-5"}, "--perms -5"},
+		{[]string{"--perms", "100000"}, "--perms 100000"},
+		{[]string{"--bands", "16"}, "--bands 16 needs --rows"},
+		{[]string{"--rows", "8"}, "--rows 8 needs --bands"},
+		{[]string{"--bands", "20", "--rows", "20"}, "more than --perms 128"},
+		{[]string{"--bands", "-1", "--rows", "8"}, "--bands -1"},
+		{[]string{"--max-doc-bytes", "-1"}, "--max-doc-bytes -1"},
+		{[]string{"--max-tokens", "-1"}, "--max-tokens -1"},
+		{[]string{"--hamming", "40"}, "--hamming 40"},
+		{[]string{"--hamming", "-1"}, "--hamming -1"},
+		{[]string{"--simhash-blocks", "3"}, "--simhash-blocks 3"},
+		{[]string{"--confidence", "1"}, "--confidence 1"},
+		{[]string{"--partitions", "0"}, "--partitions 0"},
+		{[]string{"--cc-partitions", "0"}, "--cc-partitions 0"},
+		{[]string{"--cc-rounds", "-2"}, "--cc-rounds -2"},
+		{[]string{"--rounds", "-1"}, "--rounds -1"},
+		{[]string{"--branches", "0"}, "--branches 0"},
+		{[]string{"--workers", "-1"}, "--workers -1"},
+		{[]string{"--max-bucket", "1"}, "--max-bucket 1"},
+		{[]string{"--window", "0"}, "--window 0"},
+		{[]string{"--max-reject-ratio", "1.5"}, "--max-reject-ratio 1.5"},
+		{[]string{"--shingle", "char:0"}, "--shingle"},
+		{[]string{"--shingle", "5"}, "--shingle"},
+		{[]string{"--format", "csv"}, "--format"},
+		{[]string{"--method", "lsh"}, "--method"},
+		{[]string{"--dict", "en"}, "--dict"},
+		{[]string{"--id-field", ""}, "--id-field"},
+		{[]string{"--no-such-flag"}, "-no-such-flag"},
+		{[]string{"stray"}, "unexpected arguments"},
+	}
+	type run struct {
+		name string
+		args []string
+		want string
+	}
+	var runs []run
+	for _, tt := range tests {
+		runs = append(runs, run{"run " + strings.Join(tt.args, " "), append([]string{"run", "--input", sample, "--output", "OUT"}, tt.args...), tt.want})
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--input", sample}, "--input and --output are required"},
+		{[]string{"audit", "--index", "IDX", "--input", sample, "--output", "OUT", "--threshold", "1.5"}, "--threshold 1.5"},
+		{[]string{"audit", "--index", "IDX", "--input", sample, "--output", "OUT", "--perms", "0"}, "--perms 0"},
+		{[]string{"audit", "--index", "IDX", "--input", sample, "--output", "OUT", "--bands", "4"}, "--bands 4 needs --rows"},
+		{[]string{"tune", "--corpus", sample, "--threshold", "1.5"}, "--threshold 1.5"},
+		{[]string{"tune", "--corpus", sample, "--threshold", "NaN"}, "--threshold NaN"},
+		{[]string{"tune", "--corpus", sample, "--sample", "0"}, "--sample 0"},
+		{[]string{"tune", "--corpus", sample, "--tokens", "bytes"}, "--tokens"},
+	} {
+		runs = append(runs, run{strings.Join(tt.args[:1], "") + " " + strings.Join(tt.args[len(tt.args)-2:], " "), tt.args, tt.want})
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			args := make([]string, len(r.args))
+			for i, a := range r.args {
+				args[i] = strings.NewReplacer("OUT", out, "IDX", filepath.Join(dir, "idx")).Replace(a)
+			}
+			code, stderr := neardupEnv(t, []string{"TMPDIR=" + dir}, args...)
+			if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, r.want) || strings.Contains(stderr, "panic") {
+				t.Errorf("exit code %d, stderr %q; want 2 and one line naming %q", code, stderr, r.want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the output directory was made (%v)", err)
+			}
+		})
+	}
+}
+
+// TestConfigValidate: the job's own check refuses what the flags refuse
+// where a caller of the Beam layer skips them: NaN, no permutations,
+// negative sizes.
+func TestConfigValidate(t *testing.T) {
+	for name, change := range map[string]func(*transforms.Config){
+		"threshold NaN":     func(c *transforms.Config) { c.Threshold = math.NaN() },
+		"confidence NaN":    func(c *transforms.Config) { c.Confidence = math.NaN() },
+		"perms 0":           func(c *transforms.Config) { c.Perms = 0 },
+		"max doc bytes -1":  func(c *transforms.Config) { c.MaxDocBytes = -1 },
+		"bands overflowing": func(c *transforms.Config) { c.Bands, c.Rows = 1<<40, 1<<40 },
+	} {
+		c := transforms.DefaultConfig()
+		change(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if err := transforms.DefaultConfig().Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}

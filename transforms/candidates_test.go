@@ -1,0 +1,119 @@
+package transforms
+
+import (
+	"fmt"
+	"math/bits"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/filter"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
+)
+
+// TestCandidatesStage: Candidates proposes exactly the pairs of documents
+// that share a MinHash band key, and of those that share a SimHash table
+// key within Hamming bits, each keyed by the file of its first document;
+// it counts the buckets (keys with two or more documents) and the SimHash
+// pairs too far apart.
+func TestCandidatesStage(t *testing.T) {
+	cfg := stageConfig(t)
+	tables, err := cfg.simTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := wire.DocNum
+	// Band keys: k1 in two documents, k2 in one, k3 in three.
+	const k1, k2, k3 = 0x1234_5678_9abc, 0x0fed_cba9_8765, 0x0bad_cafe_f00d
+	bands := []struct {
+		key uint64
+		doc wire.Doc
+	}{
+		{k1, doc(0, 0)}, {k1, doc(1, 3)},
+		{k2, doc(0, 1)},
+		{k3, doc(0, 2)}, {k3, doc(0, 5)}, {k3, doc(1, 1)},
+	}
+	// Fingerprints: fp2 is 2 bits from fp1 (within Hamming 3, so they share
+	// a table key); fp3 is 8 bits from both but shares a key with fp1 in
+	// some table.
+	type simDoc struct {
+		doc wire.Doc
+		fp  uint64
+	}
+	fp1 := uint64(0x0123_4567_89ab_cdef)
+	fp3 := fp1
+	for sh := 3; fp3 == fp1 && sh <= 56; sh++ {
+		mask := uint64(0xff) << sh
+		for i := range tables.Len() {
+			if tables.Key(i, fp1) == tables.Key(i, fp1^mask) {
+				fp3 = fp1 ^ mask
+			}
+		}
+	}
+	sims := []simDoc{{doc(0, 4), fp1}, {doc(1, 2), fp1 ^ 0b101}, {doc(1, 4), fp3}}
+
+	// What Candidates must find, from the buckets of the entries.
+	pairs := map[string]bool{"0:0-1:3": true, "0:2-0:5": true, "0:2-1:1": true, "0:5-1:1": true}
+	buckets, far := 2, 0 // k1 and k3
+	for i := range tables.Len() {
+		byKey := map[uint64][]simDoc{}
+		for _, d := range sims {
+			k := tables.Key(i, d.fp)
+			byKey[k] = append(byKey[k], d)
+		}
+		for _, ds := range byKey {
+			if len(ds) > 1 {
+				buckets++
+			}
+			for a := range ds {
+				for _, b := range ds[a+1:] {
+					if bits.OnesCount64(ds[a].fp^b.fp) > cfg.Hamming {
+						far++
+					} else {
+						pairs[stageDocStr(ds[a].doc)+"-"+stageDocStr(b.doc)] = true
+					}
+				}
+			}
+		}
+	}
+	if !pairs["0:4-1:2"] || far == 0 {
+		t.Fatalf("test fingerprints: pairs %v, far %d", pairs, far)
+	}
+	var want []string
+	for p := range pairs {
+		want = append(want, p)
+	}
+
+	// The entries, as the signature pass of each file sends them.
+	var chunks []stageChunk
+	collect := func(part int, c []byte) { chunks = append(chunks, stageChunk{Key: part, Chunk: c}) }
+	for file := range 2 {
+		snd := blockkeys.NewSender(cfg.Partitions, collect)
+		for _, b := range bands {
+			if wire.File(b.doc) == file {
+				snd.Band(b.key, b.doc)
+			}
+		}
+		for _, d := range sims {
+			if wire.File(d.doc) == file {
+				for i := range tables.Len() {
+					snd.Table(i, tables.Key(i, d.fp), d.doc, d.fp)
+				}
+			}
+		}
+		snd.Flush()
+	}
+
+	p, s := beam.NewPipelineWithRoot()
+	entries := splitRounds(s, cfg.ShuffleRounds(), stageChunks(s, chunks...))
+	got, st := Candidates(s, cfg, entries)
+	// A pair met in buckets of several partitions comes once from each;
+	// Verify drops the repeats.
+	passert.Equals(s, filter.Distinct(s, stageDecode(s, "pair", 0, got)), stageAny(want)...)
+	passert.Equals(s, stageStats(s, st, output.StatBuckets, output.StatHot, output.StatFar),
+		fmt.Sprintf("buckets=%d", buckets), "hot_buckets=0", fmt.Sprintf("simhash_far_pairs=%d", far))
+	stageRun(t, p)
+}

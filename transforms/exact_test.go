@@ -1,0 +1,48 @@
+package transforms
+
+import (
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+
+	"github.com/neardup/neardup/transforms/format/output"
+)
+
+// TestExactDuplicatesStage: of three documents with the same text and one
+// other (Read, then ExactDuplicates), the representative is kept and the
+// two others are exact matches of it and skip lines (file, line): with
+// keep=first the first document in input order, with keep=longest the
+// longest raw record.
+func TestExactDuplicatesStage(t *testing.T) {
+	text := stageText(1, 30)
+	f0 := []string{
+		stageJSON("a", text),
+		stageJSON("b", stageText(2, 30)),
+		stageJSON("c", text),
+	}
+	// d has the same text in a longer record: the longest.
+	f1 := []string{`{"id":"d","source":"somewhere else","text":"` + text + `"}`}
+	for _, tc := range []struct {
+		keep           string
+		matches, skips []string
+	}{
+		{"first", []string{"0/a-c:exact", "0/a-d:exact"}, []string{"0:2", "1:0"}},
+		{"longest", []string{"0/a-d:exact", "0/c-d:exact"}, []string{"0:0", "0:2"}},
+	} {
+		t.Run(tc.keep, func(t *testing.T) {
+			cfg := stageConfig(t)
+			cfg.Keep = tc.keep
+			in := t.TempDir()
+			paths := []string{stageInput(t, in, "f0.jsonl", f0...), stageInput(t, in, "f1.jsonl", f1...)}
+
+			p, s := beam.NewPipelineWithRoot()
+			keys, _, _, _ := Read(s, cfg, stageFiles(t, s, paths, cfg.Branches))
+			matches, skips, st := ExactDuplicates(s, cfg, keys)
+			passert.Equals(s, stageDecode(s, "match", 0, matches), stageAny(tc.matches)...)
+			passert.Equals(s, stageDecode(s, "lines", 0, skips), stageAny(tc.skips)...)
+			passert.Equals(s, stageStats(s, st, output.StatExactDups), "exact_duplicates=2")
+			stageRun(t, p)
+		})
+	}
+}

@@ -1,0 +1,34 @@
+package transforms
+
+import (
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+// TestExactChecksStage: of the unsure matches (a, a2), near-duplicates in
+// two files, and (a, c), unrelated, with placeholder Jaccards, ExactChecks
+// re-reads the files and keeps (a, a2) alone, with its exact Jaccard (at
+// or above the threshold), keyed by the file of a.
+func TestExactChecksStage(t *testing.T) {
+	cfg := stageConfig(t)
+	in := t.TempDir()
+	text := stageText(1, 60)
+	l0 := []string{stageJSON("x", stageText(3, 60)), stageJSON("a", text), stageJSON("c", stageText(2, 60))}
+	l1 := []string{stageJSON("a2", stageNear(text, 10))}
+	paths := map[int]string{0: stageInput(t, in, "f0.jsonl", l0...), 1: stageInput(t, in, "f1.jsonl", l1...)}
+	a, c, a2 := wire.DocNum(0, 1), wire.DocNum(0, 2), wire.DocNum(1, 0)
+	unsure := stageMatchChunk(
+		wire.Match{A: a, B: c, IDA: "a", IDB: "c", LenA: int64(len(l0[1])), LenB: int64(len(l0[2])), Jaccard: 0.5, Method: wire.MinHash},
+		wire.Match{A: a, B: a2, IDA: "a", IDB: "a2", LenA: int64(len(l0[1])), LenB: int64(len(l1[0])), Jaccard: 0.5, Method: wire.MinHash})
+
+	p, s := beam.NewPipelineWithRoot()
+	matches, st := ExactChecks(s, cfg, stageManifest(t, []FileRef{{0, paths[0]}, {1, paths[1]}}), stageChunks(s, unsure), stageEmptyStats(s))
+	passert.Equals(s, beam.ParDo(s, &stageDecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
+	passert.Equals(s, stageStats(s, st, output.StatByExact), "verified_exactly=1")
+	stageRun(t, p)
+}

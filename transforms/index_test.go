@@ -1,0 +1,75 @@
+package transforms
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/transforms/format/index"
+)
+
+// TestWriteIndexStage: WriteIndex writes one shard per input file with the
+// documents kept (not the exact duplicates left out of the signature
+// pass, not the documents removed), with their keys and sketches, then
+// index.json describing them, and removes the pre-shards. UpdateIndex
+// then copies the old shards unchanged and adds the shards of new files.
+func TestWriteIndexStage(t *testing.T) {
+	cfg := stageConfig(t)
+	cfg.IndexOut = t.TempDir()
+	in := t.TempDir()
+	paths := []string{
+		stageInput(t, in, "f0.jsonl", stageJSON("a", stageText(1, 30)), stageJSON("b", stageText(1, 30)), stageJSON("c", stageText(2, 30))),
+		stageInput(t, in, "f1.jsonl", stageJSON("d", stageText(3, 30)), stageJSON("e", stageText(4, 30))),
+	}
+	man := stageIndex(t, cfg, paths, stageLineChunk(1, 1)) // e removed
+	checkManifest := func(man *index.Manifest, dir string, sources []string, ids [][]string) {
+		t.Helper()
+		if len(man.Shards) != len(ids) {
+			t.Fatalf("%s: %d shards, want %d", dir, len(man.Shards), len(ids))
+		}
+		var docs int64
+		for i, sh := range man.Shards {
+			got := stageShardIDs(t, cfg, dir, sh.Name)
+			if sh.Name != index.ShardName(i) || sh.Source != sources[i] || sh.Records != int64(len(ids[i])) || !slices.Equal(got, ids[i]) {
+				t.Errorf("%s: shard %d: %+v holding %v; want %s of %s holding %v", dir, i, sh, got, index.ShardName(i), sources[i], ids[i])
+			}
+			docs += int64(len(ids[i]))
+		}
+		if man.Documents != docs || man.Config != cfg.IndexConfig() {
+			t.Errorf("%s: manifest documents %d, config %+v; want %d, %+v", dir, man.Documents, man.Config, docs, cfg.IndexConfig())
+		}
+		if pre, _ := filepath.Glob(filepath.Join(dir, ".sig-*")); len(pre) > 0 {
+			t.Errorf("%s: pre-shards left: %v", dir, pre)
+		}
+	}
+	checkManifest(man, cfg.IndexOut, paths, [][]string{{"a", "c"}, {"d"}})
+
+	// UpdateIndex: a new file, of which h is removed.
+	cfg2 := cfg
+	cfg2.Output, cfg2.Work, cfg2.IndexOut = t.TempDir(), t.TempDir(), t.TempDir()
+	newPaths := []string{stageInput(t, in, "f2.jsonl", stageJSON("g", stageText(5, 30)), stageJSON("h", stageText(6, 30)))}
+	p, s := beam.NewPipelineWithRoot()
+	files := stageFiles(t, s, newPaths, cfg2.Branches)
+	keys, _, _, _ := Read(s, cfg2, files)
+	_, skips, _ := ExactDuplicates(s, cfg2, keys)
+	_, signStats := Signatures(s, cfg2, files, skips)
+	UpdateIndex(s, cfg2, cfg.IndexOut, len(man.Shards), files,
+		beam.Flatten(s, stageChunks(s, stageLineChunk(0, 1)), beam.ParDo(s, after, signStats)))
+	stageRun(t, p)
+	man2, err := ReadManifest(t.Context(), cfg2.IndexOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkManifest(man2, cfg2.IndexOut, append(slices.Clone(paths), newPaths...), [][]string{{"a", "c"}, {"d"}, {"g"}})
+	for _, sh := range man.Shards {
+		old, _ := os.ReadFile(filepath.Join(cfg.IndexOut, sh.Name))
+		copied, _ := os.ReadFile(filepath.Join(cfg2.IndexOut, sh.Name))
+		if len(old) == 0 || !bytes.Equal(old, copied) {
+			t.Errorf("%s: copy of %d bytes differs from the old shard of %d", sh.Name, len(copied), len(old))
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
+)
+
+func init() {
+	register.DoFn3x1[int, []byte, func(string), error](&stageEntryFn{})
+	register.Function2x1(stageCountStr)
+}
+
+// stageEntryFn decodes block entry chunks into "band/file:line" (MinHash
+// band entries, partitions below Cfg.Partitions) and "sim/file:line"
+// (SimHash table entries), and fails on a table entry keyed to another
+// partition than its key's.
+type stageEntryFn struct {
+	Cfg Config
+
+	tables *blocking.Tables
+}
+
+func (fn *stageEntryFn) Setup() (err error) {
+	fn.tables, err = fn.Cfg.simTables()
+	return err
+}
+
+func (fn *stageEntryFn) ProcessElement(part int, chunk []byte, emit func(string)) error {
+	P := fn.Cfg.Partitions
+	if part < P {
+		es, err := wire.AppendEntries(nil, chunk)
+		if err != nil {
+			return err
+		}
+		for _, e := range es { // the partition is of the whole key, of which e.Key has the low bits
+			emit("band/" + stageDocStr(e.Doc))
+		}
+		return nil
+	}
+	es, err := simEntries(nil, chunk, fn.tables)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if P+wire.Partition(e.Key, P) != part {
+			return fmt.Errorf("table entry of %s in partition %d", stageDocStr(e.Doc), part)
+		}
+		emit("sim/" + stageDocStr(e.Doc))
+	}
+	return nil
+}
+
+func stageCountStr(s string, n int) string { return fmt.Sprintf("%s=%d", s, n) }
+
+// stageEntryCounts counts the entries of each kind and document of the
+// block entry collections cols: "band/file:line=n".
+func stageEntryCounts(s beam.Scope, cfg Config, cols ...beam.PCollection) beam.PCollection {
+	docs := beam.ParDo(s, &stageEntryFn{Cfg: cfg}, beam.Flatten(s, cols...))
+	return beam.ParDo(s, stageCountStr, stats.Count(s, docs))
+}
+
+// TestSignaturesStage: after Read and ExactDuplicates, Signatures gives
+// every document it signs, but for the exact duplicates left out and the
+// documents without shingles, one band entry per band and one table entry
+// per SimHash table, counts them, and writes their infos to the info shard
+// of their file. AuditSignatures gives the same entries and shuffles the
+// infos instead (keyed by partition of the document).
+func TestSignaturesStage(t *testing.T) {
+	cfg := stageConfig(t)
+	in := t.TempDir()
+	paths := []string{
+		stageInput(t, in, "f0.jsonl",
+			stageJSON("a", stageText(1, 40)),
+			stageJSON("b", stageText(1, 40)), // exact duplicate of a: skipped
+			stageJSON("c", "!!! ... ???"),    // no token, no shingle
+			stageJSON("e", stageText(4, 40))),
+		stageInput(t, in, "f1.jsonl", stageJSON("d", stageText(2, 40))),
+	}
+	tables, err := cfg.simTables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	B, T := cfg.Bands, tables.Len()
+	var want []string
+	for _, d := range []string{"0:0", "0:3", "1:0"} {
+		want = append(want, fmt.Sprintf("band/%s=%d", d, B), fmt.Sprintf("sim/%s=%d", d, T))
+	}
+
+	p, s := beam.NewPipelineWithRoot()
+	files := stageFiles(t, s, paths, cfg.Branches)
+	keys, _, _, _ := Read(s, cfg, files)
+	_, skips, _ := ExactDuplicates(s, cfg, keys)
+	entries, st := Signatures(s, cfg, files, skips)
+	if len(entries) != cfg.ShuffleRounds() {
+		t.Fatalf("Signatures gave %d rounds of entries, want %d", len(entries), cfg.ShuffleRounds())
+	}
+	passert.Equals(s, stageEntryCounts(s, cfg, entries...), stageAny(want)...)
+	passert.Equals(s, stageStats(s, st, output.StatSigned, output.StatNoShingles, output.StatTruncated, output.StatKeys),
+		"signed=4", "no_shingles=1", "truncated=0", fmt.Sprintf("block_keys=%d", 3*(B+T)))
+
+	s2 := s.Scope("audit")
+	auditEntries, infos, _ := AuditSignatures(s2, cfg, files, skips)
+	passert.Equals(s2, stageEntryCounts(s2, cfg, auditEntries), stageAny(want)...)
+	passert.Equals(s2, stageDecode(s2, "infodoc", cfg.Partitions, infos), "0:0:a", "0:3:e", "1:0:d")
+	stageRun(t, p)
+
+	for file, ids := range map[int][]string{0: {"a", "e"}, 1: {"d"}} {
+		tab, err := readInfoShard(context.Background(), cfg, file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, in := range tab.infos {
+			if wire.File(in.Doc) != file || len(in.Sketch) != cfg.Perms {
+				t.Errorf("info shard %d: info %+v", file, in)
+			}
+			got = append(got, in.ID)
+		}
+		if !slices.Equal(got, ids) {
+			t.Errorf("info shard %d holds %v, want %v", file, got, ids)
+		}
+	}
+}

@@ -1,0 +1,384 @@
+package transforms
+
+// Shared helpers of the stage tests (read_test.go, exact_test.go, ...):
+// small inputs, records built with package wire, and DoFns that decode a
+// stage's chunks into plain strings for passert.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
+
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+func init() {
+	beam.RegisterType(reflect.TypeFor[stageChunk]())
+	register.Function1x2(stageUnkey)
+	beam.RegisterType(reflect.TypeFor[stageStat]())
+	register.Function1x2(stageUnkeyStat)
+	register.DoFn3x1[int, []byte, func(string), error](&stageDecodeFn{})
+	register.DoFn3x0[string, int64, func(string)](&stageStatFn{})
+	register.Function2x0(stageNoStats)
+	register.Emitter1[string]()
+}
+
+// stageConfig is the default configuration with a fresh output and work
+// directory, two branches and rounds, and few partitions.
+func stageConfig(t *testing.T) Config {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Output = t.TempDir()
+	cfg.Work = t.TempDir()
+	cfg.Branches = 2
+	cfg.Rounds = 2
+	cfg.Workers = 2
+	cfg.Partitions = 16
+	cfg.CCPartitions = 4
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// stageRun runs p on the test runner (Prism), failing the test on error.
+func stageRun(t *testing.T, p *beam.Pipeline) {
+	t.Helper()
+	if err := ptest.Run(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stageJSON is a JSONL record with id and text.
+func stageJSON(id, text string) string {
+	b, err := json.Marshal(map[string]string{"id": id, "text": text})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// stageInput writes lines, each ended by "\n", to dir/name and returns the
+// file's path.
+func stageInput(t *testing.T, dir, name string, lines ...string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var stageWords = strings.Fields(`river stone lamp window paper garden silver morning
+	quiet engine harbor violet thunder meadow copper lantern ribbon orchard
+	marble falcon willow canyon pepper saddle velvet harvest anchor cedar`)
+
+// stageText is a deterministic text of n words drawn from stageWords by seed.
+// Texts of different seeds share few 5-character shingles.
+func stageText(seed uint32, n int) string {
+	words := make([]string, n)
+	x := seed*2654435761 + 12345
+	for i := range words {
+		x = x*1664525 + 1013904223
+		words[i] = stageWords[(x>>16)%uint32(len(stageWords))]
+	}
+	return strings.Join(words, " ")
+}
+
+// stageNear is text with its word i replaced: a near-duplicate of a long
+// text.
+func stageNear(text string, i int) string {
+	w := strings.Fields(text)
+	w[i] = "zebra"
+	return strings.Join(w, " ")
+}
+
+// stageChunk is one element of a collection of chunks keyed by file or
+// partition, built in a test with package wire.
+type stageChunk struct {
+	Key   int
+	Chunk []byte
+}
+
+func stageUnkey(c stageChunk) (int, []byte) { return c.Key, c.Chunk }
+
+// stageChunks is a collection of (key, chunk) elements.
+func stageChunks(s beam.Scope, chunks ...stageChunk) beam.PCollection {
+	return beam.ParDo(s, stageUnkey, beam.CreateList(s, chunks))
+}
+
+// stageMatchChunk is one stageChunk holding ms, keyed by the file of the first
+// document of ms[0].
+func stageMatchChunk(ms ...wire.Match) stageChunk {
+	var c []byte
+	for i := range ms {
+		c = wire.AppendMatch(c, &ms[i])
+	}
+	return stageChunk{Key: wire.File(ms[0].A), Chunk: c}
+}
+
+// stageLineChunk is a chunk of uvarint line numbers keyed by file.
+func stageLineChunk(file int, lines ...int64) stageChunk {
+	var c []byte
+	for _, l := range lines {
+		c = wire.AppendLineNum(c, l)
+	}
+	return stageChunk{Key: file, Chunk: c}
+}
+
+// stageStat is one (name, n) stat element built in a test.
+type stageStat struct {
+	Name string
+	N    int64
+}
+
+func stageUnkeyStat(st stageStat) (string, int64) { return st.Name, st.N }
+
+// stageStatCol is a stats collection of sts.
+func stageStatCol(s beam.Scope, sts ...stageStat) beam.PCollection {
+	return beam.ParDo(s, stageUnkeyStat, beam.CreateList(s, sts))
+}
+
+// stageNoStats emits no stat: an empty stats collection from an impulse.
+func stageNoStats(_ []byte, _ func(string, int64)) {}
+
+// stageEmptyStats is a stats collection with no element.
+func stageEmptyStats(s beam.Scope) beam.PCollection {
+	return beam.ParDo(s, stageNoStats, beam.Impulse(s))
+}
+
+// stageDocStr names document d as "file:line".
+func stageDocStr(d wire.Doc) string { return fmt.Sprintf("%d:%d", wire.File(d), wire.Line(d)) }
+
+// stageDecodeFn decodes the chunks of a stage's output into strings for
+// passert, and fails (an error fails the pipeline) on a record keyed
+// against the stage's contract. Kinds:
+//
+//	info:     wire.Info          -> "file:line:id"; with P, the key must be the partition of the exact key
+//	infodoc:  wire.Info          -> "file:line:id"; the key must be the partition (P) of the document
+//	match:    wire.Match         -> "key/idA-idB:method"; A < B, the key is A's file, Jaccard in (0, 1]
+//	pair:     candidate pairs    -> "fileA:lineA-fileB:lineB"; A < B, the key is A's file (or partition, with P)
+//	lines:    uvarint lines      -> "key:line"
+//	cluster:  wire.OutLine       -> "key/cluster:size:representative:members,..."
+//	reject:   wire.OutLine       -> "key/line:reason:file base name"
+type stageDecodeFn struct {
+	Kind string
+	P    int
+	MinJ float64 // match: the least Jaccard allowed
+}
+
+func (fn *stageDecodeFn) ProcessElement(key int, chunk []byte, emit func(string)) error {
+	switch fn.Kind {
+	case "info", "infodoc":
+		for c := chunk; len(c) > 0; {
+			var in wire.Info
+			var err error
+			if c, err = wire.DecodeInfo(c, &in); err != nil {
+				return err
+			}
+			if fn.Kind == "info" && fn.P > 0 && key != wire.Partition(in.Exact, fn.P) {
+				return fmt.Errorf("info of %s keyed %d, not by the partition of its exact key", in.ID, key)
+			}
+			if fn.Kind == "infodoc" && key != wire.Partition(in.Doc, fn.P) {
+				return fmt.Errorf("info of %s keyed %d, not by the partition of its document", in.ID, key)
+			}
+			emit(fmt.Sprintf("%s:%s", stageDocStr(in.Doc), in.ID))
+		}
+	case "match":
+		for c := chunk; len(c) > 0; {
+			var m wire.Match
+			var err error
+			if c, err = wire.DecodeMatch(c, &m); err != nil {
+				return err
+			}
+			if m.A >= m.B || key != wire.File(m.A) || m.Jaccard <= 0 || m.Jaccard > 1 || float64(m.Jaccard) < fn.MinJ {
+				return fmt.Errorf("bad match %+v under key %d", m, key)
+			}
+			emit(fmt.Sprintf("%d/%s-%s:%s", key, m.IDA, m.IDB, m.Method))
+		}
+	case "pair":
+		ps, err := wire.AppendCandidates(nil, chunk)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			want := wire.File(p.A)
+			if fn.P > 0 {
+				want = wire.Partition(p.A, fn.P)
+			}
+			if p.A >= p.B || key != want {
+				return fmt.Errorf("bad candidate pair %s-%s under key %d", stageDocStr(p.A), stageDocStr(p.B), key)
+			}
+			emit(stageDocStr(p.A) + "-" + stageDocStr(p.B))
+		}
+	case "lines":
+		for c := chunk; len(c) > 0; {
+			l, rest, err := wire.DecodeLineNum(c)
+			if err != nil {
+				return err
+			}
+			c = rest
+			emit(fmt.Sprintf("%d:%d", key, l))
+		}
+	case "cluster", "reject":
+		lines, err := wire.AppendLines(nil, chunk)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if fn.Kind == "cluster" {
+				var cl output.ClusterLine
+				if err := json.Unmarshal(l.Text, &cl); err != nil {
+					return err
+				}
+				emit(fmt.Sprintf("%d/%s:%d:%s:%s", key, cl.Cluster, cl.Size, cl.Representative, strings.Join(cl.Members, ",")))
+				continue
+			}
+			var r output.RejectLine
+			if err := json.Unmarshal(l.Text, &r); err != nil {
+				return err
+			}
+			if uint64(r.Line) != l.K1 {
+				return fmt.Errorf("reject line %d sorted as %d", r.Line, l.K1)
+			}
+			emit(fmt.Sprintf("%d/%d:%s:%s", key, r.Line, r.Reason, filepath.Base(r.File)))
+		}
+	default:
+		return fmt.Errorf("stageDecodeFn: no kind %q", fn.Kind)
+	}
+	return nil
+}
+
+// stageDecode decodes col's chunks (see stageDecodeFn).
+func stageDecode(s beam.Scope, kind string, p int, col beam.PCollection) beam.PCollection {
+	return beam.ParDo(s, &stageDecodeFn{Kind: kind, P: p}, col)
+}
+
+// stageStatFn formats the stats named Names as "name=n".
+type stageStatFn struct{ Names []string }
+
+func (fn *stageStatFn) ProcessElement(name string, n int64, emit func(string)) {
+	if slices.Contains(fn.Names, name) {
+		emit(fmt.Sprintf("%s=%d", name, n))
+	}
+}
+
+// stageStats sums the stats st by name and keeps those named names, as
+// "name=n". passert.Equals on it checks exactly those stats.
+func stageStats(s beam.Scope, st beam.PCollection, names ...string) beam.PCollection {
+	return beam.ParDo(s, &stageStatFn{Names: names}, stats.SumPerKey(s, st))
+}
+
+// stageIndex runs Read, ExactDuplicates, Signatures and WriteIndex over
+// paths with cfg (cfg.IndexOut set), removing besides the exact duplicates
+// the lines of removes (by file index), and returns the index's manifest.
+func stageIndex(t *testing.T, cfg Config, paths []string, removes ...stageChunk) *index.Manifest {
+	t.Helper()
+	p, s := beam.NewPipelineWithRoot()
+	files := stageFiles(t, s, paths, cfg.Branches)
+	keys, _, _, _ := Read(s, cfg, files)
+	_, skips, _ := ExactDuplicates(s, cfg, keys)
+	_, signStats := Signatures(s, cfg, files, skips)
+	// The index shards copy the pre-shards of the signature pass: wait
+	// for it (in a run, the removals come after it).
+	rm := beam.Flatten(s, stageChunks(s, removes...), beam.ParDo(s, after, signStats))
+	WriteIndex(s, cfg, files, rm)
+	stageRun(t, p)
+	man, err := ReadManifest(context.Background(), cfg.IndexOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return man
+}
+
+// stageShardIDs reads the ids of the records of index shard name in dir.
+func stageShardIDs(t *testing.T, cfg Config, dir, name string) []string {
+	t.Helper()
+	rd, c, err := openShard(context.Background(), output.JoinPath(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var ids []string
+	var r index.Record
+	for {
+		ok, err := rd.Next(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return ids
+		}
+		if r.Exact == 0 || len(r.Sketch) != cfg.Perms || len(r.Bands) != cfg.Bands {
+			t.Errorf("%s: record %s: exact key %x, %d sketch values, %d band keys", name, r.ID, r.Exact, len(r.Sketch), len(r.Bands))
+		}
+		ids = append(ids, r.ID)
+	}
+}
+
+// stageAny converts ss for passert.Equals.
+func stageAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, v := range ss {
+		out[i] = v
+	}
+	return out
+}
+
+// stageReadFile returns the content of dir/name.
+func stageReadFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// stageDirNames lists the file names in dir, sorted.
+func stageDirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// stageFiles writes the file manifest of paths (file i is paths[i]) to a
+// new directory and returns its file collections in n branches.
+func stageFiles(t *testing.T, s beam.Scope, paths []string, n int) Files {
+	t.Helper()
+	refs := make([]FileRef, len(paths))
+	for i, p := range paths {
+		refs[i] = FileRef{Index: i, Path: p}
+	}
+	return NewFiles(s, stageManifest(t, refs), n)
+}
+
+// stageManifest writes refs as a file manifest in a new directory.
+func stageManifest(t *testing.T, refs []FileRef) string {
+	t.Helper()
+	m, err := WriteFileManifest(context.Background(), t.TempDir(), InputsManifest, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

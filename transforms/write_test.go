@@ -1,0 +1,70 @@
+package transforms
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+
+	"github.com/neardup/neardup/transforms/format/output"
+)
+
+// TestWriteStage: after Read, ExactDuplicates and Clusters over two files
+// (a = b and c = d exact duplicates, one bad line), Write writes each
+// file's deduplicated copy byte for byte without the removed and rejected
+// lines, and the pairs, clusters and rejects shards of the files that have
+// any, and counts what it wrote.
+func TestWriteStage(t *testing.T) {
+	cfg := stageConfig(t)
+	in := t.TempDir()
+	ta, tc := stageText(1, 20), stageText(2, 20)
+	f0 := []string{stageJSON("a", ta), stageJSON("b", ta), `{"id":"bad"`, stageJSON("c", tc)}
+	f1 := []string{stageJSON("d", tc), stageJSON("e", stageText(3, 20))}
+	paths := []string{stageInput(t, in, "f0.jsonl", f0...), stageInput(t, in, "f1.jsonl", f1...)}
+
+	p, s := beam.NewPipelineWithRoot()
+	files := stageFiles(t, s, paths, cfg.Branches)
+	keys, rejects, _, _ := Read(s, cfg, files)
+	exact, _, _ := ExactDuplicates(s, cfg, keys)
+	matches := beam.GroupByKey(s, exact)
+	clusters, removes, _ := Clusters(s, cfg, matches)
+	st := Write(s, cfg, files, matches, clusters, rejects, removes)
+	passert.Equals(s, stageStats(s, st, output.StatKept, "pairs_lines", "clusters_lines", "rejects_lines"),
+		"kept=3", "pairs_lines=2", "clusters_lines=2", "rejects_lines=1")
+	stageRun(t, p)
+
+	out := cfg.Output
+	want := []string{"clusters-00000.jsonl", "dedup-00000.jsonl", "dedup-00001.jsonl", "pairs-00000.jsonl", "rejects-00000.jsonl"}
+	if got := stageDirNames(t, out); !slices.Equal(got, want) {
+		t.Errorf("output files %v, want %v", got, want)
+	}
+	if got, want := stageReadFile(t, out, "dedup-00000.jsonl"), f0[0]+"\n"+f0[3]+"\n"; got != want {
+		t.Errorf("dedup-00000.jsonl:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := stageReadFile(t, out, "dedup-00001.jsonl"), f1[1]+"\n"; got != want {
+		t.Errorf("dedup-00001.jsonl:\n%s\nwant:\n%s", got, want)
+	}
+	wantPairs := []output.PairLine{{A: "a", B: "b", Jaccard: 1, Method: "exact"}, {A: "c", B: "d", Jaccard: 1, Method: "exact"}}
+	var pairs []output.PairLine
+	for _, l := range strings.Split(strings.TrimSuffix(stageReadFile(t, out, "pairs-00000.jsonl"), "\n"), "\n") {
+		var pl output.PairLine
+		if err := json.Unmarshal([]byte(l), &pl); err != nil {
+			t.Fatal(err)
+		}
+		pairs = append(pairs, pl)
+	}
+	if !slices.Equal(pairs, wantPairs) {
+		t.Errorf("pairs-00000.jsonl: %+v, want %+v", pairs, wantPairs)
+	}
+	if got := stageReadFile(t, out, "clusters-00000.jsonl"); strings.Count(got, "\n") != 2 ||
+		!strings.Contains(got, `"members":["a","b"]`) || !strings.Contains(got, `"members":["c","d"]`) {
+		t.Errorf("clusters-00000.jsonl:\n%s", got)
+	}
+	var rej output.RejectLine
+	if err := json.Unmarshal([]byte(stageReadFile(t, out, "rejects-00000.jsonl")), &rej); err != nil || rej.Line != 3 || rej.Reason != "bad_json" {
+		t.Errorf("rejects-00000.jsonl: %+v (%v), want line 3, bad_json", rej, err)
+	}
+}
