@@ -452,7 +452,7 @@ func TestWrongShapeInput(t *testing.T) {
 	}{
 		{filepath.Join(dir, "wrong.csv"), "all 3 records of " + filepath.Join(dir, "wrong.csv") + " rejected: bad_json; is it JSONL? see --format"},
 		{filepath.Join(dir, "noid.jsonl"), "all 2 records of " + filepath.Join(dir, "noid.jsonl") + " rejected: missing_id; see --id-field"},
-		{filepath.Join(dir, "shards.jsonl"), "all 1 records of " + filepath.Join(dir, "shards.jsonl") + " rejected: not_a_file; a directory: check --input"},
+		{filepath.Join(dir, "shards.jsonl"), "all 1 records of " + filepath.Join(dir, "shards.jsonl") + " rejected: not_a_file; not a regular file (a directory, a named pipe, a dangling symlink...): check --input"},
 		{filepath.Join(dir, "many.txt") + "," + sampleFile(t, "sample-0.jsonl"), "bad_json; is it JSONL? see --format"},
 	}
 	for _, tt := range tests {

@@ -173,7 +173,7 @@ var rejectHints = map[string]string{
 	record.ReasonTooFewColumns: "is it TSV (url, title, content)? see --format",
 	record.ReasonInvalidUTF8:   "is it UTF-8 text, not compressed or binary?",
 	record.ReasonTooLarge:      "see --max-doc-bytes; is it one record per line?",
-	record.ReasonNotAFile:      "a directory: check --input",
+	record.ReasonNotAFile:      "not a regular file (a directory, a named pipe, a dangling symlink...): check --input",
 	record.ReasonUnreadable:    "check the file's permissions",
 }
 
