@@ -25,16 +25,10 @@ import (
 // The file list goes to a file manifest in the work directory (by default
 // inside cfg.Output), which the job reads at run time: Build writes it.
 func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error {
-	if cfg.Work == "" {
-		cfg.Work = output.JoinPath(cfg.Output, transforms.WorkDirName)
-	}
-	fileCol, err := newFiles(ctx, s, cfg, transforms.InputsManifest, refsOf(files), len(files))
+	fileCol, keys, rejects, readStats, err := read(ctx, s, &cfg, files)
 	if err != nil {
 		return err
 	}
-
-	keys, rejects, inputs, readStats := transforms.Read(s, cfg, fileCol)
-	fileCol.Seen = inputs // the later passes check the files against what Read read
 	exactMatches, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
 	entries, signStats := transforms.Signatures(s, cfg, fileCol, skips)
 	pairs, candStats := transforms.Candidates(s, cfg, entries)
@@ -47,6 +41,21 @@ func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []str
 		transforms.WriteIndex(s, cfg, fileCol, removes)
 	}
 	return nil
+}
+
+// read sets cfg's work directory (by default inside cfg.Output), writes
+// the file manifest of files there and adds the first pass over them (Read).
+// It returns the files, with what the first pass read of each (Seen: the
+// later passes check the files against it), and Read's other outputs.
+func read(ctx context.Context, s beam.Scope, cfg *transforms.Config, files []string) (fc transforms.Files, keys, rejects, st beam.PCollection, err error) {
+	if cfg.Work == "" {
+		cfg.Work = output.JoinPath(cfg.Output, transforms.WorkDirName)
+	}
+	if fc, err = newFiles(ctx, s, *cfg, transforms.InputsManifest, refsOf(files), len(files)); err != nil {
+		return fc, keys, rejects, st, err
+	}
+	keys, rejects, fc.Seen, st = transforms.Read(s, *cfg, fc)
+	return fc, keys, rejects, st, nil
 }
 
 // refsOf numbers files in order.
@@ -93,17 +102,11 @@ type AuditOptions struct {
 //	index matches ────────────┴─ WriteAudit ─ dedup, AuditSummary, [UpdateIndex]
 func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string, opt AuditOptions) error {
 	cfg.IndexOut = opt.UpdateIndex // the signature pass writes pre-shards there
-	if cfg.Work == "" {
-		cfg.Work = output.JoinPath(cfg.Output, transforms.WorkDirName)
-	}
 	shards := opt.Manifest.Shards
-	newFiles, err := newFiles(ctx, s, cfg, transforms.InputsManifest, refsOf(files), len(files))
+	newFiles, keys, rejects, readStats, err := read(ctx, s, &cfg, files)
 	if err != nil {
 		return err
 	}
-
-	keys, rejects, inputs, readStats := transforms.Read(s, cfg, newFiles)
-	newFiles.Seen = inputs // the later passes check the files against what Read read
 	batchExact, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
 	entries, infos, signStats := transforms.AuditSignatures(s, cfg, newFiles, skips)
 	idxKeys, idxEntries, idxInfos, scanStats := transforms.IndexScan(s, cfg, opt.Index, keys, entries)

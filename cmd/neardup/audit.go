@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -248,21 +247,10 @@ func prepareNextIndex(old, next string, overwrite bool, inputs []string) (*targe
 // completeAuditSummary adds the wall time and the job's settings to the
 // audit-summary.json the job wrote in dir, and returns it.
 func completeAuditSummary(ctx context.Context, dir string, took time.Duration, settings output.Settings) (output.AuditSummary, error) {
-	var sum output.AuditSummary
-	path := output.JoinPath(dir, output.AuditSummaryName)
-	b, err := readAny(ctx, path)
-	if err == nil {
-		err = json.Unmarshal(b, &sum)
-	}
-	if err != nil {
-		return sum, fmt.Errorf("the job wrote no readable %s: %w", output.AuditSummaryName, err)
-	}
-	sum.WallSeconds = took.Seconds()
-	sum.Settings = &settings
-	if b, err = json.MarshalIndent(sum, "", "  "); err != nil {
-		return sum, err
-	}
-	return sum, writeAny(ctx, path, append(b, '\n'))
+	return updateJSON(ctx, dir, output.AuditSummaryName, func(sum *output.AuditSummary) {
+		sum.WallSeconds = took.Seconds()
+		sum.Settings = &settings
+	})
 }
 
 // auditReport prints the main counts of an audit.

@@ -312,18 +312,12 @@ func (d dropErrors) WithGroup(n string) slog.Handler      { return dropErrors{d.
 // run to run and the shape of the job from runner to runner; the counts
 // beside them do not.
 func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, start time.Time, wall time.Duration, settings output.Settings) (output.Summary, error) {
-	var sum output.Summary
-	path := output.JoinPath(dir, output.SummaryName)
-	b, err := readAny(ctx, path)
-	if err == nil {
-		err = json.Unmarshal(b, &sum)
-	}
-	if err != nil {
-		return sum, fmt.Errorf("the job wrote no readable %s: %w", output.SummaryName, err)
-	}
-	sum.WallSeconds = wall.Seconds()
-	sum.Settings = &settings
-	if res != nil {
+	return updateJSON(ctx, dir, output.SummaryName, func(sum *output.Summary) {
+		sum.WallSeconds = wall.Seconds()
+		sum.Settings = &settings
+		if res == nil {
+			return
+		}
 		all := res.Metrics().AllMetrics()
 		sum.StageSeconds = map[string]float64{}
 		for _, c := range all.Counters() {
@@ -332,11 +326,27 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 			}
 		}
 		sum.StageSpans = stageSpans(all.Distributions(), start)
+	})
+}
+
+// updateJSON reads the JSON file name the job wrote in dir (through Beam's
+// filesystems: dir need not be on this machine), applies update to it and
+// writes it back, indented.
+func updateJSON[T any](ctx context.Context, dir, name string, update func(*T)) (T, error) {
+	var v T
+	path := output.JoinPath(dir, name)
+	b, err := readAny(ctx, path)
+	if err == nil {
+		err = json.Unmarshal(b, &v)
 	}
-	if b, err = json.MarshalIndent(sum, "", "  "); err != nil {
-		return sum, err
+	if err != nil {
+		return v, fmt.Errorf("the job wrote no readable %s: %w", name, err)
 	}
-	return sum, writeAny(ctx, path, append(b, '\n'))
+	update(&v)
+	if b, err = json.MarshalIndent(v, "", "  "); err != nil {
+		return v, err
+	}
+	return v, writeAny(ctx, path, append(b, '\n'))
 }
 
 // readAny reads a file on any Beam filesystem.
