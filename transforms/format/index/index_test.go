@@ -224,3 +224,32 @@ func FuzzReadShard(f *testing.F) {
 		}
 	})
 }
+
+// TestReaderEach: Each hands over every record in order, and an error of fn
+// stops it and is returned.
+func TestReaderEach(t *testing.T) {
+	rs := sampleRecords(9)
+	b, _ := writeShard(t, "src", rs)
+	rd, err := NewReader(bytes.NewReader(b), "shard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int64
+	if err := rd.Each(func(r *Record) error { lines = append(lines, r.Line); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range lines {
+		if l != rs[i].Line {
+			t.Fatalf("record %d has line %d, want %d", i, l, rs[i].Line)
+		}
+	}
+	if len(lines) != len(rs) {
+		t.Fatalf("%d records, want %d", len(lines), len(rs))
+	}
+	stop := errors.New("stop")
+	rd, _ = NewReader(bytes.NewReader(b), "shard")
+	n := 0
+	if err := rd.Each(func(*Record) error { n++; return stop }); err != stop || n != 1 {
+		t.Fatalf("Each returned %v after %d records, want %v after 1", err, n, stop)
+	}
+}
