@@ -7,6 +7,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/go-ego/gse v0.80.3
 	github.com/klauspost/compress v1.20.3
+	github.com/sergi/go-diff v1.4.0
 	golang.org/x/text v0.43.0
 )
 
