@@ -241,8 +241,9 @@ func diff(a, b string) (sa, sb []span) {
 }
 
 // spanBuilder joins segments into spans, a span per run of the same kind.
-// The white space at either end of a change is shown as common, so that a
-// highlight never starts or ends with white space.
+// The white space at either end of a change, and any with a line break, is
+// shown as common, so that a highlight never starts or ends with white
+// space nor runs from one line to the next.
 type spanBuilder struct {
 	spans []span
 }
@@ -257,9 +258,9 @@ func (sb *spanBuilder) add(segs []string, changed bool) {
 			hi--
 		}
 	}
-	sb.text(strings.Join(segs[:lo], ""), false)
-	sb.text(strings.Join(segs[lo:hi], ""), changed)
-	sb.text(strings.Join(segs[hi:], ""), false)
+	for i, seg := range segs {
+		sb.text(seg, changed && i >= lo && i < hi && !(isSpace(seg) && strings.ContainsRune(seg, '\n')))
+	}
 }
 
 func (sb *spanBuilder) text(t string, changed bool) {

@@ -536,6 +536,11 @@ func (cs *clusterStats) add(c *clusterLine) {
 	}
 	kept := *c
 	kept.Members = slices.Clone(c.Members[:min(len(c.Members), ShownMembers)])
+	if !slices.Contains(kept.Members, c.Representative) && len(kept.Members) > 0 {
+		// Members come in order: the representative, later, takes the
+		// last place shown.
+		kept.Members[len(kept.Members)-1] = c.Representative
+	}
 	cs.Top = slices.Insert(cs.Top, i, kept)
 	cs.Top = cs.Top[:min(len(cs.Top), TopClusters)]
 }

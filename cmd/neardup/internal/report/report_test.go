@@ -274,6 +274,7 @@ func TestDiff(t *testing.T) {
 		{"cjk characters", "寒雨连江夜入吴", "寒风连江夜入吴", "寒[雨]连江夜入吴", "寒[风]连江夜入吴"},
 		{"empty side", "", "new words", "", "[new words]"},
 		{"case counts", "Hello world", "hello world", "[Hello] world", "[hello] world"},
+		{"no highlight across lines", "a b\n  c d", "a x\n  y d", "a [b]\n  [c] d", "a [x]\n  [y] d"},
 		{"a comma between two different sentences", "one two three four, five six seven eight", "nine ten eleven twelve, thirteen fourteen fifteen sixteen",
 			"[one two three four, five six seven eight]", "[nine ten eleven twelve, thirteen fourteen fifteen sixteen]"},
 		{"a common word between one-word changes stays", "a b c d e", "a x c y e", "a [b] c [d] e", "a [x] c [y] e"},
@@ -371,7 +372,9 @@ func TestTopClusters(t *testing.T) {
 		for k := range members {
 			members[k] = fmt.Sprintf("c%d-%d", i, k)
 		}
-		cs.add(&clusterLine{Cluster: fmt.Sprintf("c%02d", i), Size: len(members), Representative: members[0], Members: members})
+		// The representative is the last member: shown even when the
+		// members are cut.
+		cs.add(&clusterLine{Cluster: fmt.Sprintf("c%02d", i), Size: len(members), Representative: members[len(members)-1], Members: members})
 	}
 	if len(cs.Top) != TopClusters || cs.Clusters != 30 {
 		t.Fatalf("kept %d of %d clusters, want %d of 30", len(cs.Top), cs.Clusters, TopClusters)
@@ -379,6 +382,9 @@ func TestTopClusters(t *testing.T) {
 	for i, c := range cs.Top {
 		if len(c.Members) > ShownMembers {
 			t.Errorf("cluster %s keeps %d members", c.Cluster, len(c.Members))
+		}
+		if !slices.Contains(c.Members, c.Representative) {
+			t.Errorf("cluster %s: representative %s not among the members shown %q", c.Cluster, c.Representative, c.Members)
 		}
 		if i > 0 && cmpClusters(cs.Top[i-1], c) > 0 {
 			t.Errorf("clusters out of order at %d: %s (%d) before %s (%d)", i, cs.Top[i-1].Cluster, cs.Top[i-1].Size, c.Cluster, c.Size)
