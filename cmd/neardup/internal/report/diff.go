@@ -35,8 +35,8 @@ const MaxShownRunes = 3000
 // is still a correct diff (each side is rebuilt from it) but may mark more
 // than it needs to; the page says so. Near duplicates of 50 kB take a few
 // milliseconds (TestDiffLong), so the bound is only met by large texts that
-// differ throughout.
-const diffTimeout = time.Second
+// differ throughout. A variable for the tests.
+var diffTimeout = time.Second
 
 // chunk is a run of segments common to both texts of a pair (a and b hold
 // the same segments but for white space, which compares equal whatever it

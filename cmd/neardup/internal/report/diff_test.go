@@ -292,3 +292,22 @@ func BenchmarkDiff50k(b *testing.B) {
 		sideBySide(func() []chunk { c, _ := align(x, y); return c }())
 	}
 }
+
+// TestDiffTimeout: a diff that reaches its time bound still rebuilds both
+// texts, and the pair says so.
+func TestDiffTimeout(t *testing.T) {
+	defer func(d time.Duration) { diffTimeout = d }(diffTimeout)
+	diffTimeout = time.Nanosecond
+	ws := randomWords(4, 2000)
+	ws2, _ := edited(ws, 10)
+	a, b := strings.Join(ws, " "), strings.Join(ws2, " ")
+	chunks, timedOut := align(a, b)
+	gotA, gotB, _, _ := sides(chunks)
+	if !timedOut || gotA != a || gotB != b {
+		t.Errorf("timed out %v, texts rebuilt %v", timedOut, gotA == a && gotB == b)
+	}
+	pv := pairViews([]pairLine{{A: "x", B: "y"}}, nil, map[string]text{"x": {Text: a}, "y": {Text: b}}, true)
+	if !strings.Contains(pv[0].DiffNote, "time bound") {
+		t.Errorf("pair note %q, want one about the time bound", pv[0].DiffNote)
+	}
+}
