@@ -200,6 +200,7 @@ func auditMain(args []string) error {
 	start := time.Now()
 	_, err = beamx.RunWithMetrics(ctx, p)
 	close(jobDone)
+	endProgress(err == nil)
 	if err != nil {
 		return fmt.Errorf("pipeline failed: %s", rootCause(err))
 	}

@@ -64,8 +64,11 @@ func newCompareFlags() (*flag.FlagSet, *compareFlags) {
 // stdout.
 func compareMain(args []string) error {
 	fs, f := newCompareFlags()
+	usage := fs.Usage // parseInterspersed prints nothing
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(os.Stdout)
+		usage()
 		return nil
 	}
 	if err != nil {
@@ -103,7 +106,7 @@ func compareMain(args []string) error {
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseQuiet(fs, args); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()

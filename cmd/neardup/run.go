@@ -112,8 +112,8 @@ Examples:
 	neardup run --input 'pages/*.tsv' --format tsv --output out/pages
 
 Beam flags such as --runner (default prism), --endpoint and
---environment_type choose where the job runs (see scripts/run-flink.sh and
-scripts/run-dataflow.sh).
+--environment_type choose where the job runs: see 'neardup help runners'.
+neardup's flags may also be written with '_' (--max_doc_bytes).
 `)
 	printGrouped(os.Stdout, fs, runFlagGroups)
 }
@@ -248,6 +248,7 @@ func runMain(args []string) error {
 	start := time.Now()
 	res, err := beamx.RunWithMetrics(ctx, p)
 	close(jobDone)
+	endProgress(err == nil)
 	if err != nil {
 		return fmt.Errorf("pipeline failed: %s", rootCause(err))
 	}
@@ -480,10 +481,7 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 		})
 	}
 	if !f.quiet && localRunner() {
-		quit := make(chan struct{})
-		done := make(chan struct{})
-		go func() { progress(os.Stderr, 5*time.Second, quit); close(done) }()
-		undo = append(undo, func() { close(quit); <-done })
+		undo = append(undo, startProgress(files))
 	}
 	return stop, nil
 }
