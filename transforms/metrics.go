@@ -22,6 +22,7 @@ import (
 var Progress struct {
 	Read     atomic.Int64 // documents read by the first pass
 	Signed   atomic.Int64 // documents signed
+	Skipped  atomic.Int64 // documents the signature pass skips: exact duplicates of another
 	Verified atomic.Int64 // candidate pairs verified (accepted or not)
 	Matched  atomic.Int64 // pairs accepted
 	Bytes    atomic.Int64 // stored bytes of the input files read by the first pass

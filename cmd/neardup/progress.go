@@ -29,6 +29,7 @@ type progressSample struct {
 	at                              time.Duration // since the job started
 	bytes                           int64         // stored input bytes read by the first pass
 	read, signed, verified, matched int64
+	skipped                         int64                       // documents read that are not signed (exact duplicates)
 	spans                           map[string][2]time.Duration // per stage: first start and latest end of its work, since the job started
 }
 
@@ -107,10 +108,11 @@ func (v *progressView) line(s progressSample) string {
 		}
 		fmt.Fprintf(&b, "  %s docs", count(s.read))
 	case "Signatures":
-		fmt.Fprintf(&b, "  Signatures %d%% of %s docs", percent(min(s.signed, s.read), s.read), count(s.read))
-		if spent := s.at - v.signStart; v.signStart >= 0 && spent > 0 && s.signed > 0 && s.signed < s.read {
+		todo := max(s.read-s.skipped, 0)
+		fmt.Fprintf(&b, "  Signatures %d%% of %s docs", percent(min(s.signed, todo), todo), count(todo))
+		if spent := s.at - v.signStart; v.signStart >= 0 && spent > 0 && s.signed > 0 && s.signed < todo {
 			rate := float64(s.signed) / spent.Seconds()
-			fmt.Fprintf(&b, "  %s/s  ETA %s", count(int64(rate)), clock(seconds(float64(s.read-s.signed)/rate)))
+			fmt.Fprintf(&b, "  %s/s  ETA %s", count(int64(rate)), clock(seconds(float64(todo-s.signed)/rate)))
 		}
 	case "Verify":
 		fmt.Fprintf(&b, "  Verify  %s pairs checked, %s matched", count(s.verified), count(s.matched))
@@ -226,7 +228,7 @@ func sample(start time.Time) progressSample {
 	s := progressSample{
 		at:    time.Since(start),
 		bytes: p.Bytes.Load(), read: p.Read.Load(), signed: p.Signed.Load(),
-		verified: p.Verified.Load(), matched: p.Matched.Load(),
+		verified: p.Verified.Load(), matched: p.Matched.Load(), skipped: p.Skipped.Load(),
 	}
 	if spans := p.Stages.Spans(); len(spans) > 0 {
 		s.spans = make(map[string][2]time.Duration, len(spans))

@@ -60,6 +60,14 @@ func TestProgressLine(t *testing.T) {
 			want: "neardup 30s  Signatures 50% of 80,000 docs  4,000/s  ETA 10s",
 		},
 		{
+			name:  "signing skips the exact duplicates",
+			total: 240e6,
+			view:  progressView{signStart: 20 * sec, stage: "Signatures", prev: progressSample{at: 25 * sec, bytes: 240e6, read: 100000, skipped: 20000, signed: 20000}},
+			s:     progressSample{at: 30 * sec, bytes: 240e6, read: 100000, skipped: 20000, signed: 60000},
+			// 60,000 of 80,000 in 10 s: 6,000/s, 20,000 left: 3 s.
+			want: "neardup 30s  Signatures 75% of 80,000 docs  6,000/s  ETA 3s",
+		},
+		{
 			name:  "signing starts: it began after the sample before",
 			total: 240e6,
 			view:  progressView{signStart: -1, stage: "ExactDuplicates", prev: progressSample{at: 24 * sec, bytes: 240e6, read: 80000}},
