@@ -87,6 +87,10 @@ func main() {
 	case "tune":
 		err = tuneMain(os.Args[2:])
 	case "version":
+		if len(os.Args) > 2 {
+			err = usagef("takes no arguments (see 'neardup help version')")
+			break
+		}
 		bi, _ := debug.ReadBuildInfo()
 		fmt.Print(versionText(bi))
 		return

@@ -139,7 +139,7 @@ func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
 	one := func(f *flag.Flag) {
 		seen[f.Name] = true
 		name, usage := flag.UnquoteUsage(f)
-		fmt.Fprintf(w, "  -%s", f.Name)
+		fmt.Fprintf(w, "  --%s", f.Name)
 		if name != "" {
 			fmt.Fprintf(w, " %s", name)
 		}
