@@ -56,7 +56,7 @@ func newCompareFlags() (*flag.FlagSet, *compareFlags) {
 	fs.Float64Var(&f.opt.Threshold, "threshold", f.opt.Threshold, "Jaccard similarity at or above which two documents are near-duplicates")
 	fs.IntVar(&f.opt.Hamming, "hamming", f.opt.Hamming, "SimHash: largest Hamming distance of near-duplicates (bits of 64)")
 	fs.IntVar(&f.opt.Perms, "perms", f.opt.Perms, "MinHash permutations")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), compareUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), compareUsage); printGrouped(fs.Output(), fs, nil) }
 	return fs, f
 }
 

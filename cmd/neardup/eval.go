@@ -53,7 +53,7 @@ func evalTo(w io.Writer, args []string) error {
 	synthetic := fs.String("synthetic", "", "synthetic pairs TSV, for recall by edit type")
 	threshold := fs.Float64("threshold", 0.8, "the run's Jaccard threshold")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	usage := func() { fs.SetOutput(w); fmt.Fprint(w, evalUsage); fs.PrintDefaults() }
+	usage := func() { fmt.Fprint(w, evalUsage); printGrouped(w, fs, nil) }
 	if err := parseFlags(fs, args, usage); err != nil {
 		return err
 	}

@@ -130,7 +130,8 @@ var runFlagGroups = []struct {
 }
 
 // printGrouped prints the flags of fs under the titles of groups, then any
-// flag no group names, in the layout of flag.PrintDefaults.
+// flag no group names (under "Other", if there are groups), in the layout
+// of flag.PrintDefaults with two dashes.
 func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
 	title string
 	names []string
@@ -167,11 +168,11 @@ func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
 			rest = append(rest, f)
 		}
 	})
-	if len(rest) > 0 {
+	if len(rest) > 0 && len(groups) > 0 {
 		fmt.Fprintf(w, "\nOther:\n")
-		for _, f := range rest {
-			one(f)
-		}
+	}
+	for _, f := range rest {
+		one(f)
 	}
 }
 
