@@ -272,12 +272,26 @@ func progress(w io.Writer, tty bool, interval time.Duration, total int64, stop <
 
 // endProgress ends the progress display of the job, if there is one:
 // call it once the job is done, before printing anything else, with
-// whether the job succeeded (only then is the last line written).
-var endProgress = func(ok bool) {}
+// whether the job succeeded (only then is the last line written). Only the
+// first call does anything.
+func endProgress(ok bool) {
+	progressEnd.Lock()
+	end := progressEnd.fn
+	progressEnd.Unlock()
+	if end != nil {
+		end(ok)
+	}
+}
+
+// progressEnd ends the display startProgress started.
+var progressEnd struct {
+	sync.Mutex
+	fn func(ok bool)
+}
 
 // startProgress starts the progress display on stderr for the given
 // input files and returns the function that ends it as a failed job's
-// (endProgress, if not called before, ends it as it says).
+// (if endProgress did not end it before).
 func startProgress(files []string) func() {
 	tty := isTerminal(os.Stderr)
 	interval := 5 * time.Second
@@ -288,7 +302,9 @@ func startProgress(files []string) func() {
 	done := make(chan struct{})
 	go func() { progress(os.Stderr, tty, interval, inputSize(files), quit); close(done) }()
 	var once sync.Once
-	endProgress = func(ok bool) { once.Do(func() { quit <- ok; <-done }) }
+	progressEnd.Lock()
+	progressEnd.fn = func(ok bool) { once.Do(func() { quit <- ok; <-done }) }
+	progressEnd.Unlock()
 	return func() { endProgress(false) }
 }
 
