@@ -86,7 +86,10 @@ func (v *progressView) line(s progressSample) string {
 	if v.signStart < 0 && s.signed > 0 {
 		v.signStart = v.prev.at // signing started after the sample before
 	}
-	if stage, at := stageGuess(v.prev, s); stage != "" {
+	// A stage that shows work later than the one shown takes its place; a
+	// counter that pauses for a moment does not give it back to an earlier
+	// stage.
+	if stage, at := stageGuess(v.prev, s); stage != "" && (v.stage == "" || at >= v.active) {
 		v.stage, v.active = stage, at
 	}
 	v.prev = s

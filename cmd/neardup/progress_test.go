@@ -68,6 +68,17 @@ func TestProgressLine(t *testing.T) {
 			want: "neardup 30s  Signatures 75% of 80,000 docs  6,000/s  ETA 3s",
 		},
 		{
+			// Seen in a capture: the counter stood still for one tick and
+			// the line named a stage that had ended seconds before.
+			name:  "a counter that pauses keeps its stage",
+			total: 240e6,
+			view:  progressView{signStart: 20 * sec, stage: "Signatures", active: 25 * sec, prev: progressSample{at: 25 * sec, bytes: 240e6, read: 80000, signed: 20000}},
+			s: progressSample{at: 26 * sec, bytes: 240e6, read: 80000, signed: 20000, spans: map[string][2]time.Duration{
+				"Read": {0, 19 * sec}, "ExactDuplicates": {19 * sec, 20 * sec},
+			}},
+			want: "neardup 26s  Signatures 25% of 80,000 docs  3,333/s  ETA 18s",
+		},
+		{
 			name:  "signing starts: it began after the sample before",
 			total: 240e6,
 			view:  progressView{signStart: -1, stage: "ExactDuplicates", prev: progressSample{at: 24 * sec, bytes: 240e6, read: 80000}},
