@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -39,6 +40,8 @@ type fileRead struct {
 	// seen, if not nil, is the first pass's reading of the input, which
 	// open is then (not a spool copy): see readFileFrom.
 	seen *seenFile
+	// count, if not nil, gets the number of stored bytes read.
+	count *atomic.Int64
 }
 
 // seenFile is what the first pass read of an input file.
@@ -175,7 +178,11 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 			return nil, err
 		}
 	}
-	fr := fingerprint.NewReader(rc)
+	var stored io.Reader = rc
+	if rd.count != nil {
+		stored = countingReader{rc, rd.count}
+	}
+	fr := fingerprint.NewReader(stored)
 	r, err := record.Decompress(path, fr)
 	if err != nil {
 		return nil, err // only for a nil reader
