@@ -213,9 +213,13 @@ type clusterLine struct {
 // eachLine decodes every JSON value of the files matching dir/pattern, in
 // sorted order, into a fresh T and calls fn with it.
 func eachLine[T any](dir, pattern string, fn func(*T)) error {
-	files, err := filepath.Glob(filepath.Join(dir, pattern))
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
+	var files []string
+	for _, ext := range []string{"", ".gz", ".zst"} { // compressed with --compress
+		more, err := filepath.Glob(filepath.Join(dir, pattern+ext))
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		files = append(files, more...)
 	}
 	slices.Sort(files)
 	for _, path := range files {
@@ -232,7 +236,11 @@ func decodeFile[T any](path string, fn func(*T)) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
+	r, err := record.Decompress(path, f)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
 	for n := 1; ; n++ {
 		var v T
 		err := dec.Decode(&v)
