@@ -67,7 +67,7 @@ func TestDetect(t *testing.T) {
 		name, file string
 		in         []byte
 		want       Compression
-		docs       int // -1: any number (a truncated stream yields what it can)
+		docs       int    // -1: any number (a truncated stream yields what it can)
 		reason     string // the final reject's, "" for none
 		detail     string // in its detail
 	}{
