@@ -462,6 +462,10 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		// opening blocks on, a dangling symlink, a directory): no texts.
 		return nil
 	}
+	lineIDs, err := hasLineIDs(path, opt)
+	if err != nil {
+		return fmt.Errorf("report: reading texts: %w", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("report: reading texts: %w", err)
@@ -482,6 +486,16 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		return nil
 	}
 	ignore := func(record.Reject) error { return nil }
+	if lineIDs { // FILE:LINE ids: parse the wanted lines only
+		opt.IDs = record.IDFromLine
+		opt.Only = func(i int64) bool { return want[record.LineID(path, i+1)] }
+		err = record.Read(r, path, opt, parsed, ignore)
+		if err != nil && !errors.Is(err, errAllFound) {
+			return fmt.Errorf("report: reading texts: %w", err)
+		}
+		return err
+	}
+	opt.IDs = record.IDFromField // one line at a time below
 	raw := opt
 	raw.Raw = true
 	key := []byte(`"` + cmp.Or(opt.IDField, "id") + `"`)
@@ -497,6 +511,36 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		return fmt.Errorf("report: reading texts: %w", err)
 	}
 	return err
+}
+
+// errStop stops a read early.
+var errStop = errors.New("stop")
+
+// hasLineIDs reports whether the run identified the documents of the JSONL
+// file at path as FILE:LINE: with --id-field '', or when the file's first
+// record has no id field (record.IDAuto decides on it).
+func hasLineIDs(path string, opt record.Options) (bool, error) {
+	if opt.IDField == "" {
+		return true, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r, err := record.Decompress(path, f)
+	if err != nil {
+		return false, err
+	}
+	lineIDs := false
+	opt.IDs, opt.OnLineIDs = record.IDAuto, func() { lineIDs = true }
+	// The decision is made by the first parsable record, at or before
+	// the first good one.
+	err = record.Read(r, path, opt, func(record.Doc) error { return errStop }, func(record.Reject) error { return nil })
+	if err != nil && !errors.Is(err, errStop) {
+		return false, err
+	}
+	return lineIDs, nil
 }
 
 // quickID returns the value of the JSON object key key (quoted) in line when
