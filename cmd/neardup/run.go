@@ -105,7 +105,9 @@ writes to DIR:
 	summary.json          counts; input_records = kept + removed + rejected
 	report.html           a page to look at the run
 
-NNNNN is the index of the input file in sorted order.
+NNNNN is the index of the input file in sorted order. A dedup copy is
+compressed as its input (.jsonl.gz, .jsonl.zst); --compress gzip|zstd
+compresses every file but summary.json and report.html.
 
 Examples:
 

@@ -7,7 +7,7 @@ import (
 )
 
 // TestSampleTextsLineIDs: the texts of documents identified as FILE:LINE
-// (no id field in the file, or --id-field '') and of nested fields are
+// (no id field in the file, or --id-field ”) and of nested fields are
 // found.
 func TestSampleTextsLineIDs(t *testing.T) {
 	dir := t.TempDir()

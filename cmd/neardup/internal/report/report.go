@@ -169,7 +169,8 @@ var rejectHints = map[string]string{
 	record.ReasonMissingText:   "see --text-field",
 	record.ReasonTextNotString: "see --text-field",
 	record.ReasonEmptyText:     "see --text-field",
-	record.ReasonCorruptGzip:   "the file is not gzip (or is damaged), though its name ends in .gz",
+	record.ReasonCorruptGzip:   "damaged gzip data, or a file named .gz that is not gzip",
+	record.ReasonCorruptZstd:   "damaged zstd data, or a file named .zst that is not zstd",
 	record.ReasonTooFewColumns: "is it TSV (url, title, content)? see --format",
 	record.ReasonInvalidUTF8:   "is it UTF-8 text, not compressed or binary?",
 	record.ReasonTooLarge:      "see --max-doc-bytes; is it one record per line?",
@@ -517,7 +518,7 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 var errStop = errors.New("stop")
 
 // hasLineIDs reports whether the run identified the documents of the JSONL
-// file at path as FILE:LINE: with --id-field '', or when the file's first
+// file at path as FILE:LINE: with --id-field ”, or when the file's first
 // record has no id field (record.IDAuto decides on it).
 func hasLineIDs(path string, opt record.Options) (bool, error) {
 	if opt.IDField == "" {
