@@ -36,8 +36,10 @@ func DedupName(format string, file int) string {
 // a run or an audit ("pairs-00001.jsonl", "dedup-00003.jsonl.zst", ...),
 // with or without a compression suffix.
 func OutputName(name string) bool {
-	for _, ext := range []string{".gz", ".zst"} {
-		name = strings.TrimSuffix(name, ext)
+	if base, ok := strings.CutSuffix(name, ".gz"); ok {
+		name = base
+	} else {
+		name = strings.TrimSuffix(name, ".zst")
 	}
 	for _, k := range []string{KindPairs, KindClusters, KindRejects, KindAudit} {
 		if isNumbered(name, k+"-", ".jsonl") {

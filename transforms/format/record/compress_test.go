@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -263,5 +264,20 @@ func TestLineIDs(t *testing.T) {
 				t.Errorf("OnLineIDs called: %v, want %v", line, tt.line)
 			}
 		})
+	}
+}
+
+func BenchmarkReadJSONLZstd(b *testing.B) {
+	data := benchData(b)
+	zs := compressed(b, Zstd, string(data))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _ := Decompress("dev.jsonl.zst", bytes.NewReader(zs))
+		err := Read(r, "dev.jsonl.zst", Options{}, func(Doc) error { return nil },
+			func(rj Reject) error { return fmt.Errorf("unexpected reject %+v", rj) })
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
