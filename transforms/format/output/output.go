@@ -64,11 +64,6 @@ func isNumbered(name, prefix, ext string) bool {
 	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
-// Glob is the file name pattern of the shards of kind, compressed or not:
-// filepath.Glob(dir/Glob(kind)) lists them (with nothing else when
-// filtered by OutputName).
-func Glob(kind string) string { return kind + "-*.jsonl*" }
-
 // JoinPath joins an output directory (a local path or a URL such as
 // gs://bucket/dir) and a file name.
 func JoinPath(dir, name string) string { return strings.TrimSuffix(dir, "/") + "/" + name }
