@@ -39,6 +39,9 @@ type fileRead struct {
 	// seen, if not nil, is the first pass's reading of the input, which
 	// open is then (not a spool copy): see readFileFrom.
 	seen *seenFile
+	// parquet, if not nil, is called with a Parquet input in place of
+	// record.ReadParquet (see parquet.go).
+	parquet func(ra io.ReaderAt, size int64) error
 }
 
 // seenFile is what the first pass read of an input file.
@@ -94,7 +97,8 @@ func readSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 	return &seenFile{fp: fp}, nil
 }
 
-// readFileFrom opens rd.open (any Beam filesystem, gzip by extension) and
+// readFileFrom opens rd.open (any Beam filesystem, gzip by extension, Parquet
+// by extension or format: see parquet.go) and
 // parses it as if it were the input file rd.name: records and rejects are
 // named by rd.name (for the text format, it is the document id). It
 // returns the fingerprint of the stored bytes it read, or nil if it did
@@ -176,14 +180,12 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 		}
 	}
 	fr := fingerprint.NewReader(rc)
-	r, err := record.Decompress(path, fr)
+	if record.FormatFor(rd.name, rd.opt.Format) == record.Parquet {
+		err = readParquetFile(rc, fr, fp.Size, rd, doc, reject) // parquet.go
+	} else {
+		err = readStream(path, fr, rd, doc, reject)
+	}
 	if err != nil {
-		return nil, err // only for a nil reader
-	}
-	if rd.tee != nil {
-		r = io.TeeReader(r, rd.tee)
-	}
-	if err := record.Read(r, rd.name, rd.opt, doc, reject); err != nil {
 		return nil, err
 	}
 	var readErr error
@@ -199,6 +201,19 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 			Was: fmt.Sprintf("opened it with %d bytes", fp.Size)}
 	}
 	return &fp, nil
+}
+
+// readStream parses the input of a line format or the text format from fr,
+// decompressed by the extension of path.
+func readStream(path string, fr io.Reader, rd fileRead, doc func(record.Doc) error, reject func(record.Reject) error) error {
+	r, err := record.Decompress(path, fr)
+	if err != nil {
+		return err // only for a nil reader
+	}
+	if rd.tee != nil {
+		r = io.TeeReader(r, rd.tee)
+	}
+	return record.Read(r, rd.name, rd.opt, doc, reject)
 }
 
 // notAFile says what the local path is when it is not a regular file (nor
