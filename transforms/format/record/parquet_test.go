@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 )
 
 // pqRow is a row with nullable id and text columns.
@@ -338,5 +341,85 @@ func TestFormatFor(t *testing.T) {
 	}
 	if f, err := ParseFormat(" Parquet "); err != nil || f != Parquet || f.String() != "parquet" {
 		t.Errorf("ParseFormat: %v %v", f, err)
+	}
+}
+
+// parquetBenchDocs returns the documents of the dev corpus (NEARDUP_CORPUS,
+// else /work/shared/corpus), else of the bundled sample, as JSONL.
+func parquetBenchDocs(b *testing.B) []byte {
+	dir := os.Getenv("NEARDUP_CORPUS")
+	if dir == "" {
+		dir = "/work/shared/corpus"
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "dev.jsonl")); err == nil {
+		return data
+	}
+	data, err := os.ReadFile("../../../testdata/sample/sample-0.jsonl")
+	if err != nil {
+		b.Skip(err)
+	}
+	return data
+}
+
+// BenchmarkReadParquetVsJSONL reads the same documents as JSONL and as
+// Parquet (id and text columns, as converted with 10,000 rows to a row
+// group, Snappy or Zstd). Every sub-benchmark counts the JSONL bytes, so
+// MB/s compare documents per second.
+func BenchmarkReadParquetVsJSONL(b *testing.B) {
+	jsonl := parquetBenchDocs(b)
+	type row struct {
+		ID   string `parquet:"id"`
+		Text string `parquet:"text"`
+	}
+	var rows []row
+	err := Read(bytes.NewReader(jsonl), "dev.jsonl", Options{}, func(d Doc) error {
+		rows = append(rows, row{d.ID, d.Text})
+		return nil
+	}, func(Reject) error { return nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	convert := func(codec compress.Codec) []byte {
+		var buf bytes.Buffer
+		w := parquet.NewGenericWriter[row](&buf, parquet.Compression(codec))
+		for i := 0; i < len(rows); i += 10000 {
+			if _, err := w.Write(rows[i:min(i+10000, len(rows))]); err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	count := func(b *testing.B, read func(doc func(Doc) error) error) {
+		b.SetBytes(int64(len(jsonl)))
+		b.ReportAllocs()
+		for b.Loop() {
+			n := 0
+			if err := read(func(Doc) error { n++; return nil }); err != nil || n != len(rows) {
+				b.Fatalf("read %d docs of %d: %v", n, len(rows), err)
+			}
+		}
+	}
+	b.Run("jsonl", func(b *testing.B) {
+		count(b, func(doc func(Doc) error) error {
+			return Read(bytes.NewReader(jsonl), "dev.jsonl", Options{}, doc, func(Reject) error { return nil })
+		})
+	})
+	for _, c := range []struct {
+		name  string
+		codec compress.Codec
+	}{{"parquet-snappy", &parquet.Snappy}, {"parquet-zstd", &parquet.Zstd}} {
+		data := convert(c.codec)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportMetric(float64(len(data)), "file-bytes")
+			count(b, func(doc func(Doc) error) error {
+				return ReadParquet(bytes.NewReader(data), int64(len(data)), "dev.parquet", Options{}, doc, func(Reject) error { return nil })
+			})
+		})
 	}
 }
