@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 
@@ -187,7 +188,8 @@ func (c Config) Validate() error {
 
 func (c Config) recordOptions() record.Options {
 	f, _ := record.ParseFormat(c.Format)
-	return record.Options{Format: f, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes}
+	return record.Options{Format: f, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes,
+		Workers: cmp.Or(c.Workers, runtime.GOMAXPROCS(0))} // Parquet row groups decoded at once
 }
 
 func (c Config) signatureConfig() (signature.Config, error) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -144,20 +145,28 @@ func (r *parquetReader) read(size int64) (err error) {
 	if rj != nil {
 		return r.callReject(0, rj.reason, rj.detail, nil)
 	}
+	if r.p.opt.Workers > 1 && len(f.RowGroups()) > 1 {
+		return r.parallel(f, cols)
+	}
 	row := int64(0)
 	for g, rg := range f.RowGroups() {
 		n := rg.NumRows()
-		err := r.rowGroup(rg, cols, row, n)
-		if err != nil {
-			var stop *stopError
-			if !errors.As(err, &stop) {
-				return err
-			}
-			return r.stopped(stop.row, fmt.Errorf("row group %d: %w", g, stop.err))
+		if err := r.p.rowGroup(rg, cols, row, n, r.p.opt.Only, &r.at, r.deliver); err != nil {
+			return r.stop(g, err)
 		}
 		row += n
 	}
 	return nil
+}
+
+// stop turns damage found in row group g (a *stopError) into the file's
+// final Reject, and returns any other error (a callback's) as it is.
+func (r *parquetReader) stop(g int, err error) error {
+	var stop *stopError
+	if !errors.As(err, &stop) {
+		return err
+	}
+	return r.stopped(stop.row, fmt.Errorf("row group %d: %w", g, stop.err))
 }
 
 // checkFooter checks the end of a Parquet file of size bytes: its magic
@@ -304,9 +313,42 @@ func columnNames(schema *parquet.Schema) string {
 	return strings.Join(names, ", ")
 }
 
+// pqItem is what one row gives: a Doc (reason "") or a Reject's line,
+// reason, detail and raw bytes for its sample. Its bytes are valid during
+// the emit call only, unless owned (see own).
+type pqItem struct {
+	doc            Doc
+	line           int64
+	reason, detail string
+	raw            []byte
+}
+
+// own makes the item's bytes its own, to hand it on after the row group's
+// pages are gone: a doc's Raw becomes its Text's bytes (or a copy with
+// Options.Raw), a reject keeps the start of raw that its sample needs.
+func (it *pqItem) own(raw bool) {
+	switch {
+	case it.reason != "":
+		it.raw = bytes.Clone(it.raw[:min(len(it.raw), SampleBytes+utf8.UTFMax)])
+	case raw:
+		it.doc.Raw = bytes.Clone(it.doc.Raw)
+	default:
+		it.doc.Raw = unsafe.Slice(unsafe.StringData(it.doc.Text), len(it.doc.Text))
+	}
+}
+
+// deliver passes an item to the doc or reject callback.
+func (r *parquetReader) deliver(it *pqItem) error {
+	if it.reason != "" {
+		return r.callReject(it.line, it.reason, it.detail, it.raw)
+	}
+	return r.callDoc(it.doc)
+}
+
 // rowGroup reads the n rows of rg, the first of which is row first of the
-// file. Damage is returned as a *stopError.
-func (r *parquetReader) rowGroup(rg parquet.RowGroup, cols parquetCols, first, n int64) error {
+// file, and emits those that only (if not nil) selects; *at is the row
+// being read. Damage is returned as a *stopError.
+func (p *parser) rowGroup(rg parquet.RowGroup, cols parquetCols, first, n int64, only func(int64) bool, at *int64, emit func(*pqItem) error) error {
 	chunks := rg.ColumnChunks()
 	text := newColumnValues(chunks[cols.text])
 	defer text.close()
@@ -315,10 +357,10 @@ func (r *parquetReader) rowGroup(rg parquet.RowGroup, cols parquetCols, first, n
 		id = newColumnValues(chunks[cols.id])
 		defer id.close()
 	}
-	p := r.p
+	var it pqItem
 	for i := int64(0); i < n; i++ {
 		row := first + i
-		r.at = row
+		*at = row
 		tv, err := text.next()
 		if err != nil {
 			return &stopError{row, fmt.Errorf("column %q: %w", p.opt.TextField, err)}
@@ -329,36 +371,42 @@ func (r *parquetReader) rowGroup(rg parquet.RowGroup, cols parquetCols, first, n
 				return &stopError{row, fmt.Errorf("column %q: %w", p.opt.IDField, err)}
 			}
 		}
-		if p.opt.Only != nil && !p.opt.Only(row) {
+		if only != nil && !only(row) {
 			continue
 		}
-		if err := r.row(row, tv, iv, id != nil, cols.idKind); err != nil {
+		p.parquetRow(&it, row, tv, iv, id != nil, cols.idKind)
+		if err := emit(&it); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// row checks one row and reports it as a Doc or a Reject.
-func (r *parquetReader) row(row int64, tv, iv parquet.Value, hasID bool, idKind parquet.Kind) error {
-	p := r.p
+// parquetRow checks one row and sets it to its Doc or Reject.
+func (p *parser) parquetRow(it *pqItem, row int64, tv, iv parquet.Value, hasID bool, idKind parquet.Kind) {
 	line := row + 1
+	*it = pqItem{line: line}
+	bad := func(reason, detail string, raw []byte) { it.reason, it.detail, it.raw = reason, detail, raw }
 	if tv.IsNull() {
-		return r.callReject(line, ReasonTextNotString, fmt.Sprintf("%q is null, want a string", p.opt.TextField), nil)
+		bad(ReasonTextNotString, fmt.Sprintf("%q is null, want a string", p.opt.TextField), nil)
+		return
 	}
 	tb := tv.ByteArray()
 	if len(tb) > p.opt.MaxDocBytes {
-		return r.callReject(line, ReasonTooLarge, fmt.Sprintf("text is %d bytes, over the limit of %d", len(tb), p.opt.MaxDocBytes), tb)
+		bad(ReasonTooLarge, fmt.Sprintf("text is %d bytes, over the limit of %d", len(tb), p.opt.MaxDocBytes), tb)
+		return
 	}
 	if p.opt.Raw {
-		return r.callDoc(Doc{Raw: tb, Index: row})
+		it.doc = Doc{Raw: tb, Index: row}
+		return
 	}
 	var id string
 	switch {
 	case !hasID:
 		id = p.file + ":" + strconv.FormatInt(line, 10)
 	case iv.IsNull():
-		return r.callReject(line, ReasonMissingID, fmt.Sprintf("%q is null", p.opt.IDField), tb)
+		bad(ReasonMissingID, fmt.Sprintf("%q is null", p.opt.IDField), tb)
+		return
 	case idKind == parquet.Int32:
 		id = strconv.FormatInt(int64(iv.Int32()), 10)
 	case idKind == parquet.Int64:
@@ -366,20 +414,23 @@ func (r *parquetReader) row(row int64, tv, iv parquet.Value, hasID bool, idKind 
 	default:
 		b := iv.ByteArray()
 		if len(b) == 0 {
-			return r.callReject(line, ReasonMissingID, fmt.Sprintf("%q is empty", p.opt.IDField), tb)
+			bad(ReasonMissingID, fmt.Sprintf("%q is empty", p.opt.IDField), tb)
+			return
 		}
 		if !utf8.Valid(b) {
-			return r.callReject(line, ReasonInvalidUTF8, fmt.Sprintf("%q: %s", p.opt.IDField, invalidUTF8Detail(b)), b)
+			bad(ReasonInvalidUTF8, fmt.Sprintf("%q: %s", p.opt.IDField, invalidUTF8Detail(b)), b)
+			return
 		}
 		id = string(b)
 	}
-	if !utf8.Valid(tb) {
-		return r.callReject(line, ReasonInvalidUTF8, fmt.Sprintf("%q: %s", p.opt.TextField, invalidUTF8Detail(tb)), tb)
+	switch {
+	case !utf8.Valid(tb):
+		bad(ReasonInvalidUTF8, fmt.Sprintf("%q: %s", p.opt.TextField, invalidUTF8Detail(tb)), tb)
+	case isSpaceOnlyBytes(tb):
+		bad(ReasonEmptyText, fmt.Sprintf("%q is empty or white space", p.opt.TextField), tb)
+	default:
+		it.doc = Doc{ID: id, Text: string(tb), Raw: tb, Index: row}
 	}
-	if isSpaceOnlyBytes(tb) {
-		return r.callReject(line, ReasonEmptyText, fmt.Sprintf("%q is empty or white space", p.opt.TextField), tb)
-	}
-	return r.callDoc(Doc{ID: id, Text: string(tb), Raw: tb, Index: row})
 }
 
 // columnValues reads the values of one column chunk, one at a time, a page
@@ -513,4 +564,91 @@ func copyRows(pw *parquet.Writer, rows parquet.Rows, buf, sel []parquet.Row, row
 			return kept, err
 		}
 	}
+}
+
+// maxInFlight bounds the uncompressed size of the row groups that parallel
+// decodes at once (it always decodes at least one).
+const maxInFlight = 256 << 20
+
+// groupResult is what the decoding of one row group gave.
+type groupResult struct {
+	items []pqItem
+	err   error // a *stopError for damage
+}
+
+// parallel reads the row groups of f on up to Options.Workers goroutines,
+// as many at a time as maxInFlight allows, and hands their rows on in file
+// order. Options.Only is called, in row order, on the calling goroutine
+// for the rows of each row group before it is decoded.
+func (r *parquetReader) parallel(f *parquet.File, cols parquetCols) error {
+	p := r.p
+	groups := f.RowGroups()
+	md := f.Metadata().RowGroups
+	var pending []chan groupResult
+	var sizes []int64
+	var inFlight, first int64
+	next := 0
+	defer func() { // wait for the goroutines of an early return
+		for _, ch := range pending {
+			<-ch
+		}
+	}()
+	for g := 0; g < len(groups); g++ {
+		for next < len(groups) && len(pending) < p.opt.Workers {
+			size := int64(0)
+			if next < len(md) {
+				size = max(md[next].TotalByteSize, 0)
+			}
+			if len(pending) > 0 && inFlight+size > maxInFlight {
+				break
+			}
+			var sel []bool
+			n := groups[next].NumRows()
+			if p.opt.Only != nil {
+				sel = make([]bool, n)
+				for i := range sel {
+					sel[i] = p.opt.Only(first + int64(i))
+				}
+			}
+			ch := make(chan groupResult, 1)
+			go p.decodeGroup(groups[next], cols, first, n, sel, ch)
+			pending, sizes = append(pending, ch), append(sizes, size)
+			inFlight += size
+			first += n
+			next++
+		}
+		res := <-pending[0]
+		pending, inFlight, sizes = pending[1:], inFlight-sizes[0], sizes[1:]
+		for i := range res.items {
+			if err := r.deliver(&res.items[i]); err != nil {
+				return err
+			}
+		}
+		if res.err != nil {
+			return r.stop(g, res.err)
+		}
+	}
+	return nil
+}
+
+// decodeGroup decodes the n rows of rg from row first on, those that sel
+// (if not nil) selects, and sends their items to ch.
+func (p *parser) decodeGroup(rg parquet.RowGroup, cols parquetCols, first, n int64, sel []bool, ch chan<- groupResult) {
+	var res groupResult
+	at := first
+	defer func() {
+		if v := recover(); v != nil {
+			res.err = &stopError{at, fmt.Errorf("decoder failed: %v", v)}
+		}
+		ch <- res
+	}()
+	var only func(int64) bool
+	if sel != nil {
+		only = func(row int64) bool { return sel[row-first] }
+	}
+	res.err = p.rowGroup(rg, cols, first, n, only, &at, func(it *pqItem) error {
+		it.own(p.opt.Raw)
+		res.items = append(res.items, *it)
+		return nil
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -43,8 +44,20 @@ func writePQ[T any](t testing.TB, rows []T, rowsPerGroup int64) []byte {
 }
 
 // readPQ reads data as Parquet and returns its docs (ID, Text, Index) and
-// rejects.
+// rejects, checking that reading the row groups in parallel (Workers 3)
+// gives the same.
 func readPQ(t testing.TB, data []byte, opt Options) ([]Doc, []Reject) {
+	t.Helper()
+	docs, rejects := readPQWith(t, data, opt)
+	opt.Workers = 3
+	pdocs, prejects := readPQWith(t, data, opt)
+	if !reflect.DeepEqual(docs, pdocs) || !reflect.DeepEqual(rejects, prejects) {
+		t.Fatalf("parallel read differs:\n%+v %+v\nserial:\n%+v %+v", pdocs, prejects, docs, rejects)
+	}
+	return docs, rejects
+}
+
+func readPQWith(t testing.TB, data []byte, opt Options) ([]Doc, []Reject) {
 	t.Helper()
 	var docs []Doc
 	var rejects []Reject
@@ -171,8 +184,14 @@ func TestReadParquetOnly(t *testing.T) {
 		rows = append(rows, pqRow{ID: sp(fmt.Sprint("id", i)), Text: sp(fmt.Sprint("text ", i))})
 	}
 	data := writePQ(t, rows, 4)
-	var asked []int64
-	opt := Options{Format: Parquet, Only: func(i int64) bool { asked = append(asked, i); return i%3 == 0 }}
+	for _, workers := range []int{0, 3} {
+		var asked []int64
+		opt := Options{Format: Parquet, Workers: workers, Only: func(i int64) bool { asked = append(asked, i); return i%3 == 0 }}
+		readOnly(t, data, opt, &asked)
+	}
+}
+
+func readOnly(t *testing.T, data []byte, opt Options, asked *[]int64) {
 	var got []string
 	err := Read(io.MultiReader(bytes.NewReader(data)), "f.parquet", opt, func(d Doc) error {
 		got = append(got, fmt.Sprintf("%d:%s", d.Index, d.ID))
@@ -184,8 +203,8 @@ func TestReadParquetOnly(t *testing.T) {
 	if s := strings.Join(got, " "); s != "0:id0 3:id3 6:id6 9:id9" {
 		t.Errorf("docs %s", s)
 	}
-	if fmt.Sprint(asked) != "[0 1 2 3 4 5 6 7 8 9]" {
-		t.Errorf("Only called for %v", asked)
+	if fmt.Sprint(*asked) != "[0 1 2 3 4 5 6 7 8 9]" {
+		t.Errorf("Only called for %v", *asked)
 	}
 }
 
@@ -242,16 +261,13 @@ func TestReadParquetDamaged(t *testing.T) {
 	}
 }
 
-// FuzzReadParquet checks that no input makes ReadParquet fail or panic.
+// FuzzReadParquet checks that no input makes ReadParquet fail or panic,
+// and that a parallel read gives what a serial one does.
 func FuzzReadParquet(f *testing.F) {
 	f.Add(writePQ(f, []pqRow{{ID: sp("a"), Text: sp("text a")}, {ID: sp("b"), Text: nil}}, 1))
 	f.Add([]byte("PAR1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		err := ReadParquet(bytes.NewReader(data), int64(len(data)), "f.parquet", Options{},
-			func(Doc) error { return nil }, func(Reject) error { return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
+		readPQ(t, data, Options{})
 	})
 }
 
@@ -363,7 +379,8 @@ func parquetBenchDocs(b *testing.B) []byte {
 
 // BenchmarkReadParquetVsJSONL reads the same documents as JSONL and as
 // Parquet (id and text columns, as converted with 10,000 rows to a row
-// group, Snappy or Zstd). Every sub-benchmark counts the JSONL bytes, so
+// group, Snappy or Zstd; with Options.Workers 2, its two row groups at
+// once). Every sub-benchmark counts the JSONL bytes, so
 // MB/s compare documents per second.
 func BenchmarkReadParquetVsJSONL(b *testing.B) {
 	jsonl := parquetBenchDocs(b)
@@ -411,14 +428,15 @@ func BenchmarkReadParquetVsJSONL(b *testing.B) {
 		})
 	})
 	for _, c := range []struct {
-		name  string
-		codec compress.Codec
-	}{{"parquet-snappy", &parquet.Snappy}, {"parquet-zstd", &parquet.Zstd}} {
+		name    string
+		codec   compress.Codec
+		workers int
+	}{{"parquet-snappy", &parquet.Snappy, 0}, {"parquet-zstd", &parquet.Zstd, 0}, {"parquet-zstd-workers2", &parquet.Zstd, 2}} {
 		data := convert(c.codec)
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportMetric(float64(len(data)), "file-bytes")
 			count(b, func(doc func(Doc) error) error {
-				return ReadParquet(bytes.NewReader(data), int64(len(data)), "dev.parquet", Options{}, doc, func(Reject) error { return nil })
+				return ReadParquet(bytes.NewReader(data), int64(len(data)), "dev.parquet", Options{Workers: c.workers}, doc, func(Reject) error { return nil })
 			})
 		})
 	}

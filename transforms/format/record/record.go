@@ -129,6 +129,11 @@ type Options struct {
 	// content is reported as Raw (ID and Text empty), still subject to the
 	// ReasonTooLarge, ReasonInvalidUTF8 and ReasonEmptyText rejects.
 	Raw bool
+	// Workers is the number of row groups of a Parquet file decoded at once
+	// (see ReadParquet); 0 or 1: one after the other. With more, Only is
+	// called for the rows of each row group before it is decoded, so also
+	// for rows after damage that ends the file.
+	Workers int
 }
 
 // withDefaults returns opt with its zero fields filled in.
