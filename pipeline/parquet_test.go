@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -234,4 +235,58 @@ func dedupRows(t *testing.T, path string, withID bool) []int64 {
 		t.Errorf("%s: columns %s, want %s", path, cols, want)
 	}
 	return ns
+}
+
+// TestParquetDamaged runs a Parquet file damaged in its second row group
+// (of three) and a cut one: the job goes on; the damaged file is the rows
+// before the damage and one corrupt_parquet reject at the row where reading
+// stopped, the cut one a single whole-file reject; the damaged file's dedup
+// copy holds only rows before the damage, the cut one's is empty.
+func TestParquetDamaged(t *testing.T) {
+	dir := t.TempDir()
+	var rows []pqNoID
+	for i := range 300 {
+		rows = append(rows, pqNoID{fmt.Sprintf("document %d: %s", i, strings.Repeat(fmt.Sprint(" word", i*7919%1000), 20)), int64(i)})
+	}
+	damaged, cut := filepath.Join(dir, "a-damaged.parquet"), filepath.Join(dir, "b-cut.parquet")
+	writeParquetFile(t, damaged, rows)
+	data, err := os.ReadFile(damaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cut, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := pf.Metadata().RowGroups[1].Columns[0].MetaData // the text column of row group 2
+	for i := text.DataPageOffset + text.TotalCompressedSize/3; i < text.DataPageOffset+text.TotalCompressedSize*2/3; i++ {
+		data[i] ^= 0x5a
+	}
+	if err := os.WriteFile(damaged, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := runJob(t, "", transforms.DefaultConfig(), []string{damaged, cut})
+	rejects := readRejects(t, out)
+	if len(rejects) != 2 || rejects[0].Reason != record.ReasonCorruptParquet || rejects[1].Reason != record.ReasonCorruptParquet {
+		t.Fatalf("rejects %+v, want one corrupt_parquet for each file", rejects)
+	}
+	stop := rejects[0].Line
+	if rejects[0].shard != 0 || stop < 101 || stop > 200 || rejects[1].shard != 1 || rejects[1].Line != 0 {
+		t.Errorf("rejects %+v: want file 0 stopped in rows 101..200, file 1 at line 0", rejects)
+	}
+	t.Logf("damaged file: %s", rejects[0].Detail)
+	c := readSummary(t, out).Counts
+	if c[output.StatInput] != stop+1 || c[output.StatRejected] != 2 {
+		t.Errorf("input %d, rejected %d; want %d and 2", c[output.StatInput], c[output.StatRejected], stop+1)
+	}
+	kept := dedupRows(t, filepath.Join(out, output.DedupName("parquet", 0)), false)
+	if int64(len(kept)) != c[output.StatKept] || len(kept) == 0 || kept[len(kept)-1] >= stop-1 {
+		t.Errorf("dedup copy of the damaged file: %d rows (kept %d), last %v; want rows before row %d", len(kept), c[output.StatKept], kept[len(kept)-1:], stop)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, output.DedupName("parquet", 1))); err != nil || len(b) != 0 {
+		t.Errorf("dedup copy of the cut file: %d bytes, %v; want empty", len(b), err)
+	}
 }

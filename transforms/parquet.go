@@ -64,20 +64,26 @@ func readParquetFile(rc io.Reader, fr *fingerprint.Reader, size int64, rd fileRe
 // writeParquetDedup writes to w the deduplicated copy of the Parquet input
 // file index file at path: its good rows that opt.Only selects (those not
 // removed), read again as the first pass read them, copied whole with
-// record.CopyParquet. It returns the number of rows kept.
+// record.CopyParquet. A file rejected whole (not Parquet, no text column)
+// gets an empty copy (0 bytes): there is no schema to write. It returns
+// the number of rows kept.
 func (c Config) writeParquetDedup(ctx context.Context, file int, path string, opt record.Options, w io.Writer) (int64, error) {
 	var kept int64
 	rd := fileRead{open: path, name: path, opt: opt}
 	rd.parquet = func(ra io.ReaderAt, size int64) error {
 		var keep wire.LineSet
+		whole := false
 		err := record.ReadParquet(ra, size, path, opt, func(d record.Doc) error {
 			keep.Add(d.Index)
 			return nil
-		}, func(record.Reject) error { return nil })
-		if err != nil {
+		}, func(r record.Reject) error {
+			whole = whole || r.Line == 0
+			return nil
+		})
+		if err != nil || whole {
 			return err
 		}
-		if kept, err = record.CopyParquet(ra, size, keep.Has, w); err != nil {
+		if kept, err = record.CopyParquet(ra, size, keep.Lines(), w); err != nil {
 			return fmt.Errorf("copying %s: %w", path, err)
 		}
 		return nil

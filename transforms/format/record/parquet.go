@@ -491,17 +491,23 @@ func (c *columnValues) close() {
 
 // CopyParquet writes to w a Parquet file with the schema, key-value
 // metadata and compression codec of the Parquet file of size bytes in ra,
-// holding the rows for which keep (by 0-based row index) is true, in input
-// order, one row group per input row group that keeps a row. It returns the
-// number of rows written. The bytes written depend only on the input and on
-// keep. Damage in the file (in any column) is an error, not a Reject: the
-// caller has read the file before and knows which rows are good.
-func CopyParquet(ra io.ReaderAt, size int64, keep func(row int64) bool, w io.Writer) (kept int64, err error) {
+// holding the rows whose 0-based indexes rows lists (in increasing order),
+// in input order, one row group per input row group that keeps a row. It
+// returns the number of rows written. The bytes written depend only on the
+// input and on rows. Row groups without a kept row, and the rows after the
+// last kept one, are not decoded, so damage there (where an earlier
+// ReadParquet stopped) does not matter; damage elsewhere, in any column, is
+// an error: the caller has read the file before and knows which rows are
+// good.
+func CopyParquet(ra io.ReaderAt, size int64, rows []int64, w io.Writer) (kept int64, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("parquet decoder failed: %v", v)
 		}
 	}()
+	if err := checkFooter(ra, size); err != nil {
+		return 0, err
+	}
 	f, err := parquet.OpenFile(ra, size, parquetOptions...)
 	if err != nil {
 		return 0, err
@@ -521,49 +527,61 @@ func CopyParquet(ra io.ReaderAt, size int64, keep func(row int64) bool, w io.Wri
 	pw := parquet.NewWriter(w, cfg)
 	buf := make([]parquet.Row, 128)
 	sel := make([]parquet.Row, 0, len(buf))
-	var row int64
+	var first int64
 	for g, rg := range f.RowGroups() {
-		n, err := copyRows(pw, rg.Rows(), buf, sel, &row, keep)
-		if err != nil {
-			return kept, fmt.Errorf("row group %d, row %d: %w", g, row+1, err)
+		n := rg.NumRows()
+		k := 0 // the kept rows of this row group are rows[:k]
+		for k < len(rows) && rows[k] < first+n {
+			k++
 		}
-		if n > 0 {
+		if k > 0 {
+			if err := copyRows(pw, rg.Rows(), buf, sel, first, rows[:k]); err != nil {
+				return kept, fmt.Errorf("row group %d: %w", g, err)
+			}
 			if err := pw.Flush(); err != nil {
 				return kept, err
 			}
+			kept += int64(k)
 		}
-		kept += n
+		rows = rows[k:]
+		first += n
+	}
+	if len(rows) > 0 {
+		return kept, fmt.Errorf("row %d is past the file's %d rows", rows[0]+1, first)
 	}
 	return kept, pw.Close()
 }
 
-// copyRows writes the rows of rows that keep selects to pw; *row is the
-// index of the next row read.
-// buf holds the rows read (ReadRows reuses their storage), sel those kept.
-func copyRows(pw *parquet.Writer, rows parquet.Rows, buf, sel []parquet.Row, row *int64, keep func(int64) bool) (kept int64, err error) {
+// copyRows writes to pw the rows of rows (whose first is row first of the
+// file) that keep lists (increasing, all in this row group), reading no
+// further than the last of them. buf holds the rows read (ReadRows reuses
+// their storage), sel those kept.
+func copyRows(pw *parquet.Writer, rows parquet.Rows, buf, sel []parquet.Row, first int64, keep []int64) error {
 	defer rows.Close()
-	for {
-		n, err := rows.ReadRows(buf)
+	row := first
+	for len(keep) > 0 {
+		n, err := rows.ReadRows(buf[:min(int64(len(buf)), keep[len(keep)-1]-row+1)])
 		sel = sel[:0]
 		for _, r := range buf[:n] {
-			if keep(*row) {
+			if len(keep) > 0 && keep[0] == row {
 				sel = append(sel, r)
+				keep = keep[1:]
 			}
-			*row++
+			row++
 		}
 		if len(sel) > 0 {
 			if _, err := pw.WriteRows(sel); err != nil {
-				return kept, err
+				return err
 			}
-			kept += int64(len(sel))
 		}
-		if err == io.EOF {
-			return kept, nil
+		if len(keep) > 0 && (err == io.EOF || (err == nil && n == 0)) {
+			return fmt.Errorf("row %d: fewer rows than the file says", row+1)
 		}
-		if err != nil {
-			return kept, err
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("row %d: %w", row+1, err)
 		}
 	}
+	return nil
 }
 
 // maxInFlight bounds the uncompressed size of the row groups that parallel
