@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -40,10 +39,15 @@ func runInto(t *testing.T, runner string, cfg transforms.Config, files []string,
 	if err := Build(context.Background(), s, cfg, files); err != nil {
 		t.Fatal(err)
 	}
+	var err error
 	if runner == "" {
-		return ptest.Run(p)
+		err = ptest.Run(p)
+	} else {
+		_, err = beam.Run(context.Background(), runner, p)
 	}
-	_, err := beam.Run(context.Background(), runner, p)
+	if err != nil && !transforms.WaitIdle(30*time.Second) {
+		t.Errorf("the DoFns of the failed job still run 30 s after it failed")
+	}
 	return err
 }
 
@@ -537,7 +541,7 @@ func TestFault(t *testing.T) {
 				case strings.HasPrefix(name, ".tmp-"):
 					// An interrupted writer of another bundle, or the work
 					// directory of the failed job: not a final file.
-					if err := removeSettled(filepath.Join(dir, name)); err != nil {
+					if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 						t.Fatal(err)
 					}
 				case name == "summary.json":
@@ -588,30 +592,5 @@ func TestTextDedup(t *testing.T) {
 	}
 	if s := readSummary(t, out); s.Counts[output.StatKept] != 2 || s.Counts[output.StatRemoved] != 1 {
 		t.Errorf("kept %d, removed %d; want 2 and 1", s.Counts[output.StatKept], s.Counts[output.StatRemoved])
-	}
-}
-
-// removeSettled removes path once the bundles of a failed job that were
-// still under way have stopped writing into it: Prism reports the failure
-// as soon as one bundle fails, while the others run on in this process.
-// The path must stay gone for 50 ms before it counts as removed.
-func removeSettled(path string) error {
-	deadline := time.Now().Add(10 * time.Second)
-	gone := time.Time{}
-	for {
-		err := os.RemoveAll(path)
-		if _, serr := os.Lstat(path); errors.Is(serr, fs.ErrNotExist) {
-			if gone.IsZero() {
-				gone = time.Now()
-			} else if time.Since(gone) >= 50*time.Millisecond {
-				return nil
-			}
-		} else {
-			gone = time.Time{}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("removing %s: still written to 10 s after the job failed (last error: %v)", path, err)
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

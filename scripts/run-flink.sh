@@ -8,7 +8,8 @@
 #   java -jar beam-runners-flink-1.18-job-server-2.77.0.jar --flink-master=HOST:8081
 # (or the apache/beam_flink1.18_job_server image), listening on $JOB_SERVER.
 # Input and output must be paths every Flink task manager can read and write
-# (a shared file system, or gs:// / s3:// with credentials on the workers).
+# (a shared file system, or gs:// / s3:// with credentials on the workers;
+# s3:// uses the AWS SDK default credential chain and AWS_REGION).
 #
 # Environment:
 #   JOB_SERVER        job server endpoint            (default localhost:8099)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -80,7 +79,7 @@ func AuditVerify(s beam.Scope, cfg Config, newFiles Files, checkManifest string,
 type auditExactFn struct{ Cfg Config }
 
 func (fn *auditExactFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "AuditExact", time.Now())
+	defer busy(ctx, "AuditExact", begin())
 	infos, err := byExactKey(chunks)
 	if err != nil {
 		return err
@@ -113,7 +112,7 @@ func (fn *auditCandidatesFn) Setup() (err error) {
 }
 
 func (fn *auditCandidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Candidates", time.Now())
+	defer busy(ctx, "Candidates", begin())
 	var st candidates.Stats
 	var pairs []wire.Pair
 	var chunk []byte
@@ -160,7 +159,7 @@ type halfJoinFn struct {
 }
 
 func (fn *halfJoinFn) ProcessElement(ctx context.Context, part int, infoChunks, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "JoinFirst", time.Now())
+	defer busy(ctx, "JoinFirst", begin())
 	infos, err := decodeInfos(infoChunks)
 	if err != nil {
 		return err
@@ -185,7 +184,7 @@ type verifyFn struct {
 }
 
 func (fn *verifyFn) ProcessElement(ctx context.Context, part int, infoChunks, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Verify", time.Now())
+	defer busy(ctx, "Verify", begin())
 	infos, err := decodeInfos(infoChunks)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -103,7 +102,7 @@ func (fn *indexScanFn) keySets(keys func(*[]byte) bool) error {
 
 func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, keys func(*[]byte) bool,
 	emitExact, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "IndexScan", time.Now())
+	defer busy(ctx, "IndexScan", begin())
 	if err := fn.keySets(keys); err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -77,7 +76,7 @@ func (fn *writeAuditFn) Setup(ctx context.Context) error {
 }
 
 func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunks, removeChunks func(*[]byte) bool, emitRemove func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Write.audit", time.Now())
+	defer busy(ctx, "Write.audit", begin())
 	inBatch, err := wire.ReadLineSet(removeChunks)
 	if err != nil {
 		return fmt.Errorf("audit: removal list of file %d: %w", file, err)
@@ -194,7 +193,7 @@ type writeAuditSummaryFn struct {
 }
 
 func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inputs func(*[]byte) bool) error {
-	defer busy(ctx, "Summary", time.Now())
+	defer busy(ctx, "Summary", begin())
 	counts, err := readStats(chunks)
 	if err != nil {
 		return err

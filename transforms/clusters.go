@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -66,7 +65,7 @@ type edgesFn struct {
 }
 
 func (fn *edgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte)) error {
-	defer busy(ctx, "Clusters", time.Now())
+	defer busy(ctx, "Clusters", begin())
 	edges := newEdgeSender(fn.Cfg.CCPartitions, emitEdge)
 	members := wire.NewBatcher(0)
 	seen := make(map[wire.Doc]bool)
@@ -109,7 +108,7 @@ type starFn struct {
 }
 
 func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte)) error {
-	defer busy(ctx, "Clusters", time.Now())
+	defer busy(ctx, "Clusters", begin())
 	edges, err := decodeEdges(nil, chunks)
 	if err != nil {
 		return err
@@ -136,7 +135,7 @@ type settleFn struct {
 }
 
 func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte)) error {
-	defer busy(ctx, "Clusters", time.Now())
+	defer busy(ctx, "Clusters", begin())
 	edges, err := decodeEdges(nil, chunks)
 	if err != nil {
 		return err
@@ -167,7 +166,7 @@ type resolveFn struct {
 }
 
 func (fn *resolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte)) error {
-	defer busy(ctx, "Clusters", time.Now())
+	defer busy(ctx, "Clusters", begin())
 	stars, err := decodeEdges(nil, starChunks)
 	if err != nil {
 		return err
@@ -193,7 +192,7 @@ type remainderFn struct {
 }
 
 func (fn *remainderFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitAssign func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Clusters", time.Now())
+	defer busy(ctx, "Clusters", begin())
 	edges, err := decodeEdges(nil, chunks)
 	if err != nil {
 		return err
@@ -215,7 +214,7 @@ type membersFn struct {
 }
 
 func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte)) error {
-	defer busy(ctx, "Clusters", time.Now())
+	defer busy(ctx, "Clusters", begin())
 	members := make(map[wire.Doc]wire.Member)
 	var chunk []byte
 	var err error
@@ -261,7 +260,7 @@ type clusterFn struct {
 }
 
 func (fn *clusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Clusters", time.Now())
+	defer busy(ctx, "Clusters", begin())
 	var all []wire.Member
 	var chunk []byte
 	var err error

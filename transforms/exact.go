@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -37,7 +36,7 @@ type exactFn struct {
 }
 
 func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "ExactDuplicates", time.Now())
+	defer busy(ctx, "ExactDuplicates", begin())
 	infos, err := byExactKey(chunks)
 	if err != nil {
 		return err

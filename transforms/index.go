@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -100,7 +99,7 @@ type writeIndexFn struct {
 }
 
 func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks func(*[]byte) bool, emit func(int, []byte)) error {
-	defer busy(ctx, "WriteIndex", time.Now())
+	defer busy(ctx, "WriteIndex", begin())
 	var path string
 	if !paths(&path) {
 		return fmt.Errorf("index: no path for file %d", file)
@@ -161,7 +160,7 @@ func (fn *copyShardFn) Setup(ctx context.Context) error {
 }
 
 func (fn *copyShardFn) ProcessElement(ctx context.Context, n int, name string, emit func(int, []byte)) error {
-	defer busy(ctx, "CopyIndex", time.Now())
+	defer busy(ctx, "CopyIndex", begin())
 	if n < 0 || n >= len(fn.shards) {
 		return fmt.Errorf("index copy: no shard %d", n)
 	}
@@ -195,7 +194,7 @@ type writeManifestFn struct {
 }
 
 func (fn *writeManifestFn) ProcessElement(ctx context.Context, _ int, metas func(*[]byte) bool) error {
-	defer busy(ctx, "WriteManifest", time.Now())
+	defer busy(ctx, "WriteManifest", begin())
 	var all []shardMeta
 	var b []byte
 	for metas(&b) {

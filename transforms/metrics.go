@@ -23,10 +23,50 @@ var Progress struct {
 	Matched  atomic.Int64 // pairs accepted
 }
 
-// busy adds the time since start to stage's busy-time counter and the start
-// and end to its span. Call it as defer busy(ctx, "Stage", time.Now()).
+// running counts the DoFn calls under way in this process (see begin).
+var running atomic.Int64
+
+// begin marks the start of a DoFn call and returns the time, for busy:
+// defer busy(ctx, "Stage", begin()).
+func begin() time.Time {
+	running.Add(1)
+	return time.Now()
+}
+
+// busy ends a DoFn call begun with begin: it adds the time since start to
+// stage's busy-time counter and the start and end to its span.
 func busy(ctx context.Context, stage string, start time.Time) {
+	running.Add(-1)
 	addBusy(ctx, stage, time.Since(start), start)
+}
+
+// idleSettle is how long WaitIdle wants no DoFn call under way: the next
+// element of a bundle starts right after the last one ends.
+const idleSettle = 50 * time.Millisecond
+
+// WaitIdle waits until no DoFn call of this process has been under way for
+// a moment, or until timeout, and reports whether it was. A local runner
+// reports a job's failure as soon as one bundle fails, while the DoFns of
+// other bundles go on in this process and may still write files: wait for
+// them before removing the job's directories.
+func WaitIdle(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	var idleSince time.Time
+	for {
+		now := time.Now()
+		switch {
+		case running.Load() != 0:
+			idleSince = time.Time{}
+		case idleSince.IsZero():
+			idleSince = now
+		case now.Sub(idleSince) >= idleSettle:
+			return true
+		}
+		if now.After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // addBusy adds d to stage's busy-time counter, and the times from and now

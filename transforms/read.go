@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -46,7 +45,7 @@ type readKeysFn struct {
 }
 
 func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects, emitInput func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Read", time.Now())
+	defer busy(ctx, "Read", begin())
 	opt := fn.Cfg.recordOptions()
 	b := wire.NewBatcher(0)
 	var rejects []byte

@@ -3,7 +3,6 @@ package transforms
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -86,7 +85,7 @@ type signResult struct {
 }
 
 func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Signatures", time.Now())
+	defer busy(ctx, "Signatures", begin())
 	var path string
 	if !paths(&path) {
 		return fmt.Errorf("sign: no path for file %d", file)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -79,7 +78,7 @@ type writeSummaryFn struct {
 }
 
 func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inputs func(*[]byte) bool) error {
-	defer busy(ctx, "Summary", time.Now())
+	defer busy(ctx, "Summary", begin())
 	counts, err := readStats(chunks)
 	if err != nil {
 		return err

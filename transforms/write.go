@@ -10,7 +10,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -57,7 +56,7 @@ type writeLinesFn struct {
 }
 
 func (fn *writeLinesFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emitStat func(string, int64)) error {
-	defer busy(ctx, "Write."+fn.Kind, time.Now())
+	defer busy(ctx, "Write."+fn.Kind, begin())
 	var lines []wire.OutLine
 	var chunk []byte
 	var err error
@@ -129,7 +128,7 @@ type writeDedupFn struct {
 }
 
 func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks, rejectChunks func(*[]byte) bool, emitStat func(string, int64)) error {
-	defer busy(ctx, "WriteDedup", time.Now())
+	defer busy(ctx, "WriteDedup", begin())
 	var path string
 	if !paths(&path) {
 		return fmt.Errorf("dedup: no path for file %d", file)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
@@ -198,10 +197,8 @@ func auditMain(args []string) error {
 		return err
 	}
 	start := time.Now()
-	_, err = beamx.RunWithMetrics(ctx, p)
-	close(jobDone)
-	if err != nil {
-		return fmt.Errorf("pipeline failed: %s", rootCause(err))
+	if _, err := runPipeline(ctx, p, jobDone); err != nil {
+		return err
 	}
 	took := time.Since(start)
 

@@ -25,6 +25,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/container/pool"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // The test binary plays the parts of a cluster in separate processes, chosen
@@ -169,6 +171,13 @@ func TestClusterShape(t *testing.T) {
 		t.Fatalf("go build of Beam's boot: %v\n%s", err, out)
 	}
 
+	// A GCS emulator for the third job, whose inputs, outputs and work
+	// files are all on gs://: every part reaches it through
+	// STORAGE_EMULATOR_HOST.
+	gcs, gcsHost := startFakeGCS(t)
+	t.Setenv("STORAGE_EMULATOR_HOST", gcsHost)
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
+
 	jobPort, poolPort := freePort(t), freePort(t)
 	startPart(t, ctx, "job server", logs, tmp, []string{envJobServer + "=" + strconv.Itoa(jobPort)})
 	stopPool := startPart(t, ctx, "worker pool", logs, poolWork, []string{
@@ -182,12 +191,15 @@ func TestClusterShape(t *testing.T) {
 	const input = "testdata/sample/sample-*" // relative to root, where the command runs
 	shape := []string{"--rounds", "1", "--cc-rounds", "3", "--quiet"}
 	cluster := filepath.Join(tmp, "out-cluster")
-	start := time.Now()
-	runCommand(t, ctx, root, append([]string{"run", "--input", input, "--output", cluster,
-		"--runner=universal", "--endpoint=localhost:" + strconv.Itoa(jobPort),
+	onCluster := []string{"--runner=universal", "--endpoint=localhost:" + strconv.Itoa(jobPort),
 		"--environment_type=EXTERNAL", "--environment_config=localhost:" + strconv.Itoa(poolPort),
-		"--worker_binary=" + self}, shape...))
+		"--worker_binary=" + self}
+	start := time.Now()
+	runCommand(t, ctx, root, slices.Concat([]string{"run", "--input", input, "--output", cluster}, onCluster, shape))
 	t.Logf("cluster job: %s", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	runCommand(t, ctx, root, slices.Concat([]string{"run", "--input", "gs://corpus/in/sample-*", "--output", "gs://out/run"}, onCluster, shape))
+	t.Logf("cluster job on gs://: %s", time.Since(start).Round(time.Millisecond))
 	local := filepath.Join(tmp, "out-local")
 	runCommand(t, ctx, root, append([]string{"run", "--input", input, "--output", local}, shape...))
 
@@ -199,6 +211,30 @@ func TestClusterShape(t *testing.T) {
 	}
 	if n := sameOutputs(t, cluster, local, "between the cluster and the in-process job"); n < 5 {
 		t.Errorf("compared %d files of %q; want the shards and summary.json", n, names)
+	}
+
+	// The gs:// job's objects are the local files, but for summary.json,
+	// which names other inputs and outputs, and report.html, which only a
+	// local output gets; none is left in .tmp-run-* or .tmp-work.
+	objects := gcsObjects(t, gcs, "out", "")
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(local, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch got, ok := objects["run/"+name]; {
+		case name == "report.html" || name == output.SummaryName && ok:
+		case string(b) != got:
+			t.Errorf("gs://out/run/%s differs from the in-process job's (%d bytes, want %d)", name, len(got), len(b))
+		}
+	}
+	for name := range objects {
+		if strings.Contains(name, ".tmp") {
+			t.Errorf("left behind: gs://out/%s", name)
+		}
+	}
+	if len(objects) != len(names)-1 {
+		t.Errorf("gs://out holds %q; want the in-process job's files %q but report.html", keys(objects), names)
 	}
 
 	// No temporary files: in the output (.tmp-work, .tmp-<name>-<hex>), in

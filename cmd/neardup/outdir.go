@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -103,6 +104,9 @@ func (k dirKind) open(dir string, overwrite bool, inputs []string) (*target, err
 		if k.trimURL {
 			t.dir = strings.TrimSuffix(dir, "/")
 		}
+		if err := t.openURL(overwrite, inputs); err != nil {
+			return nil, err
+		}
 		t.stage = output.JoinPath(t.dir, stagePrefix+randomHex())
 		return t, nil
 	}
@@ -160,6 +164,87 @@ func (t *target) openLocal(overwrite bool, inputs []string) error {
 		return t.wrap(err)
 	}
 	return nil
+}
+
+// urlDepth is how deep below a directory on a remote filesystem openURL
+// looks for objects: a staging directory's work files are the deepest a
+// run writes (DIR/.tmp-run-X/.tmp-work/FILE).
+const urlDepth = 3
+
+// openURL is the emptiness check and --overwrite plan of openLocal for a
+// directory on a remote filesystem (gs://, s3://), where a directory is the
+// prefix of its objects' names: it lists the objects up to urlDepth levels
+// below dir and sorts them as replaceable sorts a local directory's
+// entries. It cannot lock the directory: object stores have no exclusive
+// create through Beam's filesystems, so two runs into one URL are not
+// kept apart (docs/CLUSTER.md).
+func (t *target) openURL(overwrite bool, inputs []string) error {
+	ctx := context.Background()
+	fsys, err := filesystem.New(ctx, t.dir+"/x")
+	if err != nil {
+		return t.wrap(err)
+	}
+	defer fsys.Close()
+	var objects []string
+	glob := t.dir
+	for range urlDepth {
+		glob = output.JoinPath(glob, "*")
+		listed, err := fsys.List(ctx, glob)
+		if err != nil {
+			return t.wrap(fmt.Errorf("listing %s: %w", glob, err))
+		}
+		objects = append(objects, listed...)
+	}
+	if len(objects) == 0 {
+		return nil
+	}
+	if !overwrite {
+		return fmt.Errorf("%s is not empty (use --overwrite to replace %s in it)", t.name(), t.kind.replaces)
+	}
+	if t.replaced, err = t.kind.replaceableURL(t.dir, objects); err != nil {
+		return err
+	}
+	for _, p := range t.replaced {
+		if i := slices.Index(inputs, p); i >= 0 {
+			return fmt.Errorf("--overwrite would remove %s, which is the input %s: not overwriting", p, inputs[i])
+		}
+	}
+	return nil
+}
+
+// replaceableURL is replaceable for the objects below dir on a remote
+// filesystem: it returns those --overwrite removes, each object of a
+// staging or work directory included.
+func (k dirKind) replaceableURL(dir string, objects []string) ([]string, error) {
+	var paths []string
+	for _, obj := range objects {
+		rel := strings.TrimPrefix(obj, dir+"/")
+		parts := strings.Split(rel, "/")
+		name := parts[len(parts)-1]
+		var ok bool
+		switch {
+		case len(parts) == 1:
+			ok = k.owns(name)
+		case strings.HasPrefix(parts[0], stagePrefix):
+			ok = len(parts) == 2 && (isOutputName(name) || isIndexName(name)) ||
+				len(parts) == 3 && parts[1] == transforms.WorkDirName && transforms.IsWorkFile(name)
+			if !ok {
+				return nil, fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, rel)
+			}
+		case k.workDir != "" && parts[0] == k.workDir:
+			ok = len(parts) == 2 && transforms.IsWorkFile(name)
+			if !ok {
+				return nil, fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, rel)
+			}
+		}
+		switch {
+		case ok:
+			paths = append(paths, obj)
+		case k.foreign != "":
+			return nil, fmt.Errorf("%s holds %s, which is not %s: not overwriting", dir, rel, k.foreign)
+		}
+	}
+	return paths, nil
 }
 
 // wrap names the directory in err, as the kind says.
@@ -329,6 +414,20 @@ func (t *target) commitURL(ctx context.Context, last string) error {
 		return err
 	}
 	defer fsys.Close()
+	if len(t.replaced) > 0 {
+		slices.SortStableFunc(t.replaced, func(a, b string) int {
+			return cmp.Compare(btoi(path.Base(a) != last), btoi(path.Base(b) != last))
+		})
+		rm, ok := fsys.(filesystem.Remover)
+		if !ok {
+			return fmt.Errorf("%s: the filesystem cannot remove files, so --overwrite cannot replace them", t.name())
+		}
+		for _, p := range t.replaced {
+			if err := rm.Remove(ctx, p); err != nil {
+				return fmt.Errorf("removing %s: %w", p, err)
+			}
+		}
+	}
 	listed, err := fsys.List(ctx, output.JoinPath(t.stage, "*"))
 	if err != nil {
 		return fmt.Errorf("listing %s: %w", t.stage, err)

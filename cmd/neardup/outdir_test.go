@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
+
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
@@ -180,9 +182,9 @@ func TestPrepareDirOther(t *testing.T) {
 	}{
 		{outputDir, file, "", "--output " + file + ": open " + file + ": not a directory"},
 		{indexDir, file, "", "open " + file + ": not a directory"},
-		{outputDir, "gs://bucket/out/", "gs://bucket/out/", ""},
-		{indexDir, "gs://bucket/idx/", "gs://bucket/idx", ""},
-		{indexDir, "gs://bucket/idx", "gs://bucket/idx", ""},
+		{outputDir, "memfs://bucket/out/", "memfs://bucket/out/", ""},
+		{indexDir, "memfs://bucket/idx/", "memfs://bucket/idx", ""},
+		{indexDir, "memfs://bucket/idx", "memfs://bucket/idx", ""},
 		{outputDir, "rel", filepath.Join(tmp, "rel"), ""},
 		{indexDir, "rel/idx", filepath.Join(tmp, "rel", "idx"), ""},
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
@@ -247,10 +248,9 @@ func runMain(args []string) error {
 		return err
 	}
 	start := time.Now()
-	res, err := beamx.RunWithMetrics(ctx, p)
-	close(jobDone)
+	res, err := runPipeline(ctx, p, jobDone)
 	if err != nil {
-		return fmt.Errorf("pipeline failed: %s", rootCause(err))
+		return err
 	}
 	took := time.Since(start)
 
@@ -273,6 +273,22 @@ func runMain(args []string) error {
 		fmt.Fprintf(os.Stdout, "index in %s (index.json, index-*.bin)\n", idx.dir)
 	}
 	return nil
+}
+
+// runPipeline runs p and closes jobDone when it ends. If the job failed on
+// a local runner, it returns once the DoFns of the bundles other than the
+// failed one, which go on in this process, have stopped writing into the
+// directories the caller's cleanups remove.
+func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
+	res, err := beamx.RunWithMetrics(ctx, p)
+	close(jobDone)
+	if err != nil {
+		if localRunner() && ctx.Err() == nil {
+			transforms.WaitIdle(30 * time.Second)
+		}
+		return nil, fmt.Errorf("pipeline failed: %s", rootCause(err))
+	}
+	return res, nil
 }
 
 // localDir is dir if it is a local directory, else "".

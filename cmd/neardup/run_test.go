@@ -82,6 +82,9 @@ func writeFiles(t *testing.T, dir string, names ...string) {
 		t.Fatal(err)
 	}
 	for _, n := range names {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(n+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -554,3 +554,61 @@ func TestRunURLOutput(t *testing.T) {
 		t.Errorf("remote output holds %q, want %q", keys(got), keys(want))
 	}
 }
+
+// TestRunURLOverwrite: an output directory on a remote filesystem gets the
+// emptiness check and --overwrite of a local one: a second run into it
+// refuses without --overwrite and leaves it as it was; with --overwrite it
+// replaces neardup's files (a stale dedup shard of an earlier, larger run
+// included) and the staging leftovers of a killed run, and keeps a file
+// neardup did not write; a staging leftover holding a foreign file makes
+// it refuse before anything is removed.
+func TestRunURLOverwrite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	input := sampleFile(t, "sample-0.jsonl")
+	local := filepath.Join(dir, "local")
+	if code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", local); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr)
+	}
+	want := snapshot(t, local)
+	delete(want, "report.html")
+	url := filepath.Join(dir, "url")
+	out := "slow://" + url
+	if code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", out); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr)
+	}
+	first := snapshot(t, url)
+	code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", out)
+	if code == 0 || !strings.Contains(stderr, "is not empty (use --overwrite") {
+		t.Fatalf("second run without --overwrite: exit code %d: %s", code, stderr)
+	}
+	if !sameSnapshot(snapshot(t, url), first) {
+		t.Fatalf("a refused run changed the directory")
+	}
+	writeFiles(t, url, "dedup-00009.jsonl", "notes.txt", ".tmp-run-0123/.tmp-work/info-00000.bin")
+	if code, stderr := neardup(t, "", "run", "--quiet", "--overwrite", "--input", input, "--output", out); code != 0 {
+		t.Fatalf("--overwrite: exit code %d: %s", code, stderr)
+	}
+	got := snapshot(t, url)
+	if _, ok := got["notes.txt"]; !ok {
+		t.Errorf("--overwrite removed notes.txt, which neardup did not write")
+	}
+	delete(got, "notes.txt")
+	if got[output.SummaryName] == "" {
+		t.Errorf("no summary.json after --overwrite")
+	}
+	delete(got, output.SummaryName) // timings differ
+	delete(want, output.SummaryName)
+	if !sameSnapshot(got, want) {
+		t.Errorf("after --overwrite the directory holds %q, want %q", keys(got), keys(want))
+	}
+	writeFiles(t, url, ".tmp-run-4567/mine.txt")
+	before := snapshot(t, url)
+	code, stderr = neardup(t, "", "run", "--quiet", "--overwrite", "--input", input, "--output", out)
+	if code == 0 || !strings.Contains(stderr, "neardup did not write") {
+		t.Fatalf("--overwrite with a foreign file in a staging directory: exit code %d: %s", code, stderr)
+	}
+	if !sameSnapshot(snapshot(t, url), before) {
+		t.Errorf("a refused --overwrite changed the directory")
+	}
+}

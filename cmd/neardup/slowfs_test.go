@@ -30,10 +30,13 @@ func (slowFS) Close() error { return nil }
 
 func (slowFS) List(_ context.Context, glob string) ([]string, error) {
 	matches, err := filepath.Glob(local(glob))
-	for i, m := range matches {
-		matches[i] = slowScheme + "://" + m
+	var objects []string // only files, as an object store lists
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+			objects = append(objects, slowScheme+"://"+m)
+		}
 	}
-	return matches, err
+	return objects, err
 }
 
 func (slowFS) OpenRead(_ context.Context, path string) (io.ReadCloser, error) {
@@ -64,7 +67,9 @@ func (slowFS) Remove(_ context.Context, path string) error {
 	if err := os.Remove(local(path)); err != nil {
 		return err
 	}
-	os.Remove(filepath.Dir(local(path))) // only if empty
+	// Directories are not objects: remove those left empty.
+	for d := filepath.Dir(local(path)); os.Remove(d) == nil; d = filepath.Dir(d) {
+	}
 	return nil
 }
 

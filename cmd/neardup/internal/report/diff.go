@@ -2,15 +2,18 @@ package report
 
 import (
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
-// span is a piece of a text, either common to both texts of a pair or
-// changed (only in this one), or a note standing for Elided common runes
-// left out.
+// span is a piece of one side of a pair: text common to both texts or
+// changed (only in this one), or a note standing for Elided runes left out
+// (common text, or changed text when Changed is set too).
 type span struct {
 	Text    string
 	Changed bool
@@ -20,22 +23,170 @@ type span struct {
 // ElidedText is the number of runes left out, for the page.
 func (s span) ElidedText() string { return commas(int64(s.Elided)) }
 
-// contextRunes is how much common text elide keeps on each side of a change.
+// contextRunes is how much common text the pair view keeps on each side of
+// a change.
 const contextRunes = 160
 
-// maxDiffCells bounds the table of the longest-common-subsequence diff; two
-// texts of MaxTextRunes runes need at most MaxTextRunes² cells.
-const maxDiffCells = (MaxTextRunes + 1) * (MaxTextRunes + 1)
+// MaxShownRunes bounds the text shown of each side of a pair, so that the
+// page stays small whatever the texts: the rest is counted, not shown.
+const MaxShownRunes = 3000
 
-// diff splits texts a and b into spans, marking as changed the words (and
-// the CJK characters, punctuation and spaces) outside their longest common
-// subsequence. Runs of white space compare equal whatever they hold, so
-// line breaks moved by a re-wrap are not differences. Concatenating the
-// spans of a side gives back its text.
-func diff(a, b string) (sa, sb []span) {
+// diffTimeout bounds the time of one pair's diff. A diff that reaches it
+// is still a correct diff (each side is rebuilt from it) but may mark more
+// than it needs to; the page says so. Near duplicates of 50 kB take a few
+// milliseconds (TestDiffLong), so the bound is only met by large texts that
+// differ throughout. A variable for the tests.
+var diffTimeout = time.Second
+
+// chunk is a run of segments common to both texts of a pair (a and b hold
+// the same segments but for white space, which compares equal whatever it
+// holds) or a change: a are segments only in the first text, b only in the
+// second.
+type chunk struct {
+	a, b    []string
+	changed bool
+}
+
+// align diffs the segments (words, CJK characters, white space,
+// punctuation) of a and b with Myers' algorithm (diffmatchpatch, on one
+// rune per distinct segment) and returns the chunks that make up both
+// texts, in order, and whether the diff may have stopped at diffTimeout.
+// The a parts of the chunks joined give back a, the b parts b.
+func align(a, b string) (chunks []chunk, timedOut bool) {
 	ta, tb := segments(a), segments(b)
-	ca, cb := common(ta, tb)
-	return spans(ta, ca), spans(tb, cb)
+	ra, rb := segmentRunes(ta, tb)
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = diffTimeout
+	start := time.Now()
+	diffs := dmp.DiffMainRunes(ra, rb, false)
+	timedOut = time.Since(start) >= diffTimeout
+	i, j := 0, 0
+	for _, d := range diffs {
+		n := utf8.RuneCountInString(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			if i+n > len(ta) || j+n > len(tb) {
+				return wholeChange(ta, tb), timedOut
+			}
+			chunks = append(chunks, chunk{a: ta[i : i+n], b: tb[j : j+n]})
+			i, j = i+n, j+n
+		case diffmatchpatch.DiffDelete:
+			if i+n > len(ta) {
+				return wholeChange(ta, tb), timedOut
+			}
+			chunks = addChange(chunks, ta[i:i+n], nil)
+			i += n
+		case diffmatchpatch.DiffInsert:
+			if j+n > len(tb) {
+				return wholeChange(ta, tb), timedOut
+			}
+			chunks = addChange(chunks, nil, tb[j:j+n])
+			j += n
+		}
+	}
+	if i != len(ta) || j != len(tb) {
+		// The diff does not cover both texts, which a correct diff always
+		// does: show them as one change rather than lose text.
+		return wholeChange(ta, tb), timedOut
+	}
+	return joinChanges(chunks), timedOut
+}
+
+func wholeChange(ta, tb []string) []chunk {
+	if len(ta) == 0 && len(tb) == 0 {
+		return nil
+	}
+	return []chunk{{a: ta, b: tb, changed: true}}
+}
+
+// addChange appends a change to chunks, joined with the change before it.
+func addChange(chunks []chunk, a, b []string) []chunk {
+	if k := len(chunks); k >= 1 && chunks[k-1].changed {
+		prev := &chunks[k-1]
+		prev.a = append(prev.a[:len(prev.a):len(prev.a)], a...)
+		prev.b = append(prev.b[:len(prev.b):len(prev.b)], b...)
+		return chunks
+	}
+	return append(chunks, chunk{a: a, b: b, changed: true})
+}
+
+// joinChanges joins two changes and the common text between them when
+// that is only white space or a few words (at most half as many as either
+// change has on its larger side): a changed phrase is one change, and a
+// comma common to two different sentences does not split them. A joined
+// change can let another join: it makes passes until nothing more joins,
+// at most maxJoinPasses (a pass is linear; the bound keeps texts made to
+// join one change per pass from taking quadratic time).
+func joinChanges(chunks []chunk) []chunk {
+	for range maxJoinPasses {
+		n := len(chunks)
+		if chunks = joinPass(chunks); len(chunks) == n {
+			break
+		}
+	}
+	return chunks
+}
+
+const maxJoinPasses = 8
+
+func joinPass(chunks []chunk) []chunk {
+	var out []chunk
+	for _, c := range chunks {
+		if k := len(out); c.changed && k >= 2 && !out[k-1].changed && out[k-2].changed && smallCommon(out[k-1].a, out[k-2], c.a, c.b) {
+			prev := &out[k-2]
+			prev.a = append(append(prev.a[:len(prev.a):len(prev.a)], out[k-1].a...), c.a...)
+			prev.b = append(append(prev.b[:len(prev.b):len(prev.b)], out[k-1].b...), c.b...)
+			out = out[:k-1]
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// smallCommon reports whether the common segments between change prev and
+// the change (a, b) are few enough to be shown as part of the change.
+func smallCommon(common []string, prev chunk, a, b []string) bool {
+	return 2*words(common) <= min(max(words(prev.a), words(prev.b)), max(words(a), words(b)))
+}
+
+// words counts the segments that are not white space.
+func words(segs []string) int {
+	n := 0
+	for _, s := range segs {
+		if !isSpace(s) {
+			n++
+		}
+	}
+	return n
+}
+
+// segmentRunes maps each distinct segment of ta and tb to a rune (every
+// run of white space to the same one) and returns the two texts as runes,
+// for diffmatchpatch. The runes skip the surrogate range, so they stay
+// valid through the library's conversions to strings; two texts of
+// MaxTextRunes runes have fewer distinct segments than there are runes.
+func segmentRunes(ta, tb []string) (ra, rb []rune) {
+	ids := map[string]rune{}
+	conv := func(segs []string) []rune {
+		out := make([]rune, len(segs))
+		for i, s := range segs {
+			if isSpace(s) {
+				s = " "
+			}
+			r, ok := ids[s]
+			if !ok {
+				r = rune(len(ids))
+				if r >= 0xD800 {
+					r += 0x800
+				}
+				ids[s] = r
+			}
+			out[i] = r
+		}
+		return out
+	}
+	return conv(ta), conv(tb)
 }
 
 // segments cuts s into words (runs of letters, digits and marks), single CJK
@@ -72,157 +223,75 @@ func scan(s string, i int, ok func(rune) bool) int {
 	return i
 }
 
-// same compares two segments; any two runs of white space are equal.
-func same(x, y string) bool {
-	if x == y {
-		return true
-	}
-	return isSpace(x) && isSpace(y)
-}
-
 func isSpace(seg string) bool {
 	r, _ := utf8.DecodeRuneInString(seg)
 	return seg != "" && unicode.IsSpace(r)
 }
 
-// common marks the segments of a and b that belong to a longest common
-// subsequence. The common prefix and suffix are taken first; the rest is
-// solved with the classic table when it fits maxDiffCells, else left all
-// changed.
-func common(a, b []string) (ca, cb []bool) {
-	ca, cb = make([]bool, len(a)), make([]bool, len(b))
-	pre := 0
-	for pre < len(a) && pre < len(b) && same(a[pre], b[pre]) {
-		ca[pre], cb[pre] = true, true
-		pre++
+// diff splits texts a and b into spans, marking as changed what only one of
+// them holds. Concatenating the spans of a side gives back its text.
+func diff(a, b string) (sa, sb []span) {
+	chunks, _ := align(a, b)
+	var ba, bb spanBuilder
+	for _, c := range chunks {
+		ba.add(c.a, c.changed)
+		bb.add(c.b, c.changed)
 	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && same(a[len(a)-1-suf], b[len(b)-1-suf]) {
-		ca[len(a)-1-suf], cb[len(b)-1-suf] = true, true
-		suf++
-	}
-	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	if (len(ma)+1)*(len(mb)+1) <= maxDiffCells {
-		lcs(ma, mb, ca[pre:], cb[pre:])
-	}
-	return ca, cb
+	return ba.spans, bb.spans
 }
 
-// lcs sets ca[i] and cb[j] for the segments of one longest common
-// subsequence of a and b.
-func lcs(a, b []string, ca, cb []bool) {
-	n, m := len(a), len(b)
-	w := m + 1
-	// t[i*w+j] is the LCS length of a[i:] and b[j:].
-	t := make([]uint16, (n+1)*w)
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			switch {
-			case same(a[i], b[j]):
-				t[i*w+j] = t[(i+1)*w+j+1] + 1
-			case t[(i+1)*w+j] >= t[i*w+j+1]:
-				t[i*w+j] = t[(i+1)*w+j]
-			default:
-				t[i*w+j] = t[i*w+j+1]
-			}
+// spanBuilder joins segments into spans, a span per run of the same kind.
+// The white space at either end of a change, and any with a line break, is
+// shown as common, so that a highlight never starts or ends with white
+// space nor runs from one line to the next.
+type spanBuilder struct {
+	spans []span
+}
+
+func (sb *spanBuilder) add(segs []string, changed bool) {
+	lo, hi := 0, len(segs)
+	if changed {
+		for lo < hi && isSpace(segs[lo]) {
+			lo++
+		}
+		for hi > lo && isSpace(segs[hi-1]) {
+			hi--
 		}
 	}
-	for i, j := 0, 0; i < n && j < m; {
-		switch {
-		case same(a[i], b[j]):
-			ca[i], cb[j] = true, true
-			i++
-			j++
-		case t[(i+1)*w+j] >= t[i*w+j+1]:
-			i++
-		default:
-			j++
-		}
+	for i, seg := range segs {
+		sb.text(seg, changed && i >= lo && i < hi && !(isSpace(seg) && strings.ContainsRune(seg, '\n')))
 	}
 }
 
-// spans joins consecutive segments of the same kind. White space is shown
-// as changed only between two changes, so that a changed phrase is one
-// highlight and no highlight is white space alone.
-func spans(segs []string, kept []bool) []span {
-	var out []span
-	var cur strings.Builder
-	changed := false
-	for i, s := range segs {
-		c := !kept[i]
-		if isSpace(s) {
-			c = i > 0 && i+1 < len(segs) && !kept[i-1] && !kept[i+1]
-		}
-		if cur.Len() > 0 && c != changed {
-			out = append(out, span{Text: cur.String(), Changed: changed})
-			cur.Reset()
-		}
-		changed = c
-		cur.WriteString(s)
+func (sb *spanBuilder) text(t string, changed bool) {
+	if t == "" {
+		return
 	}
-	if cur.Len() > 0 {
-		out = append(out, span{Text: cur.String(), Changed: changed})
+	if k := len(sb.spans) - 1; k >= 0 && sb.spans[k].Elided == 0 && sb.spans[k].Changed == changed {
+		sb.spans[k].Text += t
+		return
 	}
+	sb.spans = append(sb.spans, span{Text: t, Changed: changed})
+}
+
+func (sb *spanBuilder) elided(n int, changed bool) {
+	if n > 0 {
+		sb.spans = append(sb.spans, span{Elided: n, Changed: changed})
+	}
+}
+
+func (sb *spanBuilder) flush() []span {
+	out := sb.spans
+	sb.spans = nil
 	return out
 }
 
-// elide shortens the long common spans of ss to the text next to the
-// changes: contextRunes after the change before them and before the change
-// after them (more at the start of a text with no change at all), cut at
-// white space where there is some nearby. The left-out middle becomes one
-// span with Elided set.
-func elide(ss []span) []span {
-	var out []span
-	for i, s := range ss {
-		if s.Changed {
-			out = append(out, s)
-			continue
-		}
-		head, tail := contextRunes, contextRunes
-		switch {
-		case len(ss) == 1:
-			head, tail = 3*contextRunes, 0
-		case i == 0:
-			head = contextRunes / 2
-		case i == len(ss)-1:
-			tail = 0
-		}
-		out = append(out, elideSpan(s.Text, head, tail)...)
+func runes(segs []string) int {
+	n := 0
+	for _, s := range segs {
+		n += utf8.RuneCountInString(s)
 	}
-	return out
-}
-
-// elideSpan keeps the first head and last tail runes of common text t and
-// replaces the middle with an Elided span when that saves enough to matter.
-func elideSpan(t string, head, tail int) []span {
-	n := utf8.RuneCountInString(t)
-	if n <= head+tail+contextRunes/2 {
-		return []span{{Text: t}}
-	}
-	h := byteOffset(t, head)
-	if k := strings.LastIndexAny(t[:h], " \n\t"); k >= 0 && h-k < 40 {
-		h = k + 1
-	}
-	tl := byteOffset(t, n-tail)
-	if k := strings.IndexAny(t[tl:], " \n\t"); tail > 0 && !strings.ContainsAny(t[tl-1:tl], " \n\t") && k >= 0 && k < 40 {
-		tl += k + 1
-	}
-	out := []span{{Text: t[:h]}, {Elided: utf8.RuneCountInString(t[h:tl])}}
-	if tl < len(t) {
-		out = append(out, span{Text: t[tl:]})
-	}
-	return out
-}
-
-// byteOffset returns the byte offset of the rune with index i in s.
-func byteOffset(s string, i int) int {
-	for off := range s {
-		if i == 0 {
-			return off
-		}
-		i--
-	}
-	return len(s)
+	return n
 }
 
 // changedRunes counts the runes of the changed spans.

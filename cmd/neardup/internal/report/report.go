@@ -1,15 +1,20 @@
 // Package report writes report.html, a self-contained page that shows what a
-// neardup run did: the summary counts, the busy time of each stage, a
-// histogram of cluster sizes and one of pair similarities by method, the
-// largest clusters, and a sample of pairs with their two texts side by side
-// and the differing words highlighted.
+// neardup run did: the summary counts, the rejected records by reason with
+// a few samples each, the busy time of each stage, a histogram of cluster
+// sizes and one of pair similarities by method, the largest clusters with
+// their representative's first line, and a sample of pairs with their two
+// texts side by side, the kept side marked and the differing words
+// highlighted.
 //
 // Write reads only the run's output directory (summary.json, pairs-*.jsonl,
-// clusters-*.jsonl) and, for the sampled pairs' texts, the JSONL input files.
-// The page needs no network: CSS is inline, charts are inline SVG, there is
-// no script. The pairs and clusters files are streamed: memory holds the
-// histogram counts, the largest clusters and the sample, not the files.
-// The same directory always gives the same page, byte for byte.
+// clusters-*.jsonl, rejects-*.jsonl) and, for the texts, the JSONL input
+// files. The page needs no network: CSS is inline, charts are inline SVG,
+// there is no script. The pairs and clusters files are streamed: memory
+// holds the histogram counts, the largest clusters and the sample, not the
+// files; the rejects files are read only until every reason has its
+// samples. Whatever the input, the page stays small: every text, sample and
+// id it shows is bounded. The same directory gives the same page, byte for
+// byte, but for a pair whose diff reaches its time bound (diffTimeout).
 //
 // The package does not import Beam.
 package report
@@ -41,12 +46,17 @@ const FileName = "report.html"
 
 // Limits of what the report shows.
 const (
-	SamplePairs   = 20   // pairs shown side by side
-	TopClusters   = 20   // largest clusters listed
-	ShownMembers  = 8    // members listed per cluster
-	MaxTextRunes  = 3000 // characters of each text shown
-	minJaccardBin = 0.5  // the similarity histogram covers [0.5, 1]
-	binWidth      = 0.05
+	SamplePairs    = 20      // pairs shown side by side
+	TopClusters    = 20      // largest clusters listed
+	ShownMembers   = 8       // members listed per cluster
+	MaxTextRunes   = 1 << 18 // characters of each text read and compared
+	RejectSamples  = 3       // samples shown per reject reason
+	maxSampleBytes = record.SampleBytes
+	maxDetailBytes = 300 // of a reject's detail
+	maxIDBytes     = 120 // of an id shown
+	snippetRunes   = 160 // of a representative's first line
+	minJaccardBin  = 0.5 // the similarity histogram covers [0.5, 1]
+	binWidth       = 0.05
 )
 
 //go:embed report.html
@@ -88,12 +98,19 @@ func build(dir string, inputs []string, idField, textField string) (*view, error
 	if err != nil {
 		return nil, err
 	}
-	cs, err := scanClusters(dir)
+	sample := ps.sample()
+	want := map[string]bool{}
+	for _, p := range sample {
+		want[p.A], want[p.B] = true, true
+	}
+	cs, err := scanClusters(dir, want)
 	if err != nil {
 		return nil, err
 	}
-	sample := ps.sample()
-	texts, note, err := sampleTexts(sample, inputs, idField, textField)
+	for _, c := range cs.Top {
+		want[c.Representative] = true
+	}
+	texts, note, err := readAllTexts(want, inputs, idField, textField)
 	if err != nil {
 		return nil, err
 	}
@@ -103,13 +120,19 @@ func build(dir string, inputs []string, idField, textField string) (*view, error
 			reasons[r] += n
 		}
 	}
-	if len(sum.Inputs) == 0 && sum.Counts["rejected"] > 0 {
-		if reasons, err = RejectReasons(dir); err != nil {
+	var samples map[string][]rejectLine
+	if sum.Counts["rejected"] > 0 {
+		var counted map[string]int64
+		counted, samples, err = scanRejects(dir, reasons)
+		if err != nil {
 			return nil, err
+		}
+		if len(sum.Inputs) == 0 {
+			reasons = counted
 		}
 	}
 	v := newView(dir, sum, ps, cs, sample, texts, note)
-	v.Rejects = rejectRows(reasons, sum.Counts["rejected"])
+	v.Rejects = rejectRows(reasons, sum.Counts["rejected"], samples)
 	return v, nil
 }
 
@@ -152,12 +175,76 @@ type summary struct {
 // dir by reason.
 func RejectReasons(dir string) (map[string]int64, error) {
 	counts := map[string]int64{}
-	err := eachLine(dir, "rejects-*.jsonl", func(r *struct {
+	err := eachLine(dir, "rejects", func(r *struct {
 		Reason string `json:"reason"`
-	}) {
+	}) bool {
 		counts[r.Reason]++
+		return true
 	})
 	return counts, err
+}
+
+// rejectLine is the part of a line of rejects-*.jsonl the page shows.
+type rejectLine struct {
+	File   string `json:"file"`
+	Line   int64  `json:"line"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
+	Sample string `json:"sample"`
+}
+
+// maxRejectReasons bounds the reasons scanRejects keeps samples of.
+const maxRejectReasons = 64
+
+// scanRejects reads the rejects files of dir, in order, for the first
+// RejectSamples records of each reason, their strings cut to the page's
+// bounds. With known, the counts of every reason, it stops as soon as each
+// of them has its samples, and returns no counts; without, it reads every
+// file and counts the records by reason.
+func scanRejects(dir string, known map[string]int64) (map[string]int64, map[string][]rejectLine, error) {
+	var counts map[string]int64
+	if len(known) == 0 {
+		counts = map[string]int64{}
+	}
+	samples := map[string][]rejectLine{}
+	target := func(reason string) int { return int(min(known[reason], RejectSamples)) }
+	missing := 0 // known reasons short of their samples
+	for r := range known {
+		if target(r) > 0 {
+			missing++
+		}
+	}
+	err := eachLine(dir, "rejects", func(r *rejectLine) bool {
+		if counts != nil {
+			counts[r.Reason]++
+		}
+		list, ok := samples[r.Reason]
+		if len(list) >= RejectSamples || (!ok && len(samples) >= maxRejectReasons) {
+			return true
+		}
+		r.File = cutBytes(r.File, maxDetailBytes)
+		r.Detail = cutBytes(r.Detail, maxDetailBytes)
+		r.Sample = cutBytes(r.Sample, maxSampleBytes)
+		samples[r.Reason] = append(list, *r)
+		if len(list)+1 == target(r.Reason) {
+			missing--
+		}
+		return counts != nil || missing > 0
+	})
+	return counts, samples, err
+}
+
+// cutBytes returns s cut to at most n bytes on a rune boundary, with "…"
+// standing for what was cut.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // rejectHints say what a reject reason most often means when most records
@@ -211,26 +298,63 @@ type clusterLine struct {
 	Members        []string `json:"members"`
 }
 
-// eachLine decodes every JSON value of the files matching dir/pattern, in
-// sorted order, into a fresh T and calls fn with it.
-func eachLine[T any](dir, pattern string, fn func(*T)) error {
-	files, err := filepath.Glob(filepath.Join(dir, pattern))
+// outputFiles lists the output shards of one kind in dir (kind-NNNNN.jsonl,
+// compressed or not), in order.
+func outputFiles(dir, kind string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, kind+"-*.jsonl*"))
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("report: %w", err)
 	}
+	files = slices.DeleteFunc(files, func(f string) bool {
+		_, ext, _ := strings.Cut(filepath.Base(f), ".jsonl")
+		return !slices.Contains(outputExts, ext)
+	})
 	slices.Sort(files)
+	return files, nil
+}
+
+// outputExts are the endings after .jsonl of the output shards the page
+// reads: openOutput decompresses them.
+var outputExts = []string{"", ".gz", ".zst"}
+
+// openOutput opens one of the run's output files by name, decompressed: every
+// output file the page reads is opened here.
+func openOutput(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := record.Decompress(path, f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{r, f}, nil
+}
+
+// eachLine decodes every JSON value of the output files of one kind in dir,
+// in order, into a fresh T and calls fn with it, until fn returns false.
+func eachLine[T any](dir, kind string, fn func(*T) bool) error {
+	files, err := outputFiles(dir, kind)
+	if err != nil {
+		return err
+	}
 	for _, path := range files {
-		if err := decodeFile(path, fn); err != nil {
+		more, err := decodeFile(path, fn)
+		if err != nil || !more {
 			return err
 		}
 	}
 	return nil
 }
 
-func decodeFile[T any](path string, fn func(*T)) error {
-	f, err := os.Open(path)
+func decodeFile[T any](path string, fn func(*T) bool) (more bool, err error) {
+	f, err := openOutput(path)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return false, fmt.Errorf("report: %w", err)
 	}
 	defer f.Close()
 	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
@@ -238,12 +362,14 @@ func decodeFile[T any](path string, fn func(*T)) error {
 		var v T
 		err := dec.Decode(&v)
 		if err == io.EOF {
-			return nil
+			return true, nil
 		}
 		if err != nil {
-			return fmt.Errorf("report: %s: record %d: %w", path, n, err)
+			return false, fmt.Errorf("report: %s: record %d: %w", path, n, err)
 		}
-		fn(&v)
+		if !fn(&v) {
+			return false, nil
+		}
 	}
 }
 
@@ -275,7 +401,7 @@ type sampled struct {
 // scanPairs streams dir's pairs files into a pairStats.
 func scanPairs(dir string) (*pairStats, error) {
 	ps := &pairStats{Hist: map[string]*[simBins]int64{}}
-	err := eachLine(dir, "pairs-*.jsonl", ps.add)
+	err := eachLine(dir, "pairs", func(p *pairLine) bool { ps.add(p); return true })
 	return ps, err
 }
 
@@ -375,16 +501,29 @@ type clusterStats struct {
 	Documents int64
 	Buckets   []int64       // clusters per size bucket
 	Top       []clusterLine // largest first, members cut to ShownMembers
+	// Reps is the representative of the cluster of each wanted document:
+	// the document the run keeps of its cluster.
+	Reps map[string]string
+	want map[string]bool
 }
 
-// scanClusters streams dir's clusters files into a clusterStats.
-func scanClusters(dir string) (*clusterStats, error) {
-	cs := &clusterStats{}
-	err := eachLine(dir, "clusters-*.jsonl", cs.add)
+// scanClusters streams dir's clusters files into a clusterStats, noting the
+// representatives of the clusters of the wanted documents (the first
+// cluster that holds a wanted id).
+func scanClusters(dir string, want map[string]bool) (*clusterStats, error) {
+	cs := &clusterStats{Reps: map[string]string{}, want: want}
+	err := eachLine(dir, "clusters", func(c *clusterLine) bool { cs.add(c); return true })
 	return cs, err
 }
 
 func (cs *clusterStats) add(c *clusterLine) {
+	if len(cs.want) > 0 {
+		for _, m := range c.Members {
+			if _, seen := cs.Reps[m]; cs.want[m] && !seen {
+				cs.Reps[m] = c.Representative
+			}
+		}
+	}
 	cs.Clusters++
 	cs.Documents += int64(c.Size)
 	b := sizeBucket(c.Size)
@@ -398,6 +537,11 @@ func (cs *clusterStats) add(c *clusterLine) {
 	}
 	kept := *c
 	kept.Members = slices.Clone(c.Members[:min(len(c.Members), ShownMembers)])
+	if !slices.Contains(kept.Members, c.Representative) && len(kept.Members) > 0 {
+		// Members come in order: the representative, later, takes the
+		// last place shown.
+		kept.Members[len(kept.Members)-1] = c.Representative
+	}
 	cs.Top = slices.Insert(cs.Top, i, kept)
 	cs.Top = cs.Top[:min(len(cs.Top), TopClusters)]
 }
@@ -419,19 +563,15 @@ type text struct {
 	Dropped int
 }
 
-// sampleTexts reads the texts of the sampled pairs' documents from the JSONL
+// readAllTexts reads the texts of the wanted documents from the JSONL
 // inputs. It returns them by id and a note for the page when texts cannot be
 // shown.
-func sampleTexts(sample []pairLine, inputs []string, idField, textField string) (map[string]text, string, error) {
-	if len(sample) == 0 {
+func readAllTexts(want map[string]bool, inputs []string, idField, textField string) (map[string]text, string, error) {
+	if len(want) == 0 {
 		return nil, "", nil
 	}
 	if len(inputs) == 0 {
 		return nil, "Texts are not shown: the report was written without the run's JSONL input files.", nil
-	}
-	want := map[string]bool{}
-	for _, p := range sample {
-		want[p.A], want[p.B] = true, true
 	}
 	texts := map[string]text{}
 	opt := record.Options{Format: record.JSONL, IDField: idField, TextField: textField}

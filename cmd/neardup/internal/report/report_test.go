@@ -74,6 +74,7 @@ func makeRun(t *testing.T) (dir string, inputs []string) {
 		"clusters-00001.jsonl": jsonLines(t,
 			clusterLine{"d20", 12, "d25", []string{"d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"}},
 			clusterLine{"d7", 2, "d7", []string{"d7", "d8"}},
+			clusterLine{"d40", 2, "d41", []string{"d40", "d41"}},
 		),
 	})
 	writeFiles(t, in, map[string]string{
@@ -82,6 +83,7 @@ func makeRun(t *testing.T) (dir string, inputs []string) {
 			map[string]string{"id": "d3", "text": "Same text"},
 			map[string]string{"id": "d5", "text": "x <script>alert(1)</script> & more"},
 			map[string]string{"id": "d7", "text": "pack my box with five dozen liquor jugs"},
+			map[string]string{"id": "d25", "text": "\n  First <b>line</b> here\nsecond line"},
 		),
 		"b.jsonl.gz": jsonLines(t,
 			map[string]string{"id": "d2", "text": "the quick brown cat jumps over the lazy dog"},
@@ -115,20 +117,30 @@ func TestWrite(t *testing.T) {
 		`<div class="v">7</div><div class="n">rejected</div>`,
 		`<div class="v">yes</div><div class="n">balanced</div>`,
 		"wall time 12.2 s",
-		"4 clusters covering 19 documents",
+		"5 clusters covering 21 documents",
 		"5 pairs in pairs-*.jsonl",
 		// bars: stages, cluster sizes (2, 3-4, 5-8, 9-16), similarity by method
 		"<title>Signatures: 8.50 s</title>",
-		"<title>size 2: 2 clusters</title>",
+		"<title>size 2: 3 clusters</title>",
 		"<title>size 3–4: 1 clusters</title>",
 		"<title>size 9–16: 1 clusters</title>",
 		"<title>Jaccard [0.80, 0.85), minhash: 2 pairs</title>",
 		"<title>Jaccard [0.95, 1.00], exact: 1 pairs</title>",
 		"<title>Jaccard [0.65, 0.70), simhash: 1 pairs</title>",
 		`class="m-simhash"`,
-		// largest cluster first, members cut
-		`<td class="num">1</td><td class="num">12</td><td><code>d25</code></td>`,
+		// largest cluster first, its representative kept with its first
+		// line (escaped), members cut, the kept one marked
+		`<td class="num">1</td><td class="num">12</td><td><code>d25</code><span class="kept">kept</span><div class="snippet">First &lt;b&gt;line&lt;/b&gt; here</div></td>`,
+		`<code>d24</code>, <code class="k">d25</code>, <code>d26</code>`,
 		"d27</code> and 4 more",
+		// the representative of a cluster whose text is not in the inputs
+		`<code>d41</code><span class="kept">kept</span><div class="note">text not found in the input files</div>`,
+		// kept and removed sides of the sample pairs: d1 represents its
+		// cluster, d4 represents the cluster of d3
+		`<code>d1</code><span class="kept">kept</span></div><div class="side b id"><code>d2</code><span class="removed">removed</span>`,
+		`<code>d3</code><span class="removed">removed</span></div><div class="side b id"><code>d4</code><span class="kept">kept</span>`,
+		// pairs in no cluster have no mark
+		`<code>d5</code></div><div class="side b id"><code>d6</code></div>`,
 		// texts escaped, the difference highlighted
 		"x &lt;script&gt;alert(<mark>1</mark>)&lt;/script&gt; &amp; more",
 		"x &lt;script&gt;alert(<mark>2</mark>)&lt;/script&gt; &amp; more",
@@ -262,6 +274,10 @@ func TestDiff(t *testing.T) {
 		{"cjk characters", "寒雨连江夜入吴", "寒风连江夜入吴", "寒[雨]连江夜入吴", "寒[风]连江夜入吴"},
 		{"empty side", "", "new words", "", "[new words]"},
 		{"case counts", "Hello world", "hello world", "[Hello] world", "[hello] world"},
+		{"no highlight across lines", "a b\n  c d", "a x\n  y d", "a [b]\n  [c] d", "a [x]\n  [y] d"},
+		{"a comma between two different sentences", "one two three four, five six seven eight", "nine ten eleven twelve, thirteen fourteen fifteen sixteen",
+			"[one two three four, five six seven eight]", "[nine ten eleven twelve, thirteen fourteen fifteen sixteen]"},
+		{"a common word between one-word changes stays", "a b c d e", "a x c y e", "a [b] c [d] e", "a [x] c [y] e"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -285,42 +301,6 @@ func joined(ss []span) string {
 		b.WriteString(s.Text)
 	}
 	return b.String()
-}
-
-func TestDiffLongTexts(t *testing.T) {
-	// Two texts of MaxTextRunes CJK runes, different throughout: the diff
-	// fits its table bound and finds the common half.
-	a := strings.Repeat("甲乙", MaxTextRunes/2)
-	b := strings.Repeat("甲丙", MaxTextRunes/2)
-	sa, sb := diff(a, b)
-	if joined(sa) != a || joined(sb) != b {
-		t.Fatal("spans do not give back the texts")
-	}
-	if n := changedRunes(sa); n != MaxTextRunes/2 {
-		t.Errorf("%d runes of A changed, want %d", n, MaxTextRunes/2)
-	}
-}
-
-func TestElide(t *testing.T) {
-	long := strings.Repeat("word ", 200) // 1000 runes
-	tests := []struct {
-		name string
-		in   []span
-		want string // marked form, with the long text written as L
-	}{
-		{"short kept", []span{{Text: "a "}, {Text: "b", Changed: true}, {Text: " c"}}, "a [b] c"},
-		{"only common", []span{{Text: long}}, strings.Repeat("word ", 96) + "{520}"},
-		{"before a change", []span{{Text: long}, {Text: "x", Changed: true}},
-			strings.Repeat("word ", 16) + "{760}" + strings.Repeat("word ", 32) + "[x]"},
-		{"after a change", []span{{Text: "x", Changed: true}, {Text: long}}, "[x]" + strings.Repeat("word ", 32) + "{840}"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := marked(elide(tt.in)); got != tt.want {
-				t.Errorf("elide = %q\nwant    %q", got, tt.want)
-			}
-		})
-	}
 }
 
 func TestBins(t *testing.T) {
@@ -392,7 +372,9 @@ func TestTopClusters(t *testing.T) {
 		for k := range members {
 			members[k] = fmt.Sprintf("c%d-%d", i, k)
 		}
-		cs.add(&clusterLine{Cluster: fmt.Sprintf("c%02d", i), Size: len(members), Representative: members[0], Members: members})
+		// The representative is the last member: shown even when the
+		// members are cut.
+		cs.add(&clusterLine{Cluster: fmt.Sprintf("c%02d", i), Size: len(members), Representative: members[len(members)-1], Members: members})
 	}
 	if len(cs.Top) != TopClusters || cs.Clusters != 30 {
 		t.Fatalf("kept %d of %d clusters, want %d of 30", len(cs.Top), cs.Clusters, TopClusters)
@@ -400,6 +382,9 @@ func TestTopClusters(t *testing.T) {
 	for i, c := range cs.Top {
 		if len(c.Members) > ShownMembers {
 			t.Errorf("cluster %s keeps %d members", c.Cluster, len(c.Members))
+		}
+		if !slices.Contains(c.Members, c.Representative) {
+			t.Errorf("cluster %s: representative %s not among the members shown %q", c.Cluster, c.Representative, c.Members)
 		}
 		if i > 0 && cmpClusters(cs.Top[i-1], c) > 0 {
 			t.Errorf("clusters out of order at %d: %s (%d) before %s (%d)", i, cs.Top[i-1].Cluster, cs.Top[i-1].Size, c.Cluster, c.Size)
@@ -534,5 +519,116 @@ func TestReadTextsNotAFile(t *testing.T) {
 			}
 			t.Fatal("readTexts hangs on a named pipe")
 		}
+	}
+}
+
+// TestRejectSamples: the rejects section shows the first RejectSamples
+// records of each reason with their place, detail and sample, escaped and
+// cut to their bounds; with the counts in summary.json, the rejects files
+// are read only until every reason has its samples (the damaged second
+// file is never reached).
+func TestRejectSamples(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	var rejects []any
+	for i := range 5 {
+		rejects = append(rejects, rejectLine{File: "in.jsonl", Line: int64(i + 1), Reason: "bad_json",
+			Detail: fmt.Sprintf("in.jsonl:%d: bad <b>JSON</b> %d", i+1, i), Sample: fmt.Sprintf(`{"id": "<script>alert(%d)</script>`, i)})
+	}
+	rejects = append(rejects, rejectLine{File: "in.jsonl", Line: 6, Reason: "too_large", Detail: "in.jsonl:6: too large", Sample: long})
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"summary.json": `{"counts": {"input_records": 16, "rejected": 6, "kept": 10}, "balanced": true,
+			"inputs": [{"index": 0, "path": "in.jsonl", "records": 16, "rejected": 6, "bytes": 9, "reject_reasons": {"bad_json": 5, "too_large": 1}}]}`,
+		"rejects-00000.jsonl": jsonLines(t, rejects...),
+		"rejects-00001.jsonl": "not json\n",
+	})
+	if err := Write(dir, nil, "id", "text"); err != nil {
+		t.Fatal(err)
+	}
+	html := readReport(t, dir)
+	for i := range 5 {
+		want := fmt.Sprintf(`<div class="rs"><code class="where">in.jsonl:%d</code> bad &lt;b&gt;JSON&lt;/b&gt; %d<pre>{&#34;id&#34;: &#34;&lt;script&gt;alert(%d)&lt;/script&gt;</pre></div>`, i+1, i, i)
+		if got := strings.Contains(html, want); got != (i < RejectSamples) {
+			t.Errorf("sample %d shown: %v, want %v (%s)", i, got, i < RejectSamples, want)
+		}
+	}
+	cutSample := strings.Repeat("x", maxSampleBytes-len("…")) + "…"
+	if !strings.Contains(html, `<code class="where">in.jsonl:6</code> too large<pre>`+cutSample+`</pre>`) {
+		t.Errorf("the long sample is not shown cut to %d bytes", maxSampleBytes)
+	}
+	if strings.Contains(html, "<script>") || strings.Contains(html, long[:maxSampleBytes+1]) {
+		t.Error("a sample is shown unescaped or uncut")
+	}
+
+	// Without the counts the files are read whole, and the damaged line
+	// is named.
+	writeFiles(t, dir, map[string]string{"summary.json": `{"counts": {"input_records": 16, "rejected": 6, "kept": 10}, "balanced": true}`})
+	if err := Write(dir, nil, "id", "text"); err == nil || !strings.Contains(err.Error(), "rejects-00001.jsonl: record 1") {
+		t.Errorf("Write error %v, want one naming rejects-00001.jsonl", err)
+	}
+}
+
+// TestOutputFiles: the page reads the output shards of a kind compressed
+// or not, in order, and nothing else.
+func TestOutputFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"pairs-00001.jsonl.gz":  jsonLines(t, pairLine{"a", "b", 0.9, 1, "minhash"}),
+		"pairs-00000.jsonl":     jsonLines(t, pairLine{"c", "d", 0.8, 2, "minhash"}),
+		"pairs-00002.jsonl.bak": "junk",
+		"pairs.txt":             "junk",
+		"summary.json":          `{"counts": {}}`,
+	})
+	files, err := outputFiles(dir, "pairs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "pairs-00000.jsonl"), filepath.Join(dir, "pairs-00001.jsonl.gz")}
+	if !slices.Equal(files, want) {
+		t.Errorf("outputFiles = %q, want %q", files, want)
+	}
+	ps, err := scanPairs(dir)
+	if err != nil || ps.Total != 2 {
+		t.Errorf("scanPairs read %d pairs (%v), want 2", ps.Total, err)
+	}
+}
+
+// TestWriteBounded: however large the texts, ids and reject samples, the
+// page stays small: 20 pairs of 50 kB near duplicates with long ids, and
+// long rejects.
+func TestWriteBounded(t *testing.T) {
+	dir, in := t.TempDir(), t.TempDir()
+	longID := func(i int) string { return fmt.Sprintf("%s-%d", strings.Repeat("id", 500), i) }
+	var pairs, docs, rejects []any
+	for i := range SamplePairs {
+		ws := randomWords(uint64(i), 8000)
+		ws2, _ := edited(ws, 20)
+		a, b := longID(2*i), longID(2*i+1)
+		pairs = append(pairs, pairLine{a, b, 0.5 + float64(i)/40, 3, "minhash"})
+		docs = append(docs, map[string]string{"id": a, "text": strings.Join(ws, " ")}, map[string]string{"id": b, "text": strings.Join(ws2, " ")})
+	}
+	for i := range 100 {
+		rejects = append(rejects, rejectLine{File: strings.Repeat("f", 1000), Line: int64(i), Reason: fmt.Sprintf("reason_%d", i%10),
+			Detail: strings.Repeat("d", 5000), Sample: strings.Repeat("s", 5000)})
+	}
+	writeFiles(t, dir, map[string]string{
+		"summary.json":         `{"counts": {"input_records": 140, "rejected": 100, "kept": 40}, "balanced": true}`,
+		"pairs-00000.jsonl":    jsonLines(t, pairs...),
+		"clusters-00000.jsonl": jsonLines(t, clusterLine{longID(0), 2, longID(0), []string{longID(0), longID(1)}}),
+		"rejects-00000.jsonl":  jsonLines(t, rejects...),
+	})
+	writeFiles(t, in, map[string]string{"in.jsonl": jsonLines(t, docs...)})
+	if err := Write(dir, []string{filepath.Join(in, "in.jsonl")}, "id", "text"); err != nil {
+		t.Fatal(err)
+	}
+	html := readReport(t, dir)
+	// 20 pairs × 2 sides × MaxShownRunes (120 kB) and their marks, ten
+	// reasons × 3 samples of about 700 bytes: a bound of 400 kB leaves room.
+	t.Logf("report of %d bytes for %.1f MB of texts", len(html), float64(2*SamplePairs*50_000)/1e6)
+	if len(html) > 400_000 {
+		t.Errorf("report of %d bytes, want at most 400 kB", len(html))
+	}
+	if n := strings.Count(html, "more characters not shown"); n != 2*SamplePairs {
+		t.Errorf("%d sides say their rest is not shown, want %d", n, 2*SamplePairs)
 	}
 }

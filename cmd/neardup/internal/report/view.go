@@ -10,33 +10,43 @@ import (
 // view is the data the page template prints; every string in it is escaped
 // by html/template.
 type view struct {
-	Dir          string
-	Headline     []stat
-	AllCounts    []stat
-	Balanced     bool
-	Wall         string
-	Stages       *chart
-	Sizes        *chart
-	Clusters     string // how many, with separators
-	Clustered    string
-	Sims         *chart
-	Legend       []legendItem
-	Pairs        string
-	Top          []topCluster
-	Sample       []pairView
-	TextNote     string
-	MaxTextRunes int
-	Rejects      []rejectRow // by reason, most frequent first
+	Dir           string
+	Headline      []stat
+	AllCounts     []stat
+	Balanced      bool
+	Wall          string
+	Stages        *chart
+	Sizes         *chart
+	Clusters      string // how many, with separators
+	Clustered     string
+	Sims          *chart
+	Legend        []legendItem
+	Pairs         string
+	Top           []topCluster
+	Sample        []pairView
+	TextNote      string
+	MaxTextRunes  string
+	MaxShownRunes string
+	RejectSamples int
+	Rejects       []rejectRow // by reason, most frequent first
 }
 
-// rejectRow is the number of rejected records with one reason.
+// rejectRow is the number of rejected records with one reason, and the
+// first few of them.
 type rejectRow struct {
 	Reason, Count, Share, Hint string
+	Samples                    []rejectSample
+}
+
+// rejectSample is one rejected record: where it is, what failed, and the
+// start of the record.
+type rejectSample struct {
+	Where, Detail, Sample string
 }
 
 // rejectRows lists the reasons, most frequent first, with their share of
-// all rejected records.
-func rejectRows(reasons map[string]int64, rejected int64) []rejectRow {
+// all rejected records and their samples.
+func rejectRows(reasons map[string]int64, rejected int64, samples map[string][]rejectLine) []rejectRow {
 	names := make([]string, 0, len(reasons))
 	for r := range reasons {
 		names = append(names, r)
@@ -48,7 +58,17 @@ func rejectRows(reasons map[string]int64, rejected int64) []rejectRow {
 		if rejected > 0 {
 			share = fmt.Sprintf("%.1f%%", 100*float64(reasons[r])/float64(rejected))
 		}
-		rows = append(rows, rejectRow{Reason: r, Count: commas(reasons[r]), Share: share, Hint: RejectHint(r)})
+		row := rejectRow{Reason: r, Count: commas(reasons[r]), Share: share, Hint: RejectHint(r)}
+		for _, s := range samples[r] {
+			where := s.File
+			if s.Line > 0 {
+				where = fmt.Sprintf("%s:%d", s.File, s.Line)
+			}
+			// The detail names the file and line first: they are shown apart.
+			detail := strings.TrimPrefix(strings.TrimPrefix(s.Detail, where), ": ")
+			row.Samples = append(row.Samples, rejectSample{Where: where, Detail: detail, Sample: s.Sample})
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }
@@ -65,19 +85,29 @@ type topCluster struct {
 	Rank                    int
 	Cluster, Representative string
 	Size                    string
-	Members                 []string
+	Snippet                 string // the first line of the representative's text
+	SnippetNote             string // why there is none, or that it is cut
+	Members                 []member
 	More                    string // "and N more", or ""
+}
+
+// member is a document listed in a cluster; Kept is the representative.
+type member struct {
+	ID   string
+	Kept bool
 }
 
 // pairView is one sampled pair with its texts diffed.
 type pairView struct {
 	N               int
 	A, B            string
+	KeptA, KeptB    string // "kept", "removed", or "" when not in a cluster
 	Jaccard, Method string
 	Hamming         int
 	HasText         bool
-	SpansA, SpansB  []span
+	Rows            []row
 	NoteA, NoteB    string // text missing or cut
+	DiffNote        string // the diff reached its time bound
 }
 
 // headline lists the counts shown first, in this order, by summary key.
@@ -98,21 +128,23 @@ var methodOrder = []string{"exact", "minhash", "simhash"}
 // newView turns what build gathered into the page's data.
 func newView(dir string, sum *summary, ps *pairStats, cs *clusterStats, sample []pairLine, texts map[string]text, note string) *view {
 	v := &view{
-		Dir:          dir,
-		Balanced:     sum.Balanced,
-		Wall:         fmt.Sprintf("%.1f s", sum.WallSeconds),
-		Clusters:     commas(cs.Clusters),
-		Clustered:    commas(cs.Documents),
-		Pairs:        commas(ps.Total),
-		TextNote:     note,
-		MaxTextRunes: MaxTextRunes,
+		Dir:           dir,
+		Balanced:      sum.Balanced,
+		Wall:          fmt.Sprintf("%.1f s", sum.WallSeconds),
+		Clusters:      commas(cs.Clusters),
+		Clustered:     commas(cs.Documents),
+		Pairs:         commas(ps.Total),
+		TextNote:      note,
+		MaxTextRunes:  commas(MaxTextRunes),
+		MaxShownRunes: commas(MaxShownRunes),
+		RejectSamples: RejectSamples,
 	}
 	v.Headline, v.AllCounts = counts(sum.Counts)
 	v.Stages = stageChart(sum.StageSeconds)
 	v.Sizes = sizeChart(cs.Buckets)
 	v.Sims, v.Legend = simChart(ps.Hist)
-	v.Top = topClusters(cs.Top)
-	v.Sample = pairViews(sample, texts, note == "")
+	v.Top = topClusters(cs.Top, texts, note)
+	v.Sample = pairViews(sample, cs.Reps, texts, note == "")
 	return v
 }
 
@@ -246,30 +278,75 @@ func binRange(bin int) string {
 	return fmt.Sprintf("[%.2f, %s", binStart(bin), hi)
 }
 
-func topClusters(top []clusterLine) []topCluster {
+// topClusters lists the largest clusters with their representative's
+// first line; note says why there are no texts at all.
+func topClusters(top []clusterLine, texts map[string]text, note string) []topCluster {
 	out := make([]topCluster, len(top))
 	for i, c := range top {
-		out[i] = topCluster{Rank: i + 1, Cluster: c.Cluster, Representative: c.Representative, Size: commas(int64(c.Size)), Members: c.Members}
-		if more := c.Size - len(c.Members); more > 0 {
-			out[i].More = fmt.Sprintf("and %s more", commas(int64(more)))
+		tc := topCluster{Rank: i + 1, Cluster: shortID(c.Cluster), Representative: shortID(c.Representative), Size: commas(int64(c.Size))}
+		for _, m := range c.Members {
+			tc.Members = append(tc.Members, member{ID: shortID(m), Kept: m == c.Representative})
 		}
+		if more := c.Size - len(c.Members); more > 0 {
+			tc.More = fmt.Sprintf("and %s more", commas(int64(more)))
+		}
+		if t, ok := texts[c.Representative]; ok {
+			tc.Snippet = firstLine(t.Text)
+		} else if note == "" {
+			tc.SnippetNote = "text not found in the input files"
+		}
+		out[i] = tc
 	}
 	return out
 }
 
+// firstLine returns the first line of s with text in it, cut to
+// snippetRunes with "…" standing for the rest of the line.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			if short := prefix(line, snippetRunes); short != line {
+				return short + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}
+
+// shortID cuts an id to maxIDBytes for the page.
+func shortID(id string) string { return cutBytes(id, maxIDBytes) }
+
+// keptMark says whether the run kept id: the representative of a cluster
+// is kept, its other members removed.
+func keptMark(id string, reps map[string]string) string {
+	rep, ok := reps[id]
+	switch {
+	case !ok:
+		return ""
+	case rep == id:
+		return "kept"
+	}
+	return "removed"
+}
+
 // pairViews diffs the texts of the sampled pairs; withText is false when
 // the texts could not be read at all.
-func pairViews(sample []pairLine, texts map[string]text, withText bool) []pairView {
+func pairViews(sample []pairLine, reps map[string]string, texts map[string]text, withText bool) []pairView {
 	out := make([]pairView, len(sample))
 	for i, p := range sample {
-		pv := pairView{N: i + 1, A: p.A, B: p.B, Jaccard: fmt.Sprintf("%.4f", p.Jaccard), Hamming: p.Hamming, Method: p.Method}
+		pv := pairView{N: i + 1, A: shortID(p.A), B: shortID(p.B), KeptA: keptMark(p.A, reps), KeptB: keptMark(p.B, reps),
+			Jaccard: fmt.Sprintf("%.4f", p.Jaccard), Hamming: p.Hamming, Method: p.Method}
 		ta, okA := texts[p.A]
 		tb, okB := texts[p.B]
 		pv.NoteA, pv.NoteB = textNote(okA, ta), textNote(okB, tb)
 		if withText {
 			pv.HasText = true
-			sa, sb := diff(ta.Text, tb.Text)
-			pv.SpansA, pv.SpansB = elide(sa), elide(sb)
+			chunks, timedOut := align(ta.Text, tb.Text)
+			pv.Rows = sideBySide(chunks)
+			if timedOut {
+				pv.DiffNote = fmt.Sprintf("the diff reached its time bound (%v): some common words may be marked as changed", diffTimeout)
+			}
 		}
 		out[i] = pv
 	}
@@ -281,7 +358,7 @@ func textNote(found bool, t text) string {
 	case !found:
 		return "text not found in the input files"
 	case t.Dropped > 0:
-		return fmt.Sprintf("first %s characters shown, %s more not shown or compared", commas(MaxTextRunes), commas(int64(t.Dropped)))
+		return fmt.Sprintf("first %s characters compared, %s more not compared", commas(MaxTextRunes), commas(int64(t.Dropped)))
 	}
 	return ""
 }
