@@ -60,6 +60,7 @@ func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]
 	matches.Flush(emitMatch)
 	skips.Flush(emitSkip)
 	emitStat(output.StatExactDups, dups)
+	Progress.Skipped.Add(dups)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -39,6 +40,8 @@ type fileRead struct {
 	// seen, if not nil, is the first pass's reading of the input, which
 	// open is then (not a spool copy): see readFileFrom.
 	seen *seenFile
+	// count, if not nil, gets the number of stored bytes read.
+	count *atomic.Int64
 	// parquet, if not nil, is called with a Parquet input in place of
 	// record.ReadParquet (see parquet.go).
 	parquet func(ra io.ReaderAt, size int64) error
@@ -179,7 +182,11 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 			return nil, err
 		}
 	}
-	fr := fingerprint.NewReader(rc)
+	var stored io.Reader = rc
+	if rd.count != nil {
+		stored = countingReader{rc, rd.count}
+	}
+	fr := fingerprint.NewReader(stored)
 	if record.FormatFor(rd.name, rd.opt.Format) == record.Parquet {
 		err = readParquetFile(rc, fr, fp.Size, rd, doc, reject) // parquet.go
 	} else {

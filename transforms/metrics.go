@@ -2,6 +2,9 @@ package transforms
 
 import (
 	"context"
+	"io"
+	"maps"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,8 +22,43 @@ import (
 var Progress struct {
 	Read     atomic.Int64 // documents read by the first pass
 	Signed   atomic.Int64 // documents signed
+	Skipped  atomic.Int64 // documents the signature pass skips: exact duplicates of another
 	Verified atomic.Int64 // candidate pairs verified (accepted or not)
 	Matched  atomic.Int64 // pairs accepted
+	Bytes    atomic.Int64 // stored bytes of the input files read by the first pass
+	// Stages holds when each stage started and last ended a piece of work
+	// (a bundle's element: a file, a partition) in this process.
+	Stages stageClock
+}
+
+// stageClock records, per stage, the start of its first piece of work and
+// the end of its latest.
+type stageClock struct {
+	mu    sync.Mutex
+	spans map[string][2]time.Time
+}
+
+func (c *stageClock) note(stage string, from, to time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.spans == nil {
+		c.spans = map[string][2]time.Time{}
+	}
+	s, ok := c.spans[stage]
+	if !ok || from.Before(s[0]) {
+		s[0] = from
+	}
+	if to.After(s[1]) {
+		s[1] = to
+	}
+	c.spans[stage] = s
+}
+
+// Spans returns a copy of each stage's first start and latest end so far.
+func (c *stageClock) Spans() map[string][2]time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.spans)
 }
 
 // running counts the DoFn calls under way in this process (see begin).
@@ -72,8 +110,22 @@ func WaitIdle(timeout time.Duration) bool {
 // addBusy adds d to stage's busy-time counter, and the times from and now
 // to its span.
 func addBusy(ctx context.Context, stage string, d time.Duration, from time.Time) {
+	now := time.Now()
 	beam.NewCounter(output.MetricsNamespace, output.BusyPrefix+stage).Inc(ctx, d.Milliseconds())
 	span := beam.NewDistribution(output.MetricsNamespace, output.SpanPrefix+stage)
 	span.Update(ctx, from.UnixMilli())
-	span.Update(ctx, time.Now().UnixMilli())
+	span.Update(ctx, now.UnixMilli())
+	Progress.Stages.note(stage, from, now)
+}
+
+// countingReader adds the bytes read through it to n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }

@@ -71,7 +71,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	broken := false // a read error ends the file: keep no spool of it
 	var fp *fingerprint.Fingerprint
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
-		fp, err = readFileFrom(ctx, fileRead{open: path, name: path, opt: opt, tee: tee}, doc, reject)
+		fp, err = readFileFrom(ctx, fileRead{open: path, name: path, opt: opt, tee: tee, count: &Progress.Bytes}, doc, reject)
 		return err
 	}
 	err := mapDocs(parsed(read), fn.Cfg.Workers, normalizer, func(k *keyed) {

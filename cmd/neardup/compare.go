@@ -56,7 +56,7 @@ func newCompareFlags() (*flag.FlagSet, *compareFlags) {
 	fs.Float64Var(&f.opt.Threshold, "threshold", f.opt.Threshold, "Jaccard similarity at or above which two documents are near-duplicates")
 	fs.IntVar(&f.opt.Hamming, "hamming", f.opt.Hamming, "SimHash: largest Hamming distance of near-duplicates (bits of 64)")
 	fs.IntVar(&f.opt.Perms, "perms", f.opt.Perms, "MinHash permutations")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), compareUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), compareUsage); printGrouped(fs.Output(), fs, nil) }
 	return fs, f
 }
 
@@ -64,8 +64,11 @@ func newCompareFlags() (*flag.FlagSet, *compareFlags) {
 // stdout.
 func compareMain(args []string) error {
 	fs, f := newCompareFlags()
+	usage := fs.Usage // parseInterspersed prints nothing
 	pos, err := parseInterspersed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(os.Stdout)
+		usage()
 		return nil
 	}
 	if err != nil {
@@ -103,7 +106,7 @@ func compareMain(args []string) error {
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseQuiet(fs, args); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()

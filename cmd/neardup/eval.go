@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,12 +53,12 @@ func evalTo(w io.Writer, args []string) error {
 	synthetic := fs.String("synthetic", "", "synthetic pairs TSV, for recall by edit type")
 	threshold := fs.Float64("threshold", 0.8, "the run's Jaccard threshold")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), evalUsage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
+	usage := func() { fmt.Fprint(w, evalUsage); printGrouped(w, fs, nil) }
+	if err := parseFlags(fs, args, usage); err != nil {
 		return err
 	}
 	if *pairs == "" || *truthPath == "" {
-		return errors.New("--pairs and --truth are required (see 'neardup help eval')")
+		return usagef("--pairs and --truth are required (see 'neardup help eval')")
 	}
 	ps, cs, err := quality.ReadRun(*pairs)
 	if err != nil {

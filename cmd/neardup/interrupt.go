@@ -97,6 +97,7 @@ func handleSignals(cancel context.CancelFunc, jobDone <-chan struct{}) {
 		case <-time.After(time.Second):
 		}
 		runCleanups()
+		endProgress(false) // clears the line on a terminal
 		interruptState.Lock()
 		out, complete := interruptState.out, interruptState.complete
 		interruptState.Unlock()

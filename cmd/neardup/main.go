@@ -6,15 +6,17 @@
 //	neardup run --input 'GLOB[,GLOB...]' --output DIR [flags]
 //
 // Run 'neardup help run' for the flags. Beam's own flags (--runner,
-// --endpoint, --environment_type, --job_name, ...) are accepted too; the
-// default runner is Prism, in process.
+// --endpoint, --environment_type, --job_name, ...: 'neardup help runners')
+// are accepted too; the default runner is Prism, in process.
 package main
 
 import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -35,8 +37,12 @@ Commands:
 	eval     measure a run's pairs and clusters against ground truth
 	tune     measure on a sample which bands, shingle size and Hamming bound fit a threshold
 	compare  print every similarity measure of two documents side by side
+	version  print neardup's version, commit, and the Go and Beam versions
 
-Run 'neardup help <command>' for a command's flags.
+Run 'neardup help <command>' for a command's flags, and
+'neardup help runners' for Beam's flags that choose where a job runs
+(--runner, --endpoint, ...). Flags take one or two dashes, and '-' or '_'
+between words alike (--max-doc-bytes, --max_doc_bytes).
 
 Examples:
 
@@ -56,14 +62,14 @@ func main() {
 		os.Exit(2)
 	}
 	cmd := os.Args[1]
+	switch cmd {
+	case "-h", "-help", "--help":
+		cmd = "help"
+	case "-version", "--version":
+		cmd = "version"
+	}
 	if strings.HasPrefix(cmd, "-") {
-		// A worker started by a runner: the binary re-executes itself with
-		// Beam's worker flags (--worker, --id, ...) and no subcommand;
-		// beam.Init runs the worker harness and does not return.
-		flag.Parse()
-		beam.Init()
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
+		workerMain()
 	}
 	if cmd == "run" || cmd == "audit" {
 		reexecWithMadvFree()
@@ -80,36 +86,28 @@ func main() {
 		err = compareMain(os.Args[2:])
 	case "tune":
 		err = tuneMain(os.Args[2:])
-	case "help", "-h", "--help":
+	case "version":
 		if len(os.Args) > 2 {
-			switch os.Args[2] {
-			case "run":
-				runUsage()
-				return
-			case "audit":
-				auditUsage()
-				return
-			case "eval":
-				_ = evalMain([]string{"-h"})
-				return
-			case "compare":
-				_ = compareMain([]string{"-h"})
-				return
-			case "tune":
-				_ = tuneMain([]string{"-h"})
-				return
-			}
+			err = usagef("takes no arguments (see 'neardup help version')")
+			break
 		}
-		fmt.Fprint(os.Stdout, usage)
+		bi, _ := debug.ReadBuildInfo()
+		fmt.Print(versionText(bi))
 		return
+	case "help":
+		err = helpMain(os.Args[2:])
 	default:
-		fmt.Fprintf(os.Stderr, "neardup: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(os.Stderr, "neardup: %s\n", unknownCommand(cmd))
 		os.Exit(2)
 	}
 	waitIfInterrupted()
 	var usage usageError
+	var unknown unknownFlagError
 	switch {
 	case err == nil || errors.Is(err, errHelp):
+	case errors.As(err, &unknown):
+		fmt.Fprintf(os.Stderr, "neardup %s: %v; see 'neardup help %s'\n", cmd, err, cmd)
+		os.Exit(2)
 	case errors.As(err, &usage):
 		fmt.Fprintf(os.Stderr, "neardup %s: %v\n", cmd, err)
 		os.Exit(2)
@@ -117,6 +115,54 @@ func main() {
 		fmt.Fprintf(os.Stderr, "neardup %s: %s\n", cmd, oneLine(err.Error()))
 		os.Exit(1)
 	}
+}
+
+// workerMain runs the binary as a Beam worker: a runner that starts
+// workers from it (boot) gives Beam's worker flags (--worker, --id, ...)
+// and no command; beam.Init runs the worker harness and does not return.
+// Flags without a command that are not a worker's are a one-line mistake.
+func workerMain() {
+	flag.CommandLine.Init(os.Args[0], flag.ContinueOnError)
+	flag.CommandLine.SetOutput(io.Discard)
+	err := flag.CommandLine.Parse(os.Args[1:])
+	if w := flag.Lookup("worker"); err == nil && w != nil && w.Value.String() == "true" {
+		beam.Init()
+	}
+	fmt.Fprintf(os.Stderr, "neardup: %s is not a command: usage: neardup <command> [flags]; see 'neardup help'\n", os.Args[1])
+	os.Exit(2)
+}
+
+// helpMain prints the help on the topic args name: neardup's commands, a
+// command's flags, or Beam's runner flags.
+func helpMain(args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stdout, usage)
+		return nil
+	}
+	if len(args) > 2 || len(args) == 2 && !(args[0] == "runners" && args[1] == "--all") {
+		return usagef("want one topic: 'neardup help [command|runners]'")
+	}
+	switch args[0] {
+	case "run":
+		runUsage()
+	case "audit":
+		auditUsage()
+	case "eval":
+		return evalMain([]string{"-h"})
+	case "compare":
+		return compareMain([]string{"-h"})
+	case "tune":
+		return tuneMain([]string{"-h"})
+	case "runners":
+		runnersUsage(os.Stdout, flag.CommandLine, len(args) == 2)
+	case "version":
+		fmt.Print("usage: neardup version (or neardup --version)\n\nVersion prints neardup's module version, the commit it was built from, and\nthe Go and Beam SDK versions.\n")
+	case "help":
+		fmt.Fprint(os.Stdout, usage)
+	default:
+		return usagef("%s", unknownCommand(args[0]))
+	}
+	return nil
 }
 
 // oneLine joins the lines of an error message.

@@ -114,8 +114,8 @@ Examples:
 	neardup run --input 'pages/*.tsv' --format tsv --output out/pages
 
 Beam flags such as --runner (default prism), --endpoint and
---environment_type choose where the job runs (see scripts/run-flink.sh and
-scripts/run-dataflow.sh).
+--environment_type choose where the job runs: see 'neardup help runners'.
+neardup's flags may also be written with '_' (--max_doc_bytes).
 `)
 	printGrouped(os.Stdout, fs, runFlagGroups)
 }
@@ -132,7 +132,8 @@ var runFlagGroups = []struct {
 }
 
 // printGrouped prints the flags of fs under the titles of groups, then any
-// flag no group names, in the layout of flag.PrintDefaults.
+// flag no group names (under "Other", if there are groups), in the layout
+// of flag.PrintDefaults with two dashes.
 func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
 	title string
 	names []string
@@ -141,7 +142,7 @@ func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
 	one := func(f *flag.Flag) {
 		seen[f.Name] = true
 		name, usage := flag.UnquoteUsage(f)
-		fmt.Fprintf(w, "  -%s", f.Name)
+		fmt.Fprintf(w, "  --%s", f.Name)
 		if name != "" {
 			fmt.Fprintf(w, " %s", name)
 		}
@@ -169,11 +170,11 @@ func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
 			rest = append(rest, f)
 		}
 	})
-	if len(rest) > 0 {
+	if len(rest) > 0 && len(groups) > 0 {
 		fmt.Fprintf(w, "\nOther:\n")
-		for _, f := range rest {
-			one(f)
-		}
+	}
+	for _, f := range rest {
+		one(f)
 	}
 }
 
@@ -282,6 +283,7 @@ func runMain(args []string) error {
 func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
 	res, err := beamx.RunWithMetrics(ctx, p)
 	close(jobDone)
+	endProgress(err == nil)
 	if err != nil {
 		if localRunner() && ctx.Err() == nil {
 			transforms.WaitIdle(30 * time.Second)
@@ -497,10 +499,7 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 		})
 	}
 	if !f.quiet && localRunner() {
-		quit := make(chan struct{})
-		done := make(chan struct{})
-		go func() { progress(os.Stderr, 5*time.Second, quit); close(done) }()
-		undo = append(undo, func() { close(quit); <-done })
+		undo = append(undo, startProgress(files))
 	}
 	return stop, nil
 }

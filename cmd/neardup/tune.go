@@ -34,7 +34,7 @@ func tuneMain(args []string) error {
 	idField := fs.String("id-field", record.DefaultIDField, "field holding the document id")
 	textField := fs.String("text-field", record.DefaultTextField, "field holding the text")
 	shingle := fs.String("tokens", "char", "CJK tokens: char or word")
-	usage := func() { fs.SetOutput(os.Stdout); fmt.Print(tuneUsage); fs.PrintDefaults() }
+	usage := func() { fmt.Print(tuneUsage); printGrouped(os.Stdout, fs, nil) }
 	if err := parseFlags(fs, args, usage); err != nil {
 		return err
 	}

@@ -34,22 +34,34 @@ const (
 
 // parseFlags parses args into fs and turns every problem into one line:
 // -h prints help (usage) and returns errHelp; an unknown flag or a value
-// that does not parse is a usageError naming the flag.
+// that does not parse is a usageError naming the flag. A flag may be
+// spelled with '-' or '_' between words (normalizeFlags).
 func parseFlags(fs *flag.FlagSet, args []string, usage func()) error {
-	fs.Init(fs.Name(), flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // the error comes back as one line; -h prints usage
-	fs.Usage = func() {}
-	err := fs.Parse(args)
+	err := parseQuiet(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		usage()
 		return errHelp
 	case err != nil:
-		return usageError{err}
+		return err
 	case fs.NArg() > 0:
 		return usagef("unexpected arguments %q", fs.Args())
 	}
 	return nil
+}
+
+// parseQuiet parses args into fs, printing nothing: it returns
+// flag.ErrHelp for -h, and any other problem as a one-line usageError
+// (flagError).
+func parseQuiet(fs *flag.FlagSet, args []string) error {
+	fs.Init(fs.Name(), flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the error comes back as one line; -h prints usage
+	fs.Usage = func() {}
+	err := fs.Parse(normalizeFlags(fs, args))
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return flagError(fs, err)
+	}
+	return err
 }
 
 // errHelp: the help was asked for and printed; the command exits 0.
