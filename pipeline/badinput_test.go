@@ -78,17 +78,14 @@ type shardReject struct {
 
 func readRejects(t *testing.T, dir string) []shardReject {
 	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(dir, "rejects-*.jsonl"))
+	names, _ := filepath.Glob(filepath.Join(dir, "rejects-*.jsonl*"))
 	var out []shardReject
 	for _, name := range names {
 		var shard int
 		if _, err := fmt.Sscanf(filepath.Base(name), "rejects-%d.jsonl", &shard); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readOutput(t, name)
 		for _, line := range bytes.Split(bytes.TrimSuffix(b, []byte{'\n'}), []byte{'\n'}) {
 			r := shardReject{shard: shard}
 			if err := json.Unmarshal(line, &r.RejectLine); err != nil {
@@ -299,13 +296,10 @@ func TestBadInput(t *testing.T) {
 // clusterLines reads every clusters-*.jsonl of dir.
 func clusterLines(t *testing.T, dir string) []output.ClusterLine {
 	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(dir, "clusters-*.jsonl"))
+	names, _ := filepath.Glob(filepath.Join(dir, "clusters-*.jsonl*"))
 	var out []output.ClusterLine
 	for _, name := range names {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readOutput(t, name)
 		dec := json.NewDecoder(bytes.NewReader(b))
 		for dec.More() {
 			var cl output.ClusterLine
@@ -321,13 +315,10 @@ func clusterLines(t *testing.T, dir string) []output.ClusterLine {
 // keptIDs returns the ids of the records in dedup-NNNNN.jsonl, by shard.
 func keptIDs(t *testing.T, dir string) map[string][]string {
 	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(dir, "dedup-*.jsonl"))
+	names, _ := filepath.Glob(filepath.Join(dir, "dedup-*.jsonl*"))
 	out := map[string][]string{}
 	for _, name := range names {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readOutput(t, name)
 		dec := json.NewDecoder(bytes.NewReader(b))
 		for dec.More() {
 			var d struct{ ID string }

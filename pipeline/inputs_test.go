@@ -197,7 +197,7 @@ func TestInputNotAFile(t *testing.T) {
 		want := output.InputFile{Index: i, Path: files[i], Records: 1, Rejected: 1,
 			Reasons: map[string]int64{record.ReasonNotAFile: 1}}
 		if files[i] == inputs(t, good)[0] {
-			want = output.InputFile{Index: i, Path: files[i], Records: 6, Bytes: fi.Size(), Fingerprint: in.Fingerprint}
+			want = output.InputFile{Index: i, Path: files[i], Records: 6, Bytes: fi.Size(), Compression: "gzip", Fingerprint: in.Fingerprint}
 			if !strings.Contains(in.Fingerprint, fmt.Sprintf("size=%d ", fi.Size())) {
 				t.Errorf("fingerprint of %s: %q", files[i], in.Fingerprint)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 func TestMain(m *testing.M) { ptest.Main(m) }
@@ -87,13 +89,26 @@ func dedupRecords(t *testing.T, dir string) int64 {
 	var lines int64
 	files, _ := filepath.Glob(filepath.Join(dir, "dedup-*"))
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines += int64(bytes.Count(b, []byte{'\n'}))
+		lines += int64(bytes.Count(readOutput(t, f), []byte{'\n'}))
 	}
 	return lines
+}
+
+// readOutput returns the content of an output file, decompressed by its
+// name (.gz, .zst).
+func readOutput(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	comp := max(record.ByName(path), record.None)
+	b, err := io.ReadAll(record.NewReader(path, f, comp))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b
 }
 
 func evaluate(t *testing.T, dir string, truth quality.Truth) quality.Report {

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
@@ -106,7 +107,7 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunk
 	slices.Sort(docs)
 	var exact, nmatches, batchOnly int64
 	if len(docs) > 0 {
-		err = writeAtomically(ctx, fn.Cfg.Output, output.ShardName(output.KindAudit, file), func(w io.Writer) error {
+		err = writeCompressed(ctx, fn.Cfg.Output, output.ShardName(output.KindAudit, file), fn.Cfg.outCompression(record.None), func(w io.Writer) error {
 			for _, d := range docs {
 				ms := make([]wire.Match, 0, len(best[d]))
 				for _, m := range best[d] {

@@ -278,8 +278,14 @@ func (fn *clusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 	var clusters, clustered, removed int64
 	err = components.Clusters(all, fn.Cfg.Keep == "longest", func(comp []wire.Member, rep int) error {
 		cl := output.ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
+		if fn.Cfg.Locations {
+			cl.Locations = make([]output.Location, len(comp))
+		}
 		for k, m := range comp {
 			cl.Members[k] = m.ID
+			if cl.Locations != nil {
+				cl.Locations[k] = output.LocationOf(wire.File(m.Doc), wire.Line(m.Doc))
+			}
 			if k != rep {
 				line := wire.Line(m.Doc)
 				removes.Add(wire.File(m.Doc), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, emitRemove)

@@ -20,8 +20,11 @@ import (
 // Config is the job configuration. DoFns carry it as an exported field, so
 // Beam serializes it to the workers; it holds only plain values.
 type Config struct {
-	Output      string // output directory (local path or a Beam filesystem URL)
-	Format      string // jsonl, tsv or text
+	Output string // output directory (local path or a Beam filesystem URL)
+	Format string // jsonl, tsv or text
+	// IDField names the JSONL id field (a dotted path for a nested one);
+	// "": documents are FILE:LINE. A JSONL file whose first record has no
+	// such field is identified by FILE:LINE too (record.IDAuto).
 	IDField     string
 	TextField   string
 	MaxDocBytes int
@@ -79,6 +82,15 @@ type Config struct {
 	// shards, see infoshard.go). Every worker must be able to read and write
 	// it; pipeline.Build defaults it to Output/.tmp-work.
 	Work string
+
+	// Compress is the compression of the line outputs (pairs, clusters,
+	// rejects, audit) and deduplicated copies: none, gzip or zstd; ""
+	// gives each deduplicated copy its input's compression and leaves the
+	// rest plain.
+	Compress string
+	// Locations adds each document's input file index and line to the
+	// pairs and clusters lines.
+	Locations bool
 
 	// IndexOut, if set, is the directory where a run writes the signature
 	// index of the documents it keeps (see package index).
@@ -147,6 +159,11 @@ func (c Config) Validate() error {
 	if _, err := record.ParseFormat(c.Format); err != nil {
 		return err
 	}
+	if c.Compress != "" {
+		if _, err := record.ParseCompression(c.Compress); err != nil {
+			return err
+		}
+	}
 	if _, err := c.signatureConfig(); err != nil {
 		return err
 	}
@@ -188,8 +205,22 @@ func (c Config) Validate() error {
 
 func (c Config) recordOptions() record.Options {
 	f, _ := record.ParseFormat(c.Format)
-	return record.Options{Format: f, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes,
+	ids := record.IDAuto
+	if c.IDField == "" {
+		ids = record.IDFromLine
+	}
+	return record.Options{Format: f, IDField: c.IDField, TextField: c.TextField, IDs: ids, MaxDocBytes: c.MaxDocBytes,
 		Workers: cmp.Or(c.Workers, runtime.GOMAXPROCS(0))} // Parquet row groups decoded at once
+}
+
+// outCompression is the compression of the line outputs; for a
+// deduplicated copy, in is its input's.
+func (c Config) outCompression(in record.Compression) record.Compression {
+	if c.Compress == "" {
+		return in
+	}
+	comp, _ := record.ParseCompression(c.Compress)
+	return comp
 }
 
 func (c Config) signatureConfig() (signature.Config, error) {

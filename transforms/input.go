@@ -36,7 +36,15 @@ type fileRead struct {
 	open string // the path to open: the input file or its spool copy
 	name string // the input file's path, which names its records and rejects
 	opt  record.Options
-	tee  io.Writer // if not nil, gets the decompressed bytes
+	// plain: open is a spool copy, already decompressed; else its
+	// compression is found by name or content (record.NewReader).
+	plain bool
+	// tee, if not nil, gets the decompressed bytes of a compressed file
+	// (nothing of a plain one).
+	tee io.Writer
+	// comp, if not nil, gets the compression found (record.None for a
+	// file not read or empty).
+	comp *record.Compression
 	// seen, if not nil, is the first pass's reading of the input, which
 	// open is then (not a spool copy): see readFileFrom.
 	seen *seenFile
@@ -51,6 +59,7 @@ type fileRead struct {
 type seenFile struct {
 	unread bool // it rejected the whole file without reading it
 	fp     fingerprint.Fingerprint
+	comp   record.Compression // the compression it found
 }
 
 // seenName is the name of the first pass's InputFile of input file index
@@ -97,11 +106,18 @@ func readSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &seenFile{fp: fp}, nil
+	comp := record.None
+	if in.Compression != "" {
+		if comp, err = record.ParseCompression(in.Compression); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return &seenFile{fp: fp, comp: comp}, nil
 }
 
-// readFileFrom opens rd.open (any Beam filesystem, gzip by extension, Parquet
-// by extension or format: see parquet.go) and
+// readFileFrom opens rd.open (any Beam filesystem; gzip or zstd by name or
+// content, see record.NewReader, unless rd.plain; Parquet by name or format,
+// see parquet.go) and
 // parses it as if it were the input file rd.name: records and rejects are
 // named by rd.name (for the text format, it is the document id). It
 // returns the fingerprint of the stored bytes it read, or nil if it did
@@ -187,13 +203,17 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 		stored = countingReader{rc, rd.count}
 	}
 	fr := fingerprint.NewReader(stored)
+	comp := record.None // a Parquet file's codecs are its own
 	if record.FormatFor(rd.name, rd.opt.Format) == record.Parquet {
 		err = readParquetFile(rc, fr, fp.Size, rd, doc, reject) // parquet.go
 	} else {
-		err = readStream(path, fr, rd, doc, reject)
+		comp, err = readStream(fr, rd, doc, reject)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if rd.comp != nil {
+		*rd.comp = comp
 	}
 	var readErr error
 	fp.Read, fp.CRC, readErr = fr.Finish()
@@ -211,16 +231,20 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 }
 
 // readStream parses the input of a line format or the text format from fr,
-// decompressed by the extension of path.
-func readStream(path string, fr io.Reader, rd fileRead, doc func(record.Doc) error, reject func(record.Reject) error) error {
-	r, err := record.Decompress(path, fr)
-	if err != nil {
-		return err // only for a nil reader
+// decompressed by its name or content (see record.NewReader), and returns
+// the compression it found.
+func readStream(fr io.Reader, rd fileRead, doc func(record.Doc) error, reject func(record.Reject) error) (record.Compression, error) {
+	c := record.Unknown
+	if rd.plain {
+		c = record.None
 	}
+	dr := record.NewReader(rd.name, fr, c)
+	var r io.Reader = dr
 	if rd.tee != nil {
-		r = io.TeeReader(r, rd.tee)
+		r = compressedTee{dr, rd.tee}
 	}
-	return record.Read(r, rd.name, rd.opt, doc, reject)
+	err := record.Read(r, rd.name, rd.opt, doc, reject)
+	return max(dr.Compression(), record.None), err
 }
 
 // notAFile says what the local path is when it is not a regular file (nor
@@ -256,4 +280,21 @@ func notAFile(path string, fi fs.FileInfo, err error) string {
 		return "a block device, not a regular file"
 	}
 	return fmt.Sprintf("not a regular file (mode %v)", m)
+}
+
+// compressedTee reads r and writes what it reads to w when r's stream is
+// compressed (known from its first read on).
+type compressedTee struct {
+	r *record.Reader
+	w io.Writer
+}
+
+func (t compressedTee) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 && t.r.Compression() != record.None {
+		if _, werr := t.w.Write(p[:n]); werr != nil {
+			return n, werr
+		}
+	}
+	return n, err
 }

@@ -47,6 +47,9 @@ type readKeysFn struct {
 func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects, emitInput func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Read", begin())
 	opt := fn.Cfg.recordOptions()
+	lineIDs := false
+	opt.OnLineIDs = func() { lineIDs = true }
+	comp := record.None
 	b := wire.NewBatcher(0)
 	var rejects []byte
 	var docs, rej, nbytes int64
@@ -71,7 +74,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	broken := false // a read error ends the file: keep no spool of it
 	var fp *fingerprint.Fingerprint
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
-		fp, err = readFileFrom(ctx, fileRead{open: path, name: path, opt: opt, tee: tee, count: &Progress.Bytes}, doc, reject)
+		fp, err = readFileFrom(ctx, fileRead{open: path, name: path, opt: opt, tee: tee, count: &Progress.Bytes, comp: &comp}, doc, reject)
 		return err
 	}
 	err := mapDocs(parsed(read), fn.Cfg.Workers, normalizer, func(k *keyed) {
@@ -84,7 +87,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	}, func(r record.Reject) error {
 		rej++
 		reasons[r.Reason]++
-		if r.Reason == record.ReasonCorruptGzip || r.Reason == record.ReasonReadError {
+		if record.EndsFile(r.Reason) {
 			broken = true
 		}
 		line, err := json.Marshal(output.RejectLine{File: r.File, Line: r.Line, Offset: r.Offset, Reason: r.Reason, Detail: r.Detail, Sample: r.Sample})
@@ -98,7 +101,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
 	if !broken {
-		if spool != nil {
+		if spool != nil && comp != record.None {
 			spool.commit(ctx)
 		}
 		norms.commit(ctx)
@@ -112,9 +115,12 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		in.Reasons = reasons
 	}
 	if fp != nil { // else a whole-file reject, not read
-		in.Bytes, in.Fingerprint = fp.Size, fp.String()
+		in.Bytes, in.Fingerprint, in.Compression = fp.Size, fp.String(), comp.String()
 		if fp.Size < 0 {
 			in.Bytes = fp.Read
+		}
+		if lineIDs {
+			in.IDs = output.LineIDs
 		}
 	}
 	line, err := json.Marshal(in)

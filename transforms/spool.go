@@ -17,7 +17,7 @@ import (
 )
 
 // The spool keeps two copies of each input file, written by the first pass:
-// the decompressed bytes of a gzipped file, so that the passes that need the
+// the decompressed bytes of a compressed (gzip or zstd) file, so that the passes that need the
 // records as they are (the deduplicated copy) read plain bytes instead of
 // inflating the file again; and the file's good documents, normalized
 // (normalize.Text) and without the record syntax, so that the passes that
@@ -52,7 +52,8 @@ func (c Config) spoolPath(file int) string {
 func (c Config) reader(ctx context.Context, file int, path string, opt record.Options) fileReader {
 	return func(doc func(record.Doc) error, reject func(record.Reject) error) error {
 		rd := fileRead{open: c.Spooled(file, path), name: path, opt: opt}
-		if rd.open == path { // a spool copy holds what the first pass read
+		rd.plain = rd.open != path
+		if !rd.plain { // a spool copy holds what the first pass read
 			var err error
 			if rd.seen, err = readSeen(ctx, c.Work, file); err != nil {
 				return err
@@ -182,10 +183,11 @@ func (s *spoolFile) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// newSpool starts the spool copy of a gzipped input file, or returns nil
-// when there is no spool or the file is not compressed.
+// newSpool starts the spool copy of an input file, or returns nil when
+// there is no spool. It gets bytes only if the file is compressed (see
+// compressedTee); the caller commits it only then.
 func (c Config) newSpool(ctx context.Context, file int, path string) *spoolFile {
-	if c.Spool == "" || !record.IsGzip(path) {
+	if c.Spool == "" {
 		return nil
 	}
 	return newSpoolFile(ctx, c.spoolPath(file), path)

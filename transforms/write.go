@@ -62,7 +62,7 @@ func (fn *writeLinesFn) ProcessElement(ctx context.Context, file int, chunks fun
 	var err error
 	for chunks(&chunk) {
 		if fn.Kind == output.KindPairs {
-			lines, err = appendPairLines(lines, chunk)
+			lines, err = appendPairLines(lines, chunk, fn.Cfg.Locations)
 		} else {
 			lines, err = wire.AppendLines(lines, chunk)
 		}
@@ -76,7 +76,8 @@ func (fn *writeLinesFn) ProcessElement(ctx context.Context, file int, chunks fun
 		}
 		return cmpU64(a.K2, b.K2)
 	})
-	err = writeAtomically(ctx, fn.Cfg.Output, output.ShardName(fn.Kind, file), func(w io.Writer) error {
+	comp := fn.Cfg.outCompression(record.None)
+	err = writeCompressed(ctx, fn.Cfg.Output, output.ShardName(fn.Kind, file), comp, func(w io.Writer) error {
 		for _, l := range lines {
 			if _, err := w.Write(l.Text); err != nil {
 				return err
@@ -94,7 +95,9 @@ func (fn *writeLinesFn) ProcessElement(ctx context.Context, file int, chunks fun
 	return nil
 }
 
-func appendPairLines(dst []wire.OutLine, chunk []byte) ([]wire.OutLine, error) {
+// appendPairLines appends the pairs lines of the matches in chunk, with
+// the documents' locations if locations.
+func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.OutLine, error) {
 	var m wire.Match
 	var err error
 	for len(chunk) > 0 {
@@ -102,7 +105,12 @@ func appendPairLines(dst []wire.OutLine, chunk []byte) ([]wire.OutLine, error) {
 			return dst, err
 		}
 		j, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m.Jaccard), 'f', 4, 32), 64)
-		text, err := json.Marshal(output.PairLine{A: m.IDA, B: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String()})
+		pl := output.PairLine{A: m.IDA, B: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String()}
+		if locations {
+			a, b := output.LocationOf(wire.File(m.A), wire.Line(m.A)), output.LocationOf(wire.File(m.B), wire.Line(m.B))
+			pl.ALocation, pl.BLocation = &a, &b
+		}
+		text, err := json.Marshal(pl)
 		if err != nil {
 			return dst, err
 		}
@@ -120,7 +128,8 @@ func appendPairLines(dst []wire.OutLine, chunk []byte) ([]wire.OutLine, error) {
 // is removed; a Parquet input's good rows not removed, as a Parquet file
 // with its schema: see parquet.go), and the count kept. The file is copied without parsing: the
 // first pass already said which lines are records (rejected ones are in
-// rejects-*.jsonl). Reading the input itself, not its spool copy, it checks
+// rejects-*.jsonl). The copy is compressed with Cfg.Compress, or else as
+// the input is (a .jsonl.gz input gives a .jsonl.gz copy). Reading the input itself, not its spool copy, it checks
 // the file against the first pass's reading (see input.go) before the copy
 // is renamed into place.
 type writeDedupFn struct {
@@ -169,7 +178,11 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 	if fn.Cfg.Format == "text" {
 		end = nil // the record is the whole file, terminators and all
 	}
-	err = writeAtomically(ctx, fn.Cfg.Output, output.DedupName(fn.Cfg.Format, file), func(w io.Writer) error {
+	in, err := inputCompression(ctx, fn.Cfg.Work, file, path)
+	if err != nil {
+		return err
+	}
+	err = writeCompressed(ctx, fn.Cfg.Output, output.DedupName(fn.Cfg.Format, file), fn.Cfg.outCompression(in), func(w io.Writer) error {
 		return fn.Cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {
@@ -184,6 +197,35 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 	}
 	emitStat(output.StatKept, kept)
 	return nil
+}
+
+// inputCompression is the compression the first pass found in input file
+// index file at path (see input.go), or, without its reading (a stage
+// tested alone), the one its name says.
+func inputCompression(ctx context.Context, work string, file int, path string) (record.Compression, error) {
+	seen, err := readSeen(ctx, work, file)
+	if err != nil {
+		return record.None, err
+	}
+	if seen != nil {
+		return seen.comp, nil
+	}
+	return max(record.ByName(path), record.None), nil
+}
+
+// writeCompressed writes the file name, with the extension of c, through
+// writeAtomically, compressed with c.
+func writeCompressed(ctx context.Context, dir, name string, c record.Compression, write func(w io.Writer) error) error {
+	return writeAtomically(ctx, dir, name+c.Ext(), func(w io.Writer) error {
+		cw, err := record.NewWriter(w, c)
+		if err != nil {
+			return err
+		}
+		if err := write(cw); err != nil {
+			return err
+		}
+		return cw.Close()
+	})
 }
 
 // writeAtomically writes a file through a temporary name in the same

@@ -105,7 +105,7 @@ func TestAuditCommand(t *testing.T) {
 	if code, stderr := audit("a1", "--index", idx, "--update-index", next); code != 0 {
 		t.Fatalf("audit: exit %d: %s", code, stderr)
 	}
-	for _, name := range []string{"audit-summary.json", "audit-00000.jsonl", "dedup-00000.jsonl"} {
+	for _, name := range []string{"audit-summary.json", "audit-00000.jsonl", "dedup-00000.jsonl.gz"} { // as its input, gzipped
 		if _, err := os.Stat(filepath.Join(dir, "a1", name)); err != nil {
 			t.Errorf("audit output: %v", err)
 		}

@@ -47,7 +47,7 @@ func evalMain(args []string) error { return evalTo(os.Stdout, args) }
 // evalTo runs eval, writing the report to w.
 func evalTo(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	pairs := fs.String("pairs", "", "glob of the run's pairs-*.jsonl")
+	pairs := fs.String("pairs", "", "glob of the run's pairs-*.jsonl (pairs-* when compressed with --compress)")
 	truthPath := fs.String("truth", "", "ground-truth pairs TSV")
 	corpus := fs.String("corpus", "", "JSONL corpus with a lang field, for figures by language")
 	synthetic := fs.String("synthetic", "", "synthetic pairs TSV, for recall by edit type")

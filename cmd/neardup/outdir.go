@@ -543,7 +543,7 @@ func randomHex() string {
 }
 
 // isOutputName reports whether name is a file neardup writes into its output
-// directory: <kind>-NNNNN.jsonl, summary.json, report.html, or the temporary
+// directory: <kind>-NNNNN.jsonl (or .jsonl.gz, .jsonl.zst), summary.json, report.html, or the temporary
 // name ".tmp-<one of those>-<random hex>" a failed write can leave.
 func isOutputName(name string) bool { return orTemp(name, isFinalName) }
 
@@ -553,17 +553,7 @@ func isFinalName(name string) bool {
 	case output.SummaryName, "report.html", output.AuditSummaryName:
 		return true
 	}
-	for _, k := range []string{output.KindPairs, output.KindClusters, output.KindRejects, output.KindAudit} {
-		if isNumbered(name, k+"-", ".jsonl") {
-			return true
-		}
-	}
-	for _, ext := range output.DedupExt {
-		if isNumbered(name, output.KindDedup+"-", ext) {
-			return true
-		}
-	}
-	return false
+	return output.OutputName(name)
 }
 
 // isIndexName reports whether name is a file an index directory holds:

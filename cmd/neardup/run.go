@@ -49,7 +49,7 @@ type runFlags struct {
 func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	f := &runFlags{cfg: transforms.DefaultConfig()}
 	c := &f.cfg
-	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip by .gz extension")
+	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip (.gz) or zstd (.zst, .zstd)\nby extension or by content")
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
 	fs.StringVar(&f.indexOut, "index-out", "", "also write the signature index of the kept documents to this directory (empty or absent;\nwith --overwrite, one holding only an index's files), for 'neardup audit'")
 	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there once the run succeeds\n(never an input file), and break the lock a killed run left")
@@ -60,8 +60,10 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile of the local run, taken when the heap in use\nwas largest (checked every second), to this file (go tool pprof)")
 	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content), text (one document per file) or parquet\n(a row per document, columns --id-field/--text-field; a .parquet file is read as Parquet whatever the format)")
-	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl, parquet: field (column) holding the document id")
-	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl, parquet: field (column) holding the document text")
+	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl, parquet: field (column) holding the document id (meta.url: a nested field); '': ids are FILE:LINE\n(parquet: FILE:ROW), as they are for a file whose first record has no such field")
+	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl, parquet: field (column) holding the document text (content.text: a nested field)")
+	fs.StringVar(&c.Compress, "compress", "", "compress the outputs: none, gzip or zstd (suffix .gz, .zst); unset: each dedup copy\nas its input is, the rest plain (a Parquet copy keeps its input's codecs)")
+	fs.BoolVar(&c.Locations, "locations", false, "pairs and clusters also give each document's input file index and line")
 	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected (0: the default)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
 	fs.StringVar(&c.Method, "method", c.Method, "candidates from minhash bands, simhash tables, or both; simhash verifies by Hamming distance, the others by Jaccard")
@@ -105,7 +107,9 @@ writes to DIR:
 	summary.json          counts; input_records = kept + removed + rejected
 	report.html           a page to look at the run
 
-NNNNN is the index of the input file in sorted order.
+NNNNN is the index of the input file in sorted order. A dedup copy is
+compressed as its input (.jsonl.gz, .jsonl.zst); --compress gzip|zstd
+compresses every file but summary.json and report.html.
 
 Examples:
 
@@ -125,7 +129,7 @@ var runFlagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "index-out"}},
+	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "locations", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile", "memprofile"}},

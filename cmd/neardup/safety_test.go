@@ -409,7 +409,7 @@ func TestAuditSources(t *testing.T) {
 			t.Errorf("audit in %s: stderr %q", wd, stderr)
 		}
 	}
-	for _, name := range []string{"audit-00000.jsonl", "dedup-00000.jsonl"} {
+	for _, name := range []string{"audit-00000.jsonl", "dedup-00000.jsonl.gz"} { // the batch is gzipped
 		x, y := snapshot(t, filepath.Join(a, "audit"))[name], snapshot(t, filepath.Join(b, "audit"))[name]
 		if x == "" || x != y {
 			t.Errorf("%s differs between audits from the run's directory and another (%d, %d bytes)", name, len(x), len(y))
@@ -440,7 +440,8 @@ func TestWrongShapeInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	copyBytes(t, filepath.Join(dir, "wrong.csv"), "id,text\n1,hello\n2,world\n")
-	copyBytes(t, filepath.Join(dir, "noid.jsonl"), `{"key": "a", "text": "one"}`+"\n"+`{"key": "b", "text": "two"}`+"\n")
+	// (A file without ids is read with FILE:LINE ids; one without texts is wrong.)
+	copyBytes(t, filepath.Join(dir, "notext.jsonl"), `{"id": "a", "body": "one"}`+"\n"+`{"id": "b", "body": "two"}`+"\n")
 	if err := os.Mkdir(filepath.Join(dir, "shards.jsonl"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +452,7 @@ func TestWrongShapeInput(t *testing.T) {
 		want  string
 	}{
 		{filepath.Join(dir, "wrong.csv"), "all 3 records of " + filepath.Join(dir, "wrong.csv") + " rejected: bad_json; is it JSONL? see --format"},
-		{filepath.Join(dir, "noid.jsonl"), "all 2 records of " + filepath.Join(dir, "noid.jsonl") + " rejected: missing_id; see --id-field"},
+		{filepath.Join(dir, "notext.jsonl"), "all 2 records of " + filepath.Join(dir, "notext.jsonl") + " rejected: missing_text; see --text-field"},
 		{filepath.Join(dir, "shards.jsonl"), "all 1 records of " + filepath.Join(dir, "shards.jsonl") + " rejected: not_a_file; not a regular file (a directory, a named pipe, a dangling symlink...): check --input"},
 		{filepath.Join(dir, "many.txt") + "," + sampleFile(t, "sample-0.jsonl"), "bad_json; is it JSONL? see --format"},
 	}

@@ -148,14 +148,20 @@ func checkRunFlags(f *runFlags) error {
 		func() error { return inRange("branches", c.Branches, 1, maxBranches) },
 		func() error { return inRange("workers", c.Workers, 0, maxWorkers) },
 		func() error { return oneOf("format", c.Format, "jsonl", "tsv", "text", "parquet") },
+		func() error {
+			if c.Compress == "" {
+				return nil
+			}
+			return oneOf("compress", c.Compress, "none", "gzip", "zstd")
+		},
 		func() error { return oneOf("method", c.Method, "both", "minhash", "simhash") },
 		func() error { return oneOf("verify", c.Verify, "auto", "estimate", "exact") },
 		func() error { return oneOf("minhash", c.MinHash, "classic", "oph") },
 		func() error { return oneOf("keep", c.Keep, "longest", "first") },
 		func() error { return oneOf("dict", c.Dictionary, "zh_s", "zh_t", "zh") },
 		func() error {
-			if strings.TrimSpace(c.IDField) == "" {
-				return bad("id-field", `""`, "want a field name")
+			if c.IDField != "" && strings.TrimSpace(c.IDField) == "" {
+				return bad("id-field", fmt.Sprintf("%q", c.IDField), "want a field name, or '' for FILE:LINE ids")
 			}
 			if strings.TrimSpace(c.TextField) == "" {
 				return bad("text-field", `""`, "want a field name")

@@ -56,7 +56,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--format", "csv"}, "--format"},
 		{[]string{"--method", "lsh"}, "--method"},
 		{[]string{"--dict", "en"}, "--dict"},
-		{[]string{"--id-field", ""}, "--id-field"},
+		{[]string{"--id-field", " "}, "--id-field"},
+		{[]string{"--compress", "lz4"}, "--compress"},
 		{[]string{"--no-such-flag"}, "-no-such-flag"},
 		{[]string{"stray"}, "unexpected arguments"},
 	}

@@ -42,6 +42,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // Pair is one reported pair.
@@ -438,7 +440,11 @@ func ReadRun(pairsGlob string) ([]Pair, []Cluster, error) {
 			return nil, nil, err
 		}
 	}
-	cfiles, _ := filepath.Glob(filepath.Join(filepath.Dir(files[0]), "clusters-*.jsonl"))
+	var cfiles []string
+	for _, ext := range []string{"", ".gz", ".zst"} { // compressed with --compress
+		more, _ := filepath.Glob(filepath.Join(filepath.Dir(files[0]), "clusters-*.jsonl"+ext))
+		cfiles = append(cfiles, more...)
+	}
 	slices.Sort(cfiles)
 	var clusters []Cluster
 	for _, f := range cfiles {
@@ -463,7 +469,11 @@ func eachJSON(path string, fn func(dec func(any) error) error) error {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	r, err := record.Decompress(path, f) // gzip or zstd, by name or content
+	if err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	line := 0
 	for sc.Scan() {

@@ -3,6 +3,7 @@ package quality
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // The hand-made corpus of TestEvaluate (en: a1 a2 b f g h k; zh: c d e i j
@@ -468,6 +471,39 @@ func TestReadRun(t *testing.T) {
 	wantClusters := []Cluster{{"k1", "a1", []string{"a1", "a2", "b"}}, {"k2", "c", []string{"c", "d"}}}
 	if !reflect.DeepEqual(clusters, wantClusters) {
 		t.Errorf("clusters = %+v, want %+v", clusters, wantClusters)
+	}
+}
+
+// TestReadRunCompressed: the outputs of a run with --compress read the same.
+func TestReadRunCompressed(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []struct {
+		name, text string
+		c          record.Compression
+	}{
+		{"pairs-00000.jsonl.zst", `{"a":"a1","b":"b","jaccard":0.9,"hamming":3,"method":"minhash"}` + "\n", record.Zstd},
+		{"clusters-00000.jsonl.gz", `{"cluster":"k1","size":2,"representative":"a1","members":["a1","b"]}` + "\n", record.Gzip},
+	} {
+		var buf bytes.Buffer
+		w, err := record.NewWriter(&buf, f.c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, f.text)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, f.name, buf.String())
+	}
+	pairs, clusters, err := ReadRun(filepath.Join(dir, "pairs-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Pair{{"a1", "b", 0.9, "minhash"}}; !reflect.DeepEqual(pairs, want) {
+		t.Errorf("pairs = %+v, want %+v", pairs, want)
+	}
+	if want := []Cluster{{"k1", "a1", []string{"a1", "b"}}}; !reflect.DeepEqual(clusters, want) {
+		t.Errorf("clusters = %+v, want %+v", clusters, want)
 	}
 }
 

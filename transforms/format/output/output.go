@@ -33,9 +33,53 @@ func DedupName(format string, file int) string {
 	return fmt.Sprintf("%s-%05d%s", KindDedup, file, DedupExt[format])
 }
 
+// OutputName reports whether name is one of the numbered output files of
+// a run or an audit ("pairs-00001.jsonl", "dedup-00003.jsonl.zst", ...),
+// with or without a compression suffix.
+func OutputName(name string) bool {
+	if base, ok := strings.CutSuffix(name, ".gz"); ok {
+		name = base
+	} else {
+		name = strings.TrimSuffix(name, ".zst")
+	}
+	for _, k := range []string{KindPairs, KindClusters, KindRejects, KindAudit} {
+		if isNumbered(name, k+"-", ".jsonl") {
+			return true
+		}
+	}
+	for _, ext := range DedupExt {
+		if isNumbered(name, KindDedup+"-", ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNumbered reports whether name is prefix, digits, ext.
+func isNumbered(name, prefix, ext string) bool {
+	n, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	n, ok = strings.CutSuffix(n, ext)
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
+}
+
 // JoinPath joins an output directory (a local path or a URL such as
 // gs://bucket/dir) and a file name.
 func JoinPath(dir, name string) string { return strings.TrimSuffix(dir, "/") + "/" + name }
+
+// Location is where a document is, with --locations: the index of its
+// input file (summary.json's inputs) and its 1-based line (0 for a text
+// file's one document), as in rejects.
+type Location struct {
+	File int   `json:"file"`
+	Line int64 `json:"line"`
+}
+
+// LocationOf is the location of the record at line index index (0-based,
+// wire.Line) of input file index file.
+func LocationOf(file int, index int64) Location { return Location{File: file, Line: index + 1} }
 
 // PairLine is one line of pairs-*.jsonl.
 type PairLine struct {
@@ -44,6 +88,9 @@ type PairLine struct {
 	Jaccard float64 `json:"jaccard"`
 	Hamming int     `json:"hamming"`
 	Method  string  `json:"method"`
+	// With --locations: where A and B are.
+	ALocation *Location `json:"a_location,omitempty"`
+	BLocation *Location `json:"b_location,omitempty"`
 }
 
 // ClusterLine is one line of clusters-*.jsonl.
@@ -52,6 +99,8 @@ type ClusterLine struct {
 	Size           int      `json:"size"`
 	Representative string   `json:"representative"`
 	Members        []string `json:"members"`
+	// With --locations: where each member is, in the order of Members.
+	Locations []Location `json:"locations,omitempty"`
 }
 
 // RejectLine is one line of rejects-*.jsonl.

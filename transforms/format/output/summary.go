@@ -79,11 +79,21 @@ type InputFile struct {
 	Bytes    int64  `json:"bytes"`    // bytes as stored (compressed, for a compressed file)
 	// Reasons counts the file's rejects by reason (record.Reason*).
 	Reasons map[string]int64 `json:"reject_reasons,omitempty"`
+	// Compression is the compression the first pass found, by name or
+	// content: none, gzip or zstd.
+	Compression string `json:"compression,omitempty"`
+	// IDs is LineIDs when the file's records are identified as FILE:LINE
+	// (--id-field '', or a JSONL file whose first record has no id field).
+	IDs string `json:"ids,omitempty"`
 	// Fingerprint identifies the content the first pass read (size,
 	// modification time and CRC-32C of the stored bytes); every later
 	// pass over the file checks it.
 	Fingerprint string `json:"fingerprint,omitempty"`
 }
+
+// LineIDs is InputFile.IDs of a file whose documents are identified as
+// FILE:LINE.
+const LineIDs = "file:line"
 
 // Summary is summary.json.
 type Summary struct {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 )
 
 // ErrCorruptGzip is wrapped by the read errors of a Decompress reader when
@@ -15,90 +16,254 @@ import (
 // Read reports such an error as ReasonCorruptGzip.
 var ErrCorruptGzip = errors.New("corrupt gzip stream")
 
+// ErrCorruptZstd is ErrCorruptGzip for zstd data (ReasonCorruptZstd).
+var ErrCorruptZstd = errors.New("corrupt zstd stream")
+
 // IsGzip reports whether name ends in ".gz" (in any case).
-func IsGzip(name string) bool {
-	return len(name) >= 3 && strings.EqualFold(name[len(name)-3:], ".gz")
+func IsGzip(name string) bool { return ByName(name) == Gzip }
+
+// Compression is the compression of a stream.
+type Compression int8
+
+// The compressions. Unknown asks NewReader to detect it.
+const (
+	Unknown Compression = iota - 1
+	None                // not compressed
+	Gzip                // gzip (RFC 1952), any number of members
+	Zstd                // Zstandard (RFC 8878), any number of frames
+)
+
+// String returns the name ParseCompression accepts for c.
+func (c Compression) String() string {
+	switch c {
+	case None:
+		return "none"
+	case Gzip:
+		return "gzip"
+	case Zstd:
+		return "zstd"
+	}
+	return "unknown"
 }
 
-// Decompress returns r unchanged unless name ends in ".gz" (see IsGzip); then
-// it returns a reader of the decompressed data of all the gzip members in r.
-//
-// The gzip header is read lazily, on the first Read, so that even a damaged
-// header is reported by Read as a Reject instead of failing the caller. Any
-// damage gives a read error that wraps ErrCorruptGzip after the data decoded
-// before it; a failure of r itself is returned wrapped but without
-// ErrCorruptGzip. A gzip member's checksum is only checked at its end, so
-// data decoded before a bad checksum is detected may already be altered.
-// The returned error is non-nil only when r is nil.
-//
-// The decoder is github.com/klauspost/compress/gzip, a faster drop-in for
-// compress/gzip. It differs only on damaged input: it may stop a few bytes
-// earlier before reporting the damage, and it rejects a member header with
-// reserved flag bits set (as RFC 1952 requires), which compress/gzip
-// ignores.
+// Ext is the file name extension of c: "", ".gz" or ".zst".
+func (c Compression) Ext() string {
+	switch c {
+	case Gzip:
+		return ".gz"
+	case Zstd:
+		return ".zst"
+	}
+	return ""
+}
+
+// ParseCompression maps "none", "gzip" or "zstd" (in any case) to its
+// Compression.
+func ParseCompression(s string) (Compression, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "none":
+		return None, nil
+	case "gzip":
+		return Gzip, nil
+	case "zstd":
+		return Zstd, nil
+	}
+	return Unknown, fmt.Errorf("record: unknown compression %q (want none, gzip or zstd)", s)
+}
+
+// ByName is the compression the name of a file says: Gzip for ".gz", Zstd
+// for ".zst" or ".zstd" (in any case), else Unknown.
+func ByName(name string) Compression {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		switch strings.ToLower(name[i:]) {
+		case ".gz":
+			return Gzip
+		case ".zst", ".zstd":
+			return Zstd
+		}
+	}
+	return Unknown
+}
+
+// The magic numbers that start a gzip member and a zstd frame.
+var (
+	gzipMagic = []byte{0x1F, 0x8B}
+	zstdMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
+)
+
+// Sniff is the compression the first bytes of a stream show: Gzip or Zstd
+// by their magic numbers, else None. Neither magic number is valid UTF-8,
+// so no text or JSON is taken for compressed data.
+func Sniff(head []byte) Compression {
+	switch {
+	case len(head) >= len(zstdMagic) && string(head[:len(zstdMagic)]) == string(zstdMagic):
+		return Zstd
+	case len(head) >= len(gzipMagic) && string(head[:len(gzipMagic)]) == string(gzipMagic):
+		return Gzip
+	}
+	return None
+}
+
+// Decompress returns a reader of the decompressed data of r, which holds
+// the file name: gzip for a name ending in ".gz", zstd for ".zst" or
+// ".zstd", else what the first bytes show (see Sniff). It is NewReader
+// with Unknown.
 func Decompress(name string, r io.Reader) (io.Reader, error) {
 	if r == nil {
 		return nil, fmt.Errorf("record: %s: nil reader", name)
 	}
-	if !IsGzip(name) {
-		return r, nil
+	return NewReader(name, r, Unknown), nil
+}
+
+// Reader is the decompressing reader of a stream (see NewReader).
+//
+// The compression is found, and the gzip header or zstd frame header read,
+// lazily, on the first Read, so that even a damaged header is reported by
+// Read as a Reject instead of failing the caller. Any damage gives a read
+// error that wraps ErrCorruptGzip or ErrCorruptZstd after the data decoded
+// before it; a failure of the source itself is returned wrapped but without
+// either. A checksum is only checked at the end of its member or frame, so
+// data decoded before a bad checksum is detected may already be altered.
+// When the data was found compressed by its first bytes rather than by the
+// file name, the error says so ("gzip data in a file named x.jsonl").
+//
+// The decoders are github.com/klauspost/compress's gzip (a faster drop-in
+// for compress/gzip, which differs only on damaged input: it may stop a few
+// bytes earlier before reporting the damage, and it rejects a member header
+// with reserved flag bits set, as RFC 1952 requires) and zstd, single
+// threaded.
+type Reader struct {
+	name  string
+	src   *sourceReader
+	c     Compression
+	named bool // c comes from the name (or the caller), not the content
+	r     io.Reader
+	err   error
+}
+
+// NewReader returns the decompressing reader of r for the file name with
+// compression c, or, for Unknown, the compression ByName gives, else the
+// one Sniff finds in the first bytes.
+func NewReader(name string, r io.Reader, c Compression) *Reader {
+	d := &Reader{name: name, src: &sourceReader{r: r}, c: c, named: true}
+	if c == Unknown {
+		d.c = ByName(name)
+		d.named = d.c != Unknown
 	}
-	return &gzipReader{src: &sourceReader{r: r}}, nil
+	return d
+}
+
+// Compression is the compression of the stream: known after the first Read
+// (Unknown before, when the name does not tell).
+func (d *Reader) Compression() Compression { return d.c }
+
+func (d *Reader) Read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	if d.r == nil {
+		if err := d.start(); err != nil {
+			d.err = err
+			return 0, err
+		}
+	}
+	n, err := d.r.Read(p)
+	if err == io.EOF && d.c == Zstd && d.src.n == 0 {
+		err = io.ErrNoProgress // an empty stream is no zstd frame (as an empty gzip stream is no member)
+	}
+	if err != nil && err != io.EOF {
+		d.err = d.wrap(err)
+		err = d.err
+	}
+	return n, err
+}
+
+// start finds the compression if needed and makes the decoder.
+func (d *Reader) start() error {
+	var src io.Reader = d.src
+	if d.c == Unknown {
+		var head [4]byte
+		n, err := io.ReadFull(d.src, head[:])
+		if d.src.err != nil {
+			return fmt.Errorf("reading %s: %w", d.name, err)
+		}
+		d.c = Sniff(head[:n])
+		src = io.MultiReader(strings.NewReader(string(head[:n])), d.src)
+	}
+	var err error
+	switch d.c {
+	case None:
+		d.r = src
+		return nil
+	case Gzip:
+		d.r, err = gzip.NewReader(src)
+	case Zstd:
+		var zr *zstd.Decoder
+		zr, err = zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		d.r = zr
+	}
+	if err != nil {
+		return d.wrap(err)
+	}
+	return nil
+}
+
+// wrap classifies a decoder error: a failure of the source stays a plain
+// (wrapped) error, anything else wraps ErrCorruptGzip or ErrCorruptZstd.
+func (d *Reader) wrap(err error) error {
+	if d.src.err != nil {
+		return fmt.Errorf("reading %s input: %w", d.c, d.src.err)
+	}
+	corrupt := ErrCorruptGzip
+	if d.c == Zstd {
+		corrupt = ErrCorruptZstd
+	}
+	what := ""
+	if !d.named {
+		what = fmt.Sprintf("%s data in a file named %s: ", d.c, d.name)
+	}
+	switch {
+	case err == io.EOF || err == io.ErrNoProgress: // not even a header
+		return fmt.Errorf("%w: %sno %s header (empty input)", corrupt, what, d.c)
+	case err == io.ErrUnexpectedEOF:
+		return fmt.Errorf("%w: %struncated: %w", corrupt, what, err)
+	}
+	return fmt.Errorf("%w: %s%w", corrupt, what, err)
 }
 
 // sourceReader remembers the first error of the underlying reader other
-// than io.EOF, to tell I/O failures from damaged gzip data.
+// than io.EOF, to tell I/O failures from damaged compressed data.
 type sourceReader struct {
 	r   io.Reader
+	n   int64 // bytes read
 	err error
 }
 
 func (s *sourceReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
+	s.n += int64(n)
 	if err != nil && err != io.EOF && s.err == nil {
 		s.err = err
 	}
 	return n, err
 }
 
-// gzipReader decompresses a multi-member gzip stream, creating the
-// gzip.Reader on the first Read. Its first error other than io.EOF sticks.
-type gzipReader struct {
-	src *sourceReader
-	zr  *gzip.Reader
-	err error
+// NewWriter returns a writer that compresses what it is given with c to w;
+// Close flushes it (and does not close w). The output depends only on the
+// data: fixed levels (gzip level 6, zstd's default), no time or name in the
+// gzip header, zstd encoded on one goroutine.
+func NewWriter(w io.Writer, c Compression) (io.WriteCloser, error) {
+	switch c {
+	case None:
+		return nopCloser{w}, nil
+	case Gzip:
+		return gzip.NewWriterLevel(w, 6)
+	case Zstd:
+		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	}
+	return nil, fmt.Errorf("record: no writer for compression %v", c)
 }
 
-func (g *gzipReader) Read(p []byte) (int, error) {
-	if g.err != nil {
-		return 0, g.err
-	}
-	if g.zr == nil {
-		zr, err := gzip.NewReader(g.src)
-		if err != nil {
-			g.err = g.wrap(err)
-			return 0, g.err
-		}
-		g.zr = zr
-	}
-	n, err := g.zr.Read(p)
-	if err != nil && err != io.EOF {
-		g.err = g.wrap(err)
-		err = g.err
-	}
-	return n, err
-}
+type nopCloser struct{ io.Writer }
 
-// wrap classifies a gzip error: a failure of the source stays a plain
-// (wrapped) error, anything else wraps ErrCorruptGzip.
-func (g *gzipReader) wrap(err error) error {
-	switch {
-	case g.src.err != nil:
-		return fmt.Errorf("reading gzip input: %w", g.src.err)
-	case err == io.EOF: // from gzip.NewReader: not even a header
-		return fmt.Errorf("%w: no gzip header (empty input)", ErrCorruptGzip)
-	case err == io.ErrUnexpectedEOF:
-		return fmt.Errorf("%w: truncated: %w", ErrCorruptGzip, err)
-	}
-	return fmt.Errorf("%w: %w", ErrCorruptGzip, err)
-}
+func (nopCloser) Close() error { return nil }

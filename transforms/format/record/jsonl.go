@@ -14,23 +14,125 @@ import (
 	"unicode/utf8"
 )
 
-// jsonFields holds the JSONL field names to look up, and the scanner's
-// nesting stack, kept between lines.
+// jsonFields holds the JSONL fields to look up (the ID's and the text's),
+// and the scanner's nesting stack, kept between lines.
 type jsonFields struct {
-	id, text []byte
-	stack    []byte // '{' or '[' for each open object or array
+	f     [2]fieldPath
+	deep  bool   // a field name has a dot: look at keys below the top level
+	stack []byte // '{' or '[' for each open object or array
+}
+
+// fieldPath is a field to look up: a top-level key equal to its whole name
+// or, when the name has dots and no top-level key is that name, the path of
+// keys its parts name through nested objects ("meta.url": the "url" key of
+// the object at the top-level "meta" key).
+type fieldPath struct {
+	name []byte   // the whole name
+	segs [][]byte // its parts, when it has a dot (else nil)
+	// open is the number of parts the objects now open match: the
+	// objects at stack depths 2 .. open+1 are the values of segs[0 ..
+	// open-1].
+	open  int
+	depth int  // stack depth of the value being captured; 0: none
+	start int  // where that value starts
+	lit   bool // it is the value of the top-level key name
+	// The values found (nil: none): of the top-level key name, and at the
+	// end of the path segs.
+	top, nested []byte
 }
 
 // newJSONFields returns the lookup for the given ID and text field names.
 func newJSONFields(id, text string) jsonFields {
-	return jsonFields{id: []byte(id), text: []byte(text)}
+	var f jsonFields
+	for i, name := range []string{id, text} {
+		f.f[i].name = []byte(name)
+		if strings.Contains(name, ".") {
+			for _, seg := range strings.Split(name, ".") {
+				f.f[i].segs = append(f.f[i].segs, []byte(seg))
+			}
+			f.deep = true
+		}
+	}
+	return f
 }
 
-// parseJSONL parses one non-blank JSONL line into a Doc with ID and Text
-// set, or returns a reason code and a detail (without position) for a
-// reject. The line is checked (UTF-8 and JSON syntax) and its ID and text
-// fields found in one pass (see scan); other fields are not decoded.
-func (p *parser) parseJSONL(raw []byte) (d Doc, reason, detail string) {
+// key notes the key k of a member at stack depth depth whose value starts
+// at b[i], and returns the number of fields that capture that value.
+func (f *jsonFields) key(k, b []byte, depth, i int) (capturing int) {
+	for j := range f.f {
+		fp := &f.f[j]
+		if depth == 1 && keyIs(k, fp.name) {
+			fp.depth, fp.start, fp.lit = 1, i, true
+			capturing++
+			continue
+		}
+		if fp.segs == nil || depth-1 != fp.open || !keyIs(k, fp.segs[fp.open]) {
+			continue
+		}
+		// A new value for this part of the path replaces the one before,
+		// as when encoding/json decodes a repeated key.
+		fp.nested = nil
+		if fp.open == len(fp.segs)-1 {
+			fp.depth, fp.start, fp.lit = depth, i, false
+			capturing++
+		} else if i < len(b) && b[i] == '{' {
+			fp.open++
+		}
+	}
+	return capturing
+}
+
+// valueEnd records the values that end at b[i], at stack depth depth, and
+// returns how many it recorded.
+func (f *jsonFields) valueEnd(b []byte, depth, i int) (done int) {
+	for j := range f.f {
+		fp := &f.f[j]
+		if fp.depth != depth {
+			continue
+		}
+		if fp.lit {
+			fp.top = b[fp.start:i]
+		} else {
+			fp.nested = b[fp.start:i]
+		}
+		fp.depth = 0
+		done++
+	}
+	return done
+}
+
+// closeObject notes the end of the object at stack depth depth.
+func (f *jsonFields) closeObject(depth int) {
+	for j := range f.f {
+		if fp := &f.f[j]; fp.open > 0 && fp.open == depth-1 {
+			fp.open--
+		}
+	}
+}
+
+// reset clears what the last line found.
+func (f *jsonFields) reset() {
+	for j := range f.f {
+		fp := &f.f[j]
+		fp.open, fp.depth, fp.top, fp.nested = 0, 0, nil, nil
+	}
+}
+
+// value is the value found for field j: the top-level key's, else the
+// path's.
+func (f *jsonFields) value(j int) []byte {
+	if f.f[j].top != nil {
+		return f.f[j].top
+	}
+	return f.f[j].nested
+}
+
+// parseJSONL parses one non-blank JSONL line, line number num, into a Doc
+// with ID and Text set, or returns a reason code and a detail (without
+// position) for a reject. The line is checked (UTF-8 and JSON syntax) and
+// its ID and text fields found in one pass (see scan); other fields are not
+// decoded. With line IDs, the ID field is not looked at.
+func (p *parser) parseJSONL(raw []byte, num int64) (d Doc, reason, detail string) {
 	idVal, textVal, ok := p.json.scan(raw)
 	if !ok {
 		// Invalid UTF-8 anywhere takes precedence over bad syntax (and
@@ -43,7 +145,9 @@ func (p *parser) parseJSONL(raw []byte) (d Doc, reason, detail string) {
 	if c := raw[skipWS(raw, 0)]; c != '{' {
 		return d, ReasonBadJSON, fmt.Sprintf("bad JSON: top-level value is %s, want an object", kind(c))
 	}
-	if d.ID, reason, detail = p.jsonID(idVal); reason != "" {
+	if p.lineIDs {
+		d.ID = LineID(p.file, num)
+	} else if d.ID, reason, detail = p.jsonID(idVal); reason != "" {
 		return d, reason, detail
 	}
 	d.Text, reason, detail = p.jsonText(textVal)
@@ -98,26 +202,25 @@ const maxJSONDepth = 10000
 // scan checks that b is valid UTF-8 and exactly one JSON value with
 // optional white space around it: it accepts exactly the valid UTF-8 inputs
 // that encoding/json.Valid accepts. When the value is an object, it returns
-// the raw values of its ID and text members (nil for a member that is
-// absent). Keys match exactly (case-sensitive, after unescaping); when a key
-// repeats, the last value wins, as with encoding/json.
+// the raw values of its ID and text fields (nil for a field that is
+// absent; see fieldPath for dotted names). Keys match exactly
+// (case-sensitive, after unescaping); when a key repeats, the last value
+// wins, as with encoding/json.
 //
 // Outside strings, JSON allows only ASCII, so checking the UTF-8 of the
 // strings is enough: when scan returns true, all of b is valid UTF-8.
 //
 // scan is one pass over b: an iterative recursive-descent parser whose only
-// state is the stack of open arrays and objects.
+// state is the stack of open arrays and objects, and the fields' states.
 func (f *jsonFields) scan(b []byte) (id, text []byte, ok bool) {
 	var (
-		stack    = f.stack[:0]
-		i        = skipWS(b, 0)
-		keyStart int  // index of the current key's opening quote
-		keyEnd   int  // index just past its closing quote
-		valStart int  // index of the current top-level member's value
-		member   bool // a top-level member's value is being scanned
-		isID     bool // ... and its key is the ID field
-		isText   bool // ... and its key is the text field
+		stack     = f.stack[:0]
+		i         = skipWS(b, 0)
+		keyStart  int // index of the current key's opening quote
+		keyEnd    int // index just past its closing quote
+		capturing int // fields capturing a value that has not ended
 	)
+	f.reset()
 
 value: // b[i] starts a value (white space skipped)
 	if i >= len(b) {
@@ -130,6 +233,9 @@ value: // b[i] starts a value (white space skipped)
 		}
 		stack = append(stack, '{')
 		if i = skipWS(b, i+1); i < len(b) && b[i] == '}' {
+			if f.deep {
+				f.closeObject(len(stack))
+			}
 			stack = stack[:len(stack)-1]
 			i++
 			goto end
@@ -172,14 +278,8 @@ value: // b[i] starts a value (white space skipped)
 	}
 
 end: // a value ends just before b[i]
-	if member && len(stack) == 1 {
-		member = false
-		if isID {
-			id = b[valStart:i]
-		}
-		if isText {
-			text = b[valStart:i]
-		}
+	if capturing > 0 {
+		capturing -= f.valueEnd(b, len(stack), i)
 	}
 	i = skipWS(b, i)
 	if len(stack) == 0 {
@@ -187,7 +287,7 @@ end: // a value ends just before b[i]
 			goto fail
 		}
 		f.stack = stack
-		return id, text, true
+		return f.value(0), f.value(1), true
 	}
 	if i >= len(b) {
 		goto fail
@@ -203,6 +303,9 @@ end: // a value ends just before b[i]
 		// '}'^'{' == ']'^'[' == 6: the closer must match the opener.
 		if b[i]^stack[len(stack)-1] != 6 {
 			goto fail
+		}
+		if f.deep && b[i] == '}' {
+			f.closeObject(len(stack))
 		}
 		stack = stack[:len(stack)-1]
 		i++
@@ -223,9 +326,8 @@ key: // b[i] should start an object member's key (white space skipped)
 		goto fail
 	}
 	i = skipWS(b, i+1)
-	if len(stack) == 1 {
-		k := b[keyStart+1 : keyEnd-1]
-		member, isID, isText, valStart = true, keyIs(k, f.id), keyIs(k, f.text), i
+	if len(stack) == 1 || f.deep {
+		capturing += f.key(b[keyStart+1:keyEnd-1], b, len(stack), i)
 	}
 	goto value
 

@@ -155,6 +155,14 @@ func appendHead(dst, frag []byte, limit int) []byte {
 func (p *parser) readLines(r io.Reader) error {
 	if p.opt.Format == JSONL {
 		p.json = newJSONFields(p.opt.IDField, p.opt.TextField)
+		switch p.opt.IDs {
+		case IDFromLine:
+			p.setLineIDs()
+		case IDAuto:
+			p.idsDecided = p.opt.Raw // a raw copy has no IDs
+		default:
+			p.idsDecided = true
+		}
 	}
 	lr := newLineReader(r, p.opt.MaxDocBytes)
 	for {
@@ -176,6 +184,9 @@ func (p *parser) line(ln line) error {
 		return p.emitReject(ln.num, ln.off, readErrorReason(ln.err),
 			fmt.Sprintf("reading stopped after %d bytes of this line, rest of file lost: %v", len(ln.raw), ln.err), ln.raw)
 	}
+	if !p.idsDecided && !ln.tooLarge && !isBlank(ln.raw) {
+		p.decideIDs(ln.raw)
+	}
 	if p.opt.Only != nil && !p.opt.Only(ln.num-1) {
 		return nil
 	}
@@ -191,7 +202,7 @@ func (p *parser) line(ln line) error {
 	var d Doc
 	var reason, detail string
 	if p.opt.Format == JSONL {
-		d, reason, detail = p.parseJSONL(ln.raw)
+		d, reason, detail = p.parseJSONL(ln.raw, ln.num)
 	} else {
 		d, reason, detail = parseTSV(ln.raw)
 	}
@@ -200,4 +211,25 @@ func (p *parser) line(ln line) error {
 	}
 	d.Raw, d.Index, d.Offset = ln.raw, ln.num-1, ln.off
 	return p.emitDoc(d, ln.num)
+}
+
+// decideIDs settles IDAuto on the line raw if it is the file's first
+// parsable record (a JSON object): line IDs if it has no ID field.
+func (p *parser) decideIDs(raw []byte) {
+	id, _, ok := p.json.scan(raw)
+	if !ok || raw[skipWS(raw, 0)] != '{' {
+		return
+	}
+	p.idsDecided = true
+	if id == nil {
+		p.setLineIDs()
+	}
+}
+
+// setLineIDs settles on line IDs.
+func (p *parser) setLineIDs() {
+	p.lineIDs, p.idsDecided = true, true
+	if p.opt.OnLineIDs != nil {
+		p.opt.OnLineIDs()
+	}
 }

@@ -56,8 +56,11 @@ var parquetOptions = []parquet.FileOption{parquet.SkipPageIndex(true), parquet.S
 // line format (see Read and the package doc): the document text comes from
 // the column Options.TextField, the id from the column Options.IDField
 // (strings as they are, integers in decimal). A name with dots that is not a
-// top-level column names a nested one ("meta.url"). When the file has no
-// id column, each document's id is file:row (1-based, as Reject.Line).
+// top-level column names a nested one ("meta.url"). With Options.IDs
+// IDFromLine, or when the file has no id column (whatever Options.IDs: the
+// schema says it for the whole file), each document's id is its line ID,
+// file:row (LineID; the row 1-based, as Reject.Line), and
+// Options.OnLineIDs is called before the first row.
 //
 // A file whose text column is missing, repeated or not a byte array, or
 // whose id column is repeated or neither a byte array nor an integer, is one
@@ -144,6 +147,11 @@ func (r *parquetReader) read(size int64) (err error) {
 	cols, rj := r.p.parquetColumns(f.Schema())
 	if rj != nil {
 		return r.callReject(0, rj.reason, rj.detail, nil)
+	}
+	if cols.id < 0 && r.p.opt.OnLineIDs != nil {
+		r.inCallback = true
+		r.p.opt.OnLineIDs()
+		r.inCallback = false
 	}
 	if r.p.opt.Workers > 1 && len(f.RowGroups()) > 1 {
 		return r.parallel(f, cols)
@@ -241,6 +249,9 @@ func (p *parser) parquetColumns(schema *parquet.Schema) (parquetCols, *schemaRej
 		return cols, &schemaReject{ReasonTextNotString, fmt.Sprintf("column %q is %s, want a string column", p.opt.TextField, why)}
 	}
 	cols.text = text.ColumnIndex
+	if p.opt.IDs == IDFromLine {
+		return cols, nil
+	}
 	id, ok := lookupColumn(schema, p.opt.IDField)
 	if !ok && isGroup(schema, p.opt.IDField) {
 		return cols, &schemaReject{ReasonIDNotString, fmt.Sprintf("column %q is a group (a list, map or struct), want a string or integer column", p.opt.IDField)}
@@ -403,7 +414,7 @@ func (p *parser) parquetRow(it *pqItem, row int64, tv, iv parquet.Value, hasID b
 	var id string
 	switch {
 	case !hasID:
-		id = p.file + ":" + strconv.FormatInt(line, 10)
+		id = LineID(p.file, line)
 	case iv.IsNull():
 		bad(ReasonMissingID, fmt.Sprintf("%q is null", p.opt.IDField), tb)
 		return

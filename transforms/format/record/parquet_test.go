@@ -150,6 +150,7 @@ func TestReadParquetColumns(t *testing.T) {
 		{"int ids", writePQ(t, []intID{{-7, "t1"}, {42, "t2"}}, 10), Options{}, "0 -7 t1|1 42 t2"},
 		{"no id column", writePQ(t, []noID{{"t1"}, {"t2"}, {"t3"}}, 2), Options{TextField: "body"},
 			"0 f.parquet:1 t1|1 f.parquet:2 t2|2 f.parquet:3 t3"},
+		{"line ids asked for", writePQ(t, []intID{{-7, "t1"}, {42, "t2"}}, 10), Options{IDs: IDFromLine}, "0 f.parquet:1 t1|1 f.parquet:2 t2"},
 		{"dotted paths", writePQ(t, []nested{n}, 10), Options{IDField: "meta.url", TextField: "content.text"}, "0 http://x nested text"},
 		{"missing text column", writePQ(t, []noID{{"t1"}}, 10), Options{},
 			`reject 0 missing_text f.parquet: no column "text" (columns: body)`},
@@ -172,6 +173,23 @@ func TestReadParquetColumns(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", s, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadParquetOnLineIDs checks that OnLineIDs is called once for a
+// file read with line ids, and not for one with its id column.
+func TestReadParquetOnLineIDs(t *testing.T) {
+	data := writePQ(t, []pqRow{{ID: sp("a"), Text: sp("x")}}, 10)
+	for _, tt := range []struct {
+		opt  Options
+		want int
+	}{{Options{IDs: IDAuto}, 0}, {Options{IDs: IDAuto, IDField: "nope"}, 1}, {Options{IDs: IDFromLine}, 1}} {
+		calls := 0
+		tt.opt.OnLineIDs = func() { calls++ }
+		readPQ(t, data, tt.opt)
+		if calls != 2*tt.want { // readPQ reads twice
+			t.Errorf("%+v: OnLineIDs called %d times in two reads, want %d", tt.opt, calls, 2*tt.want)
+		}
 	}
 }
 

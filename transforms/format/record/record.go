@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -91,9 +92,20 @@ const (
 // Options says how to parse a shard. The zero value reads JSONL with the
 // default field names and size limit, every record fully parsed.
 type Options struct {
-	Format    Format
-	IDField   string // JSONL: name of the ID field; default "id"
-	TextField string // JSONL: name of the text field; default "text"
+	Format Format
+	// IDField and TextField name the JSONL fields of the ID and the text:
+	// a top-level key, or a dotted path through nested objects
+	// ("meta.url"; a top-level key that is the whole name, dots and all,
+	// wins). Defaults "id" and "text".
+	IDField   string
+	TextField string
+	// IDs says where JSONL records get their ID: IDFromField (the zero
+	// value), IDAuto or IDFromLine.
+	IDs IDSource
+	// OnLineIDs, if not nil, is called once, before the first record is
+	// reported, when the file's JSONL records are identified as FILE:LINE
+	// (IDFromLine, or IDAuto deciding so).
+	OnLineIDs func()
 	// MaxDocBytes is the largest record accepted: a JSONL/TSV line (without
 	// its terminator) or a whole Text file. Longer records are rejected with
 	// ReasonTooLarge without being held in memory whole. Default
@@ -135,6 +147,30 @@ type Options struct {
 	// for rows after damage that ends the file.
 	Workers int
 }
+
+// IDSource says where a JSONL record's ID comes from.
+type IDSource int8
+
+// The ID sources. A line ID is the file name (as given to Read), a colon
+// and the 1-based line number (Reject.Line of the same line), as in
+// "data/part-1.jsonl:17".
+const (
+	// IDFromField: the IDField field; a record without it is rejected
+	// (ReasonMissingID).
+	IDFromField IDSource = iota
+	// IDAuto: the IDField field, unless the file's first parsable record
+	// (the first line, blank and too large ones aside, that is a JSON
+	// object) has no such field: then every record of the file gets its
+	// line ID and the field is not read. The decision takes that line
+	// whatever Options.Only selects, so every pass over the same bytes
+	// makes it alike.
+	IDAuto
+	// IDFromLine: every record gets its line ID.
+	IDFromLine
+)
+
+// LineID is the ID of the record at 1-based line in file, for IDFromLine.
+func LineID(file string, line int64) string { return file + ":" + strconv.FormatInt(line, 10) }
 
 // withDefaults returns opt with its zero fields filled in.
 func (opt Options) withDefaults() Options {
@@ -194,6 +230,7 @@ const (
 	ReasonEmptyText     = "empty_text"      // the text is empty or only white space
 	ReasonTooFewColumns = "too_few_columns" // a TSV line with fewer than 3 columns
 	ReasonCorruptGzip   = "corrupt_gzip"    // the gzip stream is damaged; covers the rest of the file
+	ReasonCorruptZstd   = "corrupt_zstd"    // the zstd stream is damaged; covers the rest of the file
 	ReasonReadError     = "read_error"      // reading the stream failed; covers the rest of the file
 	ReasonNotAFile      = "not_a_file"      // the path is a directory (Line 0: the whole file)
 	ReasonUnreadable    = "unreadable"      // opening the file is not permitted (Line 0)
@@ -209,8 +246,8 @@ const SampleBytes = 200
 // Read calls doc for every good record and reject for every bad one, in input
 // order (only for the lines that Options.Only selects, and without parsing
 // with Options.Raw). A read error in the middle of the stream becomes one final Reject
-// (ReasonCorruptGzip when the error wraps ErrCorruptGzip, else
-// ReasonReadError) with the line number the error cut; the records read
+// (ReasonCorruptGzip or ReasonCorruptZstd when the error wraps
+// ErrCorruptGzip or ErrCorruptZstd, else ReasonReadError) with the line number the error cut; the records read
 // before it stay good, and Read returns nil. Read returns an error only when
 // a callback returns one (the error wraps it, with the position), or for a
 // nil reader or callback or an unknown format; the caller should treat it as
@@ -239,6 +276,8 @@ type parser struct {
 	doc    func(Doc) error
 	reject func(Reject) error
 	json   jsonFields // JSONL field names, pre-converted
+	// lineIDs: the records get line IDs; idsDecided: that is settled.
+	lineIDs, idsDecided bool
 }
 
 // emitDoc passes d to the doc callback, wrapping its error with the position.
@@ -275,12 +314,22 @@ func (p *parser) where(line int64) string {
 	return fmt.Sprintf("%s:%d", p.file, line)
 }
 
-// readErrorReason maps a read error to ReasonCorruptGzip or ReasonReadError.
+// readErrorReason maps a read error to ReasonCorruptGzip, ReasonCorruptZstd
+// or ReasonReadError.
 func readErrorReason(err error) string {
-	if errors.Is(err, ErrCorruptGzip) {
+	switch {
+	case errors.Is(err, ErrCorruptGzip):
 		return ReasonCorruptGzip
+	case errors.Is(err, ErrCorruptZstd):
+		return ReasonCorruptZstd
 	}
 	return ReasonReadError
+}
+
+// EndsFile reports whether a reject of reason stands for the rest of its
+// file (a read error or damaged compressed data cut the stream there).
+func EndsFile(reason string) bool {
+	return reason == ReasonCorruptGzip || reason == ReasonCorruptZstd || reason == ReasonReadError
 }
 
 // Sample returns the first SampleBytes bytes (at most) of raw as valid UTF-8:

@@ -256,7 +256,8 @@ var rejectHints = map[string]string{
 	record.ReasonMissingText:    "see --text-field",
 	record.ReasonTextNotString:  "see --text-field",
 	record.ReasonEmptyText:      "see --text-field",
-	record.ReasonCorruptGzip:    "the file is not gzip (or is damaged), though its name ends in .gz",
+	record.ReasonCorruptGzip:    "damaged gzip data, or a file named .gz that is not gzip",
+	record.ReasonCorruptZstd:    "damaged zstd data, or a file named .zst that is not zstd",
 	record.ReasonCorruptParquet: "the file is not Parquet (or is damaged), though its name ends in .parquet or --format parquet says so",
 	record.ReasonTooFewColumns:  "is it TSV (url, title, content)? see --format",
 	record.ReasonInvalidUTF8:    "is it UTF-8 text, not compressed or binary?",
@@ -595,6 +596,11 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		// opening blocks on, a dangling symlink, a directory): no texts.
 		return nil
 	}
+	opt.Format = record.FormatFor(path, opt.Format) // a .parquet input
+	lineIDs, err := hasLineIDs(path, opt)
+	if err != nil {
+		return fmt.Errorf("report: reading texts: %w", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("report: reading texts: %w", err)
@@ -604,7 +610,6 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 	if err != nil {
 		return fmt.Errorf("report: reading texts: %w", err)
 	}
-	opt.Format = record.FormatFor(path, opt.Format) // a .parquet input
 	parsed := func(d record.Doc) error {
 		if _, done := texts[d.ID]; want[d.ID] && !done {
 			t, dropped := cut(d.Text, MaxTextRunes)
@@ -616,6 +621,16 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		return nil
 	}
 	ignore := func(record.Reject) error { return nil }
+	if lineIDs { // FILE:LINE ids: parse the wanted lines only
+		opt.IDs = record.IDFromLine
+		opt.Only = func(i int64) bool { return want[record.LineID(path, i+1)] }
+		err = record.Read(r, path, opt, parsed, ignore)
+		if err != nil && !errors.Is(err, errAllFound) {
+			return fmt.Errorf("report: reading texts: %w", err)
+		}
+		return err
+	}
+	opt.IDs = record.IDFromField // one line at a time below
 	raw := opt
 	raw.Raw = true
 	key := []byte(`"` + cmp.Or(opt.IDField, "id") + `"`)
@@ -635,6 +650,36 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		return fmt.Errorf("report: reading texts: %w", err)
 	}
 	return err
+}
+
+// errStop stops a read early.
+var errStop = errors.New("stop")
+
+// hasLineIDs reports whether the run identified the documents of the JSONL
+// file at path as FILE:LINE: with --id-field ”, or when the file's first
+// record has no id field (record.IDAuto decides on it).
+func hasLineIDs(path string, opt record.Options) (bool, error) {
+	if opt.IDField == "" {
+		return true, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r, err := record.Decompress(path, f)
+	if err != nil {
+		return false, err
+	}
+	lineIDs := false
+	opt.IDs, opt.OnLineIDs = record.IDAuto, func() { lineIDs = true }
+	// The decision is made by the first parsable record, at or before
+	// the first good one.
+	err = record.Read(r, path, opt, func(record.Doc) error { return errStop }, func(record.Reject) error { return nil })
+	if err != nil && !errors.Is(err, errStop) {
+		return false, err
+	}
+	return lineIDs, nil
 }
 
 // quickID returns the value of the JSON object key key (quoted) in line when

@@ -1,0 +1,45 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSampleTextsLineIDs: the texts of documents identified as FILE:LINE
+// (no id field in the file, or --id-field ”) and of nested fields are
+// found.
+func TestSampleTextsLineIDs(t *testing.T) {
+	dir := t.TempDir()
+	noIDs := filepath.Join(dir, "noids.jsonl")
+	nested := filepath.Join(dir, "nested.jsonl")
+	if err := os.WriteFile(noIDs, []byte(`{"text":"one"}`+"\n\n"+`{"text":"three"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nested, []byte(`{"m":{"id":"n1"},"c":{"t":"nested one"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		idField, textField string
+		inputs             []string
+		pair               pairLine
+		want               map[string]string
+	}{
+		{"id", "text", []string{noIDs}, pairLine{A: noIDs + ":1", B: noIDs + ":3"}, map[string]string{noIDs + ":1": "one", noIDs + ":3": "three"}},
+		{"", "text", []string{noIDs}, pairLine{A: noIDs + ":3", B: "x"}, map[string]string{noIDs + ":3": "three"}},
+		{"m.id", "c.t", []string{nested}, pairLine{A: "n1", B: "x"}, map[string]string{"n1": "nested one"}},
+	} {
+		texts, _, err := readAllTexts(map[string]bool{tt.pair.A: true, tt.pair.B: true}, tt.inputs, tt.idField, tt.textField)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(texts) != len(tt.want) {
+			t.Errorf("--id-field %q: %d texts %v, want %v", tt.idField, len(texts), texts, tt.want)
+		}
+		for id, w := range tt.want {
+			if texts[id].Text != w {
+				t.Errorf("--id-field %q: text of %s = %q, want %q", tt.idField, id, texts[id].Text, w)
+			}
+		}
+	}
+}

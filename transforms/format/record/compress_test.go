@@ -1,0 +1,283 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// compressed returns data compressed with c by NewWriter.
+func compressed(t testing.TB, c Compression, data string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(w, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestCompressionNames(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want Compression
+	}{
+		{"a.jsonl", Unknown}, {"a.jsonl.gz", Gzip}, {"A.JSONL.GZ", Gzip}, {"a.jsonl.zst", Zstd},
+		{"a.zstd", Zstd}, {"a.ZST", Zstd}, {"a.gzip", Unknown}, {"gz", Unknown}, {"dir.gz/a.jsonl", Unknown},
+	} {
+		if got := ByName(tt.name); got != tt.want {
+			t.Errorf("ByName(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	for _, c := range []Compression{None, Gzip, Zstd} {
+		if got, err := ParseCompression(strings.ToUpper(c.String())); err != nil || got != c {
+			t.Errorf("ParseCompression(%q) = %v, %v", c, got, err)
+		}
+	}
+	if _, err := ParseCompression("lz4"); err == nil || !strings.Contains(err.Error(), "want none, gzip or zstd") {
+		t.Errorf("ParseCompression(lz4) = %v", err)
+	}
+}
+
+// TestDetect reads good and damaged streams under several names: the
+// compression is found by name, else by content, and damage is reported
+// with the reason of the compression found, saying when the content, not
+// the name, told it.
+func TestDetect(t *testing.T) {
+	const data = `{"id":"a","text":"one"}` + "\n" + `{"id":"b","text":"two"}` + "\n"
+	gz, zs := compressed(t, Gzip, data), compressed(t, Zstd, data)
+	cut := func(b []byte) []byte { return b[:len(b)-6] }
+	flip := func(b []byte) []byte {
+		b = bytes.Clone(b)
+		b[len(b)/2] ^= 0xFF
+		return b
+	}
+	for _, tt := range []struct {
+		name, file string
+		in         []byte
+		want       Compression
+		docs       int    // -1: any number (a truncated stream yields what it can)
+		reason     string // the final reject's, "" for none
+		detail     string // in its detail
+	}{
+		{"plain", "x.jsonl", []byte(data), None, 2, "", ""},
+		{"empty", "x.jsonl", nil, None, 0, "", ""},
+		{"gzip by name", "x.jsonl.gz", gz, Gzip, 2, "", ""},
+		{"zstd by name", "x.jsonl.zst", zs, Zstd, 2, "", ""},
+		{"zstd by .zstd", "x.zstd", zs, Zstd, 2, "", ""},
+		{"gzip by content", "x.jsonl", gz, Gzip, 2, "", ""},
+		{"zstd by content", "x.jsonl", zs, Zstd, 2, "", ""},
+		{"two zstd frames", "x.jsonl.zst", append(bytes.Clone(zs), zs...), Zstd, 4, "", ""},
+		{"truncated zstd", "x.jsonl.zst", cut(zs), Zstd, 0, ReasonCorruptZstd, "corrupt zstd stream"},
+		{"damaged zstd", "x.jsonl.zst", flip(zs), Zstd, 0, ReasonCorruptZstd, "corrupt zstd stream"},
+		{"empty zstd", "x.jsonl.zst", nil, Zstd, 0, ReasonCorruptZstd, "corrupt zstd stream"},
+		{"plain named zst", "x.jsonl.zst", []byte(data), Zstd, 0, ReasonCorruptZstd, "corrupt zstd stream"},
+		{"zstd named gz", "x.jsonl.gz", zs, Gzip, 0, ReasonCorruptGzip, "corrupt gzip stream"},
+		{"truncated gzip misnamed", "x.jsonl", cut(gz), Gzip, -1, ReasonCorruptGzip, "gzip data in a file named x.jsonl"},
+		{"damaged zstd misnamed", "x.jsonl", flip(zs), Zstd, 0, ReasonCorruptZstd, "zstd data in a file named x.jsonl"},
+		{"gzip magic only", "x.jsonl", []byte{0x1F, 0x8B}, Gzip, 0, ReasonCorruptGzip, "gzip data in a file named x.jsonl: truncated"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(tt.file, bytes.NewReader(tt.in), Unknown)
+			var docs int
+			var last *Reject
+			err := Read(r, tt.file, Options{}, func(Doc) error { docs++; return nil },
+				func(rj Reject) error { last = &rj; return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.in != nil || tt.want != None { // an empty plain stream is never read
+				if got := r.Compression(); got != tt.want {
+					t.Errorf("Compression() = %v, want %v", got, tt.want)
+				}
+			}
+			if tt.docs >= 0 && docs != tt.docs {
+				t.Errorf("%d docs, want %d", docs, tt.docs)
+			}
+			switch {
+			case tt.reason == "" && last != nil:
+				t.Errorf("unexpected reject %+v", *last)
+			case tt.reason != "" && last == nil:
+				t.Errorf("no reject, want %s", tt.reason)
+			case tt.reason != "" && (last.Reason != tt.reason || !strings.Contains(last.Detail, tt.detail)):
+				t.Errorf("reject %s %q, want %s with %q", last.Reason, last.Detail, tt.reason, tt.detail)
+			}
+		})
+	}
+}
+
+// TestNewReaderForced: a given compression is not second-guessed by the
+// content (a spool copy holds decompressed bytes, whatever they are).
+func TestNewReaderForced(t *testing.T) {
+	gz := compressed(t, Gzip, "x\n")
+	got, err := io.ReadAll(NewReader("input-00001", bytes.NewReader(gz), None))
+	if err != nil || !bytes.Equal(got, gz) {
+		t.Errorf("read %q, %v; want the bytes as they are", got, err)
+	}
+}
+
+// TestSourceError: a failure of the source is a read error, not damage.
+func TestSourceError(t *testing.T) {
+	boom := errors.New("boom")
+	for _, file := range []string{"x.jsonl", "x.jsonl.zst", "x.jsonl.gz"} {
+		_, err := io.ReadAll(NewReader(file, &failingReader{data: compressed(t, Zstd, "abc\n")[:3], err: boom}, Unknown))
+		if !errors.Is(err, boom) || errors.Is(err, ErrCorruptZstd) || errors.Is(err, ErrCorruptGzip) {
+			t.Errorf("%s: %v, want boom and no corruption", file, err)
+		}
+	}
+}
+
+// TestWriterDeterministic: NewWriter's output decompresses to its input
+// and is the same bytes every time; the zstd frame is one any decoder
+// reads.
+func TestWriterDeterministic(t *testing.T) {
+	data := strings.Repeat(`{"id":"a","text":"some text to compress"}`+"\n", 2000)
+	for _, c := range []Compression{None, Gzip, Zstd} {
+		a, b := compressed(t, c, data), compressed(t, c, data)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%v: two compressions of the same data differ", c)
+		}
+		if c != None && len(a) >= len(data)/10 {
+			t.Errorf("%v: %d bytes for %d, not compressed", c, len(a), len(data))
+		}
+		got, err := io.ReadAll(NewReader("out"+c.Ext(), bytes.NewReader(a), Unknown))
+		if err != nil || string(got) != data {
+			t.Errorf("%v: round trip gave %d bytes, %v", c, len(got), err)
+		}
+	}
+	dec, _ := zstd.NewReader(nil)
+	defer dec.Close()
+	if got, err := dec.DecodeAll(compressed(t, Zstd, data), nil); err != nil || string(got) != data {
+		t.Errorf("zstd DecodeAll: %d bytes, %v", len(got), err)
+	}
+}
+
+// TestDottedPaths: nested fields by dotted path, a literal top-level key
+// winning over the path.
+func TestDottedPaths(t *testing.T) {
+	opt := Options{IDField: "meta.url", TextField: "content.text"}
+	for _, tt := range []struct {
+		name, in, want string
+	}{
+		{"nested", `{"meta":{"url":"u1","x":[{"url":"no"}]},"content":{"text":"t"}}`, `1 doc u1 "t"`},
+		{"literal key wins", `{"meta":{"url":"deep"},"meta.url":"flat","content.text":"x","content":{"text":"y"}}`, `1 doc flat "x"`},
+		{"literal key after", `{"meta.url":"flat","meta":{"url":"deep"},"content":{"text":"y"}}`, `1 doc flat "y"`},
+		{"number id", `{"meta":{"url":17},"content":{"text":"t"}}`, `1 doc 17 "t"`},
+		{"repeated parent, last wins", `{"meta":{"url":"a"},"meta":{"other":1},"content":{"text":"t"}}`, `1 reject missing_id`},
+		{"not an object", `{"meta":"u","content":{"text":"t"}}`, `1 reject missing_id`},
+		{"in an array", `{"meta":[{"url":"u"}],"content":{"text":"t"}}`, `1 reject missing_id`},
+		{"too deep", `{"meta":{"x":{"url":"u"}},"content":{"text":"t"}}`, `1 reject missing_id`},
+		{"sibling object first", `{"x":{"url":"no"},"meta":{"url":"u"},"content":{"text":"t"}}`, `1 doc u "t"`},
+		{"empty objects around", `{"meta":{},"meta":{"a":{},"url":"u","b":{}},"content":{"text":"t"}}`, `1 doc u "t"`},
+		{"text not string", `{"meta":{"url":"u"},"content":{"text":{"a":1}}}`, `1 reject text_not_string`},
+		{"escaped key", `{"m\u0065ta":{"ur\u006c":"u"},"content":{"text":"t"}}`, `1 doc u "t"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, []byte(tt.in+"\n"), "x.jsonl", opt)
+			if len(res.events) != 1 || res.events[0] != tt.want {
+				t.Errorf("events %q, want %q", res.events, tt.want)
+			}
+		})
+	}
+	// Three levels, and allocation-free scanning.
+	f := newJSONFields("a.b.c", "text")
+	line := []byte(`{"a":{"b":{"c":"deep","d":1},"e":2},"text":"t"}`)
+	if id, text, ok := f.scan(line); !ok || string(id) != `"deep"` || string(text) != `"t"` {
+		t.Errorf("scan = %s, %s, %v", id, text, ok)
+	}
+	if n := testing.AllocsPerRun(100, func() { f.scan(line) }); n != 0 {
+		t.Errorf("scan allocates %v times", n)
+	}
+}
+
+// FuzzScanPaths checks dotted-path lookup against encoding/json on any
+// input: the value of the top-level key "a.b" if there is one, else of key
+// "b" of the object at top-level key "a".
+func FuzzScanPaths(f *testing.F) {
+	for _, s := range []string{`{"a":{"b":1},"t":"x"}`, `{"a.b":2,"a":{"b":1}}`, `{"a":{"b":1},"a":{"c":1}}`,
+		`{"a":[{"b":1}],"x":{"a":{"b":3}}}`, `{"a":{"a":{"b":4}}}`, `{"a":{},"a":{"b":{}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fs := newJSONFields("a.b", "t")
+		id, _, ok := fs.scan(b)
+		var m map[string]json.RawMessage
+		if !ok || json.Unmarshal(b, &m) != nil || m == nil {
+			return
+		}
+		want, found := m["a.b"]
+		if !found {
+			var inner map[string]json.RawMessage
+			if a, ok := m["a"]; ok && json.Unmarshal(a, &inner) == nil && inner != nil {
+				want, found = inner["b"]
+			}
+		}
+		if found != (id != nil) || found && !bytes.Equal(id, want) {
+			t.Fatalf("scan(%q) = %q, want %q (found %v)", b, id, want, found)
+		}
+	})
+}
+
+// TestLineIDs: files without an ID field get FILE:LINE IDs, decided once
+// per file by its first parsable record, in every pass alike.
+func TestLineIDs(t *testing.T) {
+	const noIDs = "\n" + `not json` + "\n" + `{"text":"one"}` + "\n" + `{"id":"x","text":"two"}` + "\n" + `{"text":""}` + "\n"
+	const withIDs = `{"id":"a","text":"one"}` + "\n" + `{"text":"two"}` + "\n"
+	for _, tt := range []struct {
+		name string
+		in   string
+		ids  IDSource
+		only func(int64) bool
+		want []string
+		line bool // OnLineIDs called
+	}{
+		{"field, no ids", noIDs, IDFromField, nil,
+			[]string{"2 reject bad_json", "3 reject missing_id", `4 doc x "two"`, "5 reject missing_id"}, false},
+		{"auto, no ids", noIDs, IDAuto, nil,
+			[]string{"2 reject bad_json", `3 doc d/f.jsonl:3 "one"`, `4 doc d/f.jsonl:4 "two"`, "5 reject empty_text"}, true},
+		{"auto, no ids, first record not selected", noIDs, IDAuto, func(i int64) bool { return i == 3 },
+			[]string{`4 doc d/f.jsonl:4 "two"`}, true},
+		{"auto, ids", withIDs, IDAuto, nil, []string{`1 doc a "one"`, "2 reject missing_id"}, false},
+		{"auto, ids, first record not selected", withIDs, IDAuto, func(i int64) bool { return i == 1 },
+			[]string{"2 reject missing_id"}, false},
+		{"line", withIDs, IDFromLine, nil, []string{`1 doc d/f.jsonl:1 "one"`, `2 doc d/f.jsonl:2 "two"`}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			line := false
+			res := run(t, []byte(tt.in), "d/f.jsonl", Options{IDs: tt.ids, Only: tt.only, OnLineIDs: func() { line = true }})
+			if strings.Join(res.events, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("events\n%s\nwant\n%s", strings.Join(res.events, "\n"), strings.Join(tt.want, "\n"))
+			}
+			if line != tt.line {
+				t.Errorf("OnLineIDs called: %v, want %v", line, tt.line)
+			}
+		})
+	}
+}
+
+func BenchmarkReadJSONLZstd(b *testing.B) {
+	data := benchData(b)
+	zs := compressed(b, Zstd, string(data))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _ := Decompress("dev.jsonl.zst", bytes.NewReader(zs))
+		err := Read(r, "dev.jsonl.zst", Options{}, func(Doc) error { return nil },
+			func(rj Reject) error { return fmt.Errorf("unexpected reject %+v", rj) })
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
