@@ -121,7 +121,7 @@ func DefaultConfig() Config {
 		Verify:       "auto",
 		Threshold:    0.8,
 		Hamming:      3,
-		Confidence:   0.95,
+		Confidence:   0.99,
 		Bands:        bands.B,
 		Rows:         bands.R,
 		SimBlocks:    4,

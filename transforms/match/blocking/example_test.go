@@ -28,5 +28,5 @@ func ExampleTables() {
 func ExampleChooseBands() {
 	b := blocking.ChooseBands(0.8, 128, blocking.DefaultWeights)
 	fmt.Printf("%v: %.3f of pairs at similarity 0.8 share a band\n", b, b.Prob(0.8))
-	// Output: 16x8: 0.947 of pairs at similarity 0.8 share a band
+	// Output: 18x7: 0.986 of pairs at similarity 0.8 share a band
 }

@@ -11,6 +11,7 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -184,12 +185,20 @@ func bandRows(pairs []pair, sigs [][]uint64, o Options) []BandsRow {
 	var rows []BandsRow
 	for _, perms := range o.Perms {
 		chosen := blocking.ChooseBands(o.Threshold, perms, blocking.DefaultWeights)
+		// For each row count the most bands that fit, and the chosen
+		// design, which may use fewer permutations.
+		var designs []blocking.Bands
 		for _, r := range []int{2, 3, 4, 5, 6, 7, 8, 10, 12, 16} {
-			b := perms / r
-			if b < 1 {
-				continue
+			if b := perms / r; b >= 1 {
+				designs = append(designs, blocking.Bands{B: b, R: r})
 			}
-			bd := blocking.Bands{B: b, R: r}
+		}
+		if !slices.Contains(designs, chosen) {
+			designs = append(designs, chosen)
+			slices.SortFunc(designs, func(a, b blocking.Bands) int { return cmp.Or(cmp.Compare(a.R, b.R), cmp.Compare(a.B, b.B)) })
+		}
+		for _, bd := range designs {
+			b, r := bd.B, bd.R
 			row := BandsRow{Bands: b, Rows: r, Perms: perms, ExpectedRecall: bd.Prob(o.Threshold),
 				FalsePositive: bd.FalsePositive(o.Threshold), FalseNegative: bd.FalseNegative(o.Threshold),
 				Chosen: bd == chosen}

@@ -47,8 +47,8 @@ func TestRun(t *testing.T) {
 	for _, b := range r.Bands {
 		if b.Chosen {
 			chosen++
-			if b.Perms == 128 && (b.Bands != 16 || b.Rows != 8) {
-				t.Errorf("chosen banding for 128 permutations %dx%d, want 16x8", b.Bands, b.Rows)
+			if b.Perms == 128 && (b.Bands != 18 || b.Rows != 7) {
+				t.Errorf("chosen banding for 128 permutations %dx%d, want 18x7", b.Bands, b.Rows)
 			}
 		}
 		if b.ExpectedRecall < 0 || b.ExpectedRecall > 1 || b.MeasuredRecall < 0 || b.MeasuredRecall > 1 {
