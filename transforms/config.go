@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 
@@ -208,7 +209,8 @@ func (c Config) recordOptions() record.Options {
 	if c.IDField == "" {
 		ids = record.IDFromLine
 	}
-	return record.Options{Format: f, IDField: c.IDField, TextField: c.TextField, IDs: ids, MaxDocBytes: c.MaxDocBytes}
+	return record.Options{Format: f, IDField: c.IDField, TextField: c.TextField, IDs: ids, MaxDocBytes: c.MaxDocBytes,
+		Workers: cmp.Or(c.Workers, runtime.GOMAXPROCS(0))} // Parquet row groups decoded at once
 }
 
 // outCompression is the compression of the line outputs; for a

@@ -50,6 +50,9 @@ type fileRead struct {
 	seen *seenFile
 	// count, if not nil, gets the number of stored bytes read.
 	count *atomic.Int64
+	// parquet, if not nil, is called with a Parquet input in place of
+	// record.ReadParquet (see parquet.go).
+	parquet func(ra io.ReaderAt, size int64) error
 }
 
 // seenFile is what the first pass read of an input file.
@@ -113,7 +116,8 @@ func readSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 }
 
 // readFileFrom opens rd.open (any Beam filesystem; gzip or zstd by name or
-// content, see record.NewReader, unless rd.plain) and
+// content, see record.NewReader, unless rd.plain; Parquet by name or format,
+// see parquet.go) and
 // parses it as if it were the input file rd.name: records and rejects are
 // named by rd.name (for the text format, it is the document id). It
 // returns the fingerprint of the stored bytes it read, or nil if it did
@@ -199,20 +203,17 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 		stored = countingReader{rc, rd.count}
 	}
 	fr := fingerprint.NewReader(stored)
-	c := record.Unknown
-	if rd.plain {
-		c = record.None
+	comp := record.None // a Parquet file's codecs are its own
+	if record.FormatFor(rd.name, rd.opt.Format) == record.Parquet {
+		err = readParquetFile(rc, fr, fp.Size, rd, doc, reject) // parquet.go
+	} else {
+		comp, err = readStream(fr, rd, doc, reject)
 	}
-	dr := record.NewReader(rd.name, fr, c)
-	var r io.Reader = dr
-	if rd.tee != nil {
-		r = compressedTee{dr, rd.tee}
-	}
-	if err := record.Read(r, rd.name, rd.opt, doc, reject); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if rd.comp != nil {
-		*rd.comp = max(dr.Compression(), record.None)
+		*rd.comp = comp
 	}
 	var readErr error
 	fp.Read, fp.CRC, readErr = fr.Finish()
@@ -227,6 +228,23 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 			Was: fmt.Sprintf("opened it with %d bytes", fp.Size)}
 	}
 	return &fp, nil
+}
+
+// readStream parses the input of a line format or the text format from fr,
+// decompressed by its name or content (see record.NewReader), and returns
+// the compression it found.
+func readStream(fr io.Reader, rd fileRead, doc func(record.Doc) error, reject func(record.Reject) error) (record.Compression, error) {
+	c := record.Unknown
+	if rd.plain {
+		c = record.None
+	}
+	dr := record.NewReader(rd.name, fr, c)
+	var r io.Reader = dr
+	if rd.tee != nil {
+		r = compressedTee{dr, rd.tee}
+	}
+	err := record.Read(r, rd.name, rd.opt, doc, reject)
+	return max(dr.Compression(), record.None), err
 }
 
 // notAFile says what the local path is when it is not a regular file (nor

@@ -125,7 +125,8 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.O
 // file's reject lines from the first pass). Out: the file's output.DedupName with
 // every good record of the file that is not removed, byte for byte as read
 // (each line with a "\n"; a text file's content as it is, or nothing if it
-// is removed), and the count kept. The file is copied without parsing: the
+// is removed; a Parquet input's good rows not removed, as a Parquet file
+// with its schema: see parquet.go), and the count kept. The file is copied without parsing: the
 // first pass already said which lines are records (rejected ones are in
 // rejects-*.jsonl). The copy is compressed with Cfg.Compress, or else as
 // the input is (a .jsonl.gz input gives a .jsonl.gz copy). Reading the input itself, not its spool copy, it checks
@@ -161,6 +162,18 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 	opt.Raw = true
 	opt.Only = func(index int64) bool { return !remove.Has(index) }
 	var kept int64
+	if record.FormatFor(path, opt.Format) == record.Parquet { // parquet.go
+		opt.Raw = false
+		err = writeAtomically(ctx, fn.Cfg.Output, output.DedupName("parquet", file), func(w io.Writer) (err error) {
+			kept, err = fn.Cfg.writeParquetDedup(ctx, file, path, opt, w)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		emitStat(output.StatKept, kept)
+		return nil
+	}
 	end := []byte{'\n'} // a line's terminator
 	if fn.Cfg.Format == "text" {
 		end = nil // the record is the whole file, terminators and all

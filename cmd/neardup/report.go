@@ -12,14 +12,14 @@ import (
 // writeReport writes report.html into a local staging directory dir, for
 // the output directory out, with the
 // texts of sample pairs read from the run's input files when they are JSONL
-// (from their decompressed spool copies while those exist). Remote outputs
+// or Parquet (from their decompressed spool copies while those exist). Remote outputs
 // (URLs) get no report, and remote inputs are not read.
 func writeReport(dir, out string, files []string, cfg *transforms.Config) error {
 	if strings.Contains(dir, "://") {
 		return nil
 	}
 	var inputs []string
-	if cfg.Format == "jsonl" && !slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "://") }) {
+	if (cfg.Format == "jsonl" || cfg.Format == "parquet") && !slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "://") }) {
 		for i, f := range files {
 			inputs = append(inputs, cfg.Spooled(i, f))
 		}

@@ -59,10 +59,10 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.BoolVar(&f.spool, "spool", true, "local runners: keep decompressed and normalized copies of the inputs in a temporary directory (about twice\nthe decompressed input), so that later passes neither inflate nor parse them again")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile of the local run, taken when the heap in use\nwas largest (checked every second), to this file (go tool pprof)")
-	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content) or text (one document per file)")
-	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl: field holding the document id (meta.url: a nested field); '': ids are FILE:LINE,\nas they are for a file whose first record has no such field")
-	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl: field holding the document text (content.text: a nested field)")
-	fs.StringVar(&c.Compress, "compress", "", "compress the outputs: none, gzip or zstd (suffix .gz, .zst); unset: each dedup copy\nas its input is, the rest plain")
+	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content), text (one document per file) or parquet\n(a row per document, columns --id-field/--text-field; a .parquet file is read as Parquet whatever the format)")
+	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl, parquet: field (column) holding the document id (meta.url: a nested field); '': ids are FILE:LINE\n(parquet: FILE:ROW), as they are for a file whose first record has no such field")
+	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl, parquet: field (column) holding the document text (content.text: a nested field)")
+	fs.StringVar(&c.Compress, "compress", "", "compress the outputs: none, gzip or zstd (suffix .gz, .zst); unset: each dedup copy\nas its input is, the rest plain (a Parquet copy keeps its input's codecs)")
 	fs.BoolVar(&c.Locations, "locations", false, "pairs and clusters also give each document's input file index and line")
 	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected (0: the default)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
@@ -101,7 +101,8 @@ writes to DIR:
 	pairs-NNNNN.jsonl     verified pairs {"a","b","jaccard","hamming","method"}
 	clusters-NNNNN.jsonl  {"cluster","size","representative","members"}
 	dedup-NNNNN.jsonl     the input records kept, byte for byte (.tsv for --format tsv;
-	                      .txt for --format text: the file as read, or empty if removed)
+	                      .txt for --format text: the file as read, or empty if removed;
+	                      .parquet for a Parquet input: its schema, the rows kept)
 	rejects-NNNNN.jsonl   records that could not be read, with file, line and reason
 	summary.json          counts; input_records = kept + removed + rejected
 	report.html           a page to look at the run

@@ -147,7 +147,7 @@ func checkRunFlags(f *runFlags) error {
 		func() error { return inRange("window", c.Window, 1, math.MaxInt32) },
 		func() error { return inRange("branches", c.Branches, 1, maxBranches) },
 		func() error { return inRange("workers", c.Workers, 0, maxWorkers) },
-		func() error { return oneOf("format", c.Format, "jsonl", "tsv", "text") },
+		func() error { return oneOf("format", c.Format, "jsonl", "tsv", "text", "parquet") },
 		func() error {
 			if c.Compress == "" {
 				return nil

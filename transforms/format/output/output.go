@@ -24,10 +24,11 @@ func ShardName(kind string, file int) string { return fmt.Sprintf("%s-%05d.jsonl
 // DedupExt is the extension of the deduplicated copy of an input file of
 // each format: the copy holds the input's own records, so it keeps their
 // format.
-var DedupExt = map[string]string{"jsonl": ".jsonl", "tsv": ".tsv", "text": ".txt"}
+var DedupExt = map[string]string{"jsonl": ".jsonl", "tsv": ".tsv", "text": ".txt", "parquet": ".parquet"}
 
 // DedupName is the name of the deduplicated copy of input file index file
-// in format: dedup-NNNNN.jsonl, .tsv or .txt.
+// in format: dedup-NNNNN.jsonl, .tsv, .txt or .parquet (a Parquet input
+// is Parquet whatever the format: see record.FormatFor).
 func DedupName(format string, file int) string {
 	return fmt.Sprintf("%s-%05d%s", KindDedup, file, DedupExt[format])
 }

@@ -42,9 +42,10 @@ type Format int
 
 // The shard formats.
 const (
-	JSONL Format = iota // one JSON object per line
-	TSV                 // url<TAB>title<TAB>content per line
-	Text                // the whole stream is one document
+	JSONL   Format = iota // one JSON object per line
+	TSV                   // url<TAB>title<TAB>content per line
+	Text                  // the whole stream is one document
+	Parquet               // one document per row of a Parquet file (see ReadParquet)
 )
 
 // String returns the name ParseFormat accepts for f.
@@ -56,12 +57,14 @@ func (f Format) String() string {
 		return "tsv"
 	case Text:
 		return "text"
+	case Parquet:
+		return "parquet"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
-// ParseFormat maps a format name ("jsonl", "tsv" or "text", in any case) to
-// its Format.
+// ParseFormat maps a format name ("jsonl", "tsv", "text" or "parquet", in
+// any case) to its Format.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "jsonl":
@@ -70,8 +73,10 @@ func ParseFormat(s string) (Format, error) {
 		return TSV, nil
 	case "text":
 		return Text, nil
+	case "parquet":
+		return Parquet, nil
 	}
-	return 0, fmt.Errorf("record: unknown format %q (want jsonl, tsv or text)", s)
+	return 0, fmt.Errorf("record: unknown format %q (want jsonl, tsv, text or parquet)", s)
 }
 
 // DefaultMaxDocBytes is the record size limit used when Options.MaxDocBytes
@@ -136,6 +141,11 @@ type Options struct {
 	// content is reported as Raw (ID and Text empty), still subject to the
 	// ReasonTooLarge, ReasonInvalidUTF8 and ReasonEmptyText rejects.
 	Raw bool
+	// Workers is the number of row groups of a Parquet file decoded at once
+	// (see ReadParquet); 0 or 1: one after the other. With more, Only is
+	// called for the rows of each row group before it is decoded, so also
+	// for rows after damage that ends the file.
+	Workers int
 }
 
 // IDSource says where a JSONL record's ID comes from.
@@ -253,6 +263,8 @@ func Read(r io.Reader, file string, opt Options, doc func(Doc) error, reject fun
 		return p.readLines(r)
 	case Text:
 		return p.readText(r)
+	case Parquet:
+		return p.readParquet(r)
 	}
 	return fmt.Errorf("record: %s: unknown format %v", file, opt.Format)
 }

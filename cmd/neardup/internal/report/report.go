@@ -250,19 +250,20 @@ func cutBytes(s string, n int) string {
 // rejectHints say what a reject reason most often means when most records
 // of an input have it: the input is not what the flags say.
 var rejectHints = map[string]string{
-	record.ReasonBadJSON:       "is it JSONL? see --format",
-	record.ReasonMissingID:     "see --id-field",
-	record.ReasonIDNotString:   "see --id-field",
-	record.ReasonMissingText:   "see --text-field",
-	record.ReasonTextNotString: "see --text-field",
-	record.ReasonEmptyText:     "see --text-field",
-	record.ReasonCorruptGzip:   "damaged gzip data, or a file named .gz that is not gzip",
-	record.ReasonCorruptZstd:   "damaged zstd data, or a file named .zst that is not zstd",
-	record.ReasonTooFewColumns: "is it TSV (url, title, content)? see --format",
-	record.ReasonInvalidUTF8:   "is it UTF-8 text, not compressed or binary?",
-	record.ReasonTooLarge:      "see --max-doc-bytes; is it one record per line?",
-	record.ReasonNotAFile:      "not a regular file (a directory, a named pipe, a dangling symlink...): check --input",
-	record.ReasonUnreadable:    "check the file's permissions",
+	record.ReasonBadJSON:        "is it JSONL? see --format",
+	record.ReasonMissingID:      "see --id-field",
+	record.ReasonIDNotString:    "see --id-field",
+	record.ReasonMissingText:    "see --text-field",
+	record.ReasonTextNotString:  "see --text-field",
+	record.ReasonEmptyText:      "see --text-field",
+	record.ReasonCorruptGzip:    "damaged gzip data, or a file named .gz that is not gzip",
+	record.ReasonCorruptZstd:    "damaged zstd data, or a file named .zst that is not zstd",
+	record.ReasonCorruptParquet: "the file is not Parquet (or is damaged), though its name ends in .parquet or --format parquet says so",
+	record.ReasonTooFewColumns:  "is it TSV (url, title, content)? see --format",
+	record.ReasonInvalidUTF8:    "is it UTF-8 text, not compressed or binary?",
+	record.ReasonTooLarge:       "see --max-doc-bytes; is it one record per line?",
+	record.ReasonNotAFile:       "not a regular file (a directory, a named pipe, a dangling symlink...): check --input",
+	record.ReasonUnreadable:     "check the file's permissions",
 }
 
 // RejectHint is what a reject reason most often means when most records
@@ -595,6 +596,7 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		// opening blocks on, a dangling symlink, a directory): no texts.
 		return nil
 	}
+	opt.Format = record.FormatFor(path, opt.Format) // a .parquet input
 	lineIDs, err := hasLineIDs(path, opt)
 	if err != nil {
 		return fmt.Errorf("report: reading texts: %w", err)
@@ -634,12 +636,16 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 	key := []byte(`"` + cmp.Or(opt.IDField, "id") + `"`)
 	// Lines come raw; only a line whose id is wanted, or cannot be read
 	// quickly, is parsed (most of the run's input is not).
-	err = record.Read(r, path, raw, func(d record.Doc) error {
+	skim := func(d record.Doc) error {
 		if id, ok := quickID(d.Raw, key); ok && !want[id] {
 			return nil
 		}
 		return record.Read(bytes.NewReader(d.Raw), path, opt, parsed, ignore)
-	}, ignore)
+	}
+	if opt.Format == record.Parquet { // rows, not lines: read the columns
+		raw, skim = opt, parsed
+	}
+	err = record.Read(r, path, raw, skim, ignore)
 	if err != nil && !errors.Is(err, errAllFound) {
 		return fmt.Errorf("report: reading texts: %w", err)
 	}

@@ -1,0 +1,683 @@
+package record
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Parquet files are read with github.com/parquet-go/parquet-go: pure Go,
+// maintained, and able to read one column chunk of one row group at a time
+// from an io.ReaderAt, so that only the id and text columns are decoded.
+//
+// A Parquet row is what the line formats call a line: Doc.Index is the
+// 0-based row number in the file (row groups counted one after the
+// other), Reject.Line the 1-based one, and Options.Only selects rows by that
+// index, so every later pass that selects records by line works on Parquet
+// unchanged. Doc.Offset is 0 (a row has no byte offset of its own) and
+// Doc.Raw is the bytes of the text value.
+
+// IsParquet reports whether name ends in ".parquet" (in any case).
+func IsParquet(name string) bool {
+	const ext = ".parquet"
+	return len(name) >= len(ext) && strings.EqualFold(name[len(name)-len(ext):], ext)
+}
+
+// FormatFor returns the format in which to read the input file name when
+// the job's format is f: Parquet for a name ending in ".parquet" (whatever
+// f says: a Parquet file is never text), else f.
+func FormatFor(name string, f Format) Format {
+	if IsParquet(name) {
+		return Parquet
+	}
+	return f
+}
+
+// ReasonCorruptParquet is the reason of a Reject for a Parquet file that is
+// damaged or not Parquet at all: Line 0 when its footer cannot be read (no
+// row is known), else the row where reading stopped, covering the rest of
+// the file.
+const ReasonCorruptParquet = "corrupt_parquet"
+
+// parquetOptions are the options with which Parquet files are opened: the
+// page index and bloom filters serve lookups, not a full scan.
+var parquetOptions = []parquet.FileOption{parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)}
+
+// ReadParquet parses the Parquet file of size bytes in ra as Read parses a
+// line format (see Read and the package doc): the document text comes from
+// the column Options.TextField, the id from the column Options.IDField
+// (strings as they are, integers in decimal). A name with dots that is not a
+// top-level column names a nested one ("meta.url"). With Options.IDs
+// IDFromLine, or when the file has no id column (whatever Options.IDs: the
+// schema says it for the whole file), each document's id is its line ID,
+// file:row (LineID; the row 1-based, as Reject.Line), and
+// Options.OnLineIDs is called before the first row.
+//
+// A file whose text column is missing, repeated or not a byte array, or
+// whose id column is repeated or neither a byte array nor an integer, is one
+// whole-file Reject (Line 0; missing_text, text_not_string or
+// id_not_string). A row with a null text is rejected as text_not_string, a
+// null or empty id as missing_id; the text checks are those of JSONL (size,
+// UTF-8, white space). A file that cannot be opened as Parquet is one
+// Reject with ReasonCorruptParquet and Line 0; damage found while reading
+// ends the file with one Reject at the row where it stopped
+// (ReasonCorruptParquet, or ReasonReadError when ra itself failed). The
+// decoder's panics on damaged data are caught and reported so.
+func ReadParquet(ra io.ReaderAt, size int64, file string, opt Options, doc func(Doc) error, reject func(Reject) error) error {
+	if ra == nil || doc == nil || reject == nil {
+		return fmt.Errorf("record: %s: ReadParquet needs a reader and both callbacks", file)
+	}
+	opt = opt.withDefaults()
+	p := &parser{file: file, opt: opt, doc: doc, reject: reject}
+	r := &parquetReader{p: p, src: &sourceReaderAt{r: ra}}
+	return r.read(size)
+}
+
+// readParquet reads a whole Parquet stream into memory for ReadParquet
+// (Read with Format Parquet, for a reader that is not an io.ReaderAt).
+func (p *parser) readParquet(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return p.emitReject(0, 0, readErrorReason(err), fmt.Sprintf("reading stopped after %d bytes, file lost: %v", len(data), err), nil)
+	}
+	pr := &parquetReader{p: p, src: &sourceReaderAt{r: bytes.NewReader(data)}}
+	return pr.read(int64(len(data)))
+}
+
+// sourceReaderAt remembers the first error of the underlying reader other
+// than io.EOF, to tell I/O failures from damaged data.
+type sourceReaderAt struct {
+	r   io.ReaderAt
+	err error
+}
+
+func (s *sourceReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	n, err := s.r.ReadAt(b, off)
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// parquetReader reads one Parquet file for ReadParquet.
+type parquetReader struct {
+	p   *parser
+	src *sourceReaderAt
+	// inCallback is set while a callback runs: a panic there is not the
+	// decoder's and is not caught.
+	inCallback bool
+	at         int64 // the row being read; -1 while opening the file
+}
+
+// reason is the reason of a Reject for damage: ReasonReadError when the
+// reader failed, else ReasonCorruptParquet.
+func (r *parquetReader) reason() string {
+	if r.src.err != nil {
+		return ReasonReadError
+	}
+	return ReasonCorruptParquet
+}
+
+func (r *parquetReader) read(size int64) (err error) {
+	r.at = -1
+	defer func() {
+		if r.inCallback {
+			return // a panic in a callback goes on
+		}
+		if v := recover(); v != nil {
+			err = r.stopped(r.at, fmt.Errorf("decoder failed: %v", v))
+		}
+	}()
+	if err := checkFooter(r.src, size); err != nil {
+		return r.stopped(-1, err)
+	}
+	f, err := parquet.OpenFile(r.src, size, parquetOptions...)
+	if err != nil {
+		return r.stopped(-1, err)
+	}
+	cols, rj := r.p.parquetColumns(f.Schema())
+	if rj != nil {
+		return r.callReject(0, rj.reason, rj.detail, nil)
+	}
+	if cols.id < 0 && r.p.opt.OnLineIDs != nil {
+		r.inCallback = true
+		r.p.opt.OnLineIDs()
+		r.inCallback = false
+	}
+	if r.p.opt.Workers > 1 && len(f.RowGroups()) > 1 {
+		return r.parallel(f, cols)
+	}
+	row := int64(0)
+	for g, rg := range f.RowGroups() {
+		n := rg.NumRows()
+		if err := r.p.rowGroup(rg, cols, row, n, r.p.opt.Only, &r.at, r.deliver); err != nil {
+			return r.stop(g, err)
+		}
+		row += n
+	}
+	return nil
+}
+
+// stop turns damage found in row group g (a *stopError) into the file's
+// final Reject, and returns any other error (a callback's) as it is.
+func (r *parquetReader) stop(g int, err error) error {
+	var stop *stopError
+	if !errors.As(err, &stop) {
+		return err
+	}
+	return r.stopped(stop.row, fmt.Errorf("row group %d: %w", g, stop.err))
+}
+
+// checkFooter checks the end of a Parquet file of size bytes: its magic
+// and a footer length that fits in the file (the decoder would allocate
+// whatever length a damaged file says, up to 4 GiB).
+func checkFooter(ra io.ReaderAt, size int64) error {
+	var tail [8]byte
+	if size < 12 {
+		return fmt.Errorf("%d bytes, too short for Parquet", size)
+	}
+	if _, err := ra.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(tail[4:]) != "PAR1" {
+		return fmt.Errorf("invalid magic footer of parquet file: %q", tail[4:])
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("footer of %d bytes in a file of %d bytes", n, size)
+	}
+	return nil
+}
+
+// stopError is damage found at row.
+type stopError struct {
+	row int64
+	err error
+}
+
+func (e *stopError) Error() string { return fmt.Sprintf("row %d: %v", e.row+1, e.err) }
+
+// stopped reports the damage err found at row (-1: before any row) as the
+// file's final Reject.
+func (r *parquetReader) stopped(row int64, err error) error {
+	if row < 0 {
+		return r.callReject(0, r.reason(), "not a readable Parquet file: "+err.Error(), nil)
+	}
+	return r.callReject(row+1, r.reason(), fmt.Sprintf("reading stopped at row %d, rest of file lost: %v", row+1, err), nil)
+}
+
+func (r *parquetReader) callReject(line int64, reason, detail string, raw []byte) error {
+	r.inCallback = true
+	defer func() { r.inCallback = false }()
+	return r.p.emitReject(line, 0, reason, detail, raw)
+}
+
+func (r *parquetReader) callDoc(d Doc) error {
+	r.inCallback = true
+	defer func() { r.inCallback = false }()
+	return r.p.emitDoc(d, d.Index+1)
+}
+
+// parquetCols are the leaf columns that ReadParquet decodes.
+type parquetCols struct {
+	text, id int // column indexes; id -1 when the file has no id column
+	idKind   parquet.Kind
+}
+
+type schemaReject struct{ reason, detail string }
+
+// parquetColumns finds the text and id columns in schema, or says why the
+// file cannot be read.
+func (p *parser) parquetColumns(schema *parquet.Schema) (parquetCols, *schemaReject) {
+	cols := parquetCols{id: -1}
+	text, ok := lookupColumn(schema, p.opt.TextField)
+	if !ok && isGroup(schema, p.opt.TextField) {
+		return cols, &schemaReject{ReasonTextNotString, fmt.Sprintf("column %q is a group (a list, map or struct), want a string column", p.opt.TextField)}
+	}
+	if !ok {
+		return cols, &schemaReject{ReasonMissingText, fmt.Sprintf("no column %q (columns: %s)", p.opt.TextField, columnNames(schema))}
+	}
+	if why := notScalar(text, parquet.ByteArray); why != "" {
+		return cols, &schemaReject{ReasonTextNotString, fmt.Sprintf("column %q is %s, want a string column", p.opt.TextField, why)}
+	}
+	cols.text = text.ColumnIndex
+	if p.opt.IDs == IDFromLine {
+		return cols, nil
+	}
+	id, ok := lookupColumn(schema, p.opt.IDField)
+	if !ok && isGroup(schema, p.opt.IDField) {
+		return cols, &schemaReject{ReasonIDNotString, fmt.Sprintf("column %q is a group (a list, map or struct), want a string or integer column", p.opt.IDField)}
+	}
+	if ok {
+		if why := notScalar(id, parquet.ByteArray, parquet.Int32, parquet.Int64); why != "" {
+			return cols, &schemaReject{ReasonIDNotString, fmt.Sprintf("column %q is %s, want a string or integer column", p.opt.IDField, why)}
+		}
+		cols.id, cols.idKind = id.ColumnIndex, id.Node.Type().Kind()
+	}
+	return cols, nil
+}
+
+// lookupColumn finds the leaf column name: a top-level column, else a
+// nested one named by a dotted path.
+func lookupColumn(schema *parquet.Schema, name string) (parquet.LeafColumn, bool) {
+	if name == "" {
+		return parquet.LeafColumn{}, false
+	}
+	if c, ok := schema.Lookup(name); ok && c.Node != nil && c.Node.Leaf() {
+		return c, true
+	}
+	if c, ok := schema.Lookup(strings.Split(name, ".")...); ok && c.Node != nil && c.Node.Leaf() {
+		return c, true
+	}
+	return parquet.LeafColumn{}, false
+}
+
+// isGroup reports whether name (or its dotted path) is a group of columns.
+func isGroup(schema *parquet.Schema, name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, path := range schema.Columns() {
+		if len(path) > 1 && path[0] == name {
+			return true
+		}
+		if dotted := strings.Split(name, "."); len(path) > len(dotted) && slices.Equal(path[:len(dotted)], dotted) {
+			return true
+		}
+	}
+	return false
+}
+
+// notScalar says what the column is when it is not one value per row of
+// one of kinds: "repeated (a list)" or its physical type; "" if it is.
+func notScalar(c parquet.LeafColumn, kinds ...parquet.Kind) string {
+	if c.MaxRepetitionLevel > 0 {
+		return "repeated (a list)"
+	}
+	k := c.Node.Type().Kind()
+	for _, want := range kinds {
+		if k == want {
+			return ""
+		}
+	}
+	return "of type " + k.String()
+}
+
+// columnNames lists the leaf columns of schema as dotted paths, at most 20.
+func columnNames(schema *parquet.Schema) string {
+	var names []string
+	for _, path := range schema.Columns() {
+		if len(names) == 20 {
+			names = append(names, "...")
+			break
+		}
+		names = append(names, strings.Join(path, "."))
+	}
+	return strings.Join(names, ", ")
+}
+
+// pqItem is what one row gives: a Doc (reason "") or a Reject's line,
+// reason, detail and raw bytes for its sample. Its bytes are valid during
+// the emit call only, unless owned (see own).
+type pqItem struct {
+	doc            Doc
+	line           int64
+	reason, detail string
+	raw            []byte
+}
+
+// own makes the item's bytes its own, to hand it on after the row group's
+// pages are gone: a doc's Raw becomes its Text's bytes (or a copy with
+// Options.Raw), a reject keeps the start of raw that its sample needs.
+func (it *pqItem) own(raw bool) {
+	switch {
+	case it.reason != "":
+		it.raw = bytes.Clone(it.raw[:min(len(it.raw), SampleBytes+utf8.UTFMax)])
+	case raw:
+		it.doc.Raw = bytes.Clone(it.doc.Raw)
+	default:
+		it.doc.Raw = unsafe.Slice(unsafe.StringData(it.doc.Text), len(it.doc.Text))
+	}
+}
+
+// deliver passes an item to the doc or reject callback.
+func (r *parquetReader) deliver(it *pqItem) error {
+	if it.reason != "" {
+		return r.callReject(it.line, it.reason, it.detail, it.raw)
+	}
+	return r.callDoc(it.doc)
+}
+
+// rowGroup reads the n rows of rg, the first of which is row first of the
+// file, and emits those that only (if not nil) selects; *at is the row
+// being read. Damage is returned as a *stopError.
+func (p *parser) rowGroup(rg parquet.RowGroup, cols parquetCols, first, n int64, only func(int64) bool, at *int64, emit func(*pqItem) error) error {
+	chunks := rg.ColumnChunks()
+	text := newColumnValues(chunks[cols.text])
+	defer text.close()
+	var id *columnValues
+	if cols.id >= 0 {
+		id = newColumnValues(chunks[cols.id])
+		defer id.close()
+	}
+	var it pqItem
+	for i := int64(0); i < n; i++ {
+		row := first + i
+		*at = row
+		tv, err := text.next()
+		if err != nil {
+			return &stopError{row, fmt.Errorf("column %q: %w", p.opt.TextField, err)}
+		}
+		var iv parquet.Value
+		if id != nil {
+			if iv, err = id.next(); err != nil {
+				return &stopError{row, fmt.Errorf("column %q: %w", p.opt.IDField, err)}
+			}
+		}
+		if only != nil && !only(row) {
+			continue
+		}
+		p.parquetRow(&it, row, tv, iv, id != nil, cols.idKind)
+		if err := emit(&it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parquetRow checks one row and sets it to its Doc or Reject.
+func (p *parser) parquetRow(it *pqItem, row int64, tv, iv parquet.Value, hasID bool, idKind parquet.Kind) {
+	line := row + 1
+	*it = pqItem{line: line}
+	bad := func(reason, detail string, raw []byte) { it.reason, it.detail, it.raw = reason, detail, raw }
+	if tv.IsNull() {
+		bad(ReasonTextNotString, fmt.Sprintf("%q is null, want a string", p.opt.TextField), nil)
+		return
+	}
+	tb := tv.ByteArray()
+	if len(tb) > p.opt.MaxDocBytes {
+		bad(ReasonTooLarge, fmt.Sprintf("text is %d bytes, over the limit of %d", len(tb), p.opt.MaxDocBytes), tb)
+		return
+	}
+	if p.opt.Raw {
+		it.doc = Doc{Raw: tb, Index: row}
+		return
+	}
+	var id string
+	switch {
+	case !hasID:
+		id = LineID(p.file, line)
+	case iv.IsNull():
+		bad(ReasonMissingID, fmt.Sprintf("%q is null", p.opt.IDField), tb)
+		return
+	case idKind == parquet.Int32:
+		id = strconv.FormatInt(int64(iv.Int32()), 10)
+	case idKind == parquet.Int64:
+		id = strconv.FormatInt(iv.Int64(), 10)
+	default:
+		b := iv.ByteArray()
+		if len(b) == 0 {
+			bad(ReasonMissingID, fmt.Sprintf("%q is empty", p.opt.IDField), tb)
+			return
+		}
+		if !utf8.Valid(b) {
+			bad(ReasonInvalidUTF8, fmt.Sprintf("%q: %s", p.opt.IDField, invalidUTF8Detail(b)), b)
+			return
+		}
+		id = string(b)
+	}
+	switch {
+	case !utf8.Valid(tb):
+		bad(ReasonInvalidUTF8, fmt.Sprintf("%q: %s", p.opt.TextField, invalidUTF8Detail(tb)), tb)
+	case isSpaceOnlyBytes(tb):
+		bad(ReasonEmptyText, fmt.Sprintf("%q is empty or white space", p.opt.TextField), tb)
+	default:
+		it.doc = Doc{ID: id, Text: string(tb), Raw: tb, Index: row}
+	}
+}
+
+// columnValues reads the values of one column chunk, one at a time, a page
+// after the other.
+type columnValues struct {
+	pages parquet.Pages
+	page  parquet.Page
+	vals  parquet.ValueReader
+	buf   []parquet.Value
+	i     int
+}
+
+func newColumnValues(c parquet.ColumnChunk) *columnValues {
+	return &columnValues{pages: c.Pages(), buf: make([]parquet.Value, 0, 256)}
+}
+
+// next returns the next value; a byte array value's bytes are valid until
+// the following call. Running out of values is an error: the caller asks
+// for one value per row.
+func (c *columnValues) next() (parquet.Value, error) {
+	for c.i == len(c.buf) {
+		if c.vals != nil {
+			n, err := c.vals.ReadValues(c.buf[:cap(c.buf)])
+			c.buf, c.i = c.buf[:n], 0
+			if err == io.EOF || (n == 0 && err == nil) {
+				c.vals = nil // n may be > 0: the values are used first
+			} else if err != nil {
+				return parquet.Value{}, err
+			}
+			continue
+		}
+		c.release()
+		page, err := c.pages.ReadPage()
+		if err == io.EOF {
+			return parquet.Value{}, errors.New("fewer values than rows")
+		}
+		if err != nil {
+			return parquet.Value{}, err
+		}
+		c.page, c.vals = page, page.Values()
+	}
+	v := c.buf[c.i]
+	c.i++
+	return v, nil
+}
+
+func (c *columnValues) release() {
+	if c.page != nil {
+		parquet.Release(c.page)
+		c.page = nil
+	}
+}
+
+func (c *columnValues) close() {
+	c.release()
+	c.pages.Close()
+}
+
+// CopyParquet writes to w a Parquet file with the schema, key-value
+// metadata and compression codec of the Parquet file of size bytes in ra,
+// holding the rows whose 0-based indexes rows lists (in increasing order),
+// in input order, one row group per input row group that keeps a row. It
+// returns the number of rows written. The bytes written depend only on the
+// input and on rows. Row groups without a kept row, and the rows after the
+// last kept one, are not decoded, so damage there (where an earlier
+// ReadParquet stopped) does not matter; damage elsewhere, in any column, is
+// an error: the caller has read the file before and knows which rows are
+// good.
+func CopyParquet(ra io.ReaderAt, size int64, rows []int64, w io.Writer) (kept int64, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("parquet decoder failed: %v", v)
+		}
+	}()
+	if err := checkFooter(ra, size); err != nil {
+		return 0, err
+	}
+	f, err := parquet.OpenFile(ra, size, parquetOptions...)
+	if err != nil {
+		return 0, err
+	}
+	md := f.Metadata()
+	opts := []parquet.WriterOption{f.Schema()}
+	if len(md.RowGroups) > 0 && len(md.RowGroups[0].Columns) > 0 {
+		opts = append(opts, parquet.Compression(parquet.LookupCompressionCodec(md.RowGroups[0].Columns[0].MetaData.Codec)))
+	}
+	for _, kv := range md.KeyValueMetadata {
+		opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
+	}
+	cfg, err := parquet.NewWriterConfig(opts...)
+	if err != nil {
+		return 0, err
+	}
+	pw := parquet.NewWriter(w, cfg)
+	buf := make([]parquet.Row, 128)
+	sel := make([]parquet.Row, 0, len(buf))
+	var first int64
+	for g, rg := range f.RowGroups() {
+		n := rg.NumRows()
+		k := 0 // the kept rows of this row group are rows[:k]
+		for k < len(rows) && rows[k] < first+n {
+			k++
+		}
+		if k > 0 {
+			if err := copyRows(pw, rg.Rows(), buf, sel, first, rows[:k]); err != nil {
+				return kept, fmt.Errorf("row group %d: %w", g, err)
+			}
+			if err := pw.Flush(); err != nil {
+				return kept, err
+			}
+			kept += int64(k)
+		}
+		rows = rows[k:]
+		first += n
+	}
+	if len(rows) > 0 {
+		return kept, fmt.Errorf("row %d is past the file's %d rows", rows[0]+1, first)
+	}
+	return kept, pw.Close()
+}
+
+// copyRows writes to pw the rows of rows (whose first is row first of the
+// file) that keep lists (increasing, all in this row group), reading no
+// further than the last of them. buf holds the rows read (ReadRows reuses
+// their storage), sel those kept.
+func copyRows(pw *parquet.Writer, rows parquet.Rows, buf, sel []parquet.Row, first int64, keep []int64) error {
+	defer rows.Close()
+	row := first
+	for len(keep) > 0 {
+		n, err := rows.ReadRows(buf[:min(int64(len(buf)), keep[len(keep)-1]-row+1)])
+		sel = sel[:0]
+		for _, r := range buf[:n] {
+			if len(keep) > 0 && keep[0] == row {
+				sel = append(sel, r)
+				keep = keep[1:]
+			}
+			row++
+		}
+		if len(sel) > 0 {
+			if _, err := pw.WriteRows(sel); err != nil {
+				return err
+			}
+		}
+		if len(keep) > 0 && (err == io.EOF || (err == nil && n == 0)) {
+			return fmt.Errorf("row %d: fewer rows than the file says", row+1)
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("row %d: %w", row+1, err)
+		}
+	}
+	return nil
+}
+
+// maxInFlight bounds the uncompressed size of the row groups that parallel
+// decodes at once (it always decodes at least one).
+const maxInFlight = 256 << 20
+
+// groupResult is what the decoding of one row group gave.
+type groupResult struct {
+	items []pqItem
+	err   error // a *stopError for damage
+}
+
+// parallel reads the row groups of f on up to Options.Workers goroutines,
+// as many at a time as maxInFlight allows, and hands their rows on in file
+// order. Options.Only is called, in row order, on the calling goroutine
+// for the rows of each row group before it is decoded.
+func (r *parquetReader) parallel(f *parquet.File, cols parquetCols) error {
+	p := r.p
+	groups := f.RowGroups()
+	md := f.Metadata().RowGroups
+	var pending []chan groupResult
+	var sizes []int64
+	var inFlight, first int64
+	next := 0
+	defer func() { // wait for the goroutines of an early return
+		for _, ch := range pending {
+			<-ch
+		}
+	}()
+	for g := 0; g < len(groups); g++ {
+		for next < len(groups) && len(pending) < p.opt.Workers {
+			size := int64(0)
+			if next < len(md) {
+				size = max(md[next].TotalByteSize, 0)
+			}
+			if len(pending) > 0 && inFlight+size > maxInFlight {
+				break
+			}
+			var sel []bool
+			n := groups[next].NumRows()
+			if p.opt.Only != nil {
+				sel = make([]bool, n)
+				for i := range sel {
+					sel[i] = p.opt.Only(first + int64(i))
+				}
+			}
+			ch := make(chan groupResult, 1)
+			go p.decodeGroup(groups[next], cols, first, n, sel, ch)
+			pending, sizes = append(pending, ch), append(sizes, size)
+			inFlight += size
+			first += n
+			next++
+		}
+		res := <-pending[0]
+		pending, inFlight, sizes = pending[1:], inFlight-sizes[0], sizes[1:]
+		for i := range res.items {
+			if err := r.deliver(&res.items[i]); err != nil {
+				return err
+			}
+		}
+		if res.err != nil {
+			return r.stop(g, res.err)
+		}
+	}
+	return nil
+}
+
+// decodeGroup decodes the n rows of rg from row first on, those that sel
+// (if not nil) selects, and sends their items to ch.
+func (p *parser) decodeGroup(rg parquet.RowGroup, cols parquetCols, first, n int64, sel []bool, ch chan<- groupResult) {
+	var res groupResult
+	at := first
+	defer func() {
+		if v := recover(); v != nil {
+			res.err = &stopError{at, fmt.Errorf("decoder failed: %v", v)}
+		}
+		ch <- res
+	}()
+	var only func(int64) bool
+	if sel != nil {
+		only = func(row int64) bool { return sel[row-first] }
+	}
+	res.err = p.rowGroup(rg, cols, first, n, only, &at, func(it *pqItem) error {
+		it.own(p.opt.Raw)
+		res.items = append(res.items, *it)
+		return nil
+	})
+}
