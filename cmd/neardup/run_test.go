@@ -405,3 +405,33 @@ func TestExpandInputsNotAFile(t *testing.T) {
 		t.Fatal("expandInputs hangs on a named pipe")
 	}
 }
+
+// TestChooseLocalRunner: without --runner, an input of directRunnerBytes or
+// more runs on the direct runner, a smaller one on Prism; a --runner the
+// user gave is kept.
+func TestChooseLocalRunner(t *testing.T) {
+	r := flag.Lookup("runner")
+	if r == nil {
+		t.Fatal("no --runner flag")
+	}
+	saved := r.Value.String()
+	defer r.Value.Set(saved)
+	for _, tt := range []struct {
+		given string
+		bytes int64
+		want  string
+	}{
+		{"", directRunnerBytes - 1, "prism"},
+		{"", directRunnerBytes, "direct"},
+		{"prism", 10 * directRunnerBytes, "prism"},
+		{"universal", 10 * directRunnerBytes, "universal"},
+	} {
+		if err := r.Value.Set(tt.given); err != nil {
+			t.Fatal(err)
+		}
+		chooseLocalRunner(tt.bytes)
+		if got := runnerName(); got != tt.want {
+			t.Errorf("--runner %q, %d input bytes: runner %q, want %q", tt.given, tt.bytes, got, tt.want)
+		}
+	}
+}
