@@ -152,7 +152,7 @@ func auditMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	chooseLocalRunner(bytes)
+	setDefaultRunner()
 	if cfg.Rounds == 0 {
 		cfg.Rounds = transforms.AutoRounds(bytes, cfg.Branches, localRunner())
 	}
