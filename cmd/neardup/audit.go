@@ -152,6 +152,7 @@ func auditMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	setDefaultRunner()
 	if cfg.Rounds == 0 {
 		cfg.Rounds = transforms.AutoRounds(bytes, cfg.Branches, localRunner())
 	}

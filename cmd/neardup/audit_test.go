@@ -126,8 +126,8 @@ func TestAuditCommand(t *testing.T) {
 	if err := json.Unmarshal(summary, &sum); err != nil {
 		t.Fatal(err)
 	}
-	if got := sum.Settings; got == nil || got.Config != man.Config || got.CCRounds != 0 || got.Runner != "prism" {
-		t.Errorf("audit settings %+v; want the index's %+v, cc_rounds 0, runner prism", got, man.Config)
+	if got := sum.Settings; got == nil || got.Config != man.Config || got.CCRounds != 0 || got.Runner != "direct" {
+		t.Errorf("audit settings %+v; want the index's %+v, cc_rounds 0, runner direct", got, man.Config)
 	}
 	refused := []struct {
 		name string

@@ -239,7 +239,7 @@ of 'neardup run' and 'neardup audit' beside neardup's own, as Beam spells them
 	    --endpoint localhost:8099 --environment_type EXTERNAL \
 	    --environment_config localhost:50000
 
-The default runner is Prism, in this process. scripts/run-flink.sh,
+The default runner is Beam's direct runner, in this process (--runner prism: Prism). scripts/run-flink.sh,
 scripts/run-dataflow.sh and scripts/run-prism-cluster.sh show whole
 set-ups; docs/CLUSTER.md says more.
 `)

@@ -7,7 +7,7 @@
 //
 // Run 'neardup help run' for the flags. Beam's own flags (--runner,
 // --endpoint, --environment_type, --job_name, ...: 'neardup help runners')
-// are accepted too; the default runner is Prism, in process.
+// are accepted too; the default runner is the direct runner, in process.
 package main
 
 import (

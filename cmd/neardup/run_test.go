@@ -349,8 +349,8 @@ func TestRunAutoSettings(t *testing.T) {
 		if s.Settings == nil {
 			t.Fatalf("%s: no settings in summary.json", tt.dir)
 		}
-		if got := s.Settings; got.Rounds != tt.rounds || got.CCRounds != tt.ccRounds || got.Runner != "prism" {
-			t.Errorf("%s: rounds %d, cc_rounds %d, runner %q; want %d, %d, prism", filepath.Base(tt.dir), got.Rounds, got.CCRounds, got.Runner, tt.rounds, tt.ccRounds)
+		if got := s.Settings; got.Rounds != tt.rounds || got.CCRounds != tt.ccRounds || got.Runner != "direct" {
+			t.Errorf("%s: rounds %d, cc_rounds %d, runner %q; want %d, %d, direct", filepath.Base(tt.dir), got.Rounds, got.CCRounds, got.Runner, tt.rounds, tt.ccRounds)
 		}
 		if n := s.Counts[output.StatRemainder]; (n > 0) != tt.remainder {
 			t.Errorf("%s: components_remainder_edges %d, want some: %v", filepath.Base(tt.dir), n, tt.remainder)
@@ -403,5 +403,28 @@ func TestExpandInputsNotAFile(t *testing.T) {
 			f.Close() // let the blocked open go
 		}
 		t.Fatal("expandInputs hangs on a named pipe")
+	}
+}
+
+// TestDefaultRunner: without --runner a run uses the direct runner; a
+// --runner the user gave is kept.
+func TestDefaultRunner(t *testing.T) {
+	r := flag.Lookup("runner")
+	if r == nil {
+		t.Fatal("no --runner flag")
+	}
+	saved := r.Value.String()
+	defer r.Value.Set(saved)
+	for given, want := range map[string]string{"": "direct", "prism": "prism", "universal": "universal"} {
+		if err := r.Value.Set(given); err != nil {
+			t.Fatal(err)
+		}
+		setDefaultRunner()
+		if got := runnerName(); got != want {
+			t.Errorf("--runner %q: runner %q, want %q", given, got, want)
+		}
+		if got := localRunner(); got != (want != "universal") {
+			t.Errorf("--runner %q: localRunner() = %v", given, got)
+		}
 	}
 }
