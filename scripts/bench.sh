@@ -6,7 +6,7 @@
 #
 #   scripts/bench.sh                  # COPIES="1 2 4 10"
 #   COPIES="1 2" scripts/bench.sh     # only x1 and x2
-#   RUNNER=direct scripts/bench.sh    # another runner (default prism)
+#   RUNNER=prism scripts/bench.sh     # another runner (default direct, as the command)
 #   REPEAT=3 scripts/bench.sh         # each size and the baseline 3 times, taking
 #                                     # turns; the ratios use the medians
 #
@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 SCALE_DIR="${SCALE_DIR:-/tmp/corpus-scale}"
 TILE_DIR="${TILE_DIR:-/tmp/corpus-tiled}"
 COPIES="${COPIES:-1 2 4 10}"
-RUNNER="${RUNNER:-prism}"
+RUNNER="${RUNNER:-direct}"
 REPEAT="${REPEAT:-1}"
 OUT="${BENCH_OUT:-/tmp/neardup-bench}"
 BIN="$OUT/bin"
