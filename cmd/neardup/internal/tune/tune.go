@@ -70,6 +70,7 @@ type ShingleRow struct {
 type Report struct {
 	Docs, Pairs     int // documents, pairs with J >= threshold - 0.2 (shingle size Shingles[0])
 	Bands           []BandsRow
+	Lengths         []LengthRow // the chosen banding's recall per length class
 	Hamming         []HammingRow
 	ShingleSizes    []ShingleRow
 	BestK           int
@@ -91,6 +92,7 @@ func Run(texts []string, o Options) (*Report, error) {
 	var base []pair
 	var fps []uint64
 	var sigs [][]uint64
+	var docSizes []int
 	for si, n := range o.Shingles {
 		cfg := signature.DefaultConfig()
 		cfg.Tokens, cfg.N, cfg.Perms = o.Tokens, n, slices.Max(o.Perms)
@@ -109,6 +111,9 @@ func Run(texts []string, o Options) (*Report, error) {
 			msigs[i] = slices.Clone(sig.MinHash)
 			simh[i] = sig.SimHash
 			sizes = append(sizes, len(sets[i]))
+		}
+		if si == 0 {
+			docSizes = slices.Clone(sizes)
 		}
 		pairs := findPairs(msigs, sets, o.Threshold-0.2)
 		row := ShingleRow{N: n}
@@ -132,6 +137,7 @@ func Run(texts []string, o Options) (*Report, error) {
 		}
 	}
 	r.Bands = bandRows(base, sigs, o)
+	r.Lengths = lengthRows(base, sigs, docSizes, o)
 	r.Hamming, r.BestK = hammingRows(base, fps, o.Threshold)
 	r.RecommendedSize = o.Shingles[0]
 	if r.ShingleSizes[0].MedianShingles < 3*o.Shingles[0] {
@@ -224,19 +230,11 @@ func firstOr(s [][]uint64) []uint64 {
 // measureBands returns the share of pairs >= t that share a band, and the
 // pairs of the sample sharing a band per document.
 func measureBands(bd blocking.Bands, pairs []pair, sigs [][]uint64, t float64) (recall, perDoc float64) {
-	shares := func(a, b []uint64) bool {
-		for i := 0; i < bd.B; i++ {
-			if slices.Equal(a[i*bd.R:(i+1)*bd.R], b[i*bd.R:(i+1)*bd.R]) {
-				return true
-			}
-		}
-		return false
-	}
 	var n, found int
 	for _, p := range pairs {
 		if p.j >= t {
 			n++
-			if shares(sigs[p.a], sigs[p.b]) {
+			if sharesBand(bd, sigs[p.a], sigs[p.b]) {
 				found++
 			}
 		}
@@ -328,6 +326,7 @@ func (r *Report) Print(w io.Writer, t float64) {
 		}
 		fmt.Fprintf(w, "%5d %5d %5d  %8.4f %8.4f  %8.4f %8.4f  %10.2f%s\n", b.Perms, b.Bands, b.Rows, b.ExpectedRecall, b.MeasuredRecall, b.FalsePositive, b.FalseNegative, b.CandidatesPerDoc, mark)
 	}
+	printLengths(w, r.Lengths, t)
 	fmt.Fprintf(w, "\nSimHash alone: recall at J >= %.2f and precision (J >= %.2f) by Hamming bound k\n", t, t-0.1)
 	fmt.Fprintf(w, "%3s %8s %9s %6s %8s\n", "k", "recall", "precision", "F1", "pairs")
 	for _, h := range r.Hamming {

@@ -55,6 +55,16 @@ func TestRun(t *testing.T) {
 			t.Errorf("%dx%d: recall out of range: %+v", b.Bands, b.Rows, b)
 		}
 	}
+	total := 0
+	for _, l := range r.Lengths {
+		total += l.Pairs
+		if l.MeasuredRecall < 0 || l.MeasuredRecall > 1 || l.ExpectedRecall < 0 || l.ExpectedRecall > 1 {
+			t.Errorf("length class %s: recall out of range: %+v", l.Class, l)
+		}
+	}
+	if total != r.ShingleSizes[0].PairsAbove {
+		t.Errorf("the length classes hold %d pairs, want all %d at J >= 0.8", total, r.ShingleSizes[0].PairsAbove)
+	}
 	if chosen != len(DefaultOptions(0.8).Perms) {
 		t.Errorf("%d chosen designs, want one per permutation count", chosen)
 	}
