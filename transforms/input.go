@@ -298,3 +298,15 @@ func (t compressedTee) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// countingReader adds the bytes read through it to n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
+}

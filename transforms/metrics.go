@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"io"
 	"maps"
 	"sync"
 	"sync/atomic"
@@ -116,16 +115,4 @@ func addBusy(ctx context.Context, stage string, d time.Duration, from time.Time)
 	span.Update(ctx, from.UnixMilli())
 	span.Update(ctx, now.UnixMilli())
 	Progress.Stages.note(stage, from, now)
-}
-
-// countingReader adds the bytes read through it to n.
-type countingReader struct {
-	r io.Reader
-	n *atomic.Int64
-}
-
-func (c countingReader) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	c.n.Add(int64(k))
-	return k, err
 }

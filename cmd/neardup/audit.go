@@ -127,6 +127,7 @@ func auditMain(args []string) error {
 	}
 	set := flagSet(flag.CommandLine)
 	initBeam(f.verbose)
+	setDefaultRunner()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	jobDone := make(chan struct{})
@@ -152,7 +153,6 @@ func auditMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	setDefaultRunner()
 	if cfg.Rounds == 0 {
 		cfg.Rounds = transforms.AutoRounds(bytes, cfg.Branches, localRunner())
 	}

@@ -367,9 +367,7 @@ func (t *target) commit(ctx context.Context, last string) error {
 	if t.url {
 		return t.commitURL(ctx, last)
 	}
-	slices.SortStableFunc(t.replaced, func(a, b string) int {
-		return cmp.Compare(btoi(filepath.Base(a) != last), btoi(filepath.Base(b) != last))
-	})
+	lastFirst(t.replaced, last)
 	for _, p := range t.replaced {
 		if err := os.RemoveAll(p); err != nil {
 			return err
@@ -399,6 +397,14 @@ func (t *target) commit(ctx context.Context, last string) error {
 	return nil
 }
 
+// lastFirst moves the paths (local or URLs) named last to the front, so
+// that --overwrite removes the old last file before any other.
+func lastFirst(paths []string, last string) {
+	slices.SortStableFunc(paths, func(a, b string) int {
+		return cmp.Compare(btoi(path.Base(a) != last), btoi(path.Base(b) != last))
+	})
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1
@@ -415,9 +421,7 @@ func (t *target) commitURL(ctx context.Context, last string) error {
 	}
 	defer fsys.Close()
 	if len(t.replaced) > 0 {
-		slices.SortStableFunc(t.replaced, func(a, b string) int {
-			return cmp.Compare(btoi(path.Base(a) != last), btoi(path.Base(b) != last))
-		})
+		lastFirst(t.replaced, last)
 		rm, ok := fsys.(filesystem.Remover)
 		if !ok {
 			return fmt.Errorf("%s: the filesystem cannot remove files, so --overwrite cannot replace them", t.name())

@@ -202,6 +202,7 @@ func runMain(args []string) error {
 		cfg.Bands, cfg.Rows = b.B, b.R
 	}
 	initBeam(f.verbose)
+	setDefaultRunner()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	jobDone := make(chan struct{})
@@ -211,7 +212,6 @@ func runMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	setDefaultRunner()
 	if cfg.SimBlocks == 0 {
 		// About 1 KB of raw text per document. Pairs of a table bucket
 		// farther than k bits are dropped in the bucket, so a chance
@@ -546,7 +546,7 @@ func runnerName() string {
 // direct runner only what a stage holds. Measured on the tiled SCALE corpus
 // (docs/BENCHMARKS.md): x1 on a quiet machine 27.5 s and 0.86 GB against
 // Prism's 29.3 s and 2.2 GB; x4, on a shared machine, 115 s and 2.1 GB
-// against 170 s and 5.1 GB; x10 5.5 GB against 12.9 GB. The outputs are
+// against 170 s and 5.1 GB; x10 5.6 GB against 12.9 GB. The outputs are
 // byte for byte the same; --runner prism still picks Prism.
 func setDefaultRunner() {
 	if r := flag.Lookup("runner"); r != nil && r.Value.String() == "" {
