@@ -80,8 +80,8 @@ func TestDeterministic(t *testing.T) {
 // reverses the order of the shards, and gets the same clusters (as sets of
 // member ids) and the same counts.
 //
-// Representatives are the longest raw record of a cluster, ties broken by
-// input order (file index, then line). So the invariant is: in each run,
+// Representatives are the longest text (record.Doc.Len) of a cluster, ties
+// broken by input order (file index, then line). So the invariant is: in each run,
 // every representative is the first, in that run's input order, of the
 // members of greatest length; where one member alone is the longest, both
 // runs keep the same document.
@@ -123,16 +123,16 @@ func TestOrderIndependent(t *testing.T) {
 	var res []result
 	var ties int
 	for _, r := range runs {
-		// Input order and raw length of every id (the sample's ids are
-		// unique).
+		// Input order and length (its text's bytes) of every id (the
+		// sample's ids are unique).
 		pos, length := map[string]int{}, map[string]int{}
 		for _, lines := range r.lines {
 			for _, l := range lines {
-				var d struct{ ID string }
+				var d struct{ ID, Text string }
 				if err := json.Unmarshal([]byte(l), &d); err != nil {
 					t.Fatal(err)
 				}
-				pos[d.ID], length[d.ID] = len(pos), len(l)
+				pos[d.ID], length[d.ID] = len(pos), len(d.Text)
 			}
 		}
 		dir := t.TempDir()

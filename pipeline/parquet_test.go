@@ -61,11 +61,10 @@ type pos struct{ file, row int }
 // TestParquetSample converts the bundled sample to Parquet, with id and
 // text columns and without an id column, and checks that both runs find
 // what the JSONL run finds: the same counts and the same clusters by
-// position (with --keep first also the same representatives; with
-// --keep longest a record's length is its line in JSONL but its text in
-// Parquet, so a representative may differ), and that each dedup copy is
-// Parquet with the input's columns holding exactly the rows its own run
-// kept, in input order.
+// position with the same representatives (with --keep longest too: a
+// record's length is its text's bytes in both formats), and that each
+// dedup copy is Parquet with the input's columns holding exactly the rows
+// its own run kept, in input order.
 func TestParquetSample(t *testing.T) {
 	dir := t.TempDir()
 	byID := map[string]pos{}
@@ -134,7 +133,7 @@ func TestParquetSample(t *testing.T) {
 			removed := map[pos]bool{}
 			for root, cl := range got {
 				w, ok := want[root]
-				if !ok || !slices.Equal(cl.members, w.members) || (keep == "first" && cl.rep != w.rep) {
+				if !ok || !slices.Equal(cl.members, w.members) || cl.rep != w.rep {
 					t.Errorf("%s: cluster %v: members %v rep %v, JSONL %v rep %v", what, root, cl.members, cl.rep, w.members, w.rep)
 				}
 				for _, m := range cl.members {

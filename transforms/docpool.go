@@ -16,9 +16,14 @@ import (
 // docItem is the part of a parsed record that outlives the reader's
 // callback.
 type docItem struct {
-	ID     string
-	Text   string
-	Index  int64
+	ID    string
+	Text  string
+	Index int64
+	// Len is the document's length (record.Doc.Len: its text's bytes
+	// before normalization), which --keep longest compares.
+	Len int
+	// RawLen is the record's bytes as read (record.Doc.Raw), for the
+	// input_bytes count; 0 for a document read from the normalized spool.
 	RawLen int
 	// Normalized says that Text is already normalize.Text of the record's
 	// text (read from the normalized spool, see spool.go).
@@ -120,7 +125,7 @@ func parsed(read fileReader) docReader {
 	return func(doc func(*docItem) error, reject func(record.Reject) error) error {
 		var item docItem
 		return read(func(d record.Doc) error {
-			item = docItem{ID: d.ID, Text: d.Text, Index: d.Index, RawLen: len(d.Raw)}
+			item = docItem{ID: d.ID, Text: d.Text, Index: d.Index, Len: d.Len(), RawLen: len(d.Raw)}
 			return doc(&item)
 		}, reject)
 	}

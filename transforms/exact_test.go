@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -13,16 +14,21 @@ import (
 // other (Read, then ExactDuplicates), the representative is kept and the
 // two others are exact matches of it and skip lines (file, line): with
 // keep=first the first document in input order, with keep=longest the
-// longest raw record.
+// longest text (not the longest record).
 func TestExactDuplicatesStage(t *testing.T) {
 	text := stageText(1, 30)
 	f0 := []string{
 		stageJSON("a", text),
 		stageJSON("b", stageText(2, 30)),
-		stageJSON("c", text),
+		// c: the longest record, its text as a's.
+		`{"id":"c","source":"` + strings.Repeat("somewhere else ", 10) + `","text":"` + text + `"}`,
 	}
-	// d has the same text in a longer record: the longest.
-	f1 := []string{`{"id":"d","source":"somewhere else","text":"` + text + `"}`}
+	// d: the longest text, normalized as a's (NFKC: a full-width first
+	// letter, 3 bytes instead of 1), in a shorter record than c's.
+	f1 := []string{stageJSON("d", string(rune(0xFF00+int(text[0])-0x20))+text[1:])}
+	if len(f1[0]) >= len(f0[2]) {
+		t.Fatalf("d's record (%d bytes) is not shorter than c's (%d)", len(f1[0]), len(f0[2]))
+	}
 	for _, tc := range []struct {
 		keep           string
 		matches, skips []string

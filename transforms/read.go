@@ -60,7 +60,8 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 			// batch's results are emitted.
 			d.buf = normalize.Into(slotFor(d.buf, len(d.Text)+len(d.Text)/8), d.Text)
 			k.norm = d.buf
-			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.RawLen), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
+			k.rawLen = d.RawLen
+			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.Len), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
 		}, nil
 	}
 	spool := fn.Cfg.newSpool(ctx, file, path)
@@ -81,7 +82,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		in := &k.info
 		docs++
 		Progress.Read.Add(1)
-		nbytes += in.Len
+		nbytes += int64(k.rawLen) // input_bytes: the records as read
 		b.Add(wire.Partition(in.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
 		norms.add(wire.Line(in.Doc), int(in.Len), in.ID, k.norm)
 	}, func(r record.Reject) error {
@@ -145,6 +146,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 // the storage of the document's batch slot (docItem.buf), valid until the
 // batch's results are emitted.
 type keyed struct {
-	info wire.Info
-	norm []byte
+	info   wire.Info
+	norm   []byte
+	rawLen int // the record's bytes as read (record.Doc.Raw)
 }

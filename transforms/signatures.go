@@ -113,7 +113,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			if r.skip = skip.Has(d.Index); !r.skip {
 				text := d.norm()
 				signer.Sign(text, &sig)
-				fn.keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.RawLen, text, &sig)
+				fn.keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.Len, text, &sig)
 			}
 		}, nil
 	}

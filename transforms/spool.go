@@ -87,7 +87,7 @@ func (c Config) docs(ctx context.Context, file int, path string, opt record.Opti
 
 // A normalized copy is a sequence of records, one per good document of the
 // file in the order the first pass completed them: uvarint line index,
-// uvarint raw length, uvarint length and bytes of the id, uvarint length and
+// uvarint length (record.Doc.Len), uvarint length and bytes of the id, uvarint length and
 // bytes of the normalized text.
 
 // normWriter writes a normalized copy. Like its spoolFile, it never fails:
@@ -112,11 +112,11 @@ func (c Config) newNormSpool(ctx context.Context, file int, path string) *normWr
 }
 
 // add appends one document.
-func (n *normWriter) add(index int64, rawLen int, id string, norm []byte) {
+func (n *normWriter) add(index int64, length int, id string, norm []byte) {
 	if n == nil {
 		return
 	}
-	n.buf = wire.AppendNormHead(n.buf[:0], index, rawLen, id, len(norm))
+	n.buf = wire.AppendNormHead(n.buf[:0], index, length, id, len(norm))
 	n.w.Write(n.buf) // the spoolFile keeps any error for commit
 	n.w.Write(norm)
 }
@@ -157,7 +157,7 @@ func readNorm(path string, only func(int64) bool, doc func(*docItem) error) erro
 		if err != nil {
 			return fmt.Errorf("normalized spool %s: %w", path, err)
 		}
-		item = docItem{ID: string(rec.ID), textBytes: rec.Text, Index: rec.Index, RawLen: rec.RawLen, Normalized: true}
+		item = docItem{ID: string(rec.ID), textBytes: rec.Text, Index: rec.Index, Len: rec.Len, Normalized: true}
 		if err := doc(&item); err != nil {
 			return err
 		}

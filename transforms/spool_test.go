@@ -108,7 +108,9 @@ func TestNormSpool(t *testing.T) {
 			t.Errorf("line %d parsed from the input is marked normalized", line)
 		case !ok || !s.Normalized:
 			t.Errorf("line %d not read from the normalized copy: %+v", line, s)
-		case s.ID != p.ID || s.RawLen != p.RawLen || s.Text != normalize.Text(p.Text) || s.norm() != p.norm():
+		case p.Len != len(p.Text) || p.Len == p.RawLen:
+			t.Errorf("line %d parsed: length %d, raw %d; want its text's %d bytes, less than the line", line, p.Len, p.RawLen, len(p.Text))
+		case s.ID != p.ID || s.Len != p.Len || s.Text != normalize.Text(p.Text) || s.norm() != p.norm():
 			t.Errorf("line %d: copy %+v, parsed %+v", line, s, p)
 		}
 	}

@@ -169,6 +169,7 @@ func stageDocStr(d wire.Doc) string { return fmt.Sprintf("%d:%d", wire.File(d), 
 //
 //	info:     wire.Info          -> "file:line:id"; with P, the key must be the partition of the exact key
 //	infodoc:  wire.Info          -> "file:line:id"; the key must be the partition (P) of the document
+//	infolen:  wire.Info          -> "id:len"
 //	match:    wire.Match         -> "key/idA-idB:method"; A < B, the key is A's file, Jaccard in (0, 1]
 //	pair:     candidate pairs    -> "fileA:lineA-fileB:lineB"; A < B, the key is A's file (or partition, with P)
 //	lines:    uvarint lines      -> "key:line"
@@ -182,7 +183,7 @@ type stageDecodeFn struct {
 
 func (fn *stageDecodeFn) ProcessElement(key int, chunk []byte, emit func(string)) error {
 	switch fn.Kind {
-	case "info", "infodoc":
+	case "info", "infodoc", "infolen":
 		for c := chunk; len(c) > 0; {
 			var in wire.Info
 			var err error
@@ -194,6 +195,10 @@ func (fn *stageDecodeFn) ProcessElement(key int, chunk []byte, emit func(string)
 			}
 			if fn.Kind == "infodoc" && key != wire.Partition(in.Doc, fn.P) {
 				return fmt.Errorf("info of %s keyed %d, not by the partition of its document", in.ID, key)
+			}
+			if fn.Kind == "infolen" {
+				emit(fmt.Sprintf("%s:%d", in.ID, in.Len))
+				continue
 			}
 			emit(fmt.Sprintf("%s:%s", stageDocStr(in.Doc), in.ID))
 		}

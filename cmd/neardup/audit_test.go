@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,9 +151,17 @@ func TestAuditCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(manifest, []byte(strings.Replace(string(b), `"version": 1`, `"version": 7`, 1)), 0o644)
+	cur := fmt.Sprintf(`"version": %d`, index.Version)
+	os.WriteFile(manifest, []byte(strings.Replace(string(b), cur, `"version": 7`, 1)), 0o644)
 	if code, stderr := audit("v7", "--index", next); code == 0 || !strings.Contains(stderr, "unsupported version 7") {
 		t.Errorf("version 7: exit %d, stderr %q", code, stderr)
+	}
+	// An index of version 1 (lengths of JSONL records were their lines):
+	// refused with one line that says to rebuild it.
+	os.WriteFile(manifest, []byte(strings.Replace(string(b), cur, `"version": 1`, 1)), 0o644)
+	if code, stderr := audit("v1", "--index", next); code == 0 || strings.Count(stderr, "\n") != 1 ||
+		!strings.Contains(stderr, "unsupported version 1") || !strings.Contains(stderr, "rebuild the index with `neardup run --index-out`") {
+		t.Errorf("version 1: exit %d, stderr %q; want one line saying to rebuild the index", code, stderr)
 	}
 	os.WriteFile(manifest, b, 0o644)
 	shard := filepath.Join(next, index.ShardName(1))

@@ -21,7 +21,7 @@
 //	trailer  uint32 0, uint64 record count, uint32 CRC-32C of the count
 //
 // A record (Record) is one kept document: its record index in the source
-// file, id, raw length, exact-duplicate key, SimHash, b-bit MinHash sketch and
+// file, id, length (its text's bytes, record.Doc.Len), exact-duplicate key, SimHash, b-bit MinHash sketch and
 // MinHash LSH band keys (the SimHash table keys are recomputed from the
 // SimHash). The package knows nothing of Beam; the DoFns that read and write
 // shards through Beam's filesystems are in package transforms.
@@ -39,10 +39,12 @@ import (
 )
 
 // FormatName and Version identify the layout. Version changes whenever a
-// reader of the previous version could not read a new index correctly.
+// reader of the previous version could not read a new index correctly, or
+// a value changes meaning. Version 2: a record's length is its text's bytes
+// in every format (version 1: a JSONL or TSV record's line).
 const (
 	FormatName = "neardup-index"
-	Version    = 1
+	Version    = 2
 )
 
 // ManifestName is the manifest's file name in the index directory.
@@ -216,7 +218,7 @@ func ParseManifest(b []byte, where string) (*Manifest, error) {
 type Record struct {
 	Line    int64  // record index in the source file (as wire.Line)
 	ID      string // document id
-	Len     int64  // raw record length in bytes
+	Len     int64  // the document's length: its text's bytes (record.Doc.Len)
 	Exact   uint64 // exact-duplicate key (hash of the normalized text)
 	SimHash uint64
 	Sketch  []uint8  // low 8 bits of each MinHash value; empty: no shingles
@@ -405,7 +407,7 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 		return nil, rd.corrupt("not an index shard (bad magic %q)", head[:len(magic)])
 	}
 	if v := binary.LittleEndian.Uint32(head[len(magic):]); v != Version {
-		return nil, fmt.Errorf("index shard %s: %w %d (this neardup reads version %d)", name, ErrVersion, v, Version)
+		return nil, fmt.Errorf("index shard %s: %w %d (this neardup reads version %d; rebuild the index with `neardup run --index-out`)", name, ErrVersion, v, Version)
 	}
 	n, err := binary.ReadUvarint(rd.r)
 	if err != nil || n > 1<<16 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -106,7 +107,8 @@ func TestShardDamage(t *testing.T) {
 	}{
 		{"empty file", nil, ErrCorrupt, "truncated in the header"},
 		{"not a shard", []byte("{\"id\":1}\n{\"id\":2}\n"), ErrCorrupt, "bad magic"},
-		{"other version", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 2); return b }), ErrVersion, "version 2"},
+		{"newer version", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], Version+1); return b }), ErrVersion, fmt.Sprintf("version %d", Version+1)},
+		{"version 1", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 1); return b }), ErrVersion, "unsupported version 1 (this neardup reads version 2; rebuild the index with `neardup run --index-out`)"},
 		{"header bit flip", mod(func(b []byte) []byte { b[len(magic)+6] ^= 1; return b }), ErrCorrupt, "header checksum"},
 		{"payload bit flip", mod(func(b []byte) []byte { b[headerLen+20] ^= 0x10; return b }), ErrCorrupt, "block checksum"},
 		{"truncated in a block", good[:len(good)/2], ErrCorrupt, "truncated in the block"},
@@ -149,8 +151,10 @@ func TestManifest(t *testing.T) {
 		{"not json", "PK\x03\x04", ErrCorrupt, "not a JSON manifest"},
 		{"other format", `{"format":"parquet","version":1}`, ErrCorrupt, `format "parquet"`},
 		{"no version", `{"format":"neardup-index"}`, ErrCorrupt, "no version field"},
-		{"newer version", `{"format":"neardup-index","version":2,"shards":"whatever"}`, ErrVersion, "version 2"},
-		{"unknown field", `{"format":"neardup-index","version":1,"extra":1}`, ErrCorrupt, "unknown field"},
+		{"newer version", fmt.Sprintf(`{"format":"neardup-index","version":%d,"shards":"whatever"}`, Version+1), ErrVersion, fmt.Sprintf("version %d", Version+1)},
+		// Version 1 measured a JSONL or TSV record by its line, not its text.
+		{"version 1", `{"format":"neardup-index","version":1,"shards":[]}`, ErrVersion, "unsupported version 1 (this neardup reads version 2; rebuild the index with `neardup run --index-out`)"},
+		{"unknown field", fmt.Sprintf(`{"format":"neardup-index","version":%d,"extra":1}`, Version), ErrCorrupt, "unknown field"},
 		{"bad count", strings.Replace(string(b), `"documents": 7`, `"documents": 8`, 1), ErrCorrupt, "the shards hold 7"},
 		{"bad shard name", strings.Replace(string(b), "index-00001.bin", "index-00002.bin", 1), ErrCorrupt, "is named"},
 	}

@@ -206,6 +206,14 @@ type Doc struct {
 	Offset int64
 }
 
+// Len is the document's length, the one `--keep longest` compares: the
+// bytes of its text as decoded (Text: a JSON string unescaped, a TSV
+// title + "\n" + content, a Text file whole, a Parquet text value), before
+// normalization. The same text has the same length in every format; the
+// record syntax around it (a JSONL line's other fields and escapes, a TSV
+// url) does not count. With Options.Raw, Text is empty and Len 0.
+func (d Doc) Len() int { return len(d.Text) }
+
 // Reject is a record that could not be used.
 type Reject struct {
 	File   string

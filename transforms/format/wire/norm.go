@@ -12,10 +12,11 @@ import (
 // A normalized spool copy is a file of records, one per good document of an
 // input file:
 //
-//	uvarint line index | uvarint raw length | uvarint id length | id |
+//	uvarint line index | uvarint length | uvarint id length | id |
 //	uvarint text length | normalized text
 //
-// The line index is below MaxLines, and the id and the text take at most
+// The length is the document's (record.Doc.Len: its text's bytes before
+// normalization). The line index is below MaxLines, and the id and the text take at most
 // MaxNormField bytes each.
 
 // MaxNormField bounds the id and the text of a normalized record.
@@ -24,25 +25,25 @@ const MaxNormField = 1 << 31
 // NormRecord is a record of a normalized spool copy. ID and Text share the
 // buffer of the ReadNormRecord call that returned them.
 type NormRecord struct {
-	Index  int64 // line index
-	RawLen int   // length of the raw record
-	ID     []byte
-	Text   []byte // normalized text
+	Index int64 // line index
+	Len   int   // the document's length (record.Doc.Len)
+	ID    []byte
+	Text  []byte // normalized text
 }
 
 // AppendNormHead appends a normalized record without its text, whose
 // length is textLen, to dst: the writer can then write the text from where
 // it is.
-func AppendNormHead(dst []byte, index int64, rawLen int, id string, textLen int) []byte {
+func AppendNormHead(dst []byte, index int64, length int, id string, textLen int) []byte {
 	dst = binary.AppendUvarint(dst, uint64(index))
-	dst = binary.AppendUvarint(dst, uint64(rawLen))
+	dst = binary.AppendUvarint(dst, uint64(length))
 	dst = appendString(dst, id)
 	return binary.AppendUvarint(dst, uint64(textLen))
 }
 
 // AppendNormRecord appends a normalized record to dst.
-func AppendNormRecord(dst []byte, index int64, rawLen int, id string, norm []byte) []byte {
-	return append(AppendNormHead(dst, index, rawLen, id, len(norm)), norm...)
+func AppendNormRecord(dst []byte, index int64, length int, id string, norm []byte) []byte {
+	return append(AppendNormHead(dst, index, length, id, len(norm)), norm...)
 }
 
 // ReadNormRecord reads the next record of r whose line index only selects
@@ -59,12 +60,12 @@ func ReadNormRecord(r *bufio.Reader, buf *[]byte, only func(int64) bool) (NormRe
 		if err == nil && index >= MaxLines {
 			return NormRecord{}, fmt.Errorf("%w: normalized record: line index %d", ErrCorrupt, index)
 		}
-		var rawLen, idLen uint64
+		var length, idLen uint64
 		if err == nil {
-			rawLen, err = readUvarint(r)
+			length, err = readUvarint(r)
 		}
-		if err == nil && rawLen > math.MaxInt {
-			return NormRecord{}, fmt.Errorf("%w: normalized record: raw length %d", ErrCorrupt, rawLen)
+		if err == nil && length > math.MaxInt {
+			return NormRecord{}, fmt.Errorf("%w: normalized record: length %d", ErrCorrupt, length)
 		}
 		if err == nil {
 			idLen, err = readUvarint(r)
@@ -101,7 +102,7 @@ func ReadNormRecord(r *bufio.Reader, buf *[]byte, only func(int64) bool) (NormRe
 			return NormRecord{}, normErr(err)
 		}
 		b := *buf
-		return NormRecord{Index: int64(index), RawLen: int(rawLen), ID: b[:idLen:idLen], Text: b[idLen:]}, nil
+		return NormRecord{Index: int64(index), Len: int(length), ID: b[:idLen:idLen], Text: b[idLen:]}, nil
 	}
 }
 

@@ -131,7 +131,7 @@ func readNorms(data []byte, only func(int64) bool, bufSize int) ([]normRec, erro
 		if err != nil {
 			return out, err
 		}
-		out = append(out, normRec{uint64(rec.Index), uint64(rec.RawLen), string(rec.ID), string(rec.Text)})
+		out = append(out, normRec{uint64(rec.Index), uint64(rec.Len), string(rec.ID), string(rec.Text)})
 	}
 }
 

@@ -278,7 +278,8 @@ func AppendCandidates(dst []Pair, chunk []byte) ([]Pair, error) {
 }
 
 // Info is what later stages need to know of a document without its text:
-// its number, id, raw length, exact-duplicate key, SimHash and a b-bit MinHash
+// its number, id, length (its text's bytes, record.Doc.Len: what --keep
+// longest compares), exact-duplicate key, SimHash and a b-bit MinHash
 // sketch (the low 8 bits of each MinHash value), enough to verify a candidate
 // pair and to name it in the outputs.
 type Info struct {

@@ -35,18 +35,19 @@ type Doc struct {
 	Rec              index.Record // with Keyer.Index
 }
 
-// Derive fills d for document doc (its id, raw length and normalized text)
+// Derive fills d for document doc (its id, length (record.Doc.Len) and
+// normalized text)
 // from its signature sig. It reuses the slices of d: what d held before
 // is overwritten.
-func (k *Keyer) Derive(d *Doc, doc wire.Doc, id string, rawLen int, text string, sig *signature.Signature) {
+func (k *Keyer) Derive(d *Doc, doc wire.Doc, id string, length int, text string, sig *signature.Signature) {
 	d.Truncated, d.Empty = sig.Truncated, sig.Shingles == 0
 	if k.Index {
-		d.Rec = index.Record{Line: wire.Line(doc), ID: id, Len: int64(rawLen), Exact: normalize.Key(text)}
+		d.Rec = index.Record{Line: wire.Line(doc), ID: id, Len: int64(length), Exact: normalize.Key(text)}
 	}
 	if d.Empty {
 		return
 	}
-	d.Info = wire.Info{Doc: doc, ID: id, Len: int64(rawLen), SimHash: sig.SimHash, Sketch: verify.LowBits(d.Info.Sketch, sig.MinHash)}
+	d.Info = wire.Info{Doc: doc, ID: id, Len: int64(length), SimHash: sig.SimHash, Sketch: verify.LowBits(d.Info.Sketch, sig.MinHash)}
 	d.Bands = d.Bands[:0]
 	if !k.NoBands {
 		d.Bands = k.Bands.AppendKeys(d.Bands, sig.MinHash)

@@ -37,7 +37,7 @@ func Groups(infos []wire.Info, fn func(group []wire.Info)) {
 }
 
 // Representative returns the index of the member of group to keep: with
-// longest, the longest raw record (ties: the first document), else the
+// longest, the longest text (wire.Info.Len; ties: the first document), else the
 // first document.
 func Representative(group []wire.Info, longest bool) int {
 	best := 0

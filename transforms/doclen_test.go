@@ -1,0 +1,120 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
+)
+
+// TestDocLength: a document's length (what --keep longest compares) is its
+// text's bytes (record.Doc.Len) in every format, in the first pass's infos
+// (which pick the representatives of exact duplicates) and in the records
+// of the signature pass (the info shards and the index), whether that pass
+// parses the input or reads the normalized spool.
+func TestDocLength(t *testing.T) {
+	texts := []string{
+		`Title "one" é` + "\n" + stageText(1, 30) + ` <b>&</b>`,
+		"Title 中文 two\n" + stageText(2, 30) + ` back\slash`,
+	}
+	in := t.TempDir()
+	jsonl := stageInput(t, in, "d.jsonl", stageJSON("a", texts[0]), stageJSON("b", texts[1]))
+	var tsv []string
+	for i, text := range texts {
+		title, content, _ := strings.Cut(text, "\n")
+		tsv = append(tsv, fmt.Sprintf("https://example.com/%c\t%s\t%s", 'a'+i, title, content))
+	}
+	tsvPath := stageInput(t, in, "d.tsv", tsv...)
+	var txt []string
+	for i, text := range texts {
+		txt = append(txt, filepath.Join(in, fmt.Sprintf("d%d.txt", i)))
+		if err := os.WriteFile(txt[i], []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type row struct {
+		ID   string `parquet:"id"`
+		Text string `parquet:"text"`
+	}
+	pq := filepath.Join(in, "d.parquet")
+	if err := parquet.WriteFile(pq, []row{{"a", texts[0]}, {"b", texts[1]}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		format string
+		paths  []string
+		ids    []string
+	}{
+		{"jsonl", []string{jsonl}, []string{"a", "b"}},
+		{"tsv", []string{tsvPath}, []string{"https://example.com/a", "https://example.com/b"}},
+		{"text", txt, txt},
+		{"jsonl", []string{pq}, []string{"a", "b"}}, // Parquet by its name
+	} {
+		want := []string{fmt.Sprintf("%s:%d", c.ids[0], len(texts[0])), fmt.Sprintf("%s:%d", c.ids[1], len(texts[1]))}
+		for _, spool := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s spool=%v", filepath.Ext(c.paths[0]), spool), func(t *testing.T) {
+				cfg := stageConfig(t)
+				cfg.Format = c.format
+				cfg.IndexOut = t.TempDir()
+				if spool {
+					cfg.Spool = t.TempDir()
+				}
+				p, s := beam.NewPipelineWithRoot()
+				files := stageFiles(t, s, c.paths, cfg.Branches)
+				keys, _, _, _ := Read(s, cfg, files)
+				passert.Equals(s, stageDecode(s, "infolen", 0, keys), stageAny(want)...)
+				_, skips, _ := ExactDuplicates(s, cfg, keys)
+				_, signStats := Signatures(s, cfg, files, skips)
+				WriteIndex(s, cfg, files, beam.ParDo(s, after, signStats))
+				stageRun(t, p)
+				if spool && len(stageDirNames(t, cfg.Spool)) == 0 {
+					t.Fatal("no spool copies: the signature pass parsed the input")
+				}
+				man, err := ReadManifest(context.Background(), cfg.IndexOut)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, sh := range man.Shards {
+					got = append(got, stageShardLens(t, output.JoinPath(cfg.IndexOut, sh.Name))...)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("index records %v, want %v", got, want)
+				}
+			})
+		}
+	}
+}
+
+// stageShardLens reads the records of the index shard at path as "id:len".
+func stageShardLens(t *testing.T, path string) []string {
+	t.Helper()
+	rd, c, err := openShard(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var out []string
+	var r index.Record
+	for {
+		ok, err := rd.Next(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return out
+		}
+		out = append(out, fmt.Sprintf("%s:%d", r.ID, r.Len))
+	}
+}
