@@ -80,24 +80,37 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), *out); err != nil {
+	if _, err := run(flag.Arg(0), *out); err != nil {
 		fmt.Fprintln(os.Stderr, "baseline:", err)
 		os.Exit(1)
 	}
 }
 
-// run does the whole job on the files the globs match.
-func run(globs, out string) error {
+// run does the whole job on the files the globs match and returns its
+// counts.
+func run(globs, out string) (counts, error) {
+	j, err := newJob(globs, out)
+	if err != nil {
+		return counts{}, err
+	}
+	defer j.cleanup()
+	err = j.run()
+	return j.counts, err
+}
+
+// newJob lists the files the globs match and prepares the job: its spool
+// and, if out is "", a temporary output directory, which cleanup removes.
+func newJob(globs, out string) (*job, error) {
 	var paths []string
 	for _, g := range strings.Split(globs, ",") {
 		m, err := filepath.Glob(g)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, p := range m {
 			abs, err := filepath.Abs(p) // as the job names them (FILE:LINE ids)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			paths = append(paths, abs)
 		}
@@ -105,7 +118,7 @@ func run(globs, out string) error {
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	if len(paths) == 0 {
-		return fmt.Errorf("%q matches no file", globs)
+		return nil, fmt.Errorf("%q matches no file", globs)
 	}
 	var stored int64
 	for _, p := range paths {
@@ -115,34 +128,48 @@ func run(globs, out string) error {
 	}
 	spool, err := os.MkdirTemp("", "baseline-spool-")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer os.RemoveAll(spool)
+	j := &job{spool: spool, out: out, temps: []string{spool}}
 	if out == "" {
-		if out, err = os.MkdirTemp("", "baseline-out-"); err != nil {
-			return err
+		if j.out, err = os.MkdirTemp("", "baseline-out-"); err != nil {
+			j.cleanup()
+			return nil, err
 		}
-		defer os.RemoveAll(out)
+		j.temps = append(j.temps, j.out)
 	} else if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+		j.cleanup()
+		return nil, err
 	}
 
 	// As `neardup run` chooses them (cmd/neardup/run.go).
 	bands := blocking.ChooseBands(threshold, perms, blocking.DefaultWeights)
 	design := blocking.ChooseDesign(hamming, max(stored/1024, 1))
-	tables, err := blocking.NewTables(design)
-	if err != nil {
-		return err
+	j.bands = bands
+	if j.tables, err = blocking.NewTables(design); err != nil {
+		j.cleanup()
+		return nil, err
 	}
-	opt := record.Options{IDField: record.DefaultIDField, TextField: record.DefaultTextField, IDs: record.IDAuto, MaxDocBytes: record.DefaultMaxDocBytes}
-	if opt.Format, err = record.ParseFormat("jsonl"); err != nil {
-		return err
+	j.opt = record.Options{IDField: record.DefaultIDField, TextField: record.DefaultTextField, IDs: record.IDAuto, MaxDocBytes: record.DefaultMaxDocBytes}
+	if j.opt.Format, err = record.ParseFormat("jsonl"); err != nil {
+		j.cleanup()
+		return nil, err
 	}
-
-	j := &job{files: make([]*file, len(paths)), spool: spool, out: out, bands: bands, tables: tables, opt: opt}
 	for i, p := range paths {
-		j.files[i] = &file{index: i, path: p}
+		j.files = append(j.files, &file{index: i, path: p})
 	}
+	return j, nil
+}
+
+// cleanup removes the job's temporary directories.
+func (j *job) cleanup() {
+	for _, d := range j.temps {
+		os.RemoveAll(d)
+	}
+}
+
+// run does the job's steps and prints its counts and times.
+func (j *job) run() error {
 	start := time.Now()
 	steps := []struct {
 		name string
@@ -168,13 +195,13 @@ func run(globs, out string) error {
 	total := time.Since(start)
 	c := &j.counts
 	fmt.Printf("baseline: %d input files, %d records (%.1f MB), rejected %d, exact duplicates %d, signed %d\n",
-		len(paths), c.records, float64(c.bytes)/1e6, c.rejected, c.exact, c.signed)
+		len(j.files), c.records, float64(c.bytes)/1e6, c.rejected, c.exact, c.signed)
 	fmt.Printf("baseline: %d block keys (%d bands, %d SimHash tables), candidate pairs %d, verified pairs %d (by estimate %d, exactly %d of %d unsure)\n",
-		c.keys, bands.B, tables.Len(), c.candidates, c.byEstimate+c.byExact, c.byEstimate, c.byExact, c.unsure)
+		c.keys, j.bands.B, j.tables.Len(), c.candidates, c.byEstimate+c.byExact, c.byEstimate, c.byExact, c.unsure)
 	fmt.Printf("baseline: clusters %d covering %d documents: kept %d, removed %d\n", c.clusters, c.clustered, c.kept, c.removed)
 	fmt.Printf("baseline: seconds per step: %s; total %.1f s (%.0f docs/s, %.1f MB/s) on %d goroutines\n",
 		strings.Join(times, ", "), total.Seconds(), float64(c.records)/total.Seconds(), float64(c.bytes)/1e6/total.Seconds(), runtime.GOMAXPROCS(0))
-	fmt.Printf("baseline: outputs in %s\n", out)
+	fmt.Printf("baseline: outputs in %s\n", j.out)
 	return nil
 }
 

@@ -30,6 +30,7 @@ import (
 type job struct {
 	files      []*file
 	spool, out string
+	temps      []string // removed by cleanup
 	bands      blocking.Bands
 	tables     *blocking.Tables
 	opt        record.Options
@@ -214,10 +215,11 @@ func (j *job) sign() error {
 	for p := range j.parts {
 		pf := &j.parts[p]
 		pf.path = filepath.Join(j.spool, fmt.Sprintf("part-%03d", p))
-		var err error
-		if pf.f, pf.w, err = create(pf.path); err != nil {
+		f, err := os.Create(pf.path)
+		if err != nil {
 			return err
 		}
+		pf.f, pf.w = f, bufio.NewWriterSize(f, 32<<10) // 512 of them
 	}
 	emit := func(p int, chunk []byte) {
 		pf := &j.parts[p]
