@@ -201,7 +201,11 @@ func (j *job) run() error {
 	fmt.Printf("baseline: clusters %d covering %d documents: kept %d, removed %d\n", c.clusters, c.clustered, c.kept, c.removed)
 	fmt.Printf("baseline: seconds per step: %s; total %.1f s (%.0f docs/s, %.1f MB/s) on %d goroutines\n",
 		strings.Join(times, ", "), total.Seconds(), float64(c.records)/total.Seconds(), float64(c.bytes)/1e6/total.Seconds(), runtime.GOMAXPROCS(0))
-	fmt.Printf("baseline: outputs in %s\n", j.out)
+	if len(j.temps) > 1 {
+		fmt.Printf("baseline: outputs in %s (a temporary directory, removed now)\n", j.out)
+	} else {
+		fmt.Printf("baseline: outputs in %s\n", j.out)
+	}
 	return nil
 }
 
