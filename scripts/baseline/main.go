@@ -38,6 +38,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -71,6 +72,7 @@ var (
 
 func main() {
 	out := flag.String("out", "", "write the outputs here (default: a temporary directory, removed at the end)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: baseline [-out DIR] 'GLOB[,GLOB...]'")
 		flag.PrintDefaults()
@@ -80,7 +82,19 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "baseline:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if _, err := run(flag.Arg(0), *out); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "baseline:", err)
 		os.Exit(1)
 	}

@@ -101,21 +101,32 @@ func (j *job) read() error {
 			return err
 		}
 		defer in.Close()
-		f.raw = filepath.Join(j.spool, fmt.Sprintf("raw-%05d", i))
-		f.norm = filepath.Join(j.spool, fmt.Sprintf("norm-%05d", i))
-		rawOut, rw, err := create(f.raw)
-		if err != nil {
-			return err
+		// A compressed file (by its name or its first bytes, as the job
+		// finds it) gets a decompressed copy, for the dedup copy.
+		src := bufio.NewReaderSize(in, 1<<20)
+		head, _ := src.Peek(4)
+		var raw io.Writer = io.Discard
+		var rawOut *os.File
+		var rw *bufio.Writer
+		if record.ByName(f.path) > record.None || record.Sniff(head) != record.None {
+			f.raw = filepath.Join(j.spool, fmt.Sprintf("raw-%05d", i))
+			if rawOut, rw, err = create(f.raw); err != nil {
+				return err
+			}
+			defer rawOut.Close()
+			raw = rw
 		}
+		f.norm = filepath.Join(j.spool, fmt.Sprintf("norm-%05d", i))
 		normOut, nw, err := create(f.norm)
 		if err != nil {
 			return err
 		}
-		dec := record.NewReader(f.path, in, record.Unknown)
+		defer normOut.Close()
+		dec := record.NewReader(f.path, src, record.Unknown)
 		var buf, rec []byte
 		var bytes, rejected int64
 		broken := false
-		err = record.Read(io.TeeReader(dec, rw), f.path, j.opt, func(d record.Doc) error {
+		err = record.Read(io.TeeReader(dec, raw), f.path, j.opt, func(d record.Doc) error {
 			buf = normalize.Into(buf, d.Text)
 			f.lines = append(f.lines, d.Index)
 			f.ids = append(f.ids, d.ID)
@@ -135,14 +146,17 @@ func (j *job) read() error {
 			f.rejects = append(f.rejects, wire.OutLine{K1: uint64(r.Line), K2: uint64(r.Offset), Text: line})
 			return err
 		})
+		if err == nil && rw != nil {
+			err = closeAll(rw, rawOut)
+		}
 		if err == nil {
-			err = closeAll(rw, rawOut, nw, normOut)
+			err = closeAll(nw, normOut)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.path, err)
 		}
 		f.comp = max(dec.Compression(), record.None)
-		if f.comp == record.None || broken {
+		if f.raw != "" && (f.comp == record.None || broken) {
 			os.Remove(f.raw)
 			f.raw = ""
 		}
