@@ -180,9 +180,12 @@ func planMemory(f *runFlags, cfg *transforms.Config, files []string, stored int6
 	input := decompressedBytes(files, cfg.Format, stored)
 	rounds, peak, fits := chooseRounds(runnerName(), stored, input, budget, cfg.Branches, cfg.Rounds)
 	if !fits {
-		with := fmt.Sprintf("even with %d shuffle rounds", rounds)
+		with, raise := fmt.Sprintf("even with %d shuffle rounds", rounds), "raise --memory"
 		if cfg.Rounds > 0 {
 			with = fmt.Sprintf("with --rounds %d", rounds)
+			if _, _, ok := chooseRounds(runnerName(), stored, input, budget, cfg.Branches, max(rounds, transforms.MaxRounds)); ok {
+				raise = "raise --rounds (or leave it out) or --memory"
+			}
 		}
 		if runnerName() == "prism" {
 			with = "on Prism, which holds every shuffled byte (the direct runner needs less)"
@@ -191,8 +194,8 @@ func planMemory(f *runFlags, cfg *transforms.Config, files []string, stored int6
 		if f.memory.share > 0 {
 			given += " of " + gib(total)
 		}
-		return usagef("the input (%s as stored, about %s decompressed) needs about %s of memory %s, more than --memory %s (%s): raise --memory or run on a cluster (see 'neardup help runners')",
-			gib(stored), gib(input), gib(peak), with, given, gib(budget))
+		return usagef("the input (%s as stored, about %s decompressed) needs about %s of memory %s, more than --memory %s (%s): %s, or run on a cluster (see 'neardup help runners')",
+			gib(stored), gib(input), gib(peak), with, given, gib(budget), raise)
 	}
 	cfg.Rounds = rounds
 	return nil

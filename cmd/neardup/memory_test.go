@@ -257,7 +257,8 @@ func size0(p string) int64 {
 
 // TestMemoryBudgetRun runs the command on the sample: with a --memory too
 // small for the model's fixed part it refuses on one line, exit code 2,
-// before creating the output directory; with a budget that the automatic
+// before creating the output directory; so it does with --rounds 1 and a
+// budget that only more rounds meet, saying so; with a budget that the automatic
 // rounds exceed but 6 rounds meet, it runs with 6 rounds, and sets the Go
 // runtime's soft memory limit to nine tenths of the budget (seen through
 // setMemoryLimit, which the test binary's main records); the outputs are
@@ -287,6 +288,14 @@ func TestMemoryBudgetRun(t *testing.T) {
 	if auto >= 6 {
 		t.Fatalf("the sample has %d automatic rounds; the test needs fewer than 6", auto)
 	}
+	// --rounds 1 does not fit a budget that 8 rounds meet: the error says
+	// to raise them.
+	eight := strconv.FormatInt(estimatePeak("direct", input, 8), 10) + "B"
+	code, stderr = neardup(t, "", "run", "--quiet", "--input", pattern, "--output", out, "--rounds", "1", "--memory", eight)
+	if code != 2 || !strings.Contains(stderr, "with --rounds 1,") || !strings.Contains(stderr, "raise --rounds") {
+		t.Errorf("--rounds 1 --memory %s: exit %d, stderr %q; want exit 2, saying to raise --rounds", eight, code, stderr)
+	}
+
 	budget := estimatePeak("direct", input, 6)
 	limitFile := filepath.Join(t.TempDir(), "limit")
 	budgeted, plain := filepath.Join(t.TempDir(), "budgeted"), filepath.Join(t.TempDir(), "plain")
