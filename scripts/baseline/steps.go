@@ -368,7 +368,11 @@ func (j *job) verify() error {
 		j.counts.byEstimate += int64(len(accepted[c]))
 	}
 	j.counts.unsure = int64(len(j.unsure))
+	// The matches carry what the later steps need of their documents.
 	j.pairs = nil
+	for _, f := range j.files {
+		f.lines, f.ids, f.lens, f.sketch, f.simhash, f.signed = nil, nil, nil, nil, nil, nil
+	}
 	return err
 }
 
