@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Throughput and memory of `neardup run` as the input grows: the SCALE corpus
 # tiled K times (../shared/corpus/scale/tile.py: K disjoint ciphered copies,
-# so documents and true pairs grow exactly K-fold), plus the signature and
-# blocking work in one Go process without Beam (scripts/baseline) on x1.
+# so documents and true pairs grow exactly K-fold), each size also done by
+# the same work in one Go process without Beam (scripts/baseline: read,
+# exact duplicates, signatures, candidates, verification, exact checks,
+# clusters and outputs, with the same packages), so that the job's time and
+# memory over the baseline's compare like with like.
 #
 #   scripts/bench.sh                  # COPIES="1 2 4 10"
 #   COPIES="1 2" scripts/bench.sh     # only x1 and x2
 #   RUNNER=prism scripts/bench.sh     # another runner (default direct, as the command)
-#   REPEAT=3 scripts/bench.sh         # each size and the baseline 3 times, taking
+#   REPEAT=3 scripts/bench.sh         # each size and its baseline 3 times, taking
 #                                     # turns; the ratios use the medians
+#   BASELINE=0 scripts/bench.sh       # the job only
 #
 # SCALE is built by ../shared/corpus/scale/build_scale.sh into $SCALE_DIR
 # (default /tmp/corpus-scale, 20-40 minutes), the tiles by tile.py into
@@ -21,6 +25,7 @@ TILE_DIR="${TILE_DIR:-/tmp/corpus-tiled}"
 COPIES="${COPIES:-1 2 4 10}"
 RUNNER="${RUNNER:-direct}"
 REPEAT="${REPEAT:-1}"
+BASELINE="${BASELINE:-1}"
 OUT="${BENCH_OUT:-/tmp/neardup-bench}"
 BIN="$OUT/bin"
 mkdir -p "$BIN"
@@ -79,32 +84,45 @@ run_size() {
   sed -n 's/^  stage spans (s since start):/           spans:/p' "$OUT/$size.stdout"
 }
 
-# run_baseline: one run of the baseline on x1.
+# run_baseline K: one run of the baseline on K copies (its outputs go to a
+# temporary directory it removes); prints its row, checks its counts against
+# the job's last run of the size, and appends its time (its own total,
+# without start-up and removing its files, as the job's wall_seconds) and
+# peak RSS to the lists of baseline-xK.
 run_baseline() {
-  local inputs w r
-  inputs=$(shards 1)
-  $TIME -o "$OUT/baseline.time" -f "%e %M" "$BIN/baseline" "$inputs"
-  read -r w r <"$OUT/baseline.time"
-  runwalls[baseline]+=" $w" runrsss[baseline]+=" $r"
-  awk -v w="$w" -v r="$r" 'BEGIN { printf "baseline: %.2f s wall, %.2f GiB peak\n", w, r/1048576 }'
+  local k=$1 size="x$1" inputs w r counts want
+  inputs=$(shards "$k")
+  $TIME -o "$OUT/baseline-$size.time" -f "%e %M" "$BIN/baseline" "$inputs" >"$OUT/baseline-$size.stdout"
+  w=$(grep -o 'total [0-9.]* s' "$OUT/baseline-$size.stdout" | awk '{print $2}')
+  r=$(awk '{print $2}' "$OUT/baseline-$size.time")
+  runwalls[baseline-$size]+=" $w" runrsss[baseline-$size]+=" $r"
+  counts="$(sed -n 's/.*, verified pairs \([0-9]*\) .*/\1/p' "$OUT/baseline-$size.stdout") $(sed -n 's/^baseline: clusters \([0-9]*\) covering [0-9]* documents: kept \([0-9]*\), removed \([0-9]*\)$/\1 \2 \3/p' "$OUT/baseline-$size.stdout")"
+  want=""
+  if [ -f "$OUT/run-$size/summary.json" ]; then
+    want="$(summary verified_pairs "$OUT/run-$size/summary.json") $(summary clusters "$OUT/run-$size/summary.json") $(summary kept "$OUT/run-$size/summary.json") $(summary removed "$OUT/run-$size/summary.json")"
+  fi
+  awk -v size="$size" -v w="$w" -v r="$r" -v c="$counts" -v want="$want" 'BEGIN {
+    same = want == "" ? "" : (c == want ? "  (the job'"'"'s counts)" : "  COUNTS DIFFER FROM THE JOB'"'"'S: " want)
+    printf "%-8s baseline: %.1f s, %.2f GiB peak; verified pairs, clusters, kept, removed: %s%s\n", size, w, r/1048576, c, same }'
 }
 
-# With REPEAT > 1 the sizes and the baseline take turns (x1, x2, ...,
-# baseline, x1, ...), so that a slow spell of the machine falls on all of
+# With REPEAT > 1 the sizes take turns (x1 and its baseline, x2 and its
+# baseline, ..., x1, ...), so that a slow spell of the machine falls on all of
 # them alike.
 printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed
 for ((run = 1; run <= REPEAT; run++)); do
   for k in $COPIES; do
     run_size "$k"
+    [ "$BASELINE" = 0 ] || run_baseline "$k"
   done
-  echo "same signature + blocking work in one Go process without Beam (x1):"
-  run_baseline
 done
 SIZES=$(printf 'x%s ' $COPIES)
 
 declare -A walls rsss
 echo
-for size in $SIZES baseline; do
+BASES=
+[ "$BASELINE" = 0 ] || BASES=$(printf 'baseline-x%s ' $COPIES)
+for size in $SIZES $BASES; do
   # shellcheck disable=SC2086 # the lists are space-separated numbers
   walls[$size]=$(median ${runwalls[$size]}) rsss[$size]=$(median ${runrsss[$size]})
   if [ "$REPEAT" -gt 1 ]; then
@@ -112,10 +130,9 @@ for size in $SIZES baseline; do
       'BEGIN { printf "%-8s median of %d runs: %.2f s, %.2f GiB\n", size, n, w, r/1048576 }'
   fi
 done
-bwall=${walls[baseline]}
-
 # The ratios: time and peak RSS from each size to the next, and to x10
-# from x1; the job against the baseline at x1 (medians when REPEAT > 1).
+# from x1; the job against the baseline at each size (medians when REPEAT >
+# 1).
 echo
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b/a }'; }
 prev=
@@ -128,8 +145,10 @@ done
 if [ -n "${walls[x1]:-}" ] && [ -n "${walls[x10]:-}" ]; then
   echo "x1 -> x10: time $(ratio "${walls[x1]}" "${walls[x10]}"), peak RSS $(ratio "${rsss[x1]}" "${rsss[x10]}")"
 fi
-if [ -n "${walls[x1]:-}" ]; then
-  echo "x1 job / baseline: time $(ratio "$bwall" "${walls[x1]}")"
-fi
+for size in $SIZES; do
+  if [ -n "${walls[baseline-$size]:-}" ]; then
+    echo "$size job / baseline: time $(ratio "${walls[baseline-$size]}" "${walls[$size]}"), peak RSS $(ratio "${rsss[baseline-$size]}" "${rsss[$size]}")"
+  fi
+done
 echo
 echo "summaries of the last run of each size: $OUT/run-*/summary.json"

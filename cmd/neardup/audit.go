@@ -125,6 +125,7 @@ func auditMain(args []string) error {
 	if err := checkRunFlags(f.runFlags); err != nil {
 		return err
 	}
+	f.memoryGiven = flagSet(flag.CommandLine)["memory"]
 	set := flagSet(flag.CommandLine)
 	initBeam(f.verbose)
 	setDefaultRunner()
@@ -153,8 +154,8 @@ func auditMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Rounds == 0 {
-		cfg.Rounds = transforms.AutoRounds(bytes, cfg.Branches, localRunner())
+	if err := planMemory(f.runFlags, &cfg, files, bytes); err != nil {
+		return err
 	}
 	if cfg.CCRounds == -1 {
 		cfg.CCRounds = transforms.AutoCCRounds(localRunner())

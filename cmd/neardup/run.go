@@ -11,7 +11,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -43,6 +42,9 @@ type runFlags struct {
 	spool, quiet           bool
 	indexOut               string
 	maxRejectRatio         float64
+	memoryFlag             string       // --memory as given
+	memory                 memoryBudget // --memory parsed (checkRunFlags)
+	memoryGiven            bool         // --memory was on the command line
 	cfg                    transforms.Config
 }
 
@@ -58,6 +60,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
 	fs.BoolVar(&f.spool, "spool", true, "local runners: keep decompressed and normalized copies of the inputs in a temporary directory (about twice\nthe decompressed input), so that later passes neither inflate nor parse them again")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
+	fs.StringVar(&f.memoryFlag, "memory", defaultMemory, "local runners: the memory the job may use: a size (8GiB, 512MiB; 8G, 8GB: powers of 1000) or a share\nof the machine's memory (its control group's, if lower); sets Go's soft memory limit (9/10 of it) and\nmore shuffle rounds when it is small; an input that cannot fit is refused before the run")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile of the local run, taken when the heap in use\nwas largest (checked every second), to this file (go tool pprof)")
 	fs.StringVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content), text (one document per file) or parquet\n(a row per document, columns --id-field/--text-field; a .parquet file is read as Parquet whatever the format)")
 	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl, parquet: field (column) holding the document id (meta.url: a nested field); '': ids are FILE:LINE\n(parquet: FILE:ROW), as they are for a file whose first record has no such field")
@@ -132,7 +135,7 @@ var runFlagGroups = []struct {
 	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "locations", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds", "rounds"}},
-	{"Running on one machine", []string{"branches", "workers", "spool", "quiet", "verbose", "cpuprofile", "memprofile"}},
+	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "quiet", "verbose", "cpuprofile", "memprofile"}},
 }
 
 // printGrouped prints the flags of fs under the titles of groups, then any
@@ -193,6 +196,7 @@ func runMain(args []string) error {
 	if err := checkRunFlags(f); err != nil {
 		return err
 	}
+	f.memoryGiven = flagSet(flag.CommandLine)["memory"]
 	if f.indexOut != "" && sameDir(f.indexOut, f.output) {
 		return usagef("--index-out must be another directory than --output")
 	}
@@ -218,8 +222,8 @@ func runMain(args []string) error {
 		// collision costs one comparison.
 		cfg.SimBlocks = blocking.ChooseDesign(cfg.Hamming, max(bytes/1024, 1)).Blocks
 	}
-	if cfg.Rounds == 0 {
-		cfg.Rounds = transforms.AutoRounds(bytes, cfg.Branches, localRunner())
+	if err := planMemory(f, cfg, files, bytes); err != nil {
+		return err
 	}
 	if cfg.CCRounds == -1 {
 		cfg.CCRounds = transforms.AutoCCRounds(localRunner())
@@ -452,7 +456,7 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 			}
 		})
 	}
-	tuneLocalGC()
+	tuneLocalGC(f.memory.of(machineMemory()), f.memoryGiven)
 	if localRunner() {
 		// One temporary directory holds the job's intermediate files and
 		// the spool, and the runner's temporary files (TMPDIR): it goes
@@ -509,11 +513,13 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 	return stop, nil
 }
 
-// tuneLocalGC gives the Go runtime a soft memory limit when the job runs
-// in this process (Prism or the direct runner) and GOMEMLIMIT is not set:
-// the runner keeps shuffled data in memory and the garbage it leaves would
-// otherwise let the heap grow to twice the live data. A quarter of the
-// machine's memory, at most 5 GiB, cost no time in measurements.
+// tuneLocalGC gives the Go runtime a soft memory limit, nine tenths of the
+// budget of --memory (softLimit), when the job runs in this process (Prism
+// or the direct runner): the runner keeps shuffled data in memory and the
+// garbage it leaves would otherwise let the heap grow to twice the live
+// data. GOMEMLIMIT, if set, wins over --memory's default, not over a
+// --memory given (given). A budget of 0 (a share of a machine whose memory
+// is unknown) sets no limit.
 //
 // The collector's pace is Go's default (GOGC=100) unless GOGC is set. A
 // local run used GOGC=50 while the runner held the largest shuffles whole
@@ -521,15 +527,11 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 // GOGC=100 was the faster on the full SCALE corpus (25.4-26.5 s against
 // 27.1-27.3 s, peak RSS 1.43-1.58 GB against 1.13-1.33 GB), and 150 or 200
 // were no faster.
-func tuneLocalGC() {
-	if !localRunner() || os.Getenv("GOMEMLIMIT") != "" {
+func tuneLocalGC(budget int64, given bool) {
+	if !localRunner() || budget <= 0 || !given && os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	limit := int64(5 << 30)
-	if total := physicalMemory(); total > 0 {
-		limit = min(limit, max(total/4, 1<<30))
-	}
-	debug.SetMemoryLimit(limit)
+	setMemoryLimit(softLimit(budget))
 }
 
 // runnerName is the value of Beam's --runner flag, "prism" if unset.
@@ -559,23 +561,6 @@ func setDefaultRunner() {
 func localRunner() bool {
 	r := runnerName()
 	return r == "prism" || r == "direct"
-}
-
-// physicalMemory returns the machine's memory in bytes, or 0 if unknown.
-func physicalMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
 }
 
 // expandInputs lists the paths matching comma-separated globs, sorted and

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,6 +34,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv("NEARDUP_TEST_MAIN") == "1" {
 		transforms.SetFailOnce(os.Getenv("NEARDUP_TEST_FAIL_ONCE"))
 		registerSlowFS()
+		if p := os.Getenv("NEARDUP_TEST_MEMLIMIT_FILE"); p != "" {
+			setMemoryLimit = func(n int64) int64 { // memory_test.go
+				_ = os.WriteFile(p, []byte(strconv.FormatInt(n, 10)), 0o644)
+				return debug.SetMemoryLimit(n)
+			}
+		}
 		main()
 		os.Exit(0)
 	}
@@ -283,8 +290,10 @@ func TestStageSpans(t *testing.T) {
 	}
 }
 
-// TestTuneLocalGC: a local run gets a soft memory limit unless GOMEMLIMIT
-// sets one, and the collector's pace is left to GOGC.
+// TestTuneLocalGC: a local run gets a soft memory limit of nine tenths of
+// its budget, unless GOMEMLIMIT sets one and --memory was not given, and
+// the collector's pace is left to GOGC. The limit is read back from the
+// runtime.
 func TestTuneLocalGC(t *testing.T) {
 	restore := func(percent int, limit int64) {
 		debug.SetGCPercent(percent)
@@ -292,16 +301,27 @@ func TestTuneLocalGC(t *testing.T) {
 	}
 	defer restore(debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64))
 
-	for _, gomemlimit := range []string{"", "3GiB"} {
-		t.Setenv("GOMEMLIMIT", gomemlimit)
+	const budget = 3 << 30
+	for _, tt := range []struct {
+		gomemlimit string
+		budget     int64
+		given      bool
+		want       int64
+	}{
+		{"", budget, false, budget - budget/10},
+		{"", budget, true, budget - budget/10},
+		{"3GiB", budget, false, math.MaxInt64}, // GOMEMLIMIT wins over the default
+		{"3GiB", 1 << 30, true, 1<<30 - (1<<30)/10},
+		{"", 0, false, math.MaxInt64}, // no budget (memory unknown)
+	} {
+		t.Setenv("GOMEMLIMIT", tt.gomemlimit)
 		restore(80, math.MaxInt64)
-		tuneLocalGC()
+		tuneLocalGC(tt.budget, tt.given)
 		if got := debug.SetGCPercent(100); got != 80 {
-			t.Errorf("GOMEMLIMIT=%q: GC percent %d, want 80 (left alone)", gomemlimit, got)
+			t.Errorf("%+v: GC percent %d, want 80 (left alone)", tt, got)
 		}
-		limited := debug.SetMemoryLimit(-1) != math.MaxInt64
-		if want := gomemlimit == ""; limited != want {
-			t.Errorf("GOMEMLIMIT=%q: memory limit set %v, want %v", gomemlimit, limited, want)
+		if got := debug.SetMemoryLimit(-1); got != tt.want {
+			t.Errorf("%+v: memory limit %d, want %d", tt, got, tt.want)
 		}
 	}
 }

@@ -169,6 +169,10 @@ func checkRunFlags(f *runFlags) error {
 			return nil
 		},
 		func() error { return parseShingle(f.shingle, c) },
+		func() (err error) {
+			f.memory, err = parseMemory(f.memoryFlag)
+			return err
+		},
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
