@@ -139,11 +139,7 @@ func TestWordModeScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trad, err := segmenter("zh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	auto := &Tokenizer{mode: Word, seg: simp, trad: trad}
+	auto := &Tokenizer{mode: Word, seg: simp, auto: true}
 	simpOnly := &Tokenizer{mode: Word, seg: simp}
 	ref := boundaries(auto, simplifiedText)
 	gotAuto := agreement(ref, boundaries(auto, traditionalText))
@@ -176,10 +172,7 @@ func BenchmarkWordDictionaries(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	trad, err := segmenter("zh")
-	if err != nil {
-		b.Fatal(err)
-	}
+	traditional() // loaded before timing
 	texts := map[string]string{
 		"simplified":  strings.Repeat(simplifiedText+"\n", 10),
 		"traditional": strings.Repeat(traditionalText+"\n", 10),
@@ -190,7 +183,7 @@ func BenchmarkWordDictionaries(b *testing.B) {
 		for _, tc := range []struct {
 			dict string
 			tok  *Tokenizer
-		}{{"zh_s", &Tokenizer{mode: Word, seg: simp}}, {"auto", &Tokenizer{mode: Word, seg: simp, trad: trad}}} {
+		}{{"zh_s", &Tokenizer{mode: Word, seg: simp}}, {"auto", &Tokenizer{mode: Word, seg: simp, auto: true}}} {
 			b.Run(name+"/"+tc.dict, func(b *testing.B) {
 				var buf []uint64
 				b.SetBytes(int64(len(s)))

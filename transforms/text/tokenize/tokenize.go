@@ -62,12 +62,13 @@ func ParseMode(s string) (Mode, error) {
 type Tokenizer struct {
 	mode Mode
 	seg  *gse.Segmenter // nil in Char mode
-	trad *gse.Segmenter // for traditional text with Dictionary Auto ("zh"); else nil
+	auto bool           // Dictionary Auto: traditional text goes to traditional()
 }
 
-// New returns a Tokenizer for mode. Word mode loads the gse dictionaries
+// New returns a Tokenizer for mode. Word mode loads the gse dictionary
 // Dictionary names on first use in the process (a few seconds, a few hundred
-// MB); later calls share them.
+// MB; with Auto, the simplified one, and the traditional one at the first
+// traditional text); later calls share them.
 func New(mode Mode) (*Tokenizer, error) {
 	switch mode {
 	case Char:
@@ -84,11 +85,7 @@ func New(mode Mode) (*Tokenizer, error) {
 		if err != nil {
 			return nil, err
 		}
-		trad, err := segmenter("zh")
-		if err != nil {
-			return nil, err
-		}
-		return &Tokenizer{mode: Word, seg: simp, trad: trad}, nil
+		return &Tokenizer{mode: Word, seg: simp, auto: true}, nil
 	}
 	return nil, fmt.Errorf("tokenize: unknown mode %d", int(mode))
 }
@@ -150,10 +147,23 @@ func Segmenter() (*gse.Segmenter, error) {
 	return segmenter(Dictionary)
 }
 
+// traditional returns the segmenter of traditional text with Dictionary
+// Auto, loading it on the first traditional text of the process, so that a
+// corpus without one does not pay for it (about 2 s and 450 MB). The
+// dictionaries are compiled in and gse's loading of them cannot fail, so an
+// error here is a broken binary.
+var traditional = sync.OnceValue(func() *gse.Segmenter {
+	s, err := segmenter("zh")
+	if err != nil {
+		panic(err)
+	}
+	return s
+})
+
 // cut calls fn for each gse word of s, cutting each part of s by the
-// segmenter of its script when the Tokenizer has two (see cutScripts).
+// segmenter of its script with Dictionary Auto (see cutScripts).
 func (t *Tokenizer) cut(s string, fn func(w string)) {
-	if t.trad == nil {
+	if !t.auto {
 		for _, w := range t.seg.Cut(s, false) {
 			fn(w)
 		}
@@ -162,7 +172,7 @@ func (t *Tokenizer) cut(s string, fn func(w string)) {
 	cutScripts(s, func(part string, sc Script) {
 		seg := t.seg
 		if sc == Traditional {
-			seg = t.trad
+			seg = traditional()
 		}
 		for _, w := range seg.Cut(part, false) {
 			fn(w)
