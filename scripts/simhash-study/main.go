@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -151,7 +152,6 @@ func run(t float64, layouts bool, only string) error {
 			}
 		}
 		bests = append(bests, best{v, k, fps, dist})
-		tw.Flush()
 	}
 	tw.Flush()
 	fmt.Println()
@@ -280,20 +280,13 @@ func pairsWithin(fps [][2]uint64, maxK int) []near {
 	for i := range fps {
 		fi := fps[i]
 		for j := i + 1; j < len(fps); j++ {
-			d := popcount(fi[0]^fps[j][0]) + popcount(fi[1]^fps[j][1])
+			d := bits.OnesCount64(fi[0]^fps[j][0]) + bits.OnesCount64(fi[1]^fps[j][1])
 			if d <= maxK {
 				out = append(out, near{int32(i), int32(j), uint8(d)})
 			}
 		}
 	}
 	return out
-}
-
-func popcount(x uint64) int {
-	x -= (x >> 1) & 0x5555555555555555
-	x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0f
-	return int((x * 0x0101010101010101) >> 56)
 }
 
 // lengthClasses bound the classes of a pair by the distinct shingles of its
