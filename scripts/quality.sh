@@ -25,6 +25,6 @@ run() { # name, flags...
 }
 run both
 run minhash --method minhash
-for k in 3 6 8 10; do
+for k in 3 6 7 8 10; do
   run "simhash-k$k" --method simhash --hamming "$k"
 done

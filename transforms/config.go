@@ -31,7 +31,7 @@ type Config struct {
 	MaxTokens   int
 
 	Tokens     string // char or word
-	Dictionary string // gse dictionary for word mode: zh_s, zh_t or zh
+	Dictionary string // gse dictionary for word mode: auto (by script), zh_s, zh_t or zh
 	Shingle    int
 	Perms      int
 	MinHash    string // classic or oph
@@ -112,7 +112,7 @@ func DefaultConfig() Config {
 		MaxDocBytes:  record.DefaultMaxDocBytes,
 		MaxTokens:    sig.MaxTokens,
 		Tokens:       "char",
-		Dictionary:   "zh_s",
+		Dictionary:   "auto",
 		Shingle:      sig.N,
 		Perms:        sig.Perms,
 		MinHash:      "classic",

@@ -75,7 +75,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.Float64Var(&c.Confidence, "confidence", c.Confidence, "confidence bound of the MinHash estimate: estimates within it of --threshold are checked exactly (auto) or accepted (estimate)")
 	fs.IntVar(&c.Hamming, "hamming", c.Hamming, "SimHash: largest Hamming distance of near-duplicates (bits of 64)")
 	fs.StringVar(&f.shingle, "shingle", "char:5", "shingles: char:N (CJK characters, words elsewhere) or word:N (gse words for CJK)")
-	fs.StringVar(&c.Dictionary, "dict", c.Dictionary, "gse dictionary for word shingles: zh_s, zh_t or zh (both)")
+	fs.StringVar(&c.Dictionary, "dict", c.Dictionary, "gse dictionary for word shingles: auto (simplified or traditional by each text's script), zh_s, zh_t or zh (both in one)")
 	fs.IntVar(&c.Perms, "perms", c.Perms, "MinHash permutations")
 	fs.StringVar(&c.MinHash, "minhash", c.MinHash, "MinHash scheme: classic or oph (one-permutation hashing, faster)")
 	fs.IntVar(&c.Bands, "bands", 0, "LSH bands (0: chosen from --threshold and --perms)")

@@ -158,7 +158,7 @@ func checkRunFlags(f *runFlags) error {
 		func() error { return oneOf("verify", c.Verify, "auto", "estimate", "exact") },
 		func() error { return oneOf("minhash", c.MinHash, "classic", "oph") },
 		func() error { return oneOf("keep", c.Keep, "longest", "first") },
-		func() error { return oneOf("dict", c.Dictionary, "zh_s", "zh_t", "zh") },
+		func() error { return oneOf("dict", c.Dictionary, "auto", "zh_s", "zh_t", "zh") },
 		func() error {
 			if c.IDField != "" && strings.TrimSpace(c.IDField) == "" {
 				return bad("id-field", fmt.Sprintf("%q", c.IDField), "want a field name, or '' for FILE:LINE ids")

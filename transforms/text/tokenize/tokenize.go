@@ -5,8 +5,11 @@
 // space, punctuation, symbols, controls) only separates tokens. Han, Hiragana,
 // Katakana and Hangul text is either cut into characters (Char mode, one token
 // per rune, the shingling of the ground truth in ../shared/corpus) or into words
-// by github.com/go-ego/gse (Word mode), using gse's embedded dictionary, loaded
-// once per process.
+// by github.com/go-ego/gse (Word mode), using gse's embedded dictionaries,
+// loaded once per process: by default (Dictionary "auto") the simplified one
+// for simplified text and the simplified and traditional ones together for
+// traditional text (see DetectScript): the simplified dictionary alone cuts
+// traditional text mostly into single characters.
 //
 // Tokens are reported as strings that share memory with the input (Char mode)
 // or with gse's output (Word mode), or as their 64-bit xxhash values; the hash
@@ -59,21 +62,30 @@ func ParseMode(s string) (Mode, error) {
 type Tokenizer struct {
 	mode Mode
 	seg  *gse.Segmenter // nil in Char mode
+	auto bool           // Dictionary Auto: traditional text goes to traditional()
 }
 
-// New returns a Tokenizer for mode. Word mode loads gse's embedded simplified
-// and traditional Chinese dictionaries on first use in the process (a few
-// seconds, a few hundred MB); later calls share them.
+// New returns a Tokenizer for mode. Word mode loads the gse dictionary
+// Dictionary names on first use in the process (a few seconds, a few hundred
+// MB; with Auto, the simplified one, and the traditional one at the first
+// traditional text); later calls share them.
 func New(mode Mode) (*Tokenizer, error) {
 	switch mode {
 	case Char:
 		return &Tokenizer{mode: Char}, nil
 	case Word:
-		seg, err := Segmenter()
+		if Dictionary != Auto {
+			seg, err := segmenter(Dictionary)
+			if err != nil {
+				return nil, err
+			}
+			return &Tokenizer{mode: Word, seg: seg}, nil
+		}
+		simp, err := segmenter("zh_s")
 		if err != nil {
 			return nil, err
 		}
-		return &Tokenizer{mode: Word, seg: seg}, nil
+		return &Tokenizer{mode: Word, seg: simp, auto: true}, nil
 	}
 	return nil, fmt.Errorf("tokenize: unknown mode %d", int(mode))
 }
@@ -81,50 +93,110 @@ func New(mode Mode) (*Tokenizer, error) {
 // Mode reports the tokenizer's mode.
 func (t *Tokenizer) Mode() Mode { return t.mode }
 
-var (
-	segOnce sync.Once
-	segVal  *gse.Segmenter
-	segErr  error
-)
+// Auto is the Dictionary value that picks a gse dictionary for each text by
+// its script (DetectScript): the simplified one ("zh_s") for simplified
+// text, both ("zh") for traditional text. gse's traditional dictionary
+// (t_1.txt) holds only the words that differ between the scripts: alone, it
+// cuts 城市, 很多 or 文化 into single characters.
+const Auto = "auto"
 
-// Dictionary names the gse embedded dictionary Word mode loads: "zh_s"
-// (simplified), "zh_t" (traditional) or "zh" (both). Set it before the first
-// New(Word) of the process.
-var Dictionary = "zh_s"
+// Dictionary names the gse embedded dictionary Word mode uses: Auto (the
+// default), "zh_s" (simplified), "zh_t" (traditional) or "zh" (both in one
+// segmenter). Set it before New(Word).
+var Dictionary = Auto
 
-// Segmenter returns the process-wide gse segmenter, loading its embedded
-// dictionary on first call. Workers on a cluster have no gse source tree, so
-// only the dictionaries compiled into the binary are used.
+// loaded holds one segmenter per gse dictionary name, each loaded once.
+var loaded struct {
+	sync.Mutex
+	segs map[string]*gse.Segmenter
+}
+
+// segmenter returns the process-wide gse segmenter of an embedded
+// dictionary ("zh_s", "zh_t" or "zh"), loading it on first call. Workers on
+// a cluster have no gse source tree, so only the dictionaries compiled into
+// the binary are used.
+func segmenter(dict string) (*gse.Segmenter, error) {
+	loaded.Lock()
+	defer loaded.Unlock()
+	if s, ok := loaded.segs[dict]; ok {
+		return s, nil
+	}
+	switch dict {
+	case "zh_s", "zh_t", "zh":
+	default:
+		return nil, fmt.Errorf("tokenize: unknown gse dictionary %q (want auto, zh_s, zh_t or zh)", dict)
+	}
+	s := new(gse.Segmenter)
+	s.SkipLog = true
+	if err := s.LoadDictEmbed(dict); err != nil {
+		return nil, fmt.Errorf("tokenize: loading gse dictionary %q: %w", dict, err)
+	}
+	if loaded.segs == nil {
+		loaded.segs = map[string]*gse.Segmenter{}
+	}
+	loaded.segs[dict] = s
+	return s, nil
+}
+
+// Segmenter returns the process-wide gse segmenter of Dictionary (with
+// Auto, the simplified one), loading it on first call.
 func Segmenter() (*gse.Segmenter, error) {
-	segOnce.Do(func() {
-		var s gse.Segmenter
-		s.SkipLog = true
-		if err := s.LoadDictEmbed(Dictionary); err != nil {
-			segErr = fmt.Errorf("tokenize: loading gse dictionary %q: %w", Dictionary, err)
-			return
+	if Dictionary == Auto {
+		return segmenter("zh_s")
+	}
+	return segmenter(Dictionary)
+}
+
+// traditional returns the segmenter of traditional text with Dictionary
+// Auto, loading it on the first traditional text of the process, so that a
+// corpus without one does not pay for it (about 2 s and 450 MB). The
+// dictionaries are compiled in and gse's loading of them cannot fail, so an
+// error here is a broken binary.
+var traditional = sync.OnceValue(func() *gse.Segmenter {
+	s, err := segmenter("zh")
+	if err != nil {
+		panic(err)
+	}
+	return s
+})
+
+// cut calls fn for each gse word of s, cutting each part of s by the
+// segmenter of its script with Dictionary Auto (see cutScripts).
+func (t *Tokenizer) cut(s string, fn func(w string)) {
+	if !t.auto {
+		for _, w := range t.seg.Cut(s, false) {
+			fn(w)
 		}
-		segVal = &s
+		return
+	}
+	cutScripts(s, func(part string, sc Script) {
+		seg := t.seg
+		if sc == Traditional {
+			seg = traditional()
+		}
+		for _, w := range seg.Cut(part, false) {
+			fn(w)
+		}
 	})
-	return segVal, segErr
 }
 
 // Each calls fn for every token of normalized text s, in order.
 func (t *Tokenizer) Each(s string, fn func(tok string)) {
 	if t.mode == Word && hasCJK(s) {
-		for _, w := range t.seg.Cut(s, false) {
-			if hasCJK(w) {
-				for i := 0; ; {
-					start, end := nextPiece(w, i)
-					if start >= len(w) {
-						break
-					}
-					fn(w[start:end])
-					i = end
-				}
-				continue
+		t.cut(s, func(w string) {
+			if !hasCJK(w) {
+				eachChar(w, fn)
+				return
 			}
-			eachChar(w, fn)
-		}
+			for i := 0; ; {
+				start, end := nextPiece(w, i)
+				if start >= len(w) {
+					return
+				}
+				fn(w[start:end])
+				i = end
+			}
+		})
 		return
 	}
 	eachChar(s, fn)
@@ -135,20 +207,7 @@ func (t *Tokenizer) Each(s string, fn func(tok string)) {
 // Word mode, it allocates nothing beyond growing dst.
 func (t *Tokenizer) AppendHashes(dst []uint64, s string) []uint64 {
 	if t.mode == Word && hasCJK(s) {
-		for _, w := range t.seg.Cut(s, false) {
-			if hasCJK(w) {
-				for i := 0; ; {
-					start, end := nextPiece(w, i)
-					if start >= len(w) {
-						break
-					}
-					dst = append(dst, xxhash.Sum64String(w[start:end]))
-					i = end
-				}
-				continue
-			}
-			dst = appendCharHashes(dst, w)
-		}
+		t.Each(s, func(tok string) { dst = append(dst, xxhash.Sum64String(tok)) })
 		return dst
 	}
 	return appendCharHashes(dst, s)
