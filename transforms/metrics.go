@@ -30,11 +30,15 @@ var Progress struct {
 	Stages stageClock
 }
 
-// stageClock records, per stage, the start of its first piece of work and
-// the end of its latest.
+// stageClock records, per stage, the start of its first piece of work, the
+// end of its latest and the time spent in all of them. On a local runner it
+// is the complete record: the runner's metrics are not, since the direct
+// runner keeps one set of metrics per DoFn type and drops those of the other
+// branches of a stage.
 type stageClock struct {
 	mu    sync.Mutex
 	spans map[string][2]time.Time
+	busy  map[string]time.Duration
 }
 
 func (c *stageClock) note(stage string, from, to time.Time) {
@@ -42,7 +46,9 @@ func (c *stageClock) note(stage string, from, to time.Time) {
 	defer c.mu.Unlock()
 	if c.spans == nil {
 		c.spans = map[string][2]time.Time{}
+		c.busy = map[string]time.Duration{}
 	}
+	c.busy[stage] += to.Sub(from)
 	s, ok := c.spans[stage]
 	if !ok || from.Before(s[0]) {
 		s[0] = from
@@ -58,6 +64,21 @@ func (c *stageClock) Spans() map[string][2]time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return maps.Clone(c.spans)
+}
+
+// Busy returns a copy of each stage's time in its pieces of work so far
+// (summed over concurrent pieces).
+func (c *stageClock) Busy() map[string]time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.busy)
+}
+
+// Reset forgets every stage, for the next job of this process.
+func (c *stageClock) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.spans, c.busy = nil, nil
 }
 
 // running counts the DoFn calls under way in this process (see begin).

@@ -290,6 +290,7 @@ func runMain(args []string) error {
 // failed one, which go on in this process, have stopped writing into the
 // directories the caller's cleanups remove.
 func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
+	transforms.Progress.Stages.Reset()
 	res, err := beamx.RunWithMetrics(ctx, p)
 	close(jobDone)
 	endProgress(err == nil)
@@ -344,6 +345,10 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 		sum.WallSeconds = wall.Seconds()
 		sum.Settings = &settings
 		if res == nil {
+			return
+		}
+		if localRunner() { // the DoFns ran here: their own record is complete
+			sum.StageSeconds, sum.StageSpans = localStages(&transforms.Progress.Stages, start)
 			return
 		}
 		all := res.Metrics().AllMetrics()
@@ -404,6 +409,33 @@ func writeAny(ctx context.Context, path string, b []byte) error {
 	}
 	defer fsys.Close()
 	return filesystem.Write(ctx, fsys, path, b)
+}
+
+// stageClock is the record of the stages' work kept by the DoFns of this
+// process (transforms.Progress.Stages).
+type stageClock interface {
+	Busy() map[string]time.Duration
+	Spans() map[string][2]time.Time
+}
+
+// localStages returns, per stage, the seconds of work and the seconds
+// since start at which its work first started and last ended, from the
+// record the DoFns of this process kept. It returns nils if there is none.
+func localStages(c stageClock, start time.Time) (busy map[string]float64, spans map[string][2]float64) {
+	since := func(t time.Time) float64 { return math.Round(float64(t.Sub(start).Milliseconds())) / 1000 }
+	for name, d := range c.Busy() {
+		if busy == nil {
+			busy = map[string]float64{}
+		}
+		busy[name] = math.Round(float64(d.Milliseconds())) / 1000
+	}
+	for name, s := range c.Spans() {
+		if spans == nil {
+			spans = map[string][2]float64{}
+		}
+		spans[name] = [2]float64{since(s[0]), since(s[1])}
+	}
+	return busy, spans
 }
 
 // stageSpans returns, per stage, the seconds since start at which its work

@@ -290,6 +290,34 @@ func TestStageSpans(t *testing.T) {
 	}
 }
 
+// fakeClock is a stage record with fixed contents.
+type fakeClock struct {
+	busy  map[string]time.Duration
+	spans map[string][2]time.Time
+}
+
+func (c fakeClock) Busy() map[string]time.Duration { return c.busy }
+func (c fakeClock) Spans() map[string][2]time.Time { return c.spans }
+
+// TestLocalStages: a local run's stage times come from the DoFns' own
+// record, in seconds since the job's start.
+func TestLocalStages(t *testing.T) {
+	start := time.UnixMilli(1_000_000)
+	busy, spans := localStages(fakeClock{
+		busy:  map[string]time.Duration{"Read": 2500 * time.Millisecond, "Clusters": 750 * time.Millisecond},
+		spans: map[string][2]time.Time{"Read": {start.Add(3 * time.Millisecond), start.Add(1750 * time.Millisecond)}},
+	}, start)
+	if want := map[string]float64{"Read": 2.5, "Clusters": 0.75}; !maps.Equal(busy, want) {
+		t.Errorf("busy = %v, want %v", busy, want)
+	}
+	if want := map[string][2]float64{"Read": {0.003, 1.75}}; !maps.Equal(spans, want) {
+		t.Errorf("spans = %v, want %v", spans, want)
+	}
+	if b, s := localStages(fakeClock{}, start); b != nil || s != nil {
+		t.Errorf("empty record gave %v, %v", b, s)
+	}
+}
+
 // TestTuneLocalGC: a local run gets a soft memory limit of nine tenths of
 // its budget, unless GOMEMLIMIT sets one and --memory was not given, and
 // the collector's pace is left to GOGC. The limit is read back from the

@@ -130,10 +130,10 @@ func (j *job) read() error {
 			buf = normalize.Into(buf, d.Text)
 			f.lines = append(f.lines, d.Index)
 			f.ids = append(f.ids, d.ID)
-			f.lens = append(f.lens, int64(len(d.Raw)))
+			f.lens = append(f.lens, int64(d.Len()))
 			f.exact = append(f.exact, normalize.Key(unsafe.String(unsafe.SliceData(buf), len(buf))))
 			bytes += int64(len(d.Raw))
-			rec = wire.AppendNormRecord(rec[:0], d.Index, len(d.Raw), d.ID, buf)
+			rec = wire.AppendNormRecord(rec[:0], d.Index, d.Len(), d.ID, buf)
 			_, err := nw.Write(rec)
 			return err
 		}, func(r record.Reject) error {
@@ -268,7 +268,7 @@ func (j *job) sign() error {
 			}
 			text := unsafe.String(unsafe.SliceData(r.Text), len(r.Text))
 			signer.Sign(text, &sig)
-			keyer.Derive(&d, wire.DocNum(i, r.Index), f.ids[k], r.RawLen, text, &sig)
+			keyer.Derive(&d, wire.DocNum(i, r.Index), f.ids[k], r.Len, text, &sig)
 			signed++
 			if d.Empty {
 				return
