@@ -77,9 +77,6 @@ type Config struct {
 	// and normalized copies of every input (see spool.go); "" reads the
 	// inputs every time.
 	Spool string
-	// SpoolS2 writes the spool copies S2-compressed: for spools too large
-	// for the page cache (see SpoolFits).
-	SpoolS2 bool
 
 	// Work is the directory for the job's intermediate files (the info
 	// shards, see infoshard.go). Every worker must be able to read and write

@@ -39,8 +39,6 @@ type fileRead struct {
 	// plain: open is a spool copy, already decompressed; else its
 	// compression is found by name or content (record.NewReader).
 	plain bool
-	// s2: the spool copy open is S2-compressed (Config.SpoolS2).
-	s2 bool
 	// tee, if not nil, gets the decompressed bytes of a compressed file
 	// (nothing of a plain one).
 	tee io.Writer
@@ -239,7 +237,6 @@ func readStream(fr io.Reader, rd fileRead, doc func(record.Doc) error, reject fu
 	c := record.Unknown
 	if rd.plain {
 		c = record.None
-		fr = spoolReader(fr, rd.s2)
 	}
 	dr := record.NewReader(rd.name, fr, c)
 	var r io.Reader = dr

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
-	"github.com/klauspost/compress/s2"
 
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
@@ -29,22 +28,6 @@ import (
 // machines, reads the input itself. A file whose reading ended in an error
 // gets no spool, and a copy that cannot be written (a full disk, say) is
 // dropped with a warning in the runner's log: the job goes on without it.
-
-// SpoolFits reports whether the spool copies of inputs of storedBytes in all
-// (compressedBytes of them gzip or zstd) fit the page cache of a machine
-// with memory bytes beside the job's own memory, which the command allows
-// up to half of it. Each compressed input byte decompresses to about 3
-// (2.7 for the gzipped SCALE corpus) and each plain byte has a normalized
-// copy of about 1. Spool copies that do not fit are written S2-compressed
-// (Config.SpoolS2): they shrink 2.2 times for 3.4 CPU-seconds a GB written
-// and 0.6 a GB read on this project's machine, which costs less than
-// reading them back from the disk. On the tiled SCALE corpus (465 MB of
-// gzip a copy, 24 GiB of memory), x4 fits and x10 does not.
-func SpoolFits(storedBytes, compressedBytes, memory int64) bool {
-	plain := storedBytes - compressedBytes
-	spool := 2*3*compressedBytes + plain
-	return memory <= 0 || spool <= memory/2
-}
 
 // Spooled returns the spool copy of input file index file if there is one,
 // else path itself.
@@ -70,7 +53,6 @@ func (c Config) reader(ctx context.Context, file int, path string, opt record.Op
 	return func(doc func(record.Doc) error, reject func(record.Reject) error) error {
 		rd := fileRead{open: c.Spooled(file, path), name: path, opt: opt}
 		rd.plain = rd.open != path
-		rd.s2 = rd.plain && c.SpoolS2
 		if !rd.plain { // a spool copy holds what the first pass read
 			var err error
 			if rd.seen, err = readSeen(ctx, c.Work, file); err != nil {
@@ -96,7 +78,7 @@ func (c Config) docs(ctx context.Context, file int, path string, opt record.Opti
 	if c.Spool != "" && !opt.Raw {
 		if _, err := os.Stat(c.normPath(file)); err == nil {
 			return func(doc func(*docItem) error, _ func(record.Reject) error) error {
-				return readNorm(c.normPath(file), c.SpoolS2, opt.Only, doc)
+				return readNorm(c.normPath(file), opt.Only, doc)
 			}
 		}
 	}
@@ -122,7 +104,7 @@ func (c Config) newNormSpool(ctx context.Context, file int, path string) *normWr
 	if c.Spool == "" {
 		return nil
 	}
-	f := newSpoolFile(ctx, c.normPath(file), path, c.SpoolS2)
+	f := newSpoolFile(ctx, c.normPath(file), path)
 	if f == nil {
 		return nil
 	}
@@ -156,15 +138,15 @@ func (n *normWriter) abort() {
 	}
 }
 
-// readNorm calls doc for every document of the normalized copy at path
-// (S2-compressed if s2c) that only (if not nil) selects by line index.
-func readNorm(path string, s2c bool, only func(int64) bool, doc func(*docItem) error) error {
+// readNorm calls doc for every document of the normalized copy at path that
+// only (if not nil) selects by line index.
+func readNorm(path string, only func(int64) bool, doc func(*docItem) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(spoolReader(f, s2c), 1<<20)
+	r := bufio.NewReaderSize(f, 1<<20)
 	var buf []byte
 	var item docItem
 	for {
@@ -182,21 +164,11 @@ func readNorm(path string, s2c bool, only func(int64) bool, doc func(*docItem) e
 	}
 }
 
-// spoolReader reads a spool copy from r: through S2 if it was written
-// compressed.
-func spoolReader(r io.Reader, s2c bool) io.Reader {
-	if s2c {
-		return s2.NewReader(r)
-	}
-	return r
-}
-
 // spoolFile is a spool copy being written: a temporary name, renamed into
 // place by commit. Its Write never fails: the first error is kept, and the
 // copy is dropped at commit.
 type spoolFile struct {
 	*os.File
-	s2           *s2.Writer // if the copy is compressed
 	final, input string
 	err          error
 }
@@ -206,11 +178,7 @@ type spoolFile struct {
 // goes on.
 func (s *spoolFile) Write(p []byte) (int, error) {
 	if s.err == nil {
-		if s.s2 != nil {
-			_, s.err = s.s2.Write(p)
-		} else {
-			_, s.err = s.File.Write(p)
-		}
+		_, s.err = s.File.Write(p)
 	}
 	return len(p), nil
 }
@@ -222,13 +190,12 @@ func (c Config) newSpool(ctx context.Context, file int, path string) *spoolFile 
 	if c.Spool == "" {
 		return nil
 	}
-	return newSpoolFile(ctx, c.spoolPath(file), path, c.SpoolS2)
+	return newSpoolFile(ctx, c.spoolPath(file), path)
 }
 
 // newSpoolFile creates a temporary file that commit renames to final, the
-// spool copy of input path (S2-compressed if s2c), or returns nil (with a
-// warning) if it cannot.
-func newSpoolFile(ctx context.Context, final, path string, s2c bool) *spoolFile {
+// spool copy of input path, or returns nil (with a warning) if it cannot.
+func newSpoolFile(ctx context.Context, final, path string) *spoolFile {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	f, err := os.Create(final + ".tmp-" + hex.EncodeToString(rnd[:]))
@@ -236,22 +203,13 @@ func newSpoolFile(ctx context.Context, final, path string, s2c bool) *spoolFile 
 		log.Warnf(ctx, "no spool copy of %s, later passes read it again: %v", path, err)
 		return nil
 	}
-	sf := &spoolFile{File: f, final: final, input: path}
-	if s2c {
-		// The blocks are compressed on other goroutines, off the reading
-		// one, in the background.
-		sf.s2 = s2.NewWriter(f)
-	}
-	return sf
+	return &spoolFile{File: f, final: final, input: path}
 }
 
 // commit closes the copy and renames it into place, or drops it if it could
 // not be written.
 func (s *spoolFile) commit(ctx context.Context) {
 	err := s.err
-	if err == nil && s.s2 != nil {
-		err = s.s2.Close()
-	}
 	if err == nil {
 		err = s.File.Close()
 	}
@@ -269,9 +227,6 @@ func (s *spoolFile) commit(ctx context.Context) {
 // abort removes an uncommitted copy.
 func (s *spoolFile) abort() {
 	if s != nil && s.File != nil {
-		if s.s2 != nil {
-			s.s2.Close()
-		}
 		s.File.Close()
 		os.Remove(s.File.Name())
 		s.File = nil

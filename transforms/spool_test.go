@@ -2,12 +2,9 @@ package transforms
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
-	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,12 +44,6 @@ func collectDocs(t *testing.T, r docReader) map[int64]docItem {
 // selecting them; without a spool, and for the raw reading of the
 // deduplicated copy, documents are parsed.
 func TestNormSpool(t *testing.T) {
-	for _, s2c := range []bool{false, true} {
-		t.Run(fmt.Sprintf("s2=%v", s2c), func(t *testing.T) { testNormSpool(t, s2c) })
-	}
-}
-
-func testNormSpool(t *testing.T, s2c bool) {
 	dir := t.TempDir()
 	lines := []string{
 		`{"id":"a","text":"Ｆｕｌｌ-width ＴＥＸＴ, and   spaces"}`,
@@ -86,17 +77,10 @@ func testNormSpool(t *testing.T, s2c bool) {
 	ctx := context.Background()
 	cfg := DefaultConfig()
 	cfg.Spool = filepath.Join(dir, "spool")
-	cfg.SpoolS2 = s2c
 	if err := os.Mkdir(cfg.Spool, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The same records gzipped, whole: its decompressed copy gives the
-	// same raw documents as the input.
-	zipped := filepath.Join(dir, "whole.jsonl.gz")
-	if err := os.WriteFile(zipped, gzipped(t, strings.Join(lines, "\n")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for file, path := range []string{plain, cut, zipped} {
+	for file, path := range []string{plain, cut} {
 		fn := &readKeysFn{Cfg: cfg}
 		nop := func(int, []byte) {}
 		if err := fn.ProcessElement(ctx, file, path, nop, nop, nop, func(string, int64) {}); err != nil {
@@ -151,72 +135,14 @@ func testNormSpool(t *testing.T, s2c bool) {
 		t.Error("no documents parsed from the cut file")
 	}
 
-	// The gzipped file's decompressed copy is there and gives, read raw,
-	// what parsing the input gives.
-	if got := cfg.Spooled(2, zipped); got != cfg.spoolPath(2) {
-		t.Fatalf("no decompressed copy of %s: Spooled = %s", zipped, got)
-	}
-	opt = cfg.recordOptions()
-	opt.Raw = true
-	rawLines := func(c Config) map[int64]string {
-		got := map[int64]string{}
-		err := c.reader(ctx, 2, zipped, opt)(func(d record.Doc) error {
-			got[d.Index] = string(d.Raw)
-			return nil
-		}, func(record.Reject) error { return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
-	fromCopy, fromInput := rawLines(cfg), rawLines(noSpool)
-	if fromCopy[6] != lines[6] || !maps.Equal(fromCopy, fromInput) {
-		t.Errorf("raw lines of the decompressed copy %v, of the input %v", fromCopy, fromInput)
-	}
-
 	// A copy cut short does not decode: an error, not fewer documents.
 	copyBytes, _ := os.ReadFile(cfg.normPath(0))
 	if err := os.WriteFile(cfg.normPath(0), copyBytes[:len(copyBytes)-3], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	err = cfg.docs(ctx, 0, plain, cfg.recordOptions())(func(*docItem) error { return nil }, nil)
-	if err == nil || !s2c && !errors.Is(err, wire.ErrCorrupt) {
+	if !errors.Is(err, wire.ErrCorrupt) {
 		t.Errorf("reading a cut copy: %v, want a corrupt-spool error", err)
-	}
-}
-
-// gzipped returns text gzipped.
-func gzipped(t *testing.T, text string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write([]byte(text)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// TestSpoolFits: the spool is compressed once its copies would take more
-// than half the machine's memory.
-func TestSpoolFits(t *testing.T) {
-	const gib = 1 << 30
-	for _, c := range []struct {
-		stored, compressed, memory int64
-		want                       bool
-	}{
-		{465e6, 465e6, 24 * gib, true},            // SCALE, gzipped: about 2.8 GB of copies
-		{4 * 465e6, 4 * 465e6, 24 * gib, true},    // x4: 11.2 GB, under 12 GiB
-		{10 * 465e6, 10 * 465e6, 24 * gib, false}, // x10: 27.9 GB
-		{10e9, 0, 24 * gib, true},                 // plain files: one normalized copy each
-		{13e9, 0, 24 * gib, false},
-		{100e9, 100e9, 0, true}, // memory unknown: as before
-	} {
-		if got := SpoolFits(c.stored, c.compressed, c.memory); got != c.want {
-			t.Errorf("SpoolFits(%d, %d, %d) = %v, want %v", c.stored, c.compressed, c.memory, got, c.want)
-		}
 	}
 }
 
@@ -290,7 +216,7 @@ func TestSpoolDropped(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(final, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if s = newSpoolFile(ctx, final, in, false); s == nil {
+	if s = newSpoolFile(ctx, final, in); s == nil {
 		t.Fatal("no spool copy")
 	}
 	s.Write([]byte("some bytes"))
