@@ -9,6 +9,7 @@ require (
 	github.com/fsouza/fake-gcs-server v1.56.1
 	github.com/go-ego/gse v0.80.3
 	github.com/klauspost/compress v1.20.3
+	github.com/klauspost/pgzip v1.3.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/sergi/go-diff v1.4.0
 	golang.org/x/text v0.43.0
