@@ -142,7 +142,7 @@ for size in $SIZES; do
   fi
   prev=$size
 done
-if [ -n "${walls[x1]:-}" ] && [ -n "${walls[x10]:-}" ]; then
+if [ -n "${walls[x1]:-}" ] && [ -n "${walls[x10]:-}" ] && [ "$(echo $SIZES)" != "x1 x10" ]; then
   echo "x1 -> x10: time $(ratio "${walls[x1]}" "${walls[x10]}"), peak RSS $(ratio "${rsss[x1]}" "${rsss[x10]}")"
 fi
 for size in $SIZES; do
