@@ -100,21 +100,7 @@ func TestDocLength(t *testing.T) {
 // stageShardLens reads the records of the index shard at path as "id:len".
 func stageShardLens(t *testing.T, path string) []string {
 	t.Helper()
-	rd, c, err := openShard(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	var out []string
-	var r index.Record
-	for {
-		ok, err := rd.Next(&r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			return out
-		}
-		out = append(out, fmt.Sprintf("%s:%d", r.ID, r.Len))
-	}
+	eachShardRecord(t, path, func(r *index.Record) { out = append(out, fmt.Sprintf("%s:%d", r.ID, r.Len)) })
+	return out
 }

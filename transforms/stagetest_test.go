@@ -312,12 +312,24 @@ func stageIndex(t *testing.T, cfg Config, paths []string, removes ...stageChunk)
 // stageShardIDs reads the ids of the records of index shard name in dir.
 func stageShardIDs(t *testing.T, cfg Config, dir, name string) []string {
 	t.Helper()
-	rd, c, err := openShard(context.Background(), output.JoinPath(dir, name))
+	var ids []string
+	eachShardRecord(t, output.JoinPath(dir, name), func(r *index.Record) {
+		if r.Exact == 0 || len(r.Sketch) != cfg.Perms || len(r.Bands) != cfg.Bands {
+			t.Errorf("%s: record %s: exact key %x, %d sketch values, %d band keys", name, r.ID, r.Exact, len(r.Sketch), len(r.Bands))
+		}
+		ids = append(ids, r.ID)
+	})
+	return ids
+}
+
+// eachShardRecord calls fn for every record of the index shard at path.
+func eachShardRecord(t *testing.T, path string, fn func(*index.Record)) {
+	t.Helper()
+	rd, c, err := openShard(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var ids []string
 	var r index.Record
 	for {
 		ok, err := rd.Next(&r)
@@ -325,12 +337,9 @@ func stageShardIDs(t *testing.T, cfg Config, dir, name string) []string {
 			t.Fatal(err)
 		}
 		if !ok {
-			return ids
+			return
 		}
-		if r.Exact == 0 || len(r.Sketch) != cfg.Perms || len(r.Bands) != cfg.Bands {
-			t.Errorf("%s: record %s: exact key %x, %d sketch values, %d band keys", name, r.ID, r.Exact, len(r.Sketch), len(r.Bands))
-		}
-		ids = append(ids, r.ID)
+		fn(&r)
 	}
 }
 
