@@ -123,7 +123,9 @@ func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 func (fn *candidatesFn) emitter(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) func(candidatesResult) error {
 	return func(r candidatesResult) error {
 		start := time.Now()
-		emitCandidates(r.pairs, wire.File, emit)
+		var pairs shuffleTally
+		emitCandidates(r.pairs, wire.File, pairs.count(emit))
+		pairs.report(output.ShuffleCandidates, emitStat)
 		fn.pairBufs.put(r.pairs)
 		emitStat(output.StatBuckets, r.st.Buckets)
 		emitStat(output.StatHot, r.st.HotBuckets)

@@ -115,5 +115,6 @@ func TestCandidatesStage(t *testing.T) {
 	passert.Equals(s, filter.Distinct(s, stageDecode(s, "pair", 0, got)), stageAny(want)...)
 	passert.Equals(s, stageStats(s, st, output.StatBuckets, output.StatHot, output.StatFar),
 		fmt.Sprintf("buckets=%d", buckets), "hot_buckets=0", fmt.Sprintf("simhash_far_pairs=%d", far))
+	stageShuffled(s, st, output.ShuffleCandidates, 0, 0, got)
 	stageRun(t, p)
 }

@@ -14,12 +14,12 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&edgesFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&starFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), error](&settleFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&resolveFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&edgesFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&starFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&settleFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&resolveFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&remainderFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), error](&membersFn{})
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&membersFn{})
 	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&clusterFn{})
 }
 
@@ -34,17 +34,25 @@ func init() {
 // documents to remove (file index, chunk), stats.
 func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, removes, st beam.PCollection) {
 	s = s.Scope("Clusters")
-	edges, members := beam.ParDo2(s, &edgesFn{Cfg: cfg}, matches)
-	for range cfg.CCRounds {
-		edges = beam.ParDo(s, &starFn{Cfg: cfg, Large: true}, beam.GroupByKey(s, edges))
-		edges = beam.ParDo(s, &starFn{Cfg: cfg}, beam.GroupByKey(s, edges))
+	var sts []beam.PCollection // every step's stats (the shuffle tallies)
+	stats := func(o []beam.PCollection) []beam.PCollection {
+		sts = append(sts, o[len(o)-1])
+		return o[:len(o)-1]
 	}
-	stars, leaves, rest := beam.ParDo3(s, &settleFn{Cfg: cfg}, beam.GroupByKey(s, edges))
-	settled, rest2 := beam.ParDo2(s, &resolveFn{Cfg: cfg}, beam.CoGroupByKey(s, stars, leaves))
-	unsettled, remStats := beam.ParDo2(s, &remainderFn{Cfg: cfg}, beam.GroupByKey(s, beam.Flatten(s, rest, rest2)))
-	rooted := beam.ParDo(s, &membersFn{Cfg: cfg}, beam.CoGroupByKey(s, members, beam.Flatten(s, settled, unsettled)))
-	clusters, removes, st = beam.ParDo3(s, &clusterFn{Cfg: cfg}, beam.GroupByKey(s, rooted))
-	return clusters, removes, beam.Flatten(s, st, remStats)
+	o := stats(beam.ParDoN(s, &edgesFn{Cfg: cfg}, matches))
+	edges, members := o[0], o[1]
+	for range cfg.CCRounds {
+		edges = stats(beam.ParDoN(s, &starFn{Cfg: cfg, Large: true}, beam.GroupByKey(s, edges)))[0]
+		edges = stats(beam.ParDoN(s, &starFn{Cfg: cfg}, beam.GroupByKey(s, edges)))[0]
+	}
+	o = stats(beam.ParDoN(s, &settleFn{Cfg: cfg}, beam.GroupByKey(s, edges)))
+	stars, leaves, rest := o[0], o[1], o[2]
+	o = stats(beam.ParDoN(s, &resolveFn{Cfg: cfg}, beam.CoGroupByKey(s, stars, leaves)))
+	settled, rest2 := o[0], o[1]
+	unsettled := stats(beam.ParDoN(s, &remainderFn{Cfg: cfg}, beam.GroupByKey(s, beam.Flatten(s, rest, rest2))))[0]
+	rooted := stats(beam.ParDoN(s, &membersFn{Cfg: cfg}, beam.CoGroupByKey(s, members, beam.Flatten(s, settled, unsettled))))[0]
+	o = stats(beam.ParDoN(s, &clusterFn{Cfg: cfg}, beam.GroupByKey(s, rooted)))
+	return o[0], o[1], beam.Flatten(s, sts...)
 }
 
 // The connected components of the matches are found in rounds over
@@ -52,20 +60,23 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 // worker holds more than one partition's edges, except the final union-find
 // over the edges of the components the rounds did not finish (counted in
 // output.StatRemainder). The DoFns below are the steps; pipeline.Clusters chains
-// them.
+// them. Every step sends the tallies of what it shuffles (shuffleTally) as
+// stats.
 
 // edgesFn starts the components: every match becomes an edge, sent to the
 // partitions of both documents, and each document's id and length go to its
 // partition for the cluster lines.
 //
 // In: (any key, wire.Match chunks). Out: wire.Pair chunks (partition), and
-// wire.Member chunks (partition of the document, Root unset).
+// wire.Member chunks (partition of the document, Root unset), stats.
 type edgesFn struct {
 	Cfg Config
 }
 
-func (fn *edgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte)) error {
+func (fn *edgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
+	emitEdge, reportEdges := countShuffle(output.ShuffleEdges, emitEdge, emitStat)
+	emitMember, reportMembers := countShuffle(output.ShuffleMembers, emitMember, emitStat)
 	edges := newEdgeSender(fn.Cfg.CCPartitions, emitEdge)
 	members := wire.NewBatcher(0)
 	seen := make(map[wire.Doc]bool)
@@ -95,20 +106,23 @@ func (fn *edgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byt
 	}
 	edges.flush()
 	members.Flush(emitMember)
+	reportEdges()
+	reportMembers()
 	return nil
 }
 
 // starFn is one large-star (Large) or small-star step over one partition.
 //
 // In: (partition, wire.Pair chunks). Out: wire.Pair chunks for the next
-// step (partition).
+// step (partition), stats.
 type starFn struct {
 	Cfg   Config
 	Large bool
 }
 
-func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte)) error {
+func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
+	emit, report := countShuffle(output.ShuffleEdges, emit, emitStat)
 	edges, err := decodeEdges(nil, chunks)
 	if err != nil {
 		return err
@@ -122,6 +136,7 @@ func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]b
 		components.SmallStar(arcs, func(e components.Edge) { out.send(e, components.Both) })
 	}
 	out.flush()
+	report()
 	return nil
 }
 
@@ -129,13 +144,15 @@ func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]b
 // (components.Settle).
 //
 // In: (partition, wire.Pair chunks). Out: star edges and leaf edges
-// (partition of the centre), remainder edges (key 0).
+// (partition of the centre), remainder edges (key 0), stats.
 type settleFn struct {
 	Cfg Config
 }
 
-func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte)) error {
+func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
+	var edgeBytes shuffleTally // stars, leaves and the rest: all edges
+	emitStar, emitLeaf, emitRest = edgeBytes.count(emitStar), edgeBytes.count(emitLeaf), edgeBytes.count(emitRest)
 	edges, err := decodeEdges(nil, chunks)
 	if err != nil {
 		return err
@@ -152,6 +169,7 @@ func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[
 	stars.Flush(emitStar)
 	leaves.Flush(emitLeaf)
 	rest.Flush(emitRest)
+	edgeBytes.report(output.ShuffleEdges, emitStat)
 	return nil
 }
 
@@ -160,13 +178,15 @@ func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[
 //
 // In: (partition, star edge chunks, leaf edge chunks). Out: assignments as
 // wire.Pair{A: node, B: root} chunks (partition of the node), remainder
-// edges (key 0).
+// edges (key 0), stats.
 type resolveFn struct {
 	Cfg Config
 }
 
-func (fn *resolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte)) error {
+func (fn *resolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
+	emitAssign, reportAssign := countShuffle(output.ShuffleAssignments, emitAssign, emitStat)
+	emitRest, reportRest := countShuffle(output.ShuffleEdges, emitRest, emitStat)
 	stars, err := decodeEdges(nil, starChunks)
 	if err != nil {
 		return err
@@ -180,6 +200,8 @@ func (fn *resolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leaf
 		func(e components.Edge) { rest.Add(0, func(c []byte) []byte { return wire.AppendPair(c, e) }, emitRest) })
 	assign.b.Flush(emitAssign)
 	rest.Flush(emitRest)
+	reportAssign()
+	reportRest()
 	return nil
 }
 
@@ -198,9 +220,11 @@ func (fn *remainderFn) ProcessElement(ctx context.Context, _ int, chunks func(*[
 		return err
 	}
 	edges = components.SortEdges(edges)
+	emitAssign, report := countShuffle(output.ShuffleAssignments, emitAssign, emitStat)
 	assign := newAssigner(fn.Cfg.CCPartitions, emitAssign)
 	components.Remainder(edges, assign.add)
 	assign.b.Flush(emitAssign)
+	report()
 	emitStat(output.StatRemainder, int64(len(edges)))
 	return nil
 }
@@ -208,13 +232,14 @@ func (fn *remainderFn) ProcessElement(ctx context.Context, _ int, chunks func(*[
 // membersFn gives every clustered document its root.
 //
 // In: (partition, wire.Member chunks, assignment chunks). Out: wire.Member
-// chunks with Root set (partition of the root).
+// chunks with Root set (partition of the root), stats.
 type membersFn struct {
 	Cfg Config
 }
 
-func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte)) error {
+func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
+	emit, report := countShuffle(output.ShuffleMembers, emit, emitStat)
 	members := make(map[wire.Doc]wire.Member)
 	var chunk []byte
 	var err error
@@ -245,6 +270,7 @@ func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 		return fmt.Errorf("components partition %d: %d documents were assigned to no component", part, len(members))
 	}
 	out.Flush(emit)
+	report()
 	return nil
 }
 
@@ -261,6 +287,8 @@ type clusterFn struct {
 
 func (fn *clusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
+	emitCluster, reportLines := countShuffle(output.ShuffleOutLines, emitCluster, emitStat)
+	emitRemove, reportRemoved := countShuffle(output.ShuffleRemoved, emitRemove, emitStat)
 	var all []wire.Member
 	var chunk []byte
 	var err error
@@ -310,6 +338,8 @@ func (fn *clusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 	emitStat(output.StatClusters, clusters)
 	emitStat(output.StatClustered, clustered)
 	emitStat(output.StatRemoved, removed)
+	reportLines()
+	reportRemoved()
 	return nil
 }
 

@@ -44,6 +44,8 @@ func TestClustersStage(t *testing.T) {
 			passert.Equals(s, stageDecode(s, "lines", 0, removes), "0:0", "1:2", "1:1")
 			passert.Equals(s, stageStats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved),
 				"clusters=2", "clustered_documents=5", "removed=3")
+			stageShuffled(s, st, output.ShuffleOutLines, 0, 0, clusters)
+			stageShuffled(s, st, output.ShuffleRemoved, 0, 0, removes)
 			stageRun(t, p)
 		})
 	}

@@ -37,6 +37,8 @@ type exactFn struct {
 
 func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "ExactDuplicates", begin())
+	emitMatch, reportMatches := countShuffle(output.ShuffleMatches, emitMatch, emitStat)
+	emitSkip, reportSkips := countShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
 	infos, err := byExactKey(chunks)
 	if err != nil {
 		return err
@@ -60,6 +62,8 @@ func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]
 	matches.Flush(emitMatch)
 	skips.Flush(emitSkip)
 	emitStat(output.StatExactDups, dups)
+	reportMatches()
+	reportSkips()
 	Progress.Skipped.Add(dups)
 	return nil
 }

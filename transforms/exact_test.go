@@ -48,6 +48,8 @@ func TestExactDuplicatesStage(t *testing.T) {
 			passert.Equals(s, stageDecode(s, "match", 0, matches), stageAny(tc.matches)...)
 			passert.Equals(s, stageDecode(s, "lines", 0, skips), stageAny(tc.skips)...)
 			passert.Equals(s, stageStats(s, st, output.StatExactDups), "exact_duplicates=2")
+			stageShuffled(s, st, output.ShuffleMatches, 0, 0, matches)
+			stageShuffled(s, st, output.ShuffleSkipLines, 0, 0, skips)
 			stageRun(t, p)
 		})
 	}

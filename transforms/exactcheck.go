@@ -88,8 +88,10 @@ func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks fu
 	}
 	addBusy(ctx, "ShingleSets", time.Since(start), start)
 	fn.ahead.stage = "ShingleSets"
-	fn.ahead.start(1, func(emits []func(int, []byte), _ func(string, int64)) error {
-		return fn.work(ctx, file, byLine, ms, emits[0])
+	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		emit, report := countShuffle(output.ShuffleSets, emits[0], emitStat)
+		defer report()
+		return fn.work(ctx, file, byLine, ms, emit)
 	})
 	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
 }
@@ -164,6 +166,8 @@ func (fn *exactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byt
 
 func (fn *exactJaccardFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
 	emit func(int, []byte), emitStat func(string, int64)) error {
+	emit, report := countShuffle(output.ShuffleMatches, emit, emitStat)
+	defer report()
 	b := wire.NewBatcher(0)
 	var accepted int64
 	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {

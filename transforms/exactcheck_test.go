@@ -30,5 +30,6 @@ func TestExactChecksStage(t *testing.T) {
 	matches, st := ExactChecks(s, cfg, stageManifest(t, []FileRef{{0, paths[0]}, {1, paths[1]}}), stageChunks(s, unsure), stageEmptyStats(s))
 	passert.Equals(s, beam.ParDo(s, &stageDecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 	passert.Equals(s, stageStats(s, st, output.StatByExact), "verified_exactly=1")
+	stageShuffled(s, st, output.ShuffleMatches, 0, 0, matches)
 	stageRun(t, p)
 }

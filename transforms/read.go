@@ -46,6 +46,8 @@ type readKeysFn struct {
 
 func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects, emitInput func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Read", begin())
+	emit, reportKeys := countShuffle(output.ShuffleExactKeys, emit, emitStat)
+	emitRejects, reportRejects := countShuffle(output.ShuffleOutLines, emitRejects, emitStat)
 	opt := fn.Cfg.recordOptions()
 	lineIDs := false
 	opt.OnLineIDs = func() { lineIDs = true }
@@ -138,6 +140,8 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 	emitStat(output.StatRejected, rej)
 	emitStat(output.StatDocuments, docs)
 	emitStat(output.StatBytes, nbytes)
+	reportKeys()
+	reportRejects()
 	return injectFault("Read", path) // a test hook; nil unless a test sets it
 }
 

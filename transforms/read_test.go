@@ -37,6 +37,8 @@ func TestReadStage(t *testing.T) {
 	keys, rejects, _, st := Read(s, cfg, stageFiles(t, s, paths, cfg.Branches))
 	passert.Equals(s, stageDecode(s, "info", cfg.Partitions, keys), "0:0:a", "0:2:b", "0:3:c", "1:0:d")
 	passert.Equals(s, stageDecode(s, "reject", 0, rejects), "0/2:bad_json:f0.jsonl", "1/2:empty_text:f1.jsonl")
+	stageShuffled(s, st, output.ShuffleExactKeys, 0, 0, keys)
+	stageShuffled(s, st, output.ShuffleOutLines, 0, 0, rejects)
 	passert.Equals(s, stageStats(s, st, output.StatInput, output.StatRejected, output.StatDocuments, output.StatBytes),
 		"input_records=6", "rejected=2", "documents=4", fmt.Sprintf("input_bytes=%d", nbytes))
 	stageRun(t, p)

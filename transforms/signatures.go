@@ -94,7 +94,16 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	if err != nil {
 		return fmt.Errorf("sign: skip list for %s: %w", path, err)
 	}
-	entries := blockkeys.NewSender(fn.Cfg.Partitions, emitEntry)
+	var bands, tables shuffleTally // band entries in [0, P), SimHash table entries in [P, 2P)
+	emitBand, emitTable := bands.count(emitEntry), tables.count(emitEntry)
+	entries := blockkeys.NewSender(fn.Cfg.Partitions, func(part int, chunk []byte) {
+		if part < fn.Cfg.Partitions {
+			emitBand(part, chunk)
+		} else {
+			emitTable(part, chunk)
+		}
+	})
+	emitInfo, reportInfos := countShuffle(output.ShuffleInfos, emitInfo, emitStat)
 	infos := wire.NewBatcher(0)
 	pre := fn.Cfg.newPreShard() // nil unless the job writes an index
 	var shard *recordShard      // nil unless the infos go to an info shard
@@ -157,5 +166,8 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	emitStat(output.StatNoShingles, empty)
 	emitStat(output.StatTruncated, truncated)
 	emitStat(output.StatKeys, nkeys)
+	bands.report(output.ShuffleBands, emitStat)
+	tables.report(output.ShuffleTables, emitStat)
+	reportInfos()
 	return injectFault("Signatures", path)
 }

@@ -108,9 +108,12 @@ func TestSignaturesStage(t *testing.T) {
 	passert.Equals(s, stageEntryCounts(s, cfg, entries...), stageAny(want)...)
 	passert.Equals(s, stageStats(s, st, output.StatSigned, output.StatNoShingles, output.StatTruncated, output.StatKeys),
 		"signed=4", "no_shingles=1", "truncated=0", fmt.Sprintf("block_keys=%d", 3*(B+T)))
+	stageShuffled(s, st, output.ShuffleBands, 0, cfg.Partitions, entries...)
+	stageShuffled(s, st, output.ShuffleTables, cfg.Partitions, 0, entries...)
 
 	s2 := s.Scope("audit")
-	auditEntries, infos, _ := AuditSignatures(s2, cfg, files, skips)
+	auditEntries, infos, auditStats := AuditSignatures(s2, cfg, files, skips)
+	stageShuffled(s2, auditStats, output.ShuffleInfos, 0, 0, infos)
 	passert.Equals(s2, stageEntryCounts(s2, cfg, auditEntries), stageAny(want)...)
 	passert.Equals(s2, stageDecode(s2, "infodoc", cfg.Partitions, infos), "0:0:a", "0:3:e", "1:0:d")
 	stageRun(t, p)

@@ -144,6 +144,7 @@ func uniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
 // sorted (uniquePairs).
 func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
 	emit func(int, []byte), emitStat func(string, int64)) error {
+	emit, report := countShuffle(output.ShuffleHalves, emit, emitStat)
 	b := wire.NewBatcher(0)
 	var group []wire.Doc
 	total := len(pairs)
@@ -174,6 +175,7 @@ func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 		pairs = pairs[n:]
 	}
 	b.Flush(emit)
+	report()
 	emitStat(output.StatCandidates, int64(total))
 	return nil
 }
@@ -185,6 +187,8 @@ func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
 	emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	cfg := c.verifyConfig()
+	emit, reportMatches := countShuffle(output.ShuffleMatches, emit, emitStat)
+	emitUnsure, reportUnsure := countShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)
 	unsure := wire.NewBatcher(0)
 	var a wire.Info
@@ -218,6 +222,8 @@ func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *
 	}
 	byFile.Flush(emit)
 	unsure.Flush(emitUnsure)
+	reportMatches()
+	reportUnsure()
 	emitStat(output.StatByEstimate, verified)
 	emitStat(output.StatUnsure, unsureN)
 	return nil

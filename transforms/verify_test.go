@@ -49,6 +49,7 @@ func TestVerifyStage(t *testing.T) {
 			matches, st := Verify(s, cfg, files, cands)
 			passert.Equals(s, beam.ParDo(s, &stageDecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 			passert.Equals(s, stageStats(s, st, output.StatCandidates, output.StatUnsure, output.StatByEstimate, output.StatByExact), tc.stats...)
+			stageShuffled(s, st, output.ShuffleMatches, 0, 0, matches)
 			stageRun(t, p)
 		})
 	}

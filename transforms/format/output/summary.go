@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/neardup/neardup/transforms/format/index"
 )
@@ -56,6 +57,37 @@ const (
 	StatBatchOnly      = "removed_in_batch_only"     // of those, not duplicates of the index
 )
 
+// Shuffle stats: every DoFn that emits into one of the job's shuffles adds
+// the bytes of the values it emits (ShuffleBytesPrefix + the shuffle's
+// name) and the number of elements (ShuffleElementsPrefix + the name).
+// NewSummary moves them out of the counts into Summary.ShuffleBytes and
+// ShuffleElements: they measure the job's shape (the sizing in
+// docs/CLUSTER.md), not what it found, and element counts depend on how
+// the records were packed into chunks.
+const (
+	ShuffleBytesPrefix    = "shuffle_bytes."
+	ShuffleElementsPrefix = "shuffle_elements."
+)
+
+// Shuffle names (see the shuffle table in docs/ARCHITECTURE.md).
+const (
+	ShuffleExactKeys   = "exact_keys"      // Read → ExactDuplicates
+	ShuffleSkipLines   = "skip_lines"      // ExactDuplicates → Signatures
+	ShuffleBands       = "band_entries"    // Signatures → Candidates, partitions [0, P)
+	ShuffleTables      = "simhash_entries" // Signatures → Candidates, partitions [P, 2P)
+	ShuffleInfos       = "infos"           // Signatures → the join, without info shards
+	ShuffleCandidates  = "candidate_pairs" // Candidates → JoinFirst
+	ShuffleHalves      = "half_joins"      // JoinFirst → Verify
+	ShuffleUnsure      = "unsure_pairs"    // Verify → ExactChecks
+	ShuffleSets        = "shingle_sets"    // ShingleSets → ExactJaccard
+	ShuffleMatches     = "matches"         // exact and verified → Clusters, pairs output
+	ShuffleEdges       = "edges"           // Clusters: rounds, settled stars and leaves, remainder
+	ShuffleAssignments = "assignments"     // Clusters: (document, root)
+	ShuffleMembers     = "members"         // Clusters: ids and lengths, then with their roots
+	ShuffleOutLines    = "output_lines"    // cluster and reject lines → Write
+	ShuffleRemoved     = "removed_lines"   // Clusters → Write, WriteIndex
+)
+
 // Beam metrics: MetricsNamespace holds neardup's; BusyPrefix starts the
 // names of the counters of busy time per stage, in milliseconds summed over
 // workers; SpanPrefix starts the names of the distributions of the times
@@ -100,6 +132,12 @@ type Summary struct {
 	Counts   map[string]int64 `json:"counts"`
 	Balanced bool             `json:"balanced"` // input_records == kept + removed + rejected
 	Inputs   []InputFile      `json:"inputs,omitempty"`
+	// ShuffleBytes and ShuffleElements are the bytes (of the values) and
+	// elements emitted into each shuffle, by shuffle name (Shuffle*).
+	// Bytes do not depend on the runner; elements, and the few bytes
+	// that start each chunk, on how many chunks the records were packed in.
+	ShuffleBytes    map[string]int64 `json:"shuffle_bytes,omitempty"`
+	ShuffleElements map[string]int64 `json:"shuffle_elements,omitempty"`
 	// Added by the command after the job, from the runner's metrics: they
 	// vary between runs, unlike everything above.
 	WallSeconds  float64            `json:"wall_seconds,omitempty"`
@@ -113,13 +151,39 @@ type Summary struct {
 }
 
 // NewSummary returns the summary of the summed counts c, with the totals
-// derived from them.
+// derived from them and the shuffle stats moved out of the counts.
 func NewSummary(c map[string]int64) Summary {
+	bytes, elems := takeShuffleStats(c)
 	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
 	if _, ok := c[StatRemainder]; !ok {
 		c[StatRemainder] = 0 // no component needed the one-worker remainder
 	}
-	return Summary{Counts: c, Balanced: c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected]}
+	return Summary{Counts: c, Balanced: c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected],
+		ShuffleBytes: bytes, ShuffleElements: elems}
+}
+
+// takeShuffleStats removes the shuffle stats from c and returns them by
+// shuffle name (nil if there are none).
+func takeShuffleStats(c map[string]int64) (bytes, elems map[string]int64) {
+	for name, v := range c {
+		if s, ok := strings.CutPrefix(name, ShuffleBytesPrefix); ok {
+			bytes = setStat(bytes, s, v)
+		} else if s, ok := strings.CutPrefix(name, ShuffleElementsPrefix); ok {
+			elems = setStat(elems, s, v)
+		} else {
+			continue
+		}
+		delete(c, name)
+	}
+	return bytes, elems
+}
+
+func setStat(m map[string]int64, name string, v int64) map[string]int64 {
+	if m == nil {
+		m = map[string]int64{}
+	}
+	m[name] = v
+	return m
 }
 
 // AuditSummary is audit-summary.json.
@@ -136,7 +200,9 @@ type AuditSummary struct {
 
 // NewAuditSummary returns the summary of an audit of index with the summed
 // counts c.
+// The shuffle stats are dropped: an audit's shuffles are not all counted.
 func NewAuditSummary(index string, c map[string]int64) AuditSummary {
+	takeShuffleStats(c)
 	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
 	return AuditSummary{Index: index, Counts: c,
 		Balanced: c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected] &&

@@ -1,0 +1,297 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+func init() {
+	register.DoFn3x0[int, []byte, func(string, int64)](&shuffleSizeFn{})
+	register.DoFn3x0[string, int64, func(string, int64)](&shuffleStatFn{})
+	register.Function2x1(shuffleStr)
+}
+
+// shuffleSizeFn measures the chunks of a stage's output as they are: the
+// bytes (Name+".bytes") and elements (Name+".elements") of those whose key
+// is in [Lo, Hi) (Hi 0: any key).
+type shuffleSizeFn struct {
+	Name   string
+	Lo, Hi int
+}
+
+func (fn *shuffleSizeFn) ProcessElement(key int, chunk []byte, emit func(string, int64)) {
+	if key < fn.Lo || fn.Hi > 0 && key >= fn.Hi {
+		return
+	}
+	emit(fn.Name+".bytes", int64(len(chunk)))
+	emit(fn.Name+".elements", 1)
+}
+
+// shuffleStatFn renames the shuffle tallies of shuffle Name in a stage's
+// stats as shuffleSizeFn names them, and drops the other stats.
+type shuffleStatFn struct{ Name string }
+
+func (fn *shuffleStatFn) ProcessElement(name string, v int64, emit func(string, int64)) {
+	switch name {
+	case output.ShuffleBytesPrefix + fn.Name:
+		emit(fn.Name+".bytes", v)
+	case output.ShuffleElementsPrefix + fn.Name:
+		emit(fn.Name+".elements", v)
+	}
+}
+
+func shuffleStr(name string, v int64) string { return fmt.Sprintf("%s=%d", name, v) }
+
+// stageShuffled asserts that the tallies of shuffle name in the stats st
+// equal the bytes and elements of cols (keys in [lo, hi), hi 0: any),
+// measured as the next stage would receive them.
+func stageShuffled(s beam.Scope, st beam.PCollection, name string, lo, hi int, cols ...beam.PCollection) {
+	s = s.Scope("shuffled." + name)
+	var sizes []beam.PCollection
+	for _, c := range cols {
+		sizes = append(sizes, beam.ParDo(s, &shuffleSizeFn{Name: name, Lo: lo, Hi: hi}, c))
+	}
+	measured := beam.ParDo(s, shuffleStr, stats.SumPerKey(s, beam.Flatten(s, sizes...)))
+	tallied := beam.ParDo(s, shuffleStr, stats.SumPerKey(s, beam.ParDo(s, &shuffleStatFn{Name: name}, st)))
+	passert.Equals(s, tallied, measured)
+	passert.Count(s, measured, "measured", 2) // the stage did emit into the shuffle
+}
+
+// shuffleTap runs DoFns by hand, as a runner would, and checks their
+// shuffle tallies: every output chunk is measured as emitted and kept by
+// key for the next step, and every stat is summed.
+type shuffleTap struct {
+	measured map[string][2]int64 // by shuffle: bytes, elements
+	stats    map[string]int64
+}
+
+func newShuffleTap() *shuffleTap {
+	return &shuffleTap{measured: map[string][2]int64{}, stats: map[string]int64{}}
+}
+
+// emit returns an emitter into shuffle name that keeps the chunks in into
+// (nil: measured only).
+func (tp *shuffleTap) emit(name string, into map[int][][]byte) func(int, []byte) {
+	return func(k int, c []byte) {
+		m := tp.measured[name]
+		m[0] += int64(len(c))
+		m[1]++
+		tp.measured[name] = m
+		if into != nil {
+			into[k] = append(into[k], slices.Clone(c))
+		}
+	}
+}
+
+func (tp *shuffleTap) emitStat(name string, v int64) { tp.stats[name] += v }
+
+// check fails unless the tallies equal what was measured, for every
+// shuffle measured or tallied, and every shuffle in want was used.
+func (tp *shuffleTap) check(t *testing.T, want ...string) {
+	t.Helper()
+	tallied := map[string][2]int64{}
+	for name, v := range tp.stats {
+		if s, ok := strings.CutPrefix(name, output.ShuffleBytesPrefix); ok {
+			x := tallied[s]
+			x[0] = v
+			tallied[s] = x
+		} else if s, ok := strings.CutPrefix(name, output.ShuffleElementsPrefix); ok {
+			x := tallied[s]
+			x[1] = v
+			tallied[s] = x
+		}
+	}
+	if !maps.Equal(tallied, tp.measured) {
+		t.Errorf("shuffle tallies (bytes, elements) %v, measured %v", tallied, tp.measured)
+	}
+	for _, name := range want {
+		if m := tp.measured[name]; m[0] <= 0 || m[1] <= 0 {
+			t.Errorf("nothing emitted into shuffle %s", name)
+		}
+	}
+}
+
+// iterOf iterates over chunks as a grouped input does.
+func iterOf(chunks [][]byte) func(*[]byte) bool {
+	return func(c *[]byte) bool {
+		if len(chunks) == 0 {
+			return false
+		}
+		*c, chunks = chunks[0], chunks[1:]
+		return true
+	}
+}
+
+// TestClustersShuffleTallies runs the steps of Clusters by hand over a
+// chain of matches long enough that the star rounds leave edges for the
+// remainder, and checks every step's tallies of the edges, assignments,
+// members, cluster lines and removed lines against the chunks it emitted.
+func TestClustersShuffleTallies(t *testing.T) {
+	var ms []wire.Match
+	for i := range 40 { // a path 0-1-2-...-40, then a star around 100
+		a, b := wire.DocNum(i%3, int64(i)), wire.DocNum((i+1)%3, int64(i+1))
+		ms = append(ms, wire.Match{A: min(a, b), B: max(a, b), IDA: "x", IDB: "y", LenA: 10, LenB: 12, Jaccard: 0.9, Method: wire.MinHash})
+	}
+	for i := range 10 {
+		ms = append(ms, wire.Match{A: wire.DocNum(0, 100), B: wire.DocNum(1, int64(100+i)), IDA: "c", IDB: "l", LenA: 5, LenB: 5, Jaccard: 1, Method: wire.Exact})
+	}
+	slices.SortFunc(ms, func(x, y wire.Match) int { return int(x.A) - int(y.A) })
+	for _, rounds := range []int{0, 1, ClusterCCRounds} {
+		t.Run(fmt.Sprintf("rounds=%d", rounds), func(t *testing.T) {
+			ctx := context.Background()
+			cfg := stageConfig(t)
+			cfg.CCRounds = rounds
+			tp := newShuffleTap()
+			edges, members := map[int][][]byte{}, map[int][][]byte{}
+			if err := (&edgesFn{Cfg: cfg}).ProcessElement(ctx, 0, iterOf([][]byte{stageMatchChunk(ms...).Chunk}),
+				tp.emit(output.ShuffleEdges, edges), tp.emit(output.ShuffleMembers, members), tp.emitStat); err != nil {
+				t.Fatal(err)
+			}
+			step := func(large bool) {
+				next := map[int][][]byte{}
+				for _, k := range slices.Sorted(maps.Keys(edges)) {
+					if err := (&starFn{Cfg: cfg, Large: large}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
+						t.Fatal(err)
+					}
+				}
+				edges = next
+			}
+			for range rounds {
+				step(true)
+				step(false)
+			}
+			stars, leaves, rest := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
+			for _, k := range slices.Sorted(maps.Keys(edges)) {
+				if err := (&settleFn{Cfg: cfg}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
+					tp.emit(output.ShuffleEdges, leaves), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
+					t.Fatal(err)
+				}
+			}
+			assigns := map[int][][]byte{}
+			for k := range cfg.CCPartitions {
+				if err := (&resolveFn{Cfg: cfg}).ProcessElement(ctx, k, iterOf(stars[k]), iterOf(leaves[k]),
+					tp.emit(output.ShuffleAssignments, assigns), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := (&remainderFn{Cfg: cfg}).ProcessElement(ctx, 0, iterOf(rest[0]), tp.emit(output.ShuffleAssignments, assigns), tp.emitStat); err != nil {
+				t.Fatal(err)
+			}
+			rooted := map[int][][]byte{}
+			for k := range cfg.CCPartitions {
+				if err := (&membersFn{Cfg: cfg}).ProcessElement(ctx, k, iterOf(members[k]), iterOf(assigns[k]),
+					tp.emit(output.ShuffleMembers, rooted), tp.emitStat); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(rooted)) {
+				if err := (&clusterFn{Cfg: cfg}).ProcessElement(ctx, k, iterOf(rooted[k]),
+					tp.emit(output.ShuffleOutLines, nil), tp.emit(output.ShuffleRemoved, nil), tp.emitStat); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tp.stats[output.StatClusters] != 2 || tp.stats[output.StatClustered] != 41+11 {
+				t.Errorf("clusters %d covering %d documents, want 2 covering 52", tp.stats[output.StatClusters], tp.stats[output.StatClustered])
+			}
+			tp.check(t, output.ShuffleEdges, output.ShuffleAssignments, output.ShuffleMembers, output.ShuffleOutLines, output.ShuffleRemoved)
+		})
+	}
+}
+
+// TestVerifyShuffleTallies checks the tallies of the join's half records,
+// the matches and the unsure pairs of halfJoin and verifyHalves (the steps
+// Verify and an audit share) against the chunks they emit.
+func TestVerifyShuffleTallies(t *testing.T) {
+	cfg := stageConfig(t)
+	cfg.Verify = "auto"
+	infos := map[wire.Doc]*wire.Info{}
+	var pairs []wire.Pair
+	for i := range 300 {
+		a, b := wire.DocNum(i%2, int64(i)), wire.DocNum(2+i%3, int64(i))
+		var ia, ib wire.Info
+		ia.Doc, ia.ID, ia.Len = a, fmt.Sprint("a", i), 100
+		ib.Doc, ib.ID, ib.Len = b, fmt.Sprint("b", i), 100
+		ia.Sketch, ib.Sketch = make([]uint8, 128), make([]uint8, 128)
+		for k := range ia.Sketch { // agreeing on i of the sketch's bytes: accepted, unsure and rejected pairs
+			ia.Sketch[k] = byte(k)
+			ib.Sketch[k] = byte(k)
+			if k >= i*len(ia.Sketch)/300 {
+				ib.Sketch[k]++
+			}
+		}
+		infos[a], infos[b] = &ia, &ib
+		pairs = append(pairs, wire.Pair{A: a, B: b})
+	}
+	slices.SortFunc(pairs, func(x, y wire.Pair) int { return int(x.A) - int(y.A) })
+	info := func(d wire.Doc) *wire.Info { return infos[d] }
+	tp := newShuffleTap()
+	halves := map[int][][]byte{}
+	if err := halfJoin(pairs, info, wire.File, "test", tp.emit(output.ShuffleHalves, halves), tp.emitStat); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(halves)) {
+		if err := verifyHalves(cfg, iterOf(halves[k]), info, "test", tp.emit(output.ShuffleMatches, nil), tp.emit(output.ShuffleUnsure, nil), tp.emitStat); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp.check(t, output.ShuffleHalves, output.ShuffleMatches, output.ShuffleUnsure)
+}
+
+// TestExactCheckShuffleTallies runs the two halves of the exact check by
+// hand (their work on other goroutines, emitted when drained) and checks
+// the tallies of the shingle sets and of the matches they emit.
+func TestExactCheckShuffleTallies(t *testing.T) {
+	ctx := context.Background()
+	cfg := stageConfig(t)
+	in := t.TempDir()
+	text := stageText(1, 60)
+	l0 := []string{stageJSON("a", text), stageJSON("c", stageText(2, 60))}
+	l1 := []string{stageJSON("a2", stageNear(text, 10)), stageJSON("c2", stageNear(stageText(2, 60), 10))}
+	manifest := stageManifest(t, []FileRef{{0, stageInput(t, in, "f0.jsonl", l0...)}, {1, stageInput(t, in, "f1.jsonl", l1...)}})
+	unsure := stageMatchChunk(
+		wire.Match{A: wire.DocNum(0, 0), B: wire.DocNum(1, 0), IDA: "a", IDB: "a2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash},
+		wire.Match{A: wire.DocNum(0, 1), B: wire.DocNum(1, 1), IDA: "c", IDB: "c2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash},
+		wire.Match{A: wire.DocNum(0, 0), B: wire.DocNum(1, 1), IDA: "a", IDB: "c2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash})
+	tp := newShuffleTap()
+	sets := map[int][][]byte{}
+	first := &shingleSetsFn{Cfg: cfg, Manifest: manifest}
+	if err := first.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	emitSet := tp.emit(output.ShuffleSets, sets)
+	if err := first.ProcessElement(ctx, 0, iterOf([][]byte{unsure.Chunk}), emitSet, tp.emitStat); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.FinishBundle(ctx, emitSet, tp.emitStat); err != nil {
+		t.Fatal(err)
+	}
+	second := &exactJaccardFn{Cfg: cfg, Manifest: manifest}
+	if err := second.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	emitMatch := tp.emit(output.ShuffleMatches, nil)
+	for _, k := range slices.Sorted(maps.Keys(sets)) {
+		if err := second.ProcessElement(ctx, k, iterOf(sets[k]), emitMatch, tp.emitStat); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := second.FinishBundle(ctx, emitMatch, tp.emitStat); err != nil {
+		t.Fatal(err)
+	}
+	if tp.stats[output.StatByExact] != 2 {
+		t.Errorf("verified exactly %d, want 2 (a-a2, c-c2)", tp.stats[output.StatByExact])
+	}
+	tp.check(t, output.ShuffleSets, output.ShuffleMatches)
+}
