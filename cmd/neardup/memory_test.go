@@ -88,7 +88,8 @@ func TestMemTotal(t *testing.T) {
 // TestEstimatePeak holds the memory model to the peak RSS measured on the
 // tiled SCALE corpus (docs/BENCHMARKS.md): at or above each measurement, so
 // that a refusal comes before the machine runs short rather than after, and
-// within 15% (direct runner) or 40% (Prism) above the largest, so that it
+// within 15-20% (direct runner; 40% for the points measured under the
+// former soft limit) or 40% (Prism) above the largest, so that it
 // refuses no input that ran.
 func TestEstimatePeak(t *testing.T) {
 	const x1 = 1.25e9 // decompressed bytes of SCALE
@@ -99,11 +100,16 @@ func TestEstimatePeak(t *testing.T) {
 		measured []float64 // peak RSS, bytes
 		slack    float64
 	}{
-		{"direct", x1, 4, []float64{0.86e9, 0.88e9, 0.90e9}, 1.15},
+		// Under the default budget's soft limit (scripts/bench.sh and
+		// single runs at 3b3527f-353f388).
+		{"direct", x1, 4, []float64{0.86e9, 0.88e9, 0.90e9, 0.907e9, 0.94e9, 0.956e9}, 1.2},
+		{"direct", 10 * x1, 8, []float64{6.83e9, 6.90e9, 7.01e9, 7.32e9}, 1.15},
+		// Under the former soft limit of 5 GiB, which held the heap closer
+		// to what was in use: the model is above them, by more.
 		{"direct", x1, 1, []float64{1.35e9, 1.45e9}, 1.15},
-		{"direct", 4 * x1, 8, []float64{2.14e9, 2.36e9}, 1.15},
-		{"direct", 4 * x1, 16, []float64{2.30e9}, 1.15},
-		{"direct", 10 * x1, 8, []float64{5.52e9, 5.62e9}, 1.15},
+		{"direct", 4 * x1, 8, []float64{2.14e9, 2.36e9}, 1.4},
+		{"direct", 4 * x1, 16, []float64{2.30e9}, 1.4},
+		{"direct", 10 * x1, 8, []float64{5.52e9, 5.62e9}, 1.4},
 		{"prism", x1, 4, []float64{2.18e9, 2.26e9}, 1.4},
 		{"prism", 4 * x1, 8, []float64{5.12e9}, 1.4},
 		{"prism", 10 * x1, 8, []float64{13.8e9}, 1.4},
