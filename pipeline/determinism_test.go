@@ -24,24 +24,28 @@ func TestDeterministic(t *testing.T) {
 	variants := []struct {
 		runner              string
 		partitions, workers int
-		spool, branches     int // spool: decompressed and normalized copies of the inputs
-		rounds              int // 0: as many as branches
+		spool, branches     int  // spool: decompressed and normalized copies of the inputs
+		rounds              int  // 0: as many as branches
+		spill               bool // the large shuffles through spill files
 	}{
-		{"", transforms.DefaultPartitions, 1, 0, 1, 1}, // the reference
-		{"", 1, 2, 1, 2, 3},
-		{"", 7, 1, 1, 3, 0},
-		{"", 7, 1, 0, 2, 5},
-		{"", 3, 2, 0, 1, 0},
-		{"", transforms.DefaultPartitions, 2, 0, 4, 0},
-		{"direct", 1, 1, 0, 1, 2},
-		{"direct", 7, 2, 1, 2, 4},
-		{"direct", transforms.DefaultPartitions, 2, 0, 3, 0},
-		{"direct", 1000, 1, 0, 1, 0},
+		{"", transforms.DefaultPartitions, 1, 0, 1, 1, false}, // the reference
+		{"", 1, 2, 1, 2, 3, false},
+		{"", 7, 1, 1, 3, 0, false},
+		{"", 7, 1, 0, 2, 5, false},
+		{"", 3, 2, 0, 1, 0, false},
+		{"", transforms.DefaultPartitions, 2, 0, 4, 0, false},
+		{"direct", 1, 1, 0, 1, 2, false},
+		{"direct", 7, 2, 1, 2, 4, false},
+		{"direct", transforms.DefaultPartitions, 2, 0, 3, 0, false},
+		{"direct", 1000, 1, 0, 1, 0, false},
+		{"", 7, 2, 1, 2, 3, true},
+		{"direct", 7, 2, 1, 2, 4, true},
+		{"direct", transforms.DefaultPartitions, 2, 0, 1, 1, true},
 	}
 	var want map[string][]byte
 	for i, v := range variants {
 		cfg := transforms.DefaultConfig()
-		cfg.Partitions, cfg.Workers, cfg.Branches, cfg.Rounds = v.partitions, v.workers, v.branches, v.rounds
+		cfg.Partitions, cfg.Workers, cfg.Branches, cfg.Rounds, cfg.Spill = v.partitions, v.workers, v.branches, v.rounds, v.spill
 		if v.spool == 1 {
 			cfg.Spool = t.TempDir()
 		}
@@ -72,7 +76,7 @@ func TestDeterministic(t *testing.T) {
 				t.Errorf("%+v: %d normalized copies of %d files (one truncated)", v, len(norms), len(files))
 			}
 		}
-		sameOutputs(t, fmt.Sprintf("%s, %d partitions, %d workers, spool %d, %d branches, %d rounds", runner, v.partitions, v.workers, v.spool, v.branches, v.rounds), want, got)
+		sameOutputs(t, fmt.Sprintf("%s, %d partitions, %d workers, spool %d, %d branches, %d rounds, spill %v", runner, v.partitions, v.workers, v.spool, v.branches, v.rounds, v.spill), want, got)
 	}
 }
 

@@ -102,6 +102,7 @@ type AuditOptions struct {
 //	index matches ────────────┴─ WriteAudit ─ dedup, AuditSummary, [UpdateIndex]
 func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string, opt AuditOptions) error {
 	cfg.IndexOut = opt.UpdateIndex // the signature pass writes pre-shards there
+	cfg.Spill = false              // its shuffles meet the index's records: none is spilled
 	shards := opt.Manifest.Shards
 	newFiles, keys, rejects, readStats, err := read(ctx, s, &cfg, files)
 	if err != nil {

@@ -21,8 +21,9 @@ func init() {
 // Candidates groups block entries by partition and proposes pairs, one
 // round of entries after the other (see inRounds).
 //
-// In: rounds of block entries (partition, chunk). Out: candidate pairs
-// (file index of the first document, chunk), stats.
+// In: rounds of block entries (partition, chunk; with cfg.Spill, spill
+// files: see spilled.go). Out: candidate pairs (file index of the first
+// document, chunk), stats.
 func Candidates(s beam.Scope, cfg Config, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
 	o := inRounds(s, 2, &candidatesFn{Cfg: cfg}, entries)
@@ -51,6 +52,8 @@ type candidatesFn struct {
 	entryBufs reuse[wire.Entry]
 	simBufs   reuse[wire.SimEntry]
 	pairBufs  reuse[wire.Pair]
+	spilled   spillIn   // block entries
+	pairsOut  *spillOut // see spilled.go
 }
 
 type candidatesResult struct {
@@ -61,21 +64,23 @@ type candidatesResult struct {
 }
 
 func (fn *candidatesFn) Setup() (err error) {
+	fn.pairsOut = fn.Cfg.spillTo("pairs")
 	fn.tables, err = fn.Cfg.simTables()
 	return err
 }
 
 func (fn *candidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	var chunk []byte
 	var err error
 	limits := fn.Cfg.limits()
 	if part < fn.Cfg.Partitions {
 		entries := fn.entryBufs.get()
-		for chunks(&chunk) {
-			if entries, err = wire.AppendEntries(entries, chunk); err != nil {
-				return err
-			}
+		err = fn.spilled.each(fn.Cfg, part, chunks, func(chunk []byte) (err error) {
+			entries, err = wire.AppendEntries(entries, chunk)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 		fn.ahead.start(func() (r candidatesResult) {
 			t := time.Now()
@@ -88,10 +93,12 @@ func (fn *candidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 		})
 	} else {
 		entries := fn.simBufs.get()
-		for chunks(&chunk) {
-			if entries, err = simEntries(entries, chunk, fn.tables); err != nil {
-				return err
-			}
+		err = fn.spilled.each(fn.Cfg, part, chunks, func(chunk []byte) (err error) {
+			entries, err = simEntries(entries, chunk, fn.tables)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 		k := fn.Cfg.Hamming
 		fn.ahead.start(func() (r candidatesResult) {
@@ -117,14 +124,15 @@ func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
 
 // FinishBundle emits the partitions still being worked on.
 func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
-	return fn.ahead.drain(0, fn.emitter(ctx, emit, emitStat))
+	defer fn.spilled.close()
+	return finishSpilled(fn.ahead.drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
 }
 
 func (fn *candidatesFn) emitter(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) func(candidatesResult) error {
 	return func(r candidatesResult) error {
 		start := time.Now()
 		var pairs shuffleTally
-		emitCandidates(r.pairs, wire.File, pairs.count(emit))
+		emitCandidates(r.pairs, wire.File, pairs.count(fn.pairsOut.wrap(emit)))
 		pairs.report(output.ShuffleCandidates, emitStat)
 		fn.pairBufs.put(r.pairs)
 		emitStat(output.StatBuckets, r.st.Buckets)

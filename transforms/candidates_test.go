@@ -11,8 +11,19 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 )
+
+type testBand struct {
+	key uint64
+	doc wire.Doc
+}
+
+type testSim struct {
+	doc wire.Doc
+	fp  uint64
+}
 
 // TestCandidatesStage: Candidates proposes exactly the pairs of documents
 // that share a MinHash band key, and of those that share a SimHash table
@@ -28,10 +39,7 @@ func TestCandidatesStage(t *testing.T) {
 	doc := wire.DocNum
 	// Band keys: k1 in two documents, k2 in one, k3 in three.
 	const k1, k2, k3 = 0x1234_5678_9abc, 0x0fed_cba9_8765, 0x0bad_cafe_f00d
-	bands := []struct {
-		key uint64
-		doc wire.Doc
-	}{
+	bands := []testBand{
 		{k1, doc(0, 0)}, {k1, doc(1, 3)},
 		{k2, doc(0, 1)},
 		{k3, doc(0, 2)}, {k3, doc(0, 5)}, {k3, doc(1, 1)},
@@ -39,10 +47,6 @@ func TestCandidatesStage(t *testing.T) {
 	// Fingerprints: fp2 is 2 bits from fp1 (within Hamming 3, so they share
 	// a table key); fp3 is 8 bits from both but shares a key with fp1 in
 	// some table.
-	type simDoc struct {
-		doc wire.Doc
-		fp  uint64
-	}
 	fp1 := uint64(0x0123_4567_89ab_cdef)
 	fp3 := fp1
 	for sh := 3; fp3 == fp1 && sh <= 56; sh++ {
@@ -53,13 +57,13 @@ func TestCandidatesStage(t *testing.T) {
 			}
 		}
 	}
-	sims := []simDoc{{doc(0, 4), fp1}, {doc(1, 2), fp1 ^ 0b101}, {doc(1, 4), fp3}}
+	sims := []testSim{{doc(0, 4), fp1}, {doc(1, 2), fp1 ^ 0b101}, {doc(1, 4), fp3}}
 
 	// What Candidates must find, from the buckets of the entries.
 	pairs := map[string]bool{"0:0-1:3": true, "0:2-0:5": true, "0:2-1:1": true, "0:5-1:1": true}
 	buckets, far := 2, 0 // k1 and k3
 	for i := range tables.Len() {
-		byKey := map[uint64][]simDoc{}
+		byKey := map[uint64][]testSim{}
 		for _, d := range sims {
 			k := tables.Key(i, d.fp)
 			byKey[k] = append(byKey[k], d)
@@ -87,11 +91,25 @@ func TestCandidatesStage(t *testing.T) {
 		want = append(want, p)
 	}
 
-	// The entries, as the signature pass of each file sends them.
+	for _, spilled := range []bool{false, true} {
+		t.Run(fmt.Sprintf("spill=%v", spilled), func(t *testing.T) {
+			cfg := cfg
+			cfg.Spill = spilled
+			cfg.Work = t.TempDir()
+			testCandidates(t, cfg, tables, bands, sims, want, buckets, far)
+		})
+	}
+}
+
+// testCandidates runs Candidates on the entries of bands and sims, sent as
+// the signature pass sends them (through spill files with cfg.Spill), and
+// checks it finds the pairs want.
+func testCandidates(t *testing.T, cfg Config, tables *blocking.Tables, bands []testBand, sims []testSim, want []string, buckets, far int) {
 	var chunks []stageChunk
 	collect := func(part int, c []byte) { chunks = append(chunks, stageChunk{Key: part, Chunk: c}) }
 	for file := range 2 {
-		snd := blockkeys.NewSender(cfg.Partitions, collect)
+		spilled := cfg.spillTo("entries")
+		snd := blockkeys.NewSender(cfg.Partitions, spilled.wrap(collect))
 		for _, b := range bands {
 			if wire.File(b.doc) == file {
 				snd.Band(b.key, b.doc)
@@ -105,11 +123,20 @@ func TestCandidatesStage(t *testing.T) {
 			}
 		}
 		snd.Flush()
+		if err := spilled.finish(collect); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range chunks {
+		if isSpill := IsWorkFile(string(c.Chunk)); isSpill != cfg.Spill {
+			t.Fatalf("spill %v, but a chunk shuffled is %q", cfg.Spill, c.Chunk)
+		}
 	}
 
 	p, s := beam.NewPipelineWithRoot()
 	entries := splitRounds(s, cfg.ShuffleRounds(), stageChunks(s, chunks...))
 	got, st := Candidates(s, cfg, entries)
+	got = stageUnspill(s, cfg, got)
 	// A pair met in buckets of several partitions comes once from each;
 	// Verify drops the repeats.
 	passert.Equals(s, filter.Distinct(s, stageDecode(s, "pair", 0, got)), stageAny(want)...)

@@ -78,6 +78,11 @@ type Config struct {
 	// inputs every time.
 	Spool string
 
+	// Spill sends the block entries through spill files in Work instead of
+	// the runner's shuffle (see entryspill.go): for a run on one machine,
+	// where Work is a local directory.
+	Spill bool
+
 	// Work is the directory for the job's intermediate files (the info
 	// shards, see infoshard.go). Every worker must be able to read and write
 	// it; pipeline.Build defaults it to Output/.tmp-work.

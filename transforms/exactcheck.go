@@ -42,11 +42,11 @@ func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PC
 	var ms, sts []beam.PCollection
 	for i := range n {
 		part := unsure
-		if n > 1 {
+		if n > 1 && !cfg.Spill { // spilled, shingleSetsFn keeps the round's matches
 			part = beam.ParDo(s, &destBranchFn{N: n, I: i}, unsure)
 		}
 		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, after, wait)))
-		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Cfg: cfg, Manifest: manifest}, grouped)
+		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Cfg: cfg, Manifest: manifest, Rounds: n, Round: i}, grouped)
 		exact := byFile(s.Scope("ExactJaccard"), &exactJaccardFn{Cfg: cfg, Manifest: manifest}, sets)
 		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
 		wait = exact[1]
@@ -66,23 +66,38 @@ func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PC
 type shingleSetsFn struct {
 	Cfg      Config
 	Manifest string // the file manifest (see files.go)
+	// With Cfg.Spill, the function keeps only the matches of round Round
+	// of Rounds (see destBranchFn), which pipeline.ExactChecks cannot
+	// select from the names of the spill files it shuffles.
+	Rounds, Round int
 
 	paths map[int]string
 
 	signers signerPool
 	ahead   aheadEmits
+	spilled spillIn   // unsure matches
+	sets    *spillOut // see spilled.go
 }
 
 func (fn *shingleSetsFn) Setup(ctx context.Context) (err error) {
 	if fn.paths, err = filePaths(ctx, fn.Manifest); err != nil {
 		return err
 	}
+	fn.sets = fn.Cfg.spillTo("sets")
 	return fn.signers.init(fn.Cfg)
 }
 
 func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	byLine, ms, _, err := readMatches(chunks, false, func(m *wire.Match) int64 { return wire.Line(m.A) })
+	chunks, err := fn.spilled.iter(fn.Cfg, file, chunks)
+	if err != nil {
+		return err
+	}
+	var keep func(*wire.Match) bool
+	if fn.Cfg.Spill && fn.Rounds > 1 {
+		keep = func(m *wire.Match) bool { return wire.File(m.B)%fn.Rounds == fn.Round }
+	}
+	byLine, ms, _, err := readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	if err != nil || len(ms) == 0 {
 		return err
 	}
@@ -93,12 +108,13 @@ func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks fu
 		defer report()
 		return fn.work(ctx, file, byLine, ms, emit)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){fn.sets.wrap(emit)}, emitStat)
 }
 
 // FinishBundle emits the output of the files still being worked on.
 func (fn *shingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
-	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
+	defer fn.spilled.close()
+	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){fn.sets.wrap(emit)}, emitStat), emit, fn.sets)
 }
 
 func (fn *shingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
@@ -136,6 +152,7 @@ type exactJaccardFn struct {
 
 	signers signerPool
 	ahead   aheadEmits
+	spilled spillIn // shingle sets
 }
 
 func (fn *exactJaccardFn) Setup(ctx context.Context) (err error) {
@@ -147,7 +164,11 @@ func (fn *exactJaccardFn) Setup(ctx context.Context) (err error) {
 
 func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	byLine, ms, sets, err := readMatches(chunks, true, func(m *wire.Match) int64 { return wire.Line(m.B) })
+	chunks, err := fn.spilled.iter(fn.Cfg, file, chunks)
+	if err != nil {
+		return err
+	}
+	byLine, ms, sets, err := readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	if err != nil || len(ms) == 0 {
 		return err
 	}
@@ -161,6 +182,7 @@ func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks f
 
 // FinishBundle emits the output of the files still being worked on.
 func (fn *exactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer fn.spilled.close()
 	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
 }
 
@@ -250,8 +272,9 @@ type shingleSet struct {
 // readMatches decodes wire.Match chunks or, withSet, chunks of shingle-set
 // records (see shingleSetsFn), indexing the matches by the line of their
 // document in this file. With withSet, sets[i] is the set that came with
-// match i (matches of one record share it).
-func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match) int64) (map[int64][]int, []wire.Match, [][]uint32, error) {
+// match i (matches of one record share it). Matches without a set are
+// kept only if keep (if not nil) says so.
+func readMatches(chunks func(*[]byte) bool, withSet bool, keep func(*wire.Match) bool, line func(*wire.Match) int64) (map[int64][]int, []wire.Match, [][]uint32, error) {
 	byLine := map[int64][]int{}
 	var ms []wire.Match
 	var sets [][]uint32
@@ -271,7 +294,9 @@ func readMatches(chunks func(*[]byte) bool, withSet bool, line func(*wire.Match)
 				if c, err = wire.DecodeMatch(c, &m); err != nil {
 					return nil, nil, nil, err
 				}
-				add(m, nil)
+				if keep == nil || keep(&m) {
+					add(m, nil)
+				}
 				continue
 			}
 			var set []uint32

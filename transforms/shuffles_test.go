@@ -123,17 +123,6 @@ func (tp *shuffleTap) check(t *testing.T, want ...string) {
 	}
 }
 
-// iterOf iterates over chunks as a grouped input does.
-func iterOf(chunks [][]byte) func(*[]byte) bool {
-	return func(c *[]byte) bool {
-		if len(chunks) == 0 {
-			return false
-		}
-		*c, chunks = chunks[0], chunks[1:]
-		return true
-	}
-}
-
 // TestClustersShuffleTallies runs the steps of Clusters by hand over a
 // chain of matches long enough that the star rounds leave edges for the
 // remainder, and checks every step's tallies of the edges, assignments,

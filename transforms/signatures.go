@@ -26,7 +26,8 @@ func init() {
 //
 // In: files (index, path) and lines to skip (index, chunk). Out: block
 // entries (partition, chunk) in cfg.ShuffleRounds() collections, by
-// partition mod that (see splitRounds), and stats.
+// partition mod that (see splitRounds), and stats. With cfg.Spill the
+// chunks go to spill files, and the entries name them (see spilled.go).
 func Signatures(s beam.Scope, cfg Config, files Files, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
 	s = s.Scope("Signatures")
 	o := files.perBranch(s, 3, &signFn{Cfg: cfg, InfoShards: true}, skips)
@@ -94,8 +95,11 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	if err != nil {
 		return fmt.Errorf("sign: skip list for %s: %w", path, err)
 	}
+	spilled := fn.Cfg.spillTo("entries")
+	defer spilled.abort()
+	sendEntry := spilled.wrap(emitEntry)
 	var bands, tables shuffleTally // band entries in [0, P), SimHash table entries in [P, 2P)
-	emitBand, emitTable := bands.count(emitEntry), tables.count(emitEntry)
+	emitBand, emitTable := bands.count(sendEntry), tables.count(sendEntry)
 	entries := blockkeys.NewSender(fn.Cfg.Partitions, func(part int, chunk []byte) {
 		if part < fn.Cfg.Partitions {
 			emitBand(part, chunk)
@@ -161,6 +165,9 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 		}
 	}
 	entries.Flush()
+	if err := spilled.finish(emitEntry); err != nil {
+		return err
+	}
 	infos.Flush(emitInfo)
 	emitStat(output.StatSigned, signed)
 	emitStat(output.StatNoShingles, empty)

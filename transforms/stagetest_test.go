@@ -33,6 +33,7 @@ func init() {
 	register.DoFn3x1[int, []byte, func(string), error](&stageDecodeFn{})
 	register.DoFn3x0[string, int64, func(string)](&stageStatFn{})
 	register.Function2x0(stageNoStats)
+	register.DoFn3x1[int, []byte, func(int, []byte), error](&stageUnspillFn{})
 	register.Emitter1[string]()
 }
 
@@ -395,4 +396,25 @@ func stageManifest(t *testing.T, refs []FileRef) string {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// stageUnspill returns the chunks of col, a collection of a shuffle spilled
+// under cfg.Spill (see spilled.go), read back from the files it names; col
+// itself without cfg.Spill.
+func stageUnspill(s beam.Scope, cfg Config, col beam.PCollection) beam.PCollection {
+	if !cfg.Spill {
+		return col
+	}
+	return beam.ParDo(s, &stageUnspillFn{Cfg: cfg}, col)
+}
+
+type stageUnspillFn struct{ Cfg Config }
+
+func (fn *stageUnspillFn) ProcessElement(key int, name []byte, emit func(int, []byte)) error {
+	var in spillIn
+	defer in.close()
+	return in.each(fn.Cfg, key, iterOf([][]byte{name}), func(c []byte) error {
+		emit(key, slices.Clone(c))
+		return nil
+	})
 }

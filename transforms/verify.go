@@ -50,11 +50,19 @@ func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matc
 type halfJoinFileFn struct {
 	Cfg Config
 
-	ahead aheadEmits
+	ahead   aheadEmits
+	spilled spillIn   // candidate pairs
+	halves  *spillOut // see spilled.go
 }
+
+func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Cfg.spillTo("halves") }
 
 func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, file int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
+	pairChunks, err := fn.spilled.iter(fn.Cfg, file, pairChunks)
+	if err != nil {
+		return err
+	}
 	pairs, err := uniquePairs(pairChunks)
 	if err != nil || len(pairs) == 0 {
 		return err
@@ -68,12 +76,13 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, file int, pairChun
 		}
 		return halfJoin(pairs, infos.find, wire.File, fmt.Sprintf("file %d", file), emits[0], emitStat)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){fn.halves.wrap(emit)}, emitStat)
 }
 
 // FinishBundle emits the output of the files still being worked on.
 func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
-	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
+	defer fn.spilled.close()
+	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){fn.halves.wrap(emit)}, emitStat), emit, fn.halves)
 }
 
 // verifyFileFn is verifyFn with the infos read from the file's info shard
@@ -86,19 +95,19 @@ func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byt
 type verifyFileFn struct {
 	Cfg Config
 
-	ahead aheadEmits
+	ahead   aheadEmits
+	spilled spillIn   // half-join records
+	unsure  *spillOut // see spilled.go
 }
+
+func (fn *verifyFileFn) Setup() { fn.unsure = fn.Cfg.spillTo("unsure") }
 
 func (fn *verifyFileFn) ProcessElement(ctx context.Context, file int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	// The work reads the chunks after this call returns: keep copies, as
 	// the runner owns what its iterator hands out.
-	var chunks [][]byte
-	var c []byte
-	for halfChunks(&c) {
-		chunks = append(chunks, slices.Clone(c))
-	}
-	if len(chunks) == 0 {
-		return nil
+	chunks, err := fn.spilled.collect(fn.Cfg, file, halfChunks)
+	if err != nil || len(chunks) == 0 {
+		return err
 	}
 	fn.ahead.stage = "Verify"
 	fn.ahead.start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
@@ -106,21 +115,15 @@ func (fn *verifyFileFn) ProcessElement(ctx context.Context, file int, halfChunks
 		if err != nil {
 			return err
 		}
-		next := func(c *[]byte) bool {
-			if len(chunks) == 0 {
-				return false
-			}
-			*c, chunks = chunks[0], chunks[1:]
-			return true
-		}
-		return verifyHalves(fn.Cfg, next, infos.find, fmt.Sprintf("file %d", file), emits[0], emits[1], emitStat)
+		return verifyHalves(fn.Cfg, iterOf(chunks), infos.find, fmt.Sprintf("file %d", file), emits[0], emits[1], emitStat)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit, emitUnsure}, emitStat)
+	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat)
 }
 
 // FinishBundle emits the output of the files still being worked on.
 func (fn *verifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
-	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit, emitUnsure}, emitStat)
+	defer fn.spilled.close()
+	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat), emitUnsure, fn.unsure)
 }
 
 // uniquePairs decodes the candidate-pair chunks of iter, sorted and without

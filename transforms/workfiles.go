@@ -46,13 +46,14 @@ const (
 func infoShardName(file int) string { return fmt.Sprintf("info-%05d.bin", file) }
 
 // IsWorkFile reports whether name is a file the job writes in its work
-// directory: an info shard or the first pass's reading of an input (see
-// input.go), or the temporary name of one being written.
+// directory: an info shard, a spill file of block entries, the first pass's
+// reading of an input (see input.go), or the temporary name of one being
+// written.
 func IsWorkFile(name string) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
 		name = rest[:max(strings.LastIndexByte(rest, '-'), 0)]
 	}
-	if name == InputsManifest || name == CheckManifest {
+	if name == InputsManifest || name == CheckManifest || isSpillName(name) {
 		return true
 	}
 	for _, kind := range []struct {
@@ -153,14 +154,15 @@ func readInfoShard(ctx context.Context, cfg Config, file int) (*infoTable, error
 	return t, nil
 }
 
-// removeInfoShards removes the info shards and the first pass's readings
+// removeInfoShards removes the info shards, the spill files of block
+// entries and the first pass's readings
 // of the inputs (and leftovers of their temporary names) from cfg.Work, and the directory itself when it is local
 // and left empty.
 func removeInfoShards(ctx context.Context, cfg Config) error {
 	if cfg.Work == "" {
 		return nil
 	}
-	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
+	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", spillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
 		return fmt.Errorf("work directory: %w", err)
 	}
 	if !strings.Contains(cfg.Work, "://") {

@@ -39,7 +39,7 @@ type runFlags struct {
 	overwrite, verbose     bool
 	cpuprofile             string
 	memprofile             string
-	spool, quiet           bool
+	spool, spill, quiet    bool
 	indexOut               string
 	maxRejectRatio         float64
 	memoryFlag             string       // --memory as given
@@ -59,6 +59,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
 	fs.BoolVar(&f.spool, "spool", true, "local runners: keep decompressed and normalized copies of the inputs in a temporary directory (about twice\nthe decompressed input), so that later passes neither inflate nor parse them again")
+	fs.BoolVar(&f.spill, "spill", true, "local runners: send the block entries through files in the work directory, read back one\npartition at a time, rather than hold them in the runner's memory")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&f.memoryFlag, "memory", defaultMemory, "local runners: the memory the job may use: a size (8GiB, 512MiB; 8G, 8GB: powers of 1000) or a share\nof the machine's memory (its control group's, if lower); sets Go's soft memory limit (9/10 of it) and\nmore shuffle rounds when it is small; an input that cannot fit is refused before the run")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile of the local run, taken when the heap in use\nwas largest (checked every second), to this file (go tool pprof)")
@@ -135,7 +136,7 @@ var runFlagGroups = []struct {
 	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "locations", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds", "rounds"}},
-	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "quiet", "verbose", "cpuprofile", "memprofile"}},
+	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "spill", "quiet", "verbose", "cpuprofile", "memprofile"}},
 }
 
 // printGrouped prints the flags of fs under the titles of groups, then any
@@ -511,6 +512,7 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 			remove()
 		})
 		cfg.Work = dir
+		cfg.Spill = f.spill
 		if f.spool {
 			cfg.Spool = dir
 		}

@@ -1,0 +1,264 @@
+// Package spill stands in for a shuffle on one machine: a Writer appends
+// chunks, each under a partition number, to one file and ends the file with
+// an index of where each chunk lies; a Set opens several such files and
+// reads back the chunks of one partition from all of them, one partition
+// at a time, so that what a reader holds is one partition, not the whole
+// shuffle.
+//
+// A file is the chunks as written, back to back, then the index: per chunk
+// its partition and length (uvarints) and the CRC-32C of its bytes; then
+// the index's length (8 bytes, little-endian), the CRC-32C of the index (4
+// bytes) and the magic "NDSPILL1". The chunks' offsets follow from their
+// lengths. A file without a whole index (a writer that failed or never
+// closed) does not open.
+package spill
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"slices"
+)
+
+const magic = "NDSPILL1"
+
+// tailBytes is the fixed end of a file: index length, its CRC, the magic.
+const tailBytes = 8 + 4 + len(magic)
+
+// ErrCorrupt is wrapped by every error about a file's content.
+var ErrCorrupt = errors.New("corrupt spill file")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// extent is where one chunk lies.
+type extent struct {
+	part int
+	off  int64
+	n    int
+	crc  uint32
+}
+
+// Writer appends chunks to a new file. Its methods are not safe for
+// concurrent use.
+type Writer struct {
+	path string
+	f    *os.File
+	bw   *bufio.Writer
+	off  int64
+	ext  []extent
+	err  error
+}
+
+// Create creates the file at path (which must not exist) for writing.
+func Create(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+// Add appends chunk under partition part (≥ 0). After an error every call
+// returns that error and writes nothing.
+func (w *Writer) Add(part int, chunk []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if part < 0 {
+		w.err = fmt.Errorf("spill %s: negative partition %d", w.path, part)
+		return w.err
+	}
+	if _, err := w.bw.Write(chunk); err != nil {
+		w.err = err
+		return err
+	}
+	w.ext = append(w.ext, extent{part: part, off: w.off, n: len(chunk), crc: crc32.Checksum(chunk, castagnoli)})
+	w.off += int64(len(chunk))
+	return nil
+}
+
+// Size is the number of chunk bytes added so far.
+func (w *Writer) Size() int64 { return w.off }
+
+// Close writes the index and closes the file. On an error (here or in an
+// earlier Add) it removes the file and returns the error.
+func (w *Writer) Close() error {
+	err := w.err
+	if err == nil {
+		var idx []byte
+		for _, e := range w.ext {
+			idx = binary.AppendUvarint(idx, uint64(e.part))
+			idx = binary.AppendUvarint(idx, uint64(e.n))
+			idx = binary.LittleEndian.AppendUint32(idx, e.crc)
+		}
+		tail := binary.LittleEndian.AppendUint64(nil, uint64(len(idx)))
+		tail = binary.LittleEndian.AppendUint32(tail, crc32.Checksum(idx, castagnoli))
+		tail = append(tail, magic...)
+		if _, err = w.bw.Write(idx); err == nil {
+			if _, err = w.bw.Write(tail); err == nil {
+				err = w.bw.Flush()
+			}
+		}
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(w.path)
+		w.err = err
+	}
+	w.ext = nil
+	return err
+}
+
+// Abort closes and removes the file.
+func (w *Writer) Abort() {
+	w.f.Close()
+	os.Remove(w.path)
+	w.err = errors.New("aborted")
+}
+
+// File is one spill file opened for reading.
+type File struct {
+	path string
+	f    *os.File
+	ext  []extent // by partition, then offset
+}
+
+// Open opens the spill file at path and reads its index.
+func Open(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	sf, err := open(path, f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return sf, nil
+}
+
+func open(path string, f *os.File) (*File, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	bad := func(what string) error { return fmt.Errorf("%s: %w: %s", path, ErrCorrupt, what) }
+	if size < int64(tailBytes) {
+		return nil, bad("shorter than its index")
+	}
+	tail := make([]byte, tailBytes)
+	if _, err := f.ReadAt(tail, size-int64(tailBytes)); err != nil {
+		return nil, err
+	}
+	if string(tail[12:]) != magic {
+		return nil, bad("no index at the end (the writer did not finish)")
+	}
+	n := binary.LittleEndian.Uint64(tail)
+	if n > uint64(size-int64(tailBytes)) {
+		return nil, bad("index longer than the file")
+	}
+	idx := make([]byte, n)
+	if _, err := f.ReadAt(idx, size-int64(tailBytes)-int64(n)); err != nil {
+		return nil, err
+	}
+	if crc32.Checksum(idx, castagnoli) != binary.LittleEndian.Uint32(tail[8:]) {
+		return nil, bad("index checksum mismatch")
+	}
+	data := size - int64(tailBytes) - int64(n)
+	sf := &File{path: path, f: f}
+	var off int64
+	for len(idx) > 0 {
+		part, k1 := binary.Uvarint(idx)
+		if k1 <= 0 {
+			return nil, bad("index entry")
+		}
+		ln, k2 := binary.Uvarint(idx[k1:])
+		if k2 <= 0 || len(idx) < k1+k2+4 || ln > uint64(data-off) || part > 1<<31 {
+			return nil, bad("index entry")
+		}
+		sf.ext = append(sf.ext, extent{part: int(part), off: off, n: int(ln), crc: binary.LittleEndian.Uint32(idx[k1+k2:])})
+		off += int64(ln)
+		idx = idx[k1+k2+4:]
+	}
+	if off != data {
+		return nil, bad("chunks and index disagree on the length")
+	}
+	slices.SortStableFunc(sf.ext, func(a, b extent) int { return cmp.Compare(a.part, b.part) })
+	return sf, nil
+}
+
+// Close closes the file.
+func (f *File) Close() error { return f.f.Close() }
+
+// Each calls fn with every chunk of partition part, in the order written,
+// read into buf (grown as needed and returned for reuse): a chunk is valid
+// only during its call.
+func (f *File) Each(part int, buf []byte, fn func(chunk []byte) error) ([]byte, error) {
+	i, _ := slices.BinarySearchFunc(f.ext, part, func(e extent, p int) int { return cmp.Compare(e.part, p) })
+	for ; i < len(f.ext) && f.ext[i].part == part; i++ {
+		e := f.ext[i]
+		if cap(buf) < e.n {
+			buf = make([]byte, e.n)
+		}
+		buf = buf[:e.n]
+		if _, err := f.f.ReadAt(buf, e.off); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return buf, fmt.Errorf("%s: %w", f.path, err)
+		}
+		if crc32.Checksum(buf, castagnoli) != e.crc {
+			return buf, fmt.Errorf("%s: %w: checksum mismatch in the chunk at offset %d", f.path, ErrCorrupt, e.off)
+		}
+		if err := fn(buf); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// Set is several spill files read as one shuffle.
+type Set []*File
+
+// OpenSet opens the spill files at paths.
+func OpenSet(paths []string) (Set, error) {
+	var s Set
+	for _, p := range paths {
+		f, err := Open(p)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s = append(s, f)
+	}
+	return s, nil
+}
+
+// Each calls fn with every chunk of partition part in every file of s, file
+// by file; see File.Each.
+func (s Set) Each(part int, buf []byte, fn func(chunk []byte) error) ([]byte, error) {
+	var err error
+	for _, f := range s {
+		if buf, err = f.Each(part, buf, fn); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// Close closes every file of s.
+func (s Set) Close() error {
+	var errs []error
+	for _, f := range s {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
+}
