@@ -167,7 +167,8 @@ type urlLock struct {
 	renewed time.Time // the last successful renewal
 	lost    error     // why the lock is no longer this run's
 
-	stop     chan struct{}
+	ctx      context.Context // of the renewals, cancelled by release
+	cancel   context.CancelFunc
 	done     chan struct{}
 	released sync.Once
 }
@@ -222,15 +223,17 @@ func (i lockInfo) stale(host string, now time.Time, times lockTimes) bool {
 // store listing strongly consistently: an object whose write has returned
 // is in every listing begun afterwards, as GCS and S3 (since December
 // 2020) guarantee; a store listing eventually consistently would let two
-// runs hold it.
+// runs hold it (lockURL refuses a store that does not list its own lock
+// right after writing it, but cannot tell more).
 //
 // The holder rewrites its lock every times.renew. Another run's lock is
 // stale when it has not been renewed for times.stale (the runs' clocks
 // must agree within a few minutes), or, on this host, when its process is
 // gone and it has missed a renewal: then breakStale (--overwrite) removes
 // it and the run holds dir; without it the error says so. A lock that is
-// renewed is never broken. A run whose own lock went (broken as stale
-// after it could not renew it) learns so from check, before it commits.
+// renewed is never broken. A run that could not renew its lock for half of
+// times.stale, or whose lock went, gives it up: check, before it commits,
+// fails.
 func lockURL(ctx context.Context, dir, name string, breakStale bool, times lockTimes) (*urlLock, error) {
 	fsys, err := filesystem.New(ctx, dir+"/x")
 	if err != nil {
@@ -256,7 +259,8 @@ func lockURL(ctx context.Context, dir, name string, breakStale bool, times lockT
 		fsys.Close()
 		return nil, err
 	}
-	l.stop, l.done = make(chan struct{}), make(chan struct{})
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.done = make(chan struct{})
 	go l.renewLoop()
 	return l, nil
 }
@@ -288,6 +292,9 @@ func (l *urlLock) others(ctx context.Context, breakStale bool) error {
 		switch {
 		case !ok:
 			return fmt.Errorf("%s is locked by %s, which neardup cannot read: if no neardup writes there, remove it", l.name, p)
+		case !i.stale(host, time.Now(), l.times) && i.host == host && !processAlive(i.pid):
+			return fmt.Errorf("%s holds the lock of neardup pid %d of this host, which is gone, but renewed it %s ago: --overwrite breaks it from %s on (lock object %s)",
+				l.name, i.pid, time.Since(i.renewed).Round(time.Second), i.renewed.Add(2*l.times.renew).Local().Format(time.TimeOnly), p)
 		case !i.stale(host, time.Now(), l.times):
 			return fmt.Errorf("%s is in use by another neardup run (pid %d on %s, started %s, renewed %s ago; lock object %s)",
 				l.name, i.pid, i.host, i.started.UTC().Format(time.RFC3339), time.Since(i.renewed).Round(time.Second), p)
@@ -339,7 +346,7 @@ func (l *urlLock) renewLoop() {
 	defer tick.Stop()
 	for {
 		select {
-		case <-l.stop:
+		case <-l.ctx.Done():
 			return
 		case <-tick.C:
 			if l.renew() != nil {
@@ -351,13 +358,18 @@ func (l *urlLock) renewLoop() {
 
 // renew rewrites the lock object with the time now, if it is still there.
 // It returns the error that makes the lock lost: the object is gone, or
-// no renewal has succeeded for half of times.stale; a failed renewal
-// short of that is tried again at the next tick.
+// no renewal has succeeded for half of times.stale (others break it after
+// times.stale; the half is the margin for the clocks and for a run that
+// breaks it between this renewal's listing and its write); a failed
+// renewal short of that is tried again at the next tick.
 func (l *urlLock) renew() error {
-	ctx, cancel := context.WithTimeout(context.Background(), l.times.renew)
+	ctx, cancel := context.WithTimeout(l.ctx, l.times.renew)
 	defer cancel()
 	listed, err := l.fsys.List(ctx, l.path)
 	now := time.Now()
+	if l.ctx.Err() != nil {
+		return l.ctx.Err() // released meanwhile
+	}
 	if err == nil && !slices.Contains(listed, l.path) {
 		err = errLockBroken
 	} else if err == nil {
@@ -367,16 +379,18 @@ func (l *urlLock) renew() error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
+	switch gap := now.Sub(l.renewed); {
+	case errors.Is(err, errLockBroken):
+		l.lost = fmt.Errorf("the lock object %s was removed while this run held it (by a run that found it stale?): not committing", l.path)
+	case gap > l.times.stale/2:
+		// Even if this renewal wrote the object, another run may have
+		// broken it between the listing and the write.
+		l.lost = fmt.Errorf("the lock object %s was not renewed for %s (%v), so another run may have broken it: not committing", l.path, gap.Round(time.Second), err)
 	case err == nil:
 		l.renewed = now
 		return nil
-	case errors.Is(err, errLockBroken):
-		l.lost = fmt.Errorf("the lock object %s was removed while this run held it (by a run that found it stale?): not committing", l.path)
-	case now.Sub(l.renewed) > l.times.stale/2:
-		l.lost = fmt.Errorf("could not renew the lock object %s for %s (%v), so another run may have broken it: not committing", l.path, now.Sub(l.renewed).Round(time.Second), err)
 	default:
-		return nil
+		return nil // tried again at the next tick
 	}
 	return l.lost
 }
@@ -410,11 +424,11 @@ func (l *urlLock) remove() {
 	_ = l.rm.Remove(ctx, l.path)
 }
 
-// release stops the renewals and removes the lock object. It may be
-// called more than once.
+// release stops the renewals (cancelling one under way) and removes the
+// lock object. It may be called more than once.
 func (l *urlLock) release() {
 	l.released.Do(func() {
-		close(l.stop)
+		l.cancel()
 		<-l.done
 		l.remove()
 		l.fsys.Close()

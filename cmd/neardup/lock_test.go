@@ -82,7 +82,7 @@ func TestLockURL(t *testing.T) {
 		{"held by a live process of this host, not renewed for 5 minutes", map[string][]byte{other: otherLock("aa", host, os.Getpid(), 5*time.Minute)}, true,
 			fmt.Sprintf("is in use by another neardup run (pid %d on %s", os.Getpid(), host), []string{other}},
 		{"a gone process of this host that has not missed a renewal", map[string][]byte{other: otherLock("aa", host, 1<<30, 30*time.Second)}, true,
-			"is in use by another neardup run (pid 1073741824", []string{other}},
+			"holds the lock of neardup pid 1073741824 of this host, which is gone, but renewed it 30s ago: --overwrite breaks it from ", []string{other}},
 		{"stale: another host, not renewed for an hour", map[string][]byte{other: otherLock("aa", "elsewhere", 4242, time.Hour)}, false,
 			"holds the lock of neardup pid 4242 on elsewhere, not renewed for 1h0m0s: that run is gone (use --overwrite to break it; lock object ", []string{other}},
 		{"stale: another host, not renewed for an hour, overwrite", map[string][]byte{other: otherLock("aa", "elsewhere", 4242, time.Hour)}, true, "", nil},
@@ -266,6 +266,28 @@ func TestLockURLRenew(t *testing.T) {
 	l.mu.Unlock()
 	if lost == nil {
 		t.Error("renewal did not mark the lock lost")
+	}
+
+	// A holder that could not renew for half the stale time (a suspended
+	// machine, a store it could not reach) may have been broken: it gives
+	// up the lock even if its next renewal succeeds.
+	dir = "memfs://lock-renew/late"
+	late, err := lockURL(context.Background(), dir, dir, false, lockTimes{renew: time.Hour, stale: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.release()
+	if err := late.renew(); err != nil {
+		t.Fatalf("renewal on time: %v", err)
+	}
+	late.mu.Lock()
+	late.renewed = time.Now().Add(-6 * time.Minute)
+	late.mu.Unlock()
+	if err := late.renew(); err == nil || !strings.Contains(err.Error(), "was not renewed for 6m0s") {
+		t.Errorf("late renewal: %v", err)
+	}
+	if err := late.check(context.Background()); err == nil || !strings.Contains(err.Error(), "was not renewed for") {
+		t.Errorf("check after a late renewal: %v", err)
 	}
 }
 
