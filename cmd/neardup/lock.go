@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -169,7 +170,8 @@ type urlLock struct {
 
 	ctx      context.Context // of the renewals, cancelled by release
 	cancel   context.CancelFunc
-	done     chan struct{}
+	done     chan struct{} // closed when renewLoop returns
+	renewing atomic.Bool    // renewLoop was started
 	released sync.Once
 }
 
@@ -249,18 +251,20 @@ func lockURL(ctx context.Context, dir, name string, breakStale bool, times lockT
 	l := &urlLock{fsys: fsys, rm: rm, id: randomHex(), name: name, times: times, renewed: now}
 	l.path = output.JoinPath(dir, urlLockPrefix+l.id)
 	l.info = lockInfo{run: l.id, pid: os.Getpid(), host: host, started: now, renewed: now}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.done = make(chan struct{})
+	// From here on SIGINT and SIGTERM remove the lock object, also before
+	// the caller has registered its own cleanup.
+	atExit(l.release)
 	if err := l.write(ctx, l.info); err != nil {
-		l.remove()
-		fsys.Close()
+		l.release()
 		return nil, fmt.Errorf("%s: writing the lock object %s: %w", name, l.path, err)
 	}
 	if err := l.others(ctx, breakStale); err != nil {
-		l.remove()
-		fsys.Close()
+		l.release()
 		return nil, err
 	}
-	l.ctx, l.cancel = context.WithCancel(context.Background())
-	l.done = make(chan struct{})
+	l.renewing.Store(true)
 	go l.renewLoop()
 	return l, nil
 }
@@ -429,7 +433,9 @@ func (l *urlLock) remove() {
 func (l *urlLock) release() {
 	l.released.Do(func() {
 		l.cancel()
-		<-l.done
+		if l.renewing.Load() {
+			<-l.done
+		}
 		l.remove()
 		l.fsys.Close()
 	})
