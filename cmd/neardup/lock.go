@@ -171,7 +171,7 @@ type urlLock struct {
 	ctx      context.Context // of the renewals, cancelled by release
 	cancel   context.CancelFunc
 	done     chan struct{} // closed when renewLoop returns
-	renewing atomic.Bool    // renewLoop was started
+	renewing atomic.Bool   // renewLoop was started
 	released sync.Once
 }
 
