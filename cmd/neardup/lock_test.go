@@ -61,6 +61,7 @@ func otherLock(run, host string, pid int, ago time.Duration) []byte {
 // read is refused. Whatever happens, a refusing run leaves no lock of its
 // own.
 func TestLockURL(t *testing.T) {
+	run := randomHex() // memfs is one for the process: a directory of its own for each -count
 	host, _ := os.Hostname()
 	const other = ".neardup.lock.00000000000000aa"
 	times := lockTimes{renew: time.Minute, stale: 10 * time.Minute}
@@ -98,7 +99,7 @@ func TestLockURL(t *testing.T) {
 	}
 	for n, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := fmt.Sprintf("memfs://lock-url/%d", n)
+			dir := fmt.Sprintf("memfs://lock-url-%s/%d", run, n)
 			for name, b := range tt.objects {
 				memfs.Write(dir+"/"+name, b)
 			}
@@ -180,12 +181,13 @@ func (f jitterFS) Remove(ctx context.Context, p string) error {
 // one holds it (all may back off); each that backs off leaves no lock.
 // memfs, like GCS and S3, lists every object whose write has returned.
 func TestLockURLRace(t *testing.T) {
+	run := randomHex() // memfs is one for the process: a directory of its own for each -count
 	t.Parallel()
 	const rounds, runs = 300, 4
 	times := lockTimes{renew: time.Minute, stale: 10 * time.Minute}
 	held := map[int]int{} // rounds by the number of holders
 	for r := range rounds {
-		dir := fmt.Sprintf("jitter://lock-race/%d", r)
+		dir := fmt.Sprintf("jitter://lock-race-%s/%d", run, r)
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		locks := make([]*urlLock, runs)
@@ -225,8 +227,9 @@ func TestLockURLRace(t *testing.T) {
 // the object is removed (by a run that broke it as stale), renewal stops
 // and check refuses to commit.
 func TestLockURLRenew(t *testing.T) {
+	run := randomHex() // memfs is one for the process: a directory of its own for each -count
 	t.Parallel()
-	dir := "memfs://lock-renew/out"
+	dir := "memfs://lock-renew-" + run + "/out"
 	l, err := lockURL(context.Background(), dir, dir, false, lockTimes{renew: 20 * time.Millisecond, stale: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +274,7 @@ func TestLockURLRenew(t *testing.T) {
 	// A holder that could not renew for half the stale time (a suspended
 	// machine, a store it could not reach) may have been broken: it gives
 	// up the lock even if its next renewal succeeds.
-	dir = "memfs://lock-renew/late"
+	dir = "memfs://lock-renew-" + run + "/late"
 	late, err := lockURL(context.Background(), dir, dir, false, lockTimes{renew: time.Hour, stale: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -296,6 +299,7 @@ func TestLockURLRenew(t *testing.T) {
 // without touching the first one's files; the lock object is neither an
 // output nor something --overwrite replaces.
 func TestURLTargetLock(t *testing.T) {
+	run := randomHex() // memfs is one for the process: a directory of its own for each -count
 	t.Parallel()
 	ctx := context.Background()
 	host, _ := os.Hostname()
@@ -306,7 +310,7 @@ func TestURLTargetLock(t *testing.T) {
 	}
 	for _, end := range []string{"commit", "abort", "failed commit"} {
 		t.Run(end, func(t *testing.T) {
-			dir := "memfs://target-lock/" + strings.ReplaceAll(end, " ", "-")
+			dir := "memfs://target-lock-" + run + "/" + strings.ReplaceAll(end, " ", "-")
 			memfs.Write(dir+"/pairs-00007.jsonl", []byte("old"))
 			first, err := outputDir.open(dir, true, nil)
 			if err != nil {
@@ -360,7 +364,7 @@ func TestURLTargetLock(t *testing.T) {
 
 	t.Run("refused after the lock", func(t *testing.T) {
 		// The checks after the lock fail: the lock goes with the error.
-		dir := "memfs://target-lock/refused"
+		dir := "memfs://target-lock-" + run + "/refused"
 		memfs.Write(dir+"/"+stagePrefix+"0123/notes.txt", []byte("mine"))
 		if _, err := outputDir.open(dir, true, nil); err == nil || !strings.Contains(err.Error(), "which neardup did not write") {
 			t.Errorf("open: %v", err)
@@ -368,7 +372,7 @@ func TestURLTargetLock(t *testing.T) {
 		if got := memObjects(t, dir); !slices.Equal(got, []string{stagePrefix + "0123/notes.txt"}) {
 			t.Errorf("after the refusal %q", got)
 		}
-		dir = "memfs://target-lock/not-empty"
+		dir = "memfs://target-lock-" + run + "/not-empty"
 		memfs.Write(dir+"/summary.json", []byte("{}"))
 		if _, err := outputDir.open(dir, false, nil); err == nil || !strings.Contains(err.Error(), "is not empty") {
 			t.Errorf("open: %v", err)
@@ -384,7 +388,7 @@ func TestURLTargetLock(t *testing.T) {
 		// index directory, which refuses foreign objects, takes lock
 		// objects for its own.
 		for _, kind := range []dirKind{outputDir, indexDir} {
-			dir := "memfs://target-lock/stale-" + strings.TrimPrefix(kind.flag, "--")
+			dir := "memfs://target-lock-" + run + "/stale-" + strings.TrimPrefix(kind.flag, "--")
 			memfs.Write(dir+"/.neardup.lock.00000000000000cc", otherLock("cc", "elsewhere", 9, time.Hour))
 			memfs.Write(dir+"/"+stagePrefix+"00000000000000cc/index-00000.bin", nil)
 			tg, err := kind.open(dir, true, nil)
