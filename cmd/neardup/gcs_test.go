@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
@@ -48,7 +51,7 @@ func TestRunGCS(t *testing.T) {
 		}
 	}
 	for name := range got {
-		if strings.Contains(name, ".tmp") {
+		if strings.Contains(name, ".tmp") || strings.Contains(name, lockName) {
 			t.Errorf("left behind: %s", name)
 		}
 	}
@@ -114,4 +117,93 @@ func gcsObjects(t *testing.T, srv *fakestorage.Server, bucket, prefix string) ma
 		m[a.Name] = string(obj.Content)
 	}
 	return m
+}
+
+// TestRunGCSLock: a second run into a gs:// output that a first run is
+// writing refuses at once with one line naming the holder, even with
+// --overwrite, and changes nothing there; the first run completes with
+// the outputs of a local run and leaves no lock. An interrupted run leaves
+// nothing at all.
+func TestRunGCSLock(t *testing.T) {
+	t.Parallel()
+	srv, host := startFakeGCS(t)
+	dir := t.TempDir()
+	mark, release := filepath.Join(dir, "reading"), filepath.Join(dir, "go-on")
+	env := []string{"STORAGE_EMULATOR_HOST=" + host, "GOOGLE_APPLICATION_CREDENTIALS=", "NEARDUP_TEST_FAIL_ONCE="}
+	input := sampleFile(t, "sample-0.jsonl")
+
+	local := filepath.Join(dir, "local")
+	if code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", local); code != 0 {
+		t.Fatalf("local run: exit code %d: %s", code, stderr)
+	}
+	want := snapshot(t, local)
+	delete(want, "report.html") // not written for remote outputs
+	delete(want, output.SummaryName)
+
+	objects := func(prefix string) map[string]string { return gcsObjects(t, srv, "out", prefix) }
+	locks := func(prefix string) []string {
+		var names []string
+		for name := range objects(prefix) {
+			if strings.Contains(name, lockName) {
+				names = append(names, name)
+			}
+		}
+		return names
+	}
+	var stderrA bytes.Buffer
+	a := neardupCmd(append(env, "TMPDIR="+dir, "NEARDUP_TEST_SLOW_UNTIL="+release, "NEARDUP_TEST_SLOW_MARK="+mark), &stderrA,
+		"run", "--quiet", "--input", "slow://"+input, "--output", "gs://out/locked")
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, mark)
+	held := locks("locked/")
+	if len(held) != 1 {
+		t.Fatalf("lock objects %q while the first run reads", held)
+	}
+	before := objects("locked/")
+	code, stderr := neardupEnv(t, env, "run", "--quiet", "--input", input, "--output", "gs://out/locked", "--overwrite")
+	wantErr := fmt.Sprintf("neardup run: --output gs://out/locked is in use by another neardup run (pid %d on ", a.Process.Pid)
+	if code != 1 || !strings.HasPrefix(stderr, wantErr) || !strings.Contains(stderr, "lock object gs://out/"+held[0]+")") {
+		t.Errorf("second run: exit code %d, stderr %q; want 1 and %q… naming the lock object", code, stderr, wantErr)
+	}
+	checkOneLine(t, stderr)
+	if after := objects("locked/"); !sameSnapshot(before, after) {
+		t.Errorf("the second run changed gs://out/locked: %q, was %q", keys(after), keys(before))
+	}
+	copyBytes(t, release, "")
+	if code := exitCode(t, a.Wait()); code != 0 {
+		t.Fatalf("first run: exit code %d; stderr:\n%.2000s", code, stderrA.String())
+	}
+	got := objects("locked/")
+	for name, b := range want {
+		if got["locked/"+name] != b {
+			t.Errorf("locked/%s differs from the local run's %s (%d bytes, want %d)", name, name, len(got["locked/"+name]), len(b))
+		}
+	}
+	if len(got) != len(want)+1 || got["locked/"+output.SummaryName] == "" {
+		t.Errorf("gs://out/locked holds %q, want the local run's %q and summary.json", keys(got), keys(want))
+	}
+
+	// Interrupted while it reads: no lock, no staging object left.
+	mark = filepath.Join(dir, "reading-2")
+	var stderrB bytes.Buffer
+	b := neardupCmd(append(env, "TMPDIR="+dir, "NEARDUP_TEST_SLOW_UNTIL="+filepath.Join(dir, "never"), "NEARDUP_TEST_SLOW_MARK="+mark), &stderrB,
+		"run", "--quiet", "--input", "slow://"+input, "--output", "gs://out/interrupted")
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, mark)
+	if held := locks("interrupted/"); len(held) != 1 {
+		t.Errorf("lock objects %q while the run reads", held)
+	}
+	if err := b.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitCode(t, b.Wait()); code != 130 {
+		t.Errorf("interrupted run: exit code %d, stderr %q", code, stderrB.String())
+	}
+	if left := objects("interrupted/"); len(left) > 0 {
+		t.Errorf("left in gs://out/interrupted: %q", keys(left))
+	}
 }

@@ -74,8 +74,8 @@ var (
 //   - abort, on failure or interrupt, removes stage, the lock, and the
 //     directory if the run created it: the directory is as it was.
 //
-// A URL (gs://...) is staged and committed through Beam's filesystems,
-// without a lock.
+// A URL (gs://...) is locked with a lock object of the run's own (see
+// lockURL), and staged and committed through Beam's filesystems.
 type target struct {
 	kind     dirKind
 	given    string // the directory as the user gave it
@@ -84,6 +84,7 @@ type target struct {
 	url      bool
 	created  bool     // the run created dir
 	lock     *dirLock // nil for a URL
+	urlLock  *urlLock // nil for a local directory
 	replaced []string // what commit removes (--overwrite): paths in dir
 
 	mu                 sync.Mutex
@@ -105,9 +106,10 @@ func (k dirKind) open(dir string, overwrite bool, inputs []string) (*target, err
 			t.dir = strings.TrimSuffix(dir, "/")
 		}
 		if err := t.openURL(overwrite, inputs); err != nil {
+			t.abort()
 			return nil, err
 		}
-		t.stage = output.JoinPath(t.dir, stagePrefix+randomHex())
+		t.stage = output.JoinPath(t.dir, stagePrefix+t.urlLock.id)
 		return t, nil
 	}
 	abs, err := filepath.Abs(dir)
@@ -173,11 +175,9 @@ const urlDepth = 3
 
 // openURL is the emptiness check and --overwrite plan of openLocal for a
 // directory on a remote filesystem (gs://, s3://), where a directory is the
-// prefix of its objects' names: it lists the objects up to urlDepth levels
-// below dir and sorts them as replaceable sorts a local directory's
-// entries. It cannot lock the directory: object stores have no exclusive
-// create through Beam's filesystems, so two runs into one URL are not
-// kept apart (docs/CLUSTER.md).
+// prefix of its objects' names: it locks dir (see lockURL), then lists the
+// objects up to urlDepth levels below it, lock objects left out, and sorts
+// them as replaceable sorts a local directory's entries.
 func (t *target) openURL(overwrite bool, inputs []string) error {
 	ctx := context.Background()
 	fsys, err := filesystem.New(ctx, t.dir+"/x")
@@ -185,6 +185,9 @@ func (t *target) openURL(overwrite bool, inputs []string) error {
 		return t.wrap(err)
 	}
 	defer fsys.Close()
+	if t.urlLock, err = lockURL(ctx, t.dir, t.name(), overwrite, urlLockTimes); err != nil {
+		return err
+	}
 	var objects []string
 	glob := t.dir
 	for range urlDepth {
@@ -195,6 +198,8 @@ func (t *target) openURL(overwrite bool, inputs []string) error {
 		}
 		objects = append(objects, listed...)
 	}
+	prefix := strings.TrimSuffix(t.dir, "/") + "/"
+	objects = slices.DeleteFunc(objects, func(p string) bool { return isURLLockName(strings.TrimPrefix(p, prefix)) })
 	if len(objects) == 0 {
 		return nil
 	}
@@ -415,6 +420,9 @@ func btoi(b bool) int {
 // commitURL is commit for a directory on a remote filesystem: rename (or
 // copy and remove) each final file, last after all others.
 func (t *target) commitURL(ctx context.Context, last string) error {
+	if err := t.urlLock.check(ctx); err != nil {
+		return err
+	}
 	fsys, err := filesystem.New(ctx, t.stage+"/x")
 	if err != nil {
 		return err
@@ -454,6 +462,7 @@ func (t *target) commitURL(ctx context.Context, last string) error {
 	}
 	t.committed = true
 	t.removeStage()
+	t.unlock()
 	return nil
 }
 
@@ -516,6 +525,9 @@ func (t *target) unlock() {
 	if t.lock != nil {
 		t.lock.release()
 		t.lock = nil
+	}
+	if t.urlLock != nil {
+		t.urlLock.release()
 	}
 }
 

@@ -212,6 +212,7 @@ func TestPrepareDirOther(t *testing.T) {
 				t.Error(err)
 			}
 		}
+		tg.abort()
 	}
 	if fi, err := os.Stat(filepath.Join(tmp, "rel", "idx")); err != nil || !fi.IsDir() {
 		t.Errorf("rel/idx not made: %v", err)
