@@ -171,13 +171,14 @@ func stageDocStr(d wire.Doc) string { return fmt.Sprintf("%d:%d", wire.File(d), 
 //	infodoc:  wire.Info          -> "file:line:id"; the key must be the partition (P) of the document
 //	infolen:  wire.Info          -> "id:len"
 //	match:    wire.Match         -> "key/idA-idB:method"; A < B, the key is A's file, Jaccard in (0, 1]
-//	pair:     candidate pairs    -> "fileA:lineA-fileB:lineB"; A < B, the key is A's file (or partition, with P)
+//	pair:     candidate pairs    -> "fileA:lineA-fileB:lineB"; A < B, the key is A's segment (with Bits; or partition, with P)
 //	lines:    uvarint lines      -> "key:line"
 //	cluster:  wire.OutLine       -> "key/cluster:size:representative:members,..."
 //	reject:   wire.OutLine       -> "key/line:reason:file base name"
 type stageDecodeFn struct {
 	Kind string
 	P    int
+	Bits int     // pair: the segment bits
 	MinJ float64 // match: the least Jaccard allowed
 }
 
@@ -220,7 +221,7 @@ func (fn *stageDecodeFn) ProcessElement(key int, chunk []byte, emit func(string)
 			return err
 		}
 		for _, p := range ps {
-			want := wire.File(p.A)
+			want := wire.Segment(p.A, fn.Bits)
 			if fn.P > 0 {
 				want = wire.Partition(p.A, fn.P)
 			}
