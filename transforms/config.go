@@ -108,9 +108,10 @@ const DefaultPartitions = 256
 
 // defaultSegmentBits: segments of 65,536 lines. A verification step holds
 // one segment's infos decoded (about 210 bytes a document with the default
-// 128-byte sketch: about 14 MB) and the signature pass at most two; its
-// info shard is a few MB. Fewer lines would add a shard to write and read
-// and a key to group per segment without saving much memory; a 10 GB input
+// 128-byte sketch: about 14 MB) and the signature pass at most two; a full
+// segment's info shard is about 10 MB (161 bytes a document, measured with
+// random sketches). Smaller segments would add a shard to write and open
+// and a key to group per segment for little memory saved; a 10 GB input
 // file of about 10M documents still makes some 150 segments, enough keys
 // for every worker of a cluster.
 const defaultSegmentBits = 16
