@@ -138,9 +138,11 @@ func parsed(read fileReader) docReader {
 // it may use Beam emitters. Results come in the order read delivered the
 // documents (a batch done early waits for the ones before it): line order
 // for every reader, the normalized spool included, which the first pass
-// writes from its results. The signature pass writes each segment's info
-// shard once the next segment's results come. onReject, if not nil, gets every reject on the reading goroutine;
-// whatever it collects is safe to read once mapDocs has returned.
+// writes from its results, so that the signature pass can write each
+// segment's info shard once the next segment's results come (see
+// infoSegments). onReject, if not nil, gets every reject on the reading
+// goroutine; whatever it collects is safe to read once mapDocs has
+// returned.
 //
 // A runner that gives a stage one bundle at a time (Prism) would otherwise
 // use one core for the whole stage; on a cluster, workers run bundles in

@@ -233,8 +233,9 @@ func (s *infoSegments) flush() {
 	}
 	shard, seg := s.cur, s.index
 	s.cur, s.spare = &recordShard{recs: s.spare[:0]}, shard.recs // spare: held until written
-	s.writing = make(chan error, 1)
-	go func() { s.writing <- writeInfoShard(s.ctx, s.dir, s.file, seg, s.path, shard) }()
+	done := make(chan error, 1)
+	s.writing = done
+	go func() { done <- writeInfoShard(s.ctx, s.dir, s.file, seg, s.path, shard) }()
 }
 
 // wait waits for the write in progress, if any.
