@@ -41,7 +41,7 @@ func takeStat(t *testing.T, outs map[string][]byte, name string) int64 {
 // TestSegmentSize: the verification's segments (16 lines here instead of
 // 65,536) change nothing in the outputs, on the sample's two files and on
 // one file holding the same documents, with or without the spool, in one
-// round or several; and a one-file input gets as many verification keys
+// round or several, on Prism or the direct runner; and a one-file input gets as many verification keys
 // (verify_segments) as it has segments with candidates, not one.
 func TestSegmentSize(t *testing.T) {
 	one := filepath.Join(t.TempDir(), "one.jsonl")
@@ -59,13 +59,15 @@ func TestSegmentSize(t *testing.T) {
 		}
 	}
 	variants := []struct {
+		runner                string
 		bits, workers, rounds int
 		spool                 bool
 	}{
-		{0, 2, 1, false}, // the reference: the default segments
-		{4, 2, 1, false},
-		{4, 3, 3, true},
-		{1, 1, 2, false},
+		{"", 0, 2, 1, false}, // the reference: the default segments
+		{"", 4, 2, 1, false},
+		{"", 4, 3, 3, true},
+		{"", 1, 1, 2, false},
+		{"direct", 4, 2, 2, true},
 	}
 	for _, in := range []struct {
 		name  string
@@ -79,7 +81,7 @@ func TestSegmentSize(t *testing.T) {
 				cfg.Spool = t.TempDir()
 			}
 			dir := t.TempDir()
-			if err := runInto(t, "", cfg, in.files, dir); err != nil {
+			if err := runInto(t, v.runner, cfg, in.files, dir); err != nil {
 				t.Fatalf("%s, %+v: %v", in.name, v, err)
 			}
 			got := outputs(t, dir)
