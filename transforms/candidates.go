@@ -22,7 +22,7 @@ func init() {
 // round of entries after the other (see inRounds).
 //
 // In: rounds of block entries (partition, chunk; with cfg.Spill, spill
-// files: see spilled.go). Out: candidate pairs (file index of the first
+// files: see spilled.go). Out: candidate pairs (segment of the first
 // document, chunk), stats.
 func Candidates(s beam.Scope, cfg Config, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
@@ -35,8 +35,8 @@ func Candidates(s beam.Scope, cfg Config, entries []beam.PCollection) (pairs, st
 //
 // In: (partition, chunks of wire.Entry, or of wire.SimEntry for partitions
 // >= Cfg.Partitions). Out: candidate-pair chunks (wire.AppendCandidate)
-// keyed by the input file of the pair's first document, whose info shard
-// the join that follows reads.
+// keyed by the segment (Config.segment) of the pair's first document, whose
+// info shard the join that follows reads.
 //
 // The pairs of a partition are computed on another goroutine while the next
 // partition arrives (see ahead), and emitted in partition order.
@@ -132,7 +132,7 @@ func (fn *candidatesFn) emitter(ctx context.Context, emit func(int, []byte), emi
 	return func(r candidatesResult) error {
 		start := time.Now()
 		var pairs shuffleTally
-		emitCandidates(r.pairs, wire.File, pairs.count(fn.pairsOut.wrap(emit)))
+		emitCandidates(r.pairs, fn.Cfg.segment, pairs.count(fn.pairsOut.wrap(emit)))
 		pairs.report(output.ShuffleCandidates, emitStat)
 		fn.pairBufs.put(r.pairs)
 		emitStat(output.StatBuckets, r.st.Buckets)

@@ -27,11 +27,13 @@ type testSim struct {
 
 // TestCandidatesStage: Candidates proposes exactly the pairs of documents
 // that share a MinHash band key, and of those that share a SimHash table
-// key within Hamming bits, each keyed by the file of its first document;
+// key within Hamming bits, each keyed by the segment of its first document
+// (here of 4 lines, so that a file has several);
 // it counts the buckets (keys with two or more documents) and the SimHash
 // pairs too far apart.
 func TestCandidatesStage(t *testing.T) {
 	cfg := stageConfig(t)
+	cfg.SegmentBits = 2
 	tables, err := cfg.simTables()
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +141,7 @@ func testCandidates(t *testing.T, cfg Config, tables *blocking.Tables, bands []t
 	got = stageUnspill(s, cfg, got)
 	// A pair met in buckets of several partitions comes once from each;
 	// Verify drops the repeats.
-	passert.Equals(s, filter.Distinct(s, stageDecode(s, "pair", 0, got)), stageAny(want)...)
+	passert.Equals(s, filter.Distinct(s, beam.ParDo(s, &stageDecodeFn{Kind: "pair", Bits: cfg.SegmentBits}, got)), stageAny(want)...)
 	passert.Equals(s, stageStats(s, st, output.StatBuckets, output.StatHot, output.StatFar),
 		fmt.Sprintf("buckets=%d", buckets), "hot_buckets=0", fmt.Sprintf("simhash_far_pairs=%d", far))
 	stageShuffled(s, st, output.ShuffleCandidates, 0, 0, got)

@@ -87,6 +87,11 @@ type Config struct {
 	// shards, see infoshard.go). Every worker must be able to read and write
 	// it; pipeline.Build defaults it to Output/.tmp-work.
 	Work string
+	// SegmentBits sets the segments (wire.Segment) that key the info shards
+	// and both verification steps: 1<<SegmentBits consecutive lines of one
+	// input file. 0: defaultSegmentBits. Outputs do not depend on it; tests
+	// lower it so that a small input has many segments.
+	SegmentBits int
 
 	// Compress is the compression of the line outputs (pairs, clusters,
 	// rejects, audit) and deduplicated copies: none, gzip or zstd; ""
@@ -105,6 +110,16 @@ type Config struct {
 // Partitions default: enough groups to spread work and keep each group far
 // below the runner's message limits, few enough to batch well.
 const DefaultPartitions = 256
+
+// defaultSegmentBits: segments of 65,536 lines. A verification step holds
+// one segment's infos decoded (about 210 bytes a document with the default
+// 128-byte sketch: about 14 MB) and the signature pass at most two; a full
+// segment's info shard is about 10 MB (161 bytes a document, measured with
+// random sketches). Smaller segments would add a shard to write and open
+// and a key to group per segment for little memory saved; a 10 GB input
+// file of about 10M documents still makes some 150 segments, enough keys
+// for every worker of a cluster.
+const defaultSegmentBits = 16
 
 // DefaultConfig returns the defaults of `neardup run`.
 func DefaultConfig() Config {
@@ -199,6 +214,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("bucket limits %d/%d too small", c.MaxBucket, c.Window)
 	case c.Rounds < 0:
 		return fmt.Errorf("rounds %d < 0", c.Rounds)
+	case c.SegmentBits < 0 || c.SegmentBits > 40:
+		return fmt.Errorf("segment bits %d out of [0, 40]", c.SegmentBits)
 	case c.Keep != "longest" && c.Keep != "first":
 		return fmt.Errorf("keep %q: want longest or first", c.Keep)
 	}
@@ -207,6 +224,12 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// segmentBits is SegmentBits or its default.
+func (c Config) segmentBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits) }
+
+// segment returns the key of the segment of document d (wire.Segment).
+func (c Config) segment(d wire.Doc) int { return wire.Segment(d, c.segmentBits()) }
 
 func (c Config) recordOptions() record.Options {
 	f, _ := record.ParseFormat(c.Format)

@@ -109,6 +109,7 @@ func putItems(items []docItem) {
 type docJob[R any] struct {
 	items []docItem
 	out   []R
+	seq   int // the batch's place in read order
 }
 
 // A fileReader reads one input file, calling doc and reject for its records.
@@ -134,10 +135,14 @@ func parsed(read fileReader) docReader {
 // mapDocs reads a file with read and runs work on every good record on
 // `workers` goroutines, each with its own state from newWorker (a Signer, say),
 // in batches; emit is called for every result on the calling goroutine, so
-// it may use Beam emitters. Results come in batches in completion order;
-// every consumer downstream sorts what it receives, so outputs do not depend
-// on it. onReject, if not nil, gets every reject on the reading goroutine;
-// whatever it collects is safe to read once mapDocs has returned.
+// it may use Beam emitters. Results come in the order read delivered the
+// documents (a batch done early waits for the ones before it): line order
+// for every reader, the normalized spool included, which the first pass
+// writes from its results, so that the signature pass can write each
+// segment's info shard once the next segment's results come (see
+// infoSegments). onReject, if not nil, gets every reject on the reading
+// goroutine; whatever it collects is safe to read once mapDocs has
+// returned.
 //
 // A runner that gives a stage one bundle at a time (Prism) would otherwise
 // use one core for the whole stage; on a cluster, workers run bundles in
@@ -164,7 +169,7 @@ func mapDocs[R any](read docReader, workers int,
 	var readErr error
 	go func() {
 		defer close(jobs)
-		j := <-free
+		j, seq := <-free, 0
 		if onReject == nil {
 			onReject = func(record.Reject) error { return nil }
 		}
@@ -185,12 +190,14 @@ func mapDocs[R any](read docReader, workers int,
 			}
 			it.buf = buf
 			if len(j.items) == docBatch {
+				j.seq, seq = seq, seq+1
 				jobs <- j
 				j = <-free
 			}
 			return nil
 		}, onReject)
 		if len(j.items) > 0 {
+			j.seq = seq
 			jobs <- j
 		}
 	}()
@@ -218,14 +225,24 @@ func mapDocs[R any](read docReader, workers int,
 	}
 	go func() { wg.Wait(); close(done) }()
 
+	// Batches done out of order wait here: at most all of them, which the
+	// reader cannot refill before the next in order is done, so the one
+	// awaited is in work or queued.
+	waiting := map[int]*docJob[R]{}
+	next := 0
 	for j := range done {
-		if setupErr == nil {
-			for i := range j.items {
-				emit(&j.out[i])
+		waiting[j.seq] = j
+		for j := waiting[next]; j != nil; j = waiting[next] {
+			delete(waiting, next)
+			next++
+			if setupErr == nil {
+				for i := range j.items {
+					emit(&j.out[i])
+				}
 			}
+			j.items = j.items[:0]
+			free <- j
 		}
-		j.items = j.items[:0]
-		free <- j
 	}
 	if setupErr != nil {
 		return setupErr

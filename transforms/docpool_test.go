@@ -2,9 +2,12 @@ package transforms
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup/transforms/format/record"
 )
@@ -64,6 +67,39 @@ func TestMapDocsSlots(t *testing.T) {
 			if seen != docs || bad != 0 {
 				t.Errorf("%d workers, call %d: %d documents, %d with a wrong text", workers, call, seen, bad)
 			}
+		}
+	}
+}
+
+// TestMapDocsOrder: results reach emit in the order the reader gave the
+// documents, however the workers' batches finish (here, each batch's
+// documents take a random time), and every document once.
+func TestMapDocsOrder(t *testing.T) {
+	const docs = 20 * docBatch
+	for _, workers := range []int{1, 3, 8} {
+		read := func(doc func(*docItem) error, _ func(record.Reject) error) error {
+			for i := int64(0); i < docs; i++ {
+				// Lines with gaps, as rejects leave them.
+				if err := doc(&docItem{ID: fmt.Sprint(i), Text: "x", Index: 3*i + i%2}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var got []int64
+		err := mapDocs(read, workers, func() (func(*docItem, *int64), error) {
+			return func(d *docItem, line *int64) {
+				if d.Index%docBatch == 0 {
+					time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
+				}
+				*line = d.Index
+			}, nil
+		}, func(line *int64) { got = append(got, *line) }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != docs || !slices.IsSorted(got) || got[docs-1] != 3*(docs-1)+(docs-1)%2 {
+			t.Errorf("%d workers: %d results, sorted %v", workers, len(got), slices.IsSorted(got))
 		}
 	}
 }

@@ -51,13 +51,26 @@ func AutoRounds(inputBytes int64, branches int, local bool) int {
 // splitRounds splits the collections cols, keyed by partition or file, into
 // n collections by key mod n, each the flatten of its part of every col.
 func splitRounds(s beam.Scope, n int, cols ...beam.PCollection) []beam.PCollection {
+	return splitBy(s, n, 0, cols...)
+}
+
+// splitSegmentRounds is splitRounds for collections keyed by segment
+// (Config.segment): a segment's round is wire.SegmentRound, so that the
+// segments of one file, and the first segments of several files, spread
+// over the rounds.
+func splitSegmentRounds(s beam.Scope, cfg Config, cols ...beam.PCollection) []beam.PCollection {
+	return splitBy(s, cfg.ShuffleRounds(), cfg.segmentBits(), cols...)
+}
+
+// splitBy is splitRounds (segmentBits 0) or splitSegmentRounds.
+func splitBy(s beam.Scope, n, segmentBits int, cols ...beam.PCollection) []beam.PCollection {
 	n = max(1, n)
 	rounds := make([]beam.PCollection, n)
 	for i := range n {
 		var parts []beam.PCollection
 		for _, c := range cols {
 			if n > 1 {
-				c = beam.ParDo(s, &branchFn{N: n, I: i}, c)
+				c = beam.ParDo(s, &branchFn{N: n, I: i, SegmentBits: segmentBits}, c)
 			}
 			parts = append(parts, c)
 		}
@@ -93,12 +106,18 @@ func inRounds(s beam.Scope, nOut int, dofn any, rounds []beam.PCollection) []bea
 func after(string, int64, func(int, []byte)) {}
 
 // branchFn keeps the elements of a collection keyed by file index or
-// partition whose key belongs to branch (or round) I of N: key mod N is I.
-type branchFn struct{ N, I int }
+// partition whose key belongs to branch (or round) I of N: key mod N is I;
+// with SegmentBits, of a collection keyed by segment: wire.SegmentRound is
+// I.
+type branchFn struct{ N, I, SegmentBits int }
 
-func (fn *branchFn) ProcessElement(file int, v []byte, emit func(int, []byte)) {
-	if file%fn.N == fn.I {
-		emit(file, v)
+func (fn *branchFn) ProcessElement(key int, v []byte, emit func(int, []byte)) {
+	r := key % fn.N
+	if fn.SegmentBits > 0 {
+		r = wire.SegmentRound(key, fn.SegmentBits, fn.N)
+	}
+	if r == fn.I {
+		emit(key, v)
 	}
 }
 

@@ -21,8 +21,8 @@ func init() {
 }
 
 // Signatures is the second pass over the input: SimHash, MinHash, block
-// keys. The documents' infos go to one info shard per input file in
-// cfg.Work, which Verify reads.
+// keys. The documents' infos go to one info shard per segment of an input
+// file in cfg.Work, which Verify reads.
 //
 // In: files (index, path) and lines to skip (index, chunk). Out: block
 // entries (partition, chunk) in cfg.ShuffleRounds() collections, by
@@ -50,8 +50,9 @@ func AuditSignatures(s beam.Scope, cfg Config, files Files, skips beam.PCollecti
 // are not their group's representative). Out: block entries keyed by
 // partition of the block key (see blockkeys.Sender); and document infos
 // for verification (wire.Info chunks keyed by partition of the document),
-// or, with InfoShards, none: the infos go to the file's info shard in
-// Cfg.Work instead (see workfiles.go). Documents without any shingle get no
+// or, with InfoShards, none: the infos go to the info shards of the file's
+// segments in Cfg.Work instead, each written as soon as it is complete
+// (see infoSegments). Documents without any shingle get no
 // keys and can match nothing.
 type signFn struct {
 	Cfg        Config
@@ -110,9 +111,9 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	emitInfo, reportInfos := countShuffle(output.ShuffleInfos, emitInfo, emitStat)
 	infos := wire.NewBatcher(0)
 	pre := fn.Cfg.newPreShard() // nil unless the job writes an index
-	var shard *recordShard      // nil unless the infos go to an info shard
+	var shards *infoSegments    // nil unless the infos go to info shards
 	if fn.InfoShards {
-		shard = &recordShard{}
+		shards = fn.Cfg.newInfoSegments(ctx, file, path)
 	}
 	var signed, empty, truncated, nkeys int64
 	newWorker := func() (func(*docItem, *signResult), error) {
@@ -146,23 +147,17 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 		}
 		nkeys += int64(len(r.Bands) + len(r.Tables))
 		entries.Send(&r.Doc)
-		if shard != nil {
-			rec := infoRecord(&r.Info)
-			shard.add(&rec)
+		if shards != nil {
+			shards.add(&r.Info)
 		} else {
 			infos.Add(wire.Partition(r.Info.Doc, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.Info) }, emitInfo)
 		}
 	}, nil) // rejects: counted by the first pass
-	if err != nil {
+	if err := shards.close(err); err != nil {
 		return err
 	}
 	if err := pre.write(ctx, fn.Cfg.IndexOut, preShardName(file), path); err != nil {
 		return err
-	}
-	if shard != nil {
-		if err := writeInfoShard(ctx, fn.Cfg.Work, file, path, shard); err != nil {
-			return err
-		}
 	}
 	entries.Flush()
 	if err := spilled.finish(emitEntry); err != nil {

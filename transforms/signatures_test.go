@@ -119,7 +119,7 @@ func TestSignaturesStage(t *testing.T) {
 	stageRun(t, p)
 
 	for file, ids := range map[int][]string{0: {"a", "e"}, 1: {"d"}} {
-		tab, err := readInfoShard(context.Background(), cfg, file)
+		tab, err := readInfoShard(context.Background(), cfg, cfg.segment(wire.DocNum(file, 0)))
 		if err != nil {
 			t.Fatal(err)
 		}

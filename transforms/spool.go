@@ -86,7 +86,7 @@ func (c Config) docs(ctx context.Context, file int, path string, opt record.Opti
 }
 
 // A normalized copy is a sequence of records, one per good document of the
-// file in the order the first pass completed them: uvarint line index,
+// file in line order (the order of the first pass's results, see mapDocs): uvarint line index,
 // uvarint length (record.Doc.Len), uvarint length and bytes of the id, uvarint length and
 // bytes of the normalized text.
 

@@ -33,7 +33,6 @@ func init() {
 	register.DoFn3x1[int, []byte, func(string), error](&stageDecodeFn{})
 	register.DoFn3x0[string, int64, func(string)](&stageStatFn{})
 	register.Function2x0(stageNoStats)
-	register.DoFn3x1[int, []byte, func(int, []byte), error](&stageUnspillFn{})
 	register.Emitter1[string]()
 }
 
@@ -172,13 +171,14 @@ func stageDocStr(d wire.Doc) string { return fmt.Sprintf("%d:%d", wire.File(d), 
 //	infodoc:  wire.Info          -> "file:line:id"; the key must be the partition (P) of the document
 //	infolen:  wire.Info          -> "id:len"
 //	match:    wire.Match         -> "key/idA-idB:method"; A < B, the key is A's file, Jaccard in (0, 1]
-//	pair:     candidate pairs    -> "fileA:lineA-fileB:lineB"; A < B, the key is A's file (or partition, with P)
+//	pair:     candidate pairs    -> "fileA:lineA-fileB:lineB"; A < B, the key is A's segment (with Bits; or partition, with P)
 //	lines:    uvarint lines      -> "key:line"
 //	cluster:  wire.OutLine       -> "key/cluster:size:representative:members,..."
 //	reject:   wire.OutLine       -> "key/line:reason:file base name"
 type stageDecodeFn struct {
 	Kind string
 	P    int
+	Bits int     // pair: the segment bits
 	MinJ float64 // match: the least Jaccard allowed
 }
 
@@ -221,7 +221,7 @@ func (fn *stageDecodeFn) ProcessElement(key int, chunk []byte, emit func(string)
 			return err
 		}
 		for _, p := range ps {
-			want := wire.File(p.A)
+			want := wire.Segment(p.A, fn.Bits)
 			if fn.P > 0 {
 				want = wire.Partition(p.A, fn.P)
 			}
@@ -396,25 +396,4 @@ func stageManifest(t *testing.T, refs []FileRef) string {
 		t.Fatal(err)
 	}
 	return m
-}
-
-// stageUnspill returns the chunks of col, a collection of a shuffle spilled
-// under cfg.Spill (see spilled.go), read back from the files it names; col
-// itself without cfg.Spill.
-func stageUnspill(s beam.Scope, cfg Config, col beam.PCollection) beam.PCollection {
-	if !cfg.Spill {
-		return col
-	}
-	return beam.ParDo(s, &stageUnspillFn{Cfg: cfg}, col)
-}
-
-type stageUnspillFn struct{ Cfg Config }
-
-func (fn *stageUnspillFn) ProcessElement(key int, name []byte, emit func(int, []byte)) error {
-	var in spillIn
-	defer in.close()
-	return in.each(fn.Cfg, key, iterOf([][]byte{name}), func(c []byte) error {
-		emit(key, slices.Clone(c))
-		return nil
-	})
 }

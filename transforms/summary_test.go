@@ -24,7 +24,7 @@ func TestSummaryStage(t *testing.T) {
 	}{{"balanced", 2, true}, {"unbalanced", 1, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := stageConfig(t)
-			for _, name := range []string{infoShardName(0), infoShardName(1), ".tmp-" + infoShardName(2) + "-0123"} {
+			for _, name := range []string{infoShardName(0, 0), infoShardName(0, 1), infoShardName(1, 0), oldInfoShardName(3), ".tmp-" + infoShardName(2, 0) + "-0123"} {
 				if err := os.WriteFile(filepath.Join(cfg.Work, name), []byte("x"), 0o644); err != nil {
 					t.Fatal(err)
 				}

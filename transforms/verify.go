@@ -23,30 +23,31 @@ func init() {
 }
 
 // Verify joins candidate pairs with both documents' infos, in two steps
-// keyed by input file, each reading the file's info shard, and keeps the
-// pairs that pass the test. The second step (Check) runs in
-// cfg.ShuffleRounds() rounds by the file of the second document (see
-// inRounds). Pairs whose MinHash estimate cannot decide go to an exact
-// check of their shingle sets (ExactChecks).
+// keyed by segment (Config.SegmentBits: lines of one input file), each
+// reading the segment's info shard, and keeps the pairs that pass the test.
+// The second step (Check) runs in cfg.ShuffleRounds() rounds by the segment
+// of the second document (see inRounds, splitSegmentRounds). Pairs whose
+// MinHash estimate cannot decide go to an exact check of their shingle sets
+// (ExactChecks).
 //
-// In: files (index, path), pairs (file index of A, chunk). Out: verified
+// In: files (index, path), pairs (segment of A, chunk). Out: verified
 // matches (file index of A, chunk), stats.
 func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
 	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Cfg: cfg}, pairs)
-	checked := inRounds(s.Scope("Check"), 3, &verifyFileFn{Cfg: cfg}, splitRounds(s, cfg.ShuffleRounds(), halves[0]))
+	checked := inRounds(s.Scope("Check"), 3, &verifyFileFn{Cfg: cfg}, splitSegmentRounds(s, cfg, halves[0]))
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	exact, st3 := ExactChecks(s, cfg, files.Manifest, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
 }
 
-// halfJoinFileFn is halfJoinFn with the infos read from the file's info
-// shard (see infoshard.go) instead of a shuffle.
+// halfJoinFileFn is halfJoinFn with the infos read from the segment's
+// info shard (see workfiles.go) instead of a shuffle.
 //
-// In: (file index, candidate pairs whose first document is in the file).
-// Out: like halfJoinFn, keyed by the file of the second document. The work
-// of a file runs on another goroutine while the next file's pairs arrive
-// (see aheadEmits).
+// In: (segment, candidate pairs whose first document is in the segment).
+// Out: like halfJoinFn, keyed by the segment of the second document. The
+// work of a segment runs on another goroutine while the next segment's
+// pairs arrive (see aheadEmits).
 type halfJoinFileFn struct {
 	Cfg Config
 
@@ -57,9 +58,9 @@ type halfJoinFileFn struct {
 
 func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Cfg.spillTo("halves") }
 
-func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, file int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, seg int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	pairChunks, err := fn.spilled.iter(fn.Cfg, file, pairChunks)
+	pairChunks, err := fn.spilled.iter(fn.Cfg, seg, pairChunks)
 	if err != nil {
 		return err
 	}
@@ -70,27 +71,28 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, file int, pairChun
 	addBusy(ctx, "JoinFirst", time.Since(start), start)
 	fn.ahead.stage = "JoinFirst"
 	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		infos, err := readInfoShard(ctx, fn.Cfg, file)
+		infos, err := readInfoShard(ctx, fn.Cfg, seg)
 		if err != nil {
 			return err
 		}
-		return halfJoin(pairs, infos.find, wire.File, fmt.Sprintf("file %d", file), emits[0], emitStat)
+		return halfJoin(pairs, infos.find, fn.Cfg.segment, fn.Cfg.segmentShardName(seg), emits[0], emitStat)
 	})
 	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){fn.halves.wrap(emit)}, emitStat)
 }
 
-// FinishBundle emits the output of the files still being worked on.
+// FinishBundle emits the output of the segments still being worked on.
 func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
 	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){fn.halves.wrap(emit)}, emitStat), emit, fn.halves)
 }
 
-// verifyFileFn is verifyFn with the infos read from the file's info shard
-// (see infoshard.go) instead of a shuffle.
+// verifyFileFn is verifyFn with the infos read from the segment's info
+// shard (see workfiles.go) instead of a shuffle.
 //
-// In: (file index, half-join records whose second documents are in the
-// file). Out: like verifyFn. The work of a file
-// runs on another goroutine while the next file's records arrive (see
+// In: (segment, half-join records whose second documents are in the
+// segment). Out: like verifyFn (keyed by the file of the first document),
+// and a count of the segments (output.StatSegments). The work of a segment
+// runs on another goroutine while the next segment's records arrive (see
 // aheadEmits).
 type verifyFileFn struct {
 	Cfg Config
@@ -102,25 +104,26 @@ type verifyFileFn struct {
 
 func (fn *verifyFileFn) Setup() { fn.unsure = fn.Cfg.spillTo("unsure") }
 
-func (fn *verifyFileFn) ProcessElement(ctx context.Context, file int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+func (fn *verifyFileFn) ProcessElement(ctx context.Context, seg int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	// The work reads the chunks after this call returns: keep copies, as
 	// the runner owns what its iterator hands out.
-	chunks, err := fn.spilled.collect(fn.Cfg, file, halfChunks)
+	chunks, err := fn.spilled.collect(fn.Cfg, seg, halfChunks)
 	if err != nil || len(chunks) == 0 {
 		return err
 	}
 	fn.ahead.stage = "Verify"
 	fn.ahead.start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		infos, err := readInfoShard(ctx, fn.Cfg, file)
+		infos, err := readInfoShard(ctx, fn.Cfg, seg)
 		if err != nil {
 			return err
 		}
-		return verifyHalves(fn.Cfg, iterOf(chunks), infos.find, fmt.Sprintf("file %d", file), emits[0], emits[1], emitStat)
+		emitStat(output.StatSegments, 1)
+		return verifyHalves(fn.Cfg, iterOf(chunks), infos.find, fn.Cfg.segmentShardName(seg), emits[0], emits[1], emitStat)
 	})
 	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat)
 }
 
-// FinishBundle emits the output of the files still being worked on.
+// FinishBundle emits the output of the segments still being worked on.
 func (fn *verifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
 	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat), emitUnsure, fn.unsure)

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,9 +24,12 @@ import (
 // shuffle would hold them in the runner until the second verification
 // join, twice over since two joins read them: on Prism that cost more than
 // a quarter of a 1.4M-document run. Instead the signature pass writes the
-// infos of each input file to one shard in Config.Work (in the index's
-// shard format: checksummed blocks, records in line order), and the
-// verification joins, keyed by input file, read the shard of their file.
+// infos of each segment of an input file (Config.SegmentBits) to one shard
+// in Config.Work (in the index's shard format: checksummed blocks, records
+// in line order), and the verification joins, keyed by segment, read the
+// shard of their segment. A segment without a signed document has no
+// shard, and no join asks for it: its documents have no block keys, so no
+// candidate pair.
 // Config.Work must therefore be readable and writable by every worker: a
 // local directory on one machine, a bucket (gs://...) on a cluster.
 
@@ -42,11 +46,17 @@ const (
 	CheckManifest  = "check-inputs.tsv"
 )
 
-// infoShardName is the name of input file index file's info shard.
-func infoShardName(file int) string { return fmt.Sprintf("info-%05d.bin", file) }
+// infoShardName is the name of the info shard of segment index (within
+// the file) of input file index file: names sort by file, then segment.
+func infoShardName(file, index int) string { return fmt.Sprintf("info-%05d-%06d.bin", file, index) }
+
+// segmentShardName is infoShardName of the segment with key seg.
+func (c Config) segmentShardName(seg int) string {
+	return infoShardName(wire.SegmentFile(seg, c.segmentBits()))
+}
 
 // IsWorkFile reports whether name is a file the job writes in its work
-// directory: an info shard, a spill file of block entries, the first pass's
+// directory: an info shard, a spill file (see spilled.go), the first pass's
 // reading of an input (see input.go), or the temporary name of one being
 // written.
 func IsWorkFile(name string) bool {
@@ -56,10 +66,18 @@ func IsWorkFile(name string) bool {
 	if name == InputsManifest || name == CheckManifest || isSpillName(name) {
 		return true
 	}
+	if rest, ok := strings.CutPrefix(name, "info-"); ok {
+		f, seg, ok := strings.Cut(rest, "-")
+		file, err := strconv.Atoi(f)
+		index, err2 := strconv.Atoi(strings.TrimSuffix(seg, ".bin"))
+		if ok && err == nil && err2 == nil && file >= 0 && index >= 0 && name == infoShardName(file, index) {
+			return true
+		}
+	}
 	for _, kind := range []struct {
 		prefix, suffix string
 		name           func(int) string
-	}{{"info-", ".bin", infoShardName}, {"seen-", ".json", seenName}} {
+	}{{"info-", ".bin", oldInfoShardName}, {"seen-", ".json", seenName}} {
 		digits, ok := strings.CutPrefix(name, kind.prefix)
 		digits, ok2 := strings.CutSuffix(digits, kind.suffix)
 		if n, err := strconv.Atoi(digits); ok && ok2 && err == nil && n >= 0 && name == kind.name(n) {
@@ -69,6 +87,10 @@ func IsWorkFile(name string) bool {
 	return false
 }
 
+// oldInfoShardName is the name of a whole file's info shard in neardup
+// before segments: a failed run's work directory may still hold one.
+func oldInfoShardName(file int) string { return fmt.Sprintf("info-%05d.bin", file) }
+
 // infoRecord is the record of in in its file's info shard.
 func infoRecord(in *wire.Info) index.Record {
 	return index.Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, SimHash: in.SimHash, Sketch: in.Sketch}
@@ -76,13 +98,13 @@ func infoRecord(in *wire.Info) index.Record {
 
 // infoTable is the content of one info shard: infos in line order.
 type infoTable struct {
-	file  int
-	infos []wire.Info
+	seg, bits int // the segment's key and the job's segment bits
+	infos     []wire.Info
 }
 
 // find returns the info of document d, or nil if the shard has none.
 func (t *infoTable) find(d wire.Doc) *wire.Info {
-	if wire.File(d) != t.file {
+	if wire.Segment(d, t.bits) != t.seg {
 		return nil
 	}
 	i, ok := slices.BinarySearchFunc(t.infos, d, func(in wire.Info, d wire.Doc) int { return cmpU64(in.Doc, d) })
@@ -92,12 +114,13 @@ func (t *infoTable) find(d wire.Doc) *wire.Info {
 	return &t.infos[i]
 }
 
-// writeInfoShard writes the infos of input file index file (path) in shard
-// to the file's info shard in dir (Config.Work). Unlike a spool copy, the
-// job cannot go on without it: a shard that cannot be written is an error
-// that names the directory and about the space the shard needs.
-func writeInfoShard(ctx context.Context, dir string, file int, path string, shard *recordShard) error {
-	err := shard.write(ctx, dir, infoShardName(file), path)
+// writeInfoShard writes the infos in shard of segment index of input file
+// index file (path) to the segment's info shard in dir (Config.Work).
+// Unlike a spool copy, the job cannot go on without it: a shard that cannot
+// be written is an error that names the directory and about the space the
+// shard needs.
+func writeInfoShard(ctx context.Context, dir string, file, index int, path string, shard *recordShard) error {
+	err := shard.write(ctx, dir, infoShardName(file, index), path)
 	if err == nil {
 		return nil
 	}
@@ -109,7 +132,7 @@ func writeInfoShard(ctx context.Context, dir string, file int, path string, shar
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		hint = "; set TMPDIR to a larger disk"
 	}
-	return fmt.Errorf("writing info shard %s in %s: %w (needs about %s%s)", infoShardName(file), dir, err, aboutBytes(shard.size()), hint)
+	return fmt.Errorf("writing info shard %s in %s: %w (needs about %s%s)", infoShardName(file, index), dir, err, aboutBytes(shard.size()), hint)
 }
 
 // size estimates the bytes of the shard of the records (a little more).
@@ -130,16 +153,19 @@ func aboutBytes(n int64) string {
 	return fmt.Sprintf("%d MB", (n+1<<20-1)>>20)
 }
 
-// readInfoShard reads the info shard of input file index file from
-// cfg.Work.
-func readInfoShard(ctx context.Context, cfg Config, file int) (*infoTable, error) {
-	path := output.JoinPath(cfg.Work, infoShardName(file))
+// readInfoShard reads the info shard of the segment with key seg from
+// cfg.Work. A missing shard is an error: a join reads only the segments of
+// documents that have block keys, and so infos.
+func readInfoShard(ctx context.Context, cfg Config, seg int) (*infoTable, error) {
+	bits := cfg.segmentBits()
+	file, n := wire.SegmentFile(seg, bits)
+	path := output.JoinPath(cfg.Work, cfg.segmentShardName(seg))
 	rd, rc, err := openShard(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("info shard of input file %d: %w", file, err)
+		return nil, fmt.Errorf("info shard of input file %d, lines %d to %d: %w", file, int64(n)<<bits, int64(n+1)<<bits-1, err)
 	}
 	defer rc.Close()
-	t := &infoTable{file: file}
+	t := &infoTable{seg: seg, bits: bits}
 	err = rd.Each(func(r *index.Record) error {
 		t.infos = append(t.infos, wire.Info{Doc: wire.DocNum(file, r.Line), ID: r.ID, Len: r.Len,
 			SimHash: r.SimHash, Sketch: slices.Clone(r.Sketch)})
@@ -151,13 +177,95 @@ func readInfoShard(ctx context.Context, cfg Config, file int) (*infoTable, error
 	if !slices.IsSortedFunc(t.infos, func(a, b wire.Info) int { return cmpU64(a.Doc, b.Doc) }) {
 		return nil, fmt.Errorf("info shard %s: %w: records out of line order", path, index.ErrCorrupt)
 	}
+	if len(t.infos) > 0 && (wire.Segment(t.infos[0].Doc, bits) != seg || wire.Segment(t.infos[len(t.infos)-1].Doc, bits) != seg) {
+		return nil, fmt.Errorf("info shard %s: %w: lines of another segment", path, index.ErrCorrupt)
+	}
 	return t, nil
 }
 
-// removeInfoShards removes the info shards, the spill files of block
-// entries and the first pass's readings
-// of the inputs (and leftovers of their temporary names) from cfg.Work, and the directory itself when it is local
-// and left empty.
+// infoSegments writes the infos of one input file, which the signature
+// pass gets in line order (see mapDocs), to the info shards of its
+// segments: a segment's shard is written, on a goroutine of its own, when
+// the first info of a later segment comes. The pass so holds the infos of
+// at most two segments, the one it fills and the one being written,
+// however long the file. A nil *infoSegments writes nothing.
+type infoSegments struct {
+	ctx        context.Context
+	dir, path  string
+	file, bits int
+
+	index   int          // the segment (within the file) of cur
+	cur     *recordShard // its infos so far
+	writing chan error   // the write in progress, if not nil
+	spare   []index.Record
+	err     error
+	most    int // the most infos held at once, cur and the one being written
+}
+
+func (c Config) newInfoSegments(ctx context.Context, file int, path string) *infoSegments {
+	return &infoSegments{ctx: ctx, dir: c.Work, path: path, file: file, bits: c.segmentBits(), cur: &recordShard{}}
+}
+
+// add adds the info in, whose line must not be before the last one's.
+func (s *infoSegments) add(in *wire.Info) {
+	if s == nil || s.err != nil {
+		return
+	}
+	seg := int(wire.Line(in.Doc) >> s.bits)
+	if len(s.cur.recs) > 0 && seg != s.index {
+		if seg < s.index {
+			s.err = fmt.Errorf("info shards of %s: line %d after lines of segment %d: not in line order", s.path, wire.Line(in.Doc), s.index)
+			return
+		}
+		s.flush()
+	}
+	s.index = seg
+	rec := infoRecord(in)
+	s.cur.add(&rec)
+	s.most = max(s.most, len(s.cur.recs)+len(s.spare))
+}
+
+// flush starts writing the current segment's shard, once the one before
+// is written.
+func (s *infoSegments) flush() {
+	s.wait()
+	if s.err != nil || len(s.cur.recs) == 0 {
+		return
+	}
+	shard, seg := s.cur, s.index
+	s.cur, s.spare = &recordShard{recs: s.spare[:0]}, shard.recs // spare: held until written
+	done := make(chan error, 1)
+	s.writing = done
+	go func() { done <- writeInfoShard(s.ctx, s.dir, s.file, seg, s.path, shard) }()
+}
+
+// wait waits for the write in progress, if any.
+func (s *infoSegments) wait() {
+	if s.writing != nil {
+		if err := <-s.writing; err != nil && s.err == nil {
+			s.err = err
+		}
+		s.writing = nil
+	}
+	s.spare = s.spare[:0]
+}
+
+// close writes the last segment's shard, unless the pass failed with
+// err, and returns err or else the first error of the writes.
+func (s *infoSegments) close(err error) error {
+	if s == nil {
+		return err
+	}
+	if err == nil {
+		s.flush()
+	}
+	s.wait()
+	return cmp.Or(err, s.err)
+}
+
+// removeInfoShards removes the info shards, the spill files and the first
+// pass's readings of the inputs (and leftovers of their temporary names)
+// from cfg.Work, and the directory itself when it is local and left empty.
 func removeInfoShards(ctx context.Context, cfg Config) error {
 	if cfg.Work == "" {
 		return nil

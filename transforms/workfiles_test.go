@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -20,14 +21,15 @@ import (
 
 // TestInfoShardRoundTrip: the infos a signature pass adds, in any order,
 // come back from the shard in line order, found by document number; other
-// documents, and documents of other files, are not found.
+// documents, and documents of other segments or files, are not found.
 func TestInfoShardRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	cfg := Config{Work: filepath.Join(t.TempDir(), "work")}
+	cfg := Config{Work: filepath.Join(t.TempDir(), "work"), SegmentBits: 10}
 	const file = 3
+	seg := cfg.segment(wire.DocNum(file, 1<<34+7))
 	var want []wire.Info
 	var s recordShard
-	for _, line := range []int64{7, 0, 1 << 33, 2, 500} {
+	for _, line := range []int64{1<<34 + 7, 1 << 34, 1<<34 + 1023, 1<<34 + 2, 1<<34 + 500} {
 		in := wire.Info{Doc: wire.DocNum(file, line), ID: "doc-" + string(rune('a'+line%26)), Len: line + 10,
 			SimHash: uint64(line) * 0x9e3779b97f4a7c15, Sketch: []uint8{uint8(line), 1, 2, 3}}
 		rec := infoRecord(&in)
@@ -38,10 +40,10 @@ func TestInfoShardRoundTrip(t *testing.T) {
 		in.Sketch[1] = 99 // add keeps its own copy
 
 	}
-	if err := s.write(ctx, cfg.Work, infoShardName(file), "in/file-3.jsonl"); err != nil {
+	if err := s.write(ctx, cfg.Work, infoShardName(file, 1<<24), "in/file-3.jsonl"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readInfoShard(ctx, cfg, file)
+	got, err := readInfoShard(ctx, cfg, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestInfoShardRoundTrip(t *testing.T) {
 			t.Errorf("find(%d) = %v", w.Doc, f)
 		}
 	}
-	for _, d := range []wire.Doc{wire.DocNum(file, 3), wire.DocNum(file+1, 7), wire.DocNum(file, 1<<34)} {
+	for _, d := range []wire.Doc{wire.DocNum(file, 1<<34+3), wire.DocNum(file+1, 1<<34+7), wire.DocNum(file, 1<<34+1024), wire.DocNum(file, 7)} {
 		if f := got.find(d); f != nil {
 			t.Errorf("find(%d) = %+v, want nil", d, f)
 		}
@@ -76,23 +78,36 @@ func TestInfoShardRoundTrip(t *testing.T) {
 	}
 }
 
-// TestInfoShardErrors: a missing or damaged shard is an error naming it,
-// never an empty table.
+// TestInfoShardErrors: a missing or damaged shard, or one of another
+// segment, is an error naming it, never an empty table.
 func TestInfoShardErrors(t *testing.T) {
 	ctx := context.Background()
 	cfg := Config{Work: t.TempDir()}
-	if _, err := readInfoShard(ctx, cfg, 0); err == nil {
-		t.Error("reading a missing shard succeeded")
+	seg := cfg.segment(wire.DocNum(2, 1<<16))
+	_, err := readInfoShard(ctx, cfg, seg)
+	if want := "info shard of input file 2, lines 65536 to 131071: "; err == nil || !strings.HasPrefix(err.Error(), want) ||
+		!strings.Contains(err.Error(), infoShardName(2, 1)) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("reading a missing shard: %v, want %q, the name and fs.ErrNotExist", err, want)
 	}
 	var s recordShard
 	for line := range int64(1000) {
 		rec := infoRecord(&wire.Info{Doc: wire.DocNum(0, line), ID: "x", Sketch: make([]uint8, 128)})
 		s.add(&rec)
 	}
-	if err := s.write(ctx, cfg.Work, infoShardName(0), "in"); err != nil {
+	if err := s.write(ctx, cfg.Work, infoShardName(0, 0), "in"); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(cfg.Work, infoShardName(0))
+	// A shard under the name of another segment.
+	if err := os.Rename(filepath.Join(cfg.Work, infoShardName(0, 0)), filepath.Join(cfg.Work, infoShardName(0, 1))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readInfoShard(ctx, cfg, 1); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "another segment") {
+		t.Errorf("reading a shard of another segment: %v, want index.ErrCorrupt", err)
+	}
+	if err := s.write(ctx, cfg.Work, infoShardName(0, 0), "in"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(cfg.Work, infoShardName(0, 0))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -104,24 +119,31 @@ func TestInfoShardErrors(t *testing.T) {
 	if _, err := readInfoShard(ctx, cfg, 0); !errors.Is(err, index.ErrCorrupt) {
 		t.Errorf("reading a damaged shard: %v, want index.ErrCorrupt", err)
 	}
-	if err := (&recordShard{}).write(ctx, "", infoShardName(0), "in"); err == nil {
+	if err := (&recordShard{}).write(ctx, "", infoShardName(0, 0), "in"); err == nil {
 		t.Error("writing a shard without a work directory succeeded")
 	}
 }
 
 func TestIsWorkFile(t *testing.T) {
 	for name, want := range map[string]bool{
-		"info-00000.bin":                        true,
-		"info-123456.bin":                       true,
-		".tmp-info-00003.bin-0123456789abcdef":  true,
-		"seen-00000.json":                       true,
-		".tmp-seen-00012.json-0123456789abcdef": true,
-		"seen-0.json":                           false,
-		"info-0.bin":                            false,
-		"info-00000.bin.bak":                    false,
-		"pairs-00000.jsonl":                     false,
-		".tmp-mine":                             false,
-		"notes.txt":                             false,
+		"info-00000-000000.bin":                       true,
+		"info-00012-1234567.bin":                      true,
+		".tmp-info-00003-000002.bin-0123456789abcdef": true,
+		"info-00000.bin":                              true, // a whole file's, before segments
+		"info-123456.bin":                             true,
+		".tmp-info-00003.bin-0123456789abcdef":        true,
+		"info-0-000000.bin":                           false,
+		"info-00000-0.bin":                            false,
+		"info-00000-000000-000000.bin":                false,
+		"info-00000--00001.bin":                       false,
+		"seen-00000.json":                             true,
+		".tmp-seen-00012.json-0123456789abcdef":       true,
+		"seen-0.json":                                 false,
+		"info-0.bin":                                  false,
+		"info-00000.bin.bak":                          false,
+		"pairs-00000.jsonl":                           false,
+		".tmp-mine":                                   false,
+		"notes.txt":                                   false,
 	} {
 		if got := IsWorkFile(name); got != want {
 			t.Errorf("IsWorkFile(%q) = %v, want %v", name, got, want)
@@ -161,8 +183,8 @@ func TestInfoShardNoSpace(t *testing.T) {
 		rec := infoRecord(&wire.Info{Doc: wire.DocNum(0, line), ID: "document-id", Sketch: make([]uint8, 128)})
 		s.add(&rec)
 	}
-	err := writeInfoShard(context.Background(), "full://work", 3, "in.jsonl", &s)
-	want := "writing info shard info-00003.bin in full://work: no space left on device (needs about 2 MB; set TMPDIR to a larger disk)"
+	err := writeInfoShard(context.Background(), "full://work", 3, 2, "in.jsonl", &s)
+	want := "writing info shard info-00003-000002.bin in full://work: no space left on device (needs about 2 MB; set TMPDIR to a larger disk)"
 	if err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("writeInfoShard = %v, want %q", err, want)
 	}

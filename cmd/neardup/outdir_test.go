@@ -114,10 +114,10 @@ func TestPrepareDir(t *testing.T) {
 		}, true, "", append([]string{"pairs-00009.jsonl"}, theirs...)},
 		{"output with the work directory of a failed job, overwrite", outputDir, func(t *testing.T, d string) {
 			writeFiles(t, d, ours...)
-			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin", ".tmp-info-00003.bin-0123456789abcdef")
+			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000-000001.bin", ".tmp-info-00003-000000.bin-0123456789abcdef", "info-00002.bin")
 		}, true, "", nil},
 		{"output with a work directory holding a file of the user's, overwrite", outputDir, func(t *testing.T, d string) {
-			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin", "mine.txt")
+			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000-000000.bin", "mine.txt")
 		}, true, "DIR/.tmp-work holds mine.txt, which neardup did not write; remove it yourself", []string{".tmp-work"}},
 
 		{"index absent", indexDir, nil, false, "", nil},
@@ -129,7 +129,7 @@ func TestPrepareDir(t *testing.T) {
 			"DIR holds notes.txt, which is not part of an index: not overwriting", []string{"index.json", "notes.txt"}},
 		{"index with a work directory, overwrite", indexDir, func(t *testing.T, d string) {
 			writeFiles(t, d, "index.json")
-			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000.bin")
+			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000-000000.bin")
 		}, true, "DIR holds .tmp-work, which is not part of an index: not overwriting", []string{".tmp-work", "index.json"}},
 	}
 	for _, tt := range tests {

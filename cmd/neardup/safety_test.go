@@ -238,7 +238,7 @@ func TestAuditOverwriteNextIndex(t *testing.T) {
 	host, _ := os.Hostname()
 	for name, content := range map[string]string{
 		".sig-00000.bin": "pre", index.ShardName(0): string(shard), ".tmp-index.json-0a1b": "{",
-		".tmp-run-123/.sig-00001.bin": "pre", ".tmp-run-123/.tmp-work/info-00000.bin": "info",
+		".tmp-run-123/.sig-00001.bin": "pre", ".tmp-run-123/.tmp-work/info-00000-000000.bin": "info",
 		lockName: fmt.Sprintf("pid %d\nhost %s\n", 1<<30, host),
 	} {
 		copyBytes(t, filepath.Join(next, name), content)
@@ -586,7 +586,7 @@ func TestRunURLOverwrite(t *testing.T) {
 	if !sameSnapshot(snapshot(t, url), first) {
 		t.Fatalf("a refused run changed the directory")
 	}
-	writeFiles(t, url, "dedup-00009.jsonl", "notes.txt", ".tmp-run-0123/.tmp-work/info-00000.bin")
+	writeFiles(t, url, "dedup-00009.jsonl", "notes.txt", ".tmp-run-0123/.tmp-work/info-00000-000000.bin")
 	if code, stderr := neardup(t, "", "run", "--quiet", "--overwrite", "--input", input, "--output", out); code != 0 {
 		t.Fatalf("--overwrite: exit code %d: %s", code, stderr)
 	}

@@ -43,6 +43,12 @@ const (
 	StatRemoved    = "removed"
 	StatRemainder  = "components_remainder_edges"
 	StatKept       = "kept"
+
+	// StatSegments counts the segments of input files (1<<16 lines by
+	// default, see wire.Segment) that the verification's second step
+	// worked on, one key each: its parallelism, which does not depend on
+	// the number of files.
+	StatSegments = "verify_segments"
 )
 
 // Audit stat names (audit-summary.json), beside the run's.
