@@ -154,6 +154,7 @@ func auditMain(args []string) error {
 	if err != nil {
 		return err
 	}
+	f.spill = false // an audit's shuffles meet the index's records: none is spilled (pipeline.BuildAudit)
 	if err := planMemory(f.runFlags, &cfg, files, bytes); err != nil {
 		return err
 	}

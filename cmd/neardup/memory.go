@@ -128,17 +128,37 @@ const (
 	peakFixed       = 300e6
 	peakPerByte     = 0.50
 	peakRoundBytes  = 0.59
+	spillFixed      = 600e6
+	spillPerByte    = 0.26
 	prismFixed      = 1e9
 	prismPerByte    = 1.03
 	compressedRatio = 4 // assumed decompressed/stored of a compressed file whose size is not known
 )
 
+// spilledModel is the model name estimatePeak and chooseRounds take for the
+// direct runner with the large shuffles spilled (--spill, the default):
+// what it holds no longer grows with the rounds, and hardly with the input.
+const spilledModel = "direct+spill"
+
+// memoryModel is the model of a local run on runner: spilledModel for the
+// direct runner with --spill, else the runner's own.
+func memoryModel(runner string, spill bool) string {
+	if runner == "direct" && spill {
+		return spilledModel
+	}
+	return runner
+}
+
 // estimatePeak is the model's peak resident memory, in bytes, of a local run
-// on the runner over input bytes (decompressed) in rounds shuffle rounds.
+// on the runner (or spilledModel) over input bytes (decompressed) in rounds
+// shuffle rounds.
 func estimatePeak(runner string, input int64, rounds int) int64 {
 	u := float64(input)
-	if runner == "prism" {
+	switch runner {
+	case "prism":
 		return int64(prismFixed + prismPerByte*u)
+	case spilledModel:
+		return int64(spillFixed + spillPerByte*u)
 	}
 	return int64(peakFixed + peakPerByte*u + peakRoundBytes*u/float64(min(max(rounds, 1), transforms.MaxRounds)))
 }
@@ -156,7 +176,7 @@ func chooseRounds(runner string, stored, input, budget int64, branches, rounds i
 	}
 	base := transforms.AutoRounds(stored, branches, true)
 	top := max(base, transforms.MaxRounds)
-	if runner == "prism" {
+	if runner == "prism" || runner == spilledModel {
 		top = base // more rounds do not help
 	}
 	for n = base; ; n++ {
@@ -181,17 +201,21 @@ func planMemory(f *runFlags, cfg *transforms.Config, files []string, stored int6
 		return nil
 	}
 	input := decompressedBytes(files, cfg.Format, stored)
-	rounds, peak, fits := chooseRounds(runnerName(), stored, input, budget, cfg.Branches, cfg.Rounds)
+	model := memoryModel(runnerName(), f.spill)
+	rounds, peak, fits := chooseRounds(model, stored, input, budget, cfg.Branches, cfg.Rounds)
 	if !fits {
 		with, raise := fmt.Sprintf("even with %d shuffle rounds", rounds), "raise --memory"
 		if cfg.Rounds > 0 {
 			with = fmt.Sprintf("with --rounds %d", rounds)
-			if _, _, ok := chooseRounds(runnerName(), stored, input, budget, cfg.Branches, max(rounds, transforms.MaxRounds)); ok {
+			if _, _, ok := chooseRounds(model, stored, input, budget, cfg.Branches, max(rounds, transforms.MaxRounds)); ok {
 				raise = "raise --rounds (or leave it out) or --memory"
 			}
 		}
-		if runnerName() == "prism" {
+		switch model {
+		case "prism":
 			with = "on Prism, which holds every shuffled byte (the direct runner needs less)"
+		case spilledModel:
+			with = "with the large shuffles spilled to disk"
 		}
 		given := f.memoryFlag
 		if f.memory.share > 0 {

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"slices"
 )
@@ -181,7 +182,7 @@ func open(path string, f *os.File) (*File, error) {
 			return nil, bad("index entry")
 		}
 		ln, k2 := binary.Uvarint(idx[k1:])
-		if k2 <= 0 || len(idx) < k1+k2+4 || ln > uint64(data-off) || part > 1<<31 {
+		if k2 <= 0 || len(idx) < k1+k2+4 || ln > uint64(data-off) || part > math.MaxInt {
 			return nil, bad("index entry")
 		}
 		sf.ext = append(sf.ext, extent{part: int(part), off: off, n: int(ln), crc: binary.LittleEndian.Uint32(idx[k1+k2:])})

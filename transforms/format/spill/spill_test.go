@@ -59,6 +59,9 @@ func TestRoundTrip(t *testing.T) {
 			map[int][]string{2: {"y1", "y2"}, 5: {"x1", "x2"}, 9: {"z"}, 4: nil}},
 		{"large partition number and chunk", [][]add{{{1 << 20, string(bytes.Repeat([]byte{7}, 100_000))}}},
 			map[int][]string{1 << 20: {string(bytes.Repeat([]byte{7}, 100_000))}}},
+		// Segment keys of file 139 and beyond pass 2^31 (file << 24).
+		{"keys past 32 bits", [][]add{{{139 << 24, "a"}, {1<<62 + 5, "b"}, {139 << 24, "c"}}},
+			map[int][]string{139 << 24: {"a", "c"}, 1<<62 + 5: {"b"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
