@@ -111,10 +111,15 @@ func memTotal(meminfo string) int64 {
 // measurements of docs/BENCHMARKS.md (the tiled SCALE corpus; JSONL of
 // about 900 bytes a document):
 //
-//	direct runner:  300 MB + 0.50 U + 0.59 U / min(R, 8)
+//	direct runner, spilled shuffles (the default):  600 MB + 0.26 U
+//	direct runner, --spill=false:  300 MB + 0.50 U + 0.59 U / min(R, 8)
 //	Prism:          1 GB + 1.03 U    (rounds do not bound what Prism holds)
 //
-// Direct runner, measured (U, R: peak RSS) against the model, under the
+// Spilled, under the default budget (scripts/bench.sh at 7bf7441, one run
+// each): x1 (1.25 GB of JSONL) 0.83 GB (model 0.93), x2 (2.49 GB) 1.13 GB
+// (1.25), x4 (4.98 GB) 1.78 GB (1.89), x10 (12.5 GB) 3.59 GB (3.83).
+//
+// Direct runner without spilling, measured (U, R: peak RSS) against the model, under the
 // soft limit of the default budget (9/10 of half the machine's 24 GiB,
 // which lets the heap grow to about twice what is in use): x1 (1.25 GB of
 // JSONL) 4 rounds 0.86-0.96 GB (model 1.11); x10 (12.5 GB) 8 rounds
@@ -137,7 +142,8 @@ const (
 
 // spilledModel is the model name estimatePeak and chooseRounds take for the
 // direct runner with the large shuffles spilled (--spill, the default):
-// what it holds no longer grows with the rounds, and hardly with the input.
+// what it holds does not depend on the rounds, and grows with the input at
+// half the rate.
 const spilledModel = "direct+spill"
 
 // memoryModel is the model of a local run on runner: spilledModel for the

@@ -171,6 +171,8 @@ func TestChooseRounds(t *testing.T) {
 		{"given many rounds", "direct", direct(8), 100, 100, true, stored, 2},
 		{"prism fits", "prism", 3e9, 0, 4, true, stored, 2},
 		{"prism does not: rounds do not help it", "prism", 2e9, 0, 4, false, stored, 2},
+		{"spilled fits", spilledModel, estimatePeak(spilledModel, input, 1), 0, 4, true, stored, 2},
+		{"spilled does not: rounds do not help it", spilledModel, estimatePeak(spilledModel, input, 1) - 1, 0, 4, false, stored, 2},
 	}
 	for _, tt := range tests {
 		n, peak, fits := chooseRounds(tt.runner, int64(tt.stored), input, tt.budget, tt.branch, tt.given)
@@ -310,15 +312,23 @@ func TestMemoryBudgetRun(t *testing.T) {
 	// --rounds 1 does not fit a budget that 8 rounds meet: the error says
 	// to raise them.
 	eight := strconv.FormatInt(estimatePeak("direct", input, 8), 10) + "B"
-	code, stderr = neardup(t, "", "run", "--quiet", "--input", pattern, "--output", out, "--rounds", "1", "--memory", eight)
+	code, stderr = neardup(t, "", "run", "--quiet", "--input", pattern, "--output", out, "--spill=false", "--rounds", "1", "--memory", eight)
 	if code != 2 || !strings.Contains(stderr, "with --rounds 1,") || !strings.Contains(stderr, "raise --rounds") {
 		t.Errorf("--rounds 1 --memory %s: exit %d, stderr %q; want exit 2, saying to raise --rounds", eight, code, stderr)
+	}
+
+	// Spilled (the default), rounds do not help: a budget a byte below the
+	// model's peak is refused, saying so.
+	spilled := estimatePeak(spilledModel, input, 1)
+	code, stderr = neardup(t, "", "run", "--quiet", "--input", pattern, "--output", out, "--memory", strconv.FormatInt(spilled-1, 10)+"B")
+	if code != 2 || !strings.Contains(stderr, "with the large shuffles spilled to disk") || !strings.Contains(stderr, "raise --memory") {
+		t.Errorf("--memory %dB: exit %d, stderr %q; want exit 2, the shuffles spilled", spilled-1, code, stderr)
 	}
 
 	budget := estimatePeak("direct", input, 6)
 	limitFile := filepath.Join(t.TempDir(), "limit")
 	budgeted, plain := filepath.Join(t.TempDir(), "budgeted"), filepath.Join(t.TempDir(), "plain")
-	code, stderr = neardupEnv(t, []string{"NEARDUP_TEST_MEMLIMIT_FILE=" + limitFile}, "run", "--quiet", "--input", pattern, "--output", budgeted, "--memory", strconv.FormatInt(budget, 10)+"B")
+	code, stderr = neardupEnv(t, []string{"NEARDUP_TEST_MEMLIMIT_FILE=" + limitFile}, "run", "--quiet", "--input", pattern, "--output", budgeted, "--spill=false", "--memory", strconv.FormatInt(budget, 10)+"B")
 	if code != 0 {
 		t.Fatalf("--memory %dB: exit %d, stderr:\n%.2000s", budget, code, stderr)
 	}
