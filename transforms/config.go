@@ -78,9 +78,9 @@ type Config struct {
 	// inputs every time.
 	Spool string
 
-	// Spill sends the block entries through spill files in Work instead of
-	// the runner's shuffle (see entryspill.go): for a run on one machine,
-	// where Work is a local directory.
+	// Spill sends the largest shuffles' chunks through spill files in Work,
+	// and only their names through the runner's shuffle (see spilled.go):
+	// for a run on one machine, where Work is a local directory.
 	Spill bool
 
 	// Work is the directory for the job's intermediate files (the info

@@ -89,15 +89,15 @@ func (fn *shingleSetsFn) Setup(ctx context.Context) (err error) {
 
 func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	chunks, err := fn.spilled.iter(fn.Cfg, file, chunks)
-	if err != nil {
-		return err
-	}
+	chunks, failed := fn.spilled.iter(fn.Cfg, file, chunks)
 	var keep func(*wire.Match) bool
 	if fn.Cfg.Spill && fn.Rounds > 1 {
 		keep = func(m *wire.Match) bool { return wire.File(m.B)%fn.Rounds == fn.Round }
 	}
 	byLine, ms, _, err := readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
+	if err == nil {
+		err = failed()
+	}
 	if err != nil || len(ms) == 0 {
 		return err
 	}
@@ -164,11 +164,11 @@ func (fn *exactJaccardFn) Setup(ctx context.Context) (err error) {
 
 func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	chunks, err := fn.spilled.iter(fn.Cfg, file, chunks)
-	if err != nil {
-		return err
-	}
+	chunks, failed := fn.spilled.iter(fn.Cfg, file, chunks)
 	byLine, ms, sets, err := readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
+	if err == nil {
+		err = failed()
+	}
 	if err != nil || len(ms) == 0 {
 		return err
 	}

@@ -157,35 +157,14 @@ type spillIn struct {
 // with c.Spill the key's chunks in the spill files chunks names. A chunk
 // is valid only during its call.
 func (in *spillIn) each(c Config, key int, chunks func(*[]byte) bool, do func([]byte) error) error {
+	next, failed := in.iter(c, key, chunks)
 	var chunk []byte
-	for chunks(&chunk) {
-		if !c.Spill {
-			if err := do(chunk); err != nil {
-				return err
-			}
-			continue
-		}
-		name := string(chunk)
-		f := in.files[name]
-		if f == nil {
-			if !isSpillName(name) {
-				return fmt.Errorf("spilled shuffle: %q is not a spill file name", name)
-			}
-			var err error
-			if f, err = spill.Open(filepath.Join(c.Work, name)); err != nil {
-				return fmt.Errorf("spilled shuffle: %w", err)
-			}
-			if in.files == nil {
-				in.files = map[string]*spill.File{}
-			}
-			in.files[name] = f
-		}
-		var err error
-		if in.buf, err = f.Each(key, in.buf, do); err != nil {
-			return fmt.Errorf("spilled shuffle: %w", err)
+	for next(&chunk) {
+		if err := do(chunk); err != nil {
+			return err
 		}
 	}
-	return nil
+	return failed()
 }
 
 // collect returns copies of the chunks of group key (see each), which the
@@ -200,13 +179,62 @@ func (in *spillIn) collect(c Config, key int, chunks func(*[]byte) bool) ([][]by
 }
 
 // iter returns an iterator over the chunks of group key: chunks itself, or
-// with c.Spill one over copies of the key's spilled chunks.
-func (in *spillIn) iter(c Config, key int, chunks func(*[]byte) bool) (func(*[]byte) bool, error) {
+// with c.Spill one that reads the key's chunks from the spill files chunks
+// names, each valid until the next call. It stops at the first error,
+// which failed then returns.
+func (in *spillIn) iter(c Config, key int, chunks func(*[]byte) bool) (next func(*[]byte) bool, failed func() error) {
 	if !c.Spill {
-		return chunks, nil
+		return chunks, func() error { return nil }
 	}
-	all, err := in.collect(c, key, chunks)
-	return iterOf(all), err
+	var err error
+	var r *spill.Reader
+	var name []byte
+	next = func(chunk *[]byte) bool {
+		for err == nil {
+			if r == nil {
+				if !chunks(&name) {
+					return false
+				}
+				var f *spill.File
+				if f, err = in.open(c, string(name)); err != nil {
+					return false
+				}
+				r = f.Reader(key)
+			}
+			var ok bool
+			if in.buf, ok, err = r.Next(in.buf); ok {
+				*chunk = in.buf
+				return true
+			}
+			r = nil
+		}
+		return false
+	}
+	return next, func() error {
+		if err != nil {
+			return fmt.Errorf("spilled shuffle: %w", err)
+		}
+		return nil
+	}
+}
+
+// open returns the spill file name in c.Work, opened once per bundle.
+func (in *spillIn) open(c Config, name string) (*spill.File, error) {
+	if f := in.files[name]; f != nil {
+		return f, nil
+	}
+	if !isSpillName(name) {
+		return nil, fmt.Errorf("%q is not a spill file name", name)
+	}
+	f, err := spill.Open(filepath.Join(c.Work, name))
+	if err != nil {
+		return nil, err
+	}
+	if in.files == nil {
+		in.files = map[string]*spill.File{}
+	}
+	in.files[name] = f
+	return f, nil
 }
 
 // iterOf is an iterator over chunks.

@@ -60,11 +60,11 @@ func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Cfg.spillTo("halves") }
 
 func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, seg int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	pairChunks, err := fn.spilled.iter(fn.Cfg, seg, pairChunks)
-	if err != nil {
-		return err
-	}
+	pairChunks, failed := fn.spilled.iter(fn.Cfg, seg, pairChunks)
 	pairs, err := uniquePairs(pairChunks)
+	if err == nil {
+		err = failed()
+	}
 	if err != nil || len(pairs) == 0 {
 		return err
 	}

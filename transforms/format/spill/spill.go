@@ -1,9 +1,8 @@
 // Package spill stands in for a shuffle on one machine: a Writer appends
 // chunks, each under a partition number, to one file and ends the file with
-// an index of where each chunk lies; a Set opens several such files and
-// reads back the chunks of one partition from all of them, one partition
-// at a time, so that what a reader holds is one partition, not the whole
-// shuffle.
+// an index of where each chunk lies; a File reads back the chunks of one
+// partition, so that a reader of several such files holds one partition at
+// a time, not the whole shuffle.
 //
 // A file is the chunks as written, back to back, then the index: per chunk
 // its partition and length (uvarints) and the CRC-32C of its bytes; then
@@ -203,63 +202,56 @@ func (f *File) Close() error { return f.f.Close() }
 // read into buf (grown as needed and returned for reuse): a chunk is valid
 // only during its call.
 func (f *File) Each(part int, buf []byte, fn func(chunk []byte) error) ([]byte, error) {
+	r := f.Reader(part)
+	for {
+		chunk, ok, err := r.Next(buf)
+		if !ok || err != nil {
+			return buf, err
+		}
+		buf = chunk
+		if err := fn(chunk); err != nil {
+			return buf, err
+		}
+	}
+}
+
+// Reader reads the chunks of partition part one by one (see Next).
+func (f *File) Reader(part int) *Reader {
 	i, _ := slices.BinarySearchFunc(f.ext, part, func(e extent, p int) int { return cmp.Compare(e.part, p) })
-	for ; i < len(f.ext) && f.ext[i].part == part; i++ {
-		e := f.ext[i]
-		if cap(buf) < e.n {
-			buf = make([]byte, e.n)
-		}
-		buf = buf[:e.n]
-		if _, err := f.f.ReadAt(buf, e.off); err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return buf, fmt.Errorf("%s: %w", f.path, err)
-		}
-		if crc32.Checksum(buf, castagnoli) != e.crc {
-			return buf, fmt.Errorf("%s: %w: checksum mismatch in the chunk at offset %d", f.path, ErrCorrupt, e.off)
-		}
-		if err := fn(buf); err != nil {
-			return buf, err
-		}
+	j := i
+	for j < len(f.ext) && f.ext[j].part == part {
+		j++
 	}
-	return buf, nil
+	return &Reader{f: f, ext: f.ext[i:j]}
 }
 
-// Set is several spill files read as one shuffle.
-type Set []*File
-
-// OpenSet opens the spill files at paths.
-func OpenSet(paths []string) (Set, error) {
-	var s Set
-	for _, p := range paths {
-		f, err := Open(p)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		s = append(s, f)
-	}
-	return s, nil
+// A Reader reads the chunks of one partition of a File in the order
+// written.
+type Reader struct {
+	f   *File
+	ext []extent
 }
 
-// Each calls fn with every chunk of partition part in every file of s, file
-// by file; see File.Each.
-func (s Set) Each(part int, buf []byte, fn func(chunk []byte) error) ([]byte, error) {
-	var err error
-	for _, f := range s {
-		if buf, err = f.Each(part, buf, fn); err != nil {
-			return buf, err
+// Next reads the next chunk into buf (grown as needed) and returns it; ok
+// is false after the last one.
+func (r *Reader) Next(buf []byte) (chunk []byte, ok bool, err error) {
+	if len(r.ext) == 0 {
+		return buf, false, nil
+	}
+	e := r.ext[0]
+	r.ext = r.ext[1:]
+	if cap(buf) < e.n {
+		buf = make([]byte, e.n)
+	}
+	buf = buf[:e.n]
+	if _, err := r.f.f.ReadAt(buf, e.off); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
 		}
+		return buf, false, fmt.Errorf("%s: %w", r.f.path, err)
 	}
-	return buf, nil
-}
-
-// Close closes every file of s.
-func (s Set) Close() error {
-	var errs []error
-	for _, f := range s {
-		errs = append(errs, f.Close())
+	if crc32.Checksum(buf, castagnoli) != e.crc {
+		return buf, false, fmt.Errorf("%s: %w: checksum mismatch in the chunk at offset %d", r.f.path, ErrCorrupt, e.off)
 	}
-	return errors.Join(errs...)
+	return buf, true, nil
 }

@@ -36,14 +36,31 @@ type add struct {
 	s    string
 }
 
-// collect reads every chunk of part in s.
-func collect(t *testing.T, s Set, part int) []string {
+// collect reads every chunk of part in files, file by file.
+func collect(t *testing.T, files []*File, part int) []string {
 	t.Helper()
 	var got []string
-	if _, err := s.Each(part, nil, func(c []byte) error { got = append(got, string(c)); return nil }); err != nil {
-		t.Fatal(err)
+	for _, f := range files {
+		if _, err := f.Each(part, nil, func(c []byte) error { got = append(got, string(c)); return nil }); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return got
+}
+
+// openAll opens the spill files at paths, closed when t ends.
+func openAll(t testing.TB, paths []string) []*File {
+	t.Helper()
+	var files []*File
+	for _, p := range paths {
+		f, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		files = append(files, f)
+	}
+	return files
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -69,13 +86,9 @@ func TestRoundTrip(t *testing.T) {
 			for i, adds := range tc.files {
 				paths = append(paths, write(t, dir, fmt.Sprint(i), adds))
 			}
-			s, err := OpenSet(paths)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			files := openAll(t, paths)
 			for part, want := range tc.want {
-				if got := collect(t, s, part); !slices.Equal(got, want) {
+				if got := collect(t, files, part); !slices.Equal(got, want) {
 					t.Errorf("partition %d: got %q, want %q", part, got, want)
 				}
 			}
@@ -179,7 +192,7 @@ func TestFullDisk(t *testing.T) {
 	}
 }
 
-func ExampleSet_Each() {
+func ExampleFile_Each() {
 	dir, _ := os.MkdirTemp("", "spill")
 	defer os.RemoveAll(dir)
 	var paths []string
@@ -192,9 +205,11 @@ func ExampleSet_Each() {
 		w.Close()
 		paths = append(paths, path)
 	}
-	s, _ := OpenSet(paths)
-	defer s.Close()
-	s.Each(0, nil, func(c []byte) error { fmt.Println(string(c)); return nil })
+	for _, path := range paths { // partition 0 of every file
+		f, _ := Open(path)
+		f.Each(0, nil, func(c []byte) error { fmt.Println(string(c)); return nil })
+		f.Close()
+	}
 	// Output:
 	// apple
 	// avocado
@@ -207,15 +222,12 @@ func BenchmarkReadPartition(b *testing.B) {
 	for i := range 512 {
 		adds = append(adds, add{i % 256, string(chunk)})
 	}
-	s, err := OpenSet([]string{write(b, dir, "a", adds)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	f := openAll(b, []string{write(b, dir, "a", adds)})[0]
 	b.SetBytes(2 * int64(len(chunk)))
 	var buf []byte
+	var err error
 	for i := 0; b.Loop(); i++ {
-		if buf, err = s.Each(i%256, buf, func([]byte) error { return nil }); err != nil {
+		if buf, err = f.Each(i%256, buf, func([]byte) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
