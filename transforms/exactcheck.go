@@ -16,7 +16,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/similarity"
 	"github.com/neardup/neardup/transforms/sketch/signature"
-	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 func init() {
@@ -73,7 +72,7 @@ type shingleSetsFn struct {
 
 	paths map[int]string
 
-	signers signerPool
+	signers *signerPool
 	ahead   aheadEmits
 	spilled spillIn   // unsure matches
 	sets    *spillOut // see spilled.go
@@ -84,7 +83,8 @@ func (fn *shingleSetsFn) Setup(ctx context.Context) (err error) {
 		return err
 	}
 	fn.sets = fn.Cfg.spillTo("sets")
-	return fn.signers.init(fn.Cfg)
+	fn.signers, err = sharedSigners(fn.Cfg)
+	return err
 }
 
 func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
@@ -119,7 +119,7 @@ func (fn *shingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte
 
 func (fn *shingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
 	b := wire.NewBatcher(0)
-	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
+	err := eachShingleSet(ctx, fn.Cfg, fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
 		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(wire.File(ms[i].B), wire.File(ms[j].B)) })
 		for len(idx) > 0 {
 			dest := wire.File(ms[idx[0]].B)
@@ -150,7 +150,7 @@ type exactJaccardFn struct {
 
 	paths map[int]string
 
-	signers signerPool
+	signers *signerPool
 	ahead   aheadEmits
 	spilled spillIn // shingle sets
 }
@@ -159,7 +159,8 @@ func (fn *exactJaccardFn) Setup(ctx context.Context) (err error) {
 	if fn.paths, err = filePaths(ctx, fn.Manifest); err != nil {
 		return err
 	}
-	return fn.signers.init(fn.Cfg)
+	fn.signers, err = sharedSigners(fn.Cfg)
+	return err
 }
 
 func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
@@ -192,7 +193,7 @@ func (fn *exactJaccardFn) work(ctx context.Context, file int, byLine map[int64][
 	defer report()
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err := eachShingleSet(ctx, fn.Cfg, &fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
+	err := eachShingleSet(ctx, fn.Cfg, fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)
@@ -321,57 +322,4 @@ func set32(s *similarity.Sorter, dst []uint32, shingles []uint64) []uint32 {
 		dst = append(dst, uint32(v))
 	}
 	return s.Set(dst)
-}
-
-// exactSigner builds the signer whose shingle sets exact Jaccard compares.
-// It is safe to call from several goroutines.
-func exactSigner(cfg Config) (*signature.Signer, error) {
-	sc, err := cfg.signatureConfig()
-	if err != nil {
-		return nil, err
-	}
-	exactSignerMu.Lock()
-	defer exactSignerMu.Unlock()
-	if sc.Tokens == tokenize.Word {
-		tokenize.Dictionary = cfg.Dictionary
-	}
-	return signature.New(sc)
-}
-
-var exactSignerMu sync.Mutex
-
-// signerPool hands out exact signers (see exactSigner), one to each
-// goroutine at a time.
-type signerPool struct {
-	cfg  Config
-	mu   sync.Mutex
-	free []*signature.Signer
-}
-
-// init checks the configuration by building the first signer.
-func (p *signerPool) init(cfg Config) error {
-	p.cfg = cfg
-	s, err := exactSigner(cfg)
-	if err != nil {
-		return err
-	}
-	p.put(s)
-	return nil
-}
-
-func (p *signerPool) get() (*signature.Signer, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.free); n > 0 {
-		s := p.free[n-1]
-		p.free = p.free[:n-1]
-		return s, nil
-	}
-	return exactSigner(p.cfg)
-}
-
-func (p *signerPool) put(s *signature.Signer) {
-	p.mu.Lock()
-	p.free = append(p.free, s)
-	p.mu.Unlock()
 }

@@ -33,3 +33,36 @@ func TestExactChecksStage(t *testing.T) {
 	stageShuffled(s, st, output.ShuffleMatches, 0, 0, matches)
 	stageRun(t, p)
 }
+
+// TestSharedSigners: the exact-check DoFns of one configuration share one
+// pool of signers in the process; another configuration gets its own, and
+// a bad one an error.
+func TestSharedSigners(t *testing.T) {
+	cfg := DefaultConfig()
+	a, err := sharedSigners(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sharedSigners(cfg)
+	if err != nil || a != b {
+		t.Fatalf("same configuration: pools %p and %p (%v), want one", a, b, err)
+	}
+	other := cfg
+	other.Shingle++
+	if c, err := sharedSigners(other); err != nil || c == a {
+		t.Errorf("another shingle size: pool %p (%v), want a pool of its own", c, err)
+	}
+	bad := cfg
+	bad.Tokens = "bogus"
+	if _, err := sharedSigners(bad); err == nil {
+		t.Error("bad configuration: no error")
+	}
+	s, err := a.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.put(s)
+	if s2, _ := b.get(); s2 != s {
+		t.Error("a signer put back in one DoFn's pool is not the next one another DoFn gets")
+	}
+}

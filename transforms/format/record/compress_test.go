@@ -13,6 +13,7 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/klauspost/pgzip"
 )
 
 // compressed returns data compressed with c by NewWriter.
@@ -321,4 +322,47 @@ func BenchmarkReadJSONLZstd(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestGzipWriterReuse: a gzip writer taken back from the pool after
+// another output writes the same bytes as a new one; a closed writer
+// refuses writes and a second Close does not give it out twice.
+func TestGzipWriterReuse(t *testing.T) {
+	fresh := func(data string) []byte {
+		var b bytes.Buffer
+		zw, err := pgzip.NewWriterLevel(&b, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw.SetConcurrency(gzipBlock, max(2, runtime.GOMAXPROCS(0)))
+		zw.Write([]byte(data))
+		zw.Close()
+		return b.Bytes()
+	}
+	a := strings.Repeat("first output, a few blocks long. ", 100_000)
+	b := strings.Repeat("the second one differs: ", 70_000)
+	for i, data := range []string{a, b, a, ""} {
+		if got := compressed(t, Gzip, data); !bytes.Equal(got, fresh(data)) {
+			t.Errorf("output %d: %d bytes, differs from a new writer's %d", i, len(got), len(fresh(data)))
+		}
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Gzip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("x")); err == nil {
+		t.Error("write after Close: no error")
+	}
+	w.Close() // a second Close must not pool the writer again
+	w1, _ := NewWriter(io.Discard, Gzip)
+	w2, _ := NewWriter(io.Discard, Gzip)
+	if w1.(*pooledGzip).zw == w2.(*pooledGzip).zw {
+		t.Error("one pooled writer handed out twice")
+	}
+	w1.Close()
+	w2.Close()
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -266,11 +267,16 @@ func NewWriter(w io.Writer, c Compression) (io.WriteCloser, error) {
 	case None:
 		return nopCloser{w}, nil
 	case Gzip:
-		zw, err := pgzip.NewWriterLevel(w, 6)
-		if err != nil {
-			return nil, err
+		zw, _ := gzipWriters.Get().(*pgzip.Writer)
+		if zw == nil {
+			var err error
+			if zw, err = pgzip.NewWriterLevel(w, 6); err != nil {
+				return nil, err
+			}
+		} else {
+			zw.Reset(w)
 		}
-		return zw, zw.SetConcurrency(gzipBlock, max(2, runtime.GOMAXPROCS(0)))
+		return &pooledGzip{zw}, zw.SetConcurrency(gzipBlock, max(2, runtime.GOMAXPROCS(0)))
 	case Zstd:
 		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
 	}
@@ -279,6 +285,37 @@ func NewWriter(w io.Writer, c Compression) (io.WriteCloser, error) {
 
 // gzipBlock is the size of the blocks a gzip output is compressed in.
 const gzipBlock = 1 << 20
+
+// gzipWriters keeps closed gzip writers for the next NewWriter: each
+// pgzip.Writer has a pool of its own for its 1 MiB blocks, and a new writer
+// per output file left those blocks as garbage by the hundreds (0.52 GB of
+// the heap in use at the peak of a 13.9M-document run, writing its
+// deduplicated copies).
+var gzipWriters sync.Pool
+
+// pooledGzip is a gzip writer that goes back to gzipWriters when closed
+// without error.
+type pooledGzip struct{ zw *pgzip.Writer }
+
+func (w *pooledGzip) Write(p []byte) (int, error) {
+	if w.zw == nil {
+		return 0, errors.New("record: write to a closed gzip writer")
+	}
+	return w.zw.Write(p)
+}
+
+func (w *pooledGzip) Close() error {
+	zw := w.zw
+	if zw == nil {
+		return nil
+	}
+	w.zw = nil
+	err := zw.Close()
+	if err == nil {
+		gzipWriters.Put(zw)
+	}
+	return err
+}
 
 type nopCloser struct{ io.Writer }
 
