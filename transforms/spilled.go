@@ -1,14 +1,12 @@
 package transforms
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/neardup/neardup/transforms/format/spill"
 )
@@ -106,15 +104,7 @@ func (o *spillOut) finish(emit func(int, []byte)) error {
 	name, keys := o.name, o.keys
 	o.w, o.keys, o.err = nil, nil, nil
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		hint := ""
-		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-			hint = "; set TMPDIR to a larger disk"
-		}
-		return fmt.Errorf("writing %s in %s: %w (needs about %s%s)", name, o.dir, err, aboutBytes(size), hint)
+		return workFileError(name, o.dir, err, size)
 	}
 	sorted := make([]int, 0, len(keys))
 	for k := range keys {

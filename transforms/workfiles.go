@@ -124,15 +124,22 @@ func writeInfoShard(ctx context.Context, dir string, file, index int, path strin
 	if err == nil {
 		return nil
 	}
+	return workFileError("info shard "+infoShardName(file, index), dir, err, shard.size())
+}
+
+// workFileError is the error of writing what (a work file named in it) to
+// the work directory dir, needing about size bytes: without the temporary
+// path the error holds, and with a hint when the disk is full.
+func workFileError(what, dir string, err error, size int64) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		err = pe.Err // its path is the shard's temporary name
+		err = pe.Err // its path is a temporary name, or what's own
 	}
 	hint := ""
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		hint = "; set TMPDIR to a larger disk"
 	}
-	return fmt.Errorf("writing info shard %s in %s: %w (needs about %s%s)", infoShardName(file, index), dir, err, aboutBytes(shard.size()), hint)
+	return fmt.Errorf("writing %s in %s: %w (needs about %s%s)", what, dir, err, aboutBytes(size), hint)
 }
 
 // size estimates the bytes of the shard of the records (a little more).

@@ -111,13 +111,14 @@ func memTotal(meminfo string) int64 {
 // measurements of docs/BENCHMARKS.md (the tiled SCALE corpus; JSONL of
 // about 900 bytes a document):
 //
-//	direct runner, spilled shuffles (the default):  600 MB + 0.26 U
+//	direct runner, spilled shuffles (the default):  550 MB + 0.16 U
 //	direct runner, --spill=false:  300 MB + 0.50 U + 0.59 U / min(R, 8)
 //	Prism:          1 GB + 1.03 U    (rounds do not bound what Prism holds)
 //
-// Spilled, under the default budget (scripts/bench.sh at 7bf7441, one run
-// each): x1 (1.25 GB of JSONL) 0.83 GB (model 0.93), x2 (2.49 GB) 1.13 GB
-// (1.25), x4 (4.98 GB) 1.78 GB (1.89), x10 (12.5 GB) 3.59 GB (3.83).
+// Spilled, under the default budget (`COPIES="1 2 4 10" BASELINE=0
+// scripts/bench.sh` at 1d6d639, one run each): x1 (1.25 GB of JSONL) 0.68
+// GB (model 0.75), x2 (2.49 GB) 0.79 GB (0.95), x4 (4.98 GB) 1.13 GB
+// (1.35), x10 (12.4 GB) 2.28 GB (2.54).
 //
 // Direct runner without spilling, measured (U, R: peak RSS) against the model, under the
 // soft limit of the default budget (9/10 of half the machine's 24 GiB,
@@ -133,8 +134,8 @@ const (
 	peakFixed       = 300e6
 	peakPerByte     = 0.50
 	peakRoundBytes  = 0.59
-	spillFixed      = 600e6
-	spillPerByte    = 0.26
+	spillFixed      = 550e6
+	spillPerByte    = 0.16
 	prismFixed      = 1e9
 	prismPerByte    = 1.03
 	compressedRatio = 4 // assumed decompressed/stored of a compressed file whose size is not known
