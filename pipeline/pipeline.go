@@ -25,37 +25,42 @@ import (
 // The file list goes to a file manifest in the work directory (by default
 // inside cfg.Output), which the job reads at run time: Build writes it.
 func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error {
-	fileCol, keys, rejects, readStats, err := read(ctx, s, &cfg, files)
+	fileCol, r, err := read(ctx, s, &cfg, files)
 	if err != nil {
 		return err
 	}
-	exactMatches, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
-	entries, signStats := transforms.Signatures(s, cfg, fileCol, skips)
+	exactMatches, skips, exactStats := transforms.ExactDuplicates(s, cfg, r.keys)
+	entries, signStats := transforms.Signatures(s, cfg, r.segments, skips)
 	pairs, candStats := transforms.Candidates(s, cfg, entries)
 	verified, verifyStats := transforms.Verify(s, cfg, fileCol, pairs)
 	matches := beam.GroupByKey(s, beam.Flatten(s, exactMatches, verified))
 	clusters, removes, clusterStats := transforms.Clusters(s, cfg, matches)
-	writeStats := transforms.Write(s, cfg, fileCol, matches, clusters, rejects, removes)
-	transforms.Summary(s, cfg, fileCol, readStats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
+	writeStats := transforms.Write(s, cfg, fileCol, matches, clusters, r.rejects, removes)
+	transforms.Summary(s, cfg, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
 	if cfg.IndexOut != "" {
 		transforms.WriteIndex(s, cfg, fileCol, removes)
 	}
 	return nil
 }
 
+// readOut is what the first pass gives the others besides the files.
+type readOut struct {
+	keys, rejects, segments, stats beam.PCollection
+}
+
 // read sets cfg's work directory (by default inside cfg.Output), writes
 // the file manifest of files there and adds the first pass over them (Read).
 // It returns the files, with what the first pass read of each (Seen: the
 // later passes check the files against it), and Read's other outputs.
-func read(ctx context.Context, s beam.Scope, cfg *transforms.Config, files []string) (fc transforms.Files, keys, rejects, st beam.PCollection, err error) {
+func read(ctx context.Context, s beam.Scope, cfg *transforms.Config, files []string) (fc transforms.Files, r readOut, err error) {
 	if cfg.Work == "" {
 		cfg.Work = output.JoinPath(cfg.Output, transforms.WorkDirName)
 	}
 	if fc, err = newFiles(ctx, s, *cfg, transforms.InputsManifest, refsOf(files), len(files)); err != nil {
-		return fc, keys, rejects, st, err
+		return fc, r, err
 	}
-	keys, rejects, fc.Seen, st = transforms.Read(s, *cfg, fc)
-	return fc, keys, rejects, st, nil
+	r.keys, r.rejects, fc.Seen, r.segments, r.stats = transforms.Read(s, *cfg, fc)
+	return fc, r, nil
 }
 
 // refsOf numbers files in order.
@@ -104,12 +109,13 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 	cfg.IndexOut = opt.UpdateIndex // the signature pass writes pre-shards there
 	cfg.Spill = false              // its shuffles meet the index's records: none is spilled
 	shards := opt.Manifest.Shards
-	newFiles, keys, rejects, readStats, err := read(ctx, s, &cfg, files)
+	newFiles, r, err := read(ctx, s, &cfg, files)
 	if err != nil {
 		return err
 	}
+	keys, rejects, readStats := r.keys, r.rejects, r.stats
 	batchExact, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
-	entries, infos, signStats := transforms.AuditSignatures(s, cfg, newFiles, skips)
+	entries, infos, signStats := transforms.AuditSignatures(s, cfg, r.segments, skips)
 	idxKeys, idxEntries, idxInfos, scanStats := transforms.IndexScan(s, cfg, opt.Index, keys, entries)
 	idxExact, auditExactStats := transforms.AuditExact(s, cfg, keys, idxKeys)
 	pairs, candStats := transforms.AuditCandidates(s, cfg, entries, idxEntries)

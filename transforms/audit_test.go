@@ -48,9 +48,9 @@ func TestAuditMatchStages(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	files := stageFiles(t, s, paths, cfg.Branches)
-	keys, _, _, _ := Read(s, cfg, files)
+	keys, _, _, segs, _ := Read(s, cfg, files)
 	_, skips, _ := ExactDuplicates(s, cfg, keys)
-	entries, infos, _ := AuditSignatures(s, cfg, files, skips)
+	entries, infos, _ := AuditSignatures(s, cfg, segs, skips)
 
 	idxKeys, idxEntries, idxInfos, scanStats := IndexScan(s, cfg, idxDir, keys, entries)
 	passert.Equals(s, stageDecode(s, "info", cfg.Partitions, idxKeys), idx(0)+":a")

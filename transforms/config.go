@@ -73,9 +73,9 @@ type Config struct {
 	// round's groups at a time. 0: as many as Branches (see AutoRounds for
 	// what `neardup run` picks).
 	Rounds int
-	// Spool is a local directory for decompressed copies of gzipped inputs
-	// and normalized copies of every input (see spool.go); "" reads the
-	// inputs every time.
+	// Spool is a local directory for decompressed copies of compressed
+	// inputs (see spool.go), which the deduplicated copy reads; "" reads
+	// the inputs again.
 	Spool string
 
 	// Spill sends the largest shuffles' chunks through spill files in Work,

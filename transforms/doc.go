@@ -12,7 +12,8 @@
 // bytes are needed again (signatures, exact checks, the deduplicated copy).
 // The plumbing shared by the stages: files.go (the input file list and the
 // per-file branches), rounds.go (shuffle rounds), docpool.go (the worker
-// goroutines over a file's documents), workfiles.go (info shards), spool.go
-// (decompressed and normalized copies of the inputs), metrics.go and
+// goroutines over a file's documents), workfiles.go (info shards),
+// docshards.go (each segment's documents, normalized, for the passes that
+// shingle them), spool.go (decompressed copies of the inputs), metrics.go and
 // faultinject.go.
 package transforms

@@ -20,8 +20,8 @@ import (
 // TestDocLength: a document's length (what --keep longest compares) is its
 // text's bytes (record.Doc.Len) in every format, in the first pass's infos
 // (which pick the representatives of exact duplicates) and in the records
-// of the signature pass (the info shards and the index), whether that pass
-// parses the input or reads the normalized spool.
+// of the signature pass (the info shards and the index), which reads the
+// document shards, with or without a spool.
 func TestDocLength(t *testing.T) {
 	texts := []string{
 		`Title "one" é` + "\n" + stageText(1, 30) + ` <b>&</b>`,
@@ -71,14 +71,14 @@ func TestDocLength(t *testing.T) {
 				}
 				p, s := beam.NewPipelineWithRoot()
 				files := stageFiles(t, s, c.paths, cfg.Branches)
-				keys, _, _, _ := Read(s, cfg, files)
+				keys, _, _, segs, _ := Read(s, cfg, files)
 				passert.Equals(s, stageDecode(s, "infolen", 0, keys), stageAny(want)...)
 				_, skips, _ := ExactDuplicates(s, cfg, keys)
-				_, signStats := Signatures(s, cfg, files, skips)
+				_, signStats := Signatures(s, cfg, segs, skips)
 				WriteIndex(s, cfg, files, beam.ParDo(s, after, signStats))
 				stageRun(t, p)
-				if spool && len(stageDirNames(t, cfg.Spool)) == 0 {
-					t.Fatal("no spool copies: the signature pass parsed the input")
+				if !slices.ContainsFunc(stageDirNames(t, cfg.Work), isDocShardName) {
+					t.Fatal("no document shards: the signature pass parsed the input")
 				}
 				man, err := ReadManifest(context.Background(), cfg.IndexOut)
 				if err != nil {

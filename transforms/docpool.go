@@ -23,10 +23,10 @@ type docItem struct {
 	// before normalization), which --keep longest compares.
 	Len int
 	// RawLen is the record's bytes as read (record.Doc.Raw), for the
-	// input_bytes count; 0 for a document read from the normalized spool.
+	// input_bytes count; 0 for a document read from a document shard.
 	RawLen int
 	// Normalized says that Text is already normalize.Text of the record's
-	// text (read from the normalized spool, see spool.go).
+	// text (read from a document shard, see docshards.go).
 	Normalized bool
 	// textBytes, if not nil, is the text as bytes that a docReader hands to
 	// its callback and may reuse after it: mapDocs copies it into buf and
@@ -116,7 +116,7 @@ type docJob[R any] struct {
 type fileReader func(doc func(record.Doc) error, reject func(record.Reject) error) error
 
 // A docReader reads the documents of one input file, parsed (from the input
-// or its decompressed spool copy) or from its normalized spool copy, calling
+// or its decompressed spool copy) or from document shards, calling
 // doc and reject for its records. doc must not keep item, nor
 // item.textBytes, which holds the text instead of item.Text when not nil.
 type docReader func(doc func(item *docItem) error, reject func(record.Reject) error) error
@@ -137,7 +137,7 @@ func parsed(read fileReader) docReader {
 // in batches; emit is called for every result on the calling goroutine, so
 // it may use Beam emitters. Results come in the order read delivered the
 // documents (a batch done early waits for the ones before it): line order
-// for every reader, the normalized spool included, which the first pass
+// for every reader, the document shards included, which the first pass
 // writes from its results, so that the signature pass can write each
 // segment's info shard once the next segment's results come (see
 // infoSegments). onReject, if not nil, gets every reject on the reading

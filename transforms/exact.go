@@ -18,7 +18,7 @@ func init() {
 // ExactDuplicates groups documents by the hash of their normalized text.
 //
 // In: exact-key records (partition, chunk). Out: exact matches (file index,
-// chunk), lines to skip in the signature pass (file index, chunk), stats.
+// chunk), lines to skip in the signature pass (segment, chunk), stats.
 func ExactDuplicates(s beam.Scope, cfg Config, keys beam.PCollection) (matches, skips, st beam.PCollection) {
 	s = s.Scope("ExactDuplicates")
 	return beam.ParDo3(s, &exactFn{Cfg: cfg}, beam.GroupByKey(s, keys))
@@ -30,7 +30,7 @@ func ExactDuplicates(s beam.Scope, cfg Config, keys beam.PCollection) (matches, 
 // of documents with the same normalized text, one exact match per
 // non-representative member (wire.Match chunks keyed by the file of the
 // smaller document), and the members to leave out of the signature pass
-// (chunks of uvarint line numbers keyed by file index).
+// (chunks of uvarint line numbers keyed by segment).
 type exactFn struct {
 	Cfg Config
 }
@@ -45,6 +45,7 @@ func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]
 	}
 	matches := wire.NewBatcher(0)
 	skips := wire.NewBatcher(0)
+	bits := fn.Cfg.segmentBits()
 	var dups int64
 	exactdup.Groups(infos, func(group []wire.Info) {
 		rep := exactdup.Representative(group, fn.Cfg.Keep == "longest")
@@ -56,7 +57,7 @@ func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]
 			m := exactdup.Match(&group[rep], &group[k])
 			matches.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitMatch)
 			line := wire.Line(group[k].Doc)
-			skips.Add(wire.File(group[k].Doc), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, emitSkip)
+			skips.Add(wire.Segment(group[k].Doc, bits), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, emitSkip)
 		}
 	})
 	matches.Flush(emitMatch)

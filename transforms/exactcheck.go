@@ -25,16 +25,18 @@ func init() {
 
 // ExactChecks computes the exact Jaccard of the unsure pairs in
 // cfg.ShuffleRounds() rounds, one after the other, each for the pairs whose
-// second document's file belongs to the round (index mod the rounds):
-// shingleSetsFn sends the first documents' shingle sets to the files of the
-// second ones, and exactJaccardFn compares them there. A round's grouped
+// second document's segment belongs to the round (see checkRound):
+// shingleSetsFn sends the first documents' shingle sets to the segments of
+// the second ones, and exactJaccardFn compares them there. Both work by
+// segment (see checkKey), reading its document shard, so a pass holds one
+// segment's checks however long the file. A round's grouped
 // input waits for the stats of the round before it (the first for after),
 // flattened in by after. A runner that keeps every shuffled byte in memory
 // (Prism) then holds one round's shingle sets at a time, the largest
-// shuffle of a run at full size; each round reads the files again, but
-// parses only the records it needs.
+// shuffle of a run at full size; each round reads the document
+// shards again, but decodes only the records it needs.
 //
-// In: unsure matches (file index of A, chunk), stats to wait for. Out:
+// In: unsure matches (checkKey of A, chunk), stats to wait for. Out:
 // matches (file index of A, chunk), stats.
 func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
 	n := cfg.ShuffleRounds()
@@ -42,7 +44,7 @@ func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PC
 	for i := range n {
 		part := unsure
 		if n > 1 && !cfg.Spill { // spilled, shingleSetsFn keeps the round's matches
-			part = beam.ParDo(s, &destBranchFn{N: n, I: i}, unsure)
+			part = beam.ParDo(s, &destBranchFn{N: n, I: i, Bits: cfg.segmentBits()}, unsure)
 		}
 		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, after, wait)))
 		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Cfg: cfg, Manifest: manifest, Rounds: n, Round: i}, grouped)
@@ -55,13 +57,13 @@ func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PC
 
 // shingleSetsFn is the first half of the exact check of unsure pairs.
 //
-// In: (file index, unsure matches whose first document is in the file);
+// In: (checkKey, unsure matches whose first document has that key);
 // pipeline.ExactChecks makes the group wait for the round before (see
-// after). It reads the file (from Manifest) again, and Out: for each first
-// document and each file holding second documents of its matches, one
-// record keyed by that file: uvarint count, the matches, then the first
-// document's shingle set (wire.AppendSet). A set thus travels once per
-// destination file, not once per match.
+// after). It reads the segment's documents again, and Out: for each first
+// document and each key of second documents of its matches, one record
+// under that key: uvarint count, the matches, then the first document's
+// shingle set (wire.AppendSet). A set thus travels once per destination
+// segment, not once per match.
 type shingleSetsFn struct {
 	Cfg      Config
 	Manifest string // the file manifest (see files.go)
@@ -87,12 +89,13 @@ func (fn *shingleSetsFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *shingleSetsFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	chunks, failed := fn.spilled.iter(fn.Cfg, file, chunks)
+	chunks, failed := fn.spilled.iter(fn.Cfg, key, chunks)
 	var keep func(*wire.Match) bool
 	if fn.Cfg.Spill && fn.Rounds > 1 {
-		keep = func(m *wire.Match) bool { return wire.File(m.B)%fn.Rounds == fn.Round }
+		bits := fn.Cfg.segmentBits()
+		keep = func(m *wire.Match) bool { return checkRound(m.B, bits, fn.Rounds) == fn.Round }
 	}
 	byLine, ms, _, err := readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	if err == nil {
@@ -106,7 +109,7 @@ func (fn *shingleSetsFn) ProcessElement(ctx context.Context, file int, chunks fu
 	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
 		emit, report := countShuffle(output.ShuffleSets, emits[0], emitStat)
 		defer report()
-		return fn.work(ctx, file, byLine, ms, emit)
+		return fn.work(ctx, key, byLine, ms, emit)
 	})
 	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){fn.sets.wrap(emit)}, emitStat)
 }
@@ -117,14 +120,16 @@ func (fn *shingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte
 	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){fn.sets.wrap(emit)}, emitStat), emit, fn.sets)
 }
 
-func (fn *shingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
+func (fn *shingleSetsFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
 	b := wire.NewBatcher(0)
-	err := eachShingleSet(ctx, fn.Cfg, fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
-		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(wire.File(ms[i].B), wire.File(ms[j].B)) })
+	bits := fn.Cfg.segmentBits()
+	destOf := func(i int) int { return checkKey(ms[i].B, bits) }
+	err := eachShingleSet(ctx, fn.Cfg, fn.signers, key, fn.paths, byLine, func(set []uint32, idx []int) {
+		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(destOf(i), destOf(j)) })
 		for len(idx) > 0 {
-			dest := wire.File(ms[idx[0]].B)
+			dest := destOf(idx[0])
 			n := 1
-			for n < len(idx) && wire.File(ms[idx[n]].B) == dest {
+			for n < len(idx) && destOf(idx[n]) == dest {
 				n++
 			}
 			group := idx[:n]
@@ -140,8 +145,8 @@ func (fn *shingleSetsFn) work(ctx context.Context, file int, byLine map[int64][]
 
 // exactJaccardFn is the second half of the exact check.
 //
-// In: (file index, unsure matches with their first document's shingle set,
-// whose second document is in the file). It reads the file (from Manifest)
+// In: (checkKey, unsure matches with their first document's shingle set,
+// whose second document has that key). It reads the segment's documents
 // again, and Out: the matches whose exact Jaccard reaches the threshold,
 // with that Jaccard, keyed by the file of their first document.
 type exactJaccardFn struct {
@@ -163,9 +168,9 @@ func (fn *exactJaccardFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *exactJaccardFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	chunks, failed := fn.spilled.iter(fn.Cfg, file, chunks)
+	chunks, failed := fn.spilled.iter(fn.Cfg, key, chunks)
 	byLine, ms, sets, err := readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	if err == nil {
 		err = failed()
@@ -176,7 +181,7 @@ func (fn *exactJaccardFn) ProcessElement(ctx context.Context, file int, chunks f
 	addBusy(ctx, "ExactJaccard", time.Since(start), start)
 	fn.ahead.stage = "ExactJaccard"
 	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		return fn.work(ctx, file, byLine, ms, sets, emits[0], emitStat)
+		return fn.work(ctx, key, byLine, ms, sets, emits[0], emitStat)
 	})
 	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
 }
@@ -187,13 +192,13 @@ func (fn *exactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byt
 	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
 }
 
-func (fn *exactJaccardFn) work(ctx context.Context, file int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
+func (fn *exactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
 	emit func(int, []byte), emitStat func(string, int64)) error {
 	emit, report := countShuffle(output.ShuffleMatches, emit, emitStat)
 	defer report()
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err := eachShingleSet(ctx, fn.Cfg, fn.signers, file, fn.paths, byLine, func(set []uint32, idx []int) {
+	err := eachShingleSet(ctx, fn.Cfg, fn.signers, key, fn.paths, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)
@@ -211,13 +216,14 @@ func (fn *exactJaccardFn) work(ctx context.Context, file int, byLine map[int64][
 	return err
 }
 
-// eachShingleSet re-reads the file and calls fn with the 32-bit shingle set
-// of every document whose line is in byLine, and the match indexes listed
-// there. The sets are computed on cfg.Workers goroutines, with signers from
+// eachShingleSet re-reads the documents under key (see checkKey, checkDocs)
+// and calls fn with the 32-bit shingle set of every document whose line is
+// in byLine, and the match indexes listed there. The sets are computed on cfg.Workers goroutines, with signers from
 // signers, and fn is called on the calling goroutine in the order they
 // complete. It fails if a listed document is not found.
-func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file int, paths map[int]string,
+func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, key int, paths map[int]string,
 	byLine map[int64][]int, fn func(set []uint32, idx []int)) error {
+	file, _ := wire.SegmentFile(key, cfg.segmentBits())
 	path, ok := paths[file]
 	if !ok {
 		return fmt.Errorf("exact check: no path for file %d", file)
@@ -250,7 +256,7 @@ func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file i
 		}, nil
 	}
 	found := 0
-	err := mapDocs(cfg.docs(ctx, file, path, opt), cfg.Workers, newWorker, func(r *shingleSet) {
+	err := mapDocs(cfg.checkDocs(ctx, key, path, opt), cfg.Workers, newWorker, func(r *shingleSet) {
 		// The reader reads only the lines in byLine, each once.
 		found++
 		fn(r.set, byLine[r.line])
@@ -263,6 +269,22 @@ func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, file i
 	}
 	return nil
 }
+
+// checkKey is the key of document d in the exact checks: its segment,
+// whose document shard the check reads; for an audit's indexed document,
+// whose source has no document shards and is parsed, the first segment
+// of its source, so that a source is parsed once a round, not once for
+// each of its segments.
+func checkKey(d wire.Doc, bits int) int {
+	if isIndexed(d) {
+		d = wire.DocNum(wire.File(d), 0)
+	}
+	return wire.Segment(d, bits)
+}
+
+// checkRound is the round, of n, of the exact check of a pair whose second
+// document is b: the round of its key (wire.SegmentRound).
+func checkRound(b wire.Doc, bits, n int) int { return wire.SegmentRound(checkKey(b, bits), bits, n) }
 
 // shingleSet is the shingle set of the document on a line.
 type shingleSet struct {

@@ -108,28 +108,20 @@ func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int, paths func
 	if err != nil {
 		return fmt.Errorf("index: removal list for %s: %w", path, err)
 	}
-	pre := output.JoinPath(fn.Dir, preShardName(file))
-	rd, rc, err := openShard(ctx, pre)
+	pres, err := listPreShards(ctx, fn.Dir, file)
 	if err != nil {
 		return fmt.Errorf("index: signatures of %s: %w", path, err)
-	}
-	defer rc.Close()
-	if rd.Source() != path {
-		return fmt.Errorf("index: %s holds the signatures of %s, not %s", pre, rd.Source(), path)
 	}
 	n := fn.Offset + file
 	var meta index.Shard
 	err = writeAtomically(ctx, fn.Dir, index.ShardName(n), func(w io.Writer) error {
 		iw := index.NewWriter(w, path)
-		err := rd.Each(func(r *index.Record) error {
-			if remove.Has(r.Line) {
-				return nil
+		for _, pre := range pres { // in segment order, so in line order
+			if err := copyKept(ctx, pre, path, remove, iw); err != nil {
+				return err
 			}
-			return iw.Add(r)
-		})
-		if err != nil {
-			return err
 		}
+		var err error
 		meta, err = iw.Close()
 		return err
 	})
@@ -258,8 +250,41 @@ func emitMeta(n int, s index.Shard, emit func(int, []byte)) error {
 // second signing pass and signatures are not shuffled. The manifest writer
 // removes the pre-shards.
 
-// preShardName is the name of input file index file's pre-shard.
-func preShardName(file int) string { return fmt.Sprintf(".sig-%05d.bin", file) }
+// preShardName is the name of the pre-shard of segment index (within the
+// file) of input file index file: names sort by file, then segment.
+func preShardName(file, index int) string { return fmt.Sprintf(".sig-%05d-%06d.bin", file, index) }
+
+// listPreShards returns the paths of the pre-shards of input file index
+// file in dir, in segment order; a file without a signed document has none.
+func listPreShards(ctx context.Context, dir string, file int) ([]string, error) {
+	fsys, err := filesystem.New(ctx, output.JoinPath(dir, "x"))
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.Close()
+	names, err := fsys.List(ctx, output.JoinPath(dir, fmt.Sprintf(".sig-%05d-*.bin", file)))
+	slices.Sort(names)
+	return names, err
+}
+
+// copyKept adds the records of the pre-shard at pre, of input path, whose
+// lines remove does not hold, to iw.
+func copyKept(ctx context.Context, pre, path string, remove wire.LineSet, iw *index.Writer) error {
+	rd, rc, err := openShard(ctx, pre)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if rd.Source() != path {
+		return fmt.Errorf("%s holds the signatures of %s, not %s", pre, rd.Source(), path)
+	}
+	return rd.Each(func(r *index.Record) error {
+		if remove.Has(r.Line) {
+			return nil
+		}
+		return iw.Add(r)
+	})
+}
 
 // newPreShard returns a pre-shard to fill, or nil when the job writes no
 // index.

@@ -54,9 +54,9 @@ func TestWriteIndexStage(t *testing.T) {
 	newPaths := []string{stageInput(t, in, "f2.jsonl", stageJSON("g", stageText(5, 30)), stageJSON("h", stageText(6, 30)))}
 	p, s := beam.NewPipelineWithRoot()
 	files := stageFiles(t, s, newPaths, cfg2.Branches)
-	keys, _, _, _ := Read(s, cfg2, files)
+	keys, _, _, segs, _ := Read(s, cfg2, files)
 	_, skips, _ := ExactDuplicates(s, cfg2, keys)
-	_, signStats := Signatures(s, cfg2, files, skips)
+	_, signStats := Signatures(s, cfg2, segs, skips)
 	UpdateIndex(s, cfg2, cfg.IndexOut, len(man.Shards), files,
 		beam.Flatten(s, stageChunks(s, stageLineChunk(0, 1)), beam.ParDo(s, after, signStats)))
 	stageRun(t, p)

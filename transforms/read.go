@@ -18,19 +18,22 @@ import (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, int, string, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readKeysFn{})
+	register.DoFn8x1[context.Context, int, string, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readKeysFn{})
 }
 
 // Read is the first pass over the input.
 //
 // In: (file index, path). Out: exact-key records (partition, chunk), reject
 // lines (file index, chunk), what it read of each file (file index,
-// output.InputFile JSON: set Files.Seen to it for the summary) and stats
-// (name, n). The later passes find what it read in cfg.Work (see input.go).
-func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, st beam.PCollection) {
+// output.InputFile JSON: set Files.Seen to it for the summary), segment
+// markers (segment, marker: see docshards.go), for Signatures, and stats
+// (name, n). The later passes find what it read in cfg.Work: the first
+// reading of each file (see input.go) and the documents of each segment
+// (see docshards.go).
+func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
-	o := files.perFile(s, 4, &readKeysFn{Cfg: cfg})
-	return o[0], o[1], o[2], o[3]
+	o := files.perFile(s, 5, &readKeysFn{Cfg: cfg})
+	return o[0], o[1], o[2], o[3], o[4]
 }
 
 // readKeysFn is the first pass over an input file.
@@ -39,12 +42,13 @@ func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, st beam
 // documents, as wire.Info chunks keyed by partition of the key; its rejects,
 // as JSON lines keyed by file index; its output.InputFile, with the
 // fingerprint of what it read, as JSON keyed by file index (and in
-// Cfg.Work, for the later passes: see input.go); and stats.
+// Cfg.Work, for the later passes: see input.go); the markers of the
+// document shards it wrote in Cfg.Work, keyed by segment; and stats.
 type readKeysFn struct {
 	Cfg Config
 }
 
-func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects, emitInput func(int, []byte), emitStat func(string, int64)) error {
+func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Read", begin())
 	emit, reportKeys := countShuffle(output.ShuffleExactKeys, emit, emitStat)
 	emitRejects, reportRejects := countShuffle(output.ShuffleOutLines, emitRejects, emitStat)
@@ -72,8 +76,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		tee = spool
 		defer spool.abort()
 	}
-	norms := fn.Cfg.newNormSpool(ctx, file, path)
-	defer norms.abort()
+	docShards := fn.Cfg.newDocSegments(ctx, file, path)
 	broken := false // a read error ends the file: keep no spool of it
 	var fp *fingerprint.Fingerprint
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
@@ -86,7 +89,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		Progress.Read.Add(1)
 		nbytes += int64(k.rawLen) // input_bytes: the records as read
 		b.Add(wire.Partition(in.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
-		norms.add(wire.Line(in.Doc), int(in.Len), in.ID, k.norm)
+		docShards.add(wire.Line(in.Doc), int(in.Len), in.ID, k.norm)
 	}, func(r record.Reject) error {
 		rej++
 		reasons[r.Reason]++
@@ -101,13 +104,16 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		return nil
 	})
 	if err != nil {
+		docShards.abort()
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	if !broken {
-		if spool != nil && comp != record.None {
-			spool.commit(ctx)
-		}
-		norms.commit(ctx)
+	// A file whose reading ended in an error keeps the document shards of
+	// what was read: the job goes on with those documents.
+	if err := docShards.finish(nil, emitSegment); err != nil {
+		return err
+	}
+	if !broken && spool != nil && comp != record.None {
+		spool.commit(ctx)
 	}
 	b.Flush(emit)
 	if len(rejects) > 0 {
@@ -146,7 +152,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 }
 
 // keyed is what the first pass computes for a document: its exact-duplicate
-// key record and its normalized text, for the normalized spool; norm is
+// key record and its normalized text, for its document shard; norm is
 // the storage of the document's batch slot (docItem.buf), valid until the
 // batch's results are emitted.
 type keyed struct {

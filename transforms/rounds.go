@@ -37,8 +37,8 @@ const (
 // copies a round's groups several times over while it hands them to the
 // workers, so a local run gets one round per RoundInputBytes of input, at least
 // branches and at most MaxRounds: the copies stay about the same size as
-// the input grows, and each round re-reads the input's normalized copies
-// once more for the exact checks. On a cluster the runner's shuffle holds
+// the input grows, and each round re-reads the document shards once more
+// for the exact checks. On a cluster the runner's shuffle holds
 // the data and rounds would only put stages one after the other: 1.
 func AutoRounds(inputBytes int64, branches int, local bool) int {
 	if !local {
@@ -121,10 +121,10 @@ func (fn *branchFn) ProcessElement(key int, v []byte, emit func(int, []byte)) {
 	}
 }
 
-// destBranchFn keeps, of chunks of wire.Match, the matches whose second
-// document's file belongs to branch I of N (file index mod N), in chunks
-// under the same key.
-type destBranchFn struct{ N, I int }
+// destBranchFn keeps, of chunks of wire.Match, the matches whose exact
+// check belongs to round I of N (checkRound, with segments of Bits), in
+// chunks under the same key.
+type destBranchFn struct{ N, I, Bits int }
 
 func (fn *destBranchFn) ProcessElement(key int, chunk []byte, emit func(int, []byte)) error {
 	var out []byte
@@ -135,7 +135,7 @@ func (fn *destBranchFn) ProcessElement(key int, chunk []byte, emit func(int, []b
 		if c, err = wire.DecodeMatch(c, &m); err != nil {
 			return err
 		}
-		if wire.File(m.B)%fn.N == fn.I {
+		if checkRound(m.B, fn.Bits, fn.N) == fn.I {
 			out = append(out, start[:len(start)-len(c)]...)
 		}
 	}

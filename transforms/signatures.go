@@ -17,48 +17,50 @@ import (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&signFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&signFn{})
 }
 
-// Signatures is the second pass over the input: SimHash, MinHash, block
-// keys. The documents' infos go to one info shard per segment of an input
-// file in cfg.Work, which Verify reads.
+// Signatures is the second pass, segment by segment of each input file:
+// SimHash, MinHash, block keys. A segment's documents come from its
+// document shard (see docshards.go), so a 1-file input has as many keys as
+// segments. The documents' infos go to one info shard per segment in
+// cfg.Work, which Verify reads.
 //
-// In: files (index, path) and lines to skip (index, chunk). Out: block
-// entries (partition, chunk) in cfg.ShuffleRounds() collections, by
-// partition mod that (see splitRounds), and stats. With cfg.Spill the
-// chunks go to spill files, and the entries name them (see spilled.go).
-func Signatures(s beam.Scope, cfg Config, files Files, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
+// In: Read's segment markers (segment, marker) and lines to skip (segment,
+// chunk). Out: block entries (partition, chunk) in cfg.ShuffleRounds()
+// collections, by partition mod that (see splitRounds), and stats. With
+// cfg.Spill the chunks go to spill files, and the entries name them (see
+// spilled.go).
+func Signatures(s beam.Scope, cfg Config, segments, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	o := files.perBranch(s, 3, &signFn{Cfg: cfg, InfoShards: true}, skips)
-	return splitRounds(s, cfg.ShuffleRounds(), o[0]...), beam.Flatten(s, o[2]...) // o[1], the shuffled infos, stays empty
+	o := beam.ParDoN(s, &signFn{Cfg: cfg, InfoShards: true}, beam.CoGroupByKey(s, segments, skips))
+	return splitRounds(s, cfg.ShuffleRounds(), o[0]), o[2] // o[1], the shuffled infos, stays empty
 }
 
 // AuditSignatures is Signatures with the infos shuffled rather than written
 // to info shards: an audit joins them with the infos of indexed documents.
 //
 // Out: block entries (partition, chunk), infos (partition, chunk), stats.
-func AuditSignatures(s beam.Scope, cfg Config, files Files, skips beam.PCollection) (entries, infos, st beam.PCollection) {
+func AuditSignatures(s beam.Scope, cfg Config, segments, skips beam.PCollection) (entries, infos, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	o := files.perFile(s, 3, &signFn{Cfg: cfg}, skips)
-	return o[0], o[1], o[2]
+	return beam.ParDo3(s, &signFn{Cfg: cfg}, beam.CoGroupByKey(s, segments, skips))
 }
 
 // signFn is the second pass over an input file: signatures and block keys.
 //
-// In: (file index, its path, line lists to skip: the exact duplicates that
+// In: (segment, its marker, line lists to skip: the exact duplicates that
 // are not their group's representative). Out: block entries keyed by
-// partition of the block key (see blockkeys.Sender); and document infos
-// for verification (wire.Info chunks keyed by partition of the document),
-// or, with InfoShards, none: the infos go to the info shards of the file's
-// segments in Cfg.Work instead, each written as soon as it is complete
-// (see infoSegments). Documents without any shingle get no
-// keys and can match nothing.
+// partition of the block key (see blockkeys.Sender), to a spill file of
+// the bundle with Cfg.Spill; and document infos for verification
+// (wire.Info chunks keyed by partition of the document), or, with
+// InfoShards, none: the infos go to the segment's info shard in Cfg.Work
+// instead. Documents without any shingle get no keys and can match nothing.
 type signFn struct {
 	Cfg        Config
 	InfoShards bool
 
-	keyer blockkeys.Keyer
+	keyer   blockkeys.Keyer
+	spilled *spillOut // block entries, see spilled.go
 }
 
 // Setup checks the signer configuration once per DoFn instance; gse's
@@ -77,6 +79,7 @@ func (fn *signFn) Setup() error {
 	fn.keyer = blockkeys.Keyer{Bands: blocking.Bands{B: fn.Cfg.Bands, R: fn.Cfg.Rows}, Index: fn.Cfg.IndexOut != "",
 		NoBands: fn.Cfg.verifyConfig().Method == verify.SimHash}
 	fn.keyer.Tables, err = fn.Cfg.simTables()
+	fn.spilled = fn.Cfg.spillTo("entries")
 	return err
 }
 
@@ -86,19 +89,25 @@ type signResult struct {
 	blockkeys.Doc
 }
 
-func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]byte) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Signatures", begin())
-	var path string
-	if !paths(&path) {
-		return fmt.Errorf("sign: no path for file %d", file)
+	file, index := wire.SegmentFile(seg, fn.Cfg.segmentBits())
+	var marker []byte
+	if !markers(&marker) {
+		return fmt.Errorf("sign: lines to skip in input file %d, segment %d, which the first pass did not write", file, index)
+	}
+	ndocs, path, err := wire.DecodeMarker(marker)
+	if err != nil {
+		return fmt.Errorf("sign: input file %d, segment %d: %w", file, index, err)
+	}
+	if markers(&marker) {
+		return fmt.Errorf("sign: input file %d, segment %d written twice by the first pass", file, index)
 	}
 	skip, err := wire.ReadLineSet(skipChunks)
 	if err != nil {
 		return fmt.Errorf("sign: skip list for %s: %w", path, err)
 	}
-	spilled := fn.Cfg.spillTo("entries")
-	defer spilled.abort()
-	sendEntry := spilled.wrap(emitEntry)
+	sendEntry := fn.spilled.wrap(emitEntry)
 	var bands, tables shuffleTally // band entries in [0, P), SimHash table entries in [P, 2P)
 	emitBand, emitTable := bands.count(sendEntry), tables.count(sendEntry)
 	entries := blockkeys.NewSender(fn.Cfg.Partitions, func(part int, chunk []byte) {
@@ -131,7 +140,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 			}
 		}, nil
 	}
-	err = mapDocs(fn.Cfg.docs(ctx, file, path, fn.Cfg.recordOptions()), fn.Cfg.Workers, newWorker, func(r *signResult) {
+	err = mapDocs(fn.Cfg.segmentDocs(ctx, seg, ndocs, nil), fn.Cfg.Workers, newWorker, func(r *signResult) {
 		if r.skip {
 			return
 		}
@@ -156,13 +165,10 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	if err := shards.close(err); err != nil {
 		return err
 	}
-	if err := pre.write(ctx, fn.Cfg.IndexOut, preShardName(file), path); err != nil {
+	if err := pre.write(ctx, fn.Cfg.IndexOut, preShardName(file, index), path); err != nil {
 		return err
 	}
 	entries.Flush()
-	if err := spilled.finish(emitEntry); err != nil {
-		return err
-	}
 	infos.Flush(emitInfo)
 	emitStat(output.StatSigned, signed)
 	emitStat(output.StatNoShingles, empty)
@@ -172,4 +178,10 @@ func (fn *signFn) ProcessElement(ctx context.Context, file int, paths func(*stri
 	tables.report(output.ShuffleTables, emitStat)
 	reportInfos()
 	return injectFault("Signatures", path)
+}
+
+// FinishBundle emits the names of the bundle's spill file of block entries
+// (see spilled.go).
+func (fn *signFn) FinishBundle(emitEntry, _ func(int, []byte), _ func(string, int64)) error {
+	return finishSpilled(nil, emitEntry, fn.spilled)
 }

@@ -99,9 +99,9 @@ func TestSignaturesStage(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	files := stageFiles(t, s, paths, cfg.Branches)
-	keys, _, _, _ := Read(s, cfg, files)
+	keys, _, _, segs, _ := Read(s, cfg, files)
 	_, skips, _ := ExactDuplicates(s, cfg, keys)
-	entries, st := Signatures(s, cfg, files, skips)
+	entries, st := Signatures(s, cfg, segs, skips)
 	if len(entries) != cfg.ShuffleRounds() {
 		t.Fatalf("Signatures gave %d rounds of entries, want %d", len(entries), cfg.ShuffleRounds())
 	}
@@ -112,7 +112,7 @@ func TestSignaturesStage(t *testing.T) {
 	stageShuffled(s, st, output.ShuffleTables, cfg.Partitions, 0, entries...)
 
 	s2 := s.Scope("audit")
-	auditEntries, infos, auditStats := AuditSignatures(s2, cfg, files, skips)
+	auditEntries, infos, auditStats := AuditSignatures(s2, cfg, segs, skips)
 	stageShuffled(s2, auditStats, output.ShuffleInfos, 0, 0, infos)
 	passert.Equals(s2, stageEntryCounts(s2, cfg, auditEntries), stageAny(want)...)
 	passert.Equals(s2, stageDecode(s2, "infodoc", cfg.Partitions, infos), "0:0:a", "0:3:e", "1:0:d")

@@ -1,28 +1,24 @@
 package transforms
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/neardup/neardup/transforms/format/record"
-	"github.com/neardup/neardup/transforms/format/wire"
 )
 
-// The spool keeps two copies of each input file, written by the first pass:
-// the decompressed bytes of a compressed (gzip or zstd) file, so that the passes that need the
-// records as they are (the deduplicated copy) read plain bytes instead of
-// inflating the file again; and the file's good documents, normalized
-// (normalize.Text) and without the record syntax, so that the passes that
-// shingle documents (signatures, exact checks) neither parse nor normalize
-// them again. It is a local-disk cache for runs on one machine
+// The spool keeps a copy of each compressed (gzip or zstd) input file,
+// written by the first pass: its decompressed bytes, so that the passes
+// that need the records as they are (the deduplicated copy) read plain
+// bytes instead of inflating the file again. (The passes that shingle
+// documents read the document shards instead: see docshards.go.) It is a
+// local-disk cache for runs on one machine
 // (Config.Spool names a directory the command creates and removes); a pass
 // that finds no spool file, as on a cluster where passes run on other
 // machines, reads the input itself. A file whose reading ended in an error
@@ -61,106 +57,6 @@ func (c Config) reader(ctx context.Context, file int, path string, opt record.Op
 		}
 		_, err := readFileFrom(ctx, rd, doc, reject)
 		return err
-	}
-}
-
-// normPath is where the normalized copy of input file index file lives.
-func (c Config) normPath(file int) string {
-	return filepath.Join(c.Spool, fmt.Sprintf("norm-%05d", file))
-}
-
-// docs returns the docReader of input file index file at path for the
-// passes that shingle its documents: from its normalized spool copy if
-// there is one (opt.Only still selects the documents; the other options
-// were applied when the copy was written), else parsed from the input or
-// its decompressed copy with opt.
-func (c Config) docs(ctx context.Context, file int, path string, opt record.Options) docReader {
-	if c.Spool != "" && !opt.Raw {
-		if _, err := os.Stat(c.normPath(file)); err == nil {
-			return func(doc func(*docItem) error, _ func(record.Reject) error) error {
-				return readNorm(c.normPath(file), opt.Only, doc)
-			}
-		}
-	}
-	return parsed(c.reader(ctx, file, path, opt))
-}
-
-// A normalized copy is a sequence of records, one per good document of the
-// file in line order (the order of the first pass's results, see mapDocs): uvarint line index,
-// uvarint length (record.Doc.Len), uvarint length and bytes of the id, uvarint length and
-// bytes of the normalized text.
-
-// normWriter writes a normalized copy. Like its spoolFile, it never fails:
-// commit drops a copy whose writes failed.
-type normWriter struct {
-	f   *spoolFile
-	w   *bufio.Writer
-	buf []byte
-}
-
-// newNormSpool starts the normalized copy of input file index file, or
-// returns nil when there is no spool or it cannot be created.
-func (c Config) newNormSpool(ctx context.Context, file int, path string) *normWriter {
-	if c.Spool == "" {
-		return nil
-	}
-	f := newSpoolFile(ctx, c.normPath(file), path)
-	if f == nil {
-		return nil
-	}
-	return &normWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}
-}
-
-// add appends one document.
-func (n *normWriter) add(index int64, length int, id string, norm []byte) {
-	if n == nil {
-		return
-	}
-	n.buf = wire.AppendNormHead(n.buf[:0], index, length, id, len(norm))
-	n.w.Write(n.buf) // the spoolFile keeps any error for commit
-	n.w.Write(norm)
-}
-
-// commit flushes the copy and renames it into place, or drops it if it
-// could not be written.
-func (n *normWriter) commit(ctx context.Context) {
-	if n == nil {
-		return
-	}
-	n.w.Flush()
-	n.f.commit(ctx)
-}
-
-// abort removes an uncommitted copy.
-func (n *normWriter) abort() {
-	if n != nil {
-		n.f.abort()
-	}
-}
-
-// readNorm calls doc for every document of the normalized copy at path that
-// only (if not nil) selects by line index.
-func readNorm(path string, only func(int64) bool, doc func(*docItem) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	var buf []byte
-	var item docItem
-	for {
-		rec, err := wire.ReadNormRecord(r, &buf, only)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("normalized spool %s: %w", path, err)
-		}
-		item = docItem{ID: string(rec.ID), textBytes: rec.Text, Index: rec.Index, Len: rec.Len, Normalized: true}
-		if err := doc(&item); err != nil {
-			return err
-		}
 	}
 }
 

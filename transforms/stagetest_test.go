@@ -295,9 +295,9 @@ func stageIndex(t *testing.T, cfg Config, paths []string, removes ...stageChunk)
 	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
 	files := stageFiles(t, s, paths, cfg.Branches)
-	keys, _, _, _ := Read(s, cfg, files)
+	keys, _, _, segs, _ := Read(s, cfg, files)
 	_, skips, _ := ExactDuplicates(s, cfg, keys)
-	_, signStats := Signatures(s, cfg, files, skips)
+	_, signStats := Signatures(s, cfg, segs, skips)
 	// The index shards copy the pre-shards of the signature pass: wait
 	// for it (in a run, the removals come after it).
 	rm := beam.Flatten(s, stageChunks(s, removes...), beam.ParDo(s, after, signStats))

@@ -188,11 +188,12 @@ func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 
 // verifyHalves checks each pair of the half-join records of halfChunks
 // against the second document's info (from info), and emits
-// the accepted matches and the pairs whose estimate cannot decide, as
-// wire.Match chunks keyed by the file of their first document.
+// the accepted matches, as wire.Match chunks keyed by the file of their
+// first document, and the pairs whose estimate cannot decide, keyed by the
+// exact checks' key of their first document (checkKey).
 func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
 	emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
-	cfg := c.verifyConfig()
+	cfg, bits := c.verifyConfig(), c.segmentBits()
 	emit, reportMatches := countShuffle(output.ShuffleMatches, emit, emitStat)
 	emitUnsure, reportUnsure := countShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)
@@ -221,7 +222,7 @@ func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *
 					byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
 				case verify.CheckExactly:
 					unsureN++
-					unsure.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
+					unsure.Add(checkKey(m.A, bits), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
 				}
 			}
 		}

@@ -40,9 +40,9 @@ func TestVerifyStage(t *testing.T) {
 
 			p, s := beam.NewPipelineWithRoot()
 			files := stageFiles(t, s, paths, cfg.Branches)
-			keys, _, _, _ := Read(s, cfg, files)
+			keys, _, _, segs, _ := Read(s, cfg, files)
 			_, skips, _ := ExactDuplicates(s, cfg, keys)
-			_, signStats := Signatures(s, cfg, files, skips)
+			_, signStats := Signatures(s, cfg, segs, skips)
 			// The pairs wait for the signature pass, which writes the info
 			// shards Verify reads (in a run, they come from its entries).
 			cands := beam.Flatten(s, stageChunks(s, stageChunk{Key: 0, Chunk: pairs}), beam.ParDo(s, after, signStats))

@@ -56,14 +56,15 @@ func (c Config) segmentShardName(seg int) string {
 }
 
 // IsWorkFile reports whether name is a file the job writes in its work
-// directory: an info shard, a spill file (see spilled.go), the first pass's
+// directory: an info shard, a document shard (see docshards.go), a spill
+// file (see spilled.go), the first pass's
 // reading of an input (see input.go), or the temporary name of one being
 // written.
 func IsWorkFile(name string) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
 		name = rest[:max(strings.LastIndexByte(rest, '-'), 0)]
 	}
-	if name == InputsManifest || name == CheckManifest || isSpillName(name) {
+	if name == InputsManifest || name == CheckManifest || isSpillName(name) || isDocShardName(name) {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(name, "info-"); ok {
@@ -270,14 +271,15 @@ func (s *infoSegments) close(err error) error {
 	return cmp.Or(err, s.err)
 }
 
-// removeInfoShards removes the info shards, the spill files and the first
+// removeInfoShards removes the info shards, the document shards (see
+// docshards.go), the spill files and the first
 // pass's readings of the inputs (and leftovers of their temporary names)
 // from cfg.Work, and the directory itself when it is local and left empty.
 func removeInfoShards(ctx context.Context, cfg Config) error {
 	if cfg.Work == "" {
 		return nil
 	}
-	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", spillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
+	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", "docs-*.bin", ".tmp-docs-*", spillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
 		return fmt.Errorf("work directory: %w", err)
 	}
 	if !strings.Contains(cfg.Work, "://") {

@@ -27,7 +27,7 @@ func TestWriteStage(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	files := stageFiles(t, s, paths, cfg.Branches)
-	keys, rejects, _, _ := Read(s, cfg, files)
+	keys, rejects, _, _, _ := Read(s, cfg, files)
 	exact, _, _ := ExactDuplicates(s, cfg, keys)
 	matches := beam.GroupByKey(s, exact)
 	clusters, removes, _ := Clusters(s, cfg, matches)

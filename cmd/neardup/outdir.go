@@ -573,12 +573,27 @@ func isFinalName(name string) bool {
 }
 
 // isIndexName reports whether name is a file an index directory holds:
-// index.json, index-NNNNN.bin, the pre-shards .sig-NNNNN.bin of a run, or
+// index.json, index-NNNNN.bin, the pre-shards .sig-NNNNN-SSSSSS.bin of a
+// run (.sig-NNNNN.bin before segments), or
 // a temporary ".tmp-<one of those>-<hex>" a failed write can leave.
 func isIndexName(name string) bool {
 	return orTemp(name, func(n string) bool {
-		return n == index.ManifestName || isNumbered(n, "index-", ".bin") || isNumbered(n, ".sig-", ".bin")
+		return n == index.ManifestName || isNumbered(n, "index-", ".bin") || isPreShard(n)
 	})
+}
+
+// isPreShard reports whether name is a pre-shard's: .sig-NNNNN-SSSSSS.bin,
+// or .sig-NNNNN.bin as neardup named them before segments.
+func isPreShard(name string) bool {
+	n, ok := strings.CutPrefix(name, ".sig-")
+	if !ok {
+		return false
+	}
+	file, seg, two := strings.Cut(n, "-")
+	if !two {
+		return isNumbered(name, ".sig-", ".bin")
+	}
+	return file != "" && strings.Trim(file, "0123456789") == "" && isNumbered(seg, "", ".bin")
 }
 
 // isIndexFinal reports whether name is a file of a complete index.

@@ -1,5 +1,10 @@
 package wire
 
+import (
+	"encoding/binary"
+	"fmt"
+)
+
 // A segment is 1<<bits consecutive lines of one input file, starting at a
 // multiple of 1<<bits: the documents d with the same d>>bits, which is the
 // segment's key. Keys order segments by (file, line), like documents, and
@@ -22,4 +27,22 @@ func SegmentFile(seg, bits int) (file, index int) {
 func SegmentRound(seg, bits, n int) int {
 	file, index := SegmentFile(seg, bits)
 	return (file%n + index%n) % n
+}
+
+// A segment marker says that the first pass wrote the document shard of a
+// segment: the number of documents in the shard (uvarint), then the input
+// file's path.
+
+// AppendMarker appends the marker of a segment of n documents of path.
+func AppendMarker(dst []byte, n int64, path string) []byte {
+	return append(binary.AppendUvarint(dst, uint64(n)), path...)
+}
+
+// DecodeMarker returns the document count and the path of a marker.
+func DecodeMarker(b []byte) (n int64, path string, err error) {
+	v, k := binary.Uvarint(b)
+	if k <= 0 || v > MaxLines {
+		return 0, "", fmt.Errorf("%w: segment marker", ErrCorrupt)
+	}
+	return int64(v), string(b[k:]), nil
 }

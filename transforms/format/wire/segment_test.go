@@ -1,6 +1,9 @@
 package wire
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // TestSegment: a segment holds 1<<bits consecutive lines of one file; its
 // key gives back the file and the segment's index within it, and keys
@@ -44,5 +47,23 @@ func TestSegmentRound(t *testing.T) {
 	}
 	if got := SegmentRound(Segment(DocNum(MaxFiles-1, MaxLines-1), 4), 4, 7); got < 0 || got >= 7 {
 		t.Errorf("round %d out of [0, 7)", got)
+	}
+}
+
+// TestMarker: a marker gives back its count and path; a damaged one fails.
+func TestMarker(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		path string
+	}{{0, ""}, {1, "a.jsonl"}, {1 << 16, "gs://bucket/dir/shard-000001.jsonl.gz"}, {MaxLines, "x"}} {
+		n, path, err := DecodeMarker(AppendMarker(nil, tc.n, tc.path))
+		if err != nil || n != tc.n || path != tc.path {
+			t.Errorf("marker of %d, %q: got %d, %q, %v", tc.n, tc.path, n, path, err)
+		}
+	}
+	for _, bad := range [][]byte{nil, {0x80}, AppendMarker(nil, MaxLines+1, "x")} {
+		if _, _, err := DecodeMarker(bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("DecodeMarker(%x): %v, want ErrCorrupt", bad, err)
+		}
 	}
 }

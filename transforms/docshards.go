@@ -1,0 +1,241 @@
+package transforms
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+// Document shards carry each segment's good documents, normalized, from the
+// first pass to the passes that shingle them (signatures, exact checks), so
+// that those passes work by segment, not by input file: a 1-file input
+// signs on as many workers as it has segments, and no pass holds more than
+// a segment of one file, however long the file. The first pass writes the
+// shard of a segment (Config.SegmentBits lines of one file) to Config.Work
+// as it reads the segment, streaming; a shard is a sequence of normalized
+// records (wire.AppendNormHead: line index, length, id, normalized text) in
+// line order, and the first pass tells the signature pass how many it holds
+// (a segment marker, below), which the signature pass checks. Neither pass
+// parses or normalizes a document again, and neither reads the input
+// itself, so a file changed after the first pass changes nothing.
+
+// docShardName is the name of the document shard of segment index (within
+// the file) of input file index file: names sort by file, then segment.
+func docShardName(file, index int) string { return fmt.Sprintf("docs-%05d-%06d.bin", file, index) }
+
+// isDocShardName reports whether name is a document shard's.
+func isDocShardName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "docs-")
+	f, seg, ok2 := strings.Cut(rest, "-")
+	file, err := strconv.Atoi(f)
+	index, err2 := strconv.Atoi(strings.TrimSuffix(seg, ".bin"))
+	return ok && ok2 && err == nil && err2 == nil && file >= 0 && index >= 0 && name == docShardName(file, index)
+}
+
+// docSegments writes the document shards of one input file, whose
+// documents the first pass gets in line order (see mapDocs): each
+// segment's shard is streamed to Config.Work as its documents come, and
+// closed when the first document of a later segment comes. A nil
+// *docSegments writes nothing.
+type docSegments struct {
+	ctx        context.Context
+	dir, path  string
+	file, bits int
+
+	index  int            // the segment (within the file) being written
+	n      int64          // its documents so far
+	pw     *io.PipeWriter // to the goroutine writing its shard, if not nil
+	bw     *bufio.Writer
+	done   chan error
+	buf    []byte
+	bytes  int64
+	counts [][2]int64 // (segment index, documents) of every shard written
+	err    error
+}
+
+// newDocSegments returns the document shard writer of input file index
+// file (path), or nil when the job has no work directory (a stage tested
+// alone): the later passes then read the input itself.
+func (c Config) newDocSegments(ctx context.Context, file int, path string) *docSegments {
+	if c.Work == "" {
+		return nil
+	}
+	return &docSegments{ctx: ctx, dir: c.Work, path: path, file: file, bits: c.segmentBits()}
+}
+
+// add appends a document, whose line must not be before the last one's.
+func (s *docSegments) add(line int64, length int, id string, norm []byte) {
+	if s == nil || s.err != nil {
+		return
+	}
+	seg := int(line >> s.bits)
+	if s.pw != nil && seg != s.index {
+		if seg < s.index {
+			s.err = fmt.Errorf("document shards of %s: line %d after lines of segment %d: not in line order", s.path, line, s.index)
+			return
+		}
+		if s.closeShard(); s.err != nil {
+			return
+		}
+	}
+	if s.pw == nil {
+		s.open(seg)
+	}
+	s.buf = wire.AppendNormHead(s.buf[:0], line, length, id, len(norm))
+	s.bw.Write(s.buf) // an error comes back from the writing goroutine at closeShard
+	s.bw.Write(norm)
+	s.n++
+	s.bytes += int64(len(s.buf) + len(norm))
+}
+
+// open starts the shard of segment index seg on a goroutine that copies
+// what add writes into the shard's temporary name (see writeFile), renamed
+// into place once closeShard has closed the pipe.
+func (s *docSegments) open(seg int) {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	name := docShardName(s.file, seg)
+	go func() {
+		err := writeFile(s.ctx, s.dir, name, func(w io.Writer) error {
+			_, err := io.Copy(w, pr)
+			return err
+		}, false)
+		pr.CloseWithError(cmpErr(err, io.ErrClosedPipe)) // unblocks add after a failed open
+		done <- err
+	}()
+	s.index, s.n, s.bytes, s.pw, s.done = seg, 0, 0, pw, done
+	if s.bw == nil {
+		s.bw = bufio.NewWriterSize(pw, 256<<10)
+	} else {
+		s.bw.Reset(pw)
+	}
+}
+
+// cmpErr returns err, or else def.
+func cmpErr(err, def error) error {
+	if err != nil {
+		return err
+	}
+	return def
+}
+
+// closeShard ends the shard being written and waits for it to be in place.
+func (s *docSegments) closeShard() {
+	ferr := s.bw.Flush()
+	s.pw.Close()
+	err := <-s.done
+	s.pw, s.done = nil, nil
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		s.err = workFileError("document shard "+docShardName(s.file, s.index), s.dir, err, s.bytes)
+		return
+	}
+	s.counts = append(s.counts, [2]int64{int64(s.index), s.n})
+}
+
+// finish closes the last shard and emits the marker of every shard written,
+// keyed by segment, unless the pass failed with err; it returns err or else
+// the first error of the writes.
+func (s *docSegments) finish(err error, emit func(int, []byte)) error {
+	if s == nil {
+		return err
+	}
+	if err != nil {
+		s.abort()
+		return err
+	}
+	if s.pw != nil && s.err == nil {
+		s.closeShard()
+	}
+	if s.err != nil {
+		s.abort()
+		return s.err
+	}
+	for _, c := range s.counts {
+		seg := wire.Segment(wire.DocNum(s.file, c[0]<<s.bits), s.bits)
+		emit(seg, wire.AppendMarker(nil, c[1], s.path))
+	}
+	return nil
+}
+
+// abort drops the shard being written (its temporary name is removed).
+func (s *docSegments) abort() {
+	if s != nil && s.pw != nil {
+		s.pw.CloseWithError(errors.New("document shard abandoned"))
+		<-s.done
+		s.pw, s.done = nil, nil
+	}
+}
+
+// segmentDocs is the docReader of the segment with key seg, from its
+// document shard in c.Work, which must hold want documents (any number if
+// want < 0); only, if not nil, selects documents by line index, and then
+// the count is not checked.
+func (c Config) segmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docReader {
+	return func(doc func(*docItem) error, _ func(record.Reject) error) error {
+		file, index := wire.SegmentFile(seg, c.segmentBits())
+		n, err := readDocShard(ctx, output.JoinPath(c.Work, docShardName(file, index)), only, doc)
+		if err == nil && only == nil && want >= 0 && n != want {
+			err = fmt.Errorf("document shard of input file %d, segment %d: %d documents, the first pass wrote %d: %w", file, index, n, want, wire.ErrCorrupt)
+		}
+		return err
+	}
+}
+
+// readDocShard calls doc for every document of the shard at path that only
+// (if not nil) selects, and returns how many it read.
+func readDocShard(ctx context.Context, path string, only func(int64) bool, doc func(*docItem) error) (int64, error) {
+	rc, err := openRead(ctx, path)
+	if err != nil {
+		return 0, fmt.Errorf("document shard: %w", err)
+	}
+	defer rc.Close()
+	r := bufio.NewReaderSize(rc, 1<<20)
+	var buf []byte
+	var item docItem
+	var n int64
+	for {
+		rec, err := wire.ReadNormRecord(r, &buf, only)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("document shard %s: %w", path, err)
+		}
+		n++
+		item = docItem{ID: string(rec.ID), textBytes: rec.Text, Index: rec.Index, Len: rec.Len, Normalized: true}
+		if err := doc(&item); err != nil {
+			return n, err
+		}
+	}
+}
+
+// checkDocs is the docReader of the documents under key that opt.Only
+// selects, for the exact checks (see checkKey): from the segment's document
+// shard in c.Work, or parsed from path when there is none: an audit's
+// indexed source, or a stage tested without the first pass.
+func (c Config) checkDocs(ctx context.Context, key int, path string, opt record.Options) docReader {
+	file, index := wire.SegmentFile(key, c.segmentBits())
+	parse := parsed(c.reader(ctx, file, path, opt))
+	if c.Work == "" || isIndexed(wire.DocNum(file, 0)) {
+		return parse
+	}
+	return func(doc func(*docItem) error, reject func(record.Reject) error) error {
+		n, err := readDocShard(ctx, output.JoinPath(c.Work, docShardName(file, index)), opt.Only, doc)
+		if n == 0 && errors.Is(err, fs.ErrNotExist) {
+			return parse(doc, reject)
+		}
+		return err
+	}
+}
