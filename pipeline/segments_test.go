@@ -38,11 +38,13 @@ func takeStat(t *testing.T, outs map[string][]byte, name string) int64 {
 	return v
 }
 
-// TestSegmentSize: the verification's segments (16 lines here instead of
-// 65,536) change nothing in the outputs, on the sample's two files and on
-// one file holding the same documents, with or without the spool, in one
-// round or several, on Prism or the direct runner; and a one-file input gets as many verification keys
-// (verify_segments) as it has segments with candidates, not one.
+// TestSegmentSize: segments (16 lines here instead of 65,536) change
+// nothing in the outputs, on the sample's two files and on one file holding
+// the same documents, with or without the spool, in one round or several,
+// on Prism or the direct runner; and a one-file input gets as many
+// signature keys (sign_segments) as it has segments, and as many
+// verification keys (verify_segments) as it has segments with candidates,
+// not one.
 func TestSegmentSize(t *testing.T) {
 	one := filepath.Join(t.TempDir(), "one.jsonl")
 	var all []byte
@@ -86,7 +88,16 @@ func TestSegmentSize(t *testing.T) {
 			}
 			got := outputs(t, dir)
 			segs := takeStat(t, got, output.StatSegments)
+			signSegs := takeStat(t, got, output.StatSignSegments)
 			what := fmt.Sprintf("%s, %+v", in.name, v)
+			bits := v.bits
+			if bits == 0 {
+				bits = 16
+			}
+			// Every segment of the sample has good documents.
+			if wantSign := (records+1<<bits-1)>>bits + int64(len(in.files)) - 1; signSegs < wantSign-int64(len(in.files))+1 || signSegs > wantSign {
+				t.Errorf("%s: sign_segments %d, want the %d records' segments (about %d)", what, signSegs, records, wantSign)
+			}
 			t.Logf("%s: verify_segments %d of %d records", what, segs, records)
 			switch {
 			case i == 0 && segs != int64(len(in.files)):

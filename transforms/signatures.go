@@ -170,6 +170,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]b
 	}
 	entries.Flush()
 	infos.Flush(emitInfo)
+	emitStat(output.StatSignSegments, 1)
 	emitStat(output.StatSigned, signed)
 	emitStat(output.StatNoShingles, empty)
 	emitStat(output.StatTruncated, truncated)

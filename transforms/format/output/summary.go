@@ -49,6 +49,9 @@ const (
 	// worked on, one key each: its parallelism, which does not depend on
 	// the number of files.
 	StatSegments = "verify_segments"
+	// StatSignSegments counts the segments the signature pass worked on,
+	// one key each: likewise its parallelism, however few the files.
+	StatSignSegments = "sign_segments"
 )
 
 // Audit stat names (audit-summary.json), beside the run's.
