@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // Parquet files are read with github.com/parquet-go/parquet-go: pure Go,
@@ -45,7 +48,7 @@ func FormatFor(name string, f Format) Format {
 // ReasonCorruptParquet is the reason of a Reject for a Parquet file that is
 // damaged or not Parquet at all: Line 0 when its footer cannot be read (no
 // row is known), else the row where reading stopped, covering the rest of
-// the file.
+// its row group.
 const ReasonCorruptParquet = "corrupt_parquet"
 
 // parquetOptions are the options with which Parquet files are opened: the
@@ -68,10 +71,14 @@ var parquetOptions = []parquet.FileOption{parquet.SkipPageIndex(true), parquet.S
 // id_not_string). A row with a null text is rejected as text_not_string, a
 // null or empty id as missing_id; the text checks are those of JSONL (size,
 // UTF-8, white space). A file that cannot be opened as Parquet is one
-// Reject with ReasonCorruptParquet and Line 0; damage found while reading
-// ends the file with one Reject at the row where it stopped
-// (ReasonCorruptParquet, or ReasonReadError when ra itself failed). The
-// decoder's panics on damaged data are caught and reported so.
+// Reject with ReasonCorruptParquet and Line 0. Damage found while reading
+// a row group ends the row group with one ReasonCorruptParquet Reject at
+// the row where it stopped, and reading goes on with the next row group
+// (each is coded on its own); a failure of ra itself ends the file with
+// one ReasonReadError Reject. The decoder's panics on damaged data are
+// caught and reported so. With Options.Rows, the reads of a file in
+// ranges that cover it give together what one read of it gives, damage
+// included.
 func ReadParquet(ra io.ReaderAt, size int64, file string, opt Options, doc func(Doc) error, reject func(Reject) error) error {
 	if ra == nil || doc == nil || reject == nil {
 		return fmt.Errorf("record: %s: ReadParquet needs a reader and both callbacks", file)
@@ -94,18 +101,58 @@ func (p *parser) readParquet(r io.Reader) error {
 }
 
 // sourceReaderAt remembers the first error of the underlying reader other
-// than io.EOF, to tell I/O failures from damaged data.
+// than io.EOF, to tell I/O failures from damaged data, and where reads
+// failed, to tell which row groups they hit. Row groups decoded at once
+// read it from several goroutines.
 type sourceReaderAt struct {
-	r   io.ReaderAt
-	err error
+	r      io.ReaderAt
+	mu     sync.Mutex
+	err    error
+	failed [][2]int64 // [offset, end) of the reads that failed
 }
 
 func (s *sourceReaderAt) ReadAt(b []byte, off int64) (int, error) {
 	n, err := s.r.ReadAt(b, off)
-	if err != nil && err != io.EOF && s.err == nil {
-		s.err = err
+	if err != nil && err != io.EOF {
+		s.mu.Lock()
+		if s.err == nil {
+			s.err = err
+		}
+		s.failed = append(s.failed, [2]int64{off, off + int64(len(b))})
+		s.mu.Unlock()
 	}
 	return n, err
+}
+
+// failedIn reports whether a read of the bytes [lo, hi) failed.
+func (s *sourceReaderAt) failedIn(lo, hi int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.failed {
+		if f[0] < hi && f[1] > lo {
+			return true
+		}
+	}
+	return false
+}
+
+// ParquetRows returns the number of rows of the Parquet file of size bytes
+// in ra, from its footer, or an error if the footer cannot be read (the
+// file is then one whole-file Reject when read: see ReadParquet).
+func ParquetRows(ra io.ReaderAt, size int64) (rows int64, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("parquet decoder failed: %v", v)
+		}
+	}()
+	if err := checkFooter(ra, size); err != nil {
+		return 0, err
+	}
+	f, err := parquet.OpenFile(ra, size, parquetOptions...)
+	if err != nil {
+		return 0, err
+	}
+	return f.NumRows(), nil
 }
 
 // parquetReader reads one Parquet file for ReadParquet.
@@ -128,24 +175,26 @@ func (r *parquetReader) reason() string {
 }
 
 func (r *parquetReader) read(size int64) (err error) {
-	r.at = -1
 	defer func() {
 		if r.inCallback {
 			return // a panic in a callback goes on
 		}
 		if v := recover(); v != nil {
-			err = r.stopped(r.at, fmt.Errorf("decoder failed: %v", v))
+			err = r.stopped(fmt.Errorf("decoder failed: %v", v))
 		}
 	}()
 	if err := checkFooter(r.src, size); err != nil {
-		return r.stopped(-1, err)
+		return r.stopped(err)
 	}
 	f, err := parquet.OpenFile(r.src, size, parquetOptions...)
 	if err != nil {
-		return r.stopped(-1, err)
+		return r.stopped(err)
 	}
 	cols, rj := r.p.parquetColumns(f.Schema())
 	if rj != nil {
+		if !r.p.opt.Rows.fromStart() {
+			return nil
+		}
 		return r.callReject(0, rj.reason, rj.detail, nil)
 	}
 	if cols.id < 0 && r.p.opt.OnLineIDs != nil {
@@ -153,28 +202,126 @@ func (r *parquetReader) read(size int64) (err error) {
 		r.p.opt.OnLineIDs()
 		r.inCallback = false
 	}
-	if r.p.opt.Workers > 1 && len(f.RowGroups()) > 1 {
-		return r.parallel(f, cols)
+	groups := r.p.groupsInRange(f)
+	if r.p.opt.Workers > 1 && len(groups) > 1 {
+		return r.parallel(groups, cols)
 	}
-	row := int64(0)
-	for g, rg := range f.RowGroups() {
-		n := rg.NumRows()
-		if err := r.p.rowGroup(rg, cols, row, n, r.p.opt.Only, &r.at, r.deliver); err != nil {
-			return r.stop(g, err)
+	for _, pg := range groups {
+		gerr := r.serialGroup(pg, cols)
+		if err := r.stop(pg, gerr); err != nil {
+			return err
 		}
-		row += n
+		if r.failedRead(pg, gerr) { // a read error ends the file
+			return nil
+		}
 	}
 	return nil
 }
 
-// stop turns damage found in row group g (a *stopError) into the file's
-// final Reject, and returns any other error (a callback's) as it is.
-func (r *parquetReader) stop(g int, err error) error {
+// pqGroup is the part of a row group that a read covers: rows [first,
+// first+n) of the file, in row group g.
+type pqGroup struct {
+	g        int
+	rg       parquet.RowGroup
+	first, n int64
+	size     int64 // the row group's uncompressed bytes (0: unknown)
+	lo, hi   int64 // the file's bytes [lo, hi) that hold its column chunks
+}
+
+// groupsInRange returns the parts of f's row groups that Options.Rows
+// covers (all of them without it), in file order. A part ends where the
+// range does, so rows after it are not decoded; it starts at its row
+// group's first row, the rows before the range being decoded and skipped.
+func (p *parser) groupsInRange(f *parquet.File) []pqGroup {
+	md := f.Metadata().RowGroups
+	var parts []pqGroup
+	row := int64(0)
+	for g, rg := range f.RowGroups() {
+		n := rg.NumRows()
+		first, end := row, row+n
+		row = end
+		if rr := p.opt.Rows; rr != nil {
+			if end <= rr.First || first >= rr.End {
+				continue
+			}
+			end = min(end, rr.End)
+		}
+		pg := pqGroup{g: g, rg: rg, first: first, n: end - first}
+		if g < len(md) {
+			pg.size = max(md[g].TotalByteSize, 0)
+			pg.lo, pg.hi = chunkBytes(md[g].Columns)
+		}
+		parts = append(parts, pg)
+	}
+	return parts
+}
+
+// failedRead reports whether err is damage (a *stopError) found in pg
+// because the reader itself failed there.
+func (r *parquetReader) failedRead(pg pqGroup, err error) bool {
+	var stop *stopError
+	return errors.As(err, &stop) && r.src.failedIn(pg.lo, pg.hi)
+}
+
+// chunkBytes returns the bytes [lo, hi) of the file that hold cols.
+func chunkBytes(cols []format.ColumnChunk) (lo, hi int64) {
+	lo = math.MaxInt64
+	for _, c := range cols {
+		m := c.MetaData
+		start := m.DataPageOffset
+		if m.DictionaryPageOffset > 0 {
+			start = min(start, m.DictionaryPageOffset)
+		}
+		lo, hi = min(lo, start), max(hi, m.DataPageOffset+m.TotalCompressedSize)
+	}
+	return lo, hi
+}
+
+// only returns the selection of rows of a read: those of Options.Rows
+// that Options.Only selects; nil for every row.
+func (p *parser) only() func(int64) bool {
+	rr, only := p.opt.Rows, p.opt.Only
+	if rr == nil {
+		return only
+	}
+	return func(row int64) bool { return rr.has(row) && (only == nil || only(row)) }
+}
+
+// serialGroup reads the rows of pg and hands them on; damage, a decoder
+// panic included, is returned as a *stopError.
+func (r *parquetReader) serialGroup(pg pqGroup, cols parquetCols) (err error) {
+	r.at = pg.first
+	defer func() {
+		if r.inCallback {
+			return // a panic in a callback goes on
+		}
+		if v := recover(); v != nil {
+			err = &stopError{r.at, fmt.Errorf("decoder failed: %v", v)}
+		}
+	}()
+	return r.p.rowGroup(pg.rg, cols, pg.first, pg.n, r.p.only(), &r.at, r.deliver)
+}
+
+// stop turns damage found in pg (a *stopError) into a Reject at the row
+// where reading stopped, standing for the rest of the row group (of the
+// file after a read error), unless that row is outside Options.Rows: the
+// read that covers it reports it. It returns any other error (a
+// callback's) as it is. Row groups are coded on their own, so the reading
+// goes on with the next one: how a file is split into reads does not
+// change what the reads give together.
+func (r *parquetReader) stop(pg pqGroup, err error) error {
 	var stop *stopError
 	if !errors.As(err, &stop) {
 		return err
 	}
-	return r.stopped(stop.row, fmt.Errorf("row group %d: %w", g, stop.err))
+	if !r.p.opt.Rows.has(stop.row) {
+		return nil
+	}
+	reason, rest := ReasonCorruptParquet, fmt.Sprintf("rest of row group %d lost", pg.g)
+	if r.failedRead(pg, err) {
+		reason, rest = ReasonReadError, "rest of file lost"
+	}
+	return r.callReject(stop.row+1, reason, fmt.Sprintf("reading stopped at row %d, %s: row group %d: %v", stop.row+1, rest, pg.g, stop.err), nil)
 }
 
 // checkFooter checks the end of a Parquet file of size bytes: its magic
@@ -205,13 +352,13 @@ type stopError struct {
 
 func (e *stopError) Error() string { return fmt.Sprintf("row %d: %v", e.row+1, e.err) }
 
-// stopped reports the damage err found at row (-1: before any row) as the
-// file's final Reject.
-func (r *parquetReader) stopped(row int64, err error) error {
-	if row < 0 {
-		return r.callReject(0, r.reason(), "not a readable Parquet file: "+err.Error(), nil)
+// stopped reports err, found before any row, as the file's one Reject
+// (Line 0), from the read that starts at row 0 only.
+func (r *parquetReader) stopped(err error) error {
+	if !r.p.opt.Rows.fromStart() {
+		return nil
 	}
-	return r.callReject(row+1, r.reason(), fmt.Sprintf("reading stopped at row %d, rest of file lost: %v", row+1, err), nil)
+	return r.callReject(0, r.reason(), "not a readable Parquet file: "+err.Error(), nil)
 }
 
 func (r *parquetReader) callReject(line int64, reason, detail string, raw []byte) error {
@@ -605,45 +752,39 @@ type groupResult struct {
 	err   error // a *stopError for damage
 }
 
-// parallel reads the row groups of f on up to Options.Workers goroutines,
-// as many at a time as maxInFlight allows, and hands their rows on in file
-// order. Options.Only is called, in row order, on the calling goroutine
-// for the rows of each row group before it is decoded.
-func (r *parquetReader) parallel(f *parquet.File, cols parquetCols) error {
+// parallel reads the row groups of groups on up to Options.Workers
+// goroutines, as many at a time as maxInFlight allows, and hands their rows
+// on in file order. Options.Only is called, in row order, on the calling
+// goroutine for the rows of each row group before it is decoded.
+func (r *parquetReader) parallel(groups []pqGroup, cols parquetCols) error {
 	p := r.p
-	groups := f.RowGroups()
-	md := f.Metadata().RowGroups
+	only := p.only()
 	var pending []chan groupResult
 	var sizes []int64
-	var inFlight, first int64
+	var inFlight int64
 	next := 0
 	defer func() { // wait for the goroutines of an early return
 		for _, ch := range pending {
 			<-ch
 		}
 	}()
-	for g := 0; g < len(groups); g++ {
+	for _, pg := range groups {
 		for next < len(groups) && len(pending) < p.opt.Workers {
-			size := int64(0)
-			if next < len(md) {
-				size = max(md[next].TotalByteSize, 0)
-			}
-			if len(pending) > 0 && inFlight+size > maxInFlight {
+			ng := groups[next]
+			if len(pending) > 0 && inFlight+ng.size > maxInFlight {
 				break
 			}
 			var sel []bool
-			n := groups[next].NumRows()
-			if p.opt.Only != nil {
-				sel = make([]bool, n)
+			if only != nil {
+				sel = make([]bool, ng.n)
 				for i := range sel {
-					sel[i] = p.opt.Only(first + int64(i))
+					sel[i] = only(ng.first + int64(i))
 				}
 			}
 			ch := make(chan groupResult, 1)
-			go p.decodeGroup(groups[next], cols, first, n, sel, ch)
-			pending, sizes = append(pending, ch), append(sizes, size)
-			inFlight += size
-			first += n
+			go p.decodeGroup(ng.rg, cols, ng.first, ng.n, sel, ch)
+			pending, sizes = append(pending, ch), append(sizes, ng.size)
+			inFlight += ng.size
 			next++
 		}
 		res := <-pending[0]
@@ -653,8 +794,11 @@ func (r *parquetReader) parallel(f *parquet.File, cols parquetCols) error {
 				return err
 			}
 		}
-		if res.err != nil {
-			return r.stop(g, res.err)
+		if err := r.stop(pg, res.err); err != nil {
+			return err
+		}
+		if r.failedRead(pg, res.err) { // a read error ends the file
+			return nil
 		}
 	}
 	return nil

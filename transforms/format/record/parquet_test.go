@@ -228,8 +228,8 @@ func readOnly(t *testing.T, data []byte, opt Options, asked *[]int64) {
 
 // TestReadParquetDamaged damages a small file at every byte (and cuts it at
 // every length) and checks that reading never fails nor panics, that the
-// rows before the damage are the file's own, and that damage is at most one
-// final corrupt_parquet Reject naming it.
+// rows read are the file's own, in order, and that damage is at most one
+// corrupt_parquet Reject naming it (its rows are all good otherwise).
 func TestReadParquetDamaged(t *testing.T) {
 	var rows []pqRow
 	for i := range 40 {

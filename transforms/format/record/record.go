@@ -146,7 +146,25 @@ type Options struct {
 	// called for the rows of each row group before it is decoded, so also
 	// for rows after damage that ends the file.
 	Workers int
+	// Rows, if not nil, limits a Parquet read (see ReadParquet) to the rows
+	// [Rows.First, Rows.End) of the file, so that several reads of one
+	// file, each given a range, together read it as one read does: rows
+	// outside the range are neither docs nor rejects (Only is not called
+	// for them), row groups entirely outside it are not decoded, and a
+	// whole-file Reject (Line 0) comes only from a range that starts at row
+	// 0. The line formats ignore it.
+	Rows *RowRange
 }
+
+// RowRange is the range of 0-based rows [First, End) of a Parquet file
+// that a read covers (Options.Rows).
+type RowRange struct{ First, End int64 }
+
+// has reports whether row is in the range; a nil range has every row.
+func (r *RowRange) has(row int64) bool { return r == nil || (row >= r.First && row < r.End) }
+
+// fromStart reports whether the range starts at the file's first row.
+func (r *RowRange) fromStart() bool { return r == nil || r.First <= 0 }
 
 // IDSource says where a JSONL record's ID comes from.
 type IDSource int8
