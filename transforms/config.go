@@ -92,6 +92,12 @@ type Config struct {
 	// input file. 0: defaultSegmentBits. Outputs do not depend on it; tests
 	// lower it so that a small input has many segments.
 	SegmentBits int
+	// SplitRows is about the rows of each unit in which the first pass
+	// reads a Parquet file, rounded to whole segments (see units.go): a
+	// file of more rows is read by several units, which the runner spreads
+	// over its workers. 0: defaultSplitRows; < 0: a file is one unit.
+	// Outputs do not depend on it.
+	SplitRows int
 
 	// Compress is the compression of the line outputs (pairs, clusters,
 	// rejects, audit) and deduplicated copies: none, gzip or zstd; ""
@@ -120,6 +126,11 @@ const DefaultPartitions = 256
 // file of about 10M documents still makes some 150 segments, enough keys
 // for every worker of a cluster.
 const defaultSegmentBits = 16
+
+// defaultSplitRows: units of 8 segments (524,288 rows by default), a few
+// hundred MB of text: enough work per unit to pay for opening the file and
+// reading its footer once more, and a 10M-row file still makes some 20.
+const defaultSplitRows = 8 << defaultSegmentBits
 
 // DefaultConfig returns the defaults of `neardup run`.
 func DefaultConfig() Config {
@@ -227,6 +238,17 @@ func (c Config) Validate() error {
 
 // segmentBits is SegmentBits or its default.
 func (c Config) segmentBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits) }
+
+// unitRows is the rows of a unit of a split Parquet file: SplitRows
+// rounded to whole segments, at least one; 0 if files are not split.
+func (c Config) unitRows() int64 {
+	if c.SplitRows < 0 {
+		return 0
+	}
+	seg := int64(1) << c.segmentBits()
+	n := (int64(cmp.Or(c.SplitRows, defaultSplitRows)) + seg/2) / seg
+	return max(n, 1) * seg
+}
 
 // segment returns the key of the segment of document d (wire.Segment).
 func (c Config) segment(d wire.Doc) int { return wire.Segment(d, c.segmentBits()) }

@@ -71,7 +71,7 @@ func TestDocShards(t *testing.T) {
 			}
 			markers[seg] = m
 		}
-		if err := fn.ProcessElement(ctx, file, path, nop, nop, nop, emitSegment, func(string, int64) {}); err != nil {
+		if err := fn.read(ctx, readUnit{File: file, Path: path, Of: 1}, nop, nop, nop, emitSegment, func(string, int64) {}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -167,7 +167,7 @@ func TestDocShardsUnwritable(t *testing.T) {
 	marked := false
 	fn := &readKeysFn{Cfg: cfg}
 	nop := func(int, []byte) {}
-	err := fn.ProcessElement(context.Background(), 0, in, nop, nop, nop, func(int, []byte) { marked = true }, func(string, int64) {})
+	err := fn.read(context.Background(), readUnit{Path: in, Of: 1}, nop, nop, nop, func(int, []byte) { marked = true }, func(string, int64) {})
 	if err == nil || !strings.Contains(err.Error(), "document shard "+docShardName(0, 0)) || !strings.Contains(err.Error(), cfg.Work) {
 		t.Fatalf("first pass with a work directory that cannot be written: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -159,6 +160,11 @@ func flattenEach(s beam.Scope, outs [][]beam.PCollection) []beam.PCollection {
 func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollection) [][]beam.PCollection {
 	outs := make([][]beam.PCollection, nOut)
 	n := len(f.Branches)
+	if len(cols) > 0 && f.Seen.IsValid() {
+		// A stage joined to the first pass's outputs may read the input
+		// files: it waits for their seen-NNNNN.json (see input.go).
+		cols = slices.Concat([]beam.PCollection{beam.Flatten(s, cols[0], beam.ParDo(s, waitFor, f.Seen))}, cols[1:])
+	}
 	for b, files := range f.Branches {
 		in := files
 		if len(cols) > 0 {

@@ -50,6 +50,14 @@ type fileRead struct {
 	seen *seenFile
 	// count, if not nil, gets the number of stored bytes read.
 	count *atomic.Int64
+	// stat, if not nil, is the size and modification time the file must
+	// have before and after this read: what the splitter saw of a file
+	// read in units (see units.go).
+	stat *fingerprint.Fingerprint
+	// partial: this read is a unit of a file read in units other than the
+	// first, which takes the count and checksum of the whole file: it
+	// reads its rows only.
+	partial bool
 	// parquet, if not nil, is called with a Parquet input in place of
 	// record.ReadParquet (see parquet.go).
 	parquet func(ra io.ReaderAt, size int64) error
@@ -198,6 +206,11 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 			return nil, err
 		}
 	}
+	if rd.stat != nil {
+		if err := rd.stat.CheckStat(rd.name, fp.Size, fp.ModTime); err != nil {
+			return nil, err
+		}
+	}
 	var stored io.Reader = rc
 	if rd.count != nil {
 		stored = countingReader{rc, rd.count}
@@ -215,6 +228,9 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 	if rd.comp != nil {
 		*rd.comp = comp
 	}
+	if rd.partial {
+		return &fp, rd.statAgain(path)
+	}
 	var readErr error
 	fp.Read, fp.CRC, readErr = fr.Finish()
 	if rd.seen != nil {
@@ -227,7 +243,20 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 		return nil, &fingerprint.ChangedError{Name: rd.name, Now: fmt.Sprintf("read %d bytes", fp.Read),
 			Was: fmt.Sprintf("opened it with %d bytes", fp.Size)}
 	}
-	return &fp, nil
+	return &fp, rd.statAgain(path)
+}
+
+// statAgain checks, once read, that the local file at path still has the
+// size and modification time of rd.stat, if set.
+func (rd fileRead) statAgain(path string) error {
+	if rd.stat == nil {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return &fingerprint.ChangedError{Name: rd.name, Now: "now " + err.Error(), Was: "saw it"}
+	}
+	return rd.stat.CheckStat(rd.name, fi.Size(), fi.ModTime())
 }
 
 // readStream parses the input of a line format or the text format from fr,

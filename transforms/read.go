@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -18,7 +17,7 @@ import (
 )
 
 func init() {
-	register.DoFn8x1[context.Context, int, string, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readKeysFn{})
+	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readKeysFn{})
 }
 
 // Read is the first pass over the input.
@@ -27,29 +26,52 @@ func init() {
 // lines (file index, chunk), what it read of each file (file index,
 // output.InputFile JSON: set Files.Seen to it for the summary), segment
 // markers (segment, marker: see docshards.go), for Signatures, and stats
-// (name, n). The later passes find what it read in cfg.Work: the first
-// reading of each file (see input.go) and the documents of each segment
-// (see docshards.go).
+// (name, n). It reads the files in units (see units.go). The later passes
+// find what it read in cfg.Work: the first reading of each file (see
+// input.go) and the documents of each segment (see docshards.go).
 func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
-	o := files.perFile(s, 5, &readKeysFn{Cfg: cfg})
-	return o[0], o[1], o[2], o[3], o[4]
+	outs := make([][]beam.PCollection, 5)
+	for _, units := range readUnits(s, cfg, files) {
+		for i, o := range beam.ParDoN(s, &readKeysFn{Cfg: cfg}, units) {
+			outs[i] = append(outs[i], o)
+		}
+	}
+	o := flattenEach(s, outs)
+	inputs = beam.ParDo(s, &mergeReadFn{Cfg: cfg}, beam.GroupByKey(s, o[2]))
+	return o[0], o[1], inputs, o[3], o[4]
 }
 
-// readKeysFn is the first pass over an input file.
+// readKeysFn is the first pass over a unit of an input file (see units.go).
 //
-// In: (file index, path). Out: the exact-duplicate key records of its good
-// documents, as wire.Info chunks keyed by partition of the key; its rejects,
-// as JSON lines keyed by file index; its output.InputFile, with the
-// fingerprint of what it read, as JSON keyed by file index (and in
-// Cfg.Work, for the later passes: see input.go); the markers of the
-// document shards it wrote in Cfg.Work, keyed by segment; and stats.
+// In: (the unit's key, readUnit JSON). Out: the exact-duplicate key records
+// of its good documents, as wire.Info chunks keyed by partition of the key;
+// its rejects, as JSON lines keyed by file index; what it read of the file
+// (unitResult JSON keyed by file index, with the fingerprint of what it
+// read: see mergeReadFn); the markers of the document shards it wrote in
+// Cfg.Work, keyed by segment; and stats.
 type readKeysFn struct {
 	Cfg Config
 }
 
-func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
+func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]byte) bool, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
+	var b []byte
+	for units(&b) {
+		var u readUnit
+		if err := json.Unmarshal(b, &u); err != nil {
+			return fmt.Errorf("read unit: %w", err)
+		}
+		if err := fn.read(ctx, u, emit, emitRejects, emitInput, emitSegment, emitStat); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// read reads unit u.
+func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Read", begin())
+	file, path := u.File, u.Path
 	emit, reportKeys := countShuffle(output.ShuffleExactKeys, emit, emitStat)
 	emitRejects, reportRejects := countShuffle(output.ShuffleOutLines, emitRejects, emitStat)
 	opt := fn.Cfg.recordOptions()
@@ -70,17 +92,24 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.Len), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
 		}, nil
 	}
-	spool := fn.Cfg.newSpool(ctx, file, path)
-	var tee io.Writer
+	rd := fileRead{open: path, name: path, opt: opt, count: &Progress.Bytes, comp: &comp}
+	var spool *spoolFile
+	if u.Of > 1 { // a range of a Parquet file: no spool copy
+		rd.opt.Rows = &record.RowRange{First: u.First, End: u.End}
+		rd.stat = &fingerprint.Fingerprint{Size: u.Size, ModTime: u.ModTime}
+		rd.partial = u.U > 0
+	} else {
+		spool = fn.Cfg.newSpool(ctx, file, path)
+	}
 	if spool != nil {
-		tee = spool
+		rd.tee = spool
 		defer spool.abort()
 	}
 	docShards := fn.Cfg.newDocSegments(ctx, file, path)
 	broken := false // a read error ends the file: keep no spool of it
 	var fp *fingerprint.Fingerprint
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
-		fp, err = readFileFrom(ctx, fileRead{open: path, name: path, opt: opt, tee: tee, count: &Progress.Bytes, comp: &comp}, doc, reject)
+		fp, err = readFileFrom(ctx, rd, doc, reject)
 		return err
 	}
 	err := mapDocs(parsed(read), fn.Cfg.Workers, normalizer, func(k *keyed) {
@@ -124,24 +153,22 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, file int, path string,
 		in.Reasons = reasons
 	}
 	if fp != nil { // else a whole-file reject, not read
-		in.Bytes, in.Fingerprint, in.Compression = fp.Size, fp.String(), comp.String()
-		if fp.Size < 0 {
-			in.Bytes = fp.Read
+		if u.U == 0 { // the whole file's, see units.go
+			in.Bytes, in.Fingerprint, in.Compression = fp.Size, fp.String(), comp.String()
+			if fp.Size < 0 {
+				in.Bytes = fp.Read
+			}
 		}
 		if lineIDs {
 			in.IDs = output.LineIDs
 		}
 	}
-	line, err := json.Marshal(in)
+	line, err := json.Marshal(unitResult{U: u.U, Of: max(u.Of, 1), In: in})
 	if err != nil {
 		return err
 	}
 	emitInput(file, line)
-	if fn.Cfg.Work != "" { // for the later passes, see input.go
-		if err := writeSeen(ctx, fn.Cfg.Work, file, line); err != nil {
-			return err
-		}
-	}
+	emitStat(output.StatReadUnits, 1)
 	emitStat(output.StatInput, docs+rej)
 	emitStat(output.StatRejected, rej)
 	emitStat(output.StatDocuments, docs)

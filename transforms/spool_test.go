@@ -58,7 +58,7 @@ func TestSpoolDropped(t *testing.T) {
 	var docs int64
 	fn := &readKeysFn{Cfg: cfg}
 	nop := func(int, []byte) {}
-	err = fn.ProcessElement(ctx, 0, in, nop, nop, nop, nop, func(name string, n int64) {
+	err = fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(name string, n int64) {
 		if name == output.StatDocuments {
 			docs = n
 		}

@@ -52,6 +52,10 @@ const (
 	// StatSignSegments counts the segments the signature pass worked on,
 	// one key each: likewise its parallelism, however few the files.
 	StatSignSegments = "sign_segments"
+	// StatReadUnits counts the units the first pass read the input files
+	// in: a file each, a large Parquet file several (the first pass's
+	// parallelism, however few the files).
+	StatReadUnits = "read_units"
 )
 
 // Audit stat names (audit-summary.json), beside the run's.

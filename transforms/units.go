@@ -1,0 +1,214 @@
+package transforms
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+// The first pass reads each input file in *units*. A file is one unit,
+// except a local Parquet file of more than Config.unitRows rows: that is
+// read in units of unitRows rows (whole segments, so that each segment's
+// document shard is still written by one unit; the last unit takes the
+// rest), each a read of the file's row range (record.Options.Rows) that
+// decodes only its row groups. The units go through a GroupByKey, keyed by
+// their first segment, so that a runner spreads them over its workers, and
+// to the branches of the pass by file index plus unit number, so that
+// Prism reads a file's units in several branches at once.
+//
+// What each unit read of its file (counts, rejects by reason, ids) is
+// merged per file (mergeReadFn) into the file's output.InputFile, which
+// goes to the summary (Files.Seen) and to the work directory
+// (seen-NNNNN.json, see input.go) for the later passes that read the file.
+// The fingerprint's checksum covers the whole file, taken by unit 0, which
+// reads the file to its end once it has parsed its range; every unit
+// checks, before and after its read, that the file has the size and
+// modification time the splitter saw, so a file changed while its units
+// read it fails the job. A remote file (Beam's filesystems read a stream,
+// not ranges) is one unit, and so is a file whose footer cannot be read:
+// its reading says why.
+
+func init() {
+	register.DoFn4x1[context.Context, int, string, func(int, []byte), error](&splitFn{})
+	register.DoFn3x1[int, []byte, func(int, []byte), error](&unitBranchFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&mergeReadFn{})
+	register.Function3x0(waitFor)
+}
+
+// readUnit is one unit of the first pass: unit U (0-based) of the Of units
+// of input file index File, at Path. A unit of a split file (Of > 1) reads
+// the rows [First, End) and expects the size and modification time the
+// splitter saw.
+type readUnit struct {
+	File       int
+	Path       string
+	U, Of      int
+	First, End int64     `json:",omitempty"`
+	Size       int64     `json:",omitempty"`
+	ModTime    time.Time `json:",omitzero"`
+}
+
+// unitResult is what a unit read of its file: the counts, reasons and
+// ids of In are the unit's; unit 0's In also has the file's bytes,
+// fingerprint and compression.
+type unitResult struct {
+	U, Of int
+	In    output.InputFile
+}
+
+// readUnits splits the files of every branch into units and returns them
+// in as many branches, grouped by unit (one unit a key).
+func readUnits(s beam.Scope, cfg Config, files Files) []beam.PCollection {
+	var splits []beam.PCollection
+	for _, b := range files.Branches {
+		splits = append(splits, beam.ParDo(s, &splitFn{Cfg: cfg}, b))
+	}
+	units := beam.Flatten(s, splits...)
+	n := len(files.Branches)
+	out := make([]beam.PCollection, n)
+	for i := range n {
+		part := units
+		if n > 1 {
+			part = beam.ParDo(s, &unitBranchFn{N: n, I: i}, units)
+		}
+		out[i] = beam.GroupByKey(s, part)
+	}
+	return out
+}
+
+// splitFn splits an input file into the units of the first pass.
+//
+// In: (file index, path). Out: (the segment key of the unit's first row,
+// readUnit JSON).
+type splitFn struct {
+	Cfg Config
+}
+
+func (fn *splitFn) ProcessElement(ctx context.Context, file int, path string, emit func(int, []byte)) error {
+	for _, u := range fn.Cfg.splitFile(file, path) {
+		b, err := json.Marshal(u)
+		if err != nil {
+			return err
+		}
+		emit(fn.Cfg.segment(wire.DocNum(file, u.First)), b)
+	}
+	return nil
+}
+
+// splitFile returns the units of input file index file at path.
+func (c Config) splitFile(file int, path string) []readUnit {
+	whole := []readUnit{{File: file, Path: path, Of: 1}}
+	per := c.unitRows()
+	f, _ := record.ParseFormat(c.Format)
+	if per == 0 || record.FormatFor(path, f) != record.Parquet || strings.Contains(path, "://") {
+		return whole
+	}
+	// Not a regular file (opening a FIFO blocks), not readable, not
+	// Parquet: one unit, whose reading says what is wrong.
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return whole
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return whole
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return whole
+	}
+	rows, err := record.ParquetRows(fh, fi.Size())
+	if err != nil || rows <= per {
+		return whole
+	}
+	n := int((rows + per - 1) / per)
+	units := make([]readUnit, n)
+	for k := range units {
+		units[k] = readUnit{File: file, Path: path, U: k, Of: n, First: int64(k) * per, End: int64(k+1) * per,
+			Size: fi.Size(), ModTime: fi.ModTime()}
+	}
+	units[n-1].End = wire.MaxLines // the rest, however many rows the file has when read
+	return units
+}
+
+// unitBranchFn keeps the units of branch I of N: file index plus unit
+// number, mod N, is I.
+type unitBranchFn struct{ N, I int }
+
+func (fn *unitBranchFn) ProcessElement(key int, b []byte, emit func(int, []byte)) error {
+	var u readUnit
+	if err := json.Unmarshal(b, &u); err != nil {
+		return fmt.Errorf("read unit: %w", err)
+	}
+	if (u.File+u.U)%fn.N == fn.I {
+		emit(key, b)
+	}
+	return nil
+}
+
+// mergeReadFn merges what the units of a file read into the file's
+// output.InputFile.
+//
+// In: (file index, unitResult JSON of each of its units). Out: (file index,
+// output.InputFile JSON), also written to Cfg.Work (see input.go).
+type mergeReadFn struct {
+	Cfg Config
+}
+
+func (fn *mergeReadFn) ProcessElement(ctx context.Context, file int, results func(*[]byte) bool, emit func(int, []byte)) error {
+	var parts []unitResult
+	var b []byte
+	for results(&b) {
+		var r unitResult
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("what the first pass read of input file %d: %w", file, err)
+		}
+		parts = append(parts, r)
+	}
+	slices.SortFunc(parts, func(a, b unitResult) int { return cmp.Compare(a.U, b.U) })
+	for k, p := range parts {
+		if p.U != k || p.Of != len(parts) {
+			return fmt.Errorf("input file %d: the first pass read unit %d of %d as unit %d of %d units", file, k, len(parts), p.U, p.Of)
+		}
+	}
+	in := parts[0].In
+	for _, p := range parts[1:] {
+		in.Records += p.In.Records
+		in.Rejected += p.In.Rejected
+		for r, n := range p.In.Reasons {
+			if in.Reasons == nil {
+				in.Reasons = map[string]int64{}
+			}
+			in.Reasons[r] += n
+		}
+		in.IDs = cmp.Or(in.IDs, p.In.IDs)
+	}
+	line, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	if fn.Cfg.Work != "" { // for the later passes, see input.go
+		if err := writeSeen(ctx, fn.Cfg.Work, file, line); err != nil {
+			return err
+		}
+	}
+	emit(file, line)
+	return nil
+}
+
+// waitFor emits nothing. Flattened into the input of a grouped stage, it
+// makes the stage wait until the collection it reads (Files.Seen) is
+// complete: every seen-NNNNN.json is then written.
+func waitFor(int, []byte, func(int, []byte)) {}
