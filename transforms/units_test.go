@@ -1,0 +1,84 @@
+package transforms
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+// TestSplitFile checks the units of the first pass: a local Parquet file
+// of more than a unit's rows is cut at whole segments (the last unit takes
+// the rest) and carries the file's size and time; every other file is one
+// unit: a small Parquet file, a JSONL file, a remote path, a file that is
+// not Parquet though named so, a named pipe (not opened: that would
+// block), a missing file, and any file with splitting off.
+func TestSplitFile(t *testing.T) {
+	dir := t.TempDir()
+	type row struct {
+		Text string `parquet:"text"`
+	}
+	rows := make([]row, 100)
+	for i := range rows {
+		rows[i] = row{fmt.Sprint("text ", i)}
+	}
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	big, small, jsonl, fake, fifo := filepath.Join(dir, "big.parquet"), filepath.Join(dir, "small.parquet"),
+		filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "fake.parquet"), filepath.Join(dir, "fifo.parquet")
+	for p, b := range map[string][]byte{big: buf.Bytes(), jsonl: []byte(`{"id":"a","text":"b"}` + "\n"), fake: []byte("not parquet")} {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sbuf bytes.Buffer
+	if err := parquet.Write(&sbuf, rows[:20]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(small, sbuf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.SegmentBits, cfg.SplitRows = 3, 20 // units of 3 segments of 8 rows (20 rounds to 24)
+	units := cfg.splitFile(4, big)
+	if len(units) != 5 { // 100 rows: 4 units of 24, the last of 4
+		t.Fatalf("%d units of 100 rows: %+v", len(units), units)
+	}
+	for k, u := range units {
+		end := int64(k+1) * 24
+		if k == 4 {
+			end = wire.MaxLines
+		}
+		if u.File != 4 || u.Path != big || u.U != k || u.Of != 5 || u.First != int64(k)*24 || u.End != end ||
+			u.Size != fi.Size() || !u.ModTime.Equal(fi.ModTime()) {
+			t.Errorf("unit %d: %+v", k, u)
+		}
+	}
+	for _, path := range []string{small, jsonl, fake, fifo, filepath.Join(dir, "missing.parquet"), "gs://bucket/big.parquet"} {
+		if u := cfg.splitFile(1, path); len(u) != 1 || u[0] != (readUnit{File: 1, Path: path, Of: 1}) {
+			t.Errorf("%s: %+v, want one unit", path, u)
+		}
+	}
+	cfg.SplitRows = -1
+	if u := cfg.splitFile(1, big); len(u) != 1 || u[0].Of != 1 {
+		t.Errorf("splitting off: %+v, want one unit", u)
+	}
+	if got := DefaultConfig().unitRows(); got != 8<<16 {
+		t.Errorf("default unit: %d rows, want %d", got, 8<<16)
+	}
+}
