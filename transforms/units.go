@@ -20,10 +20,10 @@ import (
 
 // The first pass reads each input file in *units*. A file is one unit,
 // except a local Parquet file of more than Config.unitRows rows: that is
-// read in units of unitRows rows (whole segments, so that each segment's
-// document shard is still written by one unit; the last unit takes the
-// rest), each a read of the file's row range (record.Options.Rows) that
-// decodes only its row groups. The units go through a GroupByKey, keyed by
+// read in units of about unitRows rows (whole segments, so that each
+// segment's document shard is still written by one unit; see unitCuts),
+// each a read of the file's row range (record.Options.Rows) that decodes
+// only its row groups. The units go through a GroupByKey, keyed by
 // their first segment, so that a runner spreads them over its workers, and
 // to the branches of the pass by file index plus unit number, so that
 // Prism reads a file's units in several branches at once.
@@ -129,18 +129,55 @@ func (c Config) splitFile(file int, path string) []readUnit {
 	if err != nil || !fi.Mode().IsRegular() {
 		return whole
 	}
-	rows, err := record.ParquetRows(fh, fi.Size())
-	if err != nil || rows <= per {
+	groups, err := record.ParquetRowGroups(fh, fi.Size())
+	if err != nil {
 		return whole
 	}
-	n := int((rows + per - 1) / per)
+	cuts := unitCuts(groups, per, int64(1)<<c.segmentBits())
+	n := len(cuts) - 1
+	if n < 2 {
+		return whole
+	}
 	units := make([]readUnit, n)
 	for k := range units {
-		units[k] = readUnit{File: file, Path: path, U: k, Of: n, First: int64(k) * per, End: int64(k+1) * per,
+		units[k] = readUnit{File: file, Path: path, U: k, Of: n, First: cuts[k], End: cuts[k+1],
 			Size: fi.Size(), ModTime: fi.ModTime()}
 	}
 	units[n-1].End = wire.MaxLines // the rest, however many rows the file has when read
 	return units
+}
+
+// unitCuts returns the first row of each unit of a file whose row groups
+// hold groups rows, then the file's row count. A unit ends at the first
+// row group start that is a whole number of segments of seg rows, or at
+// the file's end, at or after per rows (whole segments), if one comes
+// within 2·per rows; else after per rows. A file whose row groups are
+// whole segments (pyarrow's default of 2²⁰ rows is 16) is then cut between
+// row groups, and a unit decodes no rows of a row group that the unit
+// before it reads; a file of per to 2·per rows may be one unit.
+func unitCuts(groups []int64, per, seg int64) []int64 {
+	var total int64
+	var ends []int64 // where a unit may end: row group starts at segment boundaries, the file's end
+	for _, n := range groups {
+		if total%seg == 0 {
+			ends = append(ends, total)
+		}
+		total += n
+	}
+	ends = append(ends, total)
+	cuts := []int64{0}
+	for last := int64(0); total-last > per; {
+		next := last + per
+		if i, _ := slices.BinarySearch(ends, next); i < len(ends) && ends[i] <= last+2*per {
+			next = ends[i]
+		}
+		if next >= total {
+			break
+		}
+		cuts = append(cuts, next)
+		last = next
+	}
+	return append(cuts, total)
 }
 
 // unitBranchFn keeps the units of branch I of N: file index plus unit

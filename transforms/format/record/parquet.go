@@ -136,23 +136,27 @@ func (s *sourceReaderAt) failedIn(lo, hi int64) bool {
 	return false
 }
 
-// ParquetRows returns the number of rows of the Parquet file of size bytes
-// in ra, from its footer, or an error if the footer cannot be read (the
-// file is then one whole-file Reject when read: see ReadParquet).
-func ParquetRows(ra io.ReaderAt, size int64) (rows int64, err error) {
+// ParquetRowGroups returns the number of rows of each row group of the
+// Parquet file of size bytes in ra, from its footer, or an error if the
+// footer cannot be read (the file is then one whole-file Reject when
+// read: see ReadParquet).
+func ParquetRowGroups(ra io.ReaderAt, size int64) (rows []int64, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("parquet decoder failed: %v", v)
 		}
 	}()
 	if err := checkFooter(ra, size); err != nil {
-		return 0, err
+		return nil, err
 	}
 	f, err := parquet.OpenFile(ra, size, parquetOptions...)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return f.NumRows(), nil
+	for _, rg := range f.RowGroups() {
+		rows = append(rows, rg.NumRows())
+	}
+	return rows, nil
 }
 
 // parquetReader reads one Parquet file for ReadParquet.

@@ -161,14 +161,14 @@ func pqMeta(t *testing.T, data []byte) *parquet.File {
 }
 
 // TestReadParquetRowsSkips checks that a range reads nothing of the row
-// groups outside it, and that ParquetRows counts the rows.
+// groups outside it, and that ParquetRowGroups counts the rows.
 func TestReadParquetRowsSkips(t *testing.T) {
 	data := writePQ(t, rangeRows(), 16)
-	if n, err := ParquetRows(bytes.NewReader(data), int64(len(data))); n != 40 || err != nil {
-		t.Errorf("ParquetRows: %d, %v; want 40", n, err)
+	if n, err := ParquetRowGroups(bytes.NewReader(data), int64(len(data))); fmt.Sprint(n) != "[16 16 8]" || err != nil {
+		t.Errorf("ParquetRowGroups: %v, %v; want [16 16 8]", n, err)
 	}
-	if _, err := ParquetRows(bytes.NewReader(data[:100]), 100); err == nil {
-		t.Error("ParquetRows of a cut file: no error")
+	if _, err := ParquetRowGroups(bytes.NewReader(data[:100]), 100); err == nil {
+		t.Error("ParquetRowGroups of a cut file: no error")
 	}
 	md := pqMeta(t, data).Metadata().RowGroups
 	chunk := func(g int) (int64, int64) { // the row group's column chunks
