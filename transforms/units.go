@@ -149,22 +149,21 @@ func (c Config) splitFile(file int, path string) []readUnit {
 
 // unitCuts returns the first row of each unit of a file whose row groups
 // hold groups rows, then the file's row count. A unit ends at the first
-// row group start that is a whole number of segments of seg rows, or at
-// the file's end, at or after per rows (whole segments), if one comes
-// within 2·per rows; else after per rows. A file whose row groups are
-// whole segments (pyarrow's default of 2²⁰ rows is 16) is then cut between
-// row groups, and a unit decodes no rows of a row group that the unit
-// before it reads; a file of per to 2·per rows may be one unit.
+// row group start that is a whole number of segments of seg rows at or
+// after per rows (whole segments), if one comes within 2·per rows; else
+// after per rows; the last unit takes the rest. A file whose row groups
+// are whole segments (pyarrow's default of 2²⁰ rows is 16) is then cut
+// between row groups, so that a unit decodes no rows of a row group that
+// the unit before it reads, but for the last row group.
 func unitCuts(groups []int64, per, seg int64) []int64 {
 	var total int64
-	var ends []int64 // where a unit may end: row group starts at segment boundaries, the file's end
+	var ends []int64 // where a unit may end: row group starts at segment boundaries
 	for _, n := range groups {
 		if total%seg == 0 {
 			ends = append(ends, total)
 		}
 		total += n
 	}
-	ends = append(ends, total)
 	cuts := []int64{0}
 	for last := int64(0); total-last > per; {
 		next := last + per

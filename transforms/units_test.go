@@ -14,8 +14,8 @@ import (
 )
 
 // TestSplitFile checks the units of the first pass: a local Parquet file
-// of more than two units' rows is cut at whole segments (the last unit
-// takes the rest) and carries the file's size and time; every other file is one
+// of more than a unit's rows is cut at whole segments (the last unit takes
+// the rest) and carries the file's size and time; every other file is one
 // unit: a small Parquet file, a JSONL file, a remote path, a file that is
 // not Parquet though named so, a named pipe (not opened: that would
 // block), a missing file, and any file with splitting off.
@@ -56,15 +56,15 @@ func TestSplitFile(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.SegmentBits, cfg.SplitRows = 3, 20 // units of 3 segments of 8 rows (20 rounds to 24)
 	units := cfg.splitFile(4, big)
-	if len(units) != 4 { // 100 rows in one row group: 3 units of 24, the last of 28
+	if len(units) != 5 { // 100 rows: 4 units of 24, the last of 4
 		t.Fatalf("%d units of 100 rows: %+v", len(units), units)
 	}
 	for k, u := range units {
 		end := int64(k+1) * 24
-		if k == 3 {
+		if k == 4 {
 			end = wire.MaxLines
 		}
-		if u.File != 4 || u.Path != big || u.U != k || u.Of != 4 || u.First != int64(k)*24 || u.End != end ||
+		if u.File != 4 || u.Path != big || u.U != k || u.Of != 5 || u.First != int64(k)*24 || u.End != end ||
 			u.Size != fi.Size() || !u.ModTime.Equal(fi.ModTime()) {
 			t.Errorf("unit %d: %+v", k, u)
 		}
@@ -85,7 +85,7 @@ func TestSplitFile(t *testing.T) {
 
 // TestUnitCuts checks where a file's units begin: every per rows, or at
 // the first row group start after that that is a whole number of
-// segments, or the file's end, if one comes within 2·per rows.
+// segments if one comes within 2·per rows.
 func TestUnitCuts(t *testing.T) {
 	rep := func(n int, v int64) []int64 {
 		g := make([]int64, n)
@@ -99,12 +99,12 @@ func TestUnitCuts(t *testing.T) {
 		per, seg int64
 		want     string
 	}{
-		{[]int64{100}, 24, 8, "[0 24 48 72 100]"},                                              // one row group: every per rows, the last unit to the end
+		{[]int64{100}, 24, 8, "[0 24 48 72 96 100]"},                                           // one row group: every per rows
 		{[]int64{20}, 24, 8, "[0 20]"},                                                         // one unit
 		{[]int64{24}, 24, 8, "[0 24]"},                                                         // exactly one unit
-		{rep(6, 16), 24, 8, "[0 32 64 96]"},                                                    // at row groups
-		{rep(4, 1<<20), 1 << 19, 1 << 16, "[0 1048576 2097152 3145728 4194304]"},               // pyarrow's row groups
-		{rep(10, 7), 16, 16, "[0 16 32 48 70]"},                                                // no aligned row group: every per rows, the last unit to the end
+		{rep(6, 16), 24, 8, "[0 32 64 88 96]"},                                                 // at row groups, the last one cut
+		{rep(4, 1<<20), 1 << 19, 1 << 16, "[0 1048576 2097152 3145728 3670016 4194304]"},       // pyarrow's row groups
+		{rep(10, 7), 16, 16, "[0 16 32 48 64 70]"},                                             // no aligned row group: every per rows
 		{[]int64{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7}, 48, 16, "[0 48 112 119]"}, // 112 = 16·7
 		{[]int64{16, 0}, 8, 8, "[0 16]"},                                                       // one row group (and an empty one)
 		{nil, 8, 8, "[0 0]"},
