@@ -64,7 +64,7 @@ func IsWorkFile(name string) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
 		name = rest[:max(strings.LastIndexByte(rest, '-'), 0)]
 	}
-	if name == InputsManifest || name == CheckManifest || isSpillName(name) || isDocShardName(name) {
+	if name == InputsManifest || name == CheckManifest || isSpillName(name) || isDocShardName(name) || isPartName(name) {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(name, "info-"); ok {
@@ -279,7 +279,7 @@ func removeInfoShards(ctx context.Context, cfg Config) error {
 	if cfg.Work == "" {
 		return nil
 	}
-	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", "docs-*.bin", ".tmp-docs-*", spillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
+	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", "docs-*.bin", ".tmp-docs-*", "part-*.jsonl", ".tmp-part-*", spillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
 		return fmt.Errorf("work directory: %w", err)
 	}
 	if !strings.Contains(cfg.Work, "://") {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -21,7 +20,6 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&writeLinesFn{})
 	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&writeDedupFn{})
 }
 
@@ -37,62 +35,6 @@ func Write(s beam.Scope, cfg Config, files Files, matches, clusters, rejects, re
 		writeLines(s, cfg, output.KindClusters, beam.GroupByKey(s, clusters)),
 		writeLines(s, cfg, output.KindRejects, beam.GroupByKey(s, rejects)),
 		dedup)
-}
-
-// writeLines writes the output shards of kind from grouped (chunks grouped
-// by file index). Out: stats.
-func writeLines(s beam.Scope, cfg Config, kind string, grouped beam.PCollection) beam.PCollection {
-	return beam.ParDo(s.Scope(kind), &writeLinesFn{Cfg: cfg, Kind: kind}, grouped)
-}
-
-// writeLinesFn writes one output shard of pairs, clusters or rejects.
-//
-// In: (input file index, chunks: wire.Match for pairs, wire.OutLine for the
-// others). Out: the file <kind>-<index>.jsonl, lines sorted by their key, and
-// a stat with the number of lines written.
-type writeLinesFn struct {
-	Cfg  Config
-	Kind string
-}
-
-func (fn *writeLinesFn) ProcessElement(ctx context.Context, file int, chunks func(*[]byte) bool, emitStat func(string, int64)) error {
-	defer busy(ctx, "Write."+fn.Kind, begin())
-	var lines []wire.OutLine
-	var chunk []byte
-	var err error
-	for chunks(&chunk) {
-		if fn.Kind == output.KindPairs {
-			lines, err = appendPairLines(lines, chunk, fn.Cfg.Locations)
-		} else {
-			lines, err = wire.AppendLines(lines, chunk)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	slices.SortFunc(lines, func(a, b wire.OutLine) int {
-		if a.K1 != b.K1 {
-			return cmpU64(a.K1, b.K1)
-		}
-		return cmpU64(a.K2, b.K2)
-	})
-	comp := fn.Cfg.outCompression(record.None)
-	err = writeCompressed(ctx, fn.Cfg.Output, output.ShardName(fn.Kind, file), comp, func(w io.Writer) error {
-		for _, l := range lines {
-			if _, err := w.Write(l.Text); err != nil {
-				return err
-			}
-			if _, err := w.Write([]byte{'\n'}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	emitStat(fn.Kind+"_lines", int64(len(lines)))
-	return nil
 }
 
 // appendPairLines appends the pairs lines of the matches in chunk, with

@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -189,7 +190,9 @@ func TestClusterShape(t *testing.T) {
 	})
 
 	const input = "testdata/sample/sample-*" // relative to root, where the command runs
-	shape := []string{"--rounds", "1", "--cc-rounds", "3", "--quiet"}
+	// Segments of 16 lines: the passes after the first get about 75 keys
+	// from the sample's 1,200 lines, however few its files.
+	shape := []string{"--rounds", "1", "--cc-rounds", "3", "--segment-lines", "16", "--quiet"}
 	cluster := filepath.Join(tmp, "out-cluster")
 	onCluster := []string{"--runner=universal", "--endpoint=localhost:" + strconv.Itoa(jobPort),
 		"--environment_type=EXTERNAL", "--environment_config=localhost:" + strconv.Itoa(poolPort),
@@ -211,6 +214,19 @@ func TestClusterShape(t *testing.T) {
 	}
 	if n := sameOutputs(t, cluster, local, "between the cluster and the in-process job"); n < 5 {
 		t.Errorf("compared %d files of %q; want the shards and summary.json", n, names)
+	}
+	// The cluster job's counts come from the runner's metrics: its passes
+	// after the first had a key per segment, not per file.
+	var sum struct {
+		Counts map[string]int64  `json:"counts"`
+		Inputs []json.RawMessage `json:"inputs"`
+	}
+	if b, err := os.ReadFile(filepath.Join(cluster, output.SummaryName)); err != nil || json.Unmarshal(b, &sum) != nil {
+		t.Fatalf("the cluster job's summary: %v", err)
+	}
+	if c, files := sum.Counts, int64(len(sum.Inputs)); c[output.StatSignSegments] < c[output.StatInput]/16 || c[output.StatSegments] <= 2*files {
+		t.Errorf("cluster job: sign_segments %d, verify_segments %d for %d records in %d files; want a key per 16 lines",
+			c[output.StatSignSegments], c[output.StatSegments], c[output.StatInput], files)
 	}
 
 	// The gs:// job's objects are the local files, but for summary.json,

@@ -45,6 +45,7 @@ type runFlags struct {
 	memoryFlag             string       // --memory as given
 	memory                 memoryBudget // --memory parsed (checkRunFlags)
 	memoryGiven            bool         // --memory was on the command line
+	segmentLines           int          // --segment-lines, a power of two: cfg.SegmentBits
 	cfg                    transforms.Config
 }
 
@@ -85,6 +86,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.Partitions, "partitions", c.Partitions, "shuffle partitions")
 	fs.IntVar(&c.MaxBucket, "max-bucket", c.MaxBucket, "buckets up to this many documents compare all pairs")
 	fs.IntVar(&c.Window, "window", c.Window, "bigger buckets compare each document with this many neighbours")
+	fs.IntVar(&f.segmentLines, "segment-lines", 1<<16, "lines (rows) of one input file per segment: the key of every pass after the first, so a file\nof n lines spreads over n/segment-lines workers; a power of two from 2 to 16777216")
 	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components")
 	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(transforms.AutoCCRounds(true))+" on one machine, "+fmt.Sprint(transforms.AutoCCRounds(false))+" on a cluster")
 	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest (text, in bytes) or first")
@@ -135,7 +137,7 @@ var runFlagGroups = []struct {
 }{
 	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "locations", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
-	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "cc-partitions", "cc-rounds", "rounds"}},
+	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "segment-lines", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "spill", "quiet", "verbose", "cpuprofile", "memprofile"}},
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"strings"
 
 	"github.com/neardup/neardup/transforms"
@@ -143,6 +144,14 @@ func checkRunFlags(f *runFlags) error {
 		func() error { return inRange("cc-partitions", c.CCPartitions, 1, maxPartitions) },
 		func() error { return inRange("cc-rounds", c.CCRounds, -1, maxCCRounds) },
 		func() error { return inRange("rounds", c.Rounds, 0, maxRounds) },
+		func() error {
+			n := f.segmentLines
+			if n < 2 || n > 1<<24 || n&(n-1) != 0 {
+				return bad("segment-lines", n, "want a power of two from 2 to 16777216")
+			}
+			c.SegmentBits = bits.TrailingZeros(uint(n))
+			return nil
+		},
 		func() error { return inRange("max-bucket", c.MaxBucket, 2, math.MaxInt32) },
 		func() error { return inRange("window", c.Window, 1, math.MaxInt32) },
 		func() error { return inRange("branches", c.Branches, 1, maxBranches) },

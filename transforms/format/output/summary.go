@@ -99,6 +99,7 @@ const (
 	ShuffleMembers     = "members"         // Clusters: ids and lengths, then with their roots
 	ShuffleOutLines    = "output_lines"    // cluster and reject lines → Write
 	ShuffleRemoved     = "removed_lines"   // Clusters → Write, WriteIndex
+	ShuffleParts       = "output_parts"    // Write: pairs, cluster and reject records by part of their shard
 )
 
 // Beam metrics: MetricsNamespace holds neardup's; BusyPrefix starts the

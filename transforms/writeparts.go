@@ -1,0 +1,221 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+func init() {
+	register.DoFn4x1[int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&splitPartsFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&writePartFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&joinPartsFn{})
+}
+
+// An output shard of pairs, clusters or rejects holds one input file's
+// lines, sorted by their key (wire.OutLine's K1, K2; a match's documents):
+// the lines of a file with many documents would not fit one worker. So the
+// shard is written in parts: the lines whose K1 falls in one segment of
+// the file (the same segments as the passes after the first: K1 is a
+// document of the file, or for rejects its 1-based line) are one part,
+// sorted and written to the work directory by one bundle, and the parts of
+// a file are then copied one after the other, streaming, into its shard.
+// A part's lines all sort before the next part's, so the shard is the same
+// as if one bundle had sorted all of them.
+
+// writeLines writes the output shards of kind from grouped (chunks grouped
+// by file index): wire.Match chunks for pairs, wire.OutLine chunks for the
+// others. Out: stats.
+func writeLines(s beam.Scope, cfg Config, kind string, grouped beam.PCollection) beam.PCollection {
+	s = s.Scope(kind)
+	parts, st1 := beam.ParDo2(s, &splitPartsFn{Cfg: cfg, Kind: kind}, grouped)
+	named, st2 := beam.ParDo2(s, &writePartFn{Cfg: cfg, Kind: kind}, beam.GroupByKey(s, parts))
+	st3 := beam.ParDo(s, &joinPartsFn{Cfg: cfg, Kind: kind}, beam.GroupByKey(s, named))
+	return beam.Flatten(s, st1, st2, st3)
+}
+
+// partName is the name of the part of index (within the file) of input
+// file index file's shard of kind.
+func partName(kind string, file, index int) string {
+	return fmt.Sprintf("part-%s-%05d-%06d.jsonl", kind, file, index)
+}
+
+// isPartName reports whether name is a part's.
+func isPartName(name string) bool {
+	for _, kind := range []string{output.KindPairs, output.KindClusters, output.KindRejects} {
+		var file, index int
+		if _, err := fmt.Sscanf(name, "part-"+kind+"-%05d-%06d.jsonl", &file, &index); err == nil && name == partName(kind, file, index) {
+			return true
+		}
+	}
+	return false
+}
+
+// partKey is the key of the part of input file file that holds the line
+// with sort key k1: the segment of its line (k1's low 40 bits).
+func (c Config) partKey(file int, k1 uint64) int {
+	return c.segment(wire.DocNum(file, int64(k1&(1<<40-1))))
+}
+
+// splitPartsFn re-keys a file's output records by part.
+//
+// In: (file index, chunks). Out: the same records in chunks keyed by part
+// (partKey), to a spill file of the bundle with Cfg.Spill; stats.
+type splitPartsFn struct {
+	Cfg  Config
+	Kind string
+
+	spilled *spillOut // see spilled.go
+}
+
+func (fn *splitPartsFn) Setup() { fn.spilled = fn.Cfg.spillTo("parts") }
+
+func (fn *splitPartsFn) ProcessElement(file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	emit, report := countShuffle(output.ShuffleParts, fn.spilled.wrap(emit), emitStat)
+	defer report()
+	b := wire.NewBatcher(0)
+	var chunk []byte
+	var lines []wire.OutLine
+	for chunks(&chunk) {
+		if fn.Kind == output.KindPairs {
+			for c := chunk; len(c) > 0; {
+				start := c
+				var m wire.Match
+				var err error
+				if c, err = wire.DecodeMatch(c, &m); err != nil {
+					return err
+				}
+				rec := start[:len(start)-len(c)]
+				b.Add(fn.Cfg.partKey(file, m.A), func(dst []byte) []byte { return append(dst, rec...) }, emit)
+			}
+			continue
+		}
+		var err error
+		if lines, err = wire.AppendLines(lines[:0], chunk); err != nil {
+			return err
+		}
+		for _, l := range lines {
+			b.Add(fn.Cfg.partKey(file, l.K1), func(dst []byte) []byte { return wire.AppendLine(dst, l.K1, l.K2, l.Text) }, emit)
+		}
+	}
+	b.Flush(emit)
+	return nil
+}
+
+// FinishBundle emits the names of the bundle's spill file (see spilled.go).
+func (fn *splitPartsFn) FinishBundle(emit func(int, []byte), _ func(string, int64)) error {
+	return finishSpilled(nil, emit, fn.spilled)
+}
+
+// writePartFn writes one part of an output shard.
+//
+// In: (part, chunks of its records). Out: the part, its lines sorted, in
+// Cfg.Work (plain text, whatever the outputs' compression), named with
+// its line count as a wire marker keyed by file index; stats.
+type writePartFn struct {
+	Cfg  Config
+	Kind string
+
+	spilled spillIn // the records, with Cfg.Spill
+}
+
+func (fn *writePartFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer busy(ctx, "Write."+fn.Kind, begin())
+	defer fn.spilled.close()
+	chunks, failed := fn.spilled.iter(fn.Cfg, part, chunks)
+	var lines []wire.OutLine
+	var chunk []byte
+	var err error
+	for chunks(&chunk) {
+		if fn.Kind == output.KindPairs {
+			lines, err = appendPairLines(lines, chunk, fn.Cfg.Locations)
+		} else {
+			// The lines' texts point into the chunk, which the iterator
+			// may reuse (a spill file's reader does): keep a copy.
+			lines, err = wire.AppendLines(lines, slices.Clone(chunk))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := failed(); err != nil {
+		return err
+	}
+	slices.SortFunc(lines, func(a, b wire.OutLine) int {
+		if a.K1 != b.K1 {
+			return cmpU64(a.K1, b.K1)
+		}
+		return cmpU64(a.K2, b.K2)
+	})
+	file, index := wire.SegmentFile(part, fn.Cfg.segmentBits())
+	name := partName(fn.Kind, file, index)
+	err = writeFile(ctx, fn.Cfg.Work, name, func(w io.Writer) error {
+		for _, l := range lines {
+			if _, err := w.Write(l.Text); err != nil {
+				return err
+			}
+			if _, err := w.Write([]byte{'\n'}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, false)
+	if err != nil {
+		return workFileError(name, fn.Cfg.Work, err, int64(len(lines))*128)
+	}
+	emit(file, wire.AppendMarker(nil, int64(len(lines)), name))
+	return nil
+}
+
+// joinPartsFn writes one output shard from its parts.
+//
+// In: (file index, its parts' markers). Out: the file <kind>-<index>.jsonl
+// (compressed as Cfg says), the parts copied in order, and a stat with the
+// number of lines written.
+type joinPartsFn struct {
+	Cfg  Config
+	Kind string
+}
+
+func (fn *joinPartsFn) ProcessElement(ctx context.Context, file int, markers func(*[]byte) bool, emitStat func(string, int64)) error {
+	defer busy(ctx, "Write."+fn.Kind, begin())
+	var names []string
+	var lines int64
+	var m []byte
+	for markers(&m) {
+		n, name, err := wire.DecodeMarker(m)
+		if err != nil {
+			return fmt.Errorf("%s of input file %d: %w", fn.Kind, file, err)
+		}
+		names, lines = append(names, name), lines+n
+	}
+	slices.Sort(names) // part names sort by file, then segment
+	comp := fn.Cfg.outCompression(record.None)
+	err := writeCompressed(ctx, fn.Cfg.Output, output.ShardName(fn.Kind, file), comp, func(w io.Writer) error {
+		for _, name := range names {
+			rc, err := openRead(ctx, output.JoinPath(fn.Cfg.Work, name))
+			if err != nil {
+				return fmt.Errorf("part of %s: %w", output.ShardName(fn.Kind, file), err)
+			}
+			_, err = io.Copy(w, rc)
+			rc.Close()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	emitStat(fn.Kind+"_lines", lines)
+	return nil
+}
