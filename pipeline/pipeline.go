@@ -33,9 +33,8 @@ func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []str
 	entries, signStats := transforms.Signatures(s, cfg, r.segments, skips)
 	pairs, candStats := transforms.Candidates(s, cfg, entries)
 	verified, verifyStats := transforms.Verify(s, cfg, fileCol, pairs)
-	matches := beam.GroupByKey(s, beam.Flatten(s, exactMatches, verified))
-	clusters, removes, clusterStats := transforms.Clusters(s, cfg, matches)
-	writeStats := transforms.Write(s, cfg, fileCol, matches, clusters, r.rejects, removes)
+	clusters, removes, clusterStats := transforms.Clusters(s, cfg, transforms.GroupMatches(s, cfg, exactMatches, verified))
+	writeStats := transforms.Write(s, cfg, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes)
 	transforms.Summary(s, cfg, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
 	if cfg.IndexOut != "" {
 		transforms.WriteIndex(s, cfg, fileCol, removes)
@@ -131,10 +130,10 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 		}
 	}
 	batchMatches, idxMatches, verifyStats := transforms.AuditVerify(s, cfg, newFiles, checkManifest, beam.Flatten(s, infos, idxInfos), pairs)
-	batchMatches = beam.GroupByKey(s, beam.Flatten(s, batchExact, batchMatches)) // by file index, for Clusters and the pairs shards
+	batchMatches = beam.Flatten(s, batchExact, batchMatches) // keyed by file index: grouped for Clusters, in parts for the pairs shards
 	idxMatches = beam.Flatten(s, idxExact, idxMatches)
 
-	clusters, removes, clusterStats := transforms.Clusters(s, cfg, batchMatches)
+	clusters, removes, clusterStats := transforms.Clusters(s, cfg, beam.GroupByKey(s, batchMatches))
 	clusterStats = transforms.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
 
 	allRemoves, writeStats := transforms.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)

@@ -109,7 +109,7 @@ func TestWriteAuditStage(t *testing.T) {
 	// The batch removed n4 (its cluster) and n2 (say, of a cluster with a
 	// document of another file).
 	removes := stageChunks(s, stageLineChunk(0, 1, 3))
-	allRemoves, writeStats := WriteAudit(s, cfg, idxDir, files, beam.GroupByKey(s, stageChunks(s, batchMatch)),
+	allRemoves, writeStats := WriteAudit(s, cfg, idxDir, files, stageChunks(s, batchMatch),
 		stageChunks(s, idxMatches...), stageChunks(s, cluster), stageChunks(s), removes)
 	passert.Equals(s, stageDecode(s, "lines", 0, allRemoves), "0:0", "0:1", "0:3")
 	passert.Equals(s, stageStats(s, writeStats, output.StatDupOfIndex, output.StatExactOfIndex, output.StatIndexMatches,

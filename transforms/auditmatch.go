@@ -76,11 +76,14 @@ func AuditVerify(s beam.Scope, cfg Config, newFiles Files, checkManifest string,
 // whose exact key an indexed document has, an exact match (A: the new
 // document, B: the first such indexed document) as wire.Match chunks keyed
 // by the new document's file.
-type auditExactFn struct{ Cfg Config }
+type auditExactFn struct {
+	Cfg Config
+	groupReader
+}
 
-func (fn *auditExactFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *auditExactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "AuditExact", begin())
-	infos, err := byExactKey(chunks)
+	infos, err := byExactKey(&fn.in, fn.Cfg, part, chunks)
 	if err != nil {
 		return err
 	}

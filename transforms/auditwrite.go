@@ -28,7 +28,7 @@ func init() {
 // the clusters within the batch remove. indexDir is the index directory, whose
 // manifest names the source file of each shard.
 //
-// In: files, batch matches grouped by file, (new, indexed) matches, cluster
+// In: files, batch matches keyed by file, (new, indexed) matches, cluster
 // lines, rejects, documents removed within the batch (keyed by file index).
 // Out: every document removed (line lists keyed by file index), stats.
 func WriteAudit(s beam.Scope, cfg Config, indexDir string, files Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {

@@ -122,10 +122,17 @@ func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
 	return pairs
 }
 
-// FinishBundle emits the partitions still being worked on.
+// FinishBundle emits the partitions still being worked on and lets go of
+// the reused slices: a runner that keeps the DoFn for the rest of the job
+// (the direct runner) would otherwise keep the largest partition's entries,
+// about 0.2 GB at 13.9M documents, through the stages after.
 func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	return finishSpilled(fn.ahead.drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
+	err := finishSpilled(fn.ahead.drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
+	fn.entryBufs.clear()
+	fn.simBufs.clear()
+	fn.pairBufs.clear()
+	return err
 }
 
 func (fn *candidatesFn) emitter(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) func(candidatesResult) error {

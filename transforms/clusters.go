@@ -30,8 +30,9 @@ func init() {
 // package components). Cluster lines are written per partition of the
 // components' smallest documents.
 //
-// In: matches grouped by any key. Out: cluster lines (file index, chunk),
-// documents to remove (file index, chunk), stats.
+// In: matches grouped by any key (GroupMatches). Out: cluster lines (file
+// index, chunk), documents to remove (file index, chunk), stats. With
+// cfg.Spill its shuffles go through spill files (groupSpilled).
 func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, removes, st beam.PCollection) {
 	s = s.Scope("Clusters")
 	var sts []beam.PCollection // every step's stats (the shuffle tallies)
@@ -39,19 +40,20 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 		sts = append(sts, o[len(o)-1])
 		return o[:len(o)-1]
 	}
+	spilled := func(kind string, cols ...beam.PCollection) beam.PCollection { return spilledCol(s, cfg, kind, cols...) }
 	o := stats(beam.ParDoN(s, &edgesFn{Cfg: cfg}, matches))
 	edges, members := o[0], o[1]
 	for range cfg.CCRounds {
-		edges = stats(beam.ParDoN(s, &starFn{Cfg: cfg, Large: true}, beam.GroupByKey(s, edges)))[0]
-		edges = stats(beam.ParDoN(s, &starFn{Cfg: cfg}, beam.GroupByKey(s, edges)))[0]
+		edges = stats(beam.ParDoN(s, &starFn{Cfg: cfg, Large: true}, groupSpilled(s, cfg, "edges", edges)))[0]
+		edges = stats(beam.ParDoN(s, &starFn{Cfg: cfg}, groupSpilled(s, cfg, "edges", edges)))[0]
 	}
-	o = stats(beam.ParDoN(s, &settleFn{Cfg: cfg}, beam.GroupByKey(s, edges)))
+	o = stats(beam.ParDoN(s, &settleFn{Cfg: cfg}, groupSpilled(s, cfg, "edges", edges)))
 	stars, leaves, rest := o[0], o[1], o[2]
-	o = stats(beam.ParDoN(s, &resolveFn{Cfg: cfg}, beam.CoGroupByKey(s, stars, leaves)))
+	o = stats(beam.ParDoN(s, &resolveFn{Cfg: cfg}, beam.CoGroupByKey(s, spilled("edges", stars), spilled("edges", leaves))))
 	settled, rest2 := o[0], o[1]
-	unsettled := stats(beam.ParDoN(s, &remainderFn{Cfg: cfg}, beam.GroupByKey(s, beam.Flatten(s, rest, rest2))))[0]
-	rooted := stats(beam.ParDoN(s, &membersFn{Cfg: cfg}, beam.CoGroupByKey(s, members, beam.Flatten(s, settled, unsettled))))[0]
-	o = stats(beam.ParDoN(s, &clusterFn{Cfg: cfg}, beam.GroupByKey(s, rooted)))
+	unsettled := stats(beam.ParDoN(s, &remainderFn{Cfg: cfg}, groupSpilled(s, cfg, "edges", rest, rest2)))[0]
+	rooted := stats(beam.ParDoN(s, &membersFn{Cfg: cfg}, beam.CoGroupByKey(s, spilled("members", members), spilled("edges", settled, unsettled))))[0]
+	o = stats(beam.ParDoN(s, &clusterFn{Cfg: cfg}, groupSpilled(s, cfg, "members", rooted)))
 	return o[0], o[1], beam.Flatten(s, sts...)
 }
 
@@ -71,9 +73,10 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 // wire.Member chunks (partition of the document, Root unset), stats.
 type edgesFn struct {
 	Cfg Config
+	groupReader
 }
 
-func (fn *edgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte), emitStat func(string, int64)) error {
+func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
 	emitEdge, reportEdges := countShuffle(output.ShuffleEdges, emitEdge, emitStat)
 	emitMember, reportMembers := countShuffle(output.ShuffleMembers, emitMember, emitStat)
@@ -88,21 +91,22 @@ func (fn *edgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byt
 		m := wire.Member{Doc: d, ID: id, Len: n}
 		members.Add(components.Owner(d, fn.Cfg.CCPartitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emitMember)
 	}
-	var chunk []byte
 	var m wire.Match
-	var err error
-	for chunks(&chunk) {
-		for c := chunk; len(c) > 0; {
+	err := fn.in.each(fn.Cfg, key, chunks, func(c []byte) (err error) {
+		for len(c) > 0 {
 			if c, err = wire.DecodeMatch(c, &m); err != nil {
 				return err
 			}
-			if m.A == m.B {
-				continue
+			if m.A != m.B {
+				edges.send(components.NewEdge(m.A, m.B), components.Both)
+				member(m.A, m.IDA, m.LenA)
+				member(m.B, m.IDB, m.LenB)
 			}
-			edges.send(components.NewEdge(m.A, m.B), components.Both)
-			member(m.A, m.IDA, m.LenA)
-			member(m.B, m.IDB, m.LenB)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	edges.flush()
 	members.Flush(emitMember)
@@ -116,14 +120,15 @@ func (fn *edgesFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byt
 // In: (partition, wire.Pair chunks). Out: wire.Pair chunks for the next
 // step (partition), stats.
 type starFn struct {
-	Cfg   Config
+	Cfg Config
+	groupReader
 	Large bool
 }
 
 func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
 	emit, report := countShuffle(output.ShuffleEdges, emit, emitStat)
-	edges, err := decodeEdges(nil, chunks)
+	edges, err := decodeEdges(&fn.in, fn.Cfg, part, chunks)
 	if err != nil {
 		return err
 	}
@@ -147,13 +152,14 @@ func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]b
 // (partition of the centre), remainder edges (key 0), stats.
 type settleFn struct {
 	Cfg Config
+	groupReader
 }
 
 func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
 	var edgeBytes shuffleTally // stars, leaves and the rest: all edges
 	emitStar, emitLeaf, emitRest = edgeBytes.count(emitStar), edgeBytes.count(emitLeaf), edgeBytes.count(emitRest)
-	edges, err := decodeEdges(nil, chunks)
+	edges, err := decodeEdges(&fn.in, fn.Cfg, part, chunks)
 	if err != nil {
 		return err
 	}
@@ -181,17 +187,18 @@ func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[
 // edges (key 0), stats.
 type resolveFn struct {
 	Cfg Config
+	groupReader
 }
 
-func (fn *resolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte), emitStat func(string, int64)) error {
+func (fn *resolveFn) ProcessElement(ctx context.Context, part int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
 	emitAssign, reportAssign := countShuffle(output.ShuffleAssignments, emitAssign, emitStat)
 	emitRest, reportRest := countShuffle(output.ShuffleEdges, emitRest, emitStat)
-	stars, err := decodeEdges(nil, starChunks)
+	stars, err := decodeEdges(&fn.in, fn.Cfg, part, starChunks)
 	if err != nil {
 		return err
 	}
-	leaves, err := decodeEdges(nil, leafChunks)
+	leaves, err := decodeEdges(&fn.in, fn.Cfg, part, leafChunks)
 	if err != nil {
 		return err
 	}
@@ -211,11 +218,12 @@ func (fn *resolveFn) ProcessElement(ctx context.Context, _ int, starChunks, leaf
 // In: (0, wire.Pair chunks). Out: assignments as in resolveFn, stats.
 type remainderFn struct {
 	Cfg Config
+	groupReader
 }
 
-func (fn *remainderFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitAssign func(int, []byte), emitStat func(string, int64)) error {
+func (fn *remainderFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitAssign func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	edges, err := decodeEdges(nil, chunks)
+	edges, err := decodeEdges(&fn.in, fn.Cfg, part, chunks)
 	if err != nil {
 		return err
 	}
@@ -235,24 +243,18 @@ func (fn *remainderFn) ProcessElement(ctx context.Context, _ int, chunks func(*[
 // chunks with Root set (partition of the root), stats.
 type membersFn struct {
 	Cfg Config
+	groupReader
 }
 
 func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
 	emit, report := countShuffle(output.ShuffleMembers, emit, emitStat)
 	members := make(map[wire.Doc]wire.Member)
-	var chunk []byte
-	var err error
-	for memberChunks(&chunk) {
-		for c := chunk; len(c) > 0; {
-			var m wire.Member
-			if c, err = wire.DecodeMember(c, &m); err != nil {
-				return err
-			}
-			members[m.Doc] = m
-		}
+	err := decodeMembers(&fn.in, fn.Cfg, part, memberChunks, func(m wire.Member) { members[m.Doc] = m })
+	if err != nil {
+		return err
 	}
-	assigns, err := decodeEdges(nil, assignChunks)
+	assigns, err := decodeEdges(&fn.in, fn.Cfg, part, assignChunks)
 	if err != nil {
 		return err
 	}
@@ -283,23 +285,17 @@ func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 // keyed by file index), stats.
 type clusterFn struct {
 	Cfg Config
+	groupReader
 }
 
-func (fn *clusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
+func (fn *clusterFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
 	emitCluster, reportLines := countShuffle(output.ShuffleOutLines, emitCluster, emitStat)
 	emitRemove, reportRemoved := countShuffle(output.ShuffleRemoved, emitRemove, emitStat)
 	var all []wire.Member
-	var chunk []byte
-	var err error
-	for chunks(&chunk) {
-		for c := chunk; len(c) > 0; {
-			var m wire.Member
-			if c, err = wire.DecodeMember(c, &m); err != nil {
-				return err
-			}
-			all = append(all, m)
-		}
+	err := decodeMembers(&fn.in, fn.Cfg, part, chunks, func(m wire.Member) { all = append(all, m) })
+	if err != nil {
+		return err
 	}
 	lines := wire.NewBatcher(0)
 	removes := wire.NewBatcher(0)
@@ -341,57 +337,4 @@ func (fn *clusterFn) ProcessElement(ctx context.Context, _ int, chunks func(*[]b
 	reportLines()
 	reportRemoved()
 	return nil
-}
-
-// edgeSender batches edges to the partitions of their endpoints: both, or
-// only the larger one (components.Up).
-type edgeSender struct {
-	b     *wire.Batcher
-	parts int
-	emit  func(int, []byte)
-}
-
-func newEdgeSender(parts int, emit func(int, []byte)) *edgeSender {
-	return &edgeSender{b: wire.NewBatcher(0), parts: parts, emit: emit}
-}
-
-func (s *edgeSender) send(e components.Edge, t components.EdgeTargets) {
-	add := func(part int) { s.b.Add(part, func(c []byte) []byte { return wire.AppendPair(c, e) }, s.emit) }
-	oa, ob := components.Owner(e.A, s.parts), components.Owner(e.B, s.parts)
-	if t == components.Both {
-		add(oa)
-	}
-	if t == components.Up || ob != oa {
-		add(ob)
-	}
-}
-
-func (s *edgeSender) flush() { s.b.Flush(s.emit) }
-
-type assigner struct {
-	b     *wire.Batcher
-	parts int
-	emit  func(int, []byte)
-}
-
-func newAssigner(parts int, emit func(int, []byte)) *assigner {
-	return &assigner{b: wire.NewBatcher(0), parts: parts, emit: emit}
-}
-
-func (a *assigner) add(x components.Assignment) {
-	a.b.Add(components.Owner(x.Node, a.parts), func(c []byte) []byte {
-		return wire.AppendPair(c, wire.Pair{A: x.Node, B: x.Root})
-	}, a.emit)
-}
-
-// decodeEdges reads every wire.Pair chunk of iter.
-func decodeEdges(dst []components.Edge, iter func(*[]byte) bool) ([]components.Edge, error) {
-	var chunk []byte
-	var err error
-	for iter(&chunk) {
-		if dst, err = wire.AppendPairs(dst, chunk); err != nil {
-			return nil, err
-		}
-	}
-	return dst, nil
 }

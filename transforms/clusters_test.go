@@ -15,7 +15,8 @@ import (
 // {a, b, c} and {d, e}, each line keyed by the file of its smallest
 // document and named after it; each cluster keeps its longest document (c;
 // of d and e, of equal length, the first: d) and removes the others; with
-// the star rounds or without (the one-worker remainder takes every edge).
+// the star rounds or without (the one-worker remainder takes every edge);
+// with the matches and Clusters' own shuffles spilled (Spill) or not.
 func TestClustersStage(t *testing.T) {
 	docs := map[string]wire.Doc{
 		"a": wire.DocNum(0, 0), "c": wire.DocNum(0, 1), "b": wire.DocNum(1, 2), // b after c in document order
@@ -28,14 +29,17 @@ func TestClustersStage(t *testing.T) {
 		}
 		return wire.Match{A: docs[x], B: docs[y], IDA: x, IDB: y, LenA: lens[x], LenB: lens[y], Jaccard: 0.9, Method: wire.MinHash}
 	}
-	for _, rounds := range []int{0, ClusterCCRounds} {
-		t.Run(fmt.Sprintf("rounds=%d", rounds), func(t *testing.T) {
+	for _, v := range []struct {
+		rounds int
+		spill  bool
+	}{{0, false}, {ClusterCCRounds, false}, {0, true}, {ClusterCCRounds, true}} {
+		t.Run(fmt.Sprintf("rounds=%d,spill=%v", v.rounds, v.spill), func(t *testing.T) {
 			cfg := stageConfig(t)
-			cfg.CCRounds = rounds
+			cfg.CCRounds, cfg.Spill = v.rounds, v.spill
 			p, s := beam.NewPipelineWithRoot()
 			// Matches grouped by the file of A, as a run groups them; b-c
 			// comes twice (from two files' chunks), as from two stages.
-			matches := beam.GroupByKey(s, stageChunks(s,
+			matches := GroupMatches(s, cfg, stageChunks(s,
 				stageMatchChunk(match("a", "b"), match("c", "b")),
 				stageMatchChunk(match("b", "c")),
 				stageMatchChunk(match("d", "e"))))
@@ -47,6 +51,7 @@ func TestClustersStage(t *testing.T) {
 			stageShuffled(s, st, output.ShuffleOutLines, 0, 0, clusters)
 			stageShuffled(s, st, output.ShuffleRemoved, 0, 0, removes)
 			stageRun(t, p)
+			stageSpillKinds(t, cfg, "matches", "edges", "members")
 		})
 	}
 }

@@ -118,6 +118,29 @@ type Config struct {
 // below the runner's message limits, few enough to batch well.
 const DefaultPartitions = 256
 
+// partitionInputBytes is the decompressed input per step of
+// PartitionScale: 1.25 GB of JSONL, 1.39M documents, take one.
+const partitionInputBytes = 1536 << 20
+
+// PartitionScale is the factor `neardup run` multiplies the default
+// partitions (DefaultPartitions) and components partitions by when
+// --partitions and --cc-partitions are not given, for input bytes
+// (decompressed): 1, and with the large shuffles spilled (spilled: the
+// direct runner) one per partitionInputBytes of input, at most 64. The
+// runner then holds only file names, and what a stage holds is the groups
+// it works on: Candidates a partition's block entries decoded (16 bytes an
+// entry, 0.1 GB for the largest of 256 partitions of 13.9M documents, and
+// as much again to sort them), Clusters' steps a partition of the
+// documents, its edges and members; partitions that grow with the input
+// keep them the same size. The outputs do not depend on the partitions.
+func PartitionScale(input int64, spilled bool) int {
+	if !spilled {
+		return 1
+	}
+	n := (input + partitionInputBytes - 1) / partitionInputBytes
+	return int(min(max(n, 1), 64))
+}
+
 // defaultSegmentBits: segments of 65,536 lines. A verification step holds
 // one segment's infos decoded (about 210 bytes a document with the default
 // 128-byte sketch: about 14 MB) and the signature pass at most two; a full

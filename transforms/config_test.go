@@ -35,6 +35,29 @@ func TestAutoRounds(t *testing.T) {
 	}
 }
 
+func TestPartitionScale(t *testing.T) {
+	const gb = 1e9
+	tests := []struct {
+		input   int64
+		spilled bool
+		want    int
+	}{
+		{0, true, 1},
+		{1.25 * gb, true, 1}, // SCALE, 1.39M documents
+		{partitionInputBytes, true, 1},
+		{partitionInputBytes + 1, true, 2},
+		{4.98 * gb, true, 4},  // tiled 4 times
+		{12.4 * gb, true, 8},  // tiled 10 times
+		{1 << 50, true, 64},   // at most 64
+		{12.4 * gb, false, 1}, // not spilled: the runner holds the shuffles
+	}
+	for _, tt := range tests {
+		if got := PartitionScale(tt.input, tt.spilled); got != tt.want {
+			t.Errorf("PartitionScale(%d, %v) = %d, want %d", tt.input, tt.spilled, got, tt.want)
+		}
+	}
+}
+
 func TestShuffleRounds(t *testing.T) {
 	tests := []struct{ rounds, branches, want int }{
 		{0, 3, 3},

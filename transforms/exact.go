@@ -21,7 +21,7 @@ func init() {
 // chunk), lines to skip in the signature pass (segment, chunk), stats.
 func ExactDuplicates(s beam.Scope, cfg Config, keys beam.PCollection) (matches, skips, st beam.PCollection) {
 	s = s.Scope("ExactDuplicates")
-	return beam.ParDo3(s, &exactFn{Cfg: cfg}, beam.GroupByKey(s, keys))
+	return beam.ParDo3(s, &exactFn{Cfg: cfg}, groupSpilled(s, cfg, "keys", keys))
 }
 
 // exactFn finds exact duplicates within one partition of exact-key records.
@@ -32,14 +32,15 @@ func ExactDuplicates(s beam.Scope, cfg Config, keys beam.PCollection) (matches, 
 // smaller document), and the members to leave out of the signature pass
 // (chunks of uvarint line numbers keyed by segment).
 type exactFn struct {
-	Cfg Config
+	Cfg         Config
+	groupReader // with Cfg.Spill, the records are in spill files
 }
 
 func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "ExactDuplicates", begin())
 	emitMatch, reportMatches := countShuffle(output.ShuffleMatches, emitMatch, emitStat)
 	emitSkip, reportSkips := countShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
-	infos, err := byExactKey(chunks)
+	infos, err := byExactKey(&fn.in, fn.Cfg, part, chunks)
 	if err != nil {
 		return err
 	}
@@ -82,18 +83,20 @@ func cmpU64(a, b uint64) int {
 // byExactKey decodes every wire.Info chunk of chunks and sorts the infos by
 // exact key, then document: each run of equal keys is one exact-duplicate
 // group, its first document the earliest in input order.
-func byExactKey(chunks func(*[]byte) bool) ([]wire.Info, error) {
+func byExactKey(in *spillIn, cfg Config, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
 	var infos []wire.Info
-	var chunk []byte
-	for chunks(&chunk) {
-		for c := chunk; len(c) > 0; {
-			var in wire.Info
-			var err error
-			if c, err = wire.DecodeInfo(c, &in); err != nil {
-				return nil, err
+	err := in.each(cfg, part, chunks, func(c []byte) (err error) {
+		for len(c) > 0 {
+			var info wire.Info
+			if c, err = wire.DecodeInfo(c, &info); err != nil {
+				return err
 			}
-			infos = append(infos, in)
+			infos = append(infos, info)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	exactdup.Sort(infos)
 	return infos, nil

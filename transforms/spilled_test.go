@@ -133,3 +133,18 @@ func (fn *stageUnspillFn) ProcessElement(key int, name []byte, emit func(int, []
 		return nil
 	})
 }
+
+// stageSpillKinds checks that a run under cfg wrote spill files of each of
+// kinds in cfg.Work if cfg.Spill, and none without.
+func stageSpillKinds(t *testing.T, cfg Config, kinds ...string) {
+	t.Helper()
+	for _, kind := range kinds {
+		files, err := filepath.Glob(filepath.Join(cfg.Work, "spill-"+kind+"-*.bin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Spill != (len(files) > 0) {
+			t.Errorf("spill %v: %d spill files of %s", cfg.Spill, len(files), kind)
+		}
+	}
+}

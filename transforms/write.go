@@ -26,14 +26,14 @@ func init() {
 // Write writes pairs, clusters, rejects and the deduplicated input, one
 // shard per input file that has any.
 //
-// In: files, matches grouped by file index, cluster lines, reject lines,
-// removals (keyed by file index). Out: stats.
+// In: files, matches, cluster lines, reject lines (keyed by file index, not
+// grouped: see writeparts.go), removals (keyed by file index). Out: stats.
 func Write(s beam.Scope, cfg Config, files Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
 	dedup := files.perFile(s.Scope("dedup"), 1, &writeDedupFn{Cfg: cfg}, removes, rejects)[0]
 	return beam.Flatten(s, writeLines(s, cfg, output.KindPairs, matches),
-		writeLines(s, cfg, output.KindClusters, beam.GroupByKey(s, clusters)),
-		writeLines(s, cfg, output.KindRejects, beam.GroupByKey(s, rejects)),
+		writeLines(s, cfg, output.KindClusters, clusters),
+		writeLines(s, cfg, output.KindRejects, rejects),
 		dedup)
 }
 

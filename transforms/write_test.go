@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -16,9 +17,19 @@ import (
 // (a = b and c = d exact duplicates, one bad line), Write writes each
 // file's deduplicated copy byte for byte without the removed and rejected
 // lines, and the pairs, clusters and rejects shards of the files that have
-// any, and counts what it wrote.
+// any, and counts what it wrote; with its shuffles spilled (Spill) or not.
 func TestWriteStage(t *testing.T) {
-	cfg := stageConfig(t)
+	for _, spill := range []bool{false, true} {
+		t.Run(fmt.Sprintf("spill=%v", spill), func(t *testing.T) {
+			cfg := stageConfig(t)
+			cfg.Spill = spill
+			testWriteStage(t, cfg)
+			stageSpillKinds(t, cfg, "keys", "matches", "edges", "members", "parts")
+		})
+	}
+}
+
+func testWriteStage(t *testing.T, cfg Config) {
 	in := t.TempDir()
 	ta, tc := stageText(1, 20), stageText(2, 20)
 	f0 := []string{stageJSON("a", ta), stageJSON("b", ta), `{"id":"bad"`, stageJSON("c", tc)}
@@ -29,9 +40,9 @@ func TestWriteStage(t *testing.T) {
 	files := stageFiles(t, s, paths, cfg.Branches)
 	keys, rejects, _, _, _ := Read(s, cfg, files)
 	exact, _, _ := ExactDuplicates(s, cfg, keys)
-	matches := beam.GroupByKey(s, exact)
+	matches := GroupMatches(s, cfg, exact)
 	clusters, removes, _ := Clusters(s, cfg, matches)
-	st := Write(s, cfg, files, matches, clusters, rejects, removes)
+	st := Write(s, cfg, files, exact, clusters, rejects, removes)
 	passert.Equals(s, stageStats(s, st, output.StatKept, "pairs_lines", "clusters_lines", "rejects_lines"),
 		"kept=3", "pairs_lines=2", "clusters_lines=2", "rejects_lines=1")
 	stageRun(t, p)

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&splitPartsFn{})
+	register.DoFn4x1[int, []byte, func(int, []byte), func(string, int64), error](&splitPartsFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&writePartFn{})
 	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&joinPartsFn{})
 }
@@ -31,13 +31,14 @@ func init() {
 // A part's lines all sort before the next part's, so the shard is the same
 // as if one bundle had sorted all of them.
 
-// writeLines writes the output shards of kind from grouped (chunks grouped
-// by file index): wire.Match chunks for pairs, wire.OutLine chunks for the
-// others. Out: stats.
-func writeLines(s beam.Scope, cfg Config, kind string, grouped beam.PCollection) beam.PCollection {
+// writeLines writes the output shards of kind from col (chunks keyed by
+// file index, not grouped): wire.Match chunks for pairs, wire.OutLine
+// chunks for the others. Their parts are grouped through spill files on one
+// machine (groupSpilled). Out: stats.
+func writeLines(s beam.Scope, cfg Config, kind string, col beam.PCollection) beam.PCollection {
 	s = s.Scope(kind)
-	parts, st1 := beam.ParDo2(s, &splitPartsFn{Cfg: cfg, Kind: kind}, grouped)
-	named, st2 := beam.ParDo2(s, &writePartFn{Cfg: cfg, Kind: kind}, beam.GroupByKey(s, parts))
+	parts, st1 := beam.ParDo2(s, &splitPartsFn{Cfg: cfg, Kind: kind}, col)
+	named, st2 := beam.ParDo2(s, &writePartFn{Cfg: cfg, Kind: kind}, groupSpilled(s, cfg, "parts", parts))
 	st3 := beam.ParDo(s, &joinPartsFn{Cfg: cfg, Kind: kind}, beam.GroupByKey(s, named))
 	return beam.Flatten(s, st1, st2, st3)
 }
@@ -67,52 +68,48 @@ func (c Config) partKey(file int, k1 uint64) int {
 
 // splitPartsFn re-keys a file's output records by part.
 //
-// In: (file index, chunks). Out: the same records in chunks keyed by part
-// (partKey), to a spill file of the bundle with Cfg.Spill; stats.
+// In: (file index, a chunk). Out: the same records in chunks keyed by part
+// (partKey), batched over the bundle; stats.
 type splitPartsFn struct {
 	Cfg  Config
 	Kind string
 
-	spilled *spillOut // see spilled.go
+	parts *wire.Batcher
+	tally shuffleTally
+	lines []wire.OutLine
 }
 
-func (fn *splitPartsFn) Setup() { fn.spilled = fn.Cfg.spillTo("parts") }
+func (fn *splitPartsFn) Setup() { fn.parts = wire.NewBatcher(0) }
 
-func (fn *splitPartsFn) ProcessElement(file int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
-	emit, report := countShuffle(output.ShuffleParts, fn.spilled.wrap(emit), emitStat)
-	defer report()
-	b := wire.NewBatcher(0)
-	var chunk []byte
-	var lines []wire.OutLine
-	for chunks(&chunk) {
-		if fn.Kind == output.KindPairs {
-			for c := chunk; len(c) > 0; {
-				start := c
-				var m wire.Match
-				var err error
-				if c, err = wire.DecodeMatch(c, &m); err != nil {
-					return err
-				}
-				rec := start[:len(start)-len(c)]
-				b.Add(fn.Cfg.partKey(file, m.A), func(dst []byte) []byte { return append(dst, rec...) }, emit)
+func (fn *splitPartsFn) ProcessElement(file int, chunk []byte, emit func(int, []byte), _ func(string, int64)) error {
+	emit = fn.tally.count(emit)
+	if fn.Kind == output.KindPairs {
+		for c := chunk; len(c) > 0; {
+			start := c
+			var m wire.Match
+			var err error
+			if c, err = wire.DecodeMatch(c, &m); err != nil {
+				return err
 			}
-			continue
+			rec := start[:len(start)-len(c)]
+			fn.parts.Add(fn.Cfg.partKey(file, m.A), func(dst []byte) []byte { return append(dst, rec...) }, emit)
 		}
-		var err error
-		if lines, err = wire.AppendLines(lines[:0], chunk); err != nil {
-			return err
-		}
-		for _, l := range lines {
-			b.Add(fn.Cfg.partKey(file, l.K1), func(dst []byte) []byte { return wire.AppendLine(dst, l.K1, l.K2, l.Text) }, emit)
-		}
+		return nil
 	}
-	b.Flush(emit)
+	var err error
+	if fn.lines, err = wire.AppendLines(fn.lines[:0], chunk); err != nil {
+		return err
+	}
+	for _, l := range fn.lines {
+		fn.parts.Add(fn.Cfg.partKey(file, l.K1), func(dst []byte) []byte { return wire.AppendLine(dst, l.K1, l.K2, l.Text) }, emit)
+	}
 	return nil
 }
 
-// FinishBundle emits the names of the bundle's spill file (see spilled.go).
-func (fn *splitPartsFn) FinishBundle(emit func(int, []byte), _ func(string, int64)) error {
-	return finishSpilled(nil, emit, fn.spilled)
+// FinishBundle emits the bundle's last chunks and its shuffle tally.
+func (fn *splitPartsFn) FinishBundle(emit func(int, []byte), emitStat func(string, int64)) {
+	fn.parts.Flush(fn.tally.count(emit))
+	fn.tally.report(output.ShuffleParts, emitStat)
 }
 
 // writePartFn writes one part of an output shard.
@@ -121,32 +118,25 @@ func (fn *splitPartsFn) FinishBundle(emit func(int, []byte), _ func(string, int6
 // Cfg.Work (plain text, whatever the outputs' compression), named with
 // its line count as a wire marker keyed by file index; stats.
 type writePartFn struct {
-	Cfg  Config
-	Kind string
-
-	spilled spillIn // the records, with Cfg.Spill
+	Cfg         Config
+	Kind        string
+	groupReader // the records, spilled with Cfg.Spill (groupSpilled)
 }
 
 func (fn *writePartFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Write."+fn.Kind, begin())
-	defer fn.spilled.close()
-	chunks, failed := fn.spilled.iter(fn.Cfg, part, chunks)
 	var lines []wire.OutLine
-	var chunk []byte
-	var err error
-	for chunks(&chunk) {
+	err := fn.in.each(fn.Cfg, part, chunks, func(chunk []byte) (err error) {
 		if fn.Kind == output.KindPairs {
 			lines, err = appendPairLines(lines, chunk, fn.Cfg.Locations)
 		} else {
-			// The lines' texts point into the chunk, which the iterator
-			// may reuse (a spill file's reader does): keep a copy.
+			// The lines' texts point into the chunk, which a spill
+			// file's reader reuses: keep a copy.
 			lines, err = wire.AppendLines(lines, slices.Clone(chunk))
 		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := failed(); err != nil {
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	slices.SortFunc(lines, func(a, b wire.OutLine) int {

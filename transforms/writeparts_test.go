@@ -48,7 +48,7 @@ func TestWriteParts(t *testing.T) {
 			cfg := stageConfig(t)
 			cfg.SegmentBits, cfg.Spill = 6, spill
 			p, s := beam.NewPipelineWithRoot()
-			writeLines(s, cfg, output.KindClusters, beam.GroupByKey(s, stageChunks(s, chunks...)))
+			writeLines(s, cfg, output.KindClusters, stageChunks(s, chunks...))
 			stageRun(t, p)
 			for file := range 2 {
 				var want []string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -233,6 +234,22 @@ func planMemory(f *runFlags, cfg *transforms.Config, files []string, stored int6
 	}
 	cfg.Rounds = rounds
 	return nil
+}
+
+// scalePartitions multiplies the partitions and the components partitions
+// that were not given (--partitions, --cc-partitions) by
+// transforms.PartitionScale of input bytes (decompressed): on the direct
+// runner with the shuffles spilled, what a stage holds is the groups it
+// works on, so their number grows with the input.
+func scalePartitions(f *runFlags, cfg *transforms.Config, input int64) {
+	k := transforms.PartitionScale(input, memoryModel(runnerName(), f.spill) == spilledModel)
+	given := flagSet(flag.CommandLine)
+	if !given["partitions"] {
+		cfg.Partitions *= k
+	}
+	if !given["cc-partitions"] {
+		cfg.CCPartitions *= k
+	}
 }
 
 // gib formats n bytes in GiB (MiB below one GiB).

@@ -60,7 +60,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
 	fs.BoolVar(&f.spool, "spool", true, "local runners: keep decompressed copies of compressed inputs in a temporary directory (about the\ndecompressed input), so that the deduplicated copy does not inflate them again")
-	fs.BoolVar(&f.spill, "spill", true, "local runners: send the five largest shuffles through files in the work directory, read back\none group at a time, rather than hold them in the runner's memory")
+	fs.BoolVar(&f.spill, "spill", true, "local runners: send the shuffles that grow with the input through files in the work directory,\nread back one group at a time, rather than hold them in the runner's memory")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&f.memoryFlag, "memory", defaultMemory, "local runners: the memory the job may use: a size (8GiB, 512MiB; 8G, 8GB: powers of 1000) or a share\nof the machine's memory (its control group's, if lower); sets Go's soft memory limit (9/10 of it) and\nmore shuffle rounds when it is small; an input that cannot fit is refused before the run")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile of the local run, taken when the heap in use\nwas largest (checked every second), to this file (go tool pprof)")
@@ -83,11 +83,11 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.Bands, "bands", 0, "LSH bands (0: chosen from --threshold and --perms)")
 	fs.IntVar(&c.Rows, "rows", 0, "LSH rows per band (0: chosen with --bands)")
 	fs.IntVar(&c.SimBlocks, "simhash-blocks", 0, "SimHash pigeonhole blocks m > k (0: chosen from the input size)")
-	fs.IntVar(&c.Partitions, "partitions", c.Partitions, "shuffle partitions")
+	fs.IntVar(&c.Partitions, "partitions", c.Partitions, "shuffle partitions; when not given, on the direct runner with --spill, 256 per 1.5 GiB of input\n(decompressed)")
 	fs.IntVar(&c.MaxBucket, "max-bucket", c.MaxBucket, "buckets up to this many documents compare all pairs")
 	fs.IntVar(&c.Window, "window", c.Window, "bigger buckets compare each document with this many neighbours")
 	fs.IntVar(&f.segmentLines, "segment-lines", 1<<16, "lines (rows) of one input file per segment: the key of every pass after the first, so a file\nof n lines spreads over n/segment-lines workers; a power of two from 2 to 16777216")
-	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components")
+	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components; when not given, on the direct runner\nwith --spill, 16 per 1.5 GiB of input (decompressed)")
 	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(transforms.AutoCCRounds(true))+" on one machine, "+fmt.Sprint(transforms.AutoCCRounds(false))+" on a cluster")
 	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest (text, in bytes) or first")
 	fs.IntVar(&c.Branches, "branches", c.Branches, "copies of each file-reading stage, each reading every n-th file (parallelism on Prism)")
@@ -228,6 +228,7 @@ func runMain(args []string) error {
 	if err := planMemory(f, cfg, files, bytes); err != nil {
 		return err
 	}
+	scalePartitions(f, cfg, decompressedBytes(files, cfg.Format, bytes))
 	if cfg.CCRounds == -1 {
 		cfg.CCRounds = transforms.AutoCCRounds(localRunner())
 	}
