@@ -31,28 +31,10 @@ type pqNoID struct {
 	N    int64  `parquet:"n"`
 }
 
-// writeParquetFile writes rows to path, 100 rows to a row group.
+// writeParquetFile writes rows to path, 100 rows to a row group, zstd.
 func writeParquetFile[T any](t *testing.T, path string, rows []T) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[T](f, parquet.Compression(&parquet.Zstd))
-	for i := 0; i < len(rows); i += 100 {
-		if _, err := w.Write(rows[i:min(i+100, len(rows))]); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeParquetGroups(t, path, rows, 100, parquet.Compression(&parquet.Zstd))
 }
 
 // pos is a document's position: input file index and row (record) number.

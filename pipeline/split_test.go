@@ -17,14 +17,15 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
-// writeParquetGroups writes rows to path, per rows to a row group.
-func writeParquetGroups[T any](t *testing.T, path string, rows []T, per int) {
+// writeParquetGroups writes rows to path, per rows to a row group, with
+// the writer options opts (the codec).
+func writeParquetGroups[T any](t *testing.T, path string, rows []T, per int, opts ...parquet.WriterOption) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewGenericWriter[T](f, parquet.Compression(&parquet.Snappy))
+	w := parquet.NewGenericWriter[T](f, opts...)
 	for i := 0; i < len(rows); i += per {
 		if _, err := w.Write(rows[i:min(i+per, len(rows))]); err != nil {
 			t.Fatal(err)
@@ -72,9 +73,9 @@ func sampleParquet(t *testing.T, dir string, per int, withID bool) (files []stri
 		}
 		path := filepath.Join(dir, fmt.Sprintf("sample-%d.parquet", fi))
 		if withID {
-			writeParquetGroups(t, path, a, per)
+			writeParquetGroups(t, path, a, per, parquet.Compression(&parquet.Snappy))
 		} else {
-			writeParquetGroups(t, path, b, per)
+			writeParquetGroups(t, path, b, per, parquet.Compression(&parquet.Snappy))
 		}
 		files, rows = append(files, path), rows+len(a)
 	}

@@ -226,20 +226,17 @@ type splitMatchesFn struct {
 
 func (fn *splitMatchesFn) ProcessElement(file int, chunk []byte, emitBatch, emitIndex func(int, []byte)) error {
 	var batch, idx []byte
-	var m wire.Match
-	for c := chunk; len(c) > 0; {
-		start := c
-		var err error
-		if c, err = wire.DecodeMatch(c, &m); err != nil {
-			return err
-		}
-		rec := start[:len(start)-len(c)]
+	err := wire.EachMatch(chunk, func(m *wire.Match, rec []byte) error {
 		switch {
 		case !isIndexed(m.B):
 			batch = append(batch, rec...)
 		case !fn.Decide || float64(m.Jaccard) >= fn.Cfg.Threshold:
 			idx = append(idx, rec...)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(batch) > 0 {
 		emitBatch(file, batch)

@@ -128,16 +128,14 @@ type destBranchFn struct{ N, I, Bits int }
 
 func (fn *destBranchFn) ProcessElement(key int, chunk []byte, emit func(int, []byte)) error {
 	var out []byte
-	for c := chunk; len(c) > 0; {
-		start := c
-		var m wire.Match
-		var err error
-		if c, err = wire.DecodeMatch(c, &m); err != nil {
-			return err
-		}
+	err := wire.EachMatch(chunk, func(m *wire.Match, rec []byte) error {
 		if checkRound(m.B, fn.Bits, fn.N) == fn.I {
-			out = append(out, start[:len(start)-len(c)]...)
+			out = append(out, rec...)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(out) > 0 {
 		emit(key, out)

@@ -84,17 +84,10 @@ func (fn *splitPartsFn) Setup() { fn.parts = wire.NewBatcher(0) }
 func (fn *splitPartsFn) ProcessElement(file int, chunk []byte, emit func(int, []byte), _ func(string, int64)) error {
 	emit = fn.tally.count(emit)
 	if fn.Kind == output.KindPairs {
-		for c := chunk; len(c) > 0; {
-			start := c
-			var m wire.Match
-			var err error
-			if c, err = wire.DecodeMatch(c, &m); err != nil {
-				return err
-			}
-			rec := start[:len(start)-len(c)]
+		return wire.EachMatch(chunk, func(m *wire.Match, rec []byte) error {
 			fn.parts.Add(fn.Cfg.partKey(file, m.A), func(dst []byte) []byte { return append(dst, rec...) }, emit)
-		}
-		return nil
+			return nil
+		})
 	}
 	var err error
 	if fn.lines, err = wire.AppendLines(fn.lines[:0], chunk); err != nil {

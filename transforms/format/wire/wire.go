@@ -378,6 +378,24 @@ func AppendMatch(chunk []byte, m *Match) []byte {
 	return append(chunk, m.Hamming, byte(m.Method))
 }
 
+// EachMatch calls fn with every Match of chunk, decoded, and its record's
+// bytes in chunk (to pass a match on without coding it again); fn must not
+// keep m. It stops at fn's first error.
+func EachMatch(chunk []byte, fn func(m *Match, rec []byte) error) error {
+	var m Match
+	for c := chunk; len(c) > 0; {
+		start := c
+		var err error
+		if c, err = DecodeMatch(c, &m); err != nil {
+			return err
+		}
+		if err := fn(&m, start[:len(start)-len(c)]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // DecodeMatch decodes the Match at the start of chunk and returns the rest.
 func DecodeMatch(chunk []byte, m *Match) ([]byte, error) {
 	var err error

@@ -1094,3 +1094,34 @@ func FuzzDecodeEntries(f *testing.F) {
 		}
 	})
 }
+
+// TestEachMatch: EachMatch gives every match of a chunk with its record's
+// bytes, which coded again are the same; it stops at fn's error and at a
+// damaged record.
+func TestEachMatch(t *testing.T) {
+	ms := []Match{{A: DocNum(0, 1), B: DocNum(2, 3), IDA: "a", IDB: "b", LenA: 5, LenB: 7, Jaccard: 0.9, Method: MinHash},
+		{A: DocNum(1, 1), B: DocNum(1, 9), IDA: "c", IDB: "d", Hamming: 3, Method: SimHash}}
+	var chunk []byte
+	for i := range ms {
+		chunk = AppendMatch(chunk, &ms[i])
+	}
+	var got []Match
+	err := EachMatch(chunk, func(m *Match, rec []byte) error {
+		if string(rec) != string(AppendMatch(nil, m)) {
+			t.Errorf("record of %+v: %x", *m, rec)
+		}
+		got = append(got, *m)
+		return nil
+	})
+	if err != nil || len(got) != 2 || got[0] != ms[0] || got[1] != ms[1] {
+		t.Fatalf("EachMatch: %+v, %v", got, err)
+	}
+	stop := errors.New("stop")
+	n := 0
+	if err := EachMatch(chunk, func(*Match, []byte) error { n++; return stop }); err != stop || n != 1 {
+		t.Errorf("fn's error: %v after %d calls", err, n)
+	}
+	if err := EachMatch(chunk[:len(chunk)-1], func(*Match, []byte) error { return nil }); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("damaged chunk: %v, want ErrCorrupt", err)
+	}
+}
