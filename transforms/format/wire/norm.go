@@ -9,8 +9,8 @@ import (
 	"slices"
 )
 
-// A normalized spool copy is a file of records, one per good document of an
-// input file:
+// A document shard (the first pass's copy of one segment of an input file)
+// is a file of records, one per good document of the segment, in line order:
 //
 //	uvarint line index | uvarint length | uvarint id length | id |
 //	uvarint text length | normalized text
@@ -22,7 +22,7 @@ import (
 // MaxNormField bounds the id and the text of a normalized record.
 const MaxNormField = 1 << 31
 
-// NormRecord is a record of a normalized spool copy. ID and Text share the
+// NormRecord is a record of a document shard. ID and Text share the
 // buffer of the ReadNormRecord call that returned them.
 type NormRecord struct {
 	Index int64 // line index
