@@ -167,3 +167,10 @@ func emitCandidates(pairs []wire.Pair, route func(wire.Doc) int, emit func(int, 
 	}
 	b.Flush(emit)
 }
+
+// clear drops the slices kept for later gets.
+func (r *reuse[T]) clear() {
+	r.mu.Lock()
+	r.free = nil
+	r.mu.Unlock()
+}

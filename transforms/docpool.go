@@ -378,10 +378,3 @@ func (r *reuse[T]) put(s []T) {
 	r.free = append(r.free, s[:0])
 	r.mu.Unlock()
 }
-
-// clear drops the slices kept for later gets.
-func (r *reuse[T]) clear() {
-	r.mu.Lock()
-	r.free = nil
-	r.mu.Unlock()
-}

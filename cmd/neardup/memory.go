@@ -112,14 +112,17 @@ func memTotal(meminfo string) int64 {
 // measurements of docs/BENCHMARKS.md (the tiled SCALE corpus; JSONL of
 // about 900 bytes a document):
 //
-//	direct runner, spilled shuffles (the default):  550 MB + 0.16 U
+//	direct runner, spilled shuffles (the default):  650 MB + 0.05 U
 //	direct runner, --spill=false:  300 MB + 0.50 U + 0.59 U / min(R, 8)
 //	Prism:          1 GB + 1.03 U    (rounds do not bound what Prism holds)
 //
-// Spilled, under the default budget (`COPIES="1 2 4 10" BASELINE=0
-// scripts/bench.sh` at 1d6d639, one run each): x1 (1.25 GB of JSONL) 0.68
-// GB (model 0.75), x2 (2.49 GB) 0.79 GB (0.95), x4 (4.98 GB) 1.13 GB
-// (1.35), x10 (12.4 GB) 2.28 GB (2.54).
+// Spilled, under the default budget, with every shuffle that grows with
+// the input spilled and the partitions scaled (transforms.PartitionScale;
+// `COPIES="4 10" BASELINE=0 scripts/bench.sh` at 4acc93f and 30eac46, and
+// one more x10 run, on a shared machine): x1 (1.25 GB of JSONL) 0.61 GB
+// (model 0.71), x4 (4.98 GB) 0.76-0.79 GB (0.90), x10 (12.4 GB)
+// 0.85-1.17 GB (1.27). Before (1d6d639): x1 0.68 GB, x2 0.79, x4 1.13,
+// x10 2.28.
 //
 // Direct runner without spilling, measured (U, R: peak RSS) against the model, under the
 // soft limit of the default budget (9/10 of half the machine's 24 GiB,
@@ -135,17 +138,16 @@ const (
 	peakFixed       = 300e6
 	peakPerByte     = 0.50
 	peakRoundBytes  = 0.59
-	spillFixed      = 550e6
-	spillPerByte    = 0.16
+	spillFixed      = 650e6
+	spillPerByte    = 0.05
 	prismFixed      = 1e9
 	prismPerByte    = 1.03
 	compressedRatio = 4 // assumed decompressed/stored of a compressed file whose size is not known
 )
 
 // spilledModel is the model name estimatePeak and chooseRounds take for the
-// direct runner with the large shuffles spilled (--spill, the default):
-// what it holds does not depend on the rounds, and grows with the input at
-// half the rate.
+// direct runner with the shuffles spilled (--spill, the default): what it
+// holds does not depend on the rounds, and grows little with the input.
 const spilledModel = "direct+spill"
 
 // memoryModel is the model of a local run on runner: spilledModel for the
