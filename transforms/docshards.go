@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -109,7 +110,7 @@ func (s *docSegments) open(seg int) {
 			_, err := io.Copy(w, pr)
 			return err
 		}, false)
-		pr.CloseWithError(cmpErr(err, io.ErrClosedPipe)) // unblocks add after a failed open
+		pr.CloseWithError(cmp.Or(err, io.ErrClosedPipe)) // unblocks add after a failed open
 		done <- err
 	}()
 	s.index, s.n, s.bytes, s.pw, s.done = seg, 0, 0, pw, done
@@ -118,14 +119,6 @@ func (s *docSegments) open(seg int) {
 	} else {
 		s.bw.Reset(pw)
 	}
-}
-
-// cmpErr returns err, or else def.
-func cmpErr(err, def error) error {
-	if err != nil {
-		return err
-	}
-	return def
 }
 
 // closeShard ends the shard being written and waits for it to be in place.
@@ -145,15 +138,11 @@ func (s *docSegments) closeShard() {
 }
 
 // finish closes the last shard and emits the marker of every shard written,
-// keyed by segment, unless the pass failed with err; it returns err or else
-// the first error of the writes.
-func (s *docSegments) finish(err error, emit func(int, []byte)) error {
+// keyed by segment; after an error in the writes it emits none and
+// returns the first.
+func (s *docSegments) finish(emit func(int, []byte)) error {
 	if s == nil {
-		return err
-	}
-	if err != nil {
-		s.abort()
-		return err
+		return nil
 	}
 	if s.pw != nil && s.err == nil {
 		s.closeShard()

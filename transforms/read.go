@@ -138,7 +138,7 @@ func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, e
 	}
 	// A file whose reading ended in an error keeps the document shards of
 	// what was read: the job goes on with those documents.
-	if err := docShards.finish(nil, emitSegment); err != nil {
+	if err := docShards.finish(emitSegment); err != nil {
 		return err
 	}
 	if !broken && spool != nil && comp != record.None {

@@ -3,6 +3,7 @@ package transforms
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -13,7 +14,6 @@ import (
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
-	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 func init() {
@@ -60,20 +60,15 @@ type signFn struct {
 	InfoShards bool
 
 	keyer   blockkeys.Keyer
-	spilled *spillOut // block entries, see spilled.go
+	signers *signerPool // shared in the process (signers.go), reused from segment to segment
+	spilled *spillOut   // block entries, see spilled.go
 }
 
-// Setup checks the signer configuration once per DoFn instance; gse's
-// dictionary (word mode) loads once per worker process.
-func (fn *signFn) Setup() error {
-	sc, err := fn.Cfg.signatureConfig()
-	if err != nil {
-		return err
-	}
-	if sc.Tokens == tokenize.Word {
-		tokenize.Dictionary = fn.Cfg.Dictionary
-	}
-	if _, err = signature.New(sc); err != nil { // fail early on a bad configuration
+// Setup gets the process's signers of the configuration (sharedSigners,
+// which checks it; gse's dictionary, in word mode, loads once per worker
+// process) and the block keyer, once per DoFn instance.
+func (fn *signFn) Setup() (err error) {
+	if fn.signers, err = sharedSigners(fn.Cfg); err != nil {
 		return err
 	}
 	fn.keyer = blockkeys.Keyer{Bands: blocking.Bands{B: fn.Cfg.Bands, R: fn.Cfg.Rows}, Index: fn.Cfg.IndexOut != "",
@@ -125,12 +120,21 @@ func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]b
 		shards = fn.Cfg.newInfoSegments(ctx, file, path)
 	}
 	var signed, empty, truncated, nkeys int64
+	var mu sync.Mutex
+	var held []*signature.Signer
+	defer func() {
+		for _, s := range held {
+			fn.signers.put(s)
+		}
+	}()
 	newWorker := func() (func(*docItem, *signResult), error) {
-		sc, _ := fn.Cfg.signatureConfig() // checked in Setup
-		signer, err := signature.New(sc)
+		signer, err := fn.signers.get()
 		if err != nil {
 			return nil, err
 		}
+		mu.Lock()
+		held = append(held, signer)
+		mu.Unlock()
 		var sig signature.Signature
 		return func(d *docItem, r *signResult) {
 			if r.skip = skip.Has(d.Index); !r.skip {

@@ -7,9 +7,11 @@ import (
 	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
-// The signers of the exact checks (exactcheck.go), shared in the process.
+// The signers of the signature pass and the exact checks (signatures.go,
+// exactcheck.go): one configuration, so one pool in the process.
 
-// exactSigner builds the signer whose shingle sets exact Jaccard compares.
+// exactSigner builds the signer of cfg: the signature pass's, whose shingle
+// sets exact Jaccard compares.
 // It is safe to call from several goroutines.
 func exactSigner(cfg Config) (*signature.Signer, error) {
 	sc, err := cfg.signatureConfig()
