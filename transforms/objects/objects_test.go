@@ -1,0 +1,194 @@
+package objects
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/fsouza/fake-gcs-server/fakestorage"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+)
+
+// emulator is a storage emulator of one scheme in this process, serving
+// the bucket "b", with the requests it served counted.
+type emulator struct {
+	scheme   string
+	put      func(t *testing.T, key string, data []byte) // creates or replaces an object
+	requests atomic.Int64                                // GETs of object content
+}
+
+// counted serves h, counting its GET requests of content (not of
+// metadata: a GCS JSON API metadata GET has no alt=media).
+func (e *emulator) counted(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && (e.scheme == "s3" || !strings.Contains(r.URL.Path, "/storage/v1/") || r.URL.Query().Get("alt") == "media") {
+			e.requests.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// startGCS starts fake-gcs-server and points STORAGE_EMULATOR_HOST at it.
+func startGCS(t *testing.T) *emulator {
+	e := &emulator{scheme: "gs"}
+	ts := httptest.NewUnstartedServer(nil)
+	// The Go client reads objects by the XML API's paths, which the
+	// server serves only for its PublicHost.
+	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{NoListener: true, PublicHost: ts.Listener.Addr().String(), Writer: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = e.counted(srv.HTTPHandler())
+	ts.Start()
+	t.Cleanup(ts.Close)
+	t.Cleanup(srv.Stop)
+	srv.CreateBucket("b")
+	t.Setenv("STORAGE_EMULATOR_HOST", ts.Listener.Addr().String())
+	e.put = func(t *testing.T, key string, data []byte) {
+		srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "b", Name: key}, Content: data})
+	}
+	return e
+}
+
+// startS3 starts gofakes3 and points the AWS SDK's default configuration
+// at it.
+func startS3(t *testing.T) *emulator {
+	e := &emulator{scheme: "s3"}
+	backend := s3mem.New()
+	ts := httptest.NewServer(e.counted(gofakes3.New(backend).Server()))
+	t.Cleanup(ts.Close)
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL": ts.URL, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test",
+		"AWS_SECRET_ACCESS_KEY": "test", "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null"} {
+		t.Setenv(k, v)
+	}
+	if err := backend.CreateBucket("b"); err != nil {
+		t.Fatal(err)
+	}
+	e.put = func(t *testing.T, key string, data []byte) {
+		c, err := s3Client(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.PutObject(t.Context(), &s3.PutObjectInput{Bucket: new("b"), Key: &key, Body: bytes.NewReader(data)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+func emulators(t *testing.T, test func(t *testing.T, e *emulator)) {
+	for name, start := range map[string]func(*testing.T) *emulator{"gs": startGCS, "s3": startS3} {
+		t.Run(name, func(t *testing.T) { test(t, start(t)) })
+	}
+}
+
+// TestReadAt: ReadAt reads the bytes of the object at any offset, fewer at
+// its end with io.EOF, in one request each; NewReader reads from an
+// offset to the end in one request.
+func TestReadAt(t *testing.T) {
+	emulators(t, func(t *testing.T, e *emulator) {
+		data := make([]byte, 100_000)
+		for i := range data {
+			data[i] = byte(rand.N(256))
+		}
+		e.put(t, "dir/obj", data)
+		o, err := Open(t.Context(), e.scheme+"://b/dir/obj")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Size != int64(len(data)) || o.ModTime.IsZero() || o.Version == "" {
+			t.Fatalf("Open: size %d, mtime %v, version %q; want size %d and both", o.Size, o.ModTime, o.Version, len(data))
+		}
+		t.Logf("%s: version %s, modified %v", o.Path, o.Version, o.ModTime)
+		before := e.requests.Load()
+		for _, c := range []struct {
+			off, n int64
+			want   int64
+			eof    bool
+		}{
+			{0, 10, 10, false},
+			{12345, 5000, 5000, false},
+			{99_990, 10, 10, false},
+			{99_990, 20, 10, true},
+			{100_000, 5, 0, true},
+			{0, 100_000, 100_000, false},
+		} {
+			p := make([]byte, c.n)
+			n, err := o.ReadAt(p, c.off)
+			if int64(n) != c.want || (err == io.EOF) != c.eof || (err != nil && err != io.EOF) {
+				t.Errorf("ReadAt(%d bytes, %d) = %d, %v; want %d, EOF %v", c.n, c.off, n, err, c.want, c.eof)
+			}
+			if !bytes.Equal(p[:n], data[c.off:c.off+int64(n)]) {
+				t.Errorf("ReadAt(%d bytes, %d): wrong bytes", c.n, c.off)
+			}
+		}
+		// The read at the end asks nothing.
+		if got, want := e.requests.Load()-before, int64(5); got != want || o.Requests() != want {
+			t.Errorf("%d requests served, %d made; want %d", got, o.Requests(), want)
+		}
+		rc, err := o.NewReader(99_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || !bytes.Equal(rest, data[99_000:]) {
+			t.Errorf("NewReader(99000): %d bytes, %v; want the last 1000", len(rest), err)
+		}
+		if _, err := Open(t.Context(), e.scheme+"://b/missing"); err == nil || !strings.Contains(err.Error(), "b/missing") {
+			t.Errorf("Open of a missing object: %v, want an error naming it", err)
+		}
+	})
+}
+
+// TestReplaced: an object replaced after Open fails its reads with
+// ErrChanged, which Changed keeps.
+func TestReplaced(t *testing.T) {
+	emulators(t, func(t *testing.T, e *emulator) {
+		e.put(t, "obj", []byte(strings.Repeat("a", 1000)))
+		o, err := Open(t.Context(), e.scheme+"://b/obj")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := make([]byte, 10)
+		if _, err := o.ReadAt(p, 0); err != nil || o.Changed() != nil {
+			t.Fatalf("ReadAt before the change: %v (Changed %v)", err, o.Changed())
+		}
+		e.put(t, "obj", []byte(strings.Repeat("b", 1000))) // the same size
+		_, err = o.ReadAt(p, 10)
+		if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), o.Path) {
+			t.Fatalf("ReadAt after the change: %v (read %q), want ErrChanged naming %s", err, p, o.Path)
+		}
+		if o.Changed() == nil {
+			t.Error("Changed() is nil after a read found the object replaced")
+		}
+		t.Logf("%v", err)
+		if _, err := o.NewReader(0); !errors.Is(err, ErrChanged) {
+			t.Errorf("NewReader after the change: %v, want ErrChanged", err)
+		}
+	})
+}
+
+// TestClientOnce: the objects of one scheme and configuration share one
+// client.
+func TestClientOnce(t *testing.T) {
+	startGCS(t)
+	ctx := context.Background()
+	a, err := gcsClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := gcsClient(ctx)
+	if err != nil || a != b {
+		t.Errorf("two GCS clients (%p, %p, %v), want one", a, b, err)
+	}
+}
