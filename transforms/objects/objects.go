@@ -120,6 +120,15 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 	return k, nil
 }
 
+// ReadSize is the size of read an Object prefers (PreferredReadSize): a
+// Parquet decoder reading a column chunk through a buffer of 4 KiB would
+// make a request of each page header.
+const ReadSize = 1 << 20
+
+// PreferredReadSize returns ReadSize, which record.ReadParquet takes for
+// the size of its decoder's read buffers.
+func (o *Object) PreferredReadSize() int { return ReadSize }
+
 // NewReader returns a reader of the object from byte off to its end, in
 // one request.
 func (o *Object) NewReader(off int64) (io.ReadCloser, error) {

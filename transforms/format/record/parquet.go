@@ -55,6 +55,19 @@ const ReasonCorruptParquet = "corrupt_parquet"
 // page index and bloom filters serve lookups, not a full scan.
 var parquetOptions = []parquet.FileOption{parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)}
 
+// openOptions returns the options with which to open the Parquet file in
+// ra: parquetOptions, with decoder read buffers (the footer's, each
+// column's) of the size ra prefers if it says one, rather than
+// parquet-go's 4 KiB: a reader of remote storage, where each read is one
+// request (see package transforms/objects), so that a page header is not
+// a request of its own.
+func openOptions(ra io.ReaderAt) []parquet.FileOption {
+	if p, ok := ra.(interface{ PreferredReadSize() int }); ok && p.PreferredReadSize() > 0 {
+		return append(slices.Clip(parquetOptions), parquet.ReadBufferSize(p.PreferredReadSize()))
+	}
+	return parquetOptions
+}
+
 // ReadParquet parses the Parquet file of size bytes in ra as Read parses a
 // line format (see Read and the package doc): the document text comes from
 // the column Options.TextField, the id from the column Options.IDField
@@ -149,7 +162,7 @@ func ParquetRowGroups(ra io.ReaderAt, size int64) (rows []int64, err error) {
 	if err := checkFooter(ra, size); err != nil {
 		return nil, err
 	}
-	f, err := parquet.OpenFile(ra, size, parquetOptions...)
+	f, err := parquet.OpenFile(ra, size, openOptions(ra)...)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +203,7 @@ func (r *parquetReader) read(size int64) (err error) {
 	if err := checkFooter(r.src, size); err != nil {
 		return r.stopped(err)
 	}
-	f, err := parquet.OpenFile(r.src, size, parquetOptions...)
+	f, err := parquet.OpenFile(r.src, size, openOptions(r.src.r)...)
 	if err != nil {
 		return r.stopped(err)
 	}
@@ -670,7 +683,7 @@ func CopyParquet(ra io.ReaderAt, size int64, rows []int64, w io.Writer) (kept in
 	if err := checkFooter(ra, size); err != nil {
 		return 0, err
 	}
-	f, err := parquet.OpenFile(ra, size, parquetOptions...)
+	f, err := parquet.OpenFile(ra, size, openOptions(ra)...)
 	if err != nil {
 		return 0, err
 	}
