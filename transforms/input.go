@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // Every pass over an input file opens it here (readFileFrom). The first
@@ -54,6 +55,10 @@ type fileRead struct {
 	// have before and after this read: what the splitter saw of a file
 	// read in units (see units.go).
 	stat *fingerprint.Fingerprint
+	// version, if not "", is the version of the gs:// or s3:// object
+	// that this read must find (objects.Object.Version): what the
+	// splitter saw.
+	version string
 	// partial: this read is a unit of a file read in units other than the
 	// first, which takes the count and checksum of the whole file: it
 	// reads its rows only.
@@ -166,6 +171,11 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 		}
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", path, err)
+		}
+	}
+	if !local && objects.Supported(path) && record.FormatFor(rd.name, rd.opt.Format) == record.Parquet {
+		if fp, done, err := readObject(ctx, rd, doc, reject); done { // parquet.go
+			return fp, err
 		}
 	}
 	fsys, err := filesystem.New(ctx, path)

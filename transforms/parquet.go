@@ -3,6 +3,7 @@ package transforms
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // Parquet inputs (record.FormatFor: --format parquet, or a name ending in
@@ -17,8 +19,20 @@ import (
 // io.ReaderAt. A local file is one already (*os.File); the fingerprint's
 // count and checksum of its stored bytes are then taken by reading the
 // whole file once more, sequentially, after parsing it (the decoder reads
-// only the id and text columns, out of order). A reader that is not an
-// io.ReaderAt (a remote filesystem) is first copied, through the
+// only the id and text columns, out of order).
+//
+// A gs:// or s3:// object is read through an objects.Object (readObject),
+// every read of it, ranges and stream, of the version of it that the read
+// found (its GCS generation or S3 ETag), which must be the version the
+// splitter saw for a unit of a split file: an object replaced meanwhile
+// fails the job. A unit other than the first reads the ranges of its row
+// groups only; the first, or a file read whole, also streams the whole
+// object, in one request, for the fingerprint. A file read whole of at
+// most parquetInMemory bytes is read into memory instead, in that one
+// request, and parsed there.
+//
+// Any other reader, not an io.ReaderAt (another remote filesystem, an
+// object that cannot be read in ranges), is first copied, through the
 // fingerprint's reader: into memory when it is at most parquetInMemory
 // bytes, else into a temporary file in the local temporary directory
 // (os.TempDir: the job's work directory may be remote on a cluster),
@@ -32,12 +46,7 @@ const parquetInMemory = 64 << 20
 // whose stored bytes fr passes on, with rd.parquet if set, else parsing it
 // with record.ReadParquet. When it returns, fr has read the whole file.
 func readParquetFile(rc io.Reader, fr *fingerprint.Reader, size int64, rd fileRead, doc func(record.Doc) error, reject func(record.Reject) error) error {
-	use := rd.parquet
-	if use == nil {
-		use = func(ra io.ReaderAt, size int64) error {
-			return record.ReadParquet(ra, size, rd.name, rd.opt, doc, reject)
-		}
-	}
+	use := rd.parquetParser(doc, reject)
 	if ra, ok := rc.(io.ReaderAt); ok && size >= 0 {
 		return use(ra, size)
 	}
@@ -59,6 +68,109 @@ func readParquetFile(rc io.Reader, fr *fingerprint.Reader, size int64, rd fileRe
 		return fmt.Errorf("a local copy of %s in %s: %w", rd.open, tmp.Name(), err)
 	}
 	return use(tmp, n)
+}
+
+// parquetParser returns rd.parquet if set, else a parse of a Parquet
+// input with record.ReadParquet.
+func (rd fileRead) parquetParser(doc func(record.Doc) error, reject func(record.Reject) error) func(ra io.ReaderAt, size int64) error {
+	if rd.parquet != nil {
+		return rd.parquet
+	}
+	return func(ra io.ReaderAt, size int64) error {
+		return record.ReadParquet(ra, size, rd.name, rd.opt, doc, reject)
+	}
+}
+
+// readObject reads the Parquet input rd.open, a gs:// or s3:// object, in
+// ranges (see above; readFileFrom says the rest). It reads nothing and
+// returns done false for an object that cannot be read in ranges
+// (objects.ErrNotRanged), which is then read as a stream.
+func readObject(ctx context.Context, rd fileRead, doc func(record.Doc) error, reject func(record.Reject) error) (_ *fingerprint.Fingerprint, done bool, err error) {
+	obj, err := objects.Open(ctx, rd.open)
+	if errors.Is(err, objects.ErrNotRanged) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, fmt.Errorf("opening %s: %w", rd.open, err)
+	}
+	fp := fingerprint.Fingerprint{Size: obj.Size, ModTime: obj.ModTime}
+	for _, want := range []*fingerprint.Fingerprint{rd.stat, fpOf(rd.seen)} {
+		if want != nil {
+			if err := want.CheckStat(rd.name, fp.Size, fp.ModTime); err != nil {
+				return nil, true, err
+			}
+		}
+	}
+	replaced := &fingerprint.ChangedError{Name: rd.name, Now: "now not " + obj.Version, Was: "saw " + obj.Version}
+	if rd.version != "" && obj.Version != rd.version {
+		replaced.Now, replaced.Was = "now "+obj.Version, "saw "+rd.version
+		return nil, true, replaced
+	}
+	if rd.comp != nil {
+		*rd.comp = record.None // a Parquet file's codecs are its own
+	}
+	use := rd.parquetParser(doc, reject)
+	var fr *fingerprint.Reader // the object's stored bytes, in order
+	stream := func() error {
+		rc, err := obj.NewReader(0)
+		if err != nil {
+			return err
+		}
+		var r io.Reader = rc
+		if rd.count != nil {
+			r = countingReader{rc, rd.count}
+		}
+		fr = fingerprint.NewReader(r)
+		var readErr error
+		if rd.stat == nil && obj.Size <= parquetInMemory { // parsed in memory
+			var data []byte
+			if data, readErr = io.ReadAll(fr); readErr == nil {
+				err = use(bytes.NewReader(data), int64(len(data)))
+			}
+		}
+		if readErr == nil {
+			fp.Read, fp.CRC, readErr = fr.Finish()
+		}
+		rc.Close()
+		if readErr != nil {
+			return fmt.Errorf("reading %s: %w", rd.open, readErr)
+		}
+		return err
+	}
+	switch {
+	case rd.partial:
+		err = use(obj, obj.Size)
+	case rd.stat == nil && obj.Size <= parquetInMemory:
+		err = stream()
+	default:
+		if err = use(obj, obj.Size); err == nil {
+			err = stream()
+		}
+	}
+	if obj.Changed() != nil || errors.Is(err, objects.ErrChanged) {
+		return nil, true, replaced
+	}
+	if err != nil || rd.partial {
+		return &fp, true, err
+	}
+	if rd.seen != nil {
+		if err := rd.seen.fp.CheckRead(rd.name, fp.Read, fp.CRC); err != nil {
+			return nil, true, err
+		}
+	}
+	if fp.Read != fp.Size {
+		return nil, true, &fingerprint.ChangedError{Name: rd.name, Now: fmt.Sprintf("read %d bytes", fp.Read),
+			Was: fmt.Sprintf("opened it with %d bytes", fp.Size)}
+	}
+	return &fp, true, nil
+}
+
+// fpOf returns the fingerprint of s, or nil.
+func fpOf(s *seenFile) *fingerprint.Fingerprint {
+	if s == nil {
+		return nil
+	}
+	return &s.fp
 }
 
 // writeParquetDedup writes to w the deduplicated copy of the Parquet input

@@ -97,6 +97,7 @@ func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, e
 	if u.Of > 1 { // a range of a Parquet file: no spool copy
 		rd.opt.Rows = &record.RowRange{First: u.First, End: u.End}
 		rd.stat = &fingerprint.Fingerprint{Size: u.Size, ModTime: u.ModTime}
+		rd.version = u.Version
 		rd.partial = u.U > 0
 	} else {
 		spool = fn.Cfg.newSpool(ctx, file, path)

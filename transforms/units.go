@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -16,10 +17,12 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // The first pass reads each input file in *units*. A file is one unit,
-// except a local Parquet file of more than Config.unitRows rows: that is
+// except a Parquet file of more than Config.unitRows rows, local or a
+// gs:// or s3:// object (read in ranges, see package objects): that is
 // read in units of about unitRows rows (whole segments, so that each
 // segment's document shard is still written by one unit; see unitCuts),
 // each a read of the file's row range (record.Options.Rows) that decodes
@@ -36,9 +39,11 @@ import (
 // reads the file to its end once it has parsed its range; every unit
 // checks, before and after its read, that the file has the size and
 // modification time the splitter saw, so a file changed while its units
-// read it fails the job. A remote file (Beam's filesystems read a stream,
-// not ranges) is one unit, and so is a file whose footer cannot be read:
-// its reading says why.
+// read it fails the job. An object's units check its version (GCS
+// generation, S3 ETag) too, and every read of it is of that version
+// (see parquet.go). A file of another remote filesystem (Beam's
+// filesystems read a stream, not ranges) is one unit, and so is a file
+// whose footer cannot be read: its reading says why.
 
 func init() {
 	register.DoFn4x1[context.Context, int, string, func(int, []byte), error](&splitFn{})
@@ -49,8 +54,8 @@ func init() {
 
 // readUnit is one unit of the first pass: unit U (0-based) of the Of units
 // of input file index File, at Path. A unit of a split file (Of > 1) reads
-// the rows [First, End) and expects the size and modification time the
-// splitter saw.
+// the rows [First, End) and expects the size, modification time and
+// version the splitter saw.
 type readUnit struct {
 	File       int
 	Path       string
@@ -58,6 +63,7 @@ type readUnit struct {
 	First, End int64     `json:",omitempty"`
 	Size       int64     `json:",omitempty"`
 	ModTime    time.Time `json:",omitzero"`
+	Version    string    `json:",omitempty"` // of a gs:// or s3:// object
 }
 
 // unitResult is what a unit read of its file: the counts, reasons and
@@ -97,7 +103,7 @@ type splitFn struct {
 }
 
 func (fn *splitFn) ProcessElement(ctx context.Context, file int, path string, emit func(int, []byte)) error {
-	for _, u := range fn.Cfg.splitFile(file, path) {
+	for _, u := range fn.Cfg.splitFile(ctx, file, path) {
 		b, err := json.Marshal(u)
 		if err != nil {
 			return err
@@ -108,32 +114,18 @@ func (fn *splitFn) ProcessElement(ctx context.Context, file int, path string, em
 }
 
 // splitFile returns the units of input file index file at path.
-func (c Config) splitFile(file int, path string) []readUnit {
+func (c Config) splitFile(ctx context.Context, file int, path string) []readUnit {
 	whole := []readUnit{{File: file, Path: path, Of: 1}}
 	per := c.unitRows()
 	f, _ := record.ParseFormat(c.Format)
-	if per == 0 || record.FormatFor(path, f) != record.Parquet || strings.Contains(path, "://") {
+	if per == 0 || record.FormatFor(path, f) != record.Parquet {
 		return whole
 	}
-	// Not a regular file (opening a FIFO blocks), not readable, not
-	// Parquet: one unit, whose reading says what is wrong.
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+	st, ok := parquetGroups(ctx, path)
+	if !ok {
 		return whole
 	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return whole
-	}
-	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return whole
-	}
-	groups, err := record.ParquetRowGroups(fh, fi.Size())
-	if err != nil {
-		return whole
-	}
-	cuts := unitCuts(groups, per, int64(1)<<c.segmentBits())
+	cuts := unitCuts(st.groups, per, int64(1)<<c.segmentBits())
 	n := len(cuts) - 1
 	if n < 2 {
 		return whole
@@ -141,10 +133,56 @@ func (c Config) splitFile(file int, path string) []readUnit {
 	units := make([]readUnit, n)
 	for k := range units {
 		units[k] = readUnit{File: file, Path: path, U: k, Of: n, First: cuts[k], End: cuts[k+1],
-			Size: fi.Size(), ModTime: fi.ModTime()}
+			Size: st.size, ModTime: st.mtime, Version: st.version}
 	}
 	units[n-1].End = wire.MaxLines // the rest, however many rows the file has when read
 	return units
+}
+
+// splitStat is what the splitter saw of a Parquet file: the rows of its
+// row groups, its size, modification time and, for an object of cloud
+// storage, version (objects.Object.Version).
+type splitStat struct {
+	groups  []int64
+	size    int64
+	mtime   time.Time
+	version string
+}
+
+// parquetGroups returns what the splitter sees of the Parquet file at
+// path, a local file or a gs:// or s3:// object, or false for one that is
+// to be one unit, whose reading says what is wrong: not a regular file
+// (opening a FIFO blocks), not readable, not Parquet, or on another
+// filesystem (Beam's read streams, not ranges).
+func parquetGroups(ctx context.Context, path string) (st splitStat, ok bool) {
+	var ra io.ReaderAt
+	if strings.Contains(path, "://") {
+		if !objects.Supported(path) {
+			return st, false
+		}
+		obj, err := objects.Open(ctx, path)
+		if err != nil {
+			return st, false
+		}
+		ra, st.size, st.mtime, st.version = obj, obj.Size, obj.ModTime, obj.Version
+	} else {
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+			return st, false
+		}
+		fh, err := os.Open(path)
+		if err != nil {
+			return st, false
+		}
+		defer fh.Close()
+		fi, err := fh.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return st, false
+		}
+		ra, st.size, st.mtime = fh, fi.Size(), fi.ModTime()
+	}
+	var err error
+	st.groups, err = record.ParquetRowGroups(ra, st.size)
+	return st, err == nil
 }
 
 // unitCuts returns the first row of each unit of a file whose row groups

@@ -1,0 +1,199 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/fsouza/fake-gcs-server/fakestorage"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/format/output"
+)
+
+// objectStore is a storage emulator in this process holding the bucket
+// "corpus", which the job reaches as prefix ("gs://corpus/",
+// "s3://corpus/"). Every object it holds has the modification time
+// storeTime: a replaced object differs by its version only.
+type objectStore struct {
+	prefix string
+	put    func(t *testing.T, name string, data []byte)
+}
+
+// storeTime is the modification time of the objects of an objectStore.
+var storeTime = time.Now().Truncate(time.Second)
+
+// fakeGCS starts fake-gcs-server and points STORAGE_EMULATOR_HOST at it.
+func fakeGCS(t *testing.T) objectStore {
+	ts := httptest.NewUnstartedServer(nil)
+	// The Go client reads objects by the XML API's paths, which the
+	// server serves only for its PublicHost.
+	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{NoListener: true, PublicHost: ts.Listener.Addr().String(), Writer: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = srv.HTTPHandler()
+	ts.Start()
+	t.Cleanup(ts.Close)
+	t.Cleanup(srv.Stop)
+	srv.CreateBucket("corpus")
+	t.Setenv("STORAGE_EMULATOR_HOST", ts.Listener.Addr().String())
+	return objectStore{prefix: "gs://corpus/", put: func(t *testing.T, name string, data []byte) {
+		srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "corpus", Name: name, Created: storeTime, Updated: storeTime}, Content: data})
+	}}
+}
+
+// fakeS3 starts gofakes3 and points the AWS SDK's default configuration,
+// which Beam's s3 filesystem uses too, at it (an IP address as the
+// endpoint: path-style addressing).
+func fakeS3(t *testing.T) objectStore {
+	backend := s3mem.New(s3mem.WithTimeSource(gofakes3.FixedTimeSource(storeTime)))
+	ts := httptest.NewServer(gofakes3.New(backend).Server())
+	t.Cleanup(ts.Close)
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL": ts.URL, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test",
+		"AWS_SECRET_ACCESS_KEY": "test", "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null"} {
+		t.Setenv(k, v)
+	}
+	if err := backend.CreateBucket("corpus"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s3.NewFromConfig(cfg)
+	return objectStore{prefix: "s3://corpus/", put: func(t *testing.T, name string, data []byte) {
+		if _, err := c.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String("corpus"), Key: &name, Body: bytes.NewReader(data)}); err != nil {
+			t.Fatal(err)
+		}
+	}}
+}
+
+// upload puts the local files in st under in/ and returns their paths
+// there.
+func (st objectStore) upload(t *testing.T, files []string) []string {
+	var out []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.put(t, "in/"+filepath.Base(f), b)
+		out = append(out, st.prefix+"in/"+filepath.Base(f))
+	}
+	return out
+}
+
+// fingerprints matches the fingerprints of summary.json's inputs, whose
+// modification times are the filesystem's.
+var fingerprints = regexp.MustCompile(`"fingerprint":"[^"]*"`)
+
+// asLocal returns outs with the remote paths of the inputs (prefix+"in/")
+// written as the local ones (dir+"/") and the fingerprints left out.
+func asLocal(outs map[string][]byte, prefix, dir string) map[string][]byte {
+	m := map[string][]byte{}
+	for n, b := range outs {
+		if prefix != "" {
+			b = bytes.ReplaceAll(b, []byte(prefix+"in/"), []byte(dir+"/"))
+		}
+		m[n] = fingerprints.ReplaceAll(b, []byte(`"fingerprint":""`))
+	}
+	return m
+}
+
+// TestRemoteParquetSplit: the sample as Parquet objects in a GCS emulator
+// and in an S3 emulator, read by the first pass in units of 16 rows,
+// gives byte for byte the outputs of reading each object whole, and,
+// but for the inputs' paths and modification times, those of the same
+// files read locally; read_units says the objects were split.
+func TestRemoteParquetSplit(t *testing.T) {
+	dir := t.TempDir()
+	files, _ := sampleParquet(t, dir, 7, false) // ids FILE:ROW: the paths are in the pairs too
+	run := func(t *testing.T, in []string, split int) (map[string][]byte, int64) {
+		cfg := transforms.DefaultConfig()
+		cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers = 4, split, 2, 2
+		out := t.TempDir()
+		if err := runInto(t, "", cfg, in, out); err != nil {
+			t.Fatalf("split %d: %v", split, err)
+		}
+		got := outputs(t, out)
+		return got, takeStat(t, got, output.StatReadUnits)
+	}
+	local, units := run(t, files, -1)
+	if units != int64(len(files)) {
+		t.Fatalf("local reference: %d units", units)
+	}
+	for name, start := range map[string]func(*testing.T) objectStore{"gs": fakeGCS, "s3": fakeS3} {
+		t.Run(name, func(t *testing.T) {
+			st := start(t)
+			remote := st.upload(t, files)
+			whole, wholeUnits := run(t, remote, -1)
+			split, splitUnits := run(t, remote, 16)
+			t.Logf("%s: %d units whole, %d split", name, wholeUnits, splitUnits)
+			if wholeUnits != int64(len(files)) || splitUnits < 2*int64(len(files)) {
+				t.Errorf("read_units %d whole, %d split; want %d and more than %d", wholeUnits, splitUnits, len(files), 2*len(files))
+			}
+			if !bytes.Contains(split[output.SummaryName], []byte(st.prefix+"in/")) {
+				t.Fatalf("summary.json does not name the inputs %s...", st.prefix)
+			}
+			sameOutputs(t, name+" split vs whole", whole, split)
+			sameOutputs(t, name+" split vs local", asLocal(local, "", ""), asLocal(split, st.prefix, dir))
+		})
+	}
+}
+
+// TestRemoteParquetReplaced: an object replaced between the units that
+// read it, by one of the same size and modification time, fails the job
+// with one line naming it: the units check its version (GCS generation,
+// S3 ETag).
+func TestRemoteParquetReplaced(t *testing.T) {
+	files, _ := sampleParquet(t, t.TempDir(), 16, true) // row groups of a segment
+	for name, start := range map[string]func(*testing.T) objectStore{"gs": fakeGCS, "s3": fakeS3} {
+		t.Run(name, func(t *testing.T) {
+			st := start(t)
+			remote := st.upload(t, files)
+			data, err := os.ReadFile(files[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			data[len(data)/2] ^= 1
+			var calls atomic.Int64
+			transforms.SetStageHook("Read", func(key string) {
+				if key == remote[1] && calls.Add(1) == 1 {
+					st.put(t, "in/"+filepath.Base(files[1]), data) // a new version, the same size
+				}
+			})
+			defer transforms.SetStageHook("", nil)
+			cfg := transforms.DefaultConfig()
+			cfg.SegmentBits, cfg.SplitRows, cfg.Branches = 4, 64, 1 // the units one after the other
+			out := t.TempDir()
+			err = runInto(t, "", cfg, remote, out)
+			want := "input " + remote[1] + " changed during the run"
+			if calls.Load() != 1 || err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("%d units read, job error %v; want 1 and %q", calls.Load(), err, want)
+			}
+			msg := err.Error()[strings.Index(err.Error(), want):]
+			line := msg[:strings.IndexByte(msg+"\n", '\n')]
+			t.Logf("the job failed: %s", line)
+			if !strings.Contains(line, map[string]string{"gs": "generation=", "s3": "etag="}[name]) {
+				t.Errorf("the error does not say the version changed: %s", line)
+			}
+			if _, err := os.Stat(filepath.Join(out, output.SummaryName)); err == nil {
+				t.Error("summary.json written by the failed job")
+			}
+		})
+	}
+}
