@@ -93,9 +93,10 @@ type Config struct {
 	// lower it so that a small input has many segments.
 	SegmentBits int
 	// SplitRows is about the rows of each unit in which the first pass
-	// reads a local Parquet file, rounded to whole segments (see units.go:
-	// a unit may be up to twice that to end at a row group): a larger file
-	// is read by several units, which the runner spreads over its workers.
+	// reads a Parquet file (local, gs:// or s3://), rounded to whole
+	// segments (see units.go: a unit may be up to twice that to end at a
+	// row group): a larger file is read by several units, which the runner
+	// spreads over its workers.
 	// 0: defaultSplitRows; < 0: a file is one unit. Outputs do not depend
 	// on it.
 	SplitRows int

@@ -101,7 +101,7 @@ func readObject(ctx context.Context, rd fileRead, doc func(record.Doc) error, re
 			}
 		}
 	}
-	replaced := &fingerprint.ChangedError{Name: rd.name, Now: "now not " + obj.Version, Was: "saw " + obj.Version}
+	replaced := &fingerprint.ChangedError{Name: rd.name, Now: "now replaced, its " + obj.Version + " gone", Was: "saw " + obj.Version}
 	if rd.version != "" && obj.Version != rd.version {
 		replaced.Now, replaced.Was = "now "+obj.Version, "saw "+rd.version
 		return nil, true, replaced
