@@ -110,7 +110,8 @@ func readObject(ctx context.Context, rd fileRead, doc func(record.Doc) error, re
 		*rd.comp = record.None // a Parquet file's codecs are its own
 	}
 	use := rd.parquetParser(doc, reject)
-	var fr *fingerprint.Reader // the object's stored bytes, in order
+	// stream reads the object's stored bytes, in order, for the
+	// fingerprint (and parses them when they are read into memory).
 	stream := func() error {
 		rc, err := obj.NewReader(0)
 		if err != nil {
@@ -120,7 +121,7 @@ func readObject(ctx context.Context, rd fileRead, doc func(record.Doc) error, re
 		if rd.count != nil {
 			r = countingReader{rc, rd.count}
 		}
-		fr = fingerprint.NewReader(r)
+		fr := fingerprint.NewReader(r)
 		var readErr error
 		if rd.stat == nil && obj.Size <= parquetInMemory { // parsed in memory
 			var data []byte
