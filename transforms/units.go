@@ -50,14 +50,18 @@ func init() {
 // readUnit is one unit of the first pass: unit U (0-based) of the Of units
 // of input file index File, at Path. A unit of a split file (Of > 1) reads
 // the rows [First, End) and expects the size and modification time the
-// splitter saw.
+// splitter saw; a unit of a split line file (IDs set: see lineunits.go)
+// reads the lines [First, End), from byte Offset, with the IDs the
+// splitter settled for the file.
 type readUnit struct {
 	File       int
 	Path       string
 	U, Of      int
-	First, End int64     `json:",omitempty"`
-	Size       int64     `json:",omitempty"`
-	ModTime    time.Time `json:",omitzero"`
+	First, End int64            `json:",omitempty"`
+	Size       int64            `json:",omitempty"`
+	ModTime    time.Time        `json:",omitzero"`
+	Offset     int64            `json:",omitempty"`
+	IDs        *record.IDSource `json:",omitempty"`
 }
 
 // unitResult is what a unit read of its file: the counts, reasons and
@@ -112,7 +116,8 @@ func (c Config) splitFile(file int, path string) []readUnit {
 	whole := []readUnit{{File: file, Path: path, Of: 1}}
 	per := c.unitRows()
 	f, _ := record.ParseFormat(c.Format)
-	if per == 0 || record.FormatFor(path, f) != record.Parquet || strings.Contains(path, "://") {
+	format := record.FormatFor(path, f)
+	if per == 0 || (format != record.Parquet && format != record.JSONL && format != record.TSV) || strings.Contains(path, "://") {
 		return whole
 	}
 	// Not a regular file (opening a FIFO blocks), not readable, not
@@ -128,6 +133,9 @@ func (c Config) splitFile(file int, path string) []readUnit {
 	fi, err := fh.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		return whole
+	}
+	if format != record.Parquet {
+		return c.splitLines(whole[0], fh, fi) // lineunits.go
 	}
 	groups, err := record.ParquetRowGroups(fh, fi.Size())
 	if err != nil {
