@@ -19,11 +19,14 @@ import (
 )
 
 // The first pass reads each input file in *units*. A file is one unit,
-// except a local Parquet file of more than Config.unitRows rows: that is
-// read in units of about unitRows rows (whole segments, so that each
-// segment's document shard is still written by one unit; see unitCuts),
-// each a read of the file's row range (record.Options.Rows) that decodes
-// only its row groups. The units go through a GroupByKey, keyed by
+// except a local file of more than Config.unitRows rows or lines, if it is
+// Parquet or an uncompressed JSONL or TSV file: that is read in units of
+// about unitRows rows (whole segments, so that each segment's document
+// shard is still written by one unit), each a read of the file's range:
+// for Parquet, a row range (record.Options.Rows, see unitCuts) that
+// decodes only its row groups; for a line file, a line range that starts
+// at its first line's byte offset (record.Options.Lines, see
+// lineunits.go). The units go through a GroupByKey, keyed by
 // their first segment, so that a runner spreads them over its workers, and
 // to the branches of the pass by file index plus unit number, so that
 // Prism reads a file's units in several branches at once.
@@ -37,8 +40,9 @@ import (
 // checks, before and after its read, that the file has the size and
 // modification time the splitter saw, so a file changed while its units
 // read it fails the job. A remote file (Beam's filesystems read a stream,
-// not ranges) is one unit, and so is a file whose footer cannot be read:
-// its reading says why.
+// not ranges) is one unit, and so are a compressed line file, a text file
+// (one record), and a file whose footer or lines cannot be read: its
+// reading says why.
 
 func init() {
 	register.DoFn4x1[context.Context, int, string, func(int, []byte), error](&splitFn{})
