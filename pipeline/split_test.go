@@ -167,7 +167,17 @@ func parquetRows(t *testing.T, path string) int64 {
 func TestParquetSplitChanged(t *testing.T) {
 	files, _ := sampleParquet(t, t.TempDir(), 16, true) // row groups of a segment: units of 64 rows
 	in := files[1]
-	units := (parquetRows(t, in) + 63) / 64
+	splitChanged(t, files, 1, (parquetRows(t, in)+63)/64, 64, output.DedupName("parquet", 1))
+}
+
+// splitChanged checks that input file index file of files, read in units
+// of split rows (segments of 16), which makes units of them, fails the
+// job naming it when it changes after the first unit or after the last,
+// and that the job then writes neither dedup (the file's copy) nor
+// summary.json.
+func splitChanged(t *testing.T, files []string, file int, units int64, split int, dedup string) {
+	t.Helper()
+	in := files[file]
 	if units < 3 {
 		t.Fatalf("%s: %d units, want at least 3", in, units)
 	}
@@ -188,7 +198,7 @@ func TestParquetSplitChanged(t *testing.T) {
 			})
 			defer transforms.SetStageHook("", nil)
 			cfg := transforms.DefaultConfig()
-			cfg.SegmentBits, cfg.SplitRows, cfg.Branches = 4, 64, 1 // the units one after the other
+			cfg.SegmentBits, cfg.SplitRows, cfg.Branches = 4, split, 1 // the units one after the other
 			dir := t.TempDir()
 			err := runInto(t, "", cfg, files, dir)
 			if p := changeErr.Load(); calls.Load() < at || p != nil {
@@ -205,7 +215,7 @@ func TestParquetSplitChanged(t *testing.T) {
 				// runs once a unit is read).
 				t.Errorf("%d units read after the change, want none", calls.Load()-at)
 			}
-			for _, name := range []string{output.DedupName("parquet", 1), output.SummaryName} {
+			for _, name := range []string{dedup, output.SummaryName} {
 				if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("%s written by the failed job (%v)", name, err)
 				}

@@ -93,9 +93,10 @@ type Config struct {
 	// lower it so that a small input has many segments.
 	SegmentBits int
 	// SplitRows is about the rows of each unit in which the first pass
-	// reads a Parquet file (local, gs:// or s3://), rounded to whole
-	// segments (see units.go: a unit may be up to twice that to end at a
-	// row group): a larger file is read by several units, which the runner
+	// reads a Parquet file (local, gs:// or s3://), or the lines of an
+	// uncompressed local JSONL or TSV file, rounded to whole segments (see
+	// units.go: a Parquet unit may be up to twice that to end at a row
+	// group): a larger file is read by several units, which the runner
 	// spreads over its workers.
 	// 0: defaultSplitRows; < 0: a file is one unit. Outputs do not depend
 	// on it.
@@ -264,7 +265,7 @@ func (c Config) Validate() error {
 // segmentBits is SegmentBits or its default.
 func (c Config) segmentBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits) }
 
-// unitRows is the rows of a unit of a split Parquet file: SplitRows
+// unitRows is the rows (lines) of a unit of a split file: SplitRows
 // rounded to whole segments, at least one; 0 if files are not split.
 func (c Config) unitRows() int64 {
 	if c.SplitRows < 0 {

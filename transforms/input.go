@@ -221,9 +221,19 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 			return nil, err
 		}
 	}
+	if rg := rd.opt.Lines; rg != nil && rg.Offset > 0 { // a unit of a line file (lineunits.go)
+		sk, ok := rc.(io.Seeker)
+		if !ok {
+			return nil, fmt.Errorf("reading %s from byte %d: not a local file", path, rg.Offset)
+		}
+		if _, err := sk.Seek(rg.Offset, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("reading %s from byte %d: %w", path, rg.Offset, err)
+		}
+	}
 	var stored io.Reader = rc
+	counted := &countingReader{rc, rd.count}
 	if rd.count != nil {
-		stored = countingReader{rc, rd.count}
+		stored = counted
 	}
 	fr := fingerprint.NewReader(stored)
 	comp := record.None // a Parquet file's codecs are its own
@@ -234,6 +244,9 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 	}
 	if err != nil {
 		return nil, err
+	}
+	if rd.opt.Lines != nil { // unit 0 reads on for the checksum: the rest is the other units' to count
+		counted.n = nil
 	}
 	if rd.comp != nil {
 		*rd.comp = comp
@@ -274,7 +287,7 @@ func (rd fileRead) statAgain(path string) error {
 // the compression it found.
 func readStream(fr io.Reader, rd fileRead, doc func(record.Doc) error, reject func(record.Reject) error) (record.Compression, error) {
 	c := record.Unknown
-	if rd.plain {
+	if rd.plain || rd.opt.Lines != nil { // a unit of a line file is not compressed (lineunits.go)
 		c = record.None
 	}
 	dr := record.NewReader(rd.name, fr, c)
@@ -338,14 +351,16 @@ func (t compressedTee) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// countingReader adds the bytes read through it to n.
+// countingReader adds the bytes read through it to n, if not nil.
 type countingReader struct {
 	r io.Reader
 	n *atomic.Int64
 }
 
-func (c countingReader) Read(p []byte) (int, error) {
+func (c *countingReader) Read(p []byte) (int, error) {
 	k, err := c.r.Read(p)
-	c.n.Add(int64(k))
+	if c.n != nil {
+		c.n.Add(int64(k))
+	}
 	return k, err
 }

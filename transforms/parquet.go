@@ -119,7 +119,7 @@ func readObject(ctx context.Context, rd fileRead, doc func(record.Doc) error, re
 		}
 		var r io.Reader = rc
 		if rd.count != nil {
-			r = countingReader{rc, rd.count}
+			r = &countingReader{rc, rd.count}
 		}
 		fr := fingerprint.NewReader(r)
 		var readErr error

@@ -94,8 +94,13 @@ func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, e
 	}
 	rd := fileRead{open: path, name: path, opt: opt, count: &Progress.Bytes, comp: &comp}
 	var spool *spoolFile
-	if u.Of > 1 { // a range of a Parquet file: no spool copy
-		rd.opt.Rows = &record.RowRange{First: u.First, End: u.End}
+	if u.Of > 1 { // a range of a Parquet or line file: no spool copy
+		if u.IDs != nil { // a line file (lineunits.go)
+			rd.opt.Lines = &record.LineRange{First: u.First, End: u.End, Offset: u.Offset}
+			rd.opt.IDs = *u.IDs
+		} else {
+			rd.opt.Rows = &record.RowRange{First: u.First, End: u.End}
+		}
 		rd.stat = &fingerprint.Fingerprint{Size: u.Size, ModTime: u.ModTime}
 		rd.version = u.Version
 		rd.partial = u.U > 0

@@ -22,11 +22,14 @@ import (
 
 // The first pass reads each input file in *units*. A file is one unit,
 // except a Parquet file of more than Config.unitRows rows, local or a
-// gs:// or s3:// object (read in ranges, see package objects): that is
-// read in units of about unitRows rows (whole segments, so that each
-// segment's document shard is still written by one unit; see unitCuts),
-// each a read of the file's row range (record.Options.Rows) that decodes
-// only its row groups. The units go through a GroupByKey, keyed by
+// gs:// or s3:// object (read in ranges, see package objects), or a local
+// uncompressed JSONL or TSV file of more than unitRows lines: that is read
+// in units of about unitRows rows (whole segments, so that each segment's
+// document shard is still written by one unit), each a read of the file's
+// range: for Parquet, a row range (record.Options.Rows, see unitCuts) that
+// decodes only its row groups; for a line file, a line range that starts
+// at its first line's byte offset (record.Options.Lines, see
+// lineunits.go). The units go through a GroupByKey, keyed by
 // their first segment, so that a runner spreads them over its workers, and
 // to the branches of the pass by file index plus unit number, so that
 // Prism reads a file's units in several branches at once.
@@ -42,8 +45,9 @@ import (
 // read it fails the job. An object's units check its version (GCS
 // generation, S3 ETag) too, and every read of it is of that version
 // (see parquet.go). A file of another remote filesystem (Beam's
-// filesystems read a stream, not ranges) is one unit, and so is a file
-// whose footer cannot be read: its reading says why.
+// filesystems read a stream, not ranges) is one unit, and so are a remote
+// or compressed line file, a text file (one record), and a file whose
+// footer or lines cannot be read: its reading says why.
 
 func init() {
 	register.DoFn4x1[context.Context, int, string, func(int, []byte), error](&splitFn{})
@@ -55,15 +59,19 @@ func init() {
 // readUnit is one unit of the first pass: unit U (0-based) of the Of units
 // of input file index File, at Path. A unit of a split file (Of > 1) reads
 // the rows [First, End) and expects the size, modification time and
-// version the splitter saw.
+// version the splitter saw; a unit of a split line file (IDs set: see
+// lineunits.go) reads the lines [First, End), from byte Offset, with the
+// IDs the splitter settled for the file.
 type readUnit struct {
 	File       int
 	Path       string
 	U, Of      int
-	First, End int64     `json:",omitempty"`
-	Size       int64     `json:",omitempty"`
-	ModTime    time.Time `json:",omitzero"`
-	Version    string    `json:",omitempty"` // of a gs:// or s3:// object
+	First, End int64            `json:",omitempty"`
+	Size       int64            `json:",omitempty"`
+	ModTime    time.Time        `json:",omitzero"`
+	Version    string           `json:",omitempty"` // of a gs:// or s3:// object
+	Offset     int64            `json:",omitempty"`
+	IDs        *record.IDSource `json:",omitempty"`
 }
 
 // unitResult is what a unit read of its file: the counts, reasons and
@@ -118,7 +126,12 @@ func (c Config) splitFile(ctx context.Context, file int, path string) []readUnit
 	whole := []readUnit{{File: file, Path: path, Of: 1}}
 	per := c.unitRows()
 	f, _ := record.ParseFormat(c.Format)
-	if per == 0 || record.FormatFor(path, f) != record.Parquet {
+	switch format := record.FormatFor(path, f); {
+	case per == 0:
+		return whole
+	case format == record.JSONL || format == record.TSV:
+		return c.splitLineFile(whole[0]) // lineunits.go
+	case format != record.Parquet:
 		return whole
 	}
 	st, ok := parquetGroups(ctx, path)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"unicode/utf8"
 )
 
@@ -165,7 +166,11 @@ func (p *parser) readLines(r io.Reader) error {
 		}
 	}
 	lr := newLineReader(r, p.opt.MaxDocBytes)
-	for {
+	end := int64(math.MaxInt64)
+	if rg := p.opt.Lines; rg != nil { // r starts at line First (see LineRange)
+		lr.num, lr.off, lr.started, end = rg.First, rg.Offset, rg.First > 0, rg.End
+	}
+	for lr.num < end {
 		ln, ok := lr.next()
 		if !ok {
 			return nil
@@ -174,6 +179,7 @@ func (p *parser) readLines(r io.Reader) error {
 			return err
 		}
 	}
+	return nil
 }
 
 // line handles one physical line: it reports a read error, skips a line

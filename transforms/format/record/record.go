@@ -21,7 +21,9 @@
 // Later passes over a file that need only some of its records, or only their
 // bytes, can say so with Options.Only (report only the selected lines,
 // skipping the others before any parsing) and Options.Raw (report each line
-// as raw bytes, without parsing or validating it).
+// as raw bytes, without parsing or validating it). A large stream can be
+// read in ranges, by several readers at once: Options.Rows (Parquet) and
+// Options.Lines (JSONL and TSV, cut by SplitLines).
 //
 // The package does not import Beam; the pipeline's DoFns open files through
 // Beam's filesystem package and hand the reader to Decompress and Read.
@@ -154,17 +156,12 @@ type Options struct {
 	// whole-file Reject (Line 0) comes only from a range that starts at row
 	// 0. The line formats ignore it.
 	Rows *RowRange
+	// Lines, if not nil, limits a JSONL or TSV read to a range of its
+	// lines, which r then starts at (see LineRange), so that several
+	// reads of one stream, each given a range, together read it as one
+	// read does. A Text read with it fails; Parquet ignores it.
+	Lines *LineRange
 }
-
-// RowRange is the range of 0-based rows [First, End) of a Parquet file
-// that a read covers (Options.Rows).
-type RowRange struct{ First, End int64 }
-
-// has reports whether row is in the range; a nil range has every row.
-func (r *RowRange) has(row int64) bool { return r == nil || (row >= r.First && row < r.End) }
-
-// fromStart reports whether the range starts at the file's first row.
-func (r *RowRange) fromStart() bool { return r == nil || r.First <= 0 }
 
 // IDSource says where a JSONL record's ID comes from.
 type IDSource int8

@@ -11,6 +11,9 @@ import (
 // reads nothing unless Only(0) is true; with Options.Raw, the Doc has only
 // Raw set.
 func (p *parser) readText(r io.Reader) error {
+	if p.opt.Lines != nil {
+		return fmt.Errorf("record: %s: a range of lines of a text file, which is one record", p.file)
+	}
 	if p.opt.Only != nil && !p.opt.Only(0) {
 		return nil
 	}
