@@ -58,6 +58,24 @@ func TestPartitionScale(t *testing.T) {
 	}
 }
 
+func TestAutoCCRounds(t *testing.T) {
+	const gb = 1e9
+	tests := []struct {
+		local bool
+		input int64
+		want  int
+	}{
+		{true, 1.25 * gb, 0},                // SCALE on one machine: the union-find takes every edge
+		{true, 4.98 * gb, ClusterCCRounds},  // tiled 4 times: rounds, so the union-find does not grow
+		{false, 1.25 * gb, ClusterCCRounds}, // a cluster
+	}
+	for _, tt := range tests {
+		if got := AutoCCRounds(tt.local, PartitionScale(tt.input, true)); got != tt.want {
+			t.Errorf("AutoCCRounds(%v, scale of %d bytes) = %d, want %d", tt.local, tt.input, got, tt.want)
+		}
+	}
+}
+
 func TestShuffleRounds(t *testing.T) {
 	tests := []struct{ rounds, branches, want int }{
 		{0, 3, 3},

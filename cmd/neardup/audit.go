@@ -159,7 +159,7 @@ func auditMain(args []string) error {
 		return err
 	}
 	if cfg.CCRounds == -1 {
-		cfg.CCRounds = transforms.AutoCCRounds(localRunner())
+		cfg.CCRounds = transforms.AutoCCRounds(localRunner(), 1)
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("index %s: %w", idxDir, err)

@@ -242,8 +242,8 @@ func planMemory(f *runFlags, cfg *transforms.Config, files []string, stored int6
 // that were not given (--partitions, --cc-partitions) by
 // transforms.PartitionScale of input bytes (decompressed): on the direct
 // runner with the shuffles spilled, what a stage holds is the groups it
-// works on, so their number grows with the input.
-func scalePartitions(f *runFlags, cfg *transforms.Config, input int64) {
+// works on, so their number grows with the input. It returns the factor.
+func scalePartitions(f *runFlags, cfg *transforms.Config, input int64) int {
 	k := transforms.PartitionScale(input, memoryModel(runnerName(), f.spill) == spilledModel)
 	given := flagSet(flag.CommandLine)
 	if !given["partitions"] {
@@ -252,6 +252,7 @@ func scalePartitions(f *runFlags, cfg *transforms.Config, input int64) {
 	if !given["cc-partitions"] {
 		cfg.CCPartitions *= k
 	}
+	return k
 }
 
 // gib formats n bytes in GiB (MiB below one GiB).

@@ -88,7 +88,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.Window, "window", c.Window, "bigger buckets compare each document with this many neighbours")
 	fs.IntVar(&f.segmentLines, "segment-lines", 1<<16, "lines (rows) of one input file per segment: the key of every pass after the first, so a file\nof n lines spreads over n/segment-lines workers; a power of two from 2 to 16777216")
 	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components; when not given, on the direct runner\nwith --spill, 16 per 1.5 GiB of input (decompressed)")
-	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(transforms.AutoCCRounds(true))+" on one machine, "+fmt.Sprint(transforms.AutoCCRounds(false))+" on a cluster")
+	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(transforms.AutoCCRounds(true, 1))+" on one machine for up to 1.5 GiB of input (decompressed),\nelse "+fmt.Sprint(transforms.AutoCCRounds(false, 1)))
 	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest (text, in bytes) or first")
 	fs.IntVar(&c.Branches, "branches", c.Branches, "copies of each file-reading stage, each reading every n-th file (parallelism on Prism)")
 	fs.IntVar(&c.Rounds, "rounds", 0, "rounds, one after the other, of the largest shuffles (block entries, verification, exact checks)\n(0: on Prism or direct, one per 128 MiB of input, from --branches up to 8; on a cluster, 1)")
@@ -228,9 +228,9 @@ func runMain(args []string) error {
 	if err := planMemory(f, cfg, files, bytes); err != nil {
 		return err
 	}
-	scalePartitions(f, cfg, decompressedBytes(files, cfg.Format, bytes))
+	scale := scalePartitions(f, cfg, decompressedBytes(files, cfg.Format, bytes))
 	if cfg.CCRounds == -1 {
-		cfg.CCRounds = transforms.AutoCCRounds(localRunner())
+		cfg.CCRounds = transforms.AutoCCRounds(localRunner(), scale)
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
