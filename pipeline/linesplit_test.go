@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
@@ -65,20 +64,10 @@ func lineSample(t *testing.T, dir string, withID bool) (path string, lines int) 
 func TestLineSplit(t *testing.T) {
 	for _, withID := range []bool{true, false} {
 		path, lines := lineSample(t, t.TempDir(), withID)
-		variants := []struct {
-			runner               string
-			split, branches, wkr int
-		}{
-			{"", -1, 2, 2}, // the reference: the file is one unit
-			{"", 16, 2, 2},
-			{"", 48, 3, 1},
-			{"direct", 16, 1, 2},
-			{"direct", 40, 2, 3}, // rounded to 3 segments
-		}
 		var want map[string][]byte
-		for i, v := range variants {
-			cfg := transforms.DefaultConfig()
-			cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers, cfg.MaxDocBytes = 4, v.split, v.branches, v.wkr, 4096
+		for i, v := range splitRuns {
+			cfg := v.config()
+			cfg.MaxDocBytes = 4096
 			dir := t.TempDir()
 			if err := runInto(t, v.runner, cfg, []string{path}, dir); err != nil {
 				t.Fatalf("%+v: %v", v, err)

@@ -2,84 +2,38 @@ package pipeline
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/fsouza/fake-gcs-server/fakestorage"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/objects/objectstest"
 )
 
 // objectStore is a storage emulator in this process holding the bucket
 // "corpus", which the job reaches as prefix ("gs://corpus/",
 // "s3://corpus/"). Every object it holds has the modification time
-// storeTime: a replaced object differs by its version only.
+// objectstest.Time: a replaced object differs by its version only.
 type objectStore struct {
 	prefix string
 	put    func(t *testing.T, name string, data []byte)
 }
 
-// storeTime is the modification time of the objects of an objectStore.
-var storeTime = time.Now().Truncate(time.Second)
-
-// fakeGCS starts fake-gcs-server and points STORAGE_EMULATOR_HOST at it.
+// fakeGCS starts fake-gcs-server (objectstest.GCS).
 func fakeGCS(t *testing.T) objectStore {
-	ts := httptest.NewUnstartedServer(nil)
-	// The Go client reads objects by the XML API's paths, which the
-	// server serves only for its PublicHost.
-	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{NoListener: true, PublicHost: ts.Listener.Addr().String(), Writer: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = srv.HTTPHandler()
-	ts.Start()
-	t.Cleanup(ts.Close)
-	t.Cleanup(srv.Stop)
-	srv.CreateBucket("corpus")
-	t.Setenv("STORAGE_EMULATOR_HOST", ts.Listener.Addr().String())
-	return objectStore{prefix: "gs://corpus/", put: func(t *testing.T, name string, data []byte) {
-		srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "corpus", Name: name, Created: storeTime, Updated: storeTime}, Content: data})
-	}}
+	st := objectstest.GCS(t, "corpus", nil)
+	return objectStore{prefix: st.Prefix, put: func(t *testing.T, name string, data []byte) { st.Put(t, name, data) }}
 }
 
-// fakeS3 starts gofakes3 and points the AWS SDK's default configuration,
-// which Beam's s3 filesystem uses too, at it (an IP address as the
-// endpoint: path-style addressing).
+// fakeS3 starts gofakes3 (objectstest.S3), which Beam's s3 filesystem
+// reaches through the AWS SDK's default configuration.
 func fakeS3(t *testing.T) objectStore {
-	backend := s3mem.New(s3mem.WithTimeSource(gofakes3.FixedTimeSource(storeTime)))
-	ts := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(ts.Close)
-	for k, v := range map[string]string{"AWS_ENDPOINT_URL": ts.URL, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test",
-		"AWS_SECRET_ACCESS_KEY": "test", "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null"} {
-		t.Setenv(k, v)
-	}
-	if err := backend.CreateBucket("corpus"); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.LoadDefaultConfig(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := s3.NewFromConfig(cfg)
-	return objectStore{prefix: "s3://corpus/", put: func(t *testing.T, name string, data []byte) {
-		if _, err := c.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String("corpus"), Key: &name, Body: bytes.NewReader(data)}); err != nil {
-			t.Fatal(err)
-		}
-	}}
+	st := objectstest.S3(t, "corpus", nil)
+	return objectStore{prefix: st.Prefix, put: func(t *testing.T, name string, data []byte) { st.Put(t, name, data) }}
 }
 
 // upload puts the local files in st under in/ and returns their paths

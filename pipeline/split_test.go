@@ -82,6 +82,32 @@ func sampleParquet(t *testing.T, dir string, per int, withID bool) (files []stri
 	return files, rows
 }
 
+// splitRun is a run of TestParquetSplit and TestLineSplit: the runner ("":
+// Prism), the rows or lines of a unit (Config.SplitRows; -1: a file is one
+// unit), the branches and the workers.
+type splitRun struct {
+	runner               string
+	split, branches, wkr int
+}
+
+// splitRuns: the reference first, then units of 1 and 3 segments of 16
+// rows on both runners.
+var splitRuns = []splitRun{
+	{"", -1, 2, 2}, // the reference: a file is one unit
+	{"", 16, 2, 2},
+	{"", 48, 3, 1},
+	{"direct", 16, 1, 2},
+	{"direct", 40, 2, 3}, // rounded to 3 segments
+}
+
+// config is the default configuration with segments of 16 rows and the
+// run's split, branches and workers.
+func (v splitRun) config() transforms.Config {
+	cfg := transforms.DefaultConfig()
+	cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers = 4, v.split, v.branches, v.wkr
+	return cfg
+}
+
 // TestParquetSplit: the sample as Parquet, in row groups of 7 rows, read by
 // the first pass in units of 1 and 3 segments of 16 rows (so that units
 // cut row groups), gives byte for byte the outputs of reading each file
@@ -91,20 +117,9 @@ func sampleParquet(t *testing.T, dir string, per int, withID bool) (files []stri
 func TestParquetSplit(t *testing.T) {
 	for _, withID := range []bool{true, false} {
 		files, rows := sampleParquet(t, t.TempDir(), 7, withID)
-		variants := []struct {
-			runner               string
-			split, branches, wkr int
-		}{
-			{"", -1, 2, 2}, // the reference: a file is one unit
-			{"", 16, 2, 2},
-			{"", 48, 3, 1},
-			{"direct", 16, 1, 2},
-			{"direct", 40, 2, 3}, // rounded to 3 segments
-		}
 		var want map[string][]byte
-		for i, v := range variants {
-			cfg := transforms.DefaultConfig()
-			cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers = 4, v.split, v.branches, v.wkr
+		for i, v := range splitRuns {
+			cfg := v.config()
 			dir := t.TempDir()
 			if err := runInto(t, v.runner, cfg, files, dir); err != nil {
 				t.Fatalf("%+v: %v", v, err)

@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/fsouza/fake-gcs-server/fakestorage"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/objects"
+	"github.com/neardup/neardup/transforms/objects/objectstest"
 )
 
 // TestReadObject reads a Parquet object of a GCS emulator as the first
@@ -26,16 +25,7 @@ import (
 // object is replaced while it reads fails; each fails with a
 // *fingerprint.ChangedError naming the object.
 func TestReadObject(t *testing.T) {
-	ts := httptest.NewUnstartedServer(nil)
-	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{NoListener: true, PublicHost: ts.Listener.Addr().String(), Writer: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = srv.HTTPHandler()
-	ts.Start()
-	defer ts.Close()
-	defer srv.Stop()
-	t.Setenv("STORAGE_EMULATOR_HOST", ts.Listener.Addr().String())
+	store := objectstest.GCS(t, "b", nil)
 	type row struct {
 		ID   string `parquet:"id"`
 		Text string `parquet:"text"`
@@ -57,9 +47,8 @@ func TestReadObject(t *testing.T) {
 	}
 	data := buf.Bytes()
 	put := func(b []byte) {
-		srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "b", Name: "in.parquet"}, Content: b})
+		store.Put(t, "in.parquet", b)
 	}
-	srv.CreateBucket("b")
 	put(data)
 	const path = "gs://b/in.parquet"
 	obj, err := objects.Open(t.Context(), path)

@@ -7,23 +7,19 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/fsouza/fake-gcs-server/fakestorage"
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/neardup/neardup/transforms/objects/objectstest"
 )
 
 // emulator is a storage emulator of one scheme in this process, serving
 // the bucket "b", with the requests it served counted.
 type emulator struct {
 	scheme   string
-	put      func(t *testing.T, key string, data []byte) // creates or replaces an object
-	requests atomic.Int64                                // GETs of object content
+	store    *objectstest.Store
+	requests atomic.Int64 // GETs of object content
 }
 
 // counted serves h, counting its GET requests of content (not of
@@ -37,53 +33,22 @@ func (e *emulator) counted(h http.Handler) http.Handler {
 	})
 }
 
-// startGCS starts fake-gcs-server and points STORAGE_EMULATOR_HOST at it.
+// startGCS starts fake-gcs-server (objectstest.GCS).
 func startGCS(t *testing.T) *emulator {
 	e := &emulator{scheme: "gs"}
-	ts := httptest.NewUnstartedServer(nil)
-	// The Go client reads objects by the XML API's paths, which the
-	// server serves only for its PublicHost.
-	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{NoListener: true, PublicHost: ts.Listener.Addr().String(), Writer: io.Discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts.Config.Handler = e.counted(srv.HTTPHandler())
-	ts.Start()
-	t.Cleanup(ts.Close)
-	t.Cleanup(srv.Stop)
-	srv.CreateBucket("b")
-	t.Setenv("STORAGE_EMULATOR_HOST", ts.Listener.Addr().String())
-	e.put = func(t *testing.T, key string, data []byte) {
-		srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "b", Name: key}, Content: data})
-	}
+	e.store = objectstest.GCS(t, "b", e.counted)
 	return e
 }
 
-// startS3 starts gofakes3 and points the AWS SDK's default configuration
-// at it.
+// startS3 starts gofakes3 (objectstest.S3).
 func startS3(t *testing.T) *emulator {
 	e := &emulator{scheme: "s3"}
-	backend := s3mem.New()
-	ts := httptest.NewServer(e.counted(gofakes3.New(backend).Server()))
-	t.Cleanup(ts.Close)
-	for k, v := range map[string]string{"AWS_ENDPOINT_URL": ts.URL, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "test",
-		"AWS_SECRET_ACCESS_KEY": "test", "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null"} {
-		t.Setenv(k, v)
-	}
-	if err := backend.CreateBucket("b"); err != nil {
-		t.Fatal(err)
-	}
-	e.put = func(t *testing.T, key string, data []byte) {
-		c, err := s3Client(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.PutObject(t.Context(), &s3.PutObjectInput{Bucket: new("b"), Key: &key, Body: bytes.NewReader(data)}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e.store = objectstest.S3(t, "b", e.counted)
 	return e
 }
+
+// put creates or replaces the object key of the bucket "b".
+func (e *emulator) put(t *testing.T, key string, data []byte) { e.store.Put(t, key, data) }
 
 func emulators(t *testing.T, test func(t *testing.T, e *emulator)) {
 	for name, start := range map[string]func(*testing.T) *emulator{"gs": startGCS, "s3": startS3} {
