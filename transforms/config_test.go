@@ -10,7 +10,7 @@ func TestAutoRounds(t *testing.T) {
 	tests := []struct {
 		bytes    int64
 		branches int
-		local    bool
+		held     bool
 		want     int
 	}{
 		{0, 2, true, 2},
@@ -29,8 +29,8 @@ func TestAutoRounds(t *testing.T) {
 		{1 << 40, 4, false, 1},
 	}
 	for _, tt := range tests {
-		if got := AutoRounds(tt.bytes, tt.branches, tt.local); got != tt.want {
-			t.Errorf("AutoRounds(%d, %d, %v) = %d, want %d", tt.bytes, tt.branches, tt.local, got, tt.want)
+		if got := AutoRounds(tt.bytes, tt.branches, tt.held); got != tt.want {
+			t.Errorf("AutoRounds(%d, %d, %v) = %d, want %d", tt.bytes, tt.branches, tt.held, got, tt.want)
 		}
 	}
 }

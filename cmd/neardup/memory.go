@@ -184,7 +184,7 @@ func chooseRounds(runner string, stored, input, budget int64, branches, rounds i
 		peak = estimatePeak(runner, input, rounds)
 		return rounds, peak, peak <= budget
 	}
-	base := transforms.AutoRounds(stored, branches, true)
+	base := transforms.AutoRounds(stored, branches, runner != spilledModel)
 	top := max(base, transforms.MaxRounds)
 	if runner == "prism" || runner == spilledModel {
 		top = base // more rounds do not help
@@ -206,7 +206,7 @@ func planMemory(f *runFlags, cfg *transforms.Config, files []string, stored int6
 	budget := f.memory.of(total)
 	if !localRunner() || budget <= 0 {
 		if cfg.Rounds == 0 {
-			cfg.Rounds = transforms.AutoRounds(stored, cfg.Branches, localRunner())
+			cfg.Rounds = transforms.AutoRounds(stored, cfg.Branches, localRunner() && memoryModel(runnerName(), f.spill) != spilledModel)
 		}
 		return nil
 	}

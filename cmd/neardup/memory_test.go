@@ -177,8 +177,8 @@ func TestChooseRounds(t *testing.T) {
 		{"given many rounds", "direct", direct(8), 100, 100, true, stored, 2},
 		{"prism fits", "prism", 3e9, 0, 4, true, stored, 2},
 		{"prism does not: rounds do not help it", "prism", 2e9, 0, 4, false, stored, 2},
-		{"spilled fits", spilledModel, estimatePeak(spilledModel, input, 1), 0, 4, true, stored, 2},
-		{"spilled does not: rounds do not help it", spilledModel, estimatePeak(spilledModel, input, 1) - 1, 0, 4, false, stored, 2},
+		{"spilled fits, in 1 round: the runner holds file names", spilledModel, estimatePeak(spilledModel, input, 1), 0, 1, true, stored, 2},
+		{"spilled does not: rounds do not help it", spilledModel, estimatePeak(spilledModel, input, 1) - 1, 0, 1, false, stored, 2},
 	}
 	for _, tt := range tests {
 		n, peak, fits := chooseRounds(tt.runner, int64(tt.stored), input, tt.budget, tt.branch, tt.given)
@@ -349,8 +349,9 @@ func TestMemoryBudgetRun(t *testing.T) {
 	if code, stderr := neardup(t, "", "run", "--quiet", "--input", pattern, "--output", plain); code != 0 {
 		t.Fatalf("default --memory: exit %d, stderr:\n%.2000s", code, stderr)
 	}
-	if s, err := output.ReadSummary(plain); err != nil || s.Settings == nil || s.Settings.Rounds != auto {
-		t.Fatalf("default --memory: summary %+v (%v), want the automatic %d rounds", s.Settings, err, auto)
+	// Spilled (the default), the runner holds file names: 1 round.
+	if s, err := output.ReadSummary(plain); err != nil || s.Settings == nil || s.Settings.Rounds != 1 {
+		t.Fatalf("default --memory: summary %+v (%v), want 1 round (spilled)", s.Settings, err)
 	}
 	if n := sameOutputs(t, budgeted, plain, "6 rounds against the automatic ones"); n == 0 {
 		t.Error("no outputs compared")

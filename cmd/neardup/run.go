@@ -91,7 +91,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(transforms.AutoCCRounds(true, 1))+" on one machine for up to 1.5 GiB of input (decompressed),\nelse "+fmt.Sprint(transforms.AutoCCRounds(false, 1)))
 	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest (text, in bytes) or first")
 	fs.IntVar(&c.Branches, "branches", c.Branches, "copies of each file-reading stage, each reading every n-th file (parallelism on Prism)")
-	fs.IntVar(&c.Rounds, "rounds", 0, "rounds, one after the other, of the largest shuffles (block entries, verification, exact checks)\n(0: on Prism or direct, one per 128 MiB of input, from --branches up to 8; on a cluster, 1)")
+	fs.IntVar(&c.Rounds, "rounds", 0, "rounds, one after the other, of the largest shuffles (block entries, verification, exact checks)\n(0: 1 with --spill and on a cluster; on Prism or with --spill=false, one per 128 MiB of input,\nfrom --branches up to 8)")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "goroutines per file for parsing and signatures (0: one per core)")
 	return f
 }

@@ -354,8 +354,8 @@ func TestTuneLocalGC(t *testing.T) {
 	}
 }
 
-// TestRunAutoSettings: on one machine 'neardup run' picks the shuffle
-// rounds by the input's size (transforms.AutoRounds) and runs no
+// TestRunAutoSettings: on one machine, spilled, 'neardup run' picks one
+// shuffle round (transforms.AutoRounds) and runs no
 // large-star/small-star rounds, so the sample's components that are not
 // stars go to the one-worker remainder, and summary.json says so; with
 // --rounds 3 --cc-rounds 3 none do. The clusters are the same either way.
@@ -387,7 +387,7 @@ func TestRunAutoSettings(t *testing.T) {
 		rounds, ccRounds int
 		remainder        bool
 	}{
-		{auto, transforms.AutoRounds(size, transforms.DefaultConfig().Branches, true), 0, true},
+		{auto, transforms.AutoRounds(size, transforms.DefaultConfig().Branches, false), 0, true}, // spilled: 1 round
 		{three, 3, 3, false},
 	} {
 		s, err := output.ReadSummary(tt.dir)
