@@ -1,7 +1,6 @@
 package transforms
 
 import (
-	"os"
 	"strings"
 
 	"github.com/neardup/neardup/transforms/format/record"
@@ -25,33 +24,18 @@ import (
 // and one whose scan fails: its reading says why.
 
 // splitLineFile returns the units of the line file of whole: one unit for
-// a remote file (Beam's filesystems read a stream, not ranges) or one that
-// is not a regular file (opening a FIFO blocks) or cannot be read, whose
-// reading says what is wrong.
+// a remote file (Beam's filesystems read a stream, not ranges) or a local
+// one that openRegular refuses, whose reading says what is wrong.
 func (c Config) splitLineFile(whole readUnit) []readUnit {
 	one := []readUnit{whole}
 	if strings.Contains(whole.Path, "://") {
 		return one
 	}
-	if fi, err := os.Stat(whole.Path); err != nil || !fi.Mode().IsRegular() {
-		return one
-	}
-	fh, err := os.Open(whole.Path)
+	fh, fi, err := openRegular(whole.Path)
 	if err != nil {
 		return one
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return one
-	}
-	return c.splitLines(whole, fh, fi)
-}
-
-// splitLines returns the units of the local line file fh, whose one unit
-// is whole and whose stat is fi.
-func (c Config) splitLines(whole readUnit, fh *os.File, fi os.FileInfo) []readUnit {
-	one := []readUnit{whole}
 	per := c.unitRows()
 	if fi.Size() <= per || record.ByName(whole.Path) != record.Unknown {
 		return one

@@ -179,23 +179,35 @@ func parquetGroups(ctx context.Context, path string) (st splitStat, ok bool) {
 		}
 		ra, st.size, st.mtime, st.version = obj, obj.Size, obj.ModTime, obj.Version
 	} else {
-		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-			return st, false
-		}
-		fh, err := os.Open(path)
+		fh, fi, err := openRegular(path)
 		if err != nil {
 			return st, false
 		}
 		defer fh.Close()
-		fi, err := fh.Stat()
-		if err != nil || !fi.Mode().IsRegular() {
-			return st, false
-		}
 		ra, st.size, st.mtime = fh, fi.Size(), fi.ModTime()
 	}
 	var err error
 	st.groups, err = record.ParquetRowGroups(ra, st.size)
 	return st, err == nil
+}
+
+// openRegular opens the local file at path for the splitter, with its
+// stat, if it is a regular file: it checks before opening, since opening
+// a FIFO blocks, and again after, since the path may have changed between.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := fh.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		fh.Close()
+		return nil, nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return fh, fi, nil
 }
 
 // unitCuts returns the first row of each unit of a file whose row groups
