@@ -3,6 +3,8 @@ package transforms
 import (
 	"context"
 	"maps"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,6 +83,15 @@ func (c *stageClock) Reset() {
 	c.spans, c.busy = nil, nil
 }
 
+// WorkerID names this process in the per-worker metrics: host:pid.
+var WorkerID = func() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "localhost"
+	}
+	return host + ":" + strconv.Itoa(os.Getpid())
+}()
+
 // running counts the DoFn calls under way in this process (see begin).
 var running atomic.Int64
 
@@ -132,6 +143,7 @@ func WaitIdle(timeout time.Duration) bool {
 func addBusy(ctx context.Context, stage string, d time.Duration, from time.Time) {
 	now := time.Now()
 	beam.NewCounter(output.MetricsNamespace, output.BusyPrefix+stage).Inc(ctx, d.Milliseconds())
+	beam.NewCounter(output.MetricsNamespace, output.WorkerBusyPrefix+WorkerID+"/"+stage).Inc(ctx, d.Milliseconds())
 	span := beam.NewDistribution(output.MetricsNamespace, output.SpanPrefix+stage)
 	span.Update(ctx, from.UnixMilli())
 	span.Update(ctx, now.UnixMilli())

@@ -176,6 +176,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]b
 	infos.Flush(emitInfo)
 	emitStat(output.StatSignSegments, 1)
 	emitStat(output.StatSigned, signed)
+	beam.NewCounter(output.MetricsNamespace, output.WorkerSignedPrefix+WorkerID).Inc(ctx, signed)
 	emitStat(output.StatNoShingles, empty)
 	emitStat(output.StatTruncated, truncated)
 	emitStat(output.StatKeys, nkeys)

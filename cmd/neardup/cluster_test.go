@@ -38,12 +38,7 @@ const (
 	envWorkerPool = "NEARDUP_TEST_WORKER_POOL" // port: a worker pool, Beam's pool package as in 'boot --worker_pool'
 	envBoot       = "NEARDUP_TEST_BOOT"        // path: exec Beam's boot with --semi_persist_dir=$NEARDUP_TEST_SEMI_PERSIST
 	envPersist    = "NEARDUP_TEST_SEMI_PERSIST"
-	envWorkerCopy = "NEARDUP_TEST_WORKER_COPY" // 1: a worker removes the copy of itself boot made in /tmp
 )
-
-// workerCopy matches the copy of the worker binary Beam's boot makes before
-// starting it: os.MkdirTemp("/tmp/", "bin*")/worker, whatever TMPDIR says.
-var workerCopy = regexp.MustCompile(`^/tmp/bin[0-9]+/worker$`)
 
 func init() {
 	switch {
@@ -53,15 +48,6 @@ func init() {
 		serveWorkerPool()
 	case os.Getenv(envBoot) != "":
 		execBoot()
-	case os.Getenv(envWorkerCopy) == "1":
-		// A worker started by boot: boot copied the staged binary to
-		// /tmp/binNNN/worker and never removes it (200 MB a worker).
-		// Linux lets a running program unlink itself.
-		if exe, err := os.Executable(); err == nil && workerCopy.MatchString(exe) {
-			if err := os.RemoveAll(filepath.Dir(exe)); err == nil {
-				fmt.Fprintf(os.Stderr, "removed worker copy %s\n", exe)
-			}
-		}
 	}
 }
 
@@ -118,7 +104,6 @@ func serveWorkerPool() {
 func execBoot() {
 	boot := os.Getenv(envBoot)
 	os.Unsetenv(envBoot)
-	os.Setenv(envWorkerCopy, "1")
 	args := append([]string{boot}, os.Args[1:]...)
 	args = append(args, "--semi_persist_dir="+os.Getenv(envPersist))
 	err := syscall.Exec(boot, args, os.Environ())
@@ -271,7 +256,7 @@ func TestClusterShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	copies := regexp.MustCompile(`removed worker copy (\S+)`).FindAllSubmatch(poolLog, -1)
+	copies := regexp.MustCompile(`removed boot's copy of the worker binary, (\S+)`).FindAllSubmatch(poolLog, -1)
 	if len(copies) == 0 {
 		t.Errorf("no worker removed boot's copy of it in /tmp")
 	}

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -126,10 +128,26 @@ func workerMain() {
 	flag.CommandLine.SetOutput(io.Discard)
 	err := flag.CommandLine.Parse(os.Args[1:])
 	if w := flag.Lookup("worker"); err == nil && w != nil && w.Value.String() == "true" {
+		removeBootCopy()
 		beam.Init()
 	}
 	fmt.Fprintf(os.Stderr, "neardup: %s is not a command: usage: neardup <command> [flags]; see 'neardup help'\n", os.Args[1])
 	os.Exit(2)
+}
+
+// bootCopy matches the copy of the worker binary Beam's Go boot makes
+// before starting it, os.MkdirTemp("/tmp/", "bin*")/worker whatever TMPDIR
+// says, and never removes: 200 MB a worker, one per worker a job.
+var bootCopy = regexp.MustCompile(`^/tmp/bin[0-9]+/worker$`)
+
+// removeBootCopy removes the worker's own copy made by boot, if it is one;
+// Linux lets a running program unlink itself.
+func removeBootCopy() {
+	if exe, err := os.Executable(); err == nil && bootCopy.MatchString(exe) {
+		if os.RemoveAll(filepath.Dir(exe)) == nil {
+			fmt.Fprintf(os.Stderr, "neardup worker: removed boot's copy of the worker binary, %s\n", exe)
+		}
+	}
 }
 
 // helpMain prints the help on the topic args name: neardup's commands, a

@@ -86,7 +86,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.Partitions, "partitions", c.Partitions, "shuffle partitions; when not given, on the direct runner with --spill, 256 per 1.5 GiB of input\n(decompressed)")
 	fs.IntVar(&c.MaxBucket, "max-bucket", c.MaxBucket, "buckets up to this many documents compare all pairs")
 	fs.IntVar(&c.Window, "window", c.Window, "bigger buckets compare each document with this many neighbours")
-	fs.IntVar(&f.segmentLines, "segment-lines", 1<<16, "lines (rows) of one input file per segment: the key of every pass after the first, so a file\nof n lines spreads over n/segment-lines workers; a power of two from 2 to 16777216")
+	fs.IntVar(&f.segmentLines, "segment-lines", 0, "lines (rows) of one input file per segment: the key of every pass after the first, so a file\nof n lines spreads over n/segment-lines workers; a power of two from 2 to 16777216,\nor 0: 65536 on one machine, 4096 on a cluster runner (flink, spark, dataflow, universal)")
 	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components; when not given, on the direct runner\nwith --spill, 16 per 1.5 GiB of input (decompressed)")
 	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(transforms.AutoCCRounds(true, 1))+" on one machine for up to 1.5 GiB of input (decompressed),\nelse "+fmt.Sprint(transforms.AutoCCRounds(false, 1)))
 	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest (text, in bytes) or first")
@@ -295,6 +295,11 @@ func runMain(args []string) error {
 // directories the caller's cleanups remove.
 func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
 	transforms.Progress.Stages.Reset()
+	stopProxy, err := usePortableOptions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer stopProxy()
 	res, err := beamx.RunWithMetrics(ctx, p)
 	close(jobDone)
 	endProgress(err == nil)
@@ -353,6 +358,8 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 		}
 		if localRunner() { // the DoFns ran here: their own record is complete
 			sum.StageSeconds, sum.StageSpans = localStages(&transforms.Progress.Stages, start)
+			sum.Workers = map[string]output.WorkerStats{transforms.WorkerID: {
+				Signed: transforms.Progress.Signed.Load(), StageSeconds: sum.StageSeconds}}
 			return
 		}
 		all := res.Metrics().AllMetrics()
@@ -363,6 +370,7 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 			}
 		}
 		sum.StageSpans = stageSpans(all.Distributions(), start)
+		sum.Workers = workerStats(all.Counters())
 	})
 }
 
@@ -440,6 +448,38 @@ func localStages(c stageClock, start time.Time) (busy map[string]float64, spans 
 		spans[name] = [2]float64{since(s[0]), since(s[1])}
 	}
 	return busy, spans
+}
+
+// workerStats returns the work of each worker process from the per-worker
+// counters (output.WorkerBusyPrefix, output.WorkerSignedPrefix), or nil if
+// the runner reported none.
+func workerStats(counters []metrics.CounterResult) map[string]output.WorkerStats {
+	var ws map[string]output.WorkerStats
+	add := func(worker string, f func(*output.WorkerStats)) {
+		if ws == nil {
+			ws = map[string]output.WorkerStats{}
+		}
+		w := ws[worker]
+		f(&w)
+		ws[worker] = w
+	}
+	for _, c := range counters {
+		if c.Namespace() != output.MetricsNamespace {
+			continue
+		}
+		if worker, ok := strings.CutPrefix(c.Name(), output.WorkerSignedPrefix); ok {
+			add(worker, func(w *output.WorkerStats) { w.Signed += c.Result() })
+		} else if rest, ok := strings.CutPrefix(c.Name(), output.WorkerBusyPrefix); ok {
+			worker, stage, _ := strings.Cut(rest, "/")
+			add(worker, func(w *output.WorkerStats) {
+				if w.StageSeconds == nil {
+					w.StageSeconds = map[string]float64{}
+				}
+				w.StageSeconds[stage] += float64(c.Result()) / 1000
+			})
+		}
+	}
+	return ws
 }
 
 // stageSpans returns, per stage, the seconds since start at which its work

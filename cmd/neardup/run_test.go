@@ -43,7 +43,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	stopEngines()
+	os.Exit(code)
 }
 
 // neardup runs the command in a child process and returns its exit code and

@@ -146,6 +146,9 @@ func checkRunFlags(f *runFlags) error {
 		func() error { return inRange("rounds", c.Rounds, 0, maxRounds) },
 		func() error {
 			n := f.segmentLines
+			if n == 0 {
+				n = autoSegmentLines()
+			}
 			if n < 2 || n > 1<<24 || n&(n-1) != 0 {
 				return bad("segment-lines", n, "want a power of two from 2 to 16777216")
 			}
@@ -216,4 +219,16 @@ func checkTuneFlags(threshold float64, sample int, tokens string) error {
 		return usagef("--tokens %q: want char or word", tokens)
 	}
 	return nil
+}
+
+// autoSegmentLines is --segment-lines 0: on one machine, segments large
+// enough that their per-key work stays small; on a cluster, 16 times
+// smaller, so that the files of a small input, or a single large file,
+// give each worker a share of the later passes (a runner spreads keys by
+// hash: 4 keys over 2 Flink TaskManagers went 3 to 1).
+func autoSegmentLines() int {
+	if localRunner() {
+		return 1 << 16
+	}
+	return 1 << 12
 }

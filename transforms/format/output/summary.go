@@ -107,12 +107,23 @@ const (
 // workers; SpanPrefix starts the names of the distributions of the times
 // (Unix milliseconds) at which a stage's work started and ended: their
 // minimum is when the stage first started and their maximum when it last
-// ended.
+// ended. WorkerBusyPrefix and WorkerSignedPrefix start the names of the
+// same busy time and of the documents signed by one worker process:
+// WorkerBusyPrefix+WORKER+"/"+STAGE and WorkerSignedPrefix+WORKER, WORKER
+// being the process's host:pid.
 const (
-	MetricsNamespace = "neardup"
-	BusyPrefix       = "busy_ms."
-	SpanPrefix       = "span_ms."
+	MetricsNamespace   = "neardup"
+	BusyPrefix         = "busy_ms."
+	SpanPrefix         = "span_ms."
+	WorkerBusyPrefix   = "worker_busy_ms."
+	WorkerSignedPrefix = "worker_signed."
 )
+
+// WorkerStats is the work one worker process did in a job.
+type WorkerStats struct {
+	Signed       int64              `json:"signed"` // documents signed
+	StageSeconds map[string]float64 `json:"stage_busy_seconds,omitempty"`
+}
 
 // InputFile is what the first pass read of one input file: summary.json
 // lists them in index order, so that the NNNNN of an output shard maps back
@@ -159,6 +170,9 @@ type Summary struct {
 	// StageSpans holds, per stage, the seconds since the job started at
 	// which its work first started and last ended.
 	StageSpans map[string][2]float64 `json:"stage_spans_seconds,omitempty"`
+	// Workers holds the work of each worker process (by host:pid) that
+	// did any: on a cluster, how the runner spread the job.
+	Workers map[string]WorkerStats `json:"workers,omitempty"`
 	// Settings are the settings the job ran with, as the command resolved
 	// them (the automatic ones included), also added after the job.
 	Settings *Settings `json:"settings,omitempty"`

@@ -1,0 +1,347 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup/transforms/format/output"
+)
+
+// The engine tests run the command on a real Flink (or Spark) cluster of
+// this machine, started by scripts/flink-cluster.sh: a JobManager, two
+// TaskManagers of one slot each and Beam's job server, each a JVM of its
+// own. .ci/run starts the cluster and sets NEARDUP_FLINK_DIR to its
+// directory (endpoints.env); without it a test starts one for the whole
+// test binary. Where Java or Maven is missing they skip with one line,
+// unless NEARDUP_ENGINES_REQUIRED=1 (CI), where that is a failure.
+
+// engine is a running cluster: the values of its endpoints.env.
+type engine struct {
+	name     string
+	dir      string
+	endpoint string // Beam's job server
+	rest     string // the engine's REST endpoint (Flink)
+	goWorker string // the PROCESS environment's command
+}
+
+var (
+	enginesMu sync.Mutex
+	started   = map[string]*engine{}
+	startErr  = map[string]error{}
+	stopFns   []func()
+)
+
+// stopEngines stops the clusters the tests started (TestMain).
+func stopEngines() {
+	enginesMu.Lock()
+	defer enginesMu.Unlock()
+	for _, stop := range stopFns {
+		stop()
+	}
+	stopFns = nil
+}
+
+// useEngine returns the cluster of name ("flink", "spark"): the one in
+// $NEARDUP_<NAME>_DIR, or one it starts with scripts/<name>-cluster.sh.
+func useEngine(t *testing.T, name string) *engine {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("%s: starts a cluster of JVMs", name)
+	}
+	enginesMu.Lock()
+	defer enginesMu.Unlock()
+	if e := started[name]; e != nil {
+		return e
+	}
+	if err := startErr[name]; err != nil {
+		t.Fatal(err)
+	}
+	env := "NEARDUP_" + strings.ToUpper(name) + "_DIR"
+	dir := os.Getenv(env)
+	if dir == "" {
+		for _, tool := range []string{"java", "mvn"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				if os.Getenv("NEARDUP_ENGINES_REQUIRED") == "1" {
+					t.Fatalf("%s: no %s on PATH, and NEARDUP_ENGINES_REQUIRED=1", name, tool)
+				}
+				t.Skipf("%s tests skipped: no %s on PATH (they need Java 17 and Maven)", name, tool)
+			}
+		}
+		var err error
+		if dir, err = os.MkdirTemp("", "neardup-"+name+"-"); err != nil {
+			t.Fatal(err)
+		}
+		script := filepath.Join(repoRoot(t), "scripts", name+"-cluster.sh")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, script, "start", dir).CombinedOutput()
+		stop := func() {
+			exec.Command(script, "stop", dir).Run()
+			os.RemoveAll(dir)
+		}
+		if err != nil {
+			stop()
+			startErr[name] = fmt.Errorf("%s start: %v\n%s", script, err, out)
+			t.Fatal(startErr[name])
+		}
+		stopFns = append(stopFns, stop)
+	}
+	vars, err := readEnvFile(filepath.Join(dir, "endpoints.env"))
+	if err != nil {
+		t.Fatalf("%s cluster: %v (%s=%s)", name, err, env, dir)
+	}
+	prefix := strings.ToUpper(name) + "_"
+	e := &engine{name: name, dir: dir, endpoint: vars[prefix+"JOB_ENDPOINT"], rest: vars[prefix+"REST"], goWorker: vars[prefix+"GO_WORKER"]}
+	if e.endpoint == "" || e.goWorker == "" {
+		t.Fatalf("%s cluster: %s/endpoints.env names no job endpoint or Go worker command", name, dir)
+	}
+	started[name] = e
+	return e
+}
+
+// readEnvFile reads the NAME=VALUE lines of path.
+func readEnvFile(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	vars := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			vars[k] = v
+		}
+	}
+	return vars, sc.Err()
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// flags are the command's flags that submit a job to the cluster, its Go
+// workers started by each TaskManager (PROCESS environment) from this
+// test binary, as main() (NEARDUP_TEST_MAIN=1), with env added to their
+// environment.
+func (e *engine) flags(t *testing.T, env map[string]string) []string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs := map[string]string{"NEARDUP_TEST_MAIN": "1"}
+	for k, v := range env {
+		envs[k] = v
+	}
+	cfg, err := json.Marshal(map[string]any{"command": e.goWorker, "env": envs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--runner=" + e.name, "--endpoint=" + e.endpoint,
+		"--environment_type=PROCESS", "--environment_config=" + string(cfg), "--worker_binary=" + self}
+}
+
+// workersGone waits until the cluster's Go workers have exited and removed
+// their directories (a TaskManager keeps its worker for a while after a
+// job: portableOptions' environment_cache_millis), and fails the test if
+// any is left after two minutes.
+func (e *engine) workersGone(t *testing.T) {
+	t.Helper()
+	dir := filepath.Join(e.dir, "workers")
+	var left []string
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if left = listDir(t, dir); len(left) == 0 {
+			return
+		}
+	}
+	t.Errorf("%s: the Go workers' directories are still there: %q", dir, left)
+}
+
+// shapeCounts are the counts of summary.json that follow the job's shape
+// (segments, units, rounds), which the runner chooses: they differ between
+// runners, unlike the outputs.
+var shapeCounts = []string{output.StatSignSegments, output.StatSegments, output.StatReadUnits, output.StatRemainder}
+
+// sameResults fails the test unless the directories got and want hold the
+// same files, byte-identical but for summary.json, whose counts must be
+// equal but for shapeCounts, and report.html, which shows times. It
+// returns got's summary.
+func sameResults(t *testing.T, got, want string) output.Summary {
+	t.Helper()
+	names := listDir(t, want)
+	if g := listDir(t, got); !slices.Equal(g, names) {
+		t.Errorf("%s holds %q; want %q", got, g, names)
+	}
+	var sums [2]output.Summary
+	for _, name := range names {
+		a, errA := os.ReadFile(filepath.Join(got, name))
+		b, errB := os.ReadFile(filepath.Join(want, name))
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		switch name {
+		case "report.html":
+		case output.SummaryName:
+			for i, raw := range [][]byte{a, b} {
+				if err := json.Unmarshal(raw, &sums[i]); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+			}
+			ca, cb := sums[0].Counts, sums[1].Counts
+			for _, c := range shapeCounts {
+				delete(ca, c)
+				delete(cb, c)
+			}
+			ja, _ := json.Marshal(ca)
+			jb, _ := json.Marshal(cb)
+			if !bytes.Equal(ja, jb) {
+				t.Errorf("summary counts differ:\n got %s\nwant %s", ja, jb)
+			}
+		default:
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s differs (%d bytes, want %d)", name, len(a), len(b))
+			}
+		}
+	}
+	if len(names) < 4 {
+		t.Errorf("compared %q; want the shards and summary.json", names)
+	}
+	return sums[0]
+}
+
+// workShare fails the test unless exactly want worker processes signed
+// documents, each at least a quarter of them, and each did some of the
+// stages named in also (summary.json's workers).
+func workShare(t *testing.T, sum output.Summary, want int, also ...string) {
+	t.Helper()
+	var signers []string
+	for id, w := range sum.Workers {
+		if w.Signed > 0 {
+			signers = append(signers, id)
+		}
+	}
+	slices.Sort(signers)
+	total := sum.Counts[output.StatSigned]
+	if len(signers) != want {
+		t.Errorf("%d worker processes signed documents (%v); want %d", len(signers), sum.Workers, want)
+	}
+	for _, id := range signers {
+		w := sum.Workers[id]
+		t.Logf("worker %s signed %d of %d documents; busy %v", id, w.Signed, total, w.StageSeconds)
+		if 4*w.Signed < total {
+			t.Errorf("worker %s signed %d of %d documents; want at least a quarter", id, w.Signed, total)
+		}
+		for _, stage := range also {
+			if _, ok := w.StageSeconds[stage]; !ok {
+				t.Errorf("worker %s did no %s work: %v", id, stage, w.StageSeconds)
+			}
+		}
+	}
+}
+
+// bootCopies returns the copies of worker binaries Beam's boot made in
+// /tmp (/tmp/binNNN).
+func bootCopies(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	re := regexp.MustCompile(`^bin[0-9]+$`)
+	entries, _ := os.ReadDir("/tmp")
+	for _, e := range entries {
+		if re.MatchString(e.Name()) {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	return dirs
+}
+
+// devShards writes the dev corpus as n shards into dir and returns their
+// glob; it skips the test where the corpus is missing.
+func devShards(t *testing.T, dir string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(devCorpus(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	for i := range n {
+		part := lines[i*len(lines)/n : (i+1)*len(lines)/n]
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("dev-%d.jsonl", i)), bytes.Join(part, nil), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "dev-*.jsonl")
+}
+
+// devCorpus is the path of the dev corpus; the test skips where it is
+// missing.
+func devCorpus(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(repoRoot(t), "..", "shared", "corpus", "dev.jsonl")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("no dev corpus: %v", err)
+	}
+	return p
+}
+
+// TestFlink runs the command on the Flink cluster as a user of one would,
+// on the dev corpus in 4 shards and as one uncompressed file, and on the
+// direct runner: the outputs are byte-identical, both TaskManagers' Go
+// workers signed at least a quarter of the documents and verified pairs,
+// and nothing temporary is left in the output, the workers' directories
+// or /tmp.
+func TestFlink(t *testing.T) {
+	e := useEngine(t, "flink")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	copiesBefore := bootCopies(t)
+	inputs := []struct {
+		name, glob string
+		share      bool // assert the work share: 4 shards give 20 segments over 2 workers
+	}{
+		{"4 shards", devShards(t, tmp, 4), true},
+		{"1 file", devCorpus(t), false},
+	}
+	for i, in := range inputs {
+		t.Run(in.name, func(t *testing.T) {
+			onFlink := filepath.Join(tmp, fmt.Sprintf("flink-%d", i))
+			direct := filepath.Join(tmp, fmt.Sprintf("direct-%d", i))
+			start := time.Now()
+			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", onFlink, "--quiet"}, e.flags(t, nil)))
+			t.Logf("flink job: %s", time.Since(start).Round(time.Millisecond))
+			runCommand(t, ctx, tmp, []string{"run", "--input", in.glob, "--output", direct, "--quiet"})
+			sum := sameResults(t, onFlink, direct)
+			if in.share {
+				workShare(t, sum, 2, "Signatures", "Verify")
+			}
+			noTemporaries(t, onFlink)
+		})
+	}
+	e.workersGone(t)
+	if after := bootCopies(t); len(after) > len(copiesBefore) {
+		t.Errorf("/tmp holds boot's copies of worker binaries: %q (before the test: %q)", after, copiesBefore)
+	}
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+
+	jobpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/jobmanagement_v1"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// portableOptions are pipeline options of Beam's Java portable runners
+// (Flink, Spark) that the Go SDK has no way to send: it puts its own
+// options under beam:option:go_options:v1, and the runners read only
+// top-level beam:option:NAME:v1 entries.
+//
+// environment_cache_millis keeps a TaskManager's (or executor's) Go
+// worker for the next stage of the job: with 0, Beam's default, the
+// runner stops the worker when a stage's last task on it ends and starts
+// a new one, staging the 200 MB worker binary again and loading gse's
+// dictionary again, for each of the job's 20 or so stages (measured on
+// Flink 1.19: 42 worker processes for one job of the dev corpus, 72 s of
+// which the work took 3).
+var portableOptions = map[string]any{
+	"environment_cache_millis": 60_000,
+}
+
+// proxyJobService starts, on a loopback port, a job service that forwards
+// every call to the one at endpoint, adding portableOptions to the
+// pipeline options of the jobs it prepares. It returns the proxy's
+// address and a function that stops it. Artifact staging and the workers'
+// connections go to the addresses the real job service gives, not
+// through the proxy.
+func proxyJobService(ctx context.Context, endpoint string) (string, func(), error) {
+	cc, err := grpc.NewClient(endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30), grpc.MaxCallSendMsgSize(1<<30)))
+	if err != nil {
+		return "", nil, fmt.Errorf("job service %s: %w", endpoint, err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cc.Close()
+		return "", nil, fmt.Errorf("job service proxy: %w", err)
+	}
+	srv := grpc.NewServer(grpc.MaxRecvMsgSize(1<<30), grpc.MaxSendMsgSize(1<<30))
+	jobpb.RegisterJobServiceServer(srv, &jobProxy{to: jobpb.NewJobServiceClient(cc)})
+	go srv.Serve(lis)
+	return lis.Addr().String(), func() { srv.Stop(); cc.Close() }, nil
+}
+
+// usePortableOptions points Beam's --endpoint at a proxy that adds
+// portableOptions, for the runners that read them; it returns a function
+// that stops the proxy.
+func usePortableOptions(ctx context.Context) (func(), error) {
+	switch runnerName() {
+	case "flink", "spark", "universal", "portable":
+	default:
+		return func() {}, nil
+	}
+	if *jobopts.Endpoint == "" {
+		return func() {}, nil // Beam reports the missing endpoint
+	}
+	addr, stop, err := proxyJobService(ctx, *jobopts.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	*jobopts.Endpoint = addr
+	return stop, nil
+}
+
+// jobProxy forwards the job service's calls; see proxyJobService.
+type jobProxy struct {
+	jobpb.UnimplementedJobServiceServer
+	to jobpb.JobServiceClient
+}
+
+func (p *jobProxy) Prepare(ctx context.Context, req *jobpb.PrepareJobRequest) (*jobpb.PrepareJobResponse, error) {
+	if req.PipelineOptions == nil {
+		req.PipelineOptions = &structpb.Struct{}
+	}
+	if req.PipelineOptions.Fields == nil {
+		req.PipelineOptions.Fields = map[string]*structpb.Value{}
+	}
+	for name, v := range portableOptions {
+		key := "beam:option:" + name + ":v1"
+		if _, set := req.PipelineOptions.Fields[key]; set {
+			continue
+		}
+		val, err := structpb.NewValue(v)
+		if err != nil {
+			return nil, err
+		}
+		req.PipelineOptions.Fields[key] = val
+	}
+	return p.to.Prepare(ctx, req)
+}
+
+func (p *jobProxy) Run(ctx context.Context, req *jobpb.RunJobRequest) (*jobpb.RunJobResponse, error) {
+	return p.to.Run(ctx, req)
+}
+
+func (p *jobProxy) GetJobs(ctx context.Context, req *jobpb.GetJobsRequest) (*jobpb.GetJobsResponse, error) {
+	return p.to.GetJobs(ctx, req)
+}
+
+func (p *jobProxy) GetState(ctx context.Context, req *jobpb.GetJobStateRequest) (*jobpb.JobStateEvent, error) {
+	return p.to.GetState(ctx, req)
+}
+
+func (p *jobProxy) GetPipeline(ctx context.Context, req *jobpb.GetJobPipelineRequest) (*jobpb.GetJobPipelineResponse, error) {
+	return p.to.GetPipeline(ctx, req)
+}
+
+func (p *jobProxy) Cancel(ctx context.Context, req *jobpb.CancelJobRequest) (*jobpb.CancelJobResponse, error) {
+	return p.to.Cancel(ctx, req)
+}
+
+func (p *jobProxy) Drain(ctx context.Context, req *jobpb.DrainJobRequest) (*jobpb.DrainJobResponse, error) {
+	return p.to.Drain(ctx, req)
+}
+
+func (p *jobProxy) GetJobMetrics(ctx context.Context, req *jobpb.GetJobMetricsRequest) (*jobpb.GetJobMetricsResponse, error) {
+	return p.to.GetJobMetrics(ctx, req)
+}
+
+func (p *jobProxy) DescribePipelineOptions(ctx context.Context, req *jobpb.DescribePipelineOptionsRequest) (*jobpb.DescribePipelineOptionsResponse, error) {
+	return p.to.DescribePipelineOptions(ctx, req)
+}
+
+func (p *jobProxy) GetStateStream(req *jobpb.GetJobStateRequest, out jobpb.JobService_GetStateStreamServer) error {
+	in, err := p.to.GetStateStream(out.Context(), req)
+	if err != nil {
+		return err
+	}
+	for {
+		ev, err := in.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := out.Send(ev); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *jobProxy) GetMessageStream(req *jobpb.JobMessagesRequest, out jobpb.JobService_GetMessageStreamServer) error {
+	in, err := p.to.GetMessageStream(out.Context(), req)
+	if err != nil {
+		return err
+	}
+	for {
+		msg, err := in.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := out.Send(msg); err != nil {
+			return err
+		}
+	}
+}

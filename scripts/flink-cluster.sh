@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Start or stop a Flink cluster on this machine, with Beam's Flink job
+# server in front of it, to run neardup on Flink as on a real cluster:
+#
+#   scripts/flink-cluster.sh start [DIR]   # prints the endpoint lines below
+#   scripts/flink-cluster.sh stop [DIR]
+#   scripts/flink-cluster.sh status [DIR]
+#
+# Processes, each a JVM of its own, logging into DIR (default
+# $ENGINES_CACHE/run/flink) and stopped by the PIDs recorded there:
+#   jobmanager     Flink's StandaloneSessionClusterEntrypoint (REST/web UI)
+#   taskmanager-1  Flink's TaskManagerRunner, 1 slot
+#   taskmanager-2  Flink's TaskManagerRunner, 1 slot
+#   jobserver      Beam's FlinkJobServerDriver, --flink-master=the REST port
+# Each is waited for: the REST port, both TaskManagers registered, the job
+# port. `start` writes DIR/endpoints.env and prints it:
+#   FLINK_REST=localhost:PORT  FLINK_JOB_ENDPOINT=localhost:PORT
+#
+# Everything comes from Maven Central by name (versions in
+# scripts/engines/versions.sh) and is cached in $ENGINES_CACHE. Then submit:
+#   neardup run --runner flink --endpoint $FLINK_JOB_ENDPOINT \
+#     --environment_type EXTERNAL --environment_config localhost:50000 ...
+# (scripts/run-flink.sh does that with a worker pool of its own).
+#
+# Environment: FLINK_REST_PORT, FLINK_JOB_PORT (default: free ports),
+# FLINK_TM_TASK_HEAP and FLINK_TM_MANAGED (per TaskManager, default 1024m
+# and 512m), FLINK_RESTARTS (task
+# restart attempts, default 0: a failed task fails the job),
+# NEARDUP_ENGINES_CACHE.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/engines/lib.sh"
+
+cmd=${1:-}
+RUN=${2:-$ENGINES_CACHE/run/flink}
+names=(jobserver taskmanager-2 taskmanager-1 jobmanager)
+
+case $cmd in
+stop)
+	stop_all "${names[@]}"
+	rm -f "$RUN/endpoints.env"
+	exit 0
+	;;
+status)
+	for n in "${names[@]}"; do
+		if alive "$n"; then echo "$n running, pid $(cat "$RUN/$n.pid")"; else echo "$n stopped"; fi
+	done
+	[ -f "$RUN/endpoints.env" ] && cat "$RUN/endpoints.env"
+	exit 0
+	;;
+start) ;;
+*) sed -n '2,27p' "$0"; exit 2 ;;
+esac
+
+need java go
+for n in "${names[@]}"; do alive "$n" && die "$n is already running in $RUN (pid $(cat "$RUN/$n.pid")); stop it first"; done
+cp=$(classpath "flink-$FLINK_MINOR-beam-$BEAM_JAVA_VERSION" \
+	"org.apache.beam:beam-runners-flink-$FLINK_MINOR:$BEAM_JAVA_VERSION" \
+	"org.apache.logging.log4j:log4j-slf4j-impl:$LOG4J_VERSION" \
+	"org.apache.logging.log4j:log4j-core:$LOG4J_VERSION")
+
+# Beam's Go boot, of the Go SDK release in go.mod, and the PROCESS
+# environment's command: each TaskManager starts one Go worker through it.
+bin=$ENGINES_CACHE/bin/$(cd "$here/.." && go list -m -f '{{.Version}}' github.com/apache/beam/sdks/v2)
+[ -x "$bin/boot" ] || (cd "$here/.." && go build -o "$bin/boot" github.com/apache/beam/sdks/v2/go/container) ||
+	die "could not build Beam's Go boot"
+
+rest_port=${FLINK_REST_PORT:-$(free_port)}
+job_port=${FLINK_JOB_PORT:-$(free_port)}
+rpc_port=$(free_port)
+rm -rf "$RUN"
+mkdir -p "$RUN/conf" "$RUN/tmp"
+cat >"$RUN/conf/flink-conf.yaml" <<EOF
+jobmanager.rpc.address: localhost
+jobmanager.rpc.port: $rpc_port
+jobmanager.bind-host: localhost
+taskmanager.bind-host: localhost
+taskmanager.host: localhost
+rest.address: localhost
+rest.bind-address: localhost
+rest.port: $rest_port
+jobmanager.memory.process.size: 1g
+taskmanager.numberOfTaskSlots: 1
+parallelism.default: 2
+io.tmp.dirs: $RUN/tmp
+restart-strategy.type: ${FLINK_RESTARTS:+fixed-delay}${FLINK_RESTARTS:-none}
+restart-strategy.fixed-delay.attempts: ${FLINK_RESTARTS:-0}
+restart-strategy.fixed-delay.delay: 1 s
+heartbeat.timeout: 20000
+web.submit.enable: false
+# Beam is on the TaskManagers' classpath (the same jars the job server
+# stages with each job): loading it from there lets a TaskManager keep its
+# Go worker from one stage of a job to the next (Beam releases a stage's
+# environment at once when its function comes from the job's own class
+# loader).
+classloader.resolve-order: parent-first
+EOF
+sed -i 's/^restart-strategy.type: fixed-delay[0-9]*$/restart-strategy.type: fixed-delay/' "$RUN/conf/flink-conf.yaml"
+go_worker "$RUN" "$bin/boot"
+cat >"$RUN/conf/log4j.properties" <<'EOF'
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = MainAppender
+appender.main.name = MainAppender
+appender.main.type = File
+appender.main.fileName = ${sys:log.file}
+appender.main.layout.type = PatternLayout
+appender.main.layout.pattern = %d{yyyy-MM-dd HH:mm:ss,SSS} %-5level %-60c %x - %m%n
+logger.netty.name = org.apache.flink.shaded.netty4
+logger.netty.level = WARN
+EOF
+
+jvm() { # NAME HEAP MAIN ARGS...
+	local name=$1 heap=$2 main=$3
+	shift 3
+	# shellcheck disable=SC2086 # $heap is several flags
+	launch "$name" java "${JAVA17_OPENS[@]}" $heap -Dlog.file="$RUN/$name.log" \
+		-Dlog4j.configurationFile="file:$RUN/conf/log4j.properties" -cp "$cp" "$main" "$@"
+}
+# What Flink's taskmanager.sh computes with BashJavaUtils, set directly:
+# Direct memory (framework + task off-heap + network) carries the gRPC
+# buffers of the Fn API, the staged worker binary among them (200 MB);
+# the task heap holds the Beam operators' buffers (Flink's batch GroupByKey
+# keeps a key's values in a list), managed memory the sorts of the shuffles.
+task_heap=${FLINK_TM_TASK_HEAP:-1024m}
+managed=${FLINK_TM_MANAGED:-512m}
+tm_memory=(-D taskmanager.cpu.cores=1 -D taskmanager.memory.framework.heap.size=128m
+	-D "taskmanager.memory.task.heap.size=$task_heap" -D taskmanager.memory.framework.off-heap.size=128m
+	-D taskmanager.memory.task.off-heap.size=512m -D taskmanager.memory.network.min=384m
+	-D taskmanager.memory.network.max=384m -D "taskmanager.memory.managed.size=$managed"
+	-D taskmanager.memory.jvm-metaspace.size=256m -D taskmanager.memory.jvm-overhead.min=192m
+	-D taskmanager.memory.jvm-overhead.max=192m)
+heap_mb=$((128 + $(numfmt --from=iec "${task_heap^^}") / 1048576))
+tm_jvm="-Xmx${heap_mb}m -Xms${heap_mb}m -XX:MaxDirectMemorySize=1024m -XX:MaxMetaspaceSize=256m"
+jvm jobmanager "-Xmx768m -XX:MaxMetaspaceSize=256m" org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint --configDir "$RUN/conf"
+wait_for jobmanager 90 curl -sf "http://localhost:$rest_port/overview" -o /dev/null
+for i in 1 2; do
+	mkdir -p "$RUN/tmp/tm-$i"
+	jvm "taskmanager-$i" "$tm_jvm" org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$RUN/conf" \
+		"${tm_memory[@]}" -D "taskmanager.resource-id=tm-$i" -D "io.tmp.dirs=$RUN/tmp/tm-$i"
+done
+registered() { [ "$(curl -sf "http://localhost:$rest_port/overview" | python3 -c 'import json,sys; print(json.load(sys.stdin)["taskmanagers"])')" = 2 ]; }
+wait_for taskmanager-1 120 registered
+alive taskmanager-2 || die "taskmanager-2 exited while starting (logs: $RUN)"
+jvm jobserver "-Xmx1g" org.apache.beam.runners.flink.FlinkJobServerDriver \
+	--flink-master="localhost:$rest_port" --flink-conf-dir="$RUN/conf" --job-host=localhost \
+	--job-port="$job_port" --artifact-port=0 --expansion-port=0 --artifacts-dir="$RUN/artifacts"
+wait_for jobserver 120 listening "$job_port"
+printf 'FLINK_REST=localhost:%s\nFLINK_JOB_ENDPOINT=localhost:%s\nFLINK_GO_WORKER=%s\nFLINK_DIR=%s\n' \
+	"$rest_port" "$job_port" "$RUN/go-worker" "$RUN" >"$RUN/endpoints.env"
+cat "$RUN/endpoints.env"
