@@ -5,6 +5,7 @@
 #   scripts/flink-cluster.sh start [DIR]   # prints the endpoint lines below
 #   scripts/flink-cluster.sh stop [DIR]
 #   scripts/flink-cluster.sh status [DIR]
+#   scripts/flink-cluster.sh start-taskmanager N [DIR]  # after a crash
 #
 # Processes, each a JVM of its own, logging into DIR (default
 # $ENGINES_CACHE/run/flink) and stopped by the PIDs recorded there:
@@ -24,14 +25,28 @@
 #
 # Environment: FLINK_REST_PORT, FLINK_JOB_PORT (default: free ports),
 # FLINK_TM_TASK_HEAP and FLINK_TM_MANAGED (per TaskManager, default 1024m
-# and 512m), FLINK_RESTARTS (task
-# restart attempts, default 0: a failed task fails the job),
-# NEARDUP_ENGINES_CACHE.
+# and 512m), FLINK_RESTARTS (attempts of Flink's fixed-delay restart
+# strategy after a failure, 15 s apart, default 3; 0: none, a failed task
+# fails the job), NEARDUP_ENGINES_CACHE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/engines/lib.sh"
 
 cmd=${1:-}
+if [ "$cmd" = start-taskmanager ]; then
+	tm=${2:?start-taskmanager N [DIR]}
+	RUN=${3:-$ENGINES_CACHE/run/flink}
+	for ((i = 0; i < 40; i++)); do alive "taskmanager-$tm" || break; sleep 0.25; done # a killed one may linger
+	alive "taskmanager-$tm" && die "taskmanager-$tm is running (pid $(cat "$RUN/taskmanager-$tm.pid"))"
+	[ -x "$RUN/taskmanager" ] || die "no cluster in $RUN"
+	# A new resource id: the JobManager times out the killed one's
+	# heartbeat later, and would take the new one for it.
+	launch "taskmanager-$tm" "$RUN/taskmanager" "$tm" "tm-$tm-$(date +%s)"
+	sleep 2
+	alive "taskmanager-$tm" || die "taskmanager-$tm exited while starting (logs: $RUN)"
+	echo "taskmanager-$tm started, pid $(cat "$RUN/taskmanager-$tm.pid")"
+	exit 0
+fi
 RUN=${2:-$ENGINES_CACHE/run/flink}
 names=(jobserver taskmanager-2 taskmanager-1 jobmanager)
 
@@ -83,9 +98,15 @@ jobmanager.memory.process.size: 1g
 taskmanager.numberOfTaskSlots: 1
 parallelism.default: 2
 io.tmp.dirs: $RUN/tmp
-restart-strategy.type: ${FLINK_RESTARTS:+fixed-delay}${FLINK_RESTARTS:-none}
-restart-strategy.fixed-delay.attempts: ${FLINK_RESTARTS:-0}
-restart-strategy.fixed-delay.delay: 1 s
+# Restarts wait longer than a Go worker stays cached (neardup's
+# environment_cache_millis, 10 s), so that a restarted task gets a new
+# worker rather than the one that died.
+restart-strategy.type: fixed-delay
+restart-strategy.fixed-delay.attempts: ${FLINK_RESTARTS:-3}
+restart-strategy.fixed-delay.delay: 15 s
+# A job that lost a TaskManager waits this long for a slot before its
+# attempt fails (Flink's default, 5 minutes, is long on one machine).
+slot.request.timeout: 20000
 heartbeat.timeout: 20000
 web.submit.enable: false
 # Beam is on the TaskManagers' classpath (the same jars the job server
@@ -95,7 +116,7 @@ web.submit.enable: false
 # loader).
 classloader.resolve-order: parent-first
 EOF
-sed -i 's/^restart-strategy.type: fixed-delay[0-9]*$/restart-strategy.type: fixed-delay/' "$RUN/conf/flink-conf.yaml"
+[ "${FLINK_RESTARTS:-3}" = 0 ] && sed -i 's/^restart-strategy.type: fixed-delay$/restart-strategy.type: none/' "$RUN/conf/flink-conf.yaml"
 go_worker "$RUN" "$bin/boot"
 cat >"$RUN/conf/log4j.properties" <<'EOF'
 rootLogger.level = INFO
@@ -133,11 +154,20 @@ heap_mb=$((128 + $(numfmt --from=iec "${task_heap^^}") / 1048576))
 tm_jvm="-Xmx${heap_mb}m -Xms${heap_mb}m -XX:MaxDirectMemorySize=1024m -XX:MaxMetaspaceSize=256m"
 jvm jobmanager "-Xmx768m -XX:MaxMetaspaceSize=256m" org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint --configDir "$RUN/conf"
 wait_for jobmanager 90 curl -sf "http://localhost:$rest_port/overview" -o /dev/null
-for i in 1 2; do
-	mkdir -p "$RUN/tmp/tm-$i"
-	jvm "taskmanager-$i" "$tm_jvm" org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$RUN/conf" \
-		"${tm_memory[@]}" -D "taskmanager.resource-id=tm-$i" -D "io.tmp.dirs=$RUN/tmp/tm-$i"
-done
+# RUN/taskmanager N [ID] runs TaskManager N, resource id ID (default tm-N),
+# for start and start-taskmanager.
+{
+	echo '#!/usr/bin/env bash'
+	echo 'mkdir -p "'"$RUN"'/tmp/tm-$1"'
+	printf 'exec java'
+	printf ' %q' "${JAVA17_OPENS[@]}" $tm_jvm
+	echo -n ' -Dlog.file="'"$RUN"'/taskmanager-$1.log"'
+	printf ' %q' -Dlog4j.configurationFile="file:$RUN/conf/log4j.properties" -cp "$cp" \
+		org.apache.flink.runtime.taskexecutor.TaskManagerRunner --configDir "$RUN/conf" "${tm_memory[@]}"
+	echo ' -D "taskmanager.resource-id=${2:-tm-$1}" -D "io.tmp.dirs='"$RUN"'/tmp/tm-$1"'
+} >"$RUN/taskmanager"
+chmod +x "$RUN/taskmanager"
+for i in 1 2; do launch "taskmanager-$i" "$RUN/taskmanager" "$i"; done
 registered() { [ "$(curl -sf "http://localhost:$rest_port/overview" | python3 -c 'import json,sys; print(json.load(sys.stdin)["taskmanagers"])')" = 2 ]; }
 wait_for taskmanager-1 120 registered
 alive taskmanager-2 || die "taskmanager-2 exited while starting (logs: $RUN)"

@@ -13,11 +13,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
@@ -295,15 +299,15 @@ func devShards(t *testing.T, dir string, n int) string {
 	return filepath.Join(dir, "dev-*.jsonl")
 }
 
-// devCorpus is the path of the dev corpus; the test skips where it is
-// missing.
+// devCorpus is the path of the dev corpus (devcorpus.Dir); the test skips
+// where it is missing.
 func devCorpus(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join(repoRoot(t), "..", "shared", "corpus", "dev.jsonl")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("no dev corpus: %v", err)
+	dir, err := devcorpus.Dir()
+	if err != nil {
+		t.Skip(err)
 	}
-	return p
+	return filepath.Join(dir, "dev.jsonl")
 }
 
 // TestFlink runs the command on the Flink cluster as a user of one would,
@@ -344,4 +348,162 @@ func TestFlink(t *testing.T) {
 	if after := bootCopies(t); len(after) > len(copiesBefore) {
 		t.Errorf("/tmp holds boot's copies of worker binaries: %q (before the test: %q)", after, copiesBefore)
 	}
+}
+
+// stallOnce, given STAGE=DIR (NEARDUP_TEST_STALL), makes the first element
+// of STAGE this process works on write DIR/<pid> and wait until DIR/release
+// exists (two minutes at most): a test then knows the job is in that stage,
+// mid-bundle, in which worker process.
+func stallOnce(spec string) {
+	stage, dir, ok := strings.Cut(spec, "=")
+	if !ok {
+		return
+	}
+	var once sync.Once
+	transforms.SetStageHook(stage, func(key string) {
+		once.Do(func() {
+			_ = os.WriteFile(filepath.Join(dir, strconv.Itoa(os.Getpid())), []byte(key), 0o644)
+			for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+				if _, err := os.Stat(filepath.Join(dir, "release")); err == nil {
+					return
+				}
+			}
+		})
+	})
+}
+
+// stalled waits until a worker has written its pid into dir (stallOnce)
+// and returns it.
+func stalled(t *testing.T, dir string, cmd *exec.Cmd, done <-chan struct{}) int {
+	t.Helper()
+	for end := time.Now().Add(3 * time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		for _, name := range listDir(t, dir) {
+			if pid, err := strconv.Atoi(name); err == nil {
+				return pid
+			}
+		}
+		select {
+		case <-done:
+			t.Fatalf("the job ended before any worker reached the stage: %v", cmd.ProcessState)
+		default:
+		}
+	}
+	t.Fatal("no worker reached the stage in 3 minutes")
+	return 0
+}
+
+// TestFlinkFaults kills, while the job is in its signature stage with a
+// bundle under way, (a) a TaskManager, restarted at once: Flink restarts
+// the job (fixed-delay restarts, flink-cluster.sh) and it completes with
+// the direct runner's outputs; (b) a TaskManager that stays down: the job
+// cannot get its slots back and fails cleanly, one line and nothing in the
+// output that looks final; (c) a Go worker process: either path, each
+// checked as above.
+func TestFlinkFaults(t *testing.T) {
+	e := useEngine(t, "flink")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	tmp := t.TempDir()
+	glob := devShards(t, tmp, 4)
+	direct := filepath.Join(tmp, "direct")
+	runCommand(t, ctx, tmp, []string{"run", "--input", glob, "--output", direct, "--quiet"})
+	script := filepath.Join(repoRoot(t), "scripts", "flink-cluster.sh")
+	tmPid := func(n int) int {
+		b, err := os.ReadFile(filepath.Join(e.dir, fmt.Sprintf("taskmanager-%d.pid", n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pid
+	}
+	startTM := func(n int) {
+		if out, err := exec.Command(script, "start-taskmanager", strconv.Itoa(n), e.dir).CombinedOutput(); err != nil {
+			t.Fatalf("restarting taskmanager-%d: %v\n%s", n, err, out)
+		}
+	}
+	cases := []struct {
+		name    string
+		kill    func(workerPid int) // what dies, given the stalled worker
+		restart bool                // taskmanager-2 comes back at once
+		mustEnd string              // "ok", "fail", or "" for either
+	}{
+		{"TaskManager killed and restarted", func(int) { syscall.Kill(tmPid(2), syscall.SIGKILL) }, true, "ok"},
+		{"TaskManager killed and not restarted", func(int) { syscall.Kill(tmPid(2), syscall.SIGKILL) }, false, "fail"},
+		{"Go worker killed", func(pid int) { syscall.Kill(pid, syscall.SIGKILL) }, false, ""},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			marks := filepath.Join(tmp, fmt.Sprintf("marks-%d", i))
+			if err := os.Mkdir(marks, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(tmp, fmt.Sprintf("flink-%d", i))
+			var stderr bytes.Buffer
+			cmd := neardupCmd(nil, &stderr, slices.Concat([]string{"run", "--input", glob, "--output", out, "--quiet"},
+				e.flags(t, map[string]string{"NEARDUP_TEST_STALL": "Signatures=" + marks}))...)
+			cmd.Dir = tmp
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			worker := stalled(t, marks, cmd, done)
+			c.kill(worker)
+			os.WriteFile(filepath.Join(marks, "release"), nil, 0o644)
+			if c.restart {
+				startTM(2)
+			}
+			select {
+			case <-done:
+			case <-ctx.Done():
+				cmd.Process.Kill()
+				t.Fatal("the job did not end")
+			}
+			code := cmd.ProcessState.ExitCode()
+			t.Logf("exit %d after %s: %s", code, time.Since(start).Round(time.Second), strings.TrimSpace(stderr.String()))
+			if !c.restart && c.name != "Go worker killed" {
+				startTM(2) // for the next case
+			}
+			switch {
+			case code == 0 && c.mustEnd != "fail":
+				sameResults(t, out, direct)
+				noTemporaries(t, out)
+			case code != 0 && c.mustEnd != "ok":
+				lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+				if len(lines) != 1 || !strings.HasPrefix(lines[0], "neardup run: ") {
+					t.Errorf("stderr of the failed job: %q; want one line 'neardup run: ...'", lines)
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Errorf("the failed job left its output directory: %q", listDir(t, out))
+				}
+			default:
+				t.Errorf("exit code %d; want %s", code, c.mustEnd)
+			}
+		})
+	}
+	e.workersGone(t)
+}
+
+// TestRunFlinkScript runs scripts/run-flink.sh as docs/CLUSTER.md shows it,
+// against the Flink cluster: the sample's outputs equal the direct
+// runner's.
+func TestRunFlinkScript(t *testing.T) {
+	e := useEngine(t, "flink")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	root, tmp := repoRoot(t), t.TempDir()
+	onFlink, direct := filepath.Join(tmp, "flink"), filepath.Join(tmp, "direct")
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "scripts", "run-flink.sh"), "testdata/sample/sample-*", onFlink, "--quiet")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "FLINK_DIR="+e.dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run-flink.sh: %v\n%s", err, out)
+	}
+	runCommand(t, ctx, root, []string{"run", "--input", "testdata/sample/sample-*", "--output", direct, "--quiet"})
+	sameResults(t, onFlink, direct)
+	noTemporaries(t, onFlink)
 }

@@ -23,10 +23,13 @@ import (
 // runner stops the worker when a stage's last task on it ends and starts
 // a new one, staging the 200 MB worker binary again and loading gse's
 // dictionary again, for each of the job's 20 or so stages (measured on
-// Flink 1.19: 42 worker processes for one job of the dev corpus, 72 s of
-// which the work took 3).
+// Flink 1.19: 42 worker processes for one job of the dev corpus, 64 s
+// against 35 s with the cache). The cache is short: a worker that died
+// stays in it until it expires, and a task the runner restarts before
+// then fails again on it, so a cluster's restart delay must be longer
+// (scripts/flink-cluster.sh: 15 s).
 var portableOptions = map[string]any{
-	"environment_cache_millis": 60_000,
+	"environment_cache_millis": 10_000,
 }
 
 // proxyJobService starts, on a loopback port, a job service that forwards

@@ -27,13 +27,14 @@ import (
 
 // TestMain doubles as the neardup command: with NEARDUP_TEST_MAIN=1 the test
 // binary runs main() on its arguments (after setting the fault named by
-// NEARDUP_TEST_FAIL_ONCE, and with the slow:// filesystem of slowfs_test.go:
+// NEARDUP_TEST_FAIL_ONCE, the stall named by NEARDUP_TEST_STALL, and with the slow:// filesystem of slowfs_test.go:
 // test hooks the real command does not have), so that the tests can check
 // exit codes and messages of whole runs.
 func TestMain(m *testing.M) {
 	if os.Getenv("NEARDUP_TEST_MAIN") == "1" {
 		transforms.SetFailOnce(os.Getenv("NEARDUP_TEST_FAIL_ONCE"))
 		registerSlowFS()
+		stallOnce(os.Getenv("NEARDUP_TEST_STALL")) // engines_test.go
 		if p := os.Getenv("NEARDUP_TEST_MEMLIMIT_FILE"); p != "" {
 			setMemoryLimit = func(n int64) int64 { // memory_test.go
 				_ = os.WriteFile(p, []byte(strconv.FormatInt(n, 10)), 0o644)

@@ -120,21 +120,35 @@ free_port() {
 # go_worker RUN BOOT writes RUN/go-worker, the command of a PROCESS
 # environment: Beam's Go boot in a directory of its own under RUN/workers
 # (the staged worker binary and pipeline_options.json land there, not in
-# a /tmp or a working directory that two workers share), removed when the
-# worker exits. SIGTERM from the runner reaches boot.
+# a /tmp or a working directory that two workers share). Boot and the
+# worker it starts are a process group of their own; a keeper process,
+# which outlives the command, stops that group when the command or the
+# runner that started it is gone (a runner may kill the command at once,
+# a TaskManager may be killed), and removes the directory once the group
+# has exited.
 go_worker() {
 	mkdir -p "$1/workers"
 	cat >"$1/go-worker" <<EOF
 #!/usr/bin/env bash
+self=\$\$ runner=\$PPID
 dir=\$(mktemp -d "$1/workers/w.XXXXXX") || exit 1
 cd "\$dir" || exit 1
-"$2" "\$@" --semi_persist_dir="\$dir" &
+setsid "$2" "\$@" --semi_persist_dir="\$dir" &
 pid=\$!
-trap 'kill -TERM \$pid 2>/dev/null' TERM INT
+setsid bash -c '
+	while kill -0 -- -'\$pid' 2>/dev/null; do
+		if ! kill -0 '\$self' 2>/dev/null || ! kill -0 '\$runner' 2>/dev/null; then
+			kill -TERM -- -'\$pid' 2>/dev/null
+			for i in \$(seq 20); do kill -0 -- -'\$pid' 2>/dev/null || break; sleep 0.25; done
+			kill -KILL -- -'\$pid' 2>/dev/null
+		fi
+		sleep 0.5
+	done
+	rm -rf "'"\$dir"'"' </dev/null >/dev/null 2>&1 &
+trap 'kill -TERM -- -\$pid 2>/dev/null' TERM INT
 wait \$pid
 status=\$?
 wait \$pid 2>/dev/null
-cd / && rm -rf "\$dir"
 exit \$status
 EOF
 	chmod +x "$1/go-worker"

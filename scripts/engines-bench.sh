@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SCALE on the direct runner and on the local Flink cluster (2 TaskManagers
+# of one slot, parallelism 2), in one run on this machine: job wall, CPU
+# and peak resident memory of all the processes involved (the command, the
+# JVMs, the Go workers: scripts/engines/procstat.py), the per-stage spans
+# and the bytes each shuffle carried (summary.json), and whether the
+# outputs are byte-identical.
+#
+#   scripts/engines-bench.sh                # direct, then flink
+#   RUNNERS="flink direct" scripts/engines-bench.sh
+#   INPUT='/data/*.jsonl.gz' scripts/engines-bench.sh
+#
+# SCALE is built by ../shared/corpus/scale/build_scale.sh into $SCALE_DIR
+# (default /tmp/corpus-scale). The Flink cluster is started in
+# $BENCH_OUT/flink by scripts/flink-cluster.sh and stopped at the end; the
+# time to start it is not in the job's wall. Results go to $BENCH_OUT
+# (default /tmp/neardup-engines-bench): one directory per runner and
+# results.tsv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SCALE_DIR=${SCALE_DIR:-/tmp/corpus-scale}
+RUNNERS=${RUNNERS:-direct flink}
+OUT=${BENCH_OUT:-/tmp/neardup-engines-bench}
+input=${INPUT:-}
+if [ -z "$input" ]; then
+	ls "$SCALE_DIR"/scale-*.jsonl.gz >/dev/null 2>&1 ||
+		{ echo "no SCALE in $SCALE_DIR: ../shared/corpus/scale/build_scale.sh $SCALE_DIR" >&2; exit 1; }
+	input=$(ls "$SCALE_DIR"/scale-*.jsonl.gz | sort | paste -sd,)
+fi
+mkdir -p "$OUT/bin"
+go build -o "$OUT/bin/neardup" ./cmd/neardup
+flink=$OUT/flink
+cleanup() { [ -f "$flink/endpoints.env" ] && scripts/flink-cluster.sh stop "$flink"; }
+trap cleanup EXIT
+
+printf 'runner\twall_s\tcpu_s\tpeak_rss_mb\tcpu_by_kind\tpeak_rss_by_kind\n' >"$OUT/results.tsv"
+for r in $RUNNERS; do
+	rm -rf "$OUT/out-$r"
+	flags=(--quiet)
+	pids=()
+	if [ "$r" = flink ]; then
+		[ -f "$flink/endpoints.env" ] || scripts/flink-cluster.sh start "$flink" >/dev/null
+		. "$flink/endpoints.env"
+		flags+=(--runner=flink --endpoint="$FLINK_JOB_ENDPOINT" --environment_type=PROCESS
+			--environment_config="{\"command\":\"$FLINK_GO_WORKER\"}" --worker_binary="$OUT/bin/neardup")
+		pids=(--pids-from "$flink")
+	fi
+	echo "== $r" >&2
+	python3 scripts/engines/procstat.py "${pids[@]}" -- "$OUT/bin/neardup" run --input "$input" --output "$OUT/out-$r" "${flags[@]}" \
+		2>"$OUT/stat-$r.json"
+	python3 - "$r" "$OUT/stat-$r.json" >>"$OUT/results.tsv" <<'EOF'
+import json, sys
+r, path = sys.argv[1], sys.argv[2]
+s = json.loads(open(path).read().strip().splitlines()[-1])
+print("\t".join([r, str(s["wall_s"]), str(s["cpu_s"]), str(s["peak_rss_mb"]),
+                 json.dumps(s["cpu_s_by_kind"]), json.dumps(s["peak_rss_mb_by_kind"])]))
+EOF
+done
+column -t -s $'\t' "$OUT/results.tsv"
+set -- $RUNNERS
+for r in "${@:2}"; do
+	same=yes
+	for f in "$OUT/out-$1"/*; do
+		case $(basename "$f") in summary.json | report.html) continue ;; esac
+		cmp -s "$f" "$OUT/out-$r/$(basename "$f")" || { same=no; echo "differs: $(basename "$f")" >&2; }
+	done
+	echo "outputs of $r byte-identical to $1's: $same"
+done
+for r in $RUNNERS; do
+	echo "== $r: stage spans (s since start) and shuffle bytes"
+	python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+spans = sorted(s.get("stage_spans_seconds", {}).items(), key=lambda kv: kv[1][0])
+print("  " + "  ".join("%s %.1f-%.1f" % (k, v[0], v[1]) for k, v in spans))
+print("  shuffle bytes:", sum(s.get("shuffle_bytes", {}).values()))
+w = s.get("workers", {})
+print("  workers:", len(w), " signed:", [v.get("signed", 0) for v in w.values()])
+' "$OUT/out-$r/summary.json"
+done

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""CPU and memory of a group of processes while a command runs.
+
+    procstat.py [--pids-from DIR] -- COMMAND ARGS...
+
+Runs COMMAND and samples /proc every 0.25 s: the roots are COMMAND and the
+processes whose PIDs are in DIR/*.pid (a cluster of scripts/*-cluster.sh);
+every descendant of a root counts. Prints, as JSON on standard error:
+wall seconds, CPU seconds (user + system) the processes used while the
+command ran, and the peak of their summed resident memory, in all and by
+kind (the command, the JVMs, the Go workers). A process that exits between
+two samples loses its last quarter second of CPU. Exits with COMMAND's
+exit code.
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+TICK = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def stat(pid):
+    """(ppid, cpu seconds, rss bytes, comm) of pid, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            s = f.read()
+    except OSError:
+        return None
+    comm = s[s.index("(") + 1:s.rindex(")")]
+    fields = s[s.rindex(")") + 2:].split()
+    ppid = int(fields[1])
+    cpu = (int(fields[11]) + int(fields[12])) / TICK
+    rss = int(fields[21]) * PAGE
+    return ppid, cpu, rss, comm
+
+
+def kind(pid, comm, root_kind):
+    if root_kind == "command":
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+        except OSError:
+            cmd = []
+        if any(a == b"--worker=true" for a in cmd):
+            return "go workers"
+    if comm == "java":
+        return "jvms"
+    if root_kind == "cluster":
+        return "go workers" if comm not in ("bash", "boot", "sleep", "setsid") else "other"
+    return root_kind
+
+
+def main():
+    args = sys.argv[1:]
+    pid_dirs = []
+    while args and args[0] != "--":
+        if args[0] == "--pids-from":
+            pid_dirs.append(args[1])
+            args = args[2:]
+        else:
+            sys.exit("usage: procstat.py [--pids-from DIR] -- COMMAND ARGS...")
+    args = args[1:]
+    roots = {}
+    for d in pid_dirs:
+        for p in glob.glob(os.path.join(d, "*.pid")):
+            with open(p) as f:
+                roots[int(f.read().strip())] = "cluster"
+    start_cpu = {}
+    for pid in roots:
+        st = stat(pid)
+        if st:
+            start_cpu[pid] = st[1]
+    t0 = time.time()
+    proc = subprocess.Popen(args)
+    roots[proc.pid] = "command"
+    last_cpu = {}
+    peak = {"all": 0}
+    peak_kind = {}
+    while True:
+        done = proc.poll() is not None
+        table = {}
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                st = stat(int(d))
+                if st:
+                    table[int(d)] = st
+        total, by_kind = 0, {}
+        for pid, (ppid, cpu, rss, comm) in table.items():
+            p, root = pid, None
+            for _ in range(64):
+                if p in roots:
+                    root = roots[p]
+                    break
+                if p not in table:
+                    break
+                p = table[p][0]
+            if root is None:
+                continue
+            k = kind(pid, comm, root)
+            prev = last_cpu.get(pid)
+            last_cpu[pid] = (cpu, k)
+            total += rss
+            by_kind[k] = by_kind.get(k, 0) + rss
+        peak["all"] = max(peak["all"], total)
+        for k, v in by_kind.items():
+            peak_kind[k] = max(peak_kind.get(k, 0), v)
+        if done:
+            break
+        time.sleep(0.25)
+    wall = time.time() - t0
+    cpu_kind = {}
+    for pid, (cpu, k) in last_cpu.items():
+        cpu_kind[k] = cpu_kind.get(k, 0) + cpu - start_cpu.get(pid, 0)
+    out = {
+        "wall_s": round(wall, 1),
+        "cpu_s": round(sum(cpu_kind.values()), 1),
+        "cpu_s_by_kind": {k: round(v, 1) for k, v in sorted(cpu_kind.items())},
+        "peak_rss_mb": round(peak["all"] / 2**20),
+        "peak_rss_mb_by_kind": {k: round(v / 2**20) for k, v in sorted(peak_kind.items())},
+    }
+    print(json.dumps(out), file=sys.stderr)
+    sys.exit(proc.returncode)
+
+
+if __name__ == "__main__":
+    main()
