@@ -90,6 +90,7 @@ ui_port=${SPARK_UI_PORT:-$(free_port)}
 job_port=${SPARK_JOB_PORT:-$(free_port)}
 master_port=$(free_port)
 mem=${SPARK_WORKER_MEM:-1g}
+parallelism=${SPARK_PARALLELISM:-3}
 rm -rf "$RUN"
 mkdir -p "$RUN/conf" "$RUN/tmp" "$RUN/work"
 go_worker "$RUN" "$bin/boot"
@@ -133,9 +134,14 @@ registered() {
 wait_for worker-1 120 registered
 alive worker-2 || die "worker-2 exited while starting (logs: $RUN)"
 # The job server is every job's Spark driver; spark.* system properties
-# are its jobs' Spark configuration.
+# are its jobs' Spark configuration. spark.locality.wait=0: all executors
+# share this host, and with Spark's 3 s wait for an executor that holds a
+# task's shuffle input, the executor that read the input files ran every
+# later task whose work took less (measured: one of the two Go workers
+# signed all documents of the 4-shard dev corpus).
 jvm jobserver "-Xmx1g -Dspark.driver.host=localhost -Dspark.driver.bindAddress=127.0.0.1 \
--Dspark.ui.enabled=false -Dspark.executor.memory=$mem -Dspark.local.dir=$RUN/tmp" \
+-Dspark.ui.enabled=false -Dspark.executor.memory=$mem -Dspark.local.dir=$RUN/tmp -Dspark.locality.wait=0s \
+-Dspark.default.parallelism=$parallelism" \
 	org.apache.beam.runners.spark.SparkJobServerDriver \
 	--spark-master-url="$master" --job-host=localhost \
 	--job-port="$job_port" --artifact-port=0 --expansion-port=0 --artifacts-dir="$RUN/artifacts"

@@ -308,12 +308,17 @@ func devCorpus(t *testing.T) string {
 
 // TestFlink runs the command on the Flink cluster as a user of one would,
 // on the dev corpus in 4 shards and as one uncompressed file, and on the
-// direct runner: the outputs are byte-identical, both TaskManagers' Go
-// workers signed at least a quarter of the documents and verified pairs,
-// and nothing temporary is left in the output, the workers' directories
-// or /tmp.
-func TestFlink(t *testing.T) {
-	e := useEngine(t, "flink")
+// direct runner: see testEngine.
+func TestFlink(t *testing.T) { testEngine(t, "flink") }
+
+// testEngine runs the command on the cluster of name as a user of one
+// would, on the dev corpus in 4 shards and as one uncompressed file, and
+// on the direct runner: the outputs are byte-identical, both workers' (Flink
+// TaskManagers', Spark executors') Go workers signed at least a quarter of
+// the documents and verified pairs, and nothing temporary is left in the
+// output, the workers' directories or /tmp.
+func testEngine(t *testing.T, name string) {
+	e := useEngine(t, name)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	tmp := t.TempDir()
@@ -327,17 +332,17 @@ func TestFlink(t *testing.T) {
 	}
 	for i, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
-			onFlink := filepath.Join(tmp, fmt.Sprintf("flink-%d", i))
+			onEngine := filepath.Join(tmp, fmt.Sprintf("%s-%d", name, i))
 			direct := filepath.Join(tmp, fmt.Sprintf("direct-%d", i))
 			start := time.Now()
-			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", onFlink, "--quiet"}, e.flags(t, nil)))
-			t.Logf("flink job: %s", time.Since(start).Round(time.Millisecond))
+			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", onEngine, "--quiet"}, e.flags(t, nil)))
+			t.Logf("%s job: %s", name, time.Since(start).Round(time.Millisecond))
 			runCommand(t, ctx, tmp, []string{"run", "--input", in.glob, "--output", direct, "--quiet"})
-			sum := sameResults(t, onFlink, direct)
+			sum := sameResults(t, onEngine, direct)
 			if in.share {
 				workShare(t, sum, 2, "Signatures", "Verify")
 			}
-			noTemporaries(t, onFlink)
+			noTemporaries(t, onEngine)
 		})
 	}
 	e.workersGone(t)
