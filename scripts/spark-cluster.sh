@@ -30,6 +30,7 @@
 #
 # Environment: SPARK_UI_PORT, SPARK_JOB_PORT (default: free ports),
 # SPARK_WORKER_MEM (per worker and its executor's heap, default 1g),
+# SPARK_PARALLELISM (spark.default.parallelism, default 5; see below),
 # NEARDUP_ENGINES_CACHE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -90,7 +91,7 @@ ui_port=${SPARK_UI_PORT:-$(free_port)}
 job_port=${SPARK_JOB_PORT:-$(free_port)}
 master_port=$(free_port)
 mem=${SPARK_WORKER_MEM:-1g}
-parallelism=${SPARK_PARALLELISM:-3}
+parallelism=${SPARK_PARALLELISM:-5}
 rm -rf "$RUN"
 mkdir -p "$RUN/conf" "$RUN/tmp" "$RUN/work"
 go_worker "$RUN" "$bin/boot"
@@ -134,11 +135,20 @@ registered() {
 wait_for worker-1 120 registered
 alive worker-2 || die "worker-2 exited while starting (logs: $RUN)"
 # The job server is every job's Spark driver; spark.* system properties
-# are its jobs' Spark configuration. spark.locality.wait=0: all executors
-# share this host, and with Spark's 3 s wait for an executor that holds a
-# task's shuffle input, the executor that read the input files ran every
-# later task whose work took less (measured: one of the two Go workers
-# signed all documents of the 4-shard dev corpus).
+# are its jobs' Spark configuration.
+# - spark.locality.wait=0: all executors share this host, and with Spark's
+#   3 s wait for the executor that holds a task's shuffle input, the
+#   executor that read the input files ran every later task shorter than
+#   that.
+# - spark.default.parallelism odd (5): Beam's Spark runner partitions each
+#   GroupByKey's output with a HashPartitioner of that many partitions
+#   (the cores, 2, by default) over Arrays.hashCode of the encoded key. A Go
+#   int key is a length-prefixed zigzag varint, and for the pipeline's keys
+#   (segments, partitions) that hash is always even: with 2 partitions
+#   every key went to one, and one of the two Go workers signed all
+#   documents of the 4-shard dev corpus (scripts/spark-repro shows it). 3
+#   partitions spread them, but 2 of them often went to one executor, 5
+#   spread the 4-shard dev corpus's signing 8216/8806.
 jvm jobserver "-Xmx1g -Dspark.driver.host=localhost -Dspark.driver.bindAddress=127.0.0.1 \
 -Dspark.ui.enabled=false -Dspark.executor.memory=$mem -Dspark.local.dir=$RUN/tmp -Dspark.locality.wait=0s \
 -Dspark.default.parallelism=$parallelism" \
