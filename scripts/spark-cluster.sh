@@ -149,6 +149,9 @@ alive worker-2 || die "worker-2 exited while starting (logs: $RUN)"
 #   documents of the 4-shard dev corpus (scripts/spark-repro shows it). 3
 #   partitions spread them, but 2 of them often went to one executor, 5
 #   spread the 4-shard dev corpus's signing 8216/8806.
+# Beam's Spark runner also ships the job server's classpath (263 jars,
+# ~250 MB) to each executor of each job, though Beam is on the executors'
+# own classpath here: about 9 s of each executor's start (DIR/work/APP/N/).
 jvm jobserver "-Xmx1g -Dspark.driver.host=localhost -Dspark.driver.bindAddress=127.0.0.1 \
 -Dspark.ui.enabled=false -Dspark.executor.memory=$mem -Dspark.local.dir=$RUN/tmp -Dspark.locality.wait=0s \
 -Dspark.default.parallelism=$parallelism" \

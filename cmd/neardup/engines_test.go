@@ -24,7 +24,8 @@ import (
 // The engine tests run the command on a real Flink (or Spark) cluster of
 // this machine, started by scripts/flink-cluster.sh: a JobManager, two
 // TaskManagers of one slot each and Beam's job server, each a JVM of its
-// own. .ci/run starts the cluster and sets NEARDUP_FLINK_DIR to its
+// own (scripts/spark-cluster.sh: a Master, two Workers of one core each and
+// Beam's job server; NEARDUP_SPARK_DIR). .ci/run starts the cluster and sets NEARDUP_FLINK_DIR to its
 // directory (endpoints.env); without it a test starts one for the whole
 // test binary. Where Java or Maven is missing they skip with one line,
 // unless NEARDUP_ENGINES_REQUIRED=1 (CI), where that is a failure.
