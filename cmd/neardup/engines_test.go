@@ -28,7 +28,8 @@ import (
 // The engine tests run the command on a real Flink (or Spark) cluster of
 // this machine, started by scripts/flink-cluster.sh: a JobManager, two
 // TaskManagers of one slot each and Beam's job server, each a JVM of its
-// own. .ci/run starts the cluster and sets NEARDUP_FLINK_DIR to its
+// own (scripts/spark-cluster.sh: a Master, two Workers of one core each and
+// Beam's job server; NEARDUP_SPARK_DIR). .ci/run starts the cluster and sets NEARDUP_FLINK_DIR to its
 // directory (endpoints.env); without it a test starts one for the whole
 // test binary. Where Java or Maven is missing they skip with one line,
 // unless NEARDUP_ENGINES_REQUIRED=1 (CI), where that is a failure.
@@ -312,12 +313,17 @@ func devCorpus(t *testing.T) string {
 
 // TestFlink runs the command on the Flink cluster as a user of one would,
 // on the dev corpus in 4 shards and as one uncompressed file, and on the
-// direct runner: the outputs are byte-identical, both TaskManagers' Go
-// workers signed at least a quarter of the documents and verified pairs,
-// and nothing temporary is left in the output, the workers' directories
-// or /tmp.
-func TestFlink(t *testing.T) {
-	e := useEngine(t, "flink")
+// direct runner: see testEngine.
+func TestFlink(t *testing.T) { testEngine(t, "flink") }
+
+// testEngine runs the command on the cluster of name as a user of one
+// would, on the dev corpus in 4 shards and as one uncompressed file, and
+// on the direct runner: the outputs are byte-identical, both workers' (Flink
+// TaskManagers', Spark executors') Go workers signed at least a quarter of
+// the documents and verified pairs, and nothing temporary is left in the
+// output, the workers' directories or /tmp.
+func testEngine(t *testing.T, name string) {
+	e := useEngine(t, name)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	tmp := t.TempDir()
@@ -331,17 +337,17 @@ func TestFlink(t *testing.T) {
 	}
 	for i, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
-			onFlink := filepath.Join(tmp, fmt.Sprintf("flink-%d", i))
+			onEngine := filepath.Join(tmp, fmt.Sprintf("%s-%d", name, i))
 			direct := filepath.Join(tmp, fmt.Sprintf("direct-%d", i))
 			start := time.Now()
-			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", onFlink, "--quiet"}, e.flags(t, nil)))
-			t.Logf("flink job: %s", time.Since(start).Round(time.Millisecond))
+			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", onEngine, "--quiet"}, e.flags(t, nil)))
+			t.Logf("%s job: %s", name, time.Since(start).Round(time.Millisecond))
 			runCommand(t, ctx, tmp, []string{"run", "--input", in.glob, "--output", direct, "--quiet"})
-			sum := sameResults(t, onFlink, direct)
+			sum := sameResults(t, onEngine, direct)
 			if in.share {
 				workShare(t, sum, 2, "Signatures", "Verify")
 			}
-			noTemporaries(t, onFlink)
+			noTemporaries(t, onEngine)
 		})
 	}
 	e.workersGone(t)

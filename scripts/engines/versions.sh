@@ -10,7 +10,10 @@
 BEAM_JAVA_VERSION=2.62.0
 FLINK_MINOR=1.19          # beam-runners-flink-$FLINK_MINOR
 FLINK_VERSION=1.19.0      # what beam-runners-flink-1.19:2.62.0 depends on
-SPARK_VERSION=3.5.0       # what beam-runners-spark-3:2.62.0 depends on
+SPARK_VERSION=3.5.0       # Spark is a provided dependency of beam-runners-spark-3
+SPARK_SCALA=2.12          # spark-core_$SPARK_SCALA
+SPARK_SLF4J_VERSION=2.0.7 # Spark 3.5.0's logging (Beam's slf4j 1.7 would not bind log4j2)
+SPARK_LOG4J_VERSION=2.20.0 # Spark 3.5.0's log4j 2
 LOG4J_VERSION=2.17.1      # Flink 1.19's logging, for the JVMs' logs
 # Where downloads and classpaths are cached between runs, and where a
 # running cluster keeps its logs, PIDs and endpoints.

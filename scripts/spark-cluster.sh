@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Start or stop a Spark standalone cluster on this machine, with Beam's
+# Spark job server in front of it, to run neardup on Spark as on a real
+# cluster:
+#
+#   scripts/spark-cluster.sh start [DIR]   # prints the endpoint lines below
+#   scripts/spark-cluster.sh stop [DIR]
+#   scripts/spark-cluster.sh status [DIR]
+#
+# Processes, each a JVM of its own, logging into DIR (default
+# $ENGINES_CACHE/run/spark) and stopped by the PIDs recorded there:
+#   master     Spark's standalone Master (web UI, /json/)
+#   worker-1   Spark's standalone Worker, 1 core; its executors are JVMs it
+#              starts and stops itself (logs in DIR/work/APP/N/)
+#   worker-2   the same
+#   jobserver  Beam's SparkJobServerDriver, --spark-master-url=the master;
+#              the Spark driver of every job runs in it
+# Each is waited for: the master's UI, both workers registered, the job
+# port. `start` writes DIR/endpoints.env and prints it:
+#   SPARK_REST=localhost:PORT (master UI)  SPARK_JOB_ENDPOINT=localhost:PORT
+#   SPARK_GO_WORKER=the PROCESS environment's command  SPARK_DIR=DIR
+#
+# Everything comes from Maven Central by name (versions in
+# scripts/engines/versions.sh) and is cached in $ENGINES_CACHE; Spark's
+# jars/ directory, from which a Worker builds its executors' classpath, is
+# a directory of links to that classpath (Beam included, so an executor
+# loads Beam from its own classpath). Then submit:
+#   neardup run --runner spark --endpoint $SPARK_JOB_ENDPOINT \
+#     --environment_type PROCESS --environment_config '{"command":"'$SPARK_GO_WORKER'"}' ...
+#
+# Environment: SPARK_UI_PORT, SPARK_JOB_PORT (default: free ports),
+# SPARK_WORKER_MEM (per worker and its executor's heap, default 1g),
+# SPARK_PARALLELISM (spark.default.parallelism, default 5; see below),
+# NEARDUP_ENGINES_CACHE.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/engines/lib.sh"
+
+cmd=${1:-}
+RUN=${2:-$ENGINES_CACHE/run/spark}
+names=(jobserver worker-2 worker-1 master)
+
+case $cmd in
+stop)
+	stop_all "${names[@]}"
+	rm -f "$RUN/endpoints.env"
+	exit 0
+	;;
+status)
+	for n in "${names[@]}"; do
+		if alive "$n"; then echo "$n running, pid $(cat "$RUN/$n.pid")"; else echo "$n stopped"; fi
+	done
+	[ -f "$RUN/endpoints.env" ] && cat "$RUN/endpoints.env"
+	exit 0
+	;;
+start) ;;
+*) sed -n '2,34p' "$0"; exit 2 ;;
+esac
+
+need java go python3 curl
+for n in "${names[@]}"; do alive "$n" && die "$n is already running in $RUN (pid $(cat "$RUN/$n.pid")); stop it first"; done
+name=spark-$SPARK_VERSION-beam-$BEAM_JAVA_VERSION
+cp=$(classpath "$name" \
+	"org.apache.beam:beam-runners-spark-3:$BEAM_JAVA_VERSION" \
+	"org.apache.spark:spark-core_$SPARK_SCALA:$SPARK_VERSION" \
+	"org.apache.spark:spark-streaming_$SPARK_SCALA:$SPARK_VERSION" \
+	"org.apache.spark:spark-sql_$SPARK_SCALA:$SPARK_VERSION" \
+	"org.slf4j:slf4j-api:$SPARK_SLF4J_VERSION" \
+	"org.apache.logging.log4j:log4j-slf4j2-impl:$SPARK_LOG4J_VERSION" \
+	"org.apache.logging.log4j:log4j-core:$SPARK_LOG4J_VERSION")
+
+# A Spark home for the Workers: they start each executor with
+# java -cp SPARK_HOME/conf:SPARK_HOME/jars/*; jars/ links the classpath's jars.
+home=$ENGINES_CACHE/$name/home-$(sha256sum <<<"$cp" | cut -c1-16)
+if [ ! -d "$home/jars" ]; then
+	rm -rf "$home.tmp"
+	mkdir -p "$home.tmp/jars"
+	tr ':' '\n' <<<"$cp" | while read -r jar; do
+		[ -n "$jar" ] && ln -s "$jar" "$home.tmp/jars/"
+	done
+	mv "$home.tmp" "$home"
+fi
+
+# Beam's Go boot, of the Go SDK release in go.mod, and the PROCESS
+# environment's command: each executor starts one Go worker through it.
+bin=$ENGINES_CACHE/bin/$(cd "$here/.." && go list -m -f '{{.Version}}' github.com/apache/beam/sdks/v2)
+[ -x "$bin/boot" ] || (cd "$here/.." && go build -o "$bin/boot" github.com/apache/beam/sdks/v2/go/container) ||
+	die "could not build Beam's Go boot"
+
+ui_port=${SPARK_UI_PORT:-$(free_port)}
+job_port=${SPARK_JOB_PORT:-$(free_port)}
+master_port=$(free_port)
+mem=${SPARK_WORKER_MEM:-1g}
+parallelism=${SPARK_PARALLELISM:-5}
+rm -rf "$RUN"
+mkdir -p "$RUN/conf" "$RUN/tmp" "$RUN/work"
+go_worker "$RUN" "$bin/boot"
+cat >"$RUN/conf/log4j2.properties" <<'EOF'
+rootLogger.level = info
+rootLogger.appenderRef.stdout.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.jetty.name = org.sparkproject.jetty
+logger.jetty.level = warn
+logger.netty.name = org.apache.beam.vendor.grpc.v1p60p1.io.netty
+logger.netty.level = warn
+EOF
+# Loopback only: every process binds and advertises localhost.
+export SPARK_HOME=$home SPARK_CONF_DIR=$RUN/conf SPARK_SCALA_VERSION=$SPARK_SCALA
+export SPARK_LOCAL_IP=127.0.0.1 SPARK_LOCAL_HOSTNAME=localhost SPARK_LOCAL_DIRS=$RUN/tmp
+export SPARK_WORKER_DIR=$RUN/work
+
+jvm() { # NAME HEAP MAIN ARGS...
+	local name=$1 heap=$2 main=$3
+	shift 3
+	# shellcheck disable=SC2086 # $heap is several flags
+	launch "$name" java "${JAVA17_OPENS[@]}" $heap -Dlog4j2.configurationFile="file:$RUN/conf/log4j2.properties" \
+		-Djava.io.tmpdir="$RUN/tmp" -cp "$RUN/conf:$cp" "$main" "$@"
+}
+jvm master "-Xmx512m" org.apache.spark.deploy.master.Master \
+	--host localhost --port "$master_port" --webui-port "$ui_port"
+master=spark://localhost:$master_port
+wait_for master 90 curl -sf "http://localhost:$ui_port/json/" -o /dev/null
+for i in 1 2; do
+	jvm "worker-$i" "-Xmx256m" org.apache.spark.deploy.worker.Worker \
+		--host localhost --port "$(free_port)" --webui-port "$(free_port)" \
+		--cores 1 --memory "$mem" --work-dir "$RUN/work" "$master"
+done
+registered() {
+	[ "$(curl -sf "http://localhost:$ui_port/json/" | python3 -c 'import json,sys; print(json.load(sys.stdin)["aliveworkers"])')" = 2 ]
+}
+wait_for worker-1 120 registered
+alive worker-2 || die "worker-2 exited while starting (logs: $RUN)"
+# The job server is every job's Spark driver; spark.* system properties
+# are its jobs' Spark configuration.
+# - spark.locality.wait=0: all executors share this host, and with Spark's
+#   3 s wait for the executor that holds a task's shuffle input, the
+#   executor that read the input files ran every later task shorter than
+#   that.
+# - spark.default.parallelism odd (5): Beam's Spark runner partitions each
+#   GroupByKey's output with a HashPartitioner of that many partitions
+#   (the cores, 2, by default) over Arrays.hashCode of the encoded key. A Go
+#   int key is a length-prefixed zigzag varint, and for the pipeline's keys
+#   (segments, partitions) that hash is always even: with 2 partitions
+#   every key went to one, and one of the two Go workers signed all
+#   documents of the 4-shard dev corpus (scripts/spark-repro shows it). 3
+#   partitions spread them, but 2 of them often went to one executor, 5
+#   spread the 4-shard dev corpus's signing 8216/8806.
+# Beam's Spark runner also ships the job server's classpath (263 jars,
+# ~250 MB) to each executor of each job, though Beam is on the executors'
+# own classpath here: about 9 s of each executor's start (DIR/work/APP/N/).
+jvm jobserver "-Xmx1g -Dspark.driver.host=localhost -Dspark.driver.bindAddress=127.0.0.1 \
+-Dspark.ui.enabled=false -Dspark.executor.memory=$mem -Dspark.local.dir=$RUN/tmp -Dspark.locality.wait=0s \
+-Dspark.default.parallelism=$parallelism" \
+	org.apache.beam.runners.spark.SparkJobServerDriver \
+	--spark-master-url="$master" --job-host=localhost \
+	--job-port="$job_port" --artifact-port=0 --expansion-port=0 --artifacts-dir="$RUN/artifacts"
+wait_for jobserver 120 listening "$job_port"
+printf 'SPARK_REST=localhost:%s\nSPARK_JOB_ENDPOINT=localhost:%s\nSPARK_GO_WORKER=%s\nSPARK_DIR=%s\n' \
+	"$ui_port" "$job_port" "$RUN/go-worker" "$RUN" >"$RUN/endpoints.env"
+cat "$RUN/endpoints.env"
