@@ -1,25 +1,26 @@
 #!/usr/bin/env bash
-# SCALE on the direct runner and on the local Flink cluster (2 TaskManagers
-# of one slot, parallelism 2), in one run on this machine: job wall, CPU
+# SCALE on the direct runner, on the local Flink cluster (2 TaskManagers
+# of one slot, parallelism 2) and on the local Spark cluster (2 workers of
+# one core), in one run on this machine: job wall, CPU
 # and peak resident memory of all the processes involved (the command, the
 # JVMs, the Go workers: scripts/engines/procstat.py), the per-stage spans
 # and the bytes each shuffle carried (summary.json), and whether the
 # outputs are byte-identical.
 #
-#   scripts/engines-bench.sh                # direct, then flink
+#   scripts/engines-bench.sh                # direct, flink, spark
 #   RUNNERS="flink direct" scripts/engines-bench.sh
 #   INPUT='/data/*.jsonl.gz' scripts/engines-bench.sh
 #
 # SCALE is built by ../shared/corpus/scale/build_scale.sh into $SCALE_DIR
-# (default /tmp/corpus-scale). The Flink cluster is started in
-# $BENCH_OUT/flink by scripts/flink-cluster.sh and stopped at the end; the
-# time to start it is not in the job's wall. Results go to $BENCH_OUT
+# (default /tmp/corpus-scale). Each cluster is started in $BENCH_OUT/NAME
+# by scripts/NAME-cluster.sh before its job and stopped after it; the time
+# to start it is not in the job's wall. Results go to $BENCH_OUT
 # (default /tmp/neardup-engines-bench): one directory per runner and
 # results.tsv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE_DIR=${SCALE_DIR:-/tmp/corpus-scale}
-RUNNERS=${RUNNERS:-direct flink}
+RUNNERS=${RUNNERS:-direct flink spark}
 OUT=${BENCH_OUT:-/tmp/neardup-engines-bench}
 input=${INPUT:-}
 if [ -z "$input" ]; then
@@ -29,8 +30,12 @@ if [ -z "$input" ]; then
 fi
 mkdir -p "$OUT/bin"
 go build -o "$OUT/bin/neardup" ./cmd/neardup
-flink=$OUT/flink
-cleanup() { [ -f "$flink/endpoints.env" ] && scripts/flink-cluster.sh stop "$flink"; }
+cleanup() {
+	for e in flink spark; do
+		[ -f "$OUT/$e/endpoints.env" ] && scripts/$e-cluster.sh stop "$OUT/$e"
+	done
+	return 0
+}
 trap cleanup EXIT
 
 printf 'runner\twall_s\tcpu_s\tpeak_rss_mb\tcpu_by_kind\tpeak_rss_by_kind\n' >"$OUT/results.tsv"
@@ -38,13 +43,17 @@ for r in $RUNNERS; do
 	rm -rf "$OUT/out-$r"
 	flags=(--quiet)
 	pids=()
-	if [ "$r" = flink ]; then
-		[ -f "$flink/endpoints.env" ] || scripts/flink-cluster.sh start "$flink" >/dev/null
-		. "$flink/endpoints.env"
-		flags+=(--runner=flink --endpoint="$FLINK_JOB_ENDPOINT" --environment_type=PROCESS
-			--environment_config="{\"command\":\"$FLINK_GO_WORKER\"}" --worker_binary="$OUT/bin/neardup")
-		pids=(--pids-from "$flink")
-	fi
+	case $r in
+	flink | spark)
+		cleanup # one cluster at a time: 2 cores
+		scripts/$r-cluster.sh start "$OUT/$r" >/dev/null
+		. "$OUT/$r/endpoints.env"
+		endpoint=${r^^}_JOB_ENDPOINT worker=${r^^}_GO_WORKER
+		flags+=(--runner="$r" --endpoint="${!endpoint}" --environment_type=PROCESS
+			--environment_config="{\"command\":\"${!worker}\"}" --worker_binary="$OUT/bin/neardup")
+		pids=(--pids-from "$OUT/$r")
+		;;
+	esac
 	echo "== $r" >&2
 	python3 scripts/engines/procstat.py "${pids[@]}" -- "$OUT/bin/neardup" run --input "$input" --output "$OUT/out-$r" "${flags[@]}" \
 		2>"$OUT/stat-$r.json"

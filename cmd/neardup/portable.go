@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
+	"strings"
 
 	jobpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/jobmanagement_v1"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
@@ -30,6 +32,21 @@ import (
 // (scripts/flink-cluster.sh: 15 s).
 var portableOptions = map[string]any{
 	"environment_cache_millis": 10_000,
+}
+
+// addRunnerOption adds --runner-option's NAME=VALUE to portableOptions:
+// VALUE as JSON if it is JSON, else as a string.
+func addRunnerOption(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	if !ok || name == "" || strings.ContainsAny(name, ": ") {
+		return fmt.Errorf("want NAME=VALUE, as environment_cache_millis=30000, not %q", s)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(value), &v); err != nil {
+		v = value
+	}
+	portableOptions[name] = v
+	return nil
 }
 
 // proxyJobService starts, on a loopback port, a job service that forwards

@@ -86,6 +86,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.Partitions, "partitions", c.Partitions, "shuffle partitions; when not given, on the direct runner with --spill, 256 per 1.5 GiB of input\n(decompressed)")
 	fs.IntVar(&c.MaxBucket, "max-bucket", c.MaxBucket, "buckets up to this many documents compare all pairs")
 	fs.IntVar(&c.Window, "window", c.Window, "bigger buckets compare each document with this many neighbours")
+	fs.Func("runner-option", "NAME=VALUE: a pipeline option of Beam's Java runners (flink, spark, universal) that Beam's\nGo SDK cannot send, added to the job's options, as environment_cache_millis=30000 (default\n10000: how long a worker is kept between stages); VALUE is JSON, or else a string; repeatable", addRunnerOption)
 	fs.IntVar(&f.segmentLines, "segment-lines", 0, "lines (rows) of one input file per segment: the key of every pass after the first, so a file\nof n lines spreads over n/segment-lines workers; a power of two from 2 to 16777216,\nor 0: 65536 on one machine, 4096 on a cluster runner (flink, spark, dataflow, universal)")
 	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components; when not given, on the direct runner\nwith --spill, 16 per 1.5 GiB of input (decompressed)")
 	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(transforms.AutoCCRounds(true, 1))+" on one machine for up to 1.5 GiB of input (decompressed),\nelse "+fmt.Sprint(transforms.AutoCCRounds(false, 1)))
@@ -139,6 +140,7 @@ var runFlagGroups = []struct {
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "segment-lines", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "spill", "quiet", "verbose", "cpuprofile", "memprofile"}},
+	{"Running on a cluster", []string{"runner-option"}},
 }
 
 // printGrouped prints the flags of fs under the titles of groups, then any
