@@ -50,25 +50,9 @@ fi
 RUN=${2:-$ENGINES_CACHE/run/flink}
 names=(jobserver taskmanager-2 taskmanager-1 jobmanager)
 
-case $cmd in
-stop)
-	stop_all "${names[@]}"
-	rm -f "$RUN/endpoints.env"
-	exit 0
-	;;
-status)
-	for n in "${names[@]}"; do
-		if alive "$n"; then echo "$n running, pid $(cat "$RUN/$n.pid")"; else echo "$n stopped"; fi
-	done
-	[ -f "$RUN/endpoints.env" ] && cat "$RUN/endpoints.env"
-	exit 0
-	;;
-start) ;;
-*) sed -n '2,27p' "$0"; exit 2 ;;
-esac
+control "$cmd" 2,30 "${names[@]}"
 
 need java go
-for n in "${names[@]}"; do alive "$n" && die "$n is already running in $RUN (pid $(cat "$RUN/$n.pid")); stop it first"; done
 cp=$(classpath "flink-$FLINK_MINOR-beam-$BEAM_JAVA_VERSION" \
 	"org.apache.beam:beam-runners-flink-$FLINK_MINOR:$BEAM_JAVA_VERSION" \
 	"org.apache.logging.log4j:log4j-slf4j-impl:$LOG4J_VERSION" \

@@ -43,7 +43,7 @@
 # the Flink web UI; summary.json in OUTPUT_DIR has the counts and, under
 # "workers", what each Go worker process did.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,43p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,44p' "$0"; exit 2; }
 here=$PWD # relative paths are the user's, not the repository's
 cd "$(dirname "$0")/.."
 . scripts/engines/versions.sh

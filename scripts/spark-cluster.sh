@@ -40,25 +40,9 @@ cmd=${1:-}
 RUN=${2:-$ENGINES_CACHE/run/spark}
 names=(jobserver worker-2 worker-1 master)
 
-case $cmd in
-stop)
-	stop_all "${names[@]}"
-	rm -f "$RUN/endpoints.env"
-	exit 0
-	;;
-status)
-	for n in "${names[@]}"; do
-		if alive "$n"; then echo "$n running, pid $(cat "$RUN/$n.pid")"; else echo "$n stopped"; fi
-	done
-	[ -f "$RUN/endpoints.env" ] && cat "$RUN/endpoints.env"
-	exit 0
-	;;
-start) ;;
-*) sed -n '2,34p' "$0"; exit 2 ;;
-esac
+control "$cmd" 2,34 "${names[@]}"
 
 need java go python3 curl
-for n in "${names[@]}"; do alive "$n" && die "$n is already running in $RUN (pid $(cat "$RUN/$n.pid")); stop it first"; done
 name=spark-$SPARK_VERSION-beam-$BEAM_JAVA_VERSION
 cp=$(classpath "$name" \
 	"org.apache.beam:beam-runners-spark-3:$BEAM_JAVA_VERSION" \

@@ -168,18 +168,51 @@ func (e *engine) flags(t *testing.T, env map[string]string) []string {
 
 // workersGone waits until the cluster's Go workers have exited and removed
 // their directories (a TaskManager keeps its worker for a while after a
-// job: portableOptions' environment_cache_millis), and fails the test if
-// any is left after two minutes.
+// job: portableOptions' environment_cache_millis), and fails the test,
+// naming the processes still working in them, if any is left after three
+// minutes.
 func (e *engine) workersGone(t *testing.T) {
 	t.Helper()
 	dir := filepath.Join(e.dir, "workers")
 	var left []string
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
 		if left = listDir(t, dir); len(left) == 0 {
 			return
 		}
 	}
-	t.Errorf("%s: the Go workers' directories are still there: %q", dir, left)
+	t.Errorf("%s: the Go workers' directories are still there: %q; processes in them: %s", dir, left, processesIn(dir))
+}
+
+// processesIn describes the processes whose working directory is below dir.
+func processesIn(dir string) string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		cwd, err := os.Readlink(filepath.Join(p, "cwd"))
+		if err != nil || !strings.HasPrefix(cwd, dir) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+		stat, _ := os.ReadFile(filepath.Join(p, "stat"))
+		out = append(out, fmt.Sprintf("%s [%.80s] %.200s", filepath.Base(p), stat, bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})))
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, "; ")
+}
+
+// needTime skips (or, where NEARDUP_ENGINES_REQUIRED=1, fails) a test
+// that needs about d when the test binary's -timeout leaves less.
+func needTime(t *testing.T, d time.Duration) {
+	t.Helper()
+	if end, ok := t.Deadline(); ok && time.Until(end) < d {
+		msg := fmt.Sprintf("needs about %s and go test's -timeout leaves %s: run with -timeout 45m", d, time.Until(end).Round(time.Second))
+		if os.Getenv("NEARDUP_ENGINES_REQUIRED") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
 }
 
 // shapeCounts are the counts of summary.json that follow the job's shape
@@ -324,6 +357,7 @@ func TestFlink(t *testing.T) { testEngine(t, "flink") }
 // output, the workers' directories or /tmp.
 func testEngine(t *testing.T, name string) {
 	e := useEngine(t, name)
+	needTime(t, 5*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	tmp := t.TempDir()
@@ -407,6 +441,7 @@ func stalled(t *testing.T, dir string, cmd *exec.Cmd, done <-chan struct{}) int 
 // checked as above.
 func TestFlinkFaults(t *testing.T) {
 	e := useEngine(t, "flink")
+	needTime(t, 10*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	tmp := t.TempDir()
@@ -499,6 +534,7 @@ func TestFlinkFaults(t *testing.T) {
 // runner's.
 func TestRunFlinkScript(t *testing.T) {
 	e := useEngine(t, "flink")
+	needTime(t, 3*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	root, tmp := repoRoot(t), t.TempDir()

@@ -112,6 +112,38 @@ stop_all() {
 	done
 }
 
+# control CMD LINES NAME... does a cluster script's stop and status over
+# its processes NAME... and exits; for start it checks that none of them
+# runs; for anything else it prints the script's header (lines LINES).
+control() {
+	local cmd=$1 lines=$2 n
+	shift 2
+	case $cmd in
+	stop)
+		stop_all "$@"
+		rm -f "$RUN/endpoints.env"
+		exit 0
+		;;
+	status)
+		for n in "$@"; do
+			if alive "$n"; then echo "$n running, pid $(cat "$RUN/$n.pid")"; else echo "$n stopped"; fi
+		done
+		[ -f "$RUN/endpoints.env" ] && cat "$RUN/endpoints.env"
+		exit 0
+		;;
+	start)
+		for n in "$@"; do
+			alive "$n" && die "$n is already running in $RUN (pid $(cat "$RUN/$n.pid")); stop it first"
+		done
+		;;
+	*)
+		sed -n "${lines}p" "$0"
+		exit 2
+		;;
+	esac
+	return 0
+}
+
 # free_port prints a TCP port nobody listens on now.
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
