@@ -157,7 +157,8 @@ free_port() {
 # which outlives the command, stops that group when the command or the
 # runner that started it is gone (a runner may kill the command at once,
 # a TaskManager may be killed), and removes the directory once the group
-# has exited.
+# has exited (boot alone counts until it has made its group: setsid may
+# not have run yet when the keeper first looks).
 go_worker() {
 	mkdir -p "$1/workers"
 	cat >"$1/go-worker" <<EOF
@@ -168,7 +169,7 @@ cd "\$dir" || exit 1
 setsid "$2" "\$@" --semi_persist_dir="\$dir" &
 pid=\$!
 setsid bash -c '
-	while kill -0 -- -'\$pid' 2>/dev/null; do
+	while kill -0 -- -'\$pid' 2>/dev/null || kill -0 '\$pid' 2>/dev/null; do
 		if ! kill -0 '\$self' 2>/dev/null || ! kill -0 '\$runner' 2>/dev/null; then
 			kill -TERM -- -'\$pid' 2>/dev/null
 			for i in \$(seq 20); do kill -0 -- -'\$pid' 2>/dev/null || break; sleep 0.25; done
