@@ -118,11 +118,10 @@ func memTotal(meminfo string) int64 {
 //
 // Spilled, under the default budget, with every shuffle that grows with
 // the input spilled and the partitions scaled (transforms.PartitionScale;
-// `COPIES="4 10" BASELINE=0 scripts/bench.sh` at 4acc93f and 30eac46, and
-// one more x10 run, on a shared machine): x1 (1.25 GB of JSONL) 0.61 GB
-// (model 0.71), x4 (4.98 GB) 0.76-0.79 GB (0.90), x10 (12.4 GB)
-// 0.85-1.17 GB (1.27). Before (1d6d639): x1 0.68 GB, x2 0.79, x4 1.13,
-// x10 2.28.
+// `COPIES="4 10" BASELINE=0 scripts/bench.sh`, on a shared machine): x1
+// (1.25 GB of JSONL) 0.61 GB (model 0.71), x4 (4.98 GB) 0.76-0.79 GB
+// (0.90), x10 (12.4 GB) 0.85-1.17 GB (1.27); docs/BENCHMARKS.md has the
+// current table.
 //
 // Direct runner without spilling, measured (U, R: peak RSS) against the model, under the
 // soft limit of the default budget (9/10 of half the machine's 24 GiB,

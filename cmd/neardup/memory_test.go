@@ -101,7 +101,7 @@ func TestEstimatePeak(t *testing.T) {
 		slack    float64
 	}{
 		// Under the default budget's soft limit (scripts/bench.sh and
-		// single runs at 3b3527f-353f388).
+		// single runs).
 		{"direct", x1, 4, []float64{0.86e9, 0.88e9, 0.90e9, 0.907e9, 0.94e9, 0.956e9}, 1.2},
 		{"direct", 10 * x1, 8, []float64{6.83e9, 6.90e9, 7.01e9, 7.32e9}, 1.15},
 		// Under the former soft limit of 5 GiB, which held the heap closer
@@ -132,7 +132,7 @@ func TestEstimatePeak(t *testing.T) {
 		}
 	}
 	// Other shapes, not fitted: the model is above them too (it is coarse
-	// for small inputs). Direct runner, /usr/bin/time -v at e444aca: the
+	// for small inputs). Direct runner, /usr/bin/time -v: the
 	// boilerplate corpus (scripts/boilerplate, 642 MB, 5 rounds) 490 MB; the
 	// dev corpus (30.3 MB, 2 rounds) 160 MB.
 	for _, o := range []struct {

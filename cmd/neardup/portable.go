@@ -77,7 +77,7 @@ func proxyJobService(ctx context.Context, endpoint string) (string, func(), erro
 // that stops the proxy.
 func usePortableOptions(ctx context.Context) (func(), error) {
 	switch runnerName() {
-	case "flink", "spark", "universal", "portable":
+	case "flink", "spark", "universal":
 	default:
 		return func() {}, nil
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"net"
 	"testing"
 
@@ -109,4 +110,28 @@ func TestAddRunnerOption(t *testing.T) {
 			t.Errorf("%q: no error", bad)
 		}
 	}
+}
+
+// TestAutoSegmentLines: --segment-lines 0 gives 65,536 lines on the local
+// runners and 4,096 on a cluster's, and the job-service proxy is only put
+// in front of the portable runners.
+func TestAutoSegmentLines(t *testing.T) {
+	r := flag.Lookup("runner")
+	if r == nil {
+		t.Skip("no --runner flag registered")
+	}
+	saved := r.Value.String()
+	defer r.Value.Set(saved)
+	for runner, want := range map[string]int{"direct": 1 << 16, "prism": 1 << 16, "flink": 1 << 12, "spark": 1 << 12, "dataflow": 1 << 12} {
+		r.Value.Set(runner)
+		if got := autoSegmentLines(); got != want {
+			t.Errorf("--runner %s: %d lines a segment; want %d", runner, got, want)
+		}
+	}
+	r.Value.Set("direct")
+	stop, err := usePortableOptions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
 }
