@@ -109,28 +109,10 @@ func into(buf []byte, s string) []byte {
 			}
 			switch class {
 			case classSlow:
-				// Undo the previous rune and normalize s[lastIn:j] with
-				// norm.NFKC, where j is the start of the next rune that
-				// does not need it.
-				j := i + size
-				for j < len(s) && s[j] >= utf8.RuneSelf {
-					class, size := t.lookup(s[j:])
-					if class != classSlow {
-						break
-					}
-					j += size
-				}
-				j = extendSegment(t, s, lastIn, j)
-				buf = buf[:lastOut]
-				seg := s[lastIn:j]
-				if norm.NFKC.IsNormalString(seg) {
-					buf = lowerCollapse(buf, seg)
-				} else {
-					scratch = norm.NFKC.AppendString(scratch[:0], seg)
-					buf = lowerCollapse(buf, unsafe.String(unsafe.SliceData(scratch), len(scratch)))
-				}
-				// The rune at j, if any, sets lastIn before it is needed.
-				i = j
+				// Undo the previous rune and normalize from it with
+				// norm.NFKC. The rune at the new i, if any, sets lastIn
+				// before it is needed.
+				buf, scratch, i = appendSlow(t, buf[:lastOut], scratch, s, lastIn, i+size)
 			case classSpace:
 				lastIn, lastOut = i, len(buf)
 				buf = appendSpace(buf)
@@ -148,6 +130,29 @@ func into(buf []byte, s string) []byte {
 		buf = buf[:n-1]
 	}
 	return buf
+}
+
+// appendSlow appends to buf the normalized text of s[start:j], the runes
+// from start (the rune before the one that needs norm.NFKC, already undone
+// from buf) to j, the start of the first rune after end that does not need
+// it (extended by extendSegment). It returns buf, the scratch space it
+// used, and j.
+func appendSlow(t *tables, buf, scratch []byte, s string, start, end int) ([]byte, []byte, int) {
+	j := end
+	for j < len(s) && s[j] >= utf8.RuneSelf {
+		class, size := t.lookup(s[j:])
+		if class != classSlow {
+			break
+		}
+		j += size
+	}
+	j = extendSegment(t, s, start, j)
+	seg := s[start:j]
+	if norm.NFKC.IsNormalString(seg) {
+		return lowerCollapse(buf, seg), scratch, j
+	}
+	scratch = norm.NFKC.AppendString(scratch[:0], seg)
+	return lowerCollapse(buf, unsafe.String(unsafe.SliceData(scratch), len(scratch))), scratch, j
 }
 
 // Key returns the exact-duplicate key of already normalized text.
