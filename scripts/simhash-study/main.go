@@ -68,29 +68,59 @@ func main() {
 }
 
 func run(t float64, layouts bool, only string) error {
-	dir, err := devcorpus.Dir()
+	reps, exact, truth, err := loadReps()
 	if err != nil {
 		return err
+	}
+	fmt.Printf("dev corpus: %d representatives with shingles, %d exact-duplicate pairs, threshold %.2f\n\n",
+		len(reps), len(exact), t)
+	variants := makeVariants(reps)
+	if only != "" {
+		keep := strings.Split(only, ",")
+		variants = slices.DeleteFunc(variants, func(v variant) bool { return !slices.Contains(keep, v.name) })
+	}
+	bests := compareVariants(variants, reps, exact, truth, t)
+	fmt.Println()
+	for _, b := range bests {
+		if b.v.name == "shingles-tf" || b.v.name == "shingles-binary" || b.v.name == "shingles-logtf" {
+			byLength(b.v, reps, b.dist, b.k, exact, truth, t)
+		}
+	}
+	if layouts {
+		fmt.Println()
+		for _, b := range bests {
+			if b.v.bits == 64 && (b.v.name == "shingles-tf" || b.v.name == "shingles-binary") {
+				printLayouts(b.v.name, b.fps, b.k)
+			}
+		}
+	}
+	return nil
+}
+
+// loadReps reads the dev corpus and its true pairs and returns one
+// representative with shingles of each exact-duplicate group, the
+// exact-duplicate pairs, and the truth.
+func loadReps() (reps []*doc, exact []quality.Pair, truth quality.Truth, err error) {
+	dir, err := devcorpus.Dir()
+	if err != nil {
+		return nil, nil, truth, err
 	}
 	docs, err := devcorpus.Docs()
 	if err != nil {
-		return err
+		return nil, nil, truth, err
 	}
 	truePairs, err := quality.ReadTruth(filepath.Join(dir, "dev_pairs.tsv"))
 	if err != nil {
-		return err
+		return nil, nil, truth, err
 	}
-	truth := quality.Truth{Pairs: truePairs, Lang: map[string]string{}}
+	truth = quality.Truth{Pairs: truePairs, Lang: map[string]string{}}
 	for _, d := range docs {
 		truth.Lang[d.ID] = d.Lang
 	}
-
 	signer, err := signature.New(signature.DefaultConfig())
 	if err != nil {
-		return err
+		return nil, nil, truth, err
 	}
-	var reps []*doc
-	var exact []quality.Pair
 	first := map[uint64]string{}
 	for _, d := range docs {
 		norm := normalize.Text(d.Text)
@@ -107,36 +137,37 @@ func run(t float64, layouts bool, only string) error {
 		reps = append(reps, &doc{id: d.ID, tokens: slices.Clone(signer.TokenHashes(norm)), shingles: sh,
 			short: len(similarity.Set(slices.Clone(sh)))})
 	}
-	fmt.Printf("dev corpus: %d documents, %d representatives with shingles, %d exact-duplicate pairs, threshold %.2f\n\n",
-		len(docs), len(reps), len(exact), t)
+	return reps, exact, truth, nil
+}
 
-	variants := makeVariants(reps)
-	if only != "" {
-		keep := strings.Split(only, ",")
-		variants = slices.DeleteFunc(variants, func(v variant) bool { return !slices.Contains(keep, v.name) })
-	}
+// best is a variant with its best Hamming bound k, its fingerprints and
+// the pairs within the largest bound studied.
+type best struct {
+	v    variant
+	k    int
+	fps  [][2]uint64
+	dist []near
+}
+
+// compareVariants prints a table of each variant's quality at its best
+// bound, and returns the bests.
+func compareVariants(variants []variant, reps []*doc, exact []quality.Pair, truth quality.Truth, t float64) []best {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "variant\tbits\tbest k\treported\tstrict P\trecall J>=t\tF1 (strict)\tF1 at k-1\tF1 at k+1\t")
-	type best struct {
-		v    variant
-		k    int
-		fps  [][2]uint64
-		dist []near
-	}
 	var bests []best
 	for _, v := range variants {
 		fps := fingerprints(reps, v)
 		kmax := 20 * v.bits / 64
 		dist := pairsWithin(fps, kmax)
 		var f1 []float64
-		var reps1 []quality.Figures
+		var figs []quality.Figures
 		for k := 0; k <= kmax; k++ {
 			fig := evaluate(reps, dist, k, exact, truth, t)
 			f1 = append(f1, fig.F1Strict)
-			reps1 = append(reps1, fig)
+			figs = append(figs, fig)
 		}
 		k := argmax(f1)
-		f := reps1[k]
+		f := figs[k]
 		at := func(k int) string {
 			if k < 0 || k >= len(f1) {
 				return "-"
@@ -147,28 +178,14 @@ func run(t float64, layouts bool, only string) error {
 			f.AtThreshold.RecallDirect, f.F1Strict, at(k-1), at(k+1))
 		if v.name == "shingles-tf" && v.bits == 64 {
 			for _, k := range []int{3, 6, 8, 10} {
-				f := reps1[k]
+				f := figs[k]
 				fmt.Fprintf(tw, "  (k = %d)\t\t%d\t%d\t%.4f\t%.4f\t%.4f\t\t\t\n", k, k, f.Reported, f.StrictPrecision, f.AtThreshold.RecallDirect, f.F1Strict)
 			}
 		}
 		bests = append(bests, best{v, k, fps, dist})
 	}
 	tw.Flush()
-	fmt.Println()
-	for _, b := range bests {
-		if b.v.name == "shingles-tf" || b.v.name == "shingles-binary" || b.v.name == "shingles-logtf" {
-			byLength(b.v, reps, b.dist, b.k, exact, truth, t)
-		}
-	}
-	if layouts {
-		fmt.Println()
-		for _, b := range bests {
-			if b.v.bits == 64 && (b.v.name == "shingles-tf" || b.v.name == "shingles-binary") {
-				printLayouts(b.v.name, b.fps, b.k)
-			}
-		}
-	}
-	return nil
+	return bests
 }
 
 // makeVariants lists the fingerprints studied; IDF tables are built from the
