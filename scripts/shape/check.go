@@ -57,7 +57,7 @@ func Check(root string) ([]string, error) {
 		rel, _ := filepath.Rel(root, path)
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		if dir == commandDir {
-			commandLines += fset.Position(f.End()).Line
+			commandLines += fset.File(f.Pos()).LineCount()
 		}
 		problems = append(problems, checkFile(fset, f, rel)...)
 		collectDoFns(fset, f, dir, filepath.Base(dir), dofns, configFields)
@@ -141,7 +141,8 @@ func collectDoFns(fset *token.FileSet, f *ast.File, dir, pkg string, dofns map[s
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
 			if d.Recv != nil && d.Name.Name == "ProcessElement" {
-				dofns[dir+"."+strings.TrimPrefix(funcName(d), "")[:strings.Index(funcName(d), ".")]] = true
+				typ, _, _ := strings.Cut(funcName(d), ".")
+				dofns[dir+"."+typ] = true
 			}
 		case *ast.GenDecl:
 			for _, spec := range d.Specs {
