@@ -36,6 +36,7 @@ func Check(root string) ([]string, error) {
 	commandLines := 0
 	dofns := map[string]bool{}            // "dir.Type" with a ProcessElement
 	configFields := map[string][]string{} // "dir.Type" -> positions of fields of type transforms.Config
+	refs := newReferences()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -47,7 +48,11 @@ func Check(root string) ([]string, error) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		refs.files[name] = true
+		if strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
@@ -55,6 +60,7 @@ func Check(root string) ([]string, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
+		refs.add(fset, f, rel)
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		if dir == commandDir {
 			commandLines += fset.File(f.Pos()).LineCount()
@@ -76,6 +82,7 @@ func Check(root string) ([]string, error) {
 			}
 		}
 	}
+	problems = append(problems, refs.check()...)
 	sort.Strings(problems)
 	return problems, nil
 }

@@ -48,6 +48,9 @@ func TestCheck(t *testing.T) {
 			[]string{"DoFn x.fn carries the whole job Config"}},
 		{"commit in a comment", map[string]string{"a/a.go": "package a\n\n// Measured at 8eb9330.\nvar x = 1\n"}, []string{`comment quotes "8eb9330"`}},
 		{"words and numbers are not commits", map[string]string{"a/a.go": "package a\n\n// 1234567 bytes, a deadbeef, 0x1f8b.\nvar x = 1\n"}, nil},
+		{"names that exist", map[string]string{"a/a.go": "package a\n\n// T.M in a.go, as a.T.M, a.T.F and a.V say; fmt.Nothing is not ours.\ntype T struct{ F int }\n\nfunc (T) M() {}\n\nvar V = 1\n"}, nil},
+		{"names that do not", map[string]string{"a/a.go": "package a\n\n// See gone.go, a.Gone and a.T.Gone.\ntype T struct{}\n"},
+			[]string{"names a.Gone, which", "names a.T.Gone, which", "names gone.go, which"}},
 		{"command size", map[string]string{"cmd/neardup/main.go": "package main\n" + strings.Repeat("\n", 3000)}, []string{"cmd/neardup: package main has 3001 lines"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
