@@ -83,6 +83,11 @@ func Check(root string) ([]string, error) {
 		}
 	}
 	problems = append(problems, refs.check()...)
+	docs, err := checkDocs(root, refs.files)
+	if err != nil {
+		return nil, err
+	}
+	problems = append(problems, docs...)
 	sort.Strings(problems)
 	return problems, nil
 }

@@ -51,6 +51,8 @@ func TestCheck(t *testing.T) {
 		{"names that exist", map[string]string{"a/a.go": "package a\n\n// T.M in a.go, as a.T.M, a.T.F and a.V say; fmt.Nothing is not ours.\ntype T struct{ F int }\n\nfunc (T) M() {}\n\nvar V = 1\n"}, nil},
 		{"names that do not", map[string]string{"a/a.go": "package a\n\n// See gone.go, a.Gone and a.T.Gone.\ntype T struct{}\n"},
 			[]string{"names a.Gone, which", "names a.T.Gone, which", "names gone.go, which"}},
+		{"docs name files", map[string]string{"a/a.go": "package a\n", "docs/X.md": "In `a/a.go` and a.go, not b.go\nnor a/b.go; https://x.org/y.go is a link.\n"},
+			[]string{"docs/X.md:1: names b.go, which", "docs/X.md:2: names a/b.go, which"}},
 		{"command size", map[string]string{"cmd/neardup/main.go": "package main\n" + strings.Repeat("\n", 3000)}, []string{"cmd/neardup: package main has 3001 lines"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
