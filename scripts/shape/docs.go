@@ -32,7 +32,7 @@ func checkDocs(root string, files map[string]bool) ([]string, error) {
 		rel, _ := filepath.Rel(root, page)
 		for i, line := range strings.Split(string(data), "\n") {
 			for _, m := range goPath.FindAllString(line, -1) {
-				if strings.Contains(m, "://") || strings.HasPrefix(m, ".") {
+				if strings.HasPrefix(m, "/") || strings.HasPrefix(m, ".") { // a URL's path, an absolute or relative path
 					continue
 				}
 				exists := files[m]
