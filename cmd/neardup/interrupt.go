@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/neardup/neardup/cmd/neardup/internal/progress"
 )
 
 // Cleanups: what a run must undo if it does not end normally (its work
@@ -97,7 +99,7 @@ func handleSignals(cancel context.CancelFunc, jobDone <-chan struct{}) {
 		case <-time.After(time.Second):
 		}
 		runCleanups()
-		endProgress(false) // clears the line on a terminal
+		progress.End(false) // clears the line on a terminal
 		interruptState.Lock()
 		out, complete := interruptState.out, interruptState.complete
 		interruptState.Unlock()

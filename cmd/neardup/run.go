@@ -26,6 +26,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/jobservice"
+	"github.com/neardup/neardup/cmd/neardup/internal/progress"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
@@ -86,7 +88,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.Partitions, "partitions", c.Partitions, "shuffle partitions; when not given, on the direct runner with --spill, 256 per 1.5 GiB of input\n(decompressed)")
 	fs.IntVar(&c.MaxBucket, "max-bucket", c.MaxBucket, "buckets up to this many documents compare all pairs")
 	fs.IntVar(&c.Window, "window", c.Window, "bigger buckets compare each document with this many neighbours")
-	fs.Func("runner-option", "NAME=VALUE: a pipeline option of Beam's Java runners (flink, spark, universal) that Beam's\nGo SDK cannot send, added to the job's options, as environment_cache_millis=30000 (default\n10000: how long a worker is kept between stages); VALUE is JSON, or else a string; repeatable", addRunnerOption)
+	fs.Func("runner-option", "NAME=VALUE: a pipeline option of Beam's Java runners (flink, spark, universal) that Beam's\nGo SDK cannot send, added to the job's options, as environment_cache_millis=30000 (default\n10000: how long a worker is kept between stages); VALUE is JSON, or else a string; repeatable", jobservice.AddOption)
 	fs.IntVar(&f.segmentLines, "segment-lines", 0, "lines (rows) of one input file per segment: the key of every pass after the first, so a file\nof n lines spreads over n/segment-lines workers; a power of two from 2 to 16777216,\nor 0: 65536 on one machine, 4096 on a cluster runner (flink, spark, dataflow, universal)")
 	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components; when not given, on the direct runner\nwith --spill, 16 per 1.5 GiB of input (decompressed)")
 	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(transforms.AutoCCRounds(true, 1))+" on one machine for up to 1.5 GiB of input (decompressed),\nelse "+fmt.Sprint(transforms.AutoCCRounds(false, 1)))
@@ -297,14 +299,14 @@ func runMain(args []string) error {
 // directories the caller's cleanups remove.
 func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
 	transforms.Progress.Stages.Reset()
-	stopProxy, err := usePortableOptions(ctx)
+	stopProxy, err := jobservice.Use(ctx, runnerName())
 	if err != nil {
 		return nil, err
 	}
 	defer stopProxy()
 	res, err := beamx.RunWithMetrics(ctx, p)
 	close(jobDone)
-	endProgress(err == nil)
+	progress.End(err == nil)
 	if err != nil {
 		if localRunner() && ctx.Err() == nil {
 			transforms.WaitIdle(30 * time.Second)
@@ -587,7 +589,7 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 		})
 	}
 	if !f.quiet && localRunner() {
-		undo = append(undo, startProgress(files))
+		undo = append(undo, progress.Start(files))
 	}
 	return stop, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -127,5 +128,22 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if err := transforms.DefaultConfig().Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
+	}
+}
+
+// TestAutoSegmentLines: --segment-lines 0 gives 65,536 lines on the local
+// runners and 4,096 on a cluster's.
+func TestAutoSegmentLines(t *testing.T) {
+	r := flag.Lookup("runner")
+	if r == nil {
+		t.Skip("no --runner flag registered")
+	}
+	saved := r.Value.String()
+	defer r.Value.Set(saved)
+	for runner, want := range map[string]int{"direct": 1 << 16, "prism": 1 << 16, "flink": 1 << 12, "spark": 1 << 12, "dataflow": 1 << 12} {
+		r.Value.Set(runner)
+		if got := autoSegmentLines(); got != want {
+			t.Errorf("--runner %s: %d lines a segment; want %d", runner, got, want)
+		}
 	}
 }
