@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
@@ -168,21 +169,22 @@ func auditMain(args []string) error {
 		return fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(man.Shards), transforms.IndexFileBase-1)
 	}
 	opt := pipeline.AuditOptions{Index: idxDir, Manifest: man, ReadSources: f.sources}
-	var next *target
+	var next *outdir.Dir
 	if f.updateIndex != "" {
-		if next, err = prepareNextIndex(idxDir, f.updateIndex, f.overwrite, files); err != nil {
+		var abort func()
+		if next, abort, err = prepareNextIndex(idxDir, f.updateIndex, f.overwrite, files); err != nil {
 			return err
 		}
-		defer atExit(next.abort)()
-		opt.UpdateIndex = next.stage
+		defer abort()
+		opt.UpdateIndex = next.Stage()
 	}
-	out, err := outputDir.open(f.output, f.overwrite, files)
+	out, abort, err := openDir(outdir.Output, f.output, f.overwrite, files)
 	if err != nil {
 		return err
 	}
-	defer atExit(out.abort)()
-	setInterruptOutput(f.output, out.isCommitted)
-	cfg.Output = out.stage
+	defer abort()
+	setInterruptOutput(f.output, out.Committed)
+	cfg.Output = out.Stage()
 	if opt.ReadSources {
 		if src, why := unusableSource(ctx, man); src != "" {
 			fmt.Fprintf(os.Stderr, "neardup audit: index source %s %s: unsure (new, indexed) pairs are decided by the MinHash estimate\n", src, why)
@@ -207,7 +209,7 @@ func auditMain(args []string) error {
 
 	// Check the outputs in the staging directories; only then put them in
 	// place, the next index first and audit-summary.json last.
-	sum, err := completeAuditSummary(ctx, out.stage, took, cfg.Settings(runnerName()))
+	sum, err := completeAuditSummary(ctx, out.Stage(), took, cfg.Settings(runnerName()))
 	if err != nil {
 		return err
 	}
@@ -218,30 +220,30 @@ func auditMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	auditReport(out.dir, next, sum, len(files), man.Documents, took)
+	auditReport(out.Path(), next, sum, len(files), man.Documents, took)
 	return nil
 }
 
 // prepareNextIndex checks and takes the directory of the next index, which
 // must not be the old index or inside it (nor hold it).
-func prepareNextIndex(old, next string, overwrite bool, inputs []string) (*target, error) {
+func prepareNextIndex(old, next string, overwrite bool, inputs []string) (*outdir.Dir, func(), error) {
 	n := next
 	if !strings.Contains(n, "://") {
 		abs, err := filepath.Abs(n)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n = abs
 	}
 	o, nn := strings.TrimSuffix(old, "/")+"/", strings.TrimSuffix(n, "/")+"/"
 	if strings.HasPrefix(nn, o) || strings.HasPrefix(o, nn) {
-		return nil, fmt.Errorf("--update-index: %s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
+		return nil, nil, fmt.Errorf("--update-index: %s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
 	}
-	t, err := indexDir.open(next, overwrite, inputs)
+	t, abort, err := openDir(outdir.Index, next, overwrite, inputs)
 	if err != nil {
-		return nil, fmt.Errorf("--update-index: %w", err)
+		return nil, nil, fmt.Errorf("--update-index: %w", err)
 	}
-	return t, nil
+	return t, abort, nil
 }
 
 // completeAuditSummary adds the wall time and the job's settings to the
@@ -254,7 +256,7 @@ func completeAuditSummary(ctx context.Context, dir string, took time.Duration, s
 }
 
 // auditReport prints the main counts of an audit.
-func auditReport(out string, next *target, sum output.AuditSummary, files int, indexed int64, took time.Duration) {
+func auditReport(out string, next *outdir.Dir, sum output.AuditSummary, files int, indexed int64, took time.Duration) {
 	c := sum.Counts
 	fmt.Printf("neardup audit: %d input files, %d records against an index of %d documents in %s\n",
 		files, c[output.StatInput], indexed, took.Round(time.Millisecond))
@@ -265,6 +267,6 @@ func auditReport(out string, next *target, sum output.AuditSummary, files int, i
 	fmt.Printf("  kept %d, removed %d\n", c[output.StatKept], c[output.StatRemoved])
 	fmt.Printf("outputs in %s (audit-summary.json, audit-*, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
 	if next != nil {
-		fmt.Printf("next index in %s (%d + %d documents)\n", next.dir, indexed, c[output.StatKept])
+		fmt.Printf("next index in %s (%d + %d documents)\n", next.Path(), indexed, c[output.StatKept])
 	}
 }

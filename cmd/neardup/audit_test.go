@@ -76,11 +76,13 @@ func TestPrepareNextIndex(t *testing.T) {
 		{root, false},
 		{full, false},
 	} {
-		next, err := prepareNextIndex(old, c.next, false, nil)
+		_, abort, err := prepareNextIndex(old, c.next, false, nil)
 		if (err == nil) != c.ok {
 			t.Errorf("next %s: err %v, want ok=%v", c.next, err, c.ok)
 		}
-		next.abort()
+		if abort != nil {
+			abort()
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -27,6 +29,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/jobservice"
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/cmd/neardup/internal/progress"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/transforms"
@@ -240,20 +243,21 @@ func runMain(args []string) error {
 		return usageError{err}
 	}
 
-	out, err := outputDir.open(f.output, f.overwrite, files)
+	out, abort, err := openDir(outdir.Output, f.output, f.overwrite, files)
 	if err != nil {
 		return err
 	}
-	defer atExit(out.abort)()
-	setInterruptOutput(f.output, out.isCommitted)
-	cfg.Output = out.stage
-	var idx *target
+	defer abort()
+	setInterruptOutput(f.output, out.Committed)
+	cfg.Output = out.Stage()
+	var idx *outdir.Dir
 	if f.indexOut != "" {
-		if idx, err = indexDir.open(f.indexOut, f.overwrite, files); err != nil {
+		var abort func()
+		if idx, abort, err = openDir(outdir.Index, f.indexOut, f.overwrite, files); err != nil {
 			return fmt.Errorf("--index-out: %w", err)
 		}
-		defer atExit(idx.abort)()
-		cfg.IndexOut = idx.stage
+		defer abort()
+		cfg.IndexOut = idx.Stage()
 	}
 
 	stop, err := startLocal(f, cfg, files)
@@ -274,21 +278,21 @@ func runMain(args []string) error {
 
 	// Check the outputs in the staging directory; only then put them in
 	// place, summary.json last.
-	sum, err := completeSummary(ctx, out.stage, res, start, took, cfg.Settings(runnerName()))
+	sum, err := completeSummary(ctx, out.Stage(), res, start, took, cfg.Settings(runnerName()))
 	if err != nil {
 		return err
 	}
 	err = finishJob(ctx, finishedJob{
 		counts: sum.Counts, balanced: sum.Balanced, inputs: sum.Inputs, files: files, maxRejectRatio: f.maxRejectRatio,
 		out: out, summary: output.SummaryName, index: idx, indexFlag: "--index-out",
-		beforeCommit: func() error { return writeReport(out.stage, out.dir, files, cfg) },
+		beforeCommit: func() error { return writeReport(out.Stage(), out.Path(), files, cfg) },
 	})
 	if err != nil {
 		return err
 	}
-	report(os.Stdout, out.dir, sum, len(files), took)
+	report(os.Stdout, out.Path(), sum, len(files), took)
 	if idx != nil {
-		fmt.Fprintf(os.Stdout, "index in %s (index.json, index-*.bin)\n", idx.dir)
+		fmt.Fprintf(os.Stdout, "index in %s (index.json, index-*.bin)\n", idx.Path())
 	}
 	return nil
 }
@@ -541,13 +545,13 @@ func startLocal(f *runFlags, cfg *transforms.Config, files []string) (stop func(
 		// One temporary directory holds the job's intermediate files and
 		// the spool, and the runner's temporary files (TMPDIR): it goes
 		// when the command ends, however it ends but SIGKILL, and a later
-		// run removes it then (sweepWorkDirs).
-		sweepWorkDirs(os.TempDir(), time.Now())
-		dir, err := makeWorkDir()
+		// run removes it then (outdir.SweepWorkDirs).
+		outdir.SweepWorkDirs(os.TempDir(), time.Now())
+		dir, err := outdir.MakeWorkDir()
 		if err != nil {
 			return stop, fmt.Errorf("making the work directory in %s: %w", os.TempDir(), err)
 		}
-		remove := atExit(func() { removeAllRetry(dir) })
+		remove := atExit(func() { outdir.RemoveAll(dir) })
 		tmpdir, had := os.LookupEnv("TMPDIR")
 		os.Setenv("TMPDIR", dir)
 		undo = append(undo, func() {
@@ -736,4 +740,10 @@ func report(w io.Writer, out string, sum output.Summary, files int, took time.Du
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "outputs in %s (summary.json, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
+}
+
+func randomHex() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
