@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
@@ -93,13 +94,9 @@ var indexFlags = map[string]func(dst, src *transforms.Config){
 }
 
 // auditConfig is the index's configuration with the flags given on the
-// command line (set) applied; it fails if they differ from the index's.
-func auditConfig(user transforms.Config, shingle string, set map[string]bool, m *index.Manifest) (transforms.Config, error) {
-	if set["shingle"] {
-		if err := parseShingle(shingle, &user); err != nil {
-			return user, err
-		}
-	}
+// command line (set) applied to user, the options as checked
+// (plan.Check); it fails if they differ from the index's.
+func auditConfig(user transforms.Config, set map[string]bool, m *index.Manifest) (transforms.Config, error) {
 	cfg := user.WithIndexConfig(m.Config)
 	for name, copyFlag := range indexFlags {
 		if set[name] {
@@ -112,138 +109,131 @@ func auditConfig(user transforms.Config, shingle string, set map[string]bool, m 
 	return cfg, nil
 }
 
-func auditMain(args []string) error {
-	f := registerAuditFlags(flag.CommandLine)
-	if err := parseFlags(flag.CommandLine, args, auditUsage); err != nil {
-		return err
-	}
+// auditJob is 'neardup audit': the job of pipeline.BuildAudit against an
+// index, its output directory and, with --update-index, the next index.
+type auditJob struct {
+	f    *auditFlags
+	idx  string          // the index directory: its absolute path, or a URL
+	man  *index.Manifest // the index's manifest
+	next *outdir.Dir     // --update-index; nil without it
+	opt  pipeline.AuditOptions
+}
+
+func auditMain(args []string) error { return doJob(&auditJob{}, args) }
+
+func (a *auditJob) register(fs *flag.FlagSet) *runFlags {
+	a.f = registerAuditFlags(fs)
+	return a.f.runFlags
+}
+
+func (a *auditJob) usage() { auditUsage() }
+
+func (a *auditJob) check() error {
+	f := a.f
 	if f.index == "" || f.input == "" || f.output == "" {
 		return usagef("--index, --input and --output are required (see 'neardup help audit')")
 	}
 	if f.indexOut != "" {
 		return usagef("--index-out is for 'run'; use --update-index to write the next index")
 	}
-	if err := checkRunFlags(f.runFlags); err != nil {
-		return err
-	}
-	f.memoryGiven = flagSet(flag.CommandLine)["memory"]
-	set := flagSet(flag.CommandLine)
-	initBeam(f.verbose)
-	setDefaultRunner()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	jobDone := make(chan struct{})
-	handleSignals(cancel, jobDone)
+	return nil
+}
 
-	idxDir := f.index
-	if !strings.Contains(idxDir, "://") {
-		abs, err := filepath.Abs(idxDir)
+// options reads the index and returns the options with its settings,
+// checked. An audit's shuffles meet the index's records: none is spilled
+// (pipeline.BuildAudit).
+func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
+	a.idx = a.f.index
+	if !strings.Contains(a.idx, "://") {
+		abs, err := filepath.Abs(a.idx)
 		if err != nil {
-			return err
+			return plan.Options{}, err
 		}
-		idxDir = abs
+		a.idx = abs
 	}
-	man, err := transforms.ReadManifest(ctx, idxDir)
-	if err != nil {
-		return err
+	var err error
+	if a.man, err = transforms.ReadManifest(ctx, a.idx); err != nil {
+		return plan.Options{}, err
 	}
-	cfg, err := auditConfig(f.cfg, f.shingle, set, man)
-	if err != nil {
-		return fmt.Errorf("index %s: %w", idxDir, err)
+	o := a.f.opts
+	if o.Config, err = auditConfig(o.Config, flagSet(flag.CommandLine), a.man); err != nil {
+		return o, fmt.Errorf("index %s: %w", a.idx, err)
 	}
-	files, bytes, err := expandInputs(ctx, f.input)
-	if err != nil {
-		return err
+	a.f.spill = false
+	o.Shingle = "" // the index's
+	if err := plan.Check(&o, a.f.runner()); err != nil {
+		return o, fmt.Errorf("index %s: %w", a.idx, err)
 	}
-	f.spill = false // an audit's shuffles meet the index's records: none is spilled (pipeline.BuildAudit)
-	if err := planMemory(f.runFlags, &cfg, files, bytes); err != nil {
-		return err
+	return o, nil
+}
+
+func (a *auditJob) stage(ctx context.Context, open opener, cfg *transforms.Config, files []string) (*outdir.Dir, error) {
+	if len(files) >= transforms.IndexFileBase || len(a.man.Shards) >= transforms.IndexFileBase {
+		return nil, fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(a.man.Shards), transforms.IndexFileBase-1)
 	}
-	if cfg.CCRounds == -1 {
-		cfg.CCRounds = transforms.AutoCCRounds(localRunner(), 1)
-	}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("index %s: %w", idxDir, err)
-	}
-	if len(files) >= transforms.IndexFileBase || len(man.Shards) >= transforms.IndexFileBase {
-		return fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(man.Shards), transforms.IndexFileBase-1)
-	}
-	opt := pipeline.AuditOptions{Index: idxDir, Manifest: man, ReadSources: f.sources}
-	var next *outdir.Dir
-	if f.updateIndex != "" {
-		var abort func()
-		if next, abort, err = prepareNextIndex(idxDir, f.updateIndex, f.overwrite, files); err != nil {
-			return err
+	a.opt = pipeline.AuditOptions{Index: a.idx, Manifest: a.man, ReadSources: a.f.sources}
+	if a.f.updateIndex != "" {
+		var err error
+		if a.next, err = openNextIndex(open, a.idx, a.f.updateIndex); err != nil {
+			return nil, err
 		}
-		defer abort()
-		opt.UpdateIndex = next.Stage()
+		a.opt.UpdateIndex = a.next.Stage()
 	}
-	out, abort, err := openDir(outdir.Output, f.output, f.overwrite, files)
+	out, err := open(outdir.Output, a.f.output)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer abort()
-	setInterruptOutput(f.output, out.Committed)
-	cfg.Output = out.Stage()
-	if opt.ReadSources {
-		if src, why := unusableSource(ctx, man); src != "" {
+	if a.opt.ReadSources {
+		if src, why := unusableSource(ctx, a.man); src != "" {
 			fmt.Fprintf(os.Stderr, "neardup audit: index source %s %s: unsure (new, indexed) pairs are decided by the MinHash estimate\n", src, why)
-			opt.ReadSources = false
+			a.opt.ReadSources = false
 		}
 	}
+	return out, nil
+}
 
-	stop, err := startLocal(f.runFlags, &cfg, files)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	p, s := beam.NewPipelineWithRoot()
-	if err := pipeline.BuildAudit(ctx, s, cfg, files, opt); err != nil {
-		return err
-	}
-	start := time.Now()
-	if _, err := runPipeline(ctx, p, jobDone); err != nil {
-		return err
-	}
-	took := time.Since(start)
+func (a *auditJob) build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error {
+	return pipeline.BuildAudit(ctx, s, cfg, files, a.opt)
+}
 
-	// Check the outputs in the staging directories; only then put them in
-	// place, the next index first and audit-summary.json last.
-	sum, err := completeAuditSummary(ctx, out.Stage(), took, cfg.Settings(runnerName()))
+// finish checks the outputs in the staging directories and only then puts
+// them in place, the next index first and audit-summary.json last.
+func (a *auditJob) finish(ctx context.Context, d doneJob) error {
+	sum, err := completeAuditSummary(ctx, d.out.Stage(), d.took, d.cfg.Settings(runnerName()))
 	if err != nil {
 		return err
 	}
 	err = finishJob(ctx, finishedJob{
-		counts: sum.Counts, balanced: sum.Balanced, audit: true, inputs: sum.Inputs, files: files, maxRejectRatio: f.maxRejectRatio,
-		out: out, summary: output.AuditSummaryName, index: next, indexFlag: "--update-index", indexOffset: len(man.Shards),
+		counts: sum.Counts, balanced: sum.Balanced, audit: true, inputs: sum.Inputs, files: d.files, maxRejectRatio: d.maxRejectRatio,
+		out: d.out, summary: output.AuditSummaryName, index: a.next, indexFlag: "--update-index", indexOffset: len(a.man.Shards),
 	})
 	if err != nil {
 		return err
 	}
-	auditReport(out.Path(), next, sum, len(files), man.Documents, took)
+	auditReport(d.out.Path(), a.next, sum, len(d.files), a.man.Documents, d.took)
 	return nil
 }
 
-// prepareNextIndex checks and takes the directory of the next index, which
-// must not be the old index or inside it (nor hold it).
-func prepareNextIndex(old, next string, overwrite bool, inputs []string) (*outdir.Dir, func(), error) {
+// openNextIndex checks and takes, with open, the directory of the next
+// index, which must not be the old index or inside it (nor hold it).
+func openNextIndex(open opener, old, next string) (*outdir.Dir, error) {
 	n := next
 	if !strings.Contains(n, "://") {
 		abs, err := filepath.Abs(n)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		n = abs
 	}
 	o, nn := strings.TrimSuffix(old, "/")+"/", strings.TrimSuffix(n, "/")+"/"
 	if strings.HasPrefix(nn, o) || strings.HasPrefix(o, nn) {
-		return nil, nil, fmt.Errorf("--update-index: %s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
+		return nil, fmt.Errorf("--update-index: %s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
 	}
-	t, abort, err := openDir(outdir.Index, next, overwrite, inputs)
+	t, err := open(outdir.Index, next)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--update-index: %w", err)
+		return nil, fmt.Errorf("--update-index: %w", err)
 	}
-	return t, abort, nil
+	return t, nil
 }
 
 // completeAuditSummary adds the wall time and the job's settings to the

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
+	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
@@ -40,7 +42,10 @@ func TestAuditConfig(t *testing.T) {
 		}
 		set := map[string]bool{}
 		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-		cfg, err := auditConfig(f.cfg, f.shingle, set, &m)
+		if err := plan.Check(&f.opts, plan.Runner{Name: "direct"}); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := auditConfig(f.opts.Config, set, &m)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%q: %v", c.args, err)
@@ -52,9 +57,9 @@ func TestAuditConfig(t *testing.T) {
 	}
 }
 
-// TestPrepareNextIndex: the next index may not be the old one, inside it,
+// TestOpenNextIndex: the next index may not be the old one, inside it,
 // or around it, and must be empty.
-func TestPrepareNextIndex(t *testing.T) {
+func TestOpenNextIndex(t *testing.T) {
 	root := t.TempDir()
 	old := filepath.Join(root, "idx")
 	if err := os.MkdirAll(old, 0o755); err != nil {
@@ -76,11 +81,19 @@ func TestPrepareNextIndex(t *testing.T) {
 		{root, false},
 		{full, false},
 	} {
-		_, abort, err := prepareNextIndex(old, c.next, false, nil)
+		var aborts []func()
+		open := func(k outdir.Kind, dir string) (*outdir.Dir, error) {
+			d, abort, err := openDir(k, dir, false, nil)
+			if err == nil {
+				aborts = append(aborts, abort)
+			}
+			return d, err
+		}
+		_, err := openNextIndex(open, old, c.next)
 		if (err == nil) != c.ok {
 			t.Errorf("next %s: err %v, want ok=%v", c.next, err, c.ok)
 		}
-		if abort != nil {
+		for _, abort := range aborts {
 			abort()
 		}
 	}
