@@ -56,11 +56,9 @@ func runnerName() string {
 // setDefaultRunner sets --runner to direct when the user gave none: on one
 // machine the job runs on Beam's direct runner, in this process. Prism, the
 // SDK's own default, keeps every shuffled byte of the job in memory; the
-// direct runner only what a stage holds. Measured on the tiled SCALE corpus
-// (docs/BENCHMARKS.md): x1 on a quiet machine 27.5 s and 0.86 GB against
-// Prism's 29.3 s and 2.2 GB; x4, on a shared machine, 115 s and 2.1 GB
-// against 170 s and 5.1 GB; x10 5.6 GB against 12.9 GB. The outputs are
-// byte for byte the same; --runner prism still picks Prism.
+// direct runner only what a stage holds, and it is the faster
+// (docs/BENCHMARKS.md). The outputs are byte for byte the same; --runner
+// prism still picks Prism.
 func setDefaultRunner() {
 	if r := flag.Lookup("runner"); r != nil && r.Value.String() == "" {
 		_ = r.Value.Set("direct")

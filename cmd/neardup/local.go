@@ -99,8 +99,7 @@ func startLocal(f *runFlags, budget int64, cfg *transforms.Config, files []strin
 // is unknown) sets no limit.
 //
 // The collector's pace is Go's default (GOGC=100) unless GOGC is set: on
-// the SCALE corpus it is faster than 50, and 150 or 200 are no faster
-// (docs/BENCHMARKS.md).
+// the SCALE corpus it is faster than 50, and 150 or 200 are no faster.
 func tuneLocalGC(budget int64, given bool) {
 	if !localRunner() || budget <= 0 || !given && os.Getenv("GOMEMLIMIT") != "" {
 		return
