@@ -73,42 +73,6 @@ Example:
 	}{{"Index", []string{"index", "update-index", "index-sources"}}}, runFlagGroups...))
 }
 
-// indexFlags maps the flags that set index settings to a copy of the
-// setting from one configuration to another.
-var indexFlags = map[string]func(dst, src *transforms.Config){
-	"threshold":      func(d, s *transforms.Config) { d.Threshold = s.Threshold },
-	"method":         func(d, s *transforms.Config) { d.Method = s.Method },
-	"hamming":        func(d, s *transforms.Config) { d.Hamming = s.Hamming },
-	"shingle":        func(d, s *transforms.Config) { d.Tokens, d.Shingle = s.Tokens, s.Shingle },
-	"dict":           func(d, s *transforms.Config) { d.Dictionary = s.Dictionary },
-	"perms":          func(d, s *transforms.Config) { d.Perms = s.Perms },
-	"minhash":        func(d, s *transforms.Config) { d.MinHash = s.MinHash },
-	"bands":          func(d, s *transforms.Config) { d.Bands = s.Bands },
-	"rows":           func(d, s *transforms.Config) { d.Rows = s.Rows },
-	"simhash-blocks": func(d, s *transforms.Config) { d.SimBlocks = s.SimBlocks },
-	"max-tokens":     func(d, s *transforms.Config) { d.MaxTokens = s.MaxTokens },
-	"format":         func(d, s *transforms.Config) { d.Format = s.Format },
-	"id-field":       func(d, s *transforms.Config) { d.IDField = s.IDField },
-	"text-field":     func(d, s *transforms.Config) { d.TextField = s.TextField },
-	"max-doc-bytes":  func(d, s *transforms.Config) { d.MaxDocBytes = s.MaxDocBytes },
-}
-
-// auditConfig is the index's configuration with the flags given on the
-// command line (set) applied to user, the options as checked
-// (plan.Check); it fails if they differ from the index's.
-func auditConfig(user transforms.Config, set map[string]bool, m *index.Manifest) (transforms.Config, error) {
-	cfg := user.WithIndexConfig(m.Config)
-	for name, copyFlag := range indexFlags {
-		if set[name] {
-			copyFlag(&cfg, &user)
-		}
-	}
-	if err := m.Config.Check(cfg.IndexConfig()); err != nil {
-		return cfg, fmt.Errorf("the flags differ from the settings the index was built with (%w); leave them out to use the index's", err)
-	}
-	return cfg, nil
-}
-
 // auditJob is 'neardup audit': the job of pipeline.BuildAudit against an
 // index, its output directory and, with --update-index, the next index.
 type auditJob struct {
@@ -139,9 +103,9 @@ func (a *auditJob) check() error {
 	return nil
 }
 
-// options reads the index and returns the options with its settings,
-// checked. An audit's shuffles meet the index's records: none is spilled
-// (pipeline.BuildAudit).
+// options reads the index and returns the options with its settings
+// (plan.WithIndex). An audit's shuffles meet the index's records: none is
+// spilled (pipeline.BuildAudit).
 func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 	a.idx = a.f.index
 	if !strings.Contains(a.idx, "://") {
@@ -155,13 +119,9 @@ func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 	if a.man, err = transforms.ReadManifest(ctx, a.idx); err != nil {
 		return plan.Options{}, err
 	}
-	o := a.f.opts
-	if o.Config, err = auditConfig(o.Config, flagSet(flag.CommandLine), a.man); err != nil {
-		return o, fmt.Errorf("index %s: %w", a.idx, err)
-	}
 	a.f.spill = false
-	o.Shingle = "" // the index's
-	if err := plan.Check(&o, a.f.runner()); err != nil {
+	o, err := plan.WithIndex(a.f.opts, a.f.runner(), a.man.Config)
+	if err != nil {
 		return o, fmt.Errorf("index %s: %w", a.idx, err)
 	}
 	return o, nil

@@ -117,9 +117,7 @@ func parseJob(j job, args []string) (*runFlags, error) {
 	if err := plan.Check(&f.opts, f.runner()); err != nil {
 		return nil, usageError{err}
 	}
-	given := flagSet(flag.CommandLine)
-	f.memoryGiven = given["memory"]
-	f.opts.PartitionsGiven, f.opts.CCPartitionsGiven = given["partitions"], given["cc-partitions"]
+	f.opts.Given = flagSet(flag.CommandLine)
 	return f, nil
 }
 
@@ -142,5 +140,5 @@ func planJob(ctx context.Context, j job, f *runFlags) (plan.Plan, []string, erro
 
 // runner is where the job runs, as plan sees it.
 func (f *runFlags) runner() plan.Runner {
-	return plan.Runner{Name: runnerName(), Spill: f.spill, Memory: plan.MachineMemory()}
+	return plan.Runner{Name: runnerName(), Spill: f.spill, MachineMemory: plan.MachineMemory()}
 }

@@ -32,7 +32,7 @@ func startLocal(f *runFlags, budget int64, cfg *transforms.Config, files []strin
 			}
 		})
 	}
-	tuneLocalGC(budget, f.memoryGiven)
+	tuneLocalGC(budget, f.opts.Given["memory"])
 	if localRunner() {
 		// One temporary directory holds the job's intermediate files and
 		// the spool, and the runner's temporary files (TMPDIR): it goes

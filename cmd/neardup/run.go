@@ -20,8 +20,9 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
-// runFlags are the flags of 'neardup run', registered on flag.CommandLine
-// beside Beam's own so that Beam sees its pipeline options.
+// runFlags are the flags of 'neardup run', which 'neardup audit' shares,
+// registered on flag.CommandLine beside Beam's own so that Beam sees its
+// pipeline options.
 type runFlags struct {
 	input, output       string
 	overwrite, verbose  bool
@@ -29,7 +30,6 @@ type runFlags struct {
 	memprofile          string
 	spool, spill, quiet bool
 	indexOut            string
-	memoryGiven         bool         // --memory was on the command line
 	opts                plan.Options // the job's options
 }
 

@@ -197,7 +197,7 @@ func rounds(o Options, r Runner, stored, input int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	budget := mem.Of(r.Memory)
+	budget := mem.Of(r.MachineMemory)
 	if !r.Local() || budget <= 0 {
 		if c.Rounds > 0 {
 			return c.Rounds, nil
@@ -224,7 +224,7 @@ func rounds(o Options, r Runner, stored, input int64) (int, error) {
 	}
 	given := o.Memory
 	if mem.share > 0 {
-		given += " of " + gib(r.Memory)
+		given += " of " + gib(r.MachineMemory)
 	}
 	return 0, fmt.Errorf("the input (%s as stored, about %s decompressed) needs about %s of memory %s, more than --memory %s (%s): %s, or run on a cluster (see 'neardup help runners')",
 		gib(stored), gib(input), gib(peak), with, given, gib(budget), raise)

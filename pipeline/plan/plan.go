@@ -27,16 +27,19 @@ type Options struct {
 	// MaxRejectRatio is the share of rejected records above which the job
 	// fails; 1: never.
 	MaxRejectRatio float64
-	// PartitionsGiven and CCPartitionsGiven say that Config.Partitions and
-	// Config.CCPartitions were given: New does not scale them.
-	PartitionsGiven, CCPartitionsGiven bool
+	// Given names the options the user gave, by their flag names
+	// (partitions, threshold, ...): New does not scale the partitions
+	// given, and an index's settings (WithIndex) must equal those given.
+	Given map[string]bool
 }
 
 // Runner is where a job runs.
 type Runner struct {
-	Name   string // Beam's runner: direct, prism, flink, spark, dataflow, universal
-	Spill  bool   // on the direct runner, the large shuffles go through files
-	Memory int64  // the machine's memory in bytes (MachineMemory); 0: unknown
+	Name  string // Beam's runner: direct, prism, flink, spark, dataflow, universal
+	Spill bool   // on the direct runner, the large shuffles go through files
+	// MachineMemory is the machine's memory in bytes (MachineMemory); 0:
+	// unknown.
+	MachineMemory int64
 }
 
 // Local reports whether the job runs in this process: the direct runner or
@@ -73,17 +76,17 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 	}
 	c.Rounds = n
 	scale := transforms.PartitionScale(input, r.model() == spilledModel)
-	if !o.PartitionsGiven {
+	if !o.Given["partitions"] {
 		c.Partitions *= scale
 	}
-	if !o.CCPartitionsGiven {
+	if !o.Given["cc-partitions"] {
 		c.CCPartitions *= scale
 	}
 	if c.CCRounds == -1 {
 		c.CCRounds = CCRounds(r.Local(), scale)
 	}
 	mem, _ := ParseMemory(o.Memory)
-	return Plan{Config: c, Budget: mem.Of(r.Memory)}, nil
+	return Plan{Config: c, Budget: mem.Of(r.MachineMemory)}, nil
 }
 
 // CCRounds is the connected-components rounds when not given, for a job

@@ -16,7 +16,7 @@ func TestNew(t *testing.T) {
 	remote := func(n int) []string { // files whose size is only what stored says
 		return []string{"gs://b/x.jsonl"}[:n]
 	}
-	spilled := Runner{Name: "direct", Spill: true, Memory: 64 * gb}
+	spilled := Runner{Name: "direct", Spill: true, MachineMemory: 64 * gb}
 	tests := []struct {
 		name   string
 		change func(*Options)
@@ -38,7 +38,7 @@ func TestNew(t *testing.T) {
 			k := transforms.PartitionScale(3*gb, true)
 			return k > 1 && c.Partitions == k*transforms.DefaultPartitions && c.CCRounds == transforms.ClusterCCRounds
 		}, ""},
-		{"large input, partitions given", func(o *Options) { o.PartitionsGiven, o.Config.Partitions = true, 7 }, spilled, 3 * gb,
+		{"large input, partitions given", func(o *Options) { o.Given, o.Config.Partitions = map[string]bool{"partitions": true}, 7 }, spilled, 3 * gb,
 			func(c transforms.Config) bool { return c.Partitions == 7 }, ""},
 		{"cluster: 1 round, components rounds", nil, Runner{Name: "flink"}, 3 * gb, func(c transforms.Config) bool {
 			return c.Rounds == 1 && c.Partitions == transforms.DefaultPartitions && c.CCRounds == transforms.ClusterCCRounds
