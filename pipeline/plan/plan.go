@@ -2,8 +2,10 @@
 // the input's size: the LSH bands and rows, the SimHash blocks, the
 // shuffle rounds within the memory budget, the partitions and their
 // scaling, the connected-components rounds and the lines of a segment. It
-// checks the options once (Check), before any work, and refuses an input
-// that cannot fit the memory budget before the job starts (New).
+// checks the options once (Check), before any work, takes an audit's
+// settings from its index (WithIndex), and refuses an input that cannot
+// fit the memory budget before the job starts (New). Its errors name the
+// options as neardup's flags (--threshold, --memory).
 package plan
 
 import (
