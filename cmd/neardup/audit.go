@@ -11,7 +11,9 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline"
+	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
@@ -71,160 +73,110 @@ Example:
 	}{{"Index", []string{"index", "update-index", "index-sources"}}}, runFlagGroups...))
 }
 
-// indexFlags maps the flags that set index settings to a copy of the
-// setting from one configuration to another.
-var indexFlags = map[string]func(dst, src *transforms.Config){
-	"threshold":      func(d, s *transforms.Config) { d.Threshold = s.Threshold },
-	"method":         func(d, s *transforms.Config) { d.Method = s.Method },
-	"hamming":        func(d, s *transforms.Config) { d.Hamming = s.Hamming },
-	"shingle":        func(d, s *transforms.Config) { d.Tokens, d.Shingle = s.Tokens, s.Shingle },
-	"dict":           func(d, s *transforms.Config) { d.Dictionary = s.Dictionary },
-	"perms":          func(d, s *transforms.Config) { d.Perms = s.Perms },
-	"minhash":        func(d, s *transforms.Config) { d.MinHash = s.MinHash },
-	"bands":          func(d, s *transforms.Config) { d.Bands = s.Bands },
-	"rows":           func(d, s *transforms.Config) { d.Rows = s.Rows },
-	"simhash-blocks": func(d, s *transforms.Config) { d.SimBlocks = s.SimBlocks },
-	"max-tokens":     func(d, s *transforms.Config) { d.MaxTokens = s.MaxTokens },
-	"format":         func(d, s *transforms.Config) { d.Format = s.Format },
-	"id-field":       func(d, s *transforms.Config) { d.IDField = s.IDField },
-	"text-field":     func(d, s *transforms.Config) { d.TextField = s.TextField },
-	"max-doc-bytes":  func(d, s *transforms.Config) { d.MaxDocBytes = s.MaxDocBytes },
+// auditJob is 'neardup audit': the job of pipeline.BuildAudit against an
+// index, its output directory and, with --update-index, the next index.
+type auditJob struct {
+	f    *auditFlags
+	idx  string          // the index directory: its absolute path, or a URL
+	man  *index.Manifest // the index's manifest
+	next *outdir.Dir     // --update-index; nil without it
+	opt  pipeline.AuditOptions
 }
 
-// auditConfig is the index's configuration with the flags given on the
-// command line (set) applied; it fails if they differ from the index's.
-func auditConfig(user transforms.Config, shingle string, set map[string]bool, m *index.Manifest) (transforms.Config, error) {
-	if set["shingle"] {
-		if err := parseShingle(shingle, &user); err != nil {
-			return user, err
-		}
-	}
-	cfg := user.WithIndexConfig(m.Config)
-	for name, copyFlag := range indexFlags {
-		if set[name] {
-			copyFlag(&cfg, &user)
-		}
-	}
-	if err := m.Config.Check(cfg.IndexConfig()); err != nil {
-		return cfg, fmt.Errorf("the flags differ from the settings the index was built with (%w); leave them out to use the index's", err)
-	}
-	return cfg, nil
+func auditMain(args []string) error { return doJob(&auditJob{}, args) }
+
+func (a *auditJob) register(fs *flag.FlagSet) *runFlags {
+	a.f = registerAuditFlags(fs)
+	return a.f.runFlags
 }
 
-func auditMain(args []string) error {
-	f := registerAuditFlags(flag.CommandLine)
-	if err := parseFlags(flag.CommandLine, args, auditUsage); err != nil {
-		return err
-	}
+func (a *auditJob) usage() { auditUsage() }
+
+func (a *auditJob) check() error {
+	f := a.f
 	if f.index == "" || f.input == "" || f.output == "" {
 		return usagef("--index, --input and --output are required (see 'neardup help audit')")
 	}
 	if f.indexOut != "" {
 		return usagef("--index-out is for 'run'; use --update-index to write the next index")
 	}
-	if err := checkRunFlags(f.runFlags); err != nil {
-		return err
-	}
-	f.memoryGiven = flagSet(flag.CommandLine)["memory"]
-	set := flagSet(flag.CommandLine)
-	initBeam(f.verbose)
-	setDefaultRunner()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	jobDone := make(chan struct{})
-	handleSignals(cancel, jobDone)
+	return nil
+}
 
-	idxDir := f.index
-	if !strings.Contains(idxDir, "://") {
-		abs, err := filepath.Abs(idxDir)
+// options reads the index and returns the options with its settings
+// (plan.WithIndex). An audit's shuffles meet the index's records: none is
+// spilled (pipeline.BuildAudit).
+func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
+	a.idx = a.f.index
+	if !strings.Contains(a.idx, "://") {
+		abs, err := filepath.Abs(a.idx)
 		if err != nil {
-			return err
+			return plan.Options{}, err
 		}
-		idxDir = abs
+		a.idx = abs
 	}
-	man, err := transforms.ReadManifest(ctx, idxDir)
+	var err error
+	if a.man, err = transforms.ReadManifest(ctx, a.idx); err != nil {
+		return plan.Options{}, err
+	}
+	a.f.spill = false
+	o, err := plan.WithIndex(a.f.opts, a.f.runner(), a.man.Config)
 	if err != nil {
-		return err
+		return o, fmt.Errorf("index %s: %w", a.idx, err)
 	}
-	cfg, err := auditConfig(f.cfg, f.shingle, set, man)
-	if err != nil {
-		return fmt.Errorf("index %s: %w", idxDir, err)
+	return o, nil
+}
+
+func (a *auditJob) stage(ctx context.Context, open opener, cfg *transforms.Config, files []string) (*outdir.Dir, error) {
+	if len(files) >= transforms.IndexFileBase || len(a.man.Shards) >= transforms.IndexFileBase {
+		return nil, fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(a.man.Shards), transforms.IndexFileBase-1)
 	}
-	files, bytes, err := expandInputs(ctx, f.input)
-	if err != nil {
-		return err
-	}
-	f.spill = false // an audit's shuffles meet the index's records: none is spilled (pipeline.BuildAudit)
-	if err := planMemory(f.runFlags, &cfg, files, bytes); err != nil {
-		return err
-	}
-	if cfg.CCRounds == -1 {
-		cfg.CCRounds = transforms.AutoCCRounds(localRunner(), 1)
-	}
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("index %s: %w", idxDir, err)
-	}
-	if len(files) >= transforms.IndexFileBase || len(man.Shards) >= transforms.IndexFileBase {
-		return fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(man.Shards), transforms.IndexFileBase-1)
-	}
-	opt := pipeline.AuditOptions{Index: idxDir, Manifest: man, ReadSources: f.sources}
-	var next *target
-	if f.updateIndex != "" {
-		if next, err = prepareNextIndex(idxDir, f.updateIndex, f.overwrite, files); err != nil {
-			return err
+	a.opt = pipeline.AuditOptions{Index: a.idx, Manifest: a.man, ReadSources: a.f.sources}
+	if a.f.updateIndex != "" {
+		var err error
+		if a.next, err = openNextIndex(open, a.idx, a.f.updateIndex); err != nil {
+			return nil, err
 		}
-		defer atExit(next.abort)()
-		opt.UpdateIndex = next.stage
+		a.opt.UpdateIndex = a.next.Stage()
 	}
-	out, err := outputDir.open(f.output, f.overwrite, files)
+	out, err := open(outdir.Output, a.f.output)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer atExit(out.abort)()
-	setInterruptOutput(f.output, out.isCommitted)
-	cfg.Output = out.stage
-	if opt.ReadSources {
-		if src, why := unusableSource(ctx, man); src != "" {
+	if a.opt.ReadSources {
+		if src, why := unusableSource(ctx, a.man); src != "" {
 			fmt.Fprintf(os.Stderr, "neardup audit: index source %s %s: unsure (new, indexed) pairs are decided by the MinHash estimate\n", src, why)
-			opt.ReadSources = false
+			a.opt.ReadSources = false
 		}
 	}
+	return out, nil
+}
 
-	stop, err := startLocal(f.runFlags, &cfg, files)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	p, s := beam.NewPipelineWithRoot()
-	if err := pipeline.BuildAudit(ctx, s, cfg, files, opt); err != nil {
-		return err
-	}
-	start := time.Now()
-	if _, err := runPipeline(ctx, p, jobDone); err != nil {
-		return err
-	}
-	took := time.Since(start)
+func (a *auditJob) build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error {
+	return pipeline.BuildAudit(ctx, s, cfg, files, a.opt)
+}
 
-	// Check the outputs in the staging directories; only then put them in
-	// place, the next index first and audit-summary.json last.
-	sum, err := completeAuditSummary(ctx, out.stage, took, cfg.Settings(runnerName()))
+// finish checks the outputs in the staging directories and only then puts
+// them in place, the next index first and audit-summary.json last.
+func (a *auditJob) finish(ctx context.Context, d doneJob) error {
+	sum, err := completeAuditSummary(ctx, d.out.Stage(), d.took, d.cfg.Settings(runnerName()))
 	if err != nil {
 		return err
 	}
 	err = finishJob(ctx, finishedJob{
-		counts: sum.Counts, balanced: sum.Balanced, audit: true, inputs: sum.Inputs, files: files, maxRejectRatio: f.maxRejectRatio,
-		out: out, summary: output.AuditSummaryName, index: next, indexFlag: "--update-index", indexOffset: len(man.Shards),
+		counts: sum.Counts, balanced: sum.Balanced, audit: true, inputs: sum.Inputs, files: d.files, maxRejectRatio: d.maxRejectRatio,
+		out: d.out, summary: output.AuditSummaryName, index: a.next, indexFlag: "--update-index", indexOffset: len(a.man.Shards),
 	})
 	if err != nil {
 		return err
 	}
-	auditReport(out.dir, next, sum, len(files), man.Documents, took)
+	auditReport(d.out.Path(), a.next, sum, len(d.files), a.man.Documents, d.took)
 	return nil
 }
 
-// prepareNextIndex checks and takes the directory of the next index, which
-// must not be the old index or inside it (nor hold it).
-func prepareNextIndex(old, next string, overwrite bool, inputs []string) (*target, error) {
+// openNextIndex checks and takes, with open, the directory of the next
+// index, which must not be the old index or inside it (nor hold it).
+func openNextIndex(open opener, old, next string) (*outdir.Dir, error) {
 	n := next
 	if !strings.Contains(n, "://") {
 		abs, err := filepath.Abs(n)
@@ -237,7 +189,7 @@ func prepareNextIndex(old, next string, overwrite bool, inputs []string) (*targe
 	if strings.HasPrefix(nn, o) || strings.HasPrefix(o, nn) {
 		return nil, fmt.Errorf("--update-index: %s is or overlaps the old index %s: the next index must go to a separate directory", next, old)
 	}
-	t, err := indexDir.open(next, overwrite, inputs)
+	t, err := open(outdir.Index, next)
 	if err != nil {
 		return nil, fmt.Errorf("--update-index: %w", err)
 	}
@@ -254,7 +206,7 @@ func completeAuditSummary(ctx context.Context, dir string, took time.Duration, s
 }
 
 // auditReport prints the main counts of an audit.
-func auditReport(out string, next *target, sum output.AuditSummary, files int, indexed int64, took time.Duration) {
+func auditReport(out string, next *outdir.Dir, sum output.AuditSummary, files int, indexed int64, took time.Duration) {
 	c := sum.Counts
 	fmt.Printf("neardup audit: %d input files, %d records against an index of %d documents in %s\n",
 		files, c[output.StatInput], indexed, took.Round(time.Millisecond))
@@ -265,6 +217,6 @@ func auditReport(out string, next *target, sum output.AuditSummary, files int, i
 	fmt.Printf("  kept %d, removed %d\n", c[output.StatKept], c[output.StatRemoved])
 	fmt.Printf("outputs in %s (audit-summary.json, audit-*, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
 	if next != nil {
-		fmt.Printf("next index in %s (%d + %d documents)\n", next.dir, indexed, c[output.StatKept])
+		fmt.Printf("next index in %s (%d + %d documents)\n", next.Path(), indexed, c[output.StatKept])
 	}
 }

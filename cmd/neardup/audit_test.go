@@ -2,59 +2,20 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
-// TestAuditConfig: the audit takes every index setting from the manifest,
-// and a flag given with another value is refused, naming the difference.
-func TestAuditConfig(t *testing.T) {
-	built := transforms.DefaultConfig()
-	built.SimBlocks, built.Threshold = 6, 0.85
-	m := index.NewManifest(built.IndexConfig(), nil)
-	cases := []struct {
-		args []string
-		want string // "" = accepted
-	}{
-		{nil, ""},
-		{[]string{"--threshold", "0.85", "--simhash-blocks", "6"}, ""},
-		{[]string{"--partitions", "64", "--verify", "exact"}, ""}, // not index settings
-		{[]string{"--threshold", "0.9"}, "threshold: index 0.85, now 0.9"},
-		{[]string{"--shingle", "word:5"}, "tokens: index char, now word"},
-		{[]string{"--perms", "64", "--format", "tsv"}, "perms: index 128, now 64; format: index jsonl, now tsv"},
-	}
-	for _, c := range cases {
-		fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-		f := registerAuditFlags(fs)
-		if err := fs.Parse(c.args); err != nil {
-			t.Fatal(err)
-		}
-		set := map[string]bool{}
-		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-		cfg, err := auditConfig(f.cfg, f.shingle, set, &m)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%q: %v", c.args, err)
-		case c.want == "" && (cfg.SimBlocks != 6 || cfg.Threshold != 0.85):
-			t.Errorf("%q: settings not from the index: %+v", c.args, cfg)
-		case c.want != "" && (!errors.Is(err, index.ErrMismatch) || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%q: got %v, want an error naming %q", c.args, err, c.want)
-		}
-	}
-}
-
-// TestPrepareNextIndex: the next index may not be the old one, inside it,
+// TestOpenNextIndex: the next index may not be the old one, inside it,
 // or around it, and must be empty.
-func TestPrepareNextIndex(t *testing.T) {
+func TestOpenNextIndex(t *testing.T) {
 	root := t.TempDir()
 	old := filepath.Join(root, "idx")
 	if err := os.MkdirAll(old, 0o755); err != nil {
@@ -76,11 +37,21 @@ func TestPrepareNextIndex(t *testing.T) {
 		{root, false},
 		{full, false},
 	} {
-		next, err := prepareNextIndex(old, c.next, false, nil)
+		var aborts []func()
+		open := func(k outdir.Kind, dir string) (*outdir.Dir, error) {
+			d, abort, err := openDir(k, dir, false, nil)
+			if err == nil {
+				aborts = append(aborts, abort)
+			}
+			return d, err
+		}
+		_, err := openNextIndex(open, old, c.next)
 		if (err == nil) != c.ok {
 			t.Errorf("next %s: err %v, want ok=%v", c.next, err, c.ok)
 		}
-		next.abort()
+		for _, abort := range aborts {
+			abort()
+		}
 	}
 }
 

@@ -59,7 +59,7 @@ func TestSnakeCaseFlags(t *testing.T) {
 		t.Errorf("snake_case flags differ from kebab-case:\n%+v\n%+v", *kebab, *snake)
 	}
 	def := parse()
-	if kebab.cfg.MaxDocBytes != 777 || def.cfg.MaxDocBytes == 777 || kebab.maxRejectRatio != 0.25 || kebab.indexOut != "idx" || kebab.cfg.IDField != "key" {
+	if kebab.opts.Config.MaxDocBytes != 777 || def.opts.Config.MaxDocBytes == 777 || kebab.opts.MaxRejectRatio != 0.25 || kebab.indexOut != "idx" || kebab.opts.Config.IDField != "key" {
 		t.Errorf("flags not set: %+v", *kebab)
 	}
 }

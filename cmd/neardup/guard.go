@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	htmlreport "github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
@@ -22,12 +23,12 @@ type finishedJob struct {
 	inputs         []output.InputFile // summary.json's per-file counts, if the job reported them
 	files          []string           // the input files
 	maxRejectRatio float64
-	out            *target // the output directory
-	summary        string  // the name of its summary, committed last
+	out            *outdir.Dir // the output directory
+	summary        string      // the name of its summary, committed last
 	// index, if not nil, is the index directory, committed before out;
 	// indexFlag names it, and indexOffset is the number of its shards
 	// copied from an old index.
-	index       *target
+	index       *outdir.Dir
 	indexFlag   string
 	indexOffset int
 	// beforeCommit, if set, adds to the staged outputs once they passed
@@ -43,7 +44,7 @@ func finishJob(ctx context.Context, j finishedJob) error {
 	if err := checkCounts(j.counts, j.balanced, j.audit); err != nil {
 		return err
 	}
-	if err := checkRejects(j.counts, j.inputs, j.files, localDir(j.out.stage), j.maxRejectRatio); err != nil {
+	if err := checkRejects(j.counts, j.inputs, j.files, localDir(j.out.Stage()), j.maxRejectRatio); err != nil {
 		return err
 	}
 	if j.beforeCommit != nil {
@@ -52,14 +53,14 @@ func finishJob(ctx context.Context, j finishedJob) error {
 		}
 	}
 	if j.index != nil {
-		if err := recordSources(ctx, j.index.stage, j.indexOffset, j.files, j.inputs); err != nil {
+		if err := recordSources(ctx, j.index.Stage(), j.indexOffset, j.files, j.inputs); err != nil {
 			return fmt.Errorf("%s: %w", j.indexFlag, err)
 		}
-		if err := j.index.commit(ctx, index.ManifestName); err != nil {
+		if err := j.index.Commit(ctx, index.ManifestName); err != nil {
 			return fmt.Errorf("%s: %w", j.indexFlag, err)
 		}
 	}
-	if err := j.out.commit(ctx, j.summary); err != nil {
+	if err := j.out.Commit(ctx, j.summary); err != nil {
 		return fmt.Errorf("--output: %w", err)
 	}
 	return nil

@@ -7,12 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
+	"github.com/neardup/neardup/cmd/neardup/internal/progress"
 )
 
 // Cleanups: what a run must undo if it does not end normally (its work
@@ -49,6 +50,19 @@ func runCleanups() {
 	for i := len(list) - 1; i >= 0; i-- {
 		list[i].run()
 	}
+}
+
+// openDir takes the directory dir of kind k for the run (outdir.Dir.Open),
+// its Abort registered to run on SIGINT or SIGTERM from the start; it
+// returns the Abort for the caller to defer.
+func openDir(k outdir.Kind, dir string, overwrite bool, inputs []string) (*outdir.Dir, func(), error) {
+	d := k.New(dir)
+	abort := atExit(d.Abort)
+	if err := d.Open(overwrite, inputs); err != nil {
+		abort()
+		return nil, nil, err
+	}
+	return d, abort, nil
 }
 
 // interruptState is what the signal handler tells the user it left.
@@ -97,7 +111,7 @@ func handleSignals(cancel context.CancelFunc, jobDone <-chan struct{}) {
 		case <-time.After(time.Second):
 		}
 		runCleanups()
-		endProgress(false) // clears the line on a terminal
+		progress.End(false) // clears the line on a terminal
 		interruptState.Lock()
 		out, complete := interruptState.out, interruptState.complete
 		interruptState.Unlock()
@@ -115,55 +129,4 @@ func handleSignals(cancel context.CancelFunc, jobDone <-chan struct{}) {
 		}
 		os.Exit(code)
 	}()
-}
-
-// workMarker is the file every work directory of neardup holds, so that a
-// later run can tell it from other directories and remove it once its run
-// is gone (sweepWorkDirs).
-const (
-	workMarker    = ".neardup-work"
-	workDirPrefix = "neardup-work-"
-)
-
-// makeWorkDir creates a work directory in the temporary directory, with
-// its marker.
-func makeWorkDir() (string, error) {
-	dir, err := os.MkdirTemp("", workDirPrefix)
-	if err != nil {
-		return "", err
-	}
-	host, _ := os.Hostname()
-	marker := fmt.Sprintf("neardup work directory, removed when its run ends\npid %d\nhost %s\n", os.Getpid(), host)
-	if err := os.WriteFile(filepath.Join(dir, workMarker), []byte(marker), 0o644); err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	return dir, nil
-}
-
-// staleWorkAge is how old a work directory must be for sweepWorkDirs.
-const staleWorkAge = 24 * time.Hour
-
-// sweepWorkDirs removes the work directories that runs killed before they
-// could clean up left in tmp: neardup-work-* directories holding the marker,
-// older than staleWorkAge, whose run is not alive on this host.
-func sweepWorkDirs(tmp string, now time.Time) {
-	dirs, _ := filepath.Glob(filepath.Join(tmp, workDirPrefix+"*"))
-	host, _ := os.Hostname()
-	for _, dir := range dirs {
-		marker := filepath.Join(dir, workMarker)
-		b, err := os.ReadFile(marker)
-		if err != nil || !strings.HasPrefix(string(b), "neardup work directory") {
-			continue // not ours, or not a directory
-		}
-		fi, err := os.Stat(dir)
-		mi, merr := os.Stat(marker)
-		if err != nil || merr != nil || now.Sub(fi.ModTime()) < staleWorkAge || now.Sub(mi.ModTime()) < staleWorkAge {
-			continue
-		}
-		if pid, h, ok := parseLock(b); ok && h == host && processAlive(pid) {
-			continue // a long run, still going
-		}
-		os.RemoveAll(dir)
-	}
 }

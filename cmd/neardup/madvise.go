@@ -13,13 +13,12 @@ import (
 //
 // The Go runtime gives freed memory back to Linux with MADV_DONTNEED by
 // default, so memory it uses again must be faulted in and zeroed afresh.
-// A local run keeps a runner (Prism) that allocates and frees large buffers
-// for every stage in the process; under the run's soft memory limit that
-// churn cost 3.9M page faults and ~23 s of system time at 1.4M documents.
-// With MADV_FREE the kernel takes the pages back only when it needs them:
-// 1.5M faults, ~15 s system time, the run 5-6 s (about 11%) faster, while
-// peak RSS, which counts freed pages not yet taken back, went from 5.3 to
-// 6.0-6.4 GB. The setting is read only at start-up, hence the exec.
+// A local run keeps a runner in the process that allocates and frees large
+// buffers for every stage, under the run's soft memory limit. With
+// MADV_FREE the kernel takes the pages back only when it needs them: fewer
+// page faults and less system time, at the cost of a higher peak RSS,
+// which counts freed pages not yet taken back (docs/ARCHITECTURE.md). The
+// setting is read only at start-up, hence the exec.
 func reexecWithMadvFree() {
 	if runtime.GOOS != "linux" || strings.Contains(os.Getenv("GODEBUG"), "madvdontneed=") {
 		return

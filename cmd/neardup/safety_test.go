@@ -299,10 +299,10 @@ func TestInterrupt(t *testing.T) {
 			}
 			waitFor(t, mark)
 			// The job is reading: its work and staging directories exist.
-			if work, _ := filepath.Glob(filepath.Join(tmp, workDirPrefix+"*")); len(work) != 1 {
+			if work, _ := filepath.Glob(filepath.Join(tmp, "neardup-work-*")); len(work) != 1 {
 				t.Errorf("work directories %q while the job runs", work)
 			}
-			if stage, _ := filepath.Glob(filepath.Join(out, stagePrefix+"*")); len(stage) != 1 {
+			if stage, _ := filepath.Glob(filepath.Join(out, ".tmp-run-*")); len(stage) != 1 {
 				t.Errorf("staging directories %q while the job runs", stage)
 			}
 			if err := cmd.Process.Signal(tt.sig); err != nil {
@@ -347,8 +347,8 @@ func TestSweepWorkDirs(t *testing.T) {
 		p := filepath.Join(tmp, name)
 		copyBytes(t, filepath.Join(p, "input-00000"), "spooled")
 		if d.marker != "" {
-			copyBytes(t, filepath.Join(p, workMarker), d.marker)
-			os.Chtimes(filepath.Join(p, workMarker), d.age, d.age)
+			copyBytes(t, filepath.Join(p, ".neardup-work"), d.marker)
+			os.Chtimes(filepath.Join(p, ".neardup-work"), d.age, d.age)
 		}
 		os.Chtimes(p, d.age, d.age)
 	}
@@ -613,3 +613,8 @@ func TestRunURLOverwrite(t *testing.T) {
 		t.Errorf("a refused --overwrite changed the directory")
 	}
 }
+
+// lockName is the lock file a run holds in a local directory it writes
+// (see internal/outdir), and starts the name of its lock object in a remote
+// one.
+const lockName = ".neardup.lock"

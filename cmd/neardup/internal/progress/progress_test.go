@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -248,7 +248,7 @@ func TestProgress(t *testing.T) {
 		stop := make(chan bool, 1)
 		done := make(chan struct{})
 		var out lockedBuffer
-		go func() { progress(&out, tty, 10*time.Millisecond, 10000, stop); close(done) }()
+		go func() { show(&out, tty, 10*time.Millisecond, 10000, stop); close(done) }()
 		deadline := time.Now().Add(10 * time.Second)
 		for strings.Count(out.String(), "Read") < 2 && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
@@ -287,7 +287,7 @@ func TestProgressFailed(t *testing.T) {
 		stop := make(chan bool, 1)
 		var out lockedBuffer
 		stop <- false
-		progress(&out, tty, time.Hour, 100, stop)
+		show(&out, tty, time.Hour, 100, stop)
 		want := ""
 		if tty {
 			want = "\r\x1b[K"

@@ -1,4 +1,5 @@
-package main
+// Package progress shows the progress of a job that runs in this process.
+package progress
 
 import (
 	"cmp"
@@ -242,11 +243,11 @@ func sample(start time.Time) progressSample {
 	return s
 }
 
-// progress shows the display on w until stop is closed, then, if it gets
+// show shows the display on w until stop is closed, then, if it gets
 // true (the job succeeded), writes the last line (stageTimes), and
 // returns. On a terminal (tty) it redraws one line every interval;
 // otherwise it writes a line every interval.
-func progress(w io.Writer, tty bool, interval time.Duration, total int64, stop <-chan bool) {
+func show(w io.Writer, tty bool, interval time.Duration, total int64, stop <-chan bool) {
 	start := time.Now()
 	v := newProgressView(total)
 	t := time.NewTicker(interval)
@@ -273,11 +274,11 @@ func progress(w io.Writer, tty bool, interval time.Duration, total int64, stop <
 	}
 }
 
-// endProgress ends the progress display of the job, if there is one:
+// End ends the progress display of the job, if there is one:
 // call it once the job is done, before printing anything else, with
 // whether the job succeeded (only then is the last line written). Only the
 // first call does anything.
-func endProgress(ok bool) {
+func End(ok bool) {
 	progressEnd.Lock()
 	end := progressEnd.fn
 	progressEnd.Unlock()
@@ -286,16 +287,16 @@ func endProgress(ok bool) {
 	}
 }
 
-// progressEnd ends the display startProgress started.
+// progressEnd ends the display Start started.
 var progressEnd struct {
 	sync.Mutex
 	fn func(ok bool)
 }
 
-// startProgress starts the progress display on stderr for the given
-// input files and returns the function that ends it as a failed job's
-// (if endProgress did not end it before).
-func startProgress(files []string) func() {
+// Start starts the progress display on stderr for the given input files
+// and returns the function that ends it as a failed job's (if End did not
+// end it before).
+func Start(files []string) func() {
 	tty := isTerminal(os.Stderr)
 	interval := 5 * time.Second
 	if tty {
@@ -303,12 +304,12 @@ func startProgress(files []string) func() {
 	}
 	quit := make(chan bool, 1)
 	done := make(chan struct{})
-	go func() { progress(os.Stderr, tty, interval, inputSize(files), quit); close(done) }()
+	go func() { show(os.Stderr, tty, interval, inputSize(files), quit); close(done) }()
 	var once sync.Once
 	progressEnd.Lock()
 	progressEnd.fn = func(ok bool) { once.Do(func() { quit <- ok; <-done }) }
 	progressEnd.Unlock()
-	return func() { endProgress(false) }
+	return func() { End(false) }
 }
 
 // isTerminal reports whether f is a terminal (a character device other

@@ -1,12 +1,10 @@
-package main
+package plan
 
 import (
 	"encoding/binary"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -17,33 +15,34 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
-// The memory budget of a local run (--memory): the job's soft memory limit,
-// its shuffle rounds and a refusal before the run when the input cannot fit.
+// The memory budget of a local run (--memory): its shuffle rounds and a
+// refusal before the run when the input cannot fit.
 
-// defaultMemory is --memory's default: half of the machine's memory. The
-// other half is the page cache's, through which the job reads its inputs
-// and its spool (about twice the decompressed input) again and again, and
-// the other programs'. The SCALE corpus tiled 10 times (13.9M documents,
-// 12.5 GB of JSONL) needs about 7.5 GB by the model below, so it fits the
-// default on a 24 GiB machine with room to spare.
-const defaultMemory = "50%"
+// DefaultMemory is the memory budget's default: half of the machine's
+// memory. The other half is the page cache's, through which the job reads
+// its inputs and its spool (about twice the decompressed input) again and
+// again, and the other programs'. The SCALE corpus tiled 10 times (13.9M
+// documents, 12.5 GB of JSONL) needs about 1.3 GB by the model below (7.5
+// GB with --spill=false), so it fits the default on a 24 GiB machine with
+// room to spare.
+const DefaultMemory = "50%"
 
-// A memoryBudget is the parsed value of --memory: a size in bytes, or a
-// share of the machine's memory.
-type memoryBudget struct {
+// A Memory is a memory budget (--memory): a size in bytes, or a share of
+// the machine's memory.
+type Memory struct {
 	bytes int64   // a size; 0 when share is set
 	share float64 // a share of the machine's memory, in (0, 1]
 }
 
-// parseMemory reads --memory: a size with a unit as go-humanize reads it
-// (8GiB, 512MiB, 1.5TiB in powers of 1024; 8G, 8GB, 500MB in powers of
-// 1000; the unit in any case, a space allowed) or a share of the machine's
-// memory in percent (50%). A bare number is refused: 8 bytes is never
+// ParseMemory reads a memory budget (--memory): a size with a unit as
+// go-humanize reads it (8GiB, 512MiB, 1.5TiB in powers of 1024; 8G, 8GB,
+// 500MB in powers of 1000; the unit in any case, a space allowed) or a
+// share of the machine's memory in percent (50%). A bare number is refused: 8 bytes is never
 // meant, and 0.5 is better written 50%.
-func parseMemory(s string) (memoryBudget, error) {
+func ParseMemory(s string) (Memory, error) {
 	t := strings.TrimSpace(s)
-	bad := func(why string) (memoryBudget, error) {
-		return memoryBudget{}, usagef("--memory %q: %s", s, why)
+	bad := func(why string) (Memory, error) {
+		return Memory{}, fmt.Errorf("--memory %q: %s", s, why)
 	}
 	const want = "want a size such as 8GiB, 512MiB or 8G, or a share of the machine's memory such as 50%"
 	if p, ok := strings.CutSuffix(t, "%"); ok {
@@ -51,7 +50,7 @@ func parseMemory(s string) (memoryBudget, error) {
 		if err != nil || !(v > 0 && v <= 100) {
 			return bad("want a share from 0% (excluded) to 100%")
 		}
-		return memoryBudget{share: v / 100}, nil
+		return Memory{share: v / 100}, nil
 	}
 	if t == "" || strings.IndexFunc(t, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) < 0 {
 		return bad(want)
@@ -63,22 +62,22 @@ func parseMemory(s string) (memoryBudget, error) {
 	if n == 0 || n > 1<<62 {
 		return bad("want more than 0 bytes and at most 4 EiB")
 	}
-	return memoryBudget{bytes: int64(n)}, nil
+	return Memory{bytes: int64(n)}, nil
 }
 
-// of is the budget in bytes on a machine of total bytes (0 if unknown, when
+// Of is the budget in bytes on a machine of total bytes (0 if unknown, when
 // a share gives 0: no budget).
-func (m memoryBudget) of(total int64) int64 {
+func (m Memory) Of(total int64) int64 {
 	if m.bytes > 0 {
 		return m.bytes
 	}
 	return int64(m.share * float64(total))
 }
 
-// machineMemory returns the memory this process may use: the machine's
+// MachineMemory returns the memory this process may use: the machine's
 // (MemTotal of /proc/meminfo), or its control group's limit if lower (a
 // container's), in bytes; 0 if unknown.
-func machineMemory() int64 {
+func MachineMemory() int64 {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0
@@ -110,29 +109,14 @@ func memTotal(meminfo string) int64 {
 // The memory model: the peak resident memory of a local run, from the
 // decompressed input U (bytes) and the shuffle rounds R, fitted to the
 // measurements of docs/BENCHMARKS.md (the tiled SCALE corpus; JSONL of
-// about 900 bytes a document):
+// about 900 bytes a document), above each of them:
 //
 //	direct runner, spilled shuffles (the default):  650 MB + 0.05 U
 //	direct runner, --spill=false:  300 MB + 0.50 U + 0.59 U / min(R, 8)
 //	Prism:          1 GB + 1.03 U    (rounds do not bound what Prism holds)
 //
-// Spilled, under the default budget, with every shuffle that grows with
-// the input spilled and the partitions scaled (transforms.PartitionScale;
-// `COPIES="4 10" BASELINE=0 scripts/bench.sh`, on a shared machine): x1
-// (1.25 GB of JSONL) 0.61 GB (model 0.71), x4 (4.98 GB) 0.76-0.79 GB
-// (0.90), x10 (12.4 GB) 0.85-1.17 GB (1.27); docs/BENCHMARKS.md has the
-// current table.
-//
-// Direct runner without spilling, measured (U, R: peak RSS) against the model, under the
-// soft limit of the default budget (9/10 of half the machine's 24 GiB,
-// which lets the heap grow to about twice what is in use): x1 (1.25 GB of
-// JSONL) 4 rounds 0.86-0.96 GB (model 1.11); x10 (12.5 GB) 8 rounds
-// 6.83-7.32 GB (7.47). Under the former soft limit of 5 GiB: x1 1 round
-// 1.35-1.45 GB (1.66); x4 (5.0 GB) 8 rounds 2.14-2.36 GB (3.17), 16 rounds
-// 2.30 GB; x10 5.52-5.62 GB. The model lies above every measurement; rounds
-// beyond 8 were not measured to help (x4: 2.36 against 2.30 GB, one run
-// each), so it counts at most 8. Prism: x1 2.18-2.26 GB (model 2.29), x4
-// 5.12 GB (6.15), x10 13.8 GB (13.9).
+// Rounds beyond transforms.MaxRounds are not counted: they were not
+// measured to help. TestEstimatePeak holds the model to the measurements.
 const (
 	peakFixed       = 300e6
 	peakPerByte     = 0.50
@@ -149,13 +133,19 @@ const (
 // holds does not depend on the rounds, and grows little with the input.
 const spilledModel = "direct+spill"
 
-// memoryModel is the model of a local run on runner: spilledModel for the
-// direct runner with --spill, else the runner's own.
-func memoryModel(runner string, spill bool) string {
-	if runner == "direct" && spill {
+// model is the memory model of a local run on r: spilledModel for the
+// direct runner with the shuffles spilled, else the runner's own.
+func (r Runner) model() string {
+	if r.Name == "direct" && r.Spill {
 		return spilledModel
 	}
-	return runner
+	return r.Name
+}
+
+// Peak is the model's peak resident memory, in bytes, of a local run on r
+// over input bytes (decompressed) in rounds shuffle rounds.
+func (r Runner) Peak(input int64, rounds int) int64 {
+	return estimatePeak(r.model(), input, rounds)
 }
 
 // estimatePeak is the model's peak resident memory, in bytes, of a local run
@@ -196,62 +186,48 @@ func chooseRounds(runner string, stored, input, budget int64, branches, rounds i
 	}
 }
 
-// planMemory sets cfg.Rounds when it is 0 (automatic) and, on a local run,
-// checks the model's peak against the budget of --memory: an input that
-// cannot fit is a usageError before any work, naming the estimate, the
-// budget and what to do. stored is the input files' size as stored.
-func planMemory(f *runFlags, cfg *transforms.Config, files []string, stored int64) error {
-	total := machineMemory()
-	budget := f.memory.of(total)
-	if !localRunner() || budget <= 0 {
-		if cfg.Rounds == 0 {
-			cfg.Rounds = transforms.AutoRounds(stored, cfg.Branches, localRunner() && memoryModel(runnerName(), f.spill) != spilledModel)
-		}
-		return nil
+// rounds returns the shuffle rounds of a job over input files of stored
+// bytes as stored and input bytes decompressed: given (non-zero) or
+// chosen, on a local run with a budget so that the model's peak fits it.
+// An input that cannot fit is an error naming the estimate, the budget
+// and what to do.
+func rounds(o Options, r Runner, stored, input int64) (int, error) {
+	c := o.Config
+	mem, err := ParseMemory(o.Memory)
+	if err != nil {
+		return 0, err
 	}
-	input := decompressedBytes(files, cfg.Format, stored)
-	model := memoryModel(runnerName(), f.spill)
-	rounds, peak, fits := chooseRounds(model, stored, input, budget, cfg.Branches, cfg.Rounds)
-	if !fits {
-		with, raise := fmt.Sprintf("even with %d shuffle rounds", rounds), "raise --memory"
-		if cfg.Rounds > 0 {
-			with = fmt.Sprintf("with --rounds %d", rounds)
-			if _, _, ok := chooseRounds(model, stored, input, budget, cfg.Branches, max(rounds, transforms.MaxRounds)); ok {
-				raise = "raise --rounds (or leave it out) or --memory"
-			}
+	budget := mem.Of(r.MachineMemory)
+	if !r.Local() || budget <= 0 {
+		if c.Rounds > 0 {
+			return c.Rounds, nil
 		}
-		switch model {
-		case "prism":
-			with = "on Prism, which holds every shuffled byte (the direct runner needs less)"
-		case spilledModel:
-			with = "with the large shuffles spilled to disk"
+		return transforms.AutoRounds(stored, c.Branches, r.Local() && r.model() != spilledModel), nil
+	}
+	model := r.model()
+	n, peak, fits := chooseRounds(model, stored, input, budget, c.Branches, c.Rounds)
+	if fits {
+		return n, nil
+	}
+	with, raise := fmt.Sprintf("even with %d shuffle rounds", n), "raise --memory"
+	if c.Rounds > 0 {
+		with = fmt.Sprintf("with --rounds %d", n)
+		if _, _, ok := chooseRounds(model, stored, input, budget, c.Branches, max(n, transforms.MaxRounds)); ok {
+			raise = "raise --rounds (or leave it out) or --memory"
 		}
-		given := f.memoryFlag
-		if f.memory.share > 0 {
-			given += " of " + gib(total)
-		}
-		return usagef("the input (%s as stored, about %s decompressed) needs about %s of memory %s, more than --memory %s (%s): %s, or run on a cluster (see 'neardup help runners')",
-			gib(stored), gib(input), gib(peak), with, given, gib(budget), raise)
 	}
-	cfg.Rounds = rounds
-	return nil
-}
-
-// scalePartitions multiplies the partitions and the components partitions
-// that were not given (--partitions, --cc-partitions) by
-// transforms.PartitionScale of input bytes (decompressed): on the direct
-// runner with the shuffles spilled, what a stage holds is the groups it
-// works on, so their number grows with the input. It returns the factor.
-func scalePartitions(f *runFlags, cfg *transforms.Config, input int64) int {
-	k := transforms.PartitionScale(input, memoryModel(runnerName(), f.spill) == spilledModel)
-	given := flagSet(flag.CommandLine)
-	if !given["partitions"] {
-		cfg.Partitions *= k
+	switch model {
+	case "prism":
+		with = "on Prism, which holds every shuffled byte (the direct runner needs less)"
+	case spilledModel:
+		with = "with the large shuffles spilled to disk"
 	}
-	if !given["cc-partitions"] {
-		cfg.CCPartitions *= k
+	given := o.Memory
+	if mem.share > 0 {
+		given += " of " + gib(r.MachineMemory)
 	}
-	return k
+	return 0, fmt.Errorf("the input (%s as stored, about %s decompressed) needs about %s of memory %s, more than --memory %s (%s): %s, or run on a cluster (see 'neardup help runners')",
+		gib(stored), gib(input), gib(peak), with, given, gib(budget), raise)
 }
 
 // gib formats n bytes in GiB (MiB below one GiB).
@@ -262,7 +238,7 @@ func gib(n int64) string {
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
 
-// decompressedBytes estimates the decompressed size of the input files,
+// DecompressedBytes estimates the decompressed size of the input files,
 // of stored bytes as stored, cheaply, without decompressing: a local gzip
 // file's size is the one its last 4 bytes give (ISIZE: exact for a file of
 // one gzip member under 4 GiB, the usual case; when it says less than the
@@ -274,7 +250,7 @@ func gib(n int64) string {
 // Remote files count what is left of stored, times compressedRatio if one
 // of them is compressed (by its name) or Parquet. Local files that are not
 // regular files count 0 (the job rejects them).
-func decompressedBytes(files []string, format string, stored int64) int64 {
+func DecompressedBytes(files []string, format string, stored int64) int64 {
 	f, _ := record.ParseFormat(format)
 	var total, local int64
 	remote, compressed := false, false
@@ -297,7 +273,7 @@ func decompressedBytes(files []string, format string, stored int64) int64 {
 	return total
 }
 
-// fileInputBytes returns the size of a local file and decompressedBytes of
+// fileInputBytes returns the size of a local file and DecompressedBytes of
 // it.
 func fileInputBytes(path string, format record.Format) (size, input int64) {
 	fi, err := os.Stat(path)
@@ -334,13 +310,3 @@ func fileInputBytes(path string, format record.Format) (size, input int64) {
 	}
 	return size, size
 }
-
-// softLimit is the Go runtime's soft memory limit for a budget: nine tenths
-// of it. The limit counts only the runtime's own memory, and freed pages
-// the kernel has not taken back yet (neardup runs with madvdontneed=0)
-// still count in the resident memory, so the collector must start working
-// hard a little before the budget is reached.
-func softLimit(budget int64) int64 { return budget - budget/10 }
-
-// setMemoryLimit is debug.SetMemoryLimit; a test may watch it.
-var setMemoryLimit = debug.SetMemoryLimit

@@ -1,4 +1,4 @@
-package main
+package outdir
 
 import (
 	"context"
@@ -103,7 +103,7 @@ func TestLockURL(t *testing.T) {
 			for name, b := range tt.objects {
 				memfs.Write(dir+"/"+name, b)
 			}
-			l, err := lockURL(context.Background(), dir, "--output "+dir, tt.overwrite, times)
+			l, err := lockURL(context.Background(), dir, "--output "+dir, tt.overwrite, times, nil)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "--output "+dir) || strings.Contains(err.Error(), "\n") {
 					t.Errorf("error %v; want one line naming the directory, with %q", err, tt.err)
@@ -194,7 +194,7 @@ func TestLockURLRace(t *testing.T) {
 		for g := range runs {
 			wg.Go(func() {
 				<-start
-				locks[g], _ = lockURL(context.Background(), dir, dir, false, times)
+				locks[g], _ = lockURL(context.Background(), dir, dir, false, times, nil)
 			})
 		}
 		close(start)
@@ -230,7 +230,7 @@ func TestLockURLRenew(t *testing.T) {
 	run := randomHex() // memfs is one for the process: a directory of its own for each -count
 	t.Parallel()
 	dir := "memfs://lock-renew-" + run + "/out"
-	l, err := lockURL(context.Background(), dir, dir, false, lockTimes{renew: 20 * time.Millisecond, stale: time.Minute})
+	l, err := lockURL(context.Background(), dir, dir, false, lockTimes{renew: 20 * time.Millisecond, stale: time.Minute}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestLockURLRenew(t *testing.T) {
 	// machine, a store it could not reach) may have been broken: it gives
 	// up the lock even if its next renewal succeeds.
 	dir = "memfs://lock-renew-" + run + "/late"
-	late, err := lockURL(context.Background(), dir, dir, false, lockTimes{renew: time.Hour, stale: 10 * time.Minute})
+	late, err := lockURL(context.Background(), dir, dir, false, lockTimes{renew: time.Hour, stale: 10 * time.Minute}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestURLTargetLock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	host, _ := os.Hostname()
-	stage := func(t *testing.T, tg *target, names ...string) {
+	stage := func(t *testing.T, tg *Dir, names ...string) {
 		for _, n := range names {
 			memfs.Write(output.JoinPath(tg.stage, n), []byte(n))
 		}
@@ -312,7 +312,7 @@ func TestURLTargetLock(t *testing.T) {
 		t.Run(end, func(t *testing.T) {
 			dir := "memfs://target-lock-" + run + "/" + strings.ReplaceAll(end, " ", "-")
 			memfs.Write(dir+"/pairs-00007.jsonl", []byte("old"))
-			first, err := outputDir.open(dir, true, nil)
+			first, err := open(Output, dir, true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -322,7 +322,7 @@ func TestURLTargetLock(t *testing.T) {
 			stage(t, first, "pairs-00000.jsonl", output.SummaryName)
 			before := memObjects(t, dir)
 			for _, overwrite := range []bool{false, true} {
-				_, err := outputDir.open(dir, overwrite, nil)
+				_, err := open(Output, dir, overwrite, nil)
 				if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("--output %s is in use by another neardup run (pid %d on %s", dir, os.Getpid(), host)) {
 					t.Errorf("second run, overwrite %v: %v", overwrite, err)
 				}
@@ -332,14 +332,14 @@ func TestURLTargetLock(t *testing.T) {
 			}
 			switch end {
 			case "commit":
-				if err := first.commit(ctx, output.SummaryName); err != nil {
+				if err := first.Commit(ctx, output.SummaryName); err != nil {
 					t.Fatal(err)
 				}
 				if got, want := memObjects(t, dir), []string{"pairs-00000.jsonl", output.SummaryName}; !slices.Equal(got, want) {
 					t.Errorf("after commit %q; want %q", got, want)
 				}
 			case "abort":
-				first.abort()
+				first.Abort()
 				if got, want := memObjects(t, dir), []string{"pairs-00007.jsonl"}; !slices.Equal(got, want) {
 					t.Errorf("after abort %q; want %q", got, want)
 				}
@@ -348,10 +348,10 @@ func TestURLTargetLock(t *testing.T) {
 				if err := first.urlLock.rm.Remove(ctx, first.urlLock.path); err != nil {
 					t.Fatal(err)
 				}
-				if err := first.commit(ctx, output.SummaryName); err == nil || !strings.Contains(err.Error(), "was removed while this run held it") {
+				if err := first.Commit(ctx, output.SummaryName); err == nil || !strings.Contains(err.Error(), "was removed while this run held it") {
 					t.Errorf("commit without the lock: %v", err)
 				}
-				first.abort()
+				first.Abort()
 				if got, want := memObjects(t, dir), []string{"pairs-00007.jsonl"}; !slices.Equal(got, want) {
 					t.Errorf("after the failed commit %q; want %q", got, want)
 				}
@@ -366,7 +366,7 @@ func TestURLTargetLock(t *testing.T) {
 		// The checks after the lock fail: the lock goes with the error.
 		dir := "memfs://target-lock-" + run + "/refused"
 		memfs.Write(dir+"/"+stagePrefix+"0123/notes.txt", []byte("mine"))
-		if _, err := outputDir.open(dir, true, nil); err == nil || !strings.Contains(err.Error(), "which neardup did not write") {
+		if _, err := open(Output, dir, true, nil); err == nil || !strings.Contains(err.Error(), "which neardup did not write") {
 			t.Errorf("open: %v", err)
 		}
 		if got := memObjects(t, dir); !slices.Equal(got, []string{stagePrefix + "0123/notes.txt"}) {
@@ -374,7 +374,7 @@ func TestURLTargetLock(t *testing.T) {
 		}
 		dir = "memfs://target-lock-" + run + "/not-empty"
 		memfs.Write(dir+"/summary.json", []byte("{}"))
-		if _, err := outputDir.open(dir, false, nil); err == nil || !strings.Contains(err.Error(), "is not empty") {
+		if _, err := open(Output, dir, false, nil); err == nil || !strings.Contains(err.Error(), "is not empty") {
 			t.Errorf("open: %v", err)
 		}
 		if got := memObjects(t, dir); !slices.Equal(got, []string{"summary.json"}) {
@@ -387,11 +387,11 @@ func TestURLTargetLock(t *testing.T) {
 		// outputs: --overwrite breaks the lock and replaces the rest; the
 		// index directory, which refuses foreign objects, takes lock
 		// objects for its own.
-		for _, kind := range []dirKind{outputDir, indexDir} {
+		for _, kind := range []Kind{Output, Index} {
 			dir := "memfs://target-lock-" + run + "/stale-" + strings.TrimPrefix(kind.flag, "--")
 			memfs.Write(dir+"/.neardup.lock.00000000000000cc", otherLock("cc", "elsewhere", 9, time.Hour))
 			memfs.Write(dir+"/"+stagePrefix+"00000000000000cc/index-00000.bin", nil)
-			tg, err := kind.open(dir, true, nil)
+			tg, err := open(kind, dir, true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -399,7 +399,7 @@ func TestURLTargetLock(t *testing.T) {
 				t.Errorf("replaced %q; want %q", got, want)
 			}
 			stage(t, tg, "index-00000.bin")
-			if err := tg.commit(ctx, output.SummaryName); err != nil {
+			if err := tg.Commit(ctx, output.SummaryName); err != nil {
 				t.Fatal(err)
 			}
 			var want []string // the output directory does not take index files

@@ -1,4 +1,7 @@
-package main
+// Package outdir holds the directories a run writes into: the output and
+// index directories, locked and staged until the run commits them, and
+// the work directory of its intermediate files.
+package outdir
 
 import (
 	"cmp"
@@ -23,10 +26,10 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
-// A dirKind is a kind of local directory the commands write into: which
+// A Kind is a kind of local directory the commands write into: which
 // files in it are neardup's own, what --overwrite does with the rest, and
 // how errors name it.
-type dirKind struct {
+type Kind struct {
 	// flag names the directory in errors ("--output DIR"), and read errors
 	// are wrapped with it; "" names the directory by its path and returns
 	// read errors as they are (the caller adds its flag).
@@ -48,97 +51,117 @@ type dirKind struct {
 	// trimURL drops a trailing slash from a URL.
 	trimURL bool
 	// final reports whether a file name is one a job's staging directory
-	// holds when the job is done and that commit moves into place.
+	// holds when the job is done and that Commit moves into place.
 	final func(name string) bool
 }
 
 var (
-	// outputDir is --output: --overwrite removes neardup's outputs and the
+	// Output is --output: --overwrite removes neardup's outputs and the
 	// work directory of a failed job, and leaves anything else.
-	outputDir = dirKind{flag: "--output", replaces: "neardup's files", owns: isOutputName, workDir: transforms.WorkDirName, final: isFinalName}
-	// indexDir is an index directory (--index-out, --update-index):
+	Output = Kind{flag: "--output", replaces: "neardup's files", owns: isOutputName, workDir: transforms.WorkDirName, final: isFinalName}
+	// Index is an index directory (--index-out, --update-index):
 	// --overwrite empties a directory that holds only an index's files.
-	indexDir = dirKind{replaces: "an index, or what a failed run left,", owns: isIndexName, foreign: "part of an index", trimURL: true, final: isIndexFinal}
+	Index = Kind{replaces: "an index, or what a failed run left,", owns: isIndexName, foreign: "part of an index", trimURL: true, final: isIndexFinal}
 )
 
-// A target is a directory a run writes into (--output, --index-out,
+// A Dir is a directory a run writes into (--output, --index-out,
 // --update-index), held for the whole run:
 //
 //   - a local directory is locked with a lock file (see lockDir), created
 //     with O_EXCL, so that a second run into it refuses at once;
-//   - the job writes into a staging directory inside it, stage, never into
+//   - the job writes into a staging directory inside it, Stage, never into
 //     the directory itself;
-//   - commit, once every check has passed, removes what --overwrite
-//     replaces, moves the final files of stage in, the one named last
-//     (summary.json, index.json) after all others, and removes stage;
-//   - abort, on failure or interrupt, removes stage, the lock, and the
+//   - Commit, once every check has passed, removes what --overwrite
+//     replaces, moves the final files of the stage in, the one named last
+//     (summary.json, index.json) after all others, and removes the stage;
+//   - Abort, on failure or interrupt, removes the stage, the lock, and the
 //     directory if the run created it: the directory is as it was.
 //
 // A URL (gs://...) is locked with a lock object of the run's own (see
 // lockURL), and staged and committed through Beam's filesystems.
-type target struct {
-	kind     dirKind
+type Dir struct {
+	kind     Kind
 	given    string // the directory as the user gave it
 	dir      string // its absolute path, or the URL
-	stage    string // the staging directory inside dir
 	url      bool
-	created  bool     // the run created dir
-	lock     *dirLock // nil for a URL
-	urlLock  *urlLock // nil for a local directory
-	replaced []string // what commit removes (--overwrite): paths in dir
+	replaced []string // what Commit removes (--overwrite): paths in dir
 
-	mu                 sync.Mutex
+	mu                 sync.Mutex // guards what Abort undoes, and the state
+	stage              string     // the staging directory inside dir
+	created            bool       // the run created dir
+	lock               *dirLock   // nil for a URL
+	urlLock            *urlLock   // nil for a local directory
 	committed, aborted bool
 }
 
 // stagePrefix starts the name of a staging directory.
 const stagePrefix = ".tmp-run-"
 
-// open takes the directory dir for a run: it creates and locks a local
-// one, checks that it is empty or, with overwrite, what commit will remove
-// there (see dirKind), and that none of those is one of inputs; then makes
+// New returns the directory dir of kind k, not taken yet: Open takes it.
+// Abort may be called from the start, also while Open runs (from a signal
+// handler): it undoes what Open did so far.
+func (k Kind) New(dir string) *Dir {
+	return &Dir{kind: k, given: dir}
+}
+
+// Open takes the directory for a run: it creates and locks a local one,
+// checks that it is empty or, with overwrite, what Commit will remove
+// there (see Kind), and that none of those is one of inputs; then makes
 // the staging directory. Nothing is removed yet. On error nothing is left.
-func (k dirKind) open(dir string, overwrite bool, inputs []string) (*target, error) {
-	t := &target{kind: k, given: dir}
-	if strings.Contains(dir, "://") {
-		t.url, t.dir = true, dir
-		if k.trimURL {
-			t.dir = strings.TrimSuffix(dir, "/")
+func (t *Dir) Open(overwrite bool, inputs []string) error {
+	if strings.Contains(t.given, "://") {
+		t.url, t.dir = true, t.given
+		if t.kind.trimURL {
+			t.dir = strings.TrimSuffix(t.given, "/")
 		}
 		if err := t.openURL(overwrite, inputs); err != nil {
-			t.abort()
-			return nil, err
+			t.Abort()
+			return err
 		}
+		t.mu.Lock()
 		t.stage = output.JoinPath(t.dir, stagePrefix+t.urlLock.id)
-		return t, nil
+		t.mu.Unlock()
+		return nil
 	}
-	abs, err := filepath.Abs(dir)
+	abs, err := filepath.Abs(t.given)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	t.dir = abs
 	if err := t.openLocal(overwrite, inputs); err != nil {
-		t.abort()
-		return nil, err
+		t.Abort()
+		return err
 	}
-	return t, nil
+	return nil
+}
+
+// Path is the directory: its absolute path, or the URL.
+func (t *Dir) Path() string { return t.dir }
+
+// Stage is the staging directory the job writes into.
+func (t *Dir) Stage() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stage
 }
 
 // name is how errors name the directory: "--output DIR", or the path.
-func (t *target) name() string {
+func (t *Dir) name() string {
 	if t.kind.flag != "" {
 		return t.kind.flag + " " + t.given
 	}
 	return t.given
 }
 
-func (t *target) openLocal(overwrite bool, inputs []string) error {
+func (t *Dir) openLocal(overwrite bool, inputs []string) error {
 	if err := os.MkdirAll(filepath.Dir(t.dir), 0o755); err != nil {
 		return t.wrap(err)
 	}
 	switch err := os.Mkdir(t.dir, 0o755); {
 	case err == nil:
+		t.mu.Lock()
 		t.created = true
+		t.mu.Unlock()
 	case !errors.Is(err, fs.ErrExist):
 		return t.wrap(err)
 	}
@@ -146,9 +169,13 @@ func (t *target) openLocal(overwrite bool, inputs []string) error {
 	if err != nil {
 		return t.wrap(err)
 	}
-	if t.lock, err = lockDir(t.dir, t.name(), overwrite); err != nil {
+	lock, err := lockDir(t.dir, t.name(), overwrite)
+	if err != nil {
 		return err
 	}
+	t.mu.Lock()
+	t.lock = lock
+	t.mu.Unlock()
 	if entries, err = os.ReadDir(t.dir); err != nil { // again, now that no other run changes it
 		return t.wrap(err)
 	}
@@ -162,9 +189,13 @@ func (t *target) openLocal(overwrite bool, inputs []string) error {
 	if err := checkNotInputs(t.replaced, inputs); err != nil {
 		return err
 	}
-	if t.stage, err = os.MkdirTemp(t.dir, stagePrefix); err != nil {
+	stage, err := os.MkdirTemp(t.dir, stagePrefix)
+	if err != nil {
 		return t.wrap(err)
 	}
+	t.mu.Lock()
+	t.stage = stage
+	t.mu.Unlock()
 	return nil
 }
 
@@ -178,14 +209,19 @@ const urlDepth = 3
 // prefix of its objects' names: it locks dir (see lockURL), then lists the
 // objects up to urlDepth levels below it, lock objects left out, and sorts
 // them as replaceable sorts a local directory's entries.
-func (t *target) openURL(overwrite bool, inputs []string) error {
+func (t *Dir) openURL(overwrite bool, inputs []string) error {
 	ctx := context.Background()
 	fsys, err := filesystem.New(ctx, t.dir+"/x")
 	if err != nil {
 		return t.wrap(err)
 	}
 	defer fsys.Close()
-	if t.urlLock, err = lockURL(ctx, t.dir, t.name(), overwrite, urlLockTimes); err != nil {
+	held := func(l *urlLock) {
+		t.mu.Lock()
+		t.urlLock = l
+		t.mu.Unlock()
+	}
+	if _, err = lockURL(ctx, t.dir, t.name(), overwrite, urlLockTimes, held); err != nil {
 		return err
 	}
 	var objects []string
@@ -220,7 +256,7 @@ func (t *target) openURL(overwrite bool, inputs []string) error {
 // replaceableURL is replaceable for the objects below dir on a remote
 // filesystem: it returns those --overwrite removes, each object of a
 // staging or work directory included.
-func (k dirKind) replaceableURL(dir string, objects []string) ([]string, error) {
+func (k Kind) replaceableURL(dir string, objects []string) ([]string, error) {
 	var paths []string
 	for _, obj := range objects {
 		rel := strings.TrimPrefix(obj, dir+"/")
@@ -253,7 +289,7 @@ func (k dirKind) replaceableURL(dir string, objects []string) ([]string, error) 
 }
 
 // wrap names the directory in err, as the kind says.
-func (t *target) wrap(err error) error {
+func (t *Dir) wrap(err error) error {
 	if t.kind.flag != "" {
 		return fmt.Errorf("%s: %w", t.name(), err)
 	}
@@ -265,7 +301,7 @@ func (t *target) wrap(err error) error {
 // the staging directories of runs that did not end. It fails, before
 // anything is removed, if the kind refuses a foreign entry or such a
 // directory holds something neardup did not write.
-func (k dirKind) replaceable(dir string, entries []fs.DirEntry) ([]string, error) {
+func (k Kind) replaceable(dir string, entries []fs.DirEntry) ([]string, error) {
 	var paths []string
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
@@ -359,11 +395,11 @@ func checkNotInputs(paths, inputs []string) error {
 	return nil
 }
 
-// commit moves the final files of the staging directory into the
+// Commit moves the final files of the staging directory into the
 // directory, last after all others, and removes what --overwrite replaces
 // first (last before all others, so that no old last file ever stands
 // beside new files). It then removes the staging directory.
-func (t *target) commit(ctx context.Context, last string) error {
+func (t *Dir) Commit(ctx context.Context, last string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.aborted {
@@ -417,9 +453,9 @@ func btoi(b bool) int {
 	return 0
 }
 
-// commitURL is commit for a directory on a remote filesystem: rename (or
+// commitURL is Commit for a directory on a remote filesystem: rename (or
 // copy and remove) each final file, last after all others.
-func (t *target) commitURL(ctx context.Context, last string) error {
+func (t *Dir) commitURL(ctx context.Context, last string) error {
 	if err := t.urlLock.check(ctx); err != nil {
 		return err
 	}
@@ -466,11 +502,11 @@ func (t *target) commitURL(ctx context.Context, last string) error {
 	return nil
 }
 
-// abort undoes what the run did to the directory, unless it was committed:
+// Abort undoes what the run did to the directory, unless it was committed:
 // it removes the staging directory, the lock, and the directory if the run
 // created it and it is empty. It may be called more than once, and from
 // a signal handler while the job still runs.
-func (t *target) abort() {
+func (t *Dir) Abort() {
 	if t == nil {
 		return
 	}
@@ -488,7 +524,7 @@ func (t *target) abort() {
 
 // removeStage removes the staging directory. A job still running may
 // create files in it as it is removed: it tries a few times.
-func (t *target) removeStage() {
+func (t *Dir) removeStage() {
 	if t.stage == "" {
 		return
 	}
@@ -496,19 +532,19 @@ func (t *target) removeStage() {
 		removeURLDir(t.stage)
 		return
 	}
-	removeAllRetry(t.stage)
+	RemoveAll(t.stage)
 }
 
-// isCommitted reports whether the outputs are in place.
-func (t *target) isCommitted() bool {
+// Committed reports whether the outputs are in place.
+func (t *Dir) Committed() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.committed
 }
 
-// removeAllRetry removes dir, again a few times if a job still running
+// RemoveAll removes dir, again a few times if a job still running
 // creates files in it meanwhile.
-func removeAllRetry(dir string) {
+func RemoveAll(dir string) {
 	gone := 0
 	for i := 0; i < 10 && gone < 2; i++ {
 		_ = os.RemoveAll(dir)
@@ -521,7 +557,7 @@ func removeAllRetry(dir string) {
 	}
 }
 
-func (t *target) unlock() {
+func (t *Dir) unlock() {
 	if t.lock != nil {
 		t.lock.release()
 		t.lock = nil

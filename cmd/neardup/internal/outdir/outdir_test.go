@@ -1,4 +1,4 @@
-package main
+package outdir
 
 import (
 	"context"
@@ -94,40 +94,40 @@ func TestPrepareDir(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		kind      dirKind
+		kind      Kind
 		setup     func(t *testing.T, dir string) // nil: the directory does not exist
 		overwrite bool
 		error     string   // the whole error, DIR standing for the directory
 		left      []string // what is in the directory afterwards
 	}{
-		{"output absent", outputDir, nil, false, "", nil},
-		{"output absent, overwrite", outputDir, nil, true, "", nil},
-		{"output empty", outputDir, func(*testing.T, string) {}, false, "", nil},
-		{"output with only unrelated files", outputDir, func(t *testing.T, d string) { writeFiles(t, d, theirs...) }, false,
+		{"output absent", Output, nil, false, "", nil},
+		{"output absent, overwrite", Output, nil, true, "", nil},
+		{"output empty", Output, func(*testing.T, string) {}, false, "", nil},
+		{"output with only unrelated files", Output, func(t *testing.T, d string) { writeFiles(t, d, theirs...) }, false,
 			"--output DIR is not empty (use --overwrite to replace neardup's files in it)", theirs},
-		{"output of a previous run", outputDir, func(t *testing.T, d string) { writeFiles(t, d, ours...) }, false,
+		{"output of a previous run", Output, func(t *testing.T, d string) { writeFiles(t, d, ours...) }, false,
 			"--output DIR is not empty (use --overwrite to replace neardup's files in it)", ours},
-		{"output of a previous run, overwrite", outputDir, func(t *testing.T, d string) {
+		{"output of a previous run, overwrite", Output, func(t *testing.T, d string) {
 			writeFiles(t, d, ours...)
 			writeFiles(t, d, theirs...)
 			mkdir(t, filepath.Join(d, "pairs-00009.jsonl")) // a directory: not ours
 		}, true, "", append([]string{"pairs-00009.jsonl"}, theirs...)},
-		{"output with the work directory of a failed job, overwrite", outputDir, func(t *testing.T, d string) {
+		{"output with the work directory of a failed job, overwrite", Output, func(t *testing.T, d string) {
 			writeFiles(t, d, ours...)
 			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000-000001.bin", ".tmp-info-00003-000000.bin-0123456789abcdef", "info-00002.bin")
 		}, true, "", nil},
-		{"output with a work directory holding a file of the user's, overwrite", outputDir, func(t *testing.T, d string) {
+		{"output with a work directory holding a file of the user's, overwrite", Output, func(t *testing.T, d string) {
 			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000-000000.bin", "mine.txt")
 		}, true, "DIR/.tmp-work holds mine.txt, which neardup did not write; remove it yourself", []string{".tmp-work"}},
 
-		{"index absent", indexDir, nil, false, "", nil},
-		{"index empty", indexDir, func(*testing.T, string) {}, true, "", nil},
-		{"index of a previous run", indexDir, func(t *testing.T, d string) { writeFiles(t, d, index...) }, false,
+		{"index absent", Index, nil, false, "", nil},
+		{"index empty", Index, func(*testing.T, string) {}, true, "", nil},
+		{"index of a previous run", Index, func(t *testing.T, d string) { writeFiles(t, d, index...) }, false,
 			"DIR is not empty (use --overwrite to replace an index, or what a failed run left, in it)", index},
-		{"index of a previous run, overwrite", indexDir, func(t *testing.T, d string) { writeFiles(t, d, index...) }, true, "", nil},
-		{"index with a file of the user's, overwrite", indexDir, func(t *testing.T, d string) { writeFiles(t, d, "index.json", "notes.txt") }, true,
+		{"index of a previous run, overwrite", Index, func(t *testing.T, d string) { writeFiles(t, d, index...) }, true, "", nil},
+		{"index with a file of the user's, overwrite", Index, func(t *testing.T, d string) { writeFiles(t, d, "index.json", "notes.txt") }, true,
 			"DIR holds notes.txt, which is not part of an index: not overwriting", []string{"index.json", "notes.txt"}},
-		{"index with a work directory, overwrite", indexDir, func(t *testing.T, d string) {
+		{"index with a work directory, overwrite", Index, func(t *testing.T, d string) {
 			writeFiles(t, d, "index.json")
 			writeFiles(t, filepath.Join(d, ".tmp-work"), "info-00000-000000.bin")
 		}, true, "DIR holds .tmp-work, which is not part of an index: not overwriting", []string{".tmp-work", "index.json"}},
@@ -143,7 +143,7 @@ func TestPrepareDir(t *testing.T) {
 			if tt.setup != nil {
 				before = listDir(t, dir)
 			}
-			tg, err := tt.kind.open(dir, tt.overwrite, nil)
+			tg, err := open(tt.kind, dir, tt.overwrite, nil)
 			switch want := strings.ReplaceAll(tt.error, "DIR", dir); {
 			case want != "" && (err == nil || err.Error() != want):
 				t.Fatalf("open = %v; want the error %q", err, want)
@@ -159,7 +159,7 @@ func TestPrepareDir(t *testing.T) {
 				if !slices.Equal(got, before) {
 					t.Errorf("after open: %q, want %q", got, before)
 				}
-				if err := tg.commit(context.Background(), output.SummaryName); err != nil {
+				if err := tg.Commit(context.Background(), output.SummaryName); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -182,21 +182,21 @@ func TestPrepareDirOther(t *testing.T) {
 	writeFiles(t, tmp, "out")
 	t.Chdir(tmp)
 	tests := []struct {
-		kind dirKind
+		kind Kind
 		dir  string
 		want string
 		err  string // the whole error; "": none
 	}{
-		{outputDir, file, "", "--output " + file + ": open " + file + ": not a directory"},
-		{indexDir, file, "", "open " + file + ": not a directory"},
-		{outputDir, "memfs://bucket/out/", "memfs://bucket/out/", ""},
-		{indexDir, "memfs://bucket/idx/", "memfs://bucket/idx", ""},
-		{indexDir, "memfs://bucket/idx", "memfs://bucket/idx", ""},
-		{outputDir, "rel", filepath.Join(tmp, "rel"), ""},
-		{indexDir, "rel/idx", filepath.Join(tmp, "rel", "idx"), ""},
+		{Output, file, "", "--output " + file + ": open " + file + ": not a directory"},
+		{Index, file, "", "open " + file + ": not a directory"},
+		{Output, "memfs://bucket/out/", "memfs://bucket/out/", ""},
+		{Index, "memfs://bucket/idx/", "memfs://bucket/idx", ""},
+		{Index, "memfs://bucket/idx", "memfs://bucket/idx", ""},
+		{Output, "rel", filepath.Join(tmp, "rel"), ""},
+		{Index, "rel/idx", filepath.Join(tmp, "rel", "idx"), ""},
 	}
 	for _, tt := range tests {
-		tg, err := tt.kind.open(tt.dir, true, nil)
+		tg, err := open(tt.kind, tt.dir, true, nil)
 		if tt.err != "" {
 			if err == nil || err.Error() != tt.err {
 				t.Errorf("open(%q) = %v; want the error %q", tt.dir, err, tt.err)
@@ -208,13 +208,50 @@ func TestPrepareDirOther(t *testing.T) {
 			continue
 		}
 		if !tg.url {
-			if err := tg.commit(context.Background(), output.SummaryName); err != nil {
+			if err := tg.Commit(context.Background(), output.SummaryName); err != nil {
 				t.Error(err)
 			}
 		}
-		tg.abort()
+		tg.Abort()
 	}
 	if fi, err := os.Stat(filepath.Join(tmp, "rel", "idx")); err != nil || !fi.IsDir() {
 		t.Errorf("rel/idx not made: %v", err)
 	}
+}
+
+// open is New and Open: the directory if Open succeeds.
+func open(k Kind, dir string, overwrite bool, inputs []string) (*Dir, error) {
+	d := k.New(dir)
+	if err := d.Open(overwrite, inputs); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func writeFiles(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }

@@ -1,4 +1,7 @@
-package main
+// Package jobservice puts a proxy in front of the job service of Beam's Java
+// portable runners (Flink, Spark), adding the pipeline options the Go SDK
+// cannot send.
+package jobservice
 
 import (
 	"context"
@@ -34,9 +37,9 @@ var portableOptions = map[string]any{
 	"environment_cache_millis": 10_000,
 }
 
-// addRunnerOption adds --runner-option's NAME=VALUE to portableOptions:
-// VALUE as JSON if it is JSON, else as a string.
-func addRunnerOption(s string) error {
+// AddOption adds --runner-option's NAME=VALUE to the options the proxy
+// adds: VALUE as JSON if it is JSON, else as a string.
+func AddOption(s string) error {
 	name, value, ok := strings.Cut(s, "=")
 	if !ok || name == "" || strings.ContainsAny(name, ": ") {
 		return fmt.Errorf("want NAME=VALUE, as environment_cache_millis=30000, not %q", s)
@@ -72,11 +75,11 @@ func proxyJobService(ctx context.Context, endpoint string) (string, func(), erro
 	return lis.Addr().String(), func() { srv.Stop(); cc.Close() }, nil
 }
 
-// usePortableOptions points Beam's --endpoint at a proxy that adds
-// portableOptions, for the runners that read them; it returns a function
+// Use points Beam's --endpoint at a proxy that adds portableOptions, when
+// runner (Beam's --runner) is one that reads them; it returns a function
 // that stops the proxy.
-func usePortableOptions(ctx context.Context) (func(), error) {
-	switch runnerName() {
+func Use(ctx context.Context, runner string) (func(), error) {
+	switch runner {
 	case "flink", "spark", "universal":
 	default:
 		return func() {}, nil

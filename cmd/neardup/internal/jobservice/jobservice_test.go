@@ -1,9 +1,8 @@
-package main
+package jobservice
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"net"
 	"testing"
 
@@ -95,7 +94,7 @@ func TestAddRunnerOption(t *testing.T) {
 	defer func(saved map[string]any) { portableOptions = saved }(portableOptions)
 	portableOptions = map[string]any{}
 	for _, arg := range []string{"files_to_stage=[]", "environment_cache_millis=2500", "job_name=x y", "flag=true"} {
-		if err := addRunnerOption(arg); err != nil {
+		if err := AddOption(arg); err != nil {
 			t.Fatalf("%s: %v", arg, err)
 		}
 	}
@@ -106,32 +105,20 @@ func TestAddRunnerOption(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"novalue", "=1", "a:b=1"} {
-		if err := addRunnerOption(bad); err == nil {
+		if err := AddOption(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
 }
 
-// TestAutoSegmentLines: --segment-lines 0 gives 65,536 lines on the local
-// runners and 4,096 on a cluster's, and the job-service proxy is only put
-// in front of the portable runners.
-func TestAutoSegmentLines(t *testing.T) {
-	r := flag.Lookup("runner")
-	if r == nil {
-		t.Skip("no --runner flag registered")
-	}
-	saved := r.Value.String()
-	defer r.Value.Set(saved)
-	for runner, want := range map[string]int{"direct": 1 << 16, "prism": 1 << 16, "flink": 1 << 12, "spark": 1 << 12, "dataflow": 1 << 12} {
-		r.Value.Set(runner)
-		if got := autoSegmentLines(); got != want {
-			t.Errorf("--runner %s: %d lines a segment; want %d", runner, got, want)
+// TestUseOnlyPortable: the proxy is only put in front of the portable
+// runners.
+func TestUseOnlyPortable(t *testing.T) {
+	for _, runner := range []string{"direct", "prism", "dataflow"} {
+		stop, err := Use(context.Background(), runner)
+		if err != nil {
+			t.Fatal(err)
 		}
+		stop()
 	}
-	r.Value.Set("direct")
-	stop, err := usePortableOptions(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop()
 }

@@ -1,4 +1,4 @@
-package main
+package outdir
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 )
 
 // lockName is the lock file a run holds in each local directory it writes
-// (see target).
+// (see Dir).
 const lockName = ".neardup.lock"
 
 // isLockName reports whether name is a lock file, or one being broken.
@@ -235,8 +235,9 @@ func (i lockInfo) stale(host string, now time.Time, times lockTimes) bool {
 // it and the run holds dir; without it the error says so. A lock that is
 // renewed is never broken. A run that could not renew its lock for half of
 // times.stale, or whose lock went, gives it up: check, before it commits,
-// fails.
-func lockURL(ctx context.Context, dir, name string, breakStale bool, times lockTimes) (*urlLock, error) {
+// fails. held, if not nil, gets the lock as soon as it exists, before its
+// object is written, so that the caller can release it from then on.
+func lockURL(ctx context.Context, dir, name string, breakStale bool, times lockTimes, held func(*urlLock)) (*urlLock, error) {
 	fsys, err := filesystem.New(ctx, dir+"/x")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -253,9 +254,11 @@ func lockURL(ctx context.Context, dir, name string, breakStale bool, times lockT
 	l.info = lockInfo{run: l.id, pid: os.Getpid(), host: host, started: now, renewed: now}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	l.done = make(chan struct{})
-	// From here on SIGINT and SIGTERM remove the lock object, also before
-	// the caller has registered its own cleanup.
-	atExit(l.release)
+	// From here on the caller may release the lock (Dir.Abort), also
+	// before lockURL returns.
+	if held != nil {
+		held(l)
+	}
 	if err := l.write(ctx, l.info); err != nil {
 		l.release()
 		return nil, fmt.Errorf("%s: writing the lock object %s: %w", name, l.path, err)

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+)
+
+// Beam's side of the command: its initialization and log, the runner, and
+// the inputs and directories named on any of its filesystems.
+
+// initBeam initializes Beam. Unless verbose, the runner's log shows only
+// warnings, and not the errors of a failed job either: they repeat the
+// failed bundle's plan, and the command prints the error itself, on one
+// line (rootCause).
+func initBeam(verbose bool) {
+	if !verbose {
+		log.LogLevel = "warn"
+	}
+	beam.Init()
+	if !verbose {
+		slog.SetDefault(slog.New(dropErrors{slog.Default().Handler()}))
+	}
+}
+
+// dropErrors is a slog handler that drops records of level Error and above.
+type dropErrors struct{ slog.Handler }
+
+func (d dropErrors) Enabled(ctx context.Context, l slog.Level) bool {
+	return l < slog.LevelError && d.Handler.Enabled(ctx, l)
+}
+
+func (d dropErrors) WithAttrs(a []slog.Attr) slog.Handler { return dropErrors{d.Handler.WithAttrs(a)} }
+func (d dropErrors) WithGroup(n string) slog.Handler      { return dropErrors{d.Handler.WithGroup(n)} }
+
+// runnerName is the value of Beam's --runner flag, "prism" if unset.
+func runnerName() string {
+	if r := flag.Lookup("runner"); r != nil && r.Value.String() != "" {
+		return r.Value.String()
+	}
+	return "direct"
+}
+
+// setDefaultRunner sets --runner to direct when the user gave none: on one
+// machine the job runs on Beam's direct runner, in this process. Prism, the
+// SDK's own default, keeps every shuffled byte of the job in memory; the
+// direct runner only what a stage holds, and it is the faster
+// (docs/BENCHMARKS.md). The outputs are byte for byte the same; --runner
+// prism still picks Prism.
+func setDefaultRunner() {
+	if r := flag.Lookup("runner"); r != nil && r.Value.String() == "" {
+		_ = r.Value.Set("direct")
+	}
+}
+
+// localRunner reports whether the job runs in this process: the direct
+// runner (the default) or Prism.
+func localRunner() bool {
+	r := runnerName()
+	return r == "prism" || r == "direct"
+}
+
+// expandInputs lists the paths matching comma-separated globs, sorted and
+// without repeats (local paths absolute, URLs as typed), and their total
+// size. A glob that matches nothing is an error, before any work starts.
+// Every path a glob matches is an input, a directory or an unreadable file
+// too: the job reports each of those as one rejected record (not_a_file,
+// unreadable) instead of skipping it silently.
+func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
+	var files []string
+	var total int64
+	for _, glob := range strings.Split(spec, ",") {
+		glob = strings.TrimSpace(glob)
+		if glob == "" {
+			continue
+		}
+		pattern := glob
+		if !strings.Contains(glob, "://") {
+			// Workers run in other directories: send them absolute paths.
+			abs, err := filepath.Abs(glob)
+			if err != nil {
+				return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
+			}
+			pattern = abs
+		}
+		fs, err := filesystem.New(ctx, pattern)
+		if err != nil {
+			return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
+		}
+		matched, err := fs.List(ctx, pattern)
+		if err != nil {
+			fs.Close()
+			return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
+		}
+		if len(matched) == 0 {
+			fs.Close()
+			return nil, 0, fmt.Errorf("--input %q matches no file", glob)
+		}
+		for _, m := range matched {
+			if !strings.Contains(m, "://") {
+				// Not fs.Size, which opens the file: that blocks on a FIFO.
+				if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+					total += fi.Size()
+				}
+			} else if n, err := fs.Size(ctx, m); err == nil {
+				total += n
+			}
+			files = append(files, m)
+		}
+		fs.Close()
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	if len(files) == 0 {
+		return nil, 0, fmt.Errorf("--input %q matches no file", spec)
+	}
+	return files, total, nil
+}
+
+// localDir is dir if it is a local directory, else "".
+func localDir(dir string) string {
+	if strings.Contains(dir, "://") {
+		return ""
+	}
+	return dir
+}
+
+// sameDir reports whether two directory arguments name the same directory.
+func sameDir(a, b string) bool {
+	if !strings.Contains(a, "://") {
+		a, _ = filepath.Abs(a)
+	}
+	if !strings.Contains(b, "://") {
+		b, _ = filepath.Abs(b)
+	}
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}

@@ -1,0 +1,60 @@
+package outdir
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// workMarker is the file every work directory of neardup holds, so that a
+// later run can tell it from other directories and remove it once its run
+// is gone (SweepWorkDirs).
+const (
+	workMarker    = ".neardup-work"
+	workDirPrefix = "neardup-work-"
+)
+
+// MakeWorkDir creates a work directory in the temporary directory, with
+// its marker.
+func MakeWorkDir() (string, error) {
+	dir, err := os.MkdirTemp("", workDirPrefix)
+	if err != nil {
+		return "", err
+	}
+	host, _ := os.Hostname()
+	marker := fmt.Sprintf("neardup work directory, removed when its run ends\npid %d\nhost %s\n", os.Getpid(), host)
+	if err := os.WriteFile(filepath.Join(dir, workMarker), []byte(marker), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// staleWorkAge is how old a work directory must be for SweepWorkDirs.
+const staleWorkAge = 24 * time.Hour
+
+// SweepWorkDirs removes the work directories that runs killed before they
+// could clean up left in tmp: neardup-work-* directories holding the marker,
+// older than staleWorkAge, whose run is not alive on this host.
+func SweepWorkDirs(tmp string, now time.Time) {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, workDirPrefix+"*"))
+	host, _ := os.Hostname()
+	for _, dir := range dirs {
+		marker := filepath.Join(dir, workMarker)
+		b, err := os.ReadFile(marker)
+		if err != nil || !strings.HasPrefix(string(b), "neardup work directory") {
+			continue // not ours, or not a directory
+		}
+		fi, err := os.Stat(dir)
+		mi, merr := os.Stat(marker)
+		if err != nil || merr != nil || now.Sub(fi.ModTime()) < staleWorkAge || now.Sub(mi.ModTime()) < staleWorkAge {
+			continue
+		}
+		if pid, h, ok := parseLock(b); ok && h == host && processAlive(pid) {
+			continue // a long run, still going
+		}
+		os.RemoveAll(dir)
+	}
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
+	"github.com/neardup/neardup/pipeline/plan"
+	"github.com/neardup/neardup/transforms"
+)
+
+// A job is what 'neardup run' and 'neardup audit' do their own way; doJob
+// does what they do alike: parse the flags, plan the job, stage its
+// outputs, run it, commit the outputs and print what it did.
+type job interface {
+	// register registers the job's flags on fs and returns the shared ones.
+	register(fs *flag.FlagSet) *runFlags
+	// usage prints the help.
+	usage()
+	// check checks what plan.Check does not: the flags required, and
+	// those that must differ.
+	check() error
+	// options returns the options to plan the job with, once Beam is up.
+	options(ctx context.Context) (plan.Options, error)
+	// stage opens, with open, the directories the job writes into and
+	// returns the output directory (--output); it sets cfg's other
+	// directories.
+	stage(ctx context.Context, open opener, cfg *transforms.Config, files []string) (*outdir.Dir, error)
+	// build adds the job to the pipeline.
+	build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error
+	// finish checks and commits the outputs of a job that ran, and prints
+	// what it did.
+	finish(ctx context.Context, d doneJob) error
+}
+
+// An opener opens a directory of kind k for the job (outdir.Dir.Open),
+// aborted when the job does not end well.
+type opener func(k outdir.Kind, dir string) (*outdir.Dir, error)
+
+// doneJob is a job that ran.
+type doneJob struct {
+	res            beam.PipelineResult
+	start          time.Time
+	took           time.Duration
+	cfg            transforms.Config
+	files          []string
+	out            *outdir.Dir
+	maxRejectRatio float64
+}
+
+// doJob runs the command of j with the arguments args.
+func doJob(j job, args []string) error {
+	f, err := parseJob(j, args)
+	if err != nil {
+		return err
+	}
+	initBeam(f.verbose)
+	setDefaultRunner()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	jobDone := make(chan struct{})
+	handleSignals(cancel, jobDone)
+
+	p, files, err := planJob(ctx, j, f)
+	if err != nil {
+		return err
+	}
+	cfg := p.Config
+	var aborts []func()
+	defer func() {
+		for i := len(aborts) - 1; i >= 0; i-- {
+			aborts[i]()
+		}
+	}()
+	open := func(k outdir.Kind, dir string) (*outdir.Dir, error) {
+		d, abort, err := openDir(k, dir, f.overwrite, files)
+		if err == nil {
+			aborts = append(aborts, abort)
+		}
+		return d, err
+	}
+	out, err := j.stage(ctx, open, &cfg, files)
+	if err != nil {
+		return err
+	}
+	setInterruptOutput(f.output, out.Committed)
+	cfg.Output = out.Stage()
+	stop, err := startLocal(f, p.Budget, &cfg, files)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	pipe, s := beam.NewPipelineWithRoot()
+	if err := j.build(ctx, s, cfg, files); err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := runPipeline(ctx, pipe, jobDone)
+	if err != nil {
+		return err
+	}
+	return j.finish(ctx, doneJob{res: res, start: start, took: time.Since(start), cfg: cfg, files: files, out: out, maxRejectRatio: f.opts.MaxRejectRatio})
+}
+
+// parseJob parses and checks the flags of j.
+func parseJob(j job, args []string) (*runFlags, error) {
+	f := j.register(flag.CommandLine)
+	if err := parseFlags(flag.CommandLine, args, j.usage); err != nil {
+		return nil, err
+	}
+	if err := j.check(); err != nil {
+		return nil, err
+	}
+	if err := plan.Check(&f.opts, f.runner()); err != nil {
+		return nil, usageError{err}
+	}
+	f.opts.Given = flagSet(flag.CommandLine)
+	return f, nil
+}
+
+// planJob lists the inputs of j and plans it.
+func planJob(ctx context.Context, j job, f *runFlags) (plan.Plan, []string, error) {
+	o, err := j.options(ctx)
+	if err != nil {
+		return plan.Plan{}, nil, err
+	}
+	files, stored, err := expandInputs(ctx, f.input)
+	if err != nil {
+		return plan.Plan{}, nil, err
+	}
+	p, err := plan.New(o, f.runner(), files, stored)
+	if err != nil {
+		return plan.Plan{}, nil, usageError{err}
+	}
+	return p, files, nil
+}
+
+// runner is where the job runs, as plan sees it.
+func (f *runFlags) runner() plan.Runner {
+	return plan.Runner{Name: runnerName(), Spill: f.spill, MachineMemory: plan.MachineMemory()}
+}

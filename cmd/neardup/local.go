@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"runtime/pprof"
+	"sync"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/neardup/neardup/cmd/neardup/internal/jobservice"
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
+	"github.com/neardup/neardup/cmd/neardup/internal/progress"
+	"github.com/neardup/neardup/transforms"
+)
+
+// startLocal prepares what a job running on one machine needs, for run and
+// audit alike: the soft memory limit, the spool of decompressed inputs, the
+// CPU and heap profiles and the progress lines. The returned stop ends them;
+// call it once the job is done.
+func startLocal(f *runFlags, budget int64, cfg *transforms.Config, files []string) (stop func(), err error) {
+	var undo []func()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			for i := len(undo) - 1; i >= 0; i-- {
+				undo[i]()
+			}
+		})
+	}
+	tuneLocalGC(budget, f.opts.Given["memory"])
+	if localRunner() {
+		// One temporary directory holds the job's intermediate files and
+		// the spool, and the runner's temporary files (TMPDIR): it goes
+		// when the command ends, however it ends but SIGKILL, and a later
+		// run removes it then (outdir.SweepWorkDirs).
+		outdir.SweepWorkDirs(os.TempDir(), time.Now())
+		dir, err := outdir.MakeWorkDir()
+		if err != nil {
+			return stop, fmt.Errorf("making the work directory in %s: %w", os.TempDir(), err)
+		}
+		remove := atExit(func() { outdir.RemoveAll(dir) })
+		tmpdir, had := os.LookupEnv("TMPDIR")
+		os.Setenv("TMPDIR", dir)
+		undo = append(undo, func() {
+			if had {
+				os.Setenv("TMPDIR", tmpdir)
+			} else {
+				os.Unsetenv("TMPDIR")
+			}
+			remove()
+		})
+		cfg.Work = dir
+		cfg.Spill = f.spill
+		if f.spool {
+			cfg.Spool = dir
+		}
+	}
+	if f.cpuprofile != "" {
+		pf, err := os.Create(f.cpuprofile)
+		if err != nil {
+			stop()
+			return func() {}, err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			pf.Close()
+			stop()
+			return func() {}, err
+		}
+		undo = append(undo, func() { pprof.StopCPUProfile(); pf.Close() })
+	}
+	if f.memprofile != "" {
+		quit := make(chan struct{})
+		done := make(chan error)
+		go func() { done <- peakHeapProfile(f.memprofile, time.Second, quit) }()
+		undo = append(undo, func() {
+			close(quit)
+			if err := <-done; err != nil {
+				fmt.Fprintln(os.Stderr, "neardup: memprofile:", err)
+			}
+		})
+	}
+	if !f.quiet && localRunner() {
+		undo = append(undo, progress.Start(files))
+	}
+	return stop, nil
+}
+
+// tuneLocalGC gives the Go runtime a soft memory limit, nine tenths of the
+// budget of --memory (softLimit), when the job runs in this process (Prism
+// or the direct runner): the runner keeps shuffled data in memory and the
+// garbage it leaves would otherwise let the heap grow to twice the live
+// data. GOMEMLIMIT, if set, wins over --memory's default, not over a
+// --memory given (given). A budget of 0 (a share of a machine whose memory
+// is unknown) sets no limit.
+//
+// The collector's pace is Go's default (GOGC=100) unless GOGC is set: on
+// the SCALE corpus it is faster than 50, and 150 or 200 are no faster.
+func tuneLocalGC(budget int64, given bool) {
+	if !localRunner() || budget <= 0 || !given && os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	setMemoryLimit(softLimit(budget))
+}
+
+// softLimit is the Go runtime's soft memory limit for a budget: nine tenths
+// of it. The limit counts only the runtime's own memory, and freed pages
+// the kernel has not taken back yet (neardup runs with madvdontneed=0)
+// still count in the resident memory, so the collector must start working
+// hard a little before the budget is reached.
+func softLimit(budget int64) int64 { return budget - budget/10 }
+
+// setMemoryLimit is debug.SetMemoryLimit; a test may watch it.
+var setMemoryLimit = debug.SetMemoryLimit
+
+// runPipeline runs p and closes jobDone when it ends. If the job failed on
+// a local runner, it returns once the DoFns of the bundles other than the
+// failed one, which go on in this process, have stopped writing into the
+// directories the caller's cleanups remove.
+func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
+	transforms.Progress.Stages.Reset()
+	stopProxy, err := jobservice.Use(ctx, runnerName())
+	if err != nil {
+		return nil, err
+	}
+	defer stopProxy()
+	res, err := beamx.RunWithMetrics(ctx, p)
+	close(jobDone)
+	progress.End(err == nil)
+	if err != nil {
+		if localRunner() && ctx.Err() == nil {
+			transforms.WaitIdle(30 * time.Second)
+		}
+		return nil, fmt.Errorf("pipeline failed: %s", rootCause(err))
+	}
+	return res, nil
+}

@@ -1,0 +1,84 @@
+package plan
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms"
+)
+
+// TestConfigValidate: the job's own check refuses what the flags refuse
+// where a caller of the Beam layer skips them: NaN, no permutations,
+// negative sizes.
+func TestConfigValidate(t *testing.T) {
+	for name, change := range map[string]func(*transforms.Config){
+		"threshold NaN":     func(c *transforms.Config) { c.Threshold = math.NaN() },
+		"confidence NaN":    func(c *transforms.Config) { c.Confidence = math.NaN() },
+		"perms 0":           func(c *transforms.Config) { c.Perms = 0 },
+		"max doc bytes -1":  func(c *transforms.Config) { c.MaxDocBytes = -1 },
+		"bands overflowing": func(c *transforms.Config) { c.Bands, c.Rows = 1<<40, 1<<40 },
+	} {
+		c := transforms.DefaultConfig()
+		change(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if err := transforms.DefaultConfig().Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}
+
+// TestCheck: each option out of range is refused with an error naming it
+// as the command's flag; good options pass and are completed.
+func TestCheck(t *testing.T) {
+	local := Runner{Name: "direct", Spill: true}
+	tests := []struct {
+		name   string
+		change func(*Options)
+		want   string // the start of the error; "": none
+	}{
+		{"defaults", func(*Options) {}, ""},
+		{"threshold NaN", func(o *Options) { o.Config.Threshold = math.NaN() }, "--threshold NaN"},
+		{"confidence NaN", func(o *Options) { o.Config.Confidence = math.NaN() }, "--confidence NaN"},
+		{"max reject ratio", func(o *Options) { o.MaxRejectRatio = 1.5 }, "--max-reject-ratio 1.5"},
+		{"perms 0", func(o *Options) { o.Config.Perms = 0 }, "--perms 0: want 1 to 1024"},
+		{"perms above the limit", func(o *Options) { o.Config.Perms = 1025 }, "--perms 1025"},
+		{"max doc bytes -1", func(o *Options) { o.Config.MaxDocBytes = -1 }, "--max-doc-bytes -1"},
+		{"bands overflowing", func(o *Options) { o.Config.Bands, o.Config.Rows = 1<<40, 1<<40 }, "--bands 1099511627776"},
+		{"bands without rows", func(o *Options) { o.Config.Bands = 16 }, "--bands 16 needs --rows"},
+		{"simhash blocks", func(o *Options) { o.Config.SimBlocks = 3 }, "--simhash-blocks 3"},
+		{"segment lines", func(o *Options) { o.SegmentLines = 3 }, "--segment-lines 3"},
+		{"format", func(o *Options) { o.Config.Format = "csv" }, "--format \"csv\""},
+		{"shingle", func(o *Options) { o.Shingle = "char:0" }, "--shingle \"char:0\""},
+		{"shingle of the config", func(o *Options) { o.Shingle, o.Config.Tokens = "", "bytes" }, "--shingle \"bytes:5\""},
+		{"memory", func(o *Options) { o.Memory = "8" }, "--memory \"8\""},
+	}
+	for _, tt := range tests {
+		o := defaults()
+		tt.change(&o)
+		err := Check(&o, local)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)):
+			t.Errorf("%s: error %v; want one starting %q", tt.name, err, tt.want)
+		}
+	}
+	o := defaults()
+	o.Shingle, o.Config.Format = "word:3", " JSONL "
+	if err := Check(&o, local); err != nil || o.Config.Tokens != "word" || o.Config.Shingle != 3 || o.Config.Format != "jsonl" || o.Config.SegmentBits != 16 {
+		t.Errorf("Check = %v, completing %+v; want word shingles of 3, jsonl, 16 segment bits", err, o.Config)
+	}
+}
+
+// TestSegmentLines: segments of 65,536 lines on the local runners and
+// 4,096 on a cluster's.
+func TestSegmentLines(t *testing.T) {
+	for runner, want := range map[string]int{"direct": 1 << 16, "prism": 1 << 16, "flink": 1 << 12, "spark": 1 << 12, "dataflow": 1 << 12} {
+		if got := segmentLines(Runner{Name: runner}); got != want {
+			t.Errorf("--runner %s: %d lines a segment; want %d", runner, got, want)
+		}
+	}
+}

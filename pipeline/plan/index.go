@@ -1,0 +1,49 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/format/index"
+)
+
+// indexOptions maps the options that set an index's settings to a copy of
+// the setting from one configuration to another.
+var indexOptions = map[string]func(dst, src *transforms.Config){
+	"threshold":      func(d, s *transforms.Config) { d.Threshold = s.Threshold },
+	"method":         func(d, s *transforms.Config) { d.Method = s.Method },
+	"hamming":        func(d, s *transforms.Config) { d.Hamming = s.Hamming },
+	"shingle":        func(d, s *transforms.Config) { d.Tokens, d.Shingle = s.Tokens, s.Shingle },
+	"dict":           func(d, s *transforms.Config) { d.Dictionary = s.Dictionary },
+	"perms":          func(d, s *transforms.Config) { d.Perms = s.Perms },
+	"minhash":        func(d, s *transforms.Config) { d.MinHash = s.MinHash },
+	"bands":          func(d, s *transforms.Config) { d.Bands = s.Bands },
+	"rows":           func(d, s *transforms.Config) { d.Rows = s.Rows },
+	"simhash-blocks": func(d, s *transforms.Config) { d.SimBlocks = s.SimBlocks },
+	"max-tokens":     func(d, s *transforms.Config) { d.MaxTokens = s.MaxTokens },
+	"format":         func(d, s *transforms.Config) { d.Format = s.Format },
+	"id-field":       func(d, s *transforms.Config) { d.IDField = s.IDField },
+	"text-field":     func(d, s *transforms.Config) { d.TextField = s.TextField },
+	"max-doc-bytes":  func(d, s *transforms.Config) { d.MaxDocBytes = s.MaxDocBytes },
+}
+
+// WithIndex returns the options of a job against an index built with the
+// settings ic (an audit): o, checked, with the index's signature,
+// blocking and record settings. An option given (o.Given) that sets one
+// of those must equal the index's. The result is checked as o was (Check).
+func WithIndex(o Options, r Runner, ic index.Config) (Options, error) {
+	cfg := o.Config.WithIndexConfig(ic)
+	for name, copyOption := range indexOptions {
+		if o.Given[name] {
+			copyOption(&cfg, &o.Config)
+		}
+	}
+	if err := ic.Check(cfg.IndexConfig()); err != nil {
+		return o, fmt.Errorf("the flags differ from the settings the index was built with (%w); leave them out to use the index's", err)
+	}
+	o.Config, o.Shingle = cfg, "" // the index's shingles
+	if err := Check(&o, r); err != nil {
+		return o, err
+	}
+	return o, nil
+}

@@ -1,0 +1,63 @@
+package plan
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/format/index"
+)
+
+// TestWithIndex: an audit takes every index setting from the manifest,
+// and an option given with another value is refused, naming the
+// difference.
+func TestWithIndex(t *testing.T) {
+	built := transforms.DefaultConfig()
+	built.SimBlocks, built.Threshold = 6, 0.85
+	ic := built.IndexConfig()
+	cases := []struct {
+		name   string
+		change func(*Options)
+		given  []string
+		want   string // "" = accepted
+	}{
+		{"none given", nil, nil, ""},
+		{"the index's own", func(o *Options) { o.Config.Threshold, o.Config.SimBlocks = 0.85, 6 }, []string{"threshold", "simhash-blocks"}, ""},
+		{"not index settings", func(o *Options) { o.Config.Partitions, o.Config.Verify = 64, "exact" }, []string{"partitions", "verify"}, ""},
+		{"threshold", func(o *Options) { o.Config.Threshold = 0.9 }, []string{"threshold"}, "threshold: index 0.85, now 0.9"},
+		{"shingle", func(o *Options) { o.Shingle = "word:5" }, []string{"shingle"}, "tokens: index char, now word"},
+		{"two", func(o *Options) { o.Config.Perms, o.Config.Format = 64, "tsv" }, []string{"perms", "format"}, "perms: index 128, now 64; format: index jsonl, now tsv"},
+		{"not given", func(o *Options) { o.Config.Threshold = 0.9 }, nil, ""},
+	}
+	r := Runner{Name: "direct"}
+	for _, c := range cases {
+		o := defaults()
+		if c.change != nil {
+			c.change(&o)
+		}
+		o.Given = map[string]bool{}
+		for _, g := range c.given {
+			o.Given[g] = true
+		}
+		if err := Check(&o, r); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got, err := WithIndex(o, r, ic)
+		cfg := got.Config
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want == "" && (cfg.SimBlocks != 6 || cfg.Threshold != 0.85):
+			t.Errorf("%s: settings not from the index: %+v", c.name, cfg)
+		case c.want != "" && (!errors.Is(err, index.ErrMismatch) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want an error naming %q", c.name, err, c.want)
+		}
+	}
+	// The index's settings are checked as the user's are.
+	bad := built
+	bad.Perms = 2000
+	if _, err := WithIndex(defaults(), r, bad.IndexConfig()); err == nil || !strings.HasPrefix(err.Error(), "--perms 2000") {
+		t.Errorf("an index of 2000 permutations: %v", err)
+	}
+}

@@ -1,0 +1,97 @@
+// Package plan decides the settings of a job from the user's options and
+// the input's size: the LSH bands and rows, the SimHash blocks, the
+// shuffle rounds within the memory budget, the partitions and their
+// scaling, the connected-components rounds and the lines of a segment. It
+// checks the options once (Check), before any work, takes an audit's
+// settings from its index (WithIndex), and refuses an input that cannot
+// fit the memory budget before the job starts (New). Its errors name the
+// options as neardup's flags (--threshold, --memory).
+package plan
+
+import (
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/match/blocking"
+)
+
+// Options are a job's settings as the user gave them: the command's flags.
+type Options struct {
+	// Config holds the settings of the job; Bands and Rows, SimBlocks and
+	// Rounds 0 and CCRounds -1 are chosen by New.
+	Config transforms.Config
+	// Shingle is the shingles as "char:N" or "word:N"; "": Config.Tokens
+	// and Config.Shingle as they are.
+	Shingle string
+	// SegmentLines is the lines of one input file per segment, a power of
+	// two; 0: chosen for the runner.
+	SegmentLines int
+	// Memory is the memory the job may use on a local runner (ParseMemory).
+	Memory string
+	// MaxRejectRatio is the share of rejected records above which the job
+	// fails; 1: never.
+	MaxRejectRatio float64
+	// Given names the options the user gave, by their flag names
+	// (partitions, threshold, ...): New does not scale the partitions
+	// given, and an index's settings (WithIndex) must equal those given.
+	Given map[string]bool
+}
+
+// Runner is where a job runs.
+type Runner struct {
+	Name  string // Beam's runner: direct, prism, flink, spark, dataflow, universal
+	Spill bool   // on the direct runner, the large shuffles go through files
+	// MachineMemory is the machine's memory in bytes (MachineMemory); 0:
+	// unknown.
+	MachineMemory int64
+}
+
+// Local reports whether the job runs in this process: the direct runner or
+// Prism.
+func (r Runner) Local() bool { return r.Name == "direct" || r.Name == "prism" }
+
+// A Plan is a job's settings, decided.
+type Plan struct {
+	Config transforms.Config
+	// Budget is the memory the job may use, in bytes; 0: no budget (a
+	// share of a machine whose memory is unknown).
+	Budget int64
+}
+
+// New decides the settings o leaves open for a job on r over input files
+// of stored bytes in all (as stored), o having passed Check. It fails if
+// the input cannot fit the memory budget.
+func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
+	c := o.Config
+	if c.Bands == 0 {
+		b := blocking.ChooseBands(c.Threshold, c.Perms, blocking.DefaultWeights)
+		c.Bands, c.Rows = b.B, b.R
+	}
+	if c.SimBlocks == 0 {
+		// About 1 KB of raw text per document. Pairs of a table bucket
+		// farther than k bits are dropped in the bucket, so a chance
+		// collision costs one comparison.
+		c.SimBlocks = blocking.ChooseDesign(c.Hamming, max(stored/1024, 1)).Blocks
+	}
+	input := DecompressedBytes(files, c.Format, stored)
+	n, err := rounds(o, r, stored, input)
+	if err != nil {
+		return Plan{}, err
+	}
+	c.Rounds = n
+	scale := transforms.PartitionScale(input, r.model() == spilledModel)
+	if !o.Given["partitions"] {
+		c.Partitions *= scale
+	}
+	if !o.Given["cc-partitions"] {
+		c.CCPartitions *= scale
+	}
+	if c.CCRounds == -1 {
+		c.CCRounds = CCRounds(r.Local(), scale)
+	}
+	mem, _ := ParseMemory(o.Memory)
+	return Plan{Config: c, Budget: mem.Of(r.MachineMemory)}, nil
+}
+
+// CCRounds is the connected-components rounds when not given, for a job
+// on one machine (local) or a cluster, with the partitions scaled by scale
+// (transforms.AutoCCRounds).
+func CCRounds(local bool, scale int) int { return transforms.AutoCCRounds(local, scale) }

@@ -1,0 +1,80 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/match/blocking"
+)
+
+// TestNew: New chooses what the options leave open (bands and rows,
+// SimHash blocks, rounds, the partitions' scale, the components rounds)
+// and keeps what they give; it refuses an input that cannot fit.
+func TestNew(t *testing.T) {
+	const gb = int64(1) << 30
+	remote := func(n int) []string { // files whose size is only what stored says
+		return []string{"gs://b/x.jsonl"}[:n]
+	}
+	spilled := Runner{Name: "direct", Spill: true, MachineMemory: 64 * gb}
+	tests := []struct {
+		name   string
+		change func(*Options)
+		runner Runner
+		stored int64
+		check  func(c transforms.Config) bool
+		err    string
+	}{
+		{"bands and blocks chosen", nil, spilled, 1 << 20, func(c transforms.Config) bool {
+			b := blocking.ChooseBands(c.Threshold, c.Perms, blocking.DefaultWeights)
+			return c.Bands == b.B && c.Rows == b.R && c.SimBlocks == blocking.ChooseDesign(c.Hamming, 1024).Blocks
+		}, ""},
+		{"bands given", func(o *Options) { o.Config.Bands, o.Config.Rows, o.Config.SimBlocks = 8, 4, 9 }, spilled, 1 << 20,
+			func(c transforms.Config) bool { return c.Bands == 8 && c.Rows == 4 && c.SimBlocks == 9 }, ""},
+		{"small input: 1 round, partitions as they are, no components rounds", nil, spilled, 1 << 20, func(c transforms.Config) bool {
+			return c.Rounds == 1 && c.Partitions == transforms.DefaultPartitions && c.CCRounds == 0
+		}, ""},
+		{"large input spilled: partitions scaled", nil, spilled, 3 * gb, func(c transforms.Config) bool {
+			k := transforms.PartitionScale(3*gb, true)
+			return k > 1 && c.Partitions == k*transforms.DefaultPartitions && c.CCRounds == transforms.ClusterCCRounds
+		}, ""},
+		{"large input, partitions given", func(o *Options) { o.Given, o.Config.Partitions = map[string]bool{"partitions": true}, 7 }, spilled, 3 * gb,
+			func(c transforms.Config) bool { return c.Partitions == 7 }, ""},
+		{"cluster: 1 round, components rounds", nil, Runner{Name: "flink"}, 3 * gb, func(c transforms.Config) bool {
+			return c.Rounds == 1 && c.Partitions == transforms.DefaultPartitions && c.CCRounds == transforms.ClusterCCRounds
+		}, ""},
+		{"rounds given", func(o *Options) { o.Config.Rounds = 3 }, Runner{Name: "flink"}, 1 << 20,
+			func(c transforms.Config) bool { return c.Rounds == 3 }, ""},
+		{"too little memory", func(o *Options) { o.Memory = "64MiB" }, spilled, gb, nil,
+			"needs about 671 MiB of memory with the large shuffles spilled to disk, more than --memory 64MiB (64 MiB): raise --memory"},
+	}
+	for _, tt := range tests {
+		o := defaults()
+		if tt.change != nil {
+			tt.change(&o)
+		}
+		if err := Check(&o, tt.runner); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		p, err := New(o, tt.runner, remote(1), tt.stored)
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: error %v; want one with %q", tt.name, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case !tt.check(p.Config):
+			t.Errorf("%s: %+v", tt.name, p.Config)
+		}
+	}
+}
+
+// defaults are the options of the command's defaults: what New chooses
+// left open.
+func defaults() Options {
+	o := Options{Config: transforms.DefaultConfig(), Shingle: "char:5", Memory: DefaultMemory, MaxRejectRatio: 0.5}
+	c := &o.Config
+	c.Bands, c.Rows, c.SimBlocks, c.Rounds, c.CCRounds = 0, 0, 0, 0, -1
+	return o
+}
