@@ -156,7 +156,7 @@ func newJob(globs, out string) (*job, error) {
 		return nil, err
 	}
 
-	// As `neardup run` chooses them (cmd/neardup/run.go).
+	// As the job plan chooses them (plan.New).
 	bands := blocking.ChooseBands(threshold, perms, blocking.DefaultWeights)
 	design := blocking.ChooseDesign(hamming, max(stored/1024, 1))
 	j.bands = bands
