@@ -43,6 +43,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
@@ -411,8 +412,9 @@ func chained(members []string, truthJ map[key]float64) bool {
 	return false
 }
 
-// ReadRun reads the pairs and clusters of the run whose pairs glob is given;
-// clusters are read from clusters-*.jsonl beside the first pairs file.
+// ReadRun reads the pairs of the run whose pairs files match pairsGlob, in
+// name order, and its clusters from the clusters shards (compressed or not)
+// beside the first pairs file.
 func ReadRun(pairsGlob string) ([]Pair, []Cluster, error) {
 	files, err := filepath.Glob(pairsGlob)
 	if err != nil {
@@ -424,45 +426,27 @@ func ReadRun(pairsGlob string) ([]Pair, []Cluster, error) {
 	slices.Sort(files)
 	var pairs []Pair
 	for _, f := range files {
-		err := eachJSON(f, func(dec func(any) error) error {
-			var p struct {
-				A, B    string
-				Jaccard float64
-				Method  string
-			}
-			if err := dec(&p); err != nil {
-				return err
-			}
+		_, err := output.EachIn(f, func(p *output.PairLine) bool {
 			pairs = append(pairs, Pair{p.A, p.B, p.Jaccard, p.Method})
-			return nil
+			return true
 		})
 		if err != nil {
 			return nil, nil, err
 		}
 	}
-	var cfiles []string
-	for _, ext := range []string{"", ".gz", ".zst"} { // compressed with --compress
-		more, _ := filepath.Glob(filepath.Join(filepath.Dir(files[0]), "clusters-*.jsonl"+ext))
-		cfiles = append(cfiles, more...)
-	}
-	slices.Sort(cfiles)
 	var clusters []Cluster
-	for _, f := range cfiles {
-		err := eachJSON(f, func(dec func(any) error) error {
-			var c Cluster
-			if err := dec(&c); err != nil {
-				return err
-			}
-			clusters = append(clusters, c)
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
+	err = output.Each(filepath.Dir(files[0]), output.KindClusters, func(c *output.ClusterLine) bool {
+		clusters = append(clusters, Cluster{c.Cluster, c.Representative, c.Members})
+		return true
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return pairs, clusters, nil
 }
 
+// eachJSON calls fn with a decoder of each line of the JSONL file at path
+// (gzip or zstd, by name or content).
 func eachJSON(path string, fn func(dec func(any) error) error) error {
 	f, err := os.Open(path)
 	if err != nil {

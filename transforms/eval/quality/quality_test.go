@@ -518,8 +518,8 @@ func TestReadRunErrors(t *testing.T) {
 	}{
 		{"no file", filepath.Join(t.TempDir(), "pairs-*.jsonl"), "matches no file"},
 		{"bad glob", filepath.Join(dir, "pairs-[.jsonl"), "syntax error"},
-		{"bad pair line", filepath.Join(dir, "pairs-*.jsonl"), "pairs-00000.jsonl:2:"},
-		{"bad cluster line", filepath.Join(bad, "pairs-*.jsonl"), "clusters-00000.jsonl:2:"},
+		{"bad pair line", filepath.Join(dir, "pairs-*.jsonl"), "pairs-00000.jsonl: record 2"},
+		{"bad cluster line", filepath.Join(bad, "pairs-*.jsonl"), "clusters-00000.jsonl: record 2"},
 	}
 	for _, tt := range tests {
 		_, _, err := ReadRun(tt.glob)
