@@ -449,7 +449,7 @@ func writeFile(t *testing.T, dir, name, text string) string {
 
 func TestReadRun(t *testing.T) {
 	dir := t.TempDir()
-	// Files as transforms.WritePairs and the cluster writer produce them;
+	// Files as a run writes them (output.PairLine, output.ClusterLine);
 	// files are read in name order.
 	writeFile(t, dir, "pairs-00001.jsonl", `{"a":"d","b":"c","jaccard":0.86,"hamming":4,"method":"minhash"}`+"\n")
 	writeFile(t, dir, "pairs-00000.jsonl",
