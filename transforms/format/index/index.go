@@ -228,6 +228,13 @@ type Record struct {
 	Bands   []uint64 // MinHash LSH band keys (full 64 bits)
 }
 
+// NewRecord returns the index record of the document of in, whose
+// exact-duplicate key is exact and MinHash band keys bands. The record
+// shares in's sketch and bands.
+func NewRecord(in *wire.Info, exact uint64, bands []uint64) Record {
+	return Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, Exact: exact, SimHash: in.SimHash, Sketch: in.Sketch, Bands: bands}
+}
+
 // AppendRecord appends r's encoding to b: its line (uvarint), the body of
 // the wire.Info of the same document (wire.AppendInfoBody: id, length,
 // exact-duplicate key, SimHash, sketch) and its band keys (uvarint count,

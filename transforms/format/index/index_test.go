@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 func sampleRecords(n int) []Record {
@@ -284,5 +286,14 @@ func TestRecordLayout(t *testing.T) {
 		if _, err := DecodeRecord(got[:n], &back); err == nil {
 			t.Errorf("DecodeRecord of the first %d of %d bytes: no error", n, len(got))
 		}
+	}
+}
+
+func TestNewRecord(t *testing.T) {
+	in := wire.Info{Doc: wire.DocNum(3, 17), ID: "d", Len: 40, Exact: 99, SimHash: 7, Sketch: []uint8{1, 2}}
+	got := NewRecord(&in, 5, []uint64{8, 9})
+	want := Record{Line: 17, ID: "d", Len: 40, Exact: 5, SimHash: 7, Sketch: []uint8{1, 2}, Bands: []uint64{8, 9}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("NewRecord = %+v, want %+v", got, want)
 	}
 }
