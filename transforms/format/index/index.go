@@ -24,8 +24,10 @@
 // file, then the fields of its wire.Info in wire's encoding (id, length:
 // its text's bytes, record.Doc.Len, exact-duplicate key, SimHash, b-bit
 // MinHash sketch), then its MinHash LSH band keys (the SimHash table keys
-// are recomputed from the SimHash). The package knows nothing of Beam; the DoFns that read and write
-// shards through Beam's filesystems are in package transforms.
+// are recomputed from the SimHash).
+//
+// The package knows nothing of Beam: it reads and writes shards on any
+// io.Reader and io.Writer, and the job's stages give it Beam's files.
 package index
 
 import (
