@@ -18,7 +18,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/neardup/neardup/transforms/sketch/mix"
+	"github.com/neardup/neardup/transforms/mix"
 )
 
 // A Doc number identifies an input record: the input file's index in the
