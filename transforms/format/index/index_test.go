@@ -297,3 +297,25 @@ func TestNewRecord(t *testing.T) {
 		t.Errorf("NewRecord = %+v, want %+v", got, want)
 	}
 }
+
+func BenchmarkRecord(b *testing.B) {
+	r := sampleRecords(1)[0]
+	r.Sketch, r.Bands = make([]uint8, 128), make([]uint64, 16)
+	buf := AppendRecord(nil, &r)
+	b.Run("Append", func(b *testing.B) {
+		b.ReportAllocs()
+		dst := make([]byte, 0, len(buf))
+		for b.Loop() {
+			dst = AppendRecord(dst[:0], &r)
+		}
+	})
+	b.Run("Decode", func(b *testing.B) {
+		b.ReportAllocs()
+		var back Record
+		for b.Loop() {
+			if _, err := DecodeRecord(buf, &back); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
