@@ -232,7 +232,7 @@ func (c Config) Validate() error {
 	if _, err := c.signatureConfig(); err != nil {
 		return err
 	}
-	if _, err := verify.ParseMethod(c.Method); err != nil {
+	if _, err := verify.ParseBlocking(c.Method); err != nil {
 		return err
 	}
 	if _, err := verify.ParseMode(c.Verify); err != nil {
@@ -324,9 +324,9 @@ func (c Config) signatureConfig() (signature.Config, error) {
 }
 
 func (c Config) verifyConfig() verify.Config {
-	m, _ := verify.ParseMethod(c.Method)
+	m, _ := verify.ParseBlocking(c.Method)
 	mode, _ := verify.ParseMode(c.Verify)
-	return verify.Config{Method: m, Mode: mode, Threshold: c.Threshold, Hamming: c.Hamming, Confidence: c.Confidence}
+	return verify.Config{Blocking: m, Mode: mode, Threshold: c.Threshold, Hamming: c.Hamming, Confidence: c.Confidence}
 }
 
 func (c Config) limits() candidates.Limits {
@@ -336,7 +336,7 @@ func (c Config) limits() candidates.Limits {
 // simTables returns the SimHash tables of the job, or nil if its method uses
 // none (MinHash).
 func (c Config) simTables() (*blocking.Tables, error) {
-	if c.verifyConfig().Method == verify.MinHash {
+	if c.verifyConfig().Blocking == verify.MinHash {
 		return nil, nil
 	}
 	return blocking.NewTables(blocking.Design{K: c.Hamming, Blocks: c.SimBlocks})

@@ -72,7 +72,7 @@ func (fn *signFn) Setup() (err error) {
 		return err
 	}
 	fn.keyer = blockkeys.Keyer{Bands: blocking.Bands{B: fn.Cfg.Bands, R: fn.Cfg.Rows}, Index: fn.Cfg.IndexOut != "",
-		NoBands: fn.Cfg.verifyConfig().Method == verify.SimHash}
+		NoBands: fn.Cfg.verifyConfig().Blocking == verify.SimHash}
 	fn.keyer.Tables, err = fn.Cfg.simTables()
 	fn.spilled = fn.Cfg.spillTo("entries")
 	return err

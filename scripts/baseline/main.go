@@ -65,7 +65,7 @@ const (
 )
 
 var (
-	vcfg   = verify.Config{Method: verify.Both, Mode: verify.Auto, Threshold: threshold, Hamming: hamming, Confidence: confidence}
+	vcfg   = verify.Config{Blocking: verify.Both, Mode: verify.Auto, Threshold: threshold, Hamming: hamming, Confidence: confidence}
 	limits = candidates.DefaultLimits
 	perms  = signature.DefaultConfig().Perms
 )

@@ -20,9 +20,9 @@ import (
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/exactdup"
-	"github.com/neardup/neardup/transforms/match/similarity"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
 

@@ -33,10 +33,10 @@ import (
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/match/blocking"
-	"github.com/neardup/neardup/transforms/match/similarity"
-	"github.com/neardup/neardup/transforms/sketch/mix"
+	"github.com/neardup/neardup/transforms/mix"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 	"github.com/neardup/neardup/transforms/sketch/simhash"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
 	"github.com/neardup/neardup/transforms/sketch/weight"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )

@@ -43,6 +43,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
@@ -221,145 +222,194 @@ func decimal(x float64) float64 { return math.Round(x*1e9) / 1e9 }
 // Evaluate compares a run with the truth at threshold t, with the measures
 // of the package doc.
 func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
-	// Exact groups: union the documents of method "exact" pairs.
-	group := map[string]string{}
-	var find func(string) string
-	find = func(x string) string {
-		p, ok := group[x]
-		if !ok || p == x {
-			return x
-		}
-		r := find(p)
-		group[x] = r
-		return r
-	}
-	for _, p := range pairs {
-		if p.Method == "exact" {
-			ra, rb := find(p.A), find(p.B)
-			if ra != rb {
-				if ra > rb {
-					ra, rb = rb, ra
-				}
-				group[rb] = ra
-			}
-		}
-	}
-	reported := map[key]bool{}
-	for _, p := range pairs {
-		reported[mk(find(p.A), find(p.B))] = true
-	}
-	direct := func(a, b string) bool {
-		ga, gb := find(a), find(b)
-		return ga == gb || reported[mk(ga, gb)]
-	}
-	// The cluster of each document, as index + 1 (a run puts a document in
-	// one cluster at most).
-	cluster := map[string]int{}
-	for i, c := range clusters {
-		for _, m := range c.Members {
-			cluster[m] = i + 1
-		}
-	}
-	sameCluster := func(a, b string) bool {
-		return cluster[a] != 0 && cluster[a] == cluster[b]
-	}
+	run := newRunView(pairs, clusters)
 	truthJ := map[key]float64{}
 	for _, p := range truth.Pairs {
 		truthJ[mk(p.A, p.B)] = p.Jaccard()
 	}
 	lenient, head := decimal(t-0.1), decimal(t+0.05)
-
-	r := Report{Threshold: t, HeadlineThreshold: head, LenientThreshold: lenient, ByLang: map[string]Figures{}, ByEdit: map[string][]Recall{}, Examples: map[string][]string{}}
-	all := newFigures(t, head)
-	byLang := map[string]*Figures{}
-	// figures returns the figures a pair of a and b counts in.
-	figures := func(a, b string) []*Figures {
-		if truth.Lang == nil {
-			return []*Figures{all}
-		}
-		l := pairLang(truth.Lang, a, b)
-		f := byLang[l]
-		if f == nil {
-			f = newFigures(t, head)
-			byLang[l] = f
-		}
-		return []*Figures{all, f}
-	}
-	if truth.Lang != nil {
-		byLang["cross"] = newFigures(t, head) // shown even when empty
-	}
-	example := func(kind, format string, args ...any) {
-		if len(r.Examples[kind]) < 10 {
-			r.Examples[kind] = append(r.Examples[kind], fmt.Sprintf(format, args...))
-		}
-	}
-
-	for _, p := range truth.Pairs {
-		j := p.Jaccard()
-		d := direct(p.A, p.B)
-		l := d || sameCluster(p.A, p.B)
-		for _, f := range figures(p.A, p.B) {
-			addBands(f.Bands, j, d, l)
-			if j >= t {
-				f.AtThreshold.add(d, l)
-			}
-			if j >= head {
-				f.AtHeadline.add(d, l)
-			}
-		}
-		if j >= t && !d {
-			example("missed", "%s %s %.3f", p.A, p.B, j)
-		}
-		if j >= t && !l {
-			example("unlinked", "%s %s %.3f", p.A, p.B, j)
-		}
-	}
-	for _, p := range pairs {
-		j := truthJ[mk(p.A, p.B)]
-		for _, f := range figures(p.A, p.B) {
-			f.Reported++
-			if j >= t {
-				f.StrictCorrect++
-			}
-			if j >= lenient {
-				f.LenientCorrect++
-			}
-		}
-		if j < t {
-			example("below_strict", "%s %s est %.3f true %.3f", p.A, p.B, p.Jaccard, j)
-		}
-		if j < lenient {
-			example("below_lenient", "%s %s est %.3f true %.3f", p.A, p.B, p.Jaccard, j)
-		}
-	}
-	all.finish()
-	r.All = *all
-	for l, f := range byLang {
+	r := Report{Threshold: t, HeadlineThreshold: head, LenientThreshold: lenient,
+		ByLang: map[string]Figures{}, ByEdit: map[string][]Recall{}, Examples: map[string][]string{}}
+	c := newCounts(truth.Lang, t, head, lenient, r.Examples)
+	c.truePairs(truth.Pairs, run)
+	c.reported(pairs, truthJ)
+	c.all.finish()
+	r.All = *c.all
+	for l, f := range c.byLang {
 		f.finish()
 		r.ByLang[l] = *f
 	}
+	recallByEdit(r.ByEdit, truth.Synthetic, run)
+	r.FalseRemovals, r.MissedRemovals, r.Chained = clusterErrors(clusters, truth.Pairs, truthJ, t, lenient)
+	return r
+}
 
-	if len(truth.Synthetic) > 0 {
-		for _, s := range truth.Synthetic {
-			if s.Union == 0 {
-				continue
+// runView is what Evaluate knows of a run: its exact-duplicate groups (the
+// documents of its "exact" pairs, unioned), the pairs of groups it reports
+// and the cluster of each document.
+type runView struct {
+	group    map[string]string // a document's parent in its group; absent: itself
+	reported map[key]bool      // pairs of group roots
+	cluster  map[string]int    // index + 1 (a run puts a document in one cluster at most)
+}
+
+func newRunView(pairs []Pair, clusters []Cluster) *runView {
+	v := &runView{group: map[string]string{}, reported: map[key]bool{}, cluster: map[string]int{}}
+	for _, p := range pairs {
+		if p.Method == "exact" {
+			ra, rb := v.find(p.A), v.find(p.B)
+			if ra != rb {
+				if ra > rb {
+					ra, rb = rb, ra
+				}
+				v.group[rb] = ra
 			}
-			bands := r.ByEdit[s.Edit]
-			if bands == nil {
-				bands = newBands()
-				r.ByEdit[s.Edit] = bands
-			}
-			d := direct(s.A, s.B)
-			addBands(bands, float64(s.Inter)/float64(s.Union), d, d || sameCluster(s.A, s.B))
-		}
-		for _, bands := range r.ByEdit {
-			finishBands(bands)
 		}
 	}
+	for _, p := range pairs {
+		v.reported[mk(v.find(p.A), v.find(p.B))] = true
+	}
+	for i, c := range clusters {
+		for _, m := range c.Members {
+			v.cluster[m] = i + 1
+		}
+	}
+	return v
+}
 
-	// Cluster-level figures.
+// find returns the root of x's exact-duplicate group.
+func (v *runView) find(x string) string {
+	p, ok := v.group[x]
+	if !ok || p == x {
+		return x
+	}
+	r := v.find(p)
+	v.group[x] = r
+	return r
+}
+
+// direct reports whether the pair (a, b) is found directly.
+func (v *runView) direct(a, b string) bool {
+	ga, gb := v.find(a), v.find(b)
+	return ga == gb || v.reported[mk(ga, gb)]
+}
+
+// sameCluster reports whether a and b end in one cluster.
+func (v *runView) sameCluster(a, b string) bool {
+	return v.cluster[a] != 0 && v.cluster[a] == v.cluster[b]
+}
+
+// counts gathers the pair-level figures, over all pairs and by language,
+// and the examples.
+type counts struct {
+	langs            map[string]string // nil: no figures by language
+	t, head, lenient float64
+	all              *Figures
+	byLang           map[string]*Figures
+	examples         map[string][]string
+}
+
+func newCounts(langs map[string]string, t, head, lenient float64, examples map[string][]string) *counts {
+	c := &counts{langs: langs, t: t, head: head, lenient: lenient, all: newFigures(t, head), byLang: map[string]*Figures{}, examples: examples}
+	if langs != nil {
+		c.byLang["cross"] = newFigures(t, head) // shown even when empty
+	}
+	return c
+}
+
+// figures returns the figures a pair of a and b counts in.
+func (c *counts) figures(a, b string) []*Figures {
+	if c.langs == nil {
+		return []*Figures{c.all}
+	}
+	l := pairLang(c.langs, a, b)
+	f := c.byLang[l]
+	if f == nil {
+		f = newFigures(c.t, c.head)
+		c.byLang[l] = f
+	}
+	return []*Figures{c.all, f}
+}
+
+// example keeps an example of kind, ten of each at most.
+func (c *counts) example(kind, format string, args ...any) {
+	if len(c.examples[kind]) < 10 {
+		c.examples[kind] = append(c.examples[kind], fmt.Sprintf(format, args...))
+	}
+}
+
+// truePairs counts the recall of the true pairs.
+func (c *counts) truePairs(pairs []TruePair, run *runView) {
+	for _, p := range pairs {
+		j := p.Jaccard()
+		d := run.direct(p.A, p.B)
+		l := d || run.sameCluster(p.A, p.B)
+		for _, f := range c.figures(p.A, p.B) {
+			addBands(f.Bands, j, d, l)
+			if j >= c.t {
+				f.AtThreshold.add(d, l)
+			}
+			if j >= c.head {
+				f.AtHeadline.add(d, l)
+			}
+		}
+		if j >= c.t && !d {
+			c.example("missed", "%s %s %.3f", p.A, p.B, j)
+		}
+		if j >= c.t && !l {
+			c.example("unlinked", "%s %s %.3f", p.A, p.B, j)
+		}
+	}
+}
+
+// reported counts the precision of the reported pairs, whose true Jaccard
+// truthJ holds (0 when absent).
+func (c *counts) reported(pairs []Pair, truthJ map[key]float64) {
+	for _, p := range pairs {
+		j := truthJ[mk(p.A, p.B)]
+		for _, f := range c.figures(p.A, p.B) {
+			f.Reported++
+			if j >= c.t {
+				f.StrictCorrect++
+			}
+			if j >= c.lenient {
+				f.LenientCorrect++
+			}
+		}
+		if j < c.t {
+			c.example("below_strict", "%s %s est %.3f true %.3f", p.A, p.B, p.Jaccard, j)
+		}
+		if j < c.lenient {
+			c.example("below_lenient", "%s %s est %.3f true %.3f", p.A, p.B, p.Jaccard, j)
+		}
+	}
+}
+
+// recallByEdit adds to byEdit the recall per band of the synthetic pairs of
+// each edit type.
+func recallByEdit(byEdit map[string][]Recall, synthetic []Synthetic, run *runView) {
+	for _, s := range synthetic {
+		if s.Union == 0 {
+			continue
+		}
+		bands := byEdit[s.Edit]
+		if bands == nil {
+			bands = newBands()
+			byEdit[s.Edit] = bands
+		}
+		d := run.direct(s.A, s.B)
+		addBands(bands, float64(s.Inter)/float64(s.Union), d, d || run.sameCluster(s.A, s.B))
+	}
+	for _, bands := range byEdit {
+		finishBands(bands)
+	}
+}
+
+// clusterErrors returns the cluster-level figures of Report: false and
+// missed removals and chained clusters.
+func clusterErrors(clusters []Cluster, truth []TruePair, truthJ map[key]float64, t, lenient float64) (falseRemovals, missedRemovals, chainedClusters int) {
 	partner := map[string]float64{} // best true partner Jaccard
-	for _, p := range truth.Pairs {
+	for _, p := range truth {
 		j := p.Jaccard()
 		partner[p.A] = max(partner[p.A], j)
 		partner[p.B] = max(partner[p.B], j)
@@ -370,20 +420,20 @@ func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 			if m != c.Representative {
 				removed[m] = true
 				if partner[m] < lenient {
-					r.FalseRemovals++
+					falseRemovals++
 				}
 			}
 		}
 		if len(c.Members) <= 2000 && chained(c.Members, truthJ) {
-			r.Chained++
+			chainedClusters++
 		}
 	}
-	for _, p := range truth.Pairs {
+	for _, p := range truth {
 		if p.Jaccard() >= t && !removed[p.A] && !removed[p.B] {
-			r.MissedRemovals++
+			missedRemovals++
 		}
 	}
-	return r
+	return falseRemovals, missedRemovals, chainedClusters
 }
 
 // pairLang is the language of the pair (a, b): see the package doc.
@@ -411,8 +461,9 @@ func chained(members []string, truthJ map[key]float64) bool {
 	return false
 }
 
-// ReadRun reads the pairs and clusters of the run whose pairs glob is given;
-// clusters are read from clusters-*.jsonl beside the first pairs file.
+// ReadRun reads the pairs of the run whose pairs files match pairsGlob, in
+// name order, and its clusters from the clusters shards (compressed or not)
+// beside the first pairs file.
 func ReadRun(pairsGlob string) ([]Pair, []Cluster, error) {
 	files, err := filepath.Glob(pairsGlob)
 	if err != nil {
@@ -424,45 +475,27 @@ func ReadRun(pairsGlob string) ([]Pair, []Cluster, error) {
 	slices.Sort(files)
 	var pairs []Pair
 	for _, f := range files {
-		err := eachJSON(f, func(dec func(any) error) error {
-			var p struct {
-				A, B    string
-				Jaccard float64
-				Method  string
-			}
-			if err := dec(&p); err != nil {
-				return err
-			}
+		_, err := output.EachIn(f, func(p *output.PairLine) bool {
 			pairs = append(pairs, Pair{p.A, p.B, p.Jaccard, p.Method})
-			return nil
+			return true
 		})
 		if err != nil {
 			return nil, nil, err
 		}
 	}
-	var cfiles []string
-	for _, ext := range []string{"", ".gz", ".zst"} { // compressed with --compress
-		more, _ := filepath.Glob(filepath.Join(filepath.Dir(files[0]), "clusters-*.jsonl"+ext))
-		cfiles = append(cfiles, more...)
-	}
-	slices.Sort(cfiles)
 	var clusters []Cluster
-	for _, f := range cfiles {
-		err := eachJSON(f, func(dec func(any) error) error {
-			var c Cluster
-			if err := dec(&c); err != nil {
-				return err
-			}
-			clusters = append(clusters, c)
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
+	err = output.Each(filepath.Dir(files[0]), output.KindClusters, func(c *output.ClusterLine) bool {
+		clusters = append(clusters, Cluster{c.Cluster, c.Representative, c.Members})
+		return true
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return pairs, clusters, nil
 }
 
+// eachJSON calls fn with a decoder of each line of the JSONL file at path
+// (gzip or zstd, by name or content).
 func eachJSON(path string, fn func(dec func(any) error) error) error {
 	f, err := os.Open(path)
 	if err != nil {

@@ -449,7 +449,7 @@ func writeFile(t *testing.T, dir, name, text string) string {
 
 func TestReadRun(t *testing.T) {
 	dir := t.TempDir()
-	// Files as transforms.WritePairs and the cluster writer produce them;
+	// Files as a run writes them (output.PairLine, output.ClusterLine);
 	// files are read in name order.
 	writeFile(t, dir, "pairs-00001.jsonl", `{"a":"d","b":"c","jaccard":0.86,"hamming":4,"method":"minhash"}`+"\n")
 	writeFile(t, dir, "pairs-00000.jsonl",
@@ -518,8 +518,8 @@ func TestReadRunErrors(t *testing.T) {
 	}{
 		{"no file", filepath.Join(t.TempDir(), "pairs-*.jsonl"), "matches no file"},
 		{"bad glob", filepath.Join(dir, "pairs-[.jsonl"), "syntax error"},
-		{"bad pair line", filepath.Join(dir, "pairs-*.jsonl"), "pairs-00000.jsonl:2:"},
-		{"bad cluster line", filepath.Join(bad, "pairs-*.jsonl"), "clusters-00000.jsonl:2:"},
+		{"bad pair line", filepath.Join(dir, "pairs-*.jsonl"), "pairs-00000.jsonl: record 2"},
+		{"bad cluster line", filepath.Join(bad, "pairs-*.jsonl"), "clusters-00000.jsonl: record 2"},
 	}
 	for _, tt := range tests {
 		_, _, err := ReadRun(tt.glob)

@@ -21,10 +21,13 @@
 //	trailer  uint32 0, uint64 record count, uint32 CRC-32C of the count
 //
 // A record (Record) is one kept document: its record index in the source
-// file, id, length (its text's bytes, record.Doc.Len), exact-duplicate key, SimHash, b-bit MinHash sketch and
-// MinHash LSH band keys (the SimHash table keys are recomputed from the
-// SimHash). The package knows nothing of Beam; the DoFns that read and write
-// shards through Beam's filesystems are in package transforms.
+// file, then the fields of its wire.Info in wire's encoding (id, length:
+// its text's bytes, record.Doc.Len, exact-duplicate key, SimHash, b-bit
+// MinHash sketch), then its MinHash LSH band keys (the SimHash table keys
+// are recomputed from the SimHash).
+//
+// The package knows nothing of Beam: it reads and writes shards on any
+// io.Reader and io.Writer, and the job's stages give it Beam's files.
 package index
 
 import (
@@ -36,6 +39,8 @@ import (
 	"hash/crc32"
 	"io"
 	"strings"
+
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // FormatName and Version identify the layout. Version changes whenever a
@@ -225,16 +230,21 @@ type Record struct {
 	Bands   []uint64 // MinHash LSH band keys (full 64 bits)
 }
 
-// AppendRecord appends r's encoding to b.
+// NewRecord returns the index record of the document of in, whose
+// exact-duplicate key is exact and MinHash band keys bands. The record
+// shares in's sketch and bands.
+func NewRecord(in *wire.Info, exact uint64, bands []uint64) Record {
+	return Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, Exact: exact, SimHash: in.SimHash, Sketch: in.Sketch, Bands: bands}
+}
+
+// AppendRecord appends r's encoding to b: its line (uvarint), the body of
+// the wire.Info of the same document (wire.AppendInfoBody: id, length,
+// exact-duplicate key, SimHash, sketch) and its band keys (uvarint count,
+// 8 bytes each).
 func AppendRecord(b []byte, r *Record) []byte {
 	b = binary.AppendUvarint(b, uint64(r.Line))
-	b = binary.AppendUvarint(b, uint64(len(r.ID)))
-	b = append(b, r.ID...)
-	b = binary.AppendUvarint(b, uint64(r.Len))
-	b = binary.LittleEndian.AppendUint64(b, r.Exact)
-	b = binary.LittleEndian.AppendUint64(b, r.SimHash)
-	b = binary.AppendUvarint(b, uint64(len(r.Sketch)))
-	b = append(b, r.Sketch...)
+	in := wire.Info{ID: r.ID, Len: r.Len, Exact: r.Exact, SimHash: r.SimHash, Sketch: r.Sketch}
+	b = wire.AppendInfoBody(b, &in)
 	b = binary.AppendUvarint(b, uint64(len(r.Bands)))
 	for _, k := range r.Bands {
 		b = binary.LittleEndian.AppendUint64(b, k)
@@ -248,40 +258,21 @@ var errRecord = errors.New("bad record")
 // DecodeRecord decodes the record at the start of b into r (reusing its
 // slices) and returns the rest of b.
 func DecodeRecord(b []byte, r *Record) ([]byte, error) {
-	uv := func() (uint64, bool) {
-		v, k := binary.Uvarint(b)
-		if k <= 0 {
-			return 0, false
-		}
-		b = b[k:]
-		return v, true
-	}
-	line, ok := uv()
-	if !ok {
+	line, k := binary.Uvarint(b)
+	if k <= 0 {
 		return nil, errRecord
 	}
-	n, ok := uv()
-	if !ok || uint64(len(b)) < n {
+	in := wire.Info{Sketch: r.Sketch}
+	b, err := wire.DecodeInfoBody(b[k:], &in)
+	if err != nil {
 		return nil, errRecord
 	}
-	r.Line, r.ID = int64(line), string(b[:n])
-	b = b[n:]
-	l, ok := uv()
-	if !ok || len(b) < 16 {
+	r.Line, r.ID, r.Len, r.Exact, r.SimHash, r.Sketch = int64(line), in.ID, in.Len, in.Exact, in.SimHash, in.Sketch
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k)/8 < n {
 		return nil, errRecord
 	}
-	r.Len = int64(l)
-	r.Exact = binary.LittleEndian.Uint64(b)
-	r.SimHash = binary.LittleEndian.Uint64(b[8:])
-	b = b[16:]
-	if n, ok = uv(); !ok || uint64(len(b)) < n {
-		return nil, errRecord
-	}
-	r.Sketch = append(r.Sketch[:0], b[:n]...)
-	b = b[n:]
-	if n, ok = uv(); !ok || uint64(len(b))/8 < n {
-		return nil, errRecord
-	}
+	b = b[k:]
 	r.Bands = r.Bands[:0]
 	for i := uint64(0); i < n; i++ {
 		r.Bands = append(r.Bands, binary.LittleEndian.Uint64(b[8*i:]))

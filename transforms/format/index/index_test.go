@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 func sampleRecords(n int) []Record {
@@ -256,4 +258,64 @@ func TestReaderEach(t *testing.T) {
 	if err := rd.Each(func(*Record) error { n++; return stop }); err != stop || n != 1 {
 		t.Fatalf("Each returned %v after %d records, want %v after 1", err, n, stop)
 	}
+}
+
+// TestRecordLayout pins a record's bytes (docs/INDEX_FORMAT.md): the line,
+// the body of the document's wire.Info, the band keys.
+func TestRecordLayout(t *testing.T) {
+	r := &Record{Line: 300, ID: "ab", Len: 5, Exact: 6, SimHash: 7, Sketch: []uint8{9, 8}, Bands: []uint64{0x0102}}
+	want := []byte{
+		0xac, 0x02, // Line 300 as uvarint
+		2, 'a', 'b', // ID
+		5,                      // Len
+		6, 0, 0, 0, 0, 0, 0, 0, // Exact
+		7, 0, 0, 0, 0, 0, 0, 0, // SimHash
+		2, 9, 8, // Sketch
+		1, 0x02, 0x01, 0, 0, 0, 0, 0, 0, // Bands
+	}
+	got := AppendRecord(nil, r)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("AppendRecord = % x, want % x", got, want)
+	}
+	var back Record
+	rest, err := DecodeRecord(append(got, 0xff), &back)
+	if err != nil || !reflect.DeepEqual(&back, r) || !bytes.Equal(rest, []byte{0xff}) {
+		t.Errorf("DecodeRecord = %+v, rest % x, %v; want %+v, rest ff", back, rest, err, *r)
+	}
+	for n := range len(got) {
+		if _, err := DecodeRecord(got[:n], &back); err == nil {
+			t.Errorf("DecodeRecord of the first %d of %d bytes: no error", n, len(got))
+		}
+	}
+}
+
+func TestNewRecord(t *testing.T) {
+	in := wire.Info{Doc: wire.DocNum(3, 17), ID: "d", Len: 40, Exact: 99, SimHash: 7, Sketch: []uint8{1, 2}}
+	got := NewRecord(&in, 5, []uint64{8, 9})
+	want := Record{Line: 17, ID: "d", Len: 40, Exact: 5, SimHash: 7, Sketch: []uint8{1, 2}, Bands: []uint64{8, 9}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("NewRecord = %+v, want %+v", got, want)
+	}
+}
+
+func BenchmarkRecord(b *testing.B) {
+	r := sampleRecords(1)[0]
+	r.Sketch, r.Bands = make([]uint8, 128), make([]uint64, 16)
+	buf := AppendRecord(nil, &r)
+	b.Run("Append", func(b *testing.B) {
+		b.ReportAllocs()
+		dst := make([]byte, 0, len(buf))
+		for b.Loop() {
+			dst = AppendRecord(dst[:0], &r)
+		}
+	})
+	b.Run("Decode", func(b *testing.B) {
+		b.ReportAllocs()
+		var back Record
+		for b.Loop() {
+			if _, err := DecodeRecord(buf, &back); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

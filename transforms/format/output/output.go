@@ -1,7 +1,9 @@
 // Package output names the files a run or an audit writes in its output
 // directory and defines their line formats and summary.json: the contract
 // between the job, the command and the people and programs that read the
-// outputs. It knows nothing of Beam.
+// outputs. The job writes the line types it declares; Each, EachIn and
+// ReadSummary read them back (the report and eval do). It knows nothing of
+// Beam.
 package output
 
 import (

@@ -212,6 +212,10 @@ const maxJSONDepth = 10000
 //
 // scan is one pass over b: an iterative recursive-descent parser whose only
 // state is the stack of open arrays and objects, and the fields' states.
+// It is a hand-written decoder and stays one function: its labels (value,
+// end, key) are the states of one loop that share the position, the stack
+// and the capture count, and split into functions they would pass that
+// state back and forth for every value of every JSONL record read.
 func (f *jsonFields) scan(b []byte) (id, text []byte, ok bool) {
 	var (
 		stack     = f.stack[:0]

@@ -69,12 +69,38 @@ func SplitLines(r io.Reader, opt Options, per int64) (LineSplit, error) {
 	if per <= 0 {
 		per = math.MaxInt64
 	}
-	s := LineSplit{IDs: opt.IDs}
-	var cuts []LineRange // First and Offset of each range after the first
-	next := per          // the first line of the next range
-	// Lines up to here: the first (its BOM skipped, as Read does), and
-	// those that settle IDAuto.
+	c := &lineCutter{per: per, next: per}
 	lr := newLineReader(r, opt.MaxDocBytes)
+	ids, err := c.head(lr, opt)
+	if err != nil {
+		return LineSplit{}, err
+	}
+	lines, pos, err := c.rest(lr)
+	if err != nil {
+		return LineSplit{}, err
+	}
+	return LineSplit{Ranges: c.ranges(lines, pos), Lines: lines, Bytes: pos, IDs: ids}, nil
+}
+
+// lineCutter collects where SplitLines cuts a stream: the first line and
+// the offset of each range after the first.
+type lineCutter struct {
+	per  int64 // lines per range
+	next int64 // the first line of the next range
+	cuts []LineRange
+}
+
+// at notes that line num, if there is one, starts at offset off.
+func (c *lineCutter) at(num, off int64) {
+	if num == c.next {
+		c.cuts, c.next = append(c.cuts, LineRange{First: num, Offset: off}), c.next+c.per
+	}
+}
+
+// head reads the lines that are parsed: the first (its BOM skipped, as Read
+// does) and, for IDAuto on JSONL, those up to the first parsable record,
+// which settles the IDs the ranges are read with (see LineSplit.IDs).
+func (c *lineCutter) head(lr *lineReader, opt Options) (IDSource, error) {
 	p := &parser{opt: opt, idsDecided: opt.Format != JSONL || opt.IDs != IDAuto || opt.Raw}
 	if !p.idsDecided {
 		p.json = newJSONFields(opt.IDField, opt.TextField)
@@ -85,29 +111,35 @@ func SplitLines(r io.Reader, opt Options, per int64) (LineSplit, error) {
 			break
 		}
 		if ln.err != nil {
-			return LineSplit{}, ln.err
+			return 0, ln.err
 		}
 		if !p.idsDecided && !ln.tooLarge && !isBlank(ln.raw) {
 			p.decideIDs(ln.raw)
 		}
-		if lr.num == next { // where line next would start, if it is one
-			cuts, next = append(cuts, LineRange{First: lr.num, Offset: lr.off}), next+per
-		}
+		c.at(lr.num, lr.off)
 	}
-	if p.idsDecided && s.IDs == IDAuto {
-		s.IDs = IDFromField
-		if p.lineIDs {
-			s.IDs = IDFromLine
-		}
+	if !p.idsDecided || opt.IDs != IDAuto {
+		return opt.IDs, nil
 	}
-	lines, pos, tail := lr.num, lr.off, false // tail: bytes after the last "\n"
+	if p.lineIDs {
+		return IDFromLine, nil
+	}
+	return IDFromField, nil
+}
+
+// rest counts the lines after those head read with a scan for "\n" over
+// large reads, going line by line only through a read that holds a cut,
+// and returns the stream's lines and bytes.
+func (c *lineCutter) rest(lr *lineReader) (int64, int64, error) {
+	lines, pos := lr.num, lr.off
+	tail := false // bytes after the last "\n"
 	for buf := make([]byte, splitBufSize); !lr.done; {
 		n, err := lr.br.Read(buf) // the buffered rest first, then reads of buf's size
 		if n > 0 {
 			chunk := buf[:n]
 			tail = chunk[n-1] != '\n'
-			if c := int64(bytes.Count(chunk, []byte{'\n'})); lines+c < next {
-				lines, pos = lines+c, pos+int64(n)
+			if k := int64(bytes.Count(chunk, []byte{'\n'})); lines+k < c.next {
+				lines, pos = lines+k, pos+int64(n)
 				chunk = nil
 			}
 			for len(chunk) > 0 { // a cut in this chunk: line by line
@@ -117,30 +149,34 @@ func SplitLines(r io.Reader, opt Options, per int64) (LineSplit, error) {
 					break
 				}
 				lines, pos, chunk = lines+1, pos+int64(i+1), chunk[i+1:]
-				if lines == next {
-					cuts, next = append(cuts, LineRange{First: lines, Offset: pos}), next+per
-				}
+				c.at(lines, pos)
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return LineSplit{}, err
+			return 0, 0, err
 		}
 	}
 	if tail {
 		lines++
 	}
-	s.Lines, s.Bytes = lines, pos
+	return lines, pos, nil
+}
+
+// ranges turns the cuts into the ranges of a stream of lines lines and
+// pos bytes.
+func (c *lineCutter) ranges(lines, pos int64) []LineRange {
+	cuts := c.cuts
 	if k := len(cuts); k > 0 && cuts[k-1].Offset >= pos { // no line starts at the end
 		cuts = cuts[:k-1]
 	}
-	s.Ranges = append(s.Ranges, LineRange{})
-	for _, c := range cuts {
-		s.Ranges[len(s.Ranges)-1].End = c.First
-		s.Ranges = append(s.Ranges, c)
+	rs := []LineRange{{}}
+	for _, cut := range cuts {
+		rs[len(rs)-1].End = cut.First
+		rs = append(rs, cut)
 	}
-	s.Ranges[len(s.Ranges)-1].End = lines
-	return s, nil
+	rs[len(rs)-1].End = lines
+	return rs
 }

@@ -9,9 +9,10 @@ import (
 	"testing"
 )
 
-// legacyAppendHalf and legacyDecodeHalf are the transforms package's
-// halfJoin record and decodeHalf before the format moved here.
-func legacyAppendHalf(c []byte, a *Info, bs []Doc) []byte {
+// plainAppendHalf and plainDecodeHalf are the half-join record written out
+// plainly, apart from the package's code: the oracle the tests hold
+// AppendHalf and DecodeHalf to.
+func plainAppendHalf(c []byte, a *Info, bs []Doc) []byte {
 	c = binary.AppendUvarint(c, uint64(len(bs)))
 	for _, d := range bs {
 		c = binary.AppendUvarint(c, d)
@@ -19,7 +20,7 @@ func legacyAppendHalf(c []byte, a *Info, bs []Doc) []byte {
 	return AppendInfo(c, a)
 }
 
-func legacyDecodeHalf(c []byte, a *Info, docs []Doc) ([]byte, []Doc, error) {
+func plainDecodeHalf(c []byte, a *Info, docs []Doc) ([]byte, []Doc, error) {
 	n, k := binary.Uvarint(c)
 	if k <= 0 || n == 0 || n > uint64(len(c)) {
 		return nil, nil, ErrCorrupt
@@ -66,8 +67,8 @@ func TestHalfLayout(t *testing.T) {
 		t.Errorf("AppendHalf = % x, want % x", got, want)
 	}
 	for _, h := range testHalves() {
-		if got, want := AppendHalf(nil, &h.a, h.docs), legacyAppendHalf(nil, &h.a, h.docs); !bytes.Equal(got, want) {
-			t.Errorf("AppendHalf(%v) = % x, legacy % x", h.docs, got, want)
+		if got, want := AppendHalf(nil, &h.a, h.docs), plainAppendHalf(nil, &h.a, h.docs); !bytes.Equal(got, want) {
+			t.Errorf("AppendHalf(%v) = % x, plain % x", h.docs, got, want)
 		}
 	}
 }
@@ -154,10 +155,10 @@ func FuzzDecodeHalf(f *testing.F) {
 			var a, la Info
 			next, d, err := DecodeHalf(rest, &a, docs)
 			docs = d
-			lnext, ld, lerr := legacyDecodeHalf(lrest, &la, ldocs)
+			lnext, ld, lerr := plainDecodeHalf(lrest, &la, ldocs)
 			ldocs = ld
 			if (err == nil) != (lerr == nil) {
-				t.Fatalf("DecodeHalf error %v, legacy error %v", err, lerr)
+				t.Fatalf("DecodeHalf error %v, plain error %v", err, lerr)
 			}
 			if err != nil {
 				if !errors.Is(err, ErrCorrupt) || next != nil || len(docs) != 0 {
@@ -166,7 +167,7 @@ func FuzzDecodeHalf(f *testing.F) {
 				return
 			}
 			if !bytes.Equal(next, lnext) || !slices.Equal(docs, ldocs) || !infoEqual(&a, &la) {
-				t.Fatalf("DecodeHalf and the legacy decoder disagree")
+				t.Fatalf("DecodeHalf and the plain decoder disagree")
 			}
 			consumed := len(rest) - len(next)
 			if consumed <= 0 || len(docs) == 0 {

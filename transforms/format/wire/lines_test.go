@@ -26,9 +26,9 @@ func TestLineNumLayout(t *testing.T) {
 		if !bytes.Equal(got[1:], tt.want) || got[0] != 9 {
 			t.Errorf("AppendLineNum(%d) = % x, want 09 % x", tt.line, got, tt.want)
 		}
-		// The layout the transforms wrote by hand.
-		if legacy := binary.AppendUvarint(nil, uint64(tt.line)); !bytes.Equal(got[1:], legacy) {
-			t.Errorf("AppendLineNum(%d) = % x, legacy % x", tt.line, got[1:], legacy)
+		// The layout written out plainly.
+		if plain := binary.AppendUvarint(nil, uint64(tt.line)); !bytes.Equal(got[1:], plain) {
+			t.Errorf("AppendLineNum(%d) = % x, plain % x", tt.line, got[1:], plain)
 		}
 		line, rest, err := DecodeLineNum(append(got[1:], 7))
 		if err != nil || line != tt.line || !bytes.Equal(rest, []byte{7}) {
@@ -127,9 +127,9 @@ func iterChunks(chunks [][]byte) func(*[]byte) bool {
 	}
 }
 
-// legacyReadLineSet is the transforms package's readLineSet before the
-// format moved here, with a map for the set.
-func legacyReadLineSet(chunk []byte) (map[int64]bool, error) {
+// plainReadLineSet decodes a line set plainly, into a map, apart from the
+// package's code: the oracle the tests hold DecodeLineNum and ReadLineSet to.
+func plainReadLineSet(chunk []byte) (map[int64]bool, error) {
 	set := map[int64]bool{}
 	for c := chunk; len(c) > 0; {
 		line, n := binary.Uvarint(c)
@@ -170,9 +170,9 @@ func FuzzDecodeLineNums(f *testing.F) {
 			}
 			lines = append(lines, l)
 		}
-		legacy, lerr := legacyReadLineSet(data)
+		plain, lerr := plainReadLineSet(data)
 		if (err == nil) != (lerr == nil) {
-			t.Fatalf("DecodeLineNum error %v, legacy error %v", err, lerr)
+			t.Fatalf("DecodeLineNum error %v, plain error %v", err, lerr)
 		}
 		if err != nil {
 			return
@@ -180,8 +180,8 @@ func FuzzDecodeLineNums(f *testing.F) {
 		var re []byte
 		for _, l := range lines {
 			re = AppendLineNum(re, l)
-			if !legacy[l] {
-				t.Fatalf("line %d not in the legacy set", l)
+			if !plain[l] {
+				t.Fatalf("line %d not in the plain set", l)
 			}
 		}
 		var again []int64
@@ -202,7 +202,7 @@ func FuzzDecodeLineNums(f *testing.F) {
 			if err != nil {
 				t.Fatalf("ReadLineSet: %v", err)
 			}
-			sorted := slices.Sorted(maps.Keys(legacy))
+			sorted := slices.Sorted(maps.Keys(plain))
 			if !slices.Equal(set.Lines(), sorted) {
 				t.Fatalf("ReadLineSet = %v, want %v", set.Lines(), sorted)
 			}

@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// legacyAppendMatchSet and legacyDecodeMatchSet are the transforms
-// package's ShingleSetsFn record and its decoding in readMatches before the
-// format moved here.
-func legacyAppendMatchSet(c []byte, ms []Match, group []int, set []uint32) []byte {
+// plainAppendMatchSet and plainDecodeMatchSet are the match-set record
+// written out plainly, apart from the package's code: the oracle the tests
+// hold AppendMatchSet and DecodeMatchSet to.
+func plainAppendMatchSet(c []byte, ms []Match, group []int, set []uint32) []byte {
 	c = binary.AppendUvarint(c, uint64(len(group)))
 	for _, i := range group {
 		c = AppendMatch(c, &ms[i])
@@ -19,7 +19,7 @@ func legacyAppendMatchSet(c []byte, ms []Match, group []int, set []uint32) []byt
 	return AppendSet(c, set)
 }
 
-func legacyDecodeMatchSet(c []byte) ([]byte, []Match, []uint32, error) {
+func plainDecodeMatchSet(c []byte) ([]byte, []Match, []uint32, error) {
 	n, k := binary.Uvarint(c)
 	if k <= 0 || n == 0 || n > uint64(len(c)) {
 		return nil, nil, nil, ErrCorrupt
@@ -65,7 +65,7 @@ func matchesEqual(a, b []Match) bool {
 
 func TestMatchSetLayout(t *testing.T) {
 	ms := testMatches()
-	// Matches picked by index, as ShingleSetsFn picks them.
+	// Matches picked by index, as the shingle-set stage picks them.
 	idx := []int{3, 1}
 	got := AppendMatchSet([]byte{0xee}, len(idx), func(i int) *Match { return &ms[idx[i]] }, []uint32{4, 9})
 	want := []byte{0xee, 2}
@@ -75,8 +75,8 @@ func TestMatchSetLayout(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("AppendMatchSet = % x, want % x", got, want)
 	}
-	if legacy := legacyAppendMatchSet([]byte{0xee}, ms, idx, []uint32{4, 9}); !bytes.Equal(got, legacy) {
-		t.Errorf("AppendMatchSet = % x, legacy % x", got, legacy)
+	if plain := plainAppendMatchSet([]byte{0xee}, ms, idx, []uint32{4, 9}); !bytes.Equal(got, plain) {
+		t.Errorf("AppendMatchSet = % x, plain % x", got, plain)
 	}
 }
 
@@ -168,9 +168,9 @@ func FuzzDecodeMatchSet(f *testing.F) {
 		for rest, lrest := data, data; len(rest) > 0; {
 			next, m, s, err := DecodeMatchSet(rest, ms, set)
 			ms, set = m, s
-			lnext, lms, lset, lerr := legacyDecodeMatchSet(lrest)
+			lnext, lms, lset, lerr := plainDecodeMatchSet(lrest)
 			if (err == nil) != (lerr == nil) {
-				t.Fatalf("DecodeMatchSet error %v, legacy error %v", err, lerr)
+				t.Fatalf("DecodeMatchSet error %v, plain error %v", err, lerr)
 			}
 			if err != nil {
 				if !errors.Is(err, ErrCorrupt) || next != nil || len(ms) != 0 || set != nil {
@@ -179,7 +179,7 @@ func FuzzDecodeMatchSet(f *testing.F) {
 				return
 			}
 			if !bytes.Equal(next, lnext) || !matchesEqual(ms, lms) || !slices.Equal(set, lset) {
-				t.Fatalf("DecodeMatchSet and the legacy decoder disagree")
+				t.Fatalf("DecodeMatchSet and the plain decoder disagree")
 			}
 			if len(ms) == 0 || len(next) >= len(rest) || !slices.IsSorted(set) {
 				t.Fatalf("DecodeMatchSet: %d matches, rest %d of %d bytes, set %v", len(ms), len(next), len(rest), set)

@@ -12,10 +12,10 @@ import (
 	"testing/iotest"
 )
 
-// legacyNormAdd is the record the transforms package's normWriter.add
-// wrote before the format moved here (the head from its buffer, then the
-// text).
-func legacyNormAdd(w *bytes.Buffer, index int64, rawLen int, id string, norm []byte) {
+// plainNormAdd writes a normalized-text record plainly (the head, then the
+// text), apart from the package's code: the oracle the tests hold
+// AppendNormRecord to.
+func plainNormAdd(w *bytes.Buffer, index int64, rawLen int, id string, norm []byte) {
 	b := binary.AppendUvarint(nil, uint64(index))
 	b = binary.AppendUvarint(b, uint64(rawLen))
 	b = binary.AppendUvarint(b, uint64(len(id)))
@@ -32,11 +32,11 @@ type normRec struct {
 	text   string
 }
 
-// legacyReadNorm is the transforms package's readNorm before the format
-// moved here, without the only filter, returning every record. An id or
-// text longer than what data holds is a truncation, as before, but found
-// without allocating its length first.
-func legacyReadNorm(data []byte) ([]normRec, error) {
+// plainReadNorm reads every normalized-text record of data plainly, apart
+// from the package's code: the oracle the tests hold ReadNormRecord to. An
+// id or text longer than what data holds is a truncation, found without
+// allocating its length first.
+func plainReadNorm(data []byte) ([]normRec, error) {
 	r := bufio.NewReader(bytes.NewReader(data))
 	var out []normRec
 	readN := func(n int) ([]byte, error) {
@@ -112,12 +112,12 @@ func TestNormLayout(t *testing.T) {
 	if head := AppendNormHead(nil, 300, 2, "ab", 3); !bytes.Equal(head, want[1:8]) {
 		t.Errorf("AppendNormHead = % x, want % x", head, want[1:8])
 	}
-	var legacy bytes.Buffer
+	var plain bytes.Buffer
 	for _, n := range testNorms() {
-		legacyNormAdd(&legacy, int64(n.index), int(n.rawLen), n.id, []byte(n.text))
+		plainNormAdd(&plain, int64(n.index), int(n.rawLen), n.id, []byte(n.text))
 	}
-	if got := appendNorms(nil, testNorms()); !bytes.Equal(got, legacy.Bytes()) {
-		t.Errorf("AppendNormRecord = % x, legacy % x", got, legacy.Bytes())
+	if got := appendNorms(nil, testNorms()); !bytes.Equal(got, plain.Bytes()) {
+		t.Errorf("AppendNormRecord = % x, plain % x", got, plain.Bytes())
 	}
 }
 
@@ -292,16 +292,16 @@ func FuzzReadNormRecord(f *testing.F) {
 		if sel > 0 {
 			only = func(i int64) bool { return i%int64(sel) == 0 }
 		}
-		legacy, lerr := legacyReadNorm(data)
+		plain, lerr := plainReadNorm(data)
 		strict := false // a record out of the new bounds
-		for i, n := range legacy {
+		for i, n := range plain {
 			if n.index >= MaxLines || n.rawLen > math.MaxInt {
-				legacy, strict = legacy[:i], true
+				plain, strict = plain[:i], true
 				break
 			}
 		}
 		var want []normRec
-		for _, n := range legacy {
+		for _, n := range plain {
 			if only == nil || only(int64(n.index)) {
 				want = append(want, n)
 			}
@@ -309,15 +309,15 @@ func FuzzReadNormRecord(f *testing.F) {
 		got, err := readNorms(data, only, 16)
 		if err == io.EOF {
 			if lerr != nil || strict {
-				t.Fatalf("read to EOF, legacy error %v, out of bounds %v", lerr, strict)
+				t.Fatalf("read to EOF, plain error %v, out of bounds %v", lerr, strict)
 			}
 		} else if !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("ReadNormRecord error %v is not ErrCorrupt", err)
 		} else if lerr == nil && !strict {
-			t.Fatalf("ReadNormRecord error %v, legacy read to the end", err)
+			t.Fatalf("ReadNormRecord error %v, plain read to the end", err)
 		}
 		if !equalNorms(got, want) {
-			t.Fatalf("ReadNormRecord = %v, legacy %v", got, want)
+			t.Fatalf("ReadNormRecord = %v, plain %v", got, want)
 		}
 		if err != io.EOF || only != nil {
 			return

@@ -9,15 +9,16 @@ import (
 	"testing"
 )
 
-// legacyEncodeStat and legacyDecodeStat are the transforms package's
-// EncodeStat and decodeStat before the format moved here.
-func legacyEncodeStat(name string, v int64) []byte {
+// plainEncodeStat and plainDecodeStat are the stat record written out
+// plainly, apart from the package's code: the oracle the tests hold
+// AppendStat and DecodeStat to.
+func plainEncodeStat(name string, v int64) []byte {
 	b := binary.AppendUvarint(nil, uint64(len(name)))
 	b = append(b, name...)
 	return binary.AppendVarint(b, v)
 }
 
-func legacyDecodeStat(b []byte) (string, int64, error) {
+func plainDecodeStat(b []byte) (string, int64, error) {
 	n, k := binary.Uvarint(b)
 	if k <= 0 || uint64(len(b)-k) < n {
 		return "", 0, ErrCorrupt
@@ -56,8 +57,8 @@ func TestStatLayout(t *testing.T) {
 		t.Errorf("AppendStat(x, 300) = % x", got)
 	}
 	for _, s := range testStats() {
-		if got, want := AppendStat(nil, s.name, s.v), legacyEncodeStat(s.name, s.v); !bytes.Equal(got, want) {
-			t.Errorf("AppendStat(%q, %d) = % x, legacy % x", s.name, s.v, got, want)
+		if got, want := AppendStat(nil, s.name, s.v), plainEncodeStat(s.name, s.v); !bytes.Equal(got, want) {
+			t.Errorf("AppendStat(%q, %d) = % x, plain % x", s.name, s.v, got, want)
 		}
 	}
 }
@@ -108,7 +109,7 @@ func FuzzDecodeStat(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		name, v, err := DecodeStat(data)
-		lname, lv, lerr := legacyDecodeStat(data)
+		lname, lv, lerr := plainDecodeStat(data)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) || name != "" || v != 0 {
 				t.Fatalf("DecodeStat = %q, %d, %v", name, v, err)
@@ -116,7 +117,7 @@ func FuzzDecodeStat(f *testing.F) {
 			return
 		}
 		if lerr != nil || lname != name || lv != v {
-			t.Fatalf("DecodeStat = %q, %d; legacy %q, %d, %v", name, v, lname, lv, lerr)
+			t.Fatalf("DecodeStat = %q, %d; plain %q, %d, %v", name, v, lname, lv, lerr)
 		}
 		enc := AppendStat(nil, name, v)
 		if len(enc) > len(data) {

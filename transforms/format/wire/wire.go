@@ -18,7 +18,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/neardup/neardup/transforms/sketch/mix"
+	"github.com/neardup/neardup/transforms/mix"
 )
 
 // A Doc number identifies an input record: the input file's index in the
@@ -291,9 +291,18 @@ type Info struct {
 	Sketch  []uint8
 }
 
-// AppendInfo appends in to chunk.
+// AppendInfo appends in to chunk: its document number (8 bytes) and its
+// body (AppendInfoBody).
 func AppendInfo(chunk []byte, in *Info) []byte {
 	chunk = binary.LittleEndian.AppendUint64(chunk, in.Doc)
+	return AppendInfoBody(chunk, in)
+}
+
+// AppendInfoBody appends everything of in but its document number: the id
+// (uvarint length and bytes), the length (uvarint), the exact-duplicate key
+// and the SimHash (8 bytes each) and the sketch (uvarint length and bytes).
+// An index record (package index) is its line and this body.
+func AppendInfoBody(chunk []byte, in *Info) []byte {
 	chunk = binary.AppendUvarint(chunk, uint64(len(in.ID)))
 	chunk = append(chunk, in.ID...)
 	chunk = binary.AppendUvarint(chunk, uint64(in.Len))
@@ -310,7 +319,13 @@ func DecodeInfo(chunk []byte, in *Info) ([]byte, error) {
 		return nil, fmt.Errorf("%w: short info", ErrCorrupt)
 	}
 	in.Doc = binary.LittleEndian.Uint64(chunk)
-	chunk = chunk[8:]
+	return DecodeInfoBody(chunk[8:], in)
+}
+
+// DecodeInfoBody decodes the body of an Info (AppendInfoBody) at the start
+// of chunk into in, all but in.Doc (reusing in.Sketch), and returns the
+// rest of the chunk.
+func DecodeInfoBody(chunk []byte, in *Info) ([]byte, error) {
 	n, k := binary.Uvarint(chunk)
 	if k <= 0 || uint64(len(chunk)-k) < n {
 		return nil, fmt.Errorf("%w: info id", ErrCorrupt)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/neardup/neardup/transforms/sketch/mix"
+	"github.com/neardup/neardup/transforms/mix"
 )
 
 // MaxTables is the largest number of tables NewTables accepts.

@@ -27,12 +27,16 @@ type Keyer struct {
 
 // Doc is what the signature pass derives from one document.
 type Doc struct {
-	// Empty: the document has no shingle, so no keys and no info; it can
-	// match nothing but its exact duplicates.
+	// Empty: the document has no shingle, so no keys, and an info with
+	// neither SimHash nor sketch; it can match nothing but its exact
+	// duplicates.
 	Empty, Truncated bool
 	Info             wire.Info
 	Bands, Tables    []uint64
-	Rec              index.Record // with Keyer.Index
+	// Exact is the exact-duplicate key of the document's index record
+	// (index.NewRecord), with Keyer.Index.
+	Exact uint64
+	Rec   index.Record // with Keyer.Index
 }
 
 // Derive fills d for document doc (its id, length (record.Doc.Len) and
@@ -41,18 +45,19 @@ type Doc struct {
 // is overwritten.
 func (k *Keyer) Derive(d *Doc, doc wire.Doc, id string, length int, text string, sig *signature.Signature) {
 	d.Truncated, d.Empty = sig.Truncated, sig.Shingles == 0
+	d.Info = wire.Info{Doc: doc, ID: id, Len: int64(length), Sketch: d.Info.Sketch[:0]}
+	d.Bands, d.Tables = d.Bands[:0], d.Tables[:0]
 	if k.Index {
-		d.Rec = index.Record{Line: wire.Line(doc), ID: id, Len: int64(length), Exact: normalize.Key(text)}
+		d.Exact = normalize.Key(text)
+		d.Rec = index.Record{Line: wire.Line(doc), ID: id, Len: int64(length), Exact: d.Exact}
 	}
 	if d.Empty {
 		return
 	}
-	d.Info = wire.Info{Doc: doc, ID: id, Len: int64(length), SimHash: sig.SimHash, Sketch: verify.LowBits(d.Info.Sketch, sig.MinHash)}
-	d.Bands = d.Bands[:0]
+	d.Info.SimHash, d.Info.Sketch = sig.SimHash, verify.LowBits(d.Info.Sketch, sig.MinHash)
 	if !k.NoBands {
 		d.Bands = k.Bands.AppendKeys(d.Bands, sig.MinHash)
 	}
-	d.Tables = d.Tables[:0]
 	if k.Tables != nil {
 		d.Tables = k.Tables.AppendKeys(d.Tables, sig.SimHash)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 func sign(t *testing.T, text string) *signature.Signature {
@@ -59,6 +60,9 @@ func TestDerive(t *testing.T) {
 			if tc.k.Index && (d.Rec.Line != 17 || d.Rec.SimHash != sig.SimHash || !slices.Equal(d.Rec.Bands, d.Bands)) {
 				t.Errorf("index record %+v", d.Rec)
 			}
+			if want := normalize.Key(text); tc.k.Index && d.Exact != want {
+				t.Errorf("exact key %x, want %x", d.Exact, want)
+			}
 		})
 	}
 }
@@ -66,8 +70,11 @@ func TestDerive(t *testing.T) {
 func TestDeriveEmpty(t *testing.T) {
 	var d Doc
 	(&Keyer{Bands: blocking.Bands{B: 16, R: 8}, Index: true}).Derive(&d, 5, "e", 3, "", sign(t, ""))
-	if !d.Empty || len(d.Bands) != 0 || d.Rec.ID != "e" {
+	if !d.Empty || len(d.Bands) != 0 || d.Rec.ID != "e" || d.Exact != normalize.Key("") {
 		t.Fatalf("empty document gave %+v", d)
+	}
+	if d.Info.Doc != 5 || d.Info.ID != "e" || d.Info.Len != 3 || d.Info.SimHash != 0 || len(d.Info.Sketch) != 0 {
+		t.Fatalf("empty document's info %+v", d.Info)
 	}
 }
 

@@ -10,10 +10,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/neardup/neardup/transforms/match/similarity"
 	"github.com/neardup/neardup/transforms/sketch/minhash"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 	"github.com/neardup/neardup/transforms/sketch/simhash"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
 	"github.com/neardup/neardup/transforms/sketch/weight"
 	"github.com/neardup/neardup/transforms/text/normalize"
 	"github.com/neardup/neardup/transforms/text/tokenize"

@@ -15,16 +15,17 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
-// Method selects the candidate generators and the test.
-type Method int
+// Blocking selects the candidate generators (the job's --method) and the
+// test. It is not wire.Method, which says how one match was established.
+type Blocking int
 
 const (
-	Both    Method = iota // SimHash tables + MinHash bands, Jaccard test
-	MinHash               // MinHash bands, Jaccard test
-	SimHash               // SimHash tables, Hamming test
+	Both    Blocking = iota // SimHash tables + MinHash bands, Jaccard test
+	MinHash                 // MinHash bands, Jaccard test
+	SimHash                 // SimHash tables, Hamming test
 )
 
-func (m Method) String() string {
+func (m Blocking) String() string {
 	switch m {
 	case Both:
 		return "both"
@@ -33,11 +34,11 @@ func (m Method) String() string {
 	case SimHash:
 		return "simhash"
 	}
-	return fmt.Sprintf("Method(%d)", int(m))
+	return fmt.Sprintf("Blocking(%d)", int(m))
 }
 
-// ParseMethod parses "both", "minhash" or "simhash".
-func ParseMethod(s string) (Method, error) {
+// ParseBlocking parses "both", "minhash" or "simhash".
+func ParseBlocking(s string) (Blocking, error) {
 	switch s {
 	case "both":
 		return Both, nil
@@ -91,7 +92,7 @@ func ParseMode(s string) (Mode, error) {
 
 // Config is the test a pair must pass.
 type Config struct {
-	Method    Method
+	Blocking  Blocking
 	Mode      Mode
 	Threshold float64 // Jaccard, for Both and MinHash
 	Hamming   int     // bits, for SimHash
@@ -178,7 +179,7 @@ func Check(a, b *wire.Info, cfg Config) (wire.Match, Decision) {
 	}
 	j := EstimateJaccard(a.Sketch, b.Sketch)
 	m.Jaccard = float32(j)
-	if cfg.Method == SimHash {
+	if cfg.Blocking == SimHash {
 		m.Method = wire.SimHash
 		if int(m.Hamming) <= cfg.Hamming {
 			return m, Accept

@@ -8,10 +8,10 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
-func TestParseMethod(t *testing.T) {
+func TestParseBlocking(t *testing.T) {
 	tests := []struct {
 		in      string
-		want    Method
+		want    Blocking
 		wantErr bool
 	}{
 		{"both", Both, false},
@@ -23,16 +23,16 @@ func TestParseMethod(t *testing.T) {
 		{" minhash", 0, true},
 	}
 	for _, tt := range tests {
-		got, err := ParseMethod(tt.in)
+		got, err := ParseBlocking(tt.in)
 		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("ParseMethod(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+			t.Errorf("ParseBlocking(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
 		if err == nil && got.String() != tt.in {
-			t.Errorf("ParseMethod(%q).String() = %q", tt.in, got.String())
+			t.Errorf("ParseBlocking(%q).String() = %q", tt.in, got.String())
 		}
 	}
-	if got := Method(9).String(); got != "Method(9)" {
-		t.Errorf("Method(9).String() = %q, want %q", got, "Method(9)")
+	if got := Blocking(9).String(); got != "Blocking(9)" {
+		t.Errorf("Blocking(9).String() = %q, want %q", got, "Blocking(9)")
 	}
 }
 
@@ -206,11 +206,11 @@ func TestCheck(t *testing.T) {
 	// [0.7417, 0.8583): 95 equal positions estimate 189/255 = 0.7412
 	// (below), 96 give 191/255 = 0.7490 (inside), 109 give 217/255 =
 	// 0.8510 (inside), 110 give 219/255 = 0.8588 (above).
-	cfg := func(m Method, mode Mode) Config {
-		return Config{Method: m, Mode: mode, Threshold: 0.8, Hamming: 3, Confidence: 0.95}
+	cfg := func(m Blocking, mode Mode) Config {
+		return Config{Blocking: m, Mode: mode, Threshold: 0.8, Hamming: 3, Confidence: 0.95}
 	}
 	tests := []struct {
-		method Method
+		method Blocking
 		mode   Mode
 		eq     int
 		want   Decision
@@ -274,7 +274,7 @@ func TestCheckSimHash(t *testing.T) {
 	for _, mode := range []Mode{Auto, Estimate, Exact} {
 		for _, tt := range tests {
 			sa, sb := sketches(128, tt.eq)
-			cfg := Config{Method: SimHash, Mode: mode, Threshold: 0.8, Hamming: tt.limit, Confidence: 0.95}
+			cfg := Config{Blocking: SimHash, Mode: mode, Threshold: 0.8, Hamming: tt.limit, Confidence: 0.95}
 			m, d := Check(info(1, "a", sa, 0), info(2, "b", sb, tt.simhash), cfg)
 			if d != tt.want {
 				t.Errorf("%v, simhash %#x, k=%d: decision %v, want %v", mode, tt.simhash, tt.limit, d, tt.want)
@@ -301,9 +301,9 @@ func TestCheckEmptySketch(t *testing.T) {
 	// Documents without shingles never match, in any method or mode, even
 	// with identical SimHashes.
 	full, _ := sketches(128, 128)
-	for _, method := range []Method{Both, MinHash, SimHash} {
+	for _, method := range []Blocking{Both, MinHash, SimHash} {
 		for _, mode := range []Mode{Auto, Estimate, Exact} {
-			cfg := Config{Method: method, Mode: mode, Threshold: 0.8, Hamming: 64, Confidence: 0.95}
+			cfg := Config{Blocking: method, Mode: mode, Threshold: 0.8, Hamming: 64, Confidence: 0.95}
 			for _, sk := range [][2][]uint8{{nil, nil}, {full, nil}, {nil, full}, {{}, {}}} {
 				_, d := Check(info(1, "a", sk[0], 7), info(2, "b", sk[1], 7), cfg)
 				if d != Reject {
@@ -321,7 +321,7 @@ func TestCheckOrder(t *testing.T) {
 	x := &wire.Info{Doc: wire.DocNum(0, 5), ID: "x", Len: 100, SimHash: 1, Sketch: sa}
 	y := &wire.Info{Doc: wire.DocNum(1, 2), ID: "y", Len: 200, SimHash: 3, Sketch: sb}
 	want := wire.Match{A: x.Doc, B: y.Doc, IDA: "x", IDB: "y", LenA: 100, LenB: 200, Jaccard: 1, Hamming: 1, Method: wire.MinHash}
-	cfg := Config{Method: Both, Mode: Auto, Threshold: 0.8, Confidence: 0.95}
+	cfg := Config{Blocking: Both, Mode: Auto, Threshold: 0.8, Confidence: 0.95}
 	for _, args := range [][2]*wire.Info{{x, y}, {y, x}} {
 		m, d := Check(args[0], args[1], cfg)
 		if m != want || d != Accept {

@@ -24,7 +24,7 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/neardup/neardup/transforms/sketch/mix"
+	"github.com/neardup/neardup/transforms/mix"
 )
 
 // Mode selects the sketching scheme.

@@ -11,9 +11,9 @@ package signature
 import (
 	"fmt"
 
-	"github.com/neardup/neardup/transforms/match/similarity"
 	"github.com/neardup/neardup/transforms/sketch/minhash"
 	"github.com/neardup/neardup/transforms/sketch/simhash"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
 	"github.com/neardup/neardup/transforms/sketch/weight"
 	"github.com/neardup/neardup/transforms/text/shingle"
 	"github.com/neardup/neardup/transforms/text/tokenize"

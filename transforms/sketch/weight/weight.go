@@ -19,7 +19,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/go-ego/gse"
 
-	"github.com/neardup/neardup/transforms/match/similarity"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
 )
 
 // Scheme names a weighting.

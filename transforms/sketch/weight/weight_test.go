@@ -10,7 +10,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/neardup/neardup/transforms/match/similarity"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
 )
 
 func TestParseScheme(t *testing.T) {

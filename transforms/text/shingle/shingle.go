@@ -11,7 +11,7 @@ package shingle
 import (
 	"math/bits"
 
-	"github.com/neardup/neardup/transforms/sketch/mix"
+	"github.com/neardup/neardup/transforms/mix"
 )
 
 const (

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // words returns n pseudo-random words from a vocabulary of 2,000, seeded.
@@ -306,7 +308,7 @@ func TestDiffTimeout(t *testing.T) {
 	if !timedOut || gotA != a || gotB != b {
 		t.Errorf("timed out %v, texts rebuilt %v", timedOut, gotA == a && gotB == b)
 	}
-	pv := pairViews([]pairLine{{A: "x", B: "y"}}, nil, map[string]text{"x": {Text: a}, "y": {Text: b}}, true)
+	pv := pairViews([]output.PairLine{{A: "x", B: "y"}}, nil, map[string]text{"x": {Text: a}, "y": {Text: b}}, true)
 	if !strings.Contains(pv[0].DiffNote, "time bound") {
 		t.Errorf("pair note %q, want one about the time bound", pv[0].DiffNote)
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // TestSampleTextsLineIDs: the texts of documents identified as FILE:LINE
@@ -22,12 +24,12 @@ func TestSampleTextsLineIDs(t *testing.T) {
 	for _, tt := range []struct {
 		idField, textField string
 		inputs             []string
-		pair               pairLine
+		pair               output.PairLine
 		want               map[string]string
 	}{
-		{"id", "text", []string{noIDs}, pairLine{A: noIDs + ":1", B: noIDs + ":3"}, map[string]string{noIDs + ":1": "one", noIDs + ":3": "three"}},
-		{"", "text", []string{noIDs}, pairLine{A: noIDs + ":3", B: "x"}, map[string]string{noIDs + ":3": "three"}},
-		{"m.id", "c.t", []string{nested}, pairLine{A: "n1", B: "x"}, map[string]string{"n1": "nested one"}},
+		{"id", "text", []string{noIDs}, output.PairLine{A: noIDs + ":1", B: noIDs + ":3"}, map[string]string{noIDs + ":1": "one", noIDs + ":3": "three"}},
+		{"", "text", []string{noIDs}, output.PairLine{A: noIDs + ":3", B: "x"}, map[string]string{noIDs + ":3": "three"}},
+		{"m.id", "c.t", []string{nested}, output.PairLine{A: "n1", B: "x"}, map[string]string{"n1": "nested one"}},
 	} {
 		texts, _, err := readAllTexts(map[string]bool{tt.pair.A: true, tt.pair.B: true}, tt.inputs, tt.idField, tt.textField)
 		if err != nil {

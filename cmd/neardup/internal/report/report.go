@@ -20,11 +20,9 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -38,6 +36,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
@@ -90,9 +89,9 @@ func WriteNamed(dir, name string, inputs []string, idField, textField string) er
 
 // build gathers everything the page shows.
 func build(dir string, inputs []string, idField, textField string) (*view, error) {
-	sum, err := readSummary(filepath.Join(dir, "summary.json"))
+	sum, err := output.ReadSummary(dir)
 	if err != nil {
-		return nil, err
+		return nil, wrap(err)
 	}
 	ps, err := scanPairs(dir)
 	if err != nil {
@@ -120,8 +119,8 @@ func build(dir string, inputs []string, idField, textField string) (*view, error
 			reasons[r] += n
 		}
 	}
-	var samples map[string][]rejectLine
-	if sum.Counts["rejected"] > 0 {
+	var samples map[string][]output.RejectLine
+	if sum.Counts[output.StatRejected] > 0 {
 		var counted map[string]int64
 		counted, samples, err = scanRejects(dir, reasons)
 		if err != nil {
@@ -131,8 +130,8 @@ func build(dir string, inputs []string, idField, textField string) (*view, error
 			reasons = counted
 		}
 	}
-	v := newView(dir, sum, ps, cs, sample, texts, note)
-	v.Rejects = rejectRows(reasons, sum.Counts["rejected"], samples)
+	v := newView(dir, &sum, ps, cs, sample, texts, note)
+	v.Rejects = rejectRows(reasons, sum.Counts[output.StatRejected], samples)
 	return v, nil
 }
 
@@ -160,37 +159,15 @@ func writeFile(path string, data []byte) error {
 	return nil
 }
 
-// summary is the part of summary.json the report reads.
-type summary struct {
-	Counts       map[string]int64   `json:"counts"`
-	Balanced     bool               `json:"balanced"`
-	WallSeconds  float64            `json:"wall_seconds"`
-	StageSeconds map[string]float64 `json:"stage_busy_seconds"`
-	Inputs       []struct {
-		Reasons map[string]int64 `json:"reject_reasons"`
-	} `json:"inputs"`
-}
-
 // RejectReasons counts the rejected records of the rejects-*.jsonl files in
 // dir by reason.
 func RejectReasons(dir string) (map[string]int64, error) {
 	counts := map[string]int64{}
-	err := eachLine(dir, "rejects", func(r *struct {
-		Reason string `json:"reason"`
-	}) bool {
+	err := output.Each(dir, output.KindRejects, func(r *output.RejectLine) bool {
 		counts[r.Reason]++
 		return true
 	})
-	return counts, err
-}
-
-// rejectLine is the part of a line of rejects-*.jsonl the page shows.
-type rejectLine struct {
-	File   string `json:"file"`
-	Line   int64  `json:"line"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail"`
-	Sample string `json:"sample"`
+	return counts, wrap(err)
 }
 
 // maxRejectReasons bounds the reasons scanRejects keeps samples of.
@@ -201,12 +178,12 @@ const maxRejectReasons = 64
 // bounds. With known, the counts of every reason, it stops as soon as each
 // of them has its samples, and returns no counts; without, it reads every
 // file and counts the records by reason.
-func scanRejects(dir string, known map[string]int64) (map[string]int64, map[string][]rejectLine, error) {
+func scanRejects(dir string, known map[string]int64) (map[string]int64, map[string][]output.RejectLine, error) {
 	var counts map[string]int64
 	if len(known) == 0 {
 		counts = map[string]int64{}
 	}
-	samples := map[string][]rejectLine{}
+	samples := map[string][]output.RejectLine{}
 	target := func(reason string) int { return int(min(known[reason], RejectSamples)) }
 	missing := 0 // known reasons short of their samples
 	for r := range known {
@@ -214,7 +191,7 @@ func scanRejects(dir string, known map[string]int64) (map[string]int64, map[stri
 			missing++
 		}
 	}
-	err := eachLine(dir, "rejects", func(r *rejectLine) bool {
+	err := output.Each(dir, output.KindRejects, func(r *output.RejectLine) bool {
 		if counts != nil {
 			counts[r.Reason]++
 		}
@@ -231,7 +208,7 @@ func scanRejects(dir string, known map[string]int64) (map[string]int64, map[stri
 		}
 		return counts != nil || missing > 0
 	})
-	return counts, samples, err
+	return counts, samples, wrap(err)
 }
 
 // cutBytes returns s cut to at most n bytes on a rune boundary, with "…"
@@ -270,108 +247,12 @@ var rejectHints = map[string]string{
 // have it, or "".
 func RejectHint(reason string) string { return rejectHints[reason] }
 
-func readSummary(path string) (*summary, error) {
-	b, err := os.ReadFile(path)
+// wrap says that err, if any, is the report's.
+func wrap(err error) error {
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	var s summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("report: reading %s: %w", path, err)
-	}
-	return &s, nil
-}
-
-// pairLine is one line of pairs-*.jsonl.
-type pairLine struct {
-	A       string  `json:"a"`
-	B       string  `json:"b"`
-	Jaccard float64 `json:"jaccard"`
-	Hamming int     `json:"hamming"`
-	Method  string  `json:"method"`
-}
-
-// clusterLine is one line of clusters-*.jsonl.
-type clusterLine struct {
-	Cluster        string   `json:"cluster"`
-	Size           int      `json:"size"`
-	Representative string   `json:"representative"`
-	Members        []string `json:"members"`
-}
-
-// outputFiles lists the output shards of one kind in dir (kind-NNNNN.jsonl,
-// compressed or not), in order.
-func outputFiles(dir, kind string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, kind+"-*.jsonl*"))
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	files = slices.DeleteFunc(files, func(f string) bool {
-		_, ext, _ := strings.Cut(filepath.Base(f), ".jsonl")
-		return !slices.Contains(outputExts, ext)
-	})
-	slices.Sort(files)
-	return files, nil
-}
-
-// outputExts are the endings after .jsonl of the output shards the page
-// reads: openOutput decompresses them.
-var outputExts = []string{"", ".gz", ".zst"}
-
-// openOutput opens one of the run's output files by name, decompressed: every
-// output file the page reads is opened here.
-func openOutput(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	r, err := record.Decompress(path, f)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{r, f}, nil
-}
-
-// eachLine decodes every JSON value of the output files of one kind in dir,
-// in order, into a fresh T and calls fn with it, until fn returns false.
-func eachLine[T any](dir, kind string, fn func(*T) bool) error {
-	files, err := outputFiles(dir, kind)
-	if err != nil {
-		return err
-	}
-	for _, path := range files {
-		more, err := decodeFile(path, fn)
-		if err != nil || !more {
-			return err
-		}
+		return fmt.Errorf("report: %w", err)
 	}
 	return nil
-}
-
-func decodeFile[T any](path string, fn func(*T) bool) (more bool, err error) {
-	f, err := openOutput(path)
-	if err != nil {
-		return false, fmt.Errorf("report: %w", err)
-	}
-	defer f.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<16))
-	for n := 1; ; n++ {
-		var v T
-		err := dec.Decode(&v)
-		if err == io.EOF {
-			return true, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("report: %s: record %d: %w", path, n, err)
-		}
-		if !fn(&v) {
-			return false, nil
-		}
-	}
 }
 
 // Similarity bins: bin 0 holds Jaccard below 0.5, bins 1..10 the 0.05-wide
@@ -395,18 +276,18 @@ type pairStats struct {
 
 // sampled is a pair kept for the sample with its sort key.
 type sampled struct {
-	pairLine
+	output.PairLine
 	key uint64
 }
 
 // scanPairs streams dir's pairs files into a pairStats.
 func scanPairs(dir string) (*pairStats, error) {
 	ps := &pairStats{Hist: map[string]*[simBins]int64{}}
-	err := eachLine(dir, "pairs", func(p *pairLine) bool { ps.add(p); return true })
-	return ps, err
+	err := output.Each(dir, output.KindPairs, func(p *output.PairLine) bool { ps.add(p); return true })
+	return ps, wrap(err)
 }
 
-func (ps *pairStats) add(p *pairLine) {
+func (ps *pairStats) add(p *output.PairLine) {
 	ps.Total++
 	h := ps.Hist[p.Method]
 	if h == nil {
@@ -459,8 +340,8 @@ const maxExactSample = 2
 // sample picks up to SamplePairs pairs spread over the similarity range: one
 // from each non-empty bin in turn, from the lowest Jaccard up, and at most
 // maxExactSample exact duplicates, then sorts them by Jaccard.
-func (ps *pairStats) sample() []pairLine {
-	var out []pairLine
+func (ps *pairStats) sample() []output.PairLine {
+	var out []output.PairLine
 	for round := 0; len(out) < SamplePairs; round++ {
 		took := false
 		for i, st := range ps.strata {
@@ -468,7 +349,7 @@ func (ps *pairStats) sample() []pairLine {
 				continue
 			}
 			if round < len(st) && len(out) < SamplePairs {
-				out = append(out, st[round].pairLine)
+				out = append(out, st[round].PairLine)
 				took = true
 			}
 		}
@@ -476,7 +357,7 @@ func (ps *pairStats) sample() []pairLine {
 			break
 		}
 	}
-	slices.SortFunc(out, func(x, y pairLine) int {
+	slices.SortFunc(out, func(x, y output.PairLine) int {
 		if x.Jaccard != y.Jaccard {
 			if x.Jaccard < y.Jaccard {
 				return -1
@@ -500,8 +381,8 @@ func sizeBucket(size int) int {
 type clusterStats struct {
 	Clusters  int64
 	Documents int64
-	Buckets   []int64       // clusters per size bucket
-	Top       []clusterLine // largest first, members cut to ShownMembers
+	Buckets   []int64              // clusters per size bucket
+	Top       []output.ClusterLine // largest first, members cut to ShownMembers
 	// Reps is the representative of the cluster of each wanted document:
 	// the document the run keeps of its cluster.
 	Reps map[string]string
@@ -513,11 +394,11 @@ type clusterStats struct {
 // cluster that holds a wanted id).
 func scanClusters(dir string, want map[string]bool) (*clusterStats, error) {
 	cs := &clusterStats{Reps: map[string]string{}, want: want}
-	err := eachLine(dir, "clusters", func(c *clusterLine) bool { cs.add(c); return true })
-	return cs, err
+	err := output.Each(dir, output.KindClusters, func(c *output.ClusterLine) bool { cs.add(c); return true })
+	return cs, wrap(err)
 }
 
-func (cs *clusterStats) add(c *clusterLine) {
+func (cs *clusterStats) add(c *output.ClusterLine) {
 	if len(cs.want) > 0 {
 		for _, m := range c.Members {
 			if _, seen := cs.Reps[m]; cs.want[m] && !seen {
@@ -548,7 +429,7 @@ func (cs *clusterStats) add(c *clusterLine) {
 }
 
 // cmpClusters orders clusters by size, largest first, then by id.
-func cmpClusters(x, y clusterLine) int {
+func cmpClusters(x, y output.ClusterLine) int {
 	if x.Size != y.Size {
 		return y.Size - x.Size
 	}

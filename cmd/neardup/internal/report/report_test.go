@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
@@ -59,22 +60,22 @@ func makeRun(t *testing.T) (dir string, inputs []string) {
 			"verified_pairs": 5, "clusters": 4, "kept": 12000, "removed": 338}, "balanced": true, "wall_seconds": 12.25,
 			"stage_busy_seconds": {"Signatures": 8.5, "Read": 2, "Verify": 0.25}}`,
 		"pairs-00000.jsonl": jsonLines(t,
-			pairLine{"d1", "d2", 0.8123, 5, "minhash"},
-			pairLine{"d3", "d4", 1, 0, "exact"},
-			pairLine{"d5", "d6", 0.83, 9, "minhash"},
+			output.PairLine{A: "d1", B: "d2", Jaccard: 0.8123, Hamming: 5, Method: "minhash"},
+			output.PairLine{A: "d3", B: "d4", Jaccard: 1, Hamming: 0, Method: "exact"},
+			output.PairLine{A: "d5", B: "d6", Jaccard: 0.83, Hamming: 9, Method: "minhash"},
 		),
 		"pairs-00001.jsonl": jsonLines(t,
-			pairLine{"d7", "d8", 0.9712, 2, "minhash"},
-			pairLine{"d9", "d10", 0.66, 3, "simhash"},
+			output.PairLine{A: "d7", B: "d8", Jaccard: 0.9712, Hamming: 2, Method: "minhash"},
+			output.PairLine{A: "d9", B: "d10", Jaccard: 0.66, Hamming: 3, Method: "simhash"},
 		),
 		"clusters-00000.jsonl": jsonLines(t,
-			clusterLine{"d1", 2, "d1", []string{"d1", "d2"}},
-			clusterLine{"d3", 3, "d4", []string{"d3", "d4", "d11"}},
+			output.ClusterLine{Cluster: "d1", Size: 2, Representative: "d1", Members: []string{"d1", "d2"}},
+			output.ClusterLine{Cluster: "d3", Size: 3, Representative: "d4", Members: []string{"d3", "d4", "d11"}},
 		),
 		"clusters-00001.jsonl": jsonLines(t,
-			clusterLine{"d20", 12, "d25", []string{"d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"}},
-			clusterLine{"d7", 2, "d7", []string{"d7", "d8"}},
-			clusterLine{"d40", 2, "d41", []string{"d40", "d41"}},
+			output.ClusterLine{Cluster: "d20", Size: 12, Representative: "d25", Members: []string{"d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"}},
+			output.ClusterLine{Cluster: "d7", Size: 2, Representative: "d7", Members: []string{"d7", "d8"}},
+			output.ClusterLine{Cluster: "d40", Size: 2, Representative: "d41", Members: []string{"d40", "d41"}},
 		),
 	})
 	writeFiles(t, in, map[string]string{
@@ -322,16 +323,16 @@ func TestBins(t *testing.T) {
 }
 
 func TestSample(t *testing.T) {
-	var pairs []pairLine
+	var pairs []output.PairLine
 	for i := range 500 {
 		j := 0.5 + float64(i%50)/100
 		m := "minhash"
 		if i%5 == 0 {
 			j, m = 1, "exact"
 		}
-		pairs = append(pairs, pairLine{A: fmt.Sprintf("a%d", i), B: fmt.Sprintf("b%d", i), Jaccard: j, Method: m})
+		pairs = append(pairs, output.PairLine{A: fmt.Sprintf("a%d", i), B: fmt.Sprintf("b%d", i), Jaccard: j, Method: m})
 	}
-	sampleOf := func(ps []pairLine) []pairLine {
+	sampleOf := func(ps []output.PairLine) []output.PairLine {
 		st := &pairStats{Hist: map[string]*[simBins]int64{}}
 		for i := range ps {
 			st.add(&ps[i])
@@ -374,7 +375,7 @@ func TestTopClusters(t *testing.T) {
 		}
 		// The representative is the last member: shown even when the
 		// members are cut.
-		cs.add(&clusterLine{Cluster: fmt.Sprintf("c%02d", i), Size: len(members), Representative: members[len(members)-1], Members: members})
+		cs.add(&output.ClusterLine{Cluster: fmt.Sprintf("c%02d", i), Size: len(members), Representative: members[len(members)-1], Members: members})
 	}
 	if len(cs.Top) != TopClusters || cs.Clusters != 30 {
 		t.Fatalf("kept %d of %d clusters, want %d of 30", len(cs.Top), cs.Clusters, TopClusters)
@@ -531,10 +532,10 @@ func TestRejectSamples(t *testing.T) {
 	long := strings.Repeat("x", 5000)
 	var rejects []any
 	for i := range 5 {
-		rejects = append(rejects, rejectLine{File: "in.jsonl", Line: int64(i + 1), Reason: "bad_json",
+		rejects = append(rejects, output.RejectLine{File: "in.jsonl", Line: int64(i + 1), Reason: "bad_json",
 			Detail: fmt.Sprintf("in.jsonl:%d: bad <b>JSON</b> %d", i+1, i), Sample: fmt.Sprintf(`{"id": "<script>alert(%d)</script>`, i)})
 	}
-	rejects = append(rejects, rejectLine{File: "in.jsonl", Line: 6, Reason: "too_large", Detail: "in.jsonl:6: too large", Sample: long})
+	rejects = append(rejects, output.RejectLine{File: "in.jsonl", Line: 6, Reason: "too_large", Detail: "in.jsonl:6: too large", Sample: long})
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"summary.json": `{"counts": {"input_records": 16, "rejected": 6, "kept": 10}, "balanced": true,
@@ -573,19 +574,19 @@ func TestRejectSamples(t *testing.T) {
 func TestOutputFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"pairs-00001.jsonl.gz":  jsonLines(t, pairLine{"a", "b", 0.9, 1, "minhash"}),
-		"pairs-00000.jsonl":     jsonLines(t, pairLine{"c", "d", 0.8, 2, "minhash"}),
+		"pairs-00001.jsonl.gz":  jsonLines(t, output.PairLine{A: "a", B: "b", Jaccard: 0.9, Hamming: 1, Method: "minhash"}),
+		"pairs-00000.jsonl":     jsonLines(t, output.PairLine{A: "c", B: "d", Jaccard: 0.8, Hamming: 2, Method: "minhash"}),
 		"pairs-00002.jsonl.bak": "junk",
 		"pairs.txt":             "junk",
 		"summary.json":          `{"counts": {}}`,
 	})
-	files, err := outputFiles(dir, "pairs")
+	files, err := output.Shards(dir, output.KindPairs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{filepath.Join(dir, "pairs-00000.jsonl"), filepath.Join(dir, "pairs-00001.jsonl.gz")}
 	if !slices.Equal(files, want) {
-		t.Errorf("outputFiles = %q, want %q", files, want)
+		t.Errorf("output.Shards = %q, want %q", files, want)
 	}
 	ps, err := scanPairs(dir)
 	if err != nil || ps.Total != 2 {
@@ -604,17 +605,17 @@ func TestWriteBounded(t *testing.T) {
 		ws := randomWords(uint64(i), 8000)
 		ws2, _ := edited(ws, 20)
 		a, b := longID(2*i), longID(2*i+1)
-		pairs = append(pairs, pairLine{a, b, 0.5 + float64(i)/40, 3, "minhash"})
+		pairs = append(pairs, output.PairLine{A: a, B: b, Jaccard: 0.5 + float64(i)/40, Hamming: 3, Method: "minhash"})
 		docs = append(docs, map[string]string{"id": a, "text": strings.Join(ws, " ")}, map[string]string{"id": b, "text": strings.Join(ws2, " ")})
 	}
 	for i := range 100 {
-		rejects = append(rejects, rejectLine{File: strings.Repeat("f", 1000), Line: int64(i), Reason: fmt.Sprintf("reason_%d", i%10),
+		rejects = append(rejects, output.RejectLine{File: strings.Repeat("f", 1000), Line: int64(i), Reason: fmt.Sprintf("reason_%d", i%10),
 			Detail: strings.Repeat("d", 5000), Sample: strings.Repeat("s", 5000)})
 	}
 	writeFiles(t, dir, map[string]string{
 		"summary.json":         `{"counts": {"input_records": 140, "rejected": 100, "kept": 40}, "balanced": true}`,
 		"pairs-00000.jsonl":    jsonLines(t, pairs...),
-		"clusters-00000.jsonl": jsonLines(t, clusterLine{longID(0), 2, longID(0), []string{longID(0), longID(1)}}),
+		"clusters-00000.jsonl": jsonLines(t, output.ClusterLine{Cluster: longID(0), Size: 2, Representative: longID(0), Members: []string{longID(0), longID(1)}}),
 		"rejects-00000.jsonl":  jsonLines(t, rejects...),
 	})
 	writeFiles(t, in, map[string]string{"in.jsonl": jsonLines(t, docs...)})

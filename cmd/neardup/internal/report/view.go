@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // view is the data the page template prints; every string in it is escaped
@@ -46,7 +48,7 @@ type rejectSample struct {
 
 // rejectRows lists the reasons, most frequent first, with their share of
 // all rejected records and their samples.
-func rejectRows(reasons map[string]int64, rejected int64, samples map[string][]rejectLine) []rejectRow {
+func rejectRows(reasons map[string]int64, rejected int64, samples map[string][]output.RejectLine) []rejectRow {
 	names := make([]string, 0, len(reasons))
 	for r := range reasons {
 		names = append(names, r)
@@ -126,7 +128,7 @@ var headline = []struct{ key, name string }{
 var methodOrder = []string{"exact", "minhash", "simhash"}
 
 // newView turns what build gathered into the page's data.
-func newView(dir string, sum *summary, ps *pairStats, cs *clusterStats, sample []pairLine, texts map[string]text, note string) *view {
+func newView(dir string, sum *output.Summary, ps *pairStats, cs *clusterStats, sample []output.PairLine, texts map[string]text, note string) *view {
 	v := &view{
 		Dir:           dir,
 		Balanced:      sum.Balanced,
@@ -280,7 +282,7 @@ func binRange(bin int) string {
 
 // topClusters lists the largest clusters with their representative's
 // first line; note says why there are no texts at all.
-func topClusters(top []clusterLine, texts map[string]text, note string) []topCluster {
+func topClusters(top []output.ClusterLine, texts map[string]text, note string) []topCluster {
 	out := make([]topCluster, len(top))
 	for i, c := range top {
 		tc := topCluster{Rank: i + 1, Cluster: shortID(c.Cluster), Representative: shortID(c.Representative), Size: commas(int64(c.Size))}
@@ -332,7 +334,7 @@ func keptMark(id string, reps map[string]string) string {
 
 // pairViews diffs the texts of the sampled pairs; withText is false when
 // the texts could not be read at all.
-func pairViews(sample []pairLine, reps map[string]string, texts map[string]text, withText bool) []pairView {
+func pairViews(sample []output.PairLine, reps map[string]string, texts map[string]text, withText bool) []pairView {
 	out := make([]pairView, len(sample))
 	for i, p := range sample {
 		pv := pairView{N: i + 1, A: shortID(p.A), B: shortID(p.B), KeptA: keptMark(p.A, reps), KeptB: keptMark(p.B, reps),

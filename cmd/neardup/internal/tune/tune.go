@@ -20,9 +20,9 @@ import (
 	"sort"
 
 	"github.com/neardup/neardup/transforms/match/blocking"
-	"github.com/neardup/neardup/transforms/match/similarity"
 	"github.com/neardup/neardup/transforms/sketch/minhash"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
 	"github.com/neardup/neardup/transforms/text/normalize"
 	"github.com/neardup/neardup/transforms/text/tokenize"
 )
