@@ -134,7 +134,8 @@ type InputFile struct {
 	Records  int64  `json:"records"`  // records read, rejected ones included
 	Rejected int64  `json:"rejected"` // of those, rejected
 	Bytes    int64  `json:"bytes"`    // bytes as stored (compressed, for a compressed file)
-	// Reasons counts the file's rejects by reason (record.Reason*).
+	// Reasons counts the file's rejects by reason (record.ReasonBadJSON and
+	// the other Reason constants).
 	Reasons map[string]int64 `json:"reject_reasons,omitempty"`
 	// Compression is the compression the first pass found, by name or
 	// content: none, gzip or zstd.
