@@ -265,8 +265,8 @@ func copyBytes(t *testing.T, path, content string) {
 	}
 }
 
-// TestInterrupt (D9): SIGINT or SIGTERM while the job runs ends the command
-// with exit code 130 or 143 and one line saying what it left; the
+// TestInterrupt (D9): SIGINT, SIGTERM or SIGHUP while the job runs ends the
+// command with exit code 130, 143 or 129 and one line saying what it left; the
 // temporary directory holds nothing new, and the output directory is as
 // before (absent, or with a previous run's files and the user's).
 func TestInterrupt(t *testing.T) {
@@ -278,6 +278,7 @@ func TestInterrupt(t *testing.T) {
 	}{
 		{syscall.SIGINT, 130, false},
 		{syscall.SIGTERM, 143, true},
+		{syscall.SIGHUP, 129, false},
 	} {
 		t.Run(tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
@@ -318,6 +319,45 @@ func TestInterrupt(t *testing.T) {
 			}
 			if after := snapshot(t, out); !sameSnapshot(before, after) {
 				t.Errorf("output directory %q, was %q", keys(after), keys(before))
+			}
+		})
+	}
+}
+
+// TestClosedPipe: a run whose standard output and error are a pipe nobody
+// reads ('neardup run ... 2>&1 | true') commits its outputs and exits 0,
+// leaving no lock, staging directory or work directory; with --quiet too.
+func TestClosedPipe(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		t.Run(fmt.Sprint("quiet=", quiet), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			tmp, out := filepath.Join(dir, "tmp"), filepath.Join(dir, "out")
+			if err := os.Mkdir(tmp, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			args := []string{"run", "--input", sampleFile(t, "sample-1.jsonl.gz"), "--output", out}
+			if quiet {
+				args = append(args, "--quiet")
+			}
+			cmd := neardupCmd([]string{"TMPDIR=" + tmp}, nil, args...)
+			cmd.Stdout, cmd.Stderr = w, w
+			err = cmd.Run()
+			w.Close()
+			if code := exitCode(t, err); code != 0 {
+				t.Errorf("exit code %d, want 0", code)
+			}
+			want := []string{"clusters-00000.jsonl", "dedup-00000.jsonl.gz", "pairs-00000.jsonl", "report.html", "summary.json"}
+			if got := listDir(t, out); !slices.Equal(got, want) {
+				t.Errorf("output directory %q, want %q", got, want)
+			}
+			if left := listDir(t, tmp); len(left) > 0 {
+				t.Errorf("left in TMPDIR: %q", left)
 			}
 		})
 	}
