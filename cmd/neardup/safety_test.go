@@ -363,6 +363,28 @@ func TestClosedPipe(t *testing.T) {
 	}
 }
 
+// TestCommitInTheWay: --overwrite into an output directory holding a
+// directory where a final file goes (summary.json) fails before it moves
+// anything: the output directory is as it was, and no index is written.
+func TestCommitInTheWay(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, idx := filepath.Join(dir, "out"), filepath.Join(dir, "idx")
+	writeFiles(t, out, "pairs-00000.jsonl", "clusters-00000.jsonl", "summary.json/notes.txt")
+	before := snapshot(t, out)
+	code, stderr := neardup(t, "", "run", "--quiet", "--input", sampleFile(t, "sample-0.jsonl"), "--output", out, "--overwrite", "--index-out", idx)
+	if code != 1 || !strings.Contains(stderr, "holds summary.json (a directory), which is not neardup's to replace") {
+		t.Errorf("exit code %d, stderr %q; want 1 and the directory in the way", code, stderr)
+	}
+	checkOneLine(t, stderr)
+	if after := snapshot(t, out); !sameSnapshot(before, after) {
+		t.Errorf("output directory %q, was %q", keys(after), keys(before))
+	}
+	if _, err := os.Stat(idx); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed run left %s (%v)", idx, err)
+	}
+}
+
 // TestSweepWorkDirs (D9): a run removes the work directories older than a
 // day that neardup's runs killed before they could clean up left in TMPDIR
 // (those with its marker, of a process that is gone), and nothing else;
