@@ -103,6 +103,11 @@ func (a *auditJob) check() error {
 	return nil
 }
 
+func (a *auditJob) dirs() []outdir.Path {
+	return []outdir.Path{{Name: "--output", Path: a.f.output, Written: true}, {Name: "the old index --index", Path: a.f.index},
+		{Name: "--update-index", Path: a.f.updateIndex, Written: true}}
+}
+
 // options reads the index and returns the options with its settings
 // (plan.WithIndex). An audit's shuffles meet the index's records: none is
 // spilled (pipeline.BuildAudit).
