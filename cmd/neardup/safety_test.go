@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -172,6 +173,42 @@ func TestStaleLock(t *testing.T) {
 	}
 	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("lock left after the run: %v", err)
+	}
+}
+
+// TestReusedPIDLock: a lock whose PID now belongs to another program (a
+// lock of an older neardup, which recorded no identity, or one whose
+// identity differs) is stale: refused without --overwrite as a run that is
+// gone, broken with it.
+func TestReusedPIDLock(t *testing.T) {
+	t.Parallel()
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	host, _ := os.Hostname()
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	input := sampleFile(t, "sample-0.jsonl")
+	for name, lock := range map[string]string{
+		"another program":            fmt.Sprintf("pid %d\nhost %s\n", sleep.Process.Pid, host),
+		"this PID, another identity": fmt.Sprintf("pid %d\nhost %s\nproc %s 1\n", os.Getpid(), host, strings.TrimSpace(string(boot))),
+	} {
+		out := t.TempDir()
+		copyBytes(t, filepath.Join(out, lockName), lock)
+		code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", out)
+		if code != 1 || !strings.Contains(stderr, "which is gone (use --overwrite to break it") {
+			t.Errorf("%s: exit code %d, stderr %q; want a stale lock", name, code, stderr)
+		}
+		if code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", out, "--overwrite"); code != 0 {
+			t.Errorf("%s, --overwrite: exit code %d, stderr %q", name, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, lockName)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: lock left after the run: %v", name, err)
+		}
 	}
 }
 
@@ -387,13 +424,19 @@ func TestCommitInTheWay(t *testing.T) {
 
 // TestSweepWorkDirs (D9): a run removes the work directories older than a
 // day that neardup's runs killed before they could clean up left in TMPDIR
-// (those with its marker, of a process that is gone), and nothing else;
+// (those with its marker, of a process of this host that is gone, its PID
+// free or another program's), and nothing else;
 // it leaves nothing there itself.
 func TestSweepWorkDirs(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	host, _ := os.Hostname()
 	old := time.Now().Add(-48 * time.Hour)
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
 	dirs := map[string]struct {
 		marker string // "" for none
 		age    time.Time
@@ -404,6 +447,10 @@ func TestSweepWorkDirs(t *testing.T) {
 		"neardup-work-running":  {fmt.Sprintf("neardup work directory\npid %d\nhost %s\n", os.Getpid(), host), old, true},
 		"neardup-work-nomarker": {"", old, true},
 		"other":                 {fmt.Sprintf("neardup work directory\npid %d\nhost %s\n", 1<<30, host), old, true},
+		// Of another host: whether its run is alive cannot be told.
+		"neardup-work-otherhost": {fmt.Sprintf("neardup work directory\npid %d\nhost other-%s\n", 1<<30, host), old, true},
+		// Its PID is another program's now.
+		"neardup-work-reused": {fmt.Sprintf("neardup work directory\npid %d\nhost %s\n", sleep.Process.Pid, host), old, false},
 	}
 	for name, d := range dirs {
 		p := filepath.Join(tmp, name)
