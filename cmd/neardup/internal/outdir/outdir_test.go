@@ -323,3 +323,40 @@ func snapshot(t *testing.T, root string) map[string]string {
 	}
 	return m
 }
+
+// TestCommitAllAbort: an abort (a signal's cleanup, the index's first or
+// the output's first) that comes while the directories are committed
+// leaves both committed or neither.
+func TestCommitAllAbort(t *testing.T) {
+	for i := range 40 {
+		root := t.TempDir()
+		idx, err := open(Index, filepath.Join(root, "idx"), false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := open(Output, filepath.Join(root, "out"), false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, idx.Stage(), "index-00000.bin", "index.json")
+		writeFiles(t, out.Stage(), "pairs-00000.jsonl", "summary.json")
+		aborted := make(chan struct{})
+		go func() {
+			if i%2 == 0 {
+				idx.Abort()
+				out.Abort()
+			} else {
+				out.Abort()
+				idx.Abort()
+			}
+			close(aborted)
+		}()
+		err = CommitAll(context.Background(), Commit{Dir: idx, Last: "index.json"}, Commit{Dir: out, Last: "summary.json"})
+		<-aborted
+		_, ierr := os.Stat(filepath.Join(root, "idx", "index.json"))
+		_, oerr := os.Stat(filepath.Join(root, "out", "summary.json"))
+		if (ierr == nil) != (oerr == nil) || (err == nil) != (oerr == nil) || idx.Committed() != out.Committed() {
+			t.Fatalf("round %d: commit %v, index.json %v, summary.json %v: want both or neither", i, err, ierr, oerr)
+		}
+	}
+}
