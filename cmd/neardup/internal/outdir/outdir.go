@@ -71,9 +71,10 @@ var (
 //     with O_EXCL, so that a second run into it refuses at once;
 //   - the job writes into a staging directory inside it, Stage, never into
 //     the directory itself;
-//   - Commit, once every check has passed, removes what --overwrite
-//     replaces, moves the final files of the stage in, the one named last
-//     (summary.json, index.json) after all others, and removes the stage;
+//   - Commit (CommitAll, for the output and the index together), once
+//     every check has passed, moves what --overwrite replaces aside and the
+//     final files of the stage in, the one named last (summary.json,
+//     index.json) after all others, and removes the stage;
 //   - Abort, on failure or interrupt, removes the stage, the lock, and the
 //     directory if the run created it: the directory is as it was.
 //
@@ -84,7 +85,7 @@ type Dir struct {
 	given    string // the directory as the user gave it
 	dir      string // its absolute path, or the URL
 	url      bool
-	replaced []string // what Commit removes (--overwrite): paths in dir
+	replaced []string // what Commit replaces (--overwrite): paths in dir
 
 	mu                 sync.Mutex // guards what Abort undoes, and the state
 	stage              string     // the staging directory inside dir
@@ -398,7 +399,8 @@ func checkNotInputs(paths, inputs []string) error {
 	return nil
 }
 
-// Commit commits the directory alone: CommitAll(ctx, Commit{Dir: t, Last: last}).
+// Commit commits the directory alone (see CommitAll), its file last
+// moved in after all others.
 func (t *Dir) Commit(ctx context.Context, last string) error {
 	return CommitAll(ctx, Commit{Dir: t, Last: last})
 }
