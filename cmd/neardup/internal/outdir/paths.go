@@ -41,13 +41,17 @@ func CheckOverlap(dirs []Path) error {
 // only an index's files. An input inside the output directory is allowed:
 // --overwrite refuses to replace it (see Dir.Open).
 func CheckInputs(dirs []Path, inputs []string) error {
+	resolved := make([]string, len(inputs))
+	for i, in := range inputs {
+		resolved[i] = Resolve(in)
+	}
 	for _, d := range dirs {
 		if d.Path == "" {
 			continue
 		}
 		dir := Resolve(d.Path)
-		for _, in := range inputs {
-			switch rel := relation(Resolve(in), dir); {
+		for i, in := range inputs {
+			switch rel := relation(resolved[i], dir); {
 			case rel == "the same directory" || rel == "holds it":
 				return fmt.Errorf("--input %s overlaps %s %s (%s): an input must be outside the directories the command writes", in, d.Name, d.Path, rel)
 			case rel == "inside it" && d.Written && d.Name != "--output":
