@@ -361,6 +361,34 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestNohup: a run started with SIGHUP ignored (nohup) goes on when it
+// gets one, and completes.
+func TestNohup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, mark, release := filepath.Join(dir, "out"), filepath.Join(dir, "reading"), filepath.Join(dir, "go-on")
+	var stderr bytes.Buffer
+	cmd := neardupCmd([]string{"NEARDUP_TEST_SLOW_UNTIL=" + release, "NEARDUP_TEST_SLOW_MARK=" + mark}, &stderr,
+		"run", "--quiet", "--input", "slow://"+sampleFile(t, "sample-0.jsonl"), "--output", out)
+	cmd.Args = append([]string{"sh", "-c", `trap "" HUP; exec "$0" "$@"`, cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = "/bin/sh"
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, mark)
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	copyBytes(t, release, "")
+	if code := exitCode(t, cmd.Wait()); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%.2000s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Errorf("no summary: %v", err)
+	}
+}
+
 // TestClosedPipe: a run whose standard output and error are a pipe nobody
 // reads ('neardup run ... 2>&1 | true') commits its outputs and exits 0,
 // leaving no lock, staging directory or work directory; with --quiet too.
