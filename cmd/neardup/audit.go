@@ -103,8 +103,14 @@ func (a *auditJob) check() error {
 	return nil
 }
 
+func (a *auditJob) dirs() []outdir.Path {
+	return []outdir.Path{{Name: "--output", Path: a.f.output, Written: true}, {Name: "the old index --index", Path: a.f.index},
+		{Name: "--update-index", Path: a.f.updateIndex, Written: true}}
+}
+
 // options reads the index and returns the options with its settings
-// (plan.WithIndex). An audit's shuffles meet the index's records: none is
+// (plan.WithIndex); flags that differ from those are a mistake on the
+// command line (exit 2). An audit's shuffles meet the index's records: none is
 // spilled (pipeline.BuildAudit).
 func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 	a.idx = a.f.index
@@ -122,7 +128,7 @@ func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 	a.f.spill = false
 	o, err := plan.WithIndex(a.f.opts, a.f.runner(), a.man.Config)
 	if err != nil {
-		return o, fmt.Errorf("index %s: %w", a.idx, err)
+		return o, usageError{fmt.Errorf("index %s: %w", a.idx, err)}
 	}
 	return o, nil
 }

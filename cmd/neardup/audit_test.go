@@ -105,15 +105,16 @@ func TestAuditCommand(t *testing.T) {
 		name string
 		args []string
 		want string
+		code int // 2: a mistake on the command line
 	}{
-		{"other threshold", []string{"--index", idx, "--threshold", "0.9"}, "threshold: index 0.8, now 0.9"},
-		{"next index inside the old", []string{"--index", idx, "--update-index", filepath.Join(idx, "sub")}, "overlaps the old index"},
-		{"no index", []string{"--index", filepath.Join(dir, "none")}, "no manifest"},
+		{"other threshold", []string{"--index", idx, "--threshold", "0.9"}, "threshold: index 0.8, now 0.9", 2},
+		{"next index inside the old", []string{"--index", idx, "--update-index", filepath.Join(idx, "sub")}, "overlaps the old index", 2},
+		{"no index", []string{"--index", filepath.Join(dir, "none")}, "no manifest", 1},
 	}
 	for _, c := range refused {
 		code, stderr := audit("refused", c.args...)
-		if code == 0 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%s: exit %d, stderr %q; want a failure saying %q", c.name, code, stderr, c.want)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and a failure saying %q", c.name, code, stderr, c.code, c.want)
 		}
 	}
 	// A manifest of another version, then a truncated shard.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,8 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 )
 
 // Beam's side of the command: its initialization and log, the runner, and
@@ -74,13 +77,14 @@ func localRunner() bool {
 
 // expandInputs lists the paths matching comma-separated globs, sorted and
 // without repeats (local paths absolute, URLs as typed), and their total
-// size. A glob that matches nothing is an error, before any work starts.
-// Every path a glob matches is an input, a directory or an unreadable file
-// too: the job reports each of those as one rejected record (not_a_file,
+// size. A local file reached by several paths (a symbolic link, a linked
+// folder) is one input, under the first of its paths in sorted order. A
+// glob that matches nothing is an error, before any work starts. Every
+// path a glob matches is an input, a directory or an unreadable file too:
+// the job reports each of those as one rejected record (not_a_file,
 // unreadable) instead of skipping it silently.
 func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
-	var files []string
-	var total int64
+	sizes := map[string]int64{}
 	for _, glob := range strings.Split(spec, ",") {
 		glob = strings.TrimSpace(glob)
 		if glob == "" {
@@ -109,20 +113,28 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 			return nil, 0, fmt.Errorf("--input %q matches no file", glob)
 		}
 		for _, m := range matched {
+			sizes[m] = 0
 			if !strings.Contains(m, "://") {
 				// Not fs.Size, which opens the file: that blocks on a FIFO.
 				if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
-					total += fi.Size()
+					sizes[m] = fi.Size()
 				}
 			} else if n, err := fs.Size(ctx, m); err == nil {
-				total += n
+				sizes[m] = n
 			}
-			files = append(files, m)
 		}
 		fs.Close()
 	}
-	slices.Sort(files)
-	files = slices.Compact(files)
+	var files []string
+	var total int64
+	seen := map[string]bool{}
+	for _, m := range slices.Sorted(maps.Keys(sizes)) {
+		if real := outdir.Resolve(m); !seen[real] {
+			seen[real] = true
+			files = append(files, m)
+			total += sizes[m]
+		}
+	}
 	if len(files) == 0 {
 		return nil, 0, fmt.Errorf("--input %q matches no file", spec)
 	}
@@ -135,15 +147,4 @@ func localDir(dir string) string {
 		return ""
 	}
 	return dir
-}
-
-// sameDir reports whether two directory arguments name the same directory.
-func sameDir(a, b string) bool {
-	if !strings.Contains(a, "://") {
-		a, _ = filepath.Abs(a)
-	}
-	if !strings.Contains(b, "://") {
-		b, _ = filepath.Abs(b)
-	}
-	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
 }

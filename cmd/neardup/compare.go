@@ -157,9 +157,9 @@ func readWhole(path string) (string, error) {
 }
 
 // errFound stops record.Read once both records are found.
-var errFound = errors.New("found")
-
-// readRecords finds the records with ids ia and ib in a JSONL file.
+// readRecords finds the records with ids ia and ib in a JSONL file. Each
+// id must name one record: an id that occurs more than once is an error
+// naming it.
 func readRecords(path, idField, textField, ia, ib string) (document, document, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -171,22 +171,26 @@ func readRecords(path, idField, textField, ia, ib string) (document, document, e
 		return document{}, document{}, err
 	}
 	found := map[string]string{}
+	seen := map[string]int{}
 	opt := record.Options{Format: record.JSONL, IDField: idField, TextField: textField}
 	err = record.Read(r, path, opt, func(d record.Doc) error {
-		if (d.ID == ia || d.ID == ib) && found[d.ID] == "" {
-			found[d.ID] = d.Text
-		}
-		if found[ia] != "" && found[ib] != "" {
-			return errFound
+		if d.ID == ia || d.ID == ib {
+			if seen[d.ID]++; seen[d.ID] == 1 {
+				found[d.ID] = d.Text
+			}
 		}
 		return nil
 	}, func(record.Reject) error { return nil })
-	if err != nil && !errors.Is(err, errFound) {
+	if err != nil {
 		return document{}, document{}, err
 	}
 	for _, id := range []string{ia, ib} {
-		if found[id] == "" {
+		switch seen[id] {
+		case 0:
 			return document{}, document{}, fmt.Errorf("%s: no record with %s %q", path, idField, id)
+		case 1:
+		default:
+			return document{}, document{}, fmt.Errorf("%s: %d records with %s %q: an id must name one record", path, seen[id], idField, id)
 		}
 	}
 	return document{ia, found[ia]}, document{ib, found[ib]}, nil

@@ -94,7 +94,7 @@ func TestReadDocuments(t *testing.T) {
 	if err := os.WriteFile(a, []byte("hello world"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(corpus, []byte(`{"id":"x","text":"first"}`+"\n"+`{"id":"y","text":"second"}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(corpus, []byte(`{"id":"x","text":"first"}`+"\n"+`{"id":"y","text":"second"}`+"\n"+`{"id":"y","text":"third"}`+"\n"+`{"id":"z","text":"fourth"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -105,8 +105,10 @@ func TestReadDocuments(t *testing.T) {
 	}{
 		{"files", func() (document, document, error) { return readFiles(a, a) }, "hello world", ""},
 		{"missing file", func() (document, document, error) { return readFiles(a, filepath.Join(dir, "nope")) }, "", "reading document B"},
-		{"records", func() (document, document, error) { return readRecords(corpus, "id", "text", "y", "x") }, "second", ""},
-		{"missing id", func() (document, document, error) { return readRecords(corpus, "id", "text", "x", "z") }, "", `no record with id "z"`},
+		{"records", func() (document, document, error) { return readRecords(corpus, "id", "text", "z", "x") }, "fourth", ""},
+		{"missing id", func() (document, document, error) { return readRecords(corpus, "id", "text", "x", "w") }, "", `no record with id "w"`},
+		{"id twice", func() (document, document, error) { return readRecords(corpus, "id", "text", "y", "y") }, "", `2 records with id "y": an id must name one record`},
+		{"one id twice", func() (document, document, error) { return readRecords(corpus, "id", "text", "x", "y") }, "", `2 records with id "y"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,8 +38,9 @@ type finishedJob struct {
 
 // finishJob checks the counts and the rejects of a finished job (see
 // checkCounts and checkRejects) and, if they pass, puts its outputs in
-// place: the index (with its sources recorded, see recordSources), then the
-// output directory, its summary last.
+// place as one step (outdir.CommitAll): the index (with its sources
+// recorded, see recordSources), then the output directory, its summary
+// last; if that fails, both are as they were.
 func finishJob(ctx context.Context, j finishedJob) error {
 	if err := checkCounts(j.counts, j.balanced, j.audit); err != nil {
 		return err
@@ -52,18 +53,14 @@ func finishJob(ctx context.Context, j finishedJob) error {
 			return err
 		}
 	}
+	var commits []outdir.Commit
 	if j.index != nil {
 		if err := recordSources(ctx, j.index.Stage(), j.indexOffset, j.files, j.inputs); err != nil {
 			return fmt.Errorf("%s: %w", j.indexFlag, err)
 		}
-		if err := j.index.Commit(ctx, index.ManifestName); err != nil {
-			return fmt.Errorf("%s: %w", j.indexFlag, err)
-		}
+		commits = append(commits, outdir.Commit{Dir: j.index, Last: index.ManifestName, Flag: j.indexFlag})
 	}
-	if err := j.out.Commit(ctx, j.summary); err != nil {
-		return fmt.Errorf("--output: %w", err)
-	}
-	return nil
+	return outdir.CommitAll(ctx, append(commits, outdir.Commit{Dir: j.out, Last: j.summary, Flag: "--output"})...)
 }
 
 // checkCounts fails a job whose counts do not add up (balanced false in

@@ -31,7 +31,7 @@ type cleanup struct {
 
 func (c *cleanup) run() { c.once.Do(c.fn) }
 
-// atExit registers fn to run on SIGINT or SIGTERM, and returns it, run at
+// atExit registers fn to run on SIGINT, SIGTERM or SIGHUP, and returns it, run at
 // most once, for the caller to run (defer) when the run ends otherwise.
 func atExit(fn func()) func() {
 	c := &cleanup{fn: fn}
@@ -53,7 +53,7 @@ func runCleanups() {
 }
 
 // openDir takes the directory dir of kind k for the run (outdir.Dir.Open),
-// its Abort registered to run on SIGINT or SIGTERM from the start; it
+// its Abort registered to run on SIGINT, SIGTERM or SIGHUP from the start; it
 // returns the Abort for the caller to defer.
 func openDir(k outdir.Kind, dir string, overwrite bool, inputs []string) (*outdir.Dir, func(), error) {
 	d := k.New(dir)
@@ -92,17 +92,38 @@ func waitIfInterrupted() {
 	}
 }
 
-// handleSignals makes SIGINT and SIGTERM end the command cleanly: cancel
-// the job (ctx's cancel), give it a moment to stop, run the cleanups, print
-// one line saying what is left, and exit with 128 + the signal number (130,
-// 143). jobDone, once closed, says the job has returned.
+// stopSignals are the signals that end a job cleanly: Ctrl-C, kill, and
+// a closed terminal or ssh session (SIGHUP). Each ends in the same
+// cleanup (see handleSignals).
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// handleSignals makes the command end cleanly however it is stopped.
+//
+// SIGINT, SIGTERM and SIGHUP (each unless the command was started with it
+// ignored, as nohup does) cancel the job (ctx's cancel), give it a moment
+// to stop, run the cleanups, print one line saying what is left, and exit
+// with 128 + the signal number (130, 143, 129). A commit under way ends
+// first (the cleanups wait for it): the outputs are then in place, and
+// the line says so. jobDone, once closed, says the job has returned.
+//
+// SIGPIPE is ignored: a write to a closed standard output or error (the
+// reader of a pipe gone, as in 'neardup run ... | head') fails and the
+// command goes on without printing, so that printing never decides
+// whether a finished job's outputs are committed.
 func handleSignals(cancel context.CancelFunc, jobDone <-chan struct{}) {
+	signal.Ignore(syscall.SIGPIPE)
+	var sigs []os.Signal
+	for _, s := range stopSignals {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
+	}
 	c := make(chan os.Signal, 1)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(c, sigs...)
 	go func() {
 		sig := <-c
 		interrupted.Store(true)
-		signal.Reset(os.Interrupt, syscall.SIGTERM) // a second Ctrl-C kills at once
+		signal.Reset(sigs...) // a second Ctrl-C kills at once
 		// The runner logs the cancelled bundles; the user asked for it.
 		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 		cancel()
@@ -112,21 +133,23 @@ func handleSignals(cancel context.CancelFunc, jobDone <-chan struct{}) {
 		}
 		runCleanups()
 		progress.End(false) // clears the line on a terminal
-		interruptState.Lock()
-		out, complete := interruptState.out, interruptState.complete
-		interruptState.Unlock()
-		switch {
-		case out == "":
-			fmt.Fprintln(os.Stderr, "neardup: interrupted; nothing was written")
-		case complete != nil && complete():
-			fmt.Fprintf(os.Stderr, "neardup: interrupted; removed the work files, the outputs in %s are complete\n", out)
-		default:
-			fmt.Fprintf(os.Stderr, "neardup: interrupted; removed the work files, %s is as before\n", out)
-		}
-		code := 130
-		if sig == syscall.SIGTERM {
-			code = 143
-		}
-		os.Exit(code)
+		fmt.Fprintln(os.Stderr, interruptMessage())
+		os.Exit(128 + int(sig.(syscall.Signal)))
 	}()
+}
+
+// interruptMessage is the line an interrupted command prints: what it
+// left.
+func interruptMessage() string {
+	interruptState.Lock()
+	out, complete := interruptState.out, interruptState.complete
+	interruptState.Unlock()
+	switch {
+	case out == "":
+		return "neardup: interrupted; nothing was written"
+	case complete != nil && complete():
+		return fmt.Sprintf("neardup: interrupted; removed the work files, the outputs in %s are complete", out)
+	default:
+		return fmt.Sprintf("neardup: interrupted; removed the work files, %s is as before", out)
+	}
 }

@@ -23,6 +23,9 @@ type job interface {
 	// check checks what plan.Check does not: the flags required, and
 	// those that must differ.
 	check() error
+	// dirs are the directories the job names, for outdir.CheckOverlap and
+	// outdir.CheckInputs.
+	dirs() []outdir.Path
 	// options returns the options to plan the job with, once Beam is up.
 	options(ctx context.Context) (plan.Options, error)
 	// stage opens, with open, the directories the job writes into and
@@ -67,6 +70,9 @@ func doJob(j job, args []string) error {
 	p, files, err := planJob(ctx, j, f)
 	if err != nil {
 		return err
+	}
+	if err := outdir.CheckInputs(j.dirs(), files); err != nil {
+		return usageError{err}
 	}
 	cfg := p.Config
 	var aborts []func()
@@ -113,6 +119,9 @@ func parseJob(j job, args []string) (*runFlags, error) {
 	}
 	if err := j.check(); err != nil {
 		return nil, err
+	}
+	if err := outdir.CheckOverlap(j.dirs()); err != nil {
+		return nil, usageError{err}
 	}
 	if err := plan.Check(&f.opts, f.runner()); err != nil {
 		return nil, usageError{err}

@@ -148,10 +148,11 @@ func (r *runJob) check() error {
 	if f.input == "" || f.output == "" {
 		return usagef("--input and --output are required (see 'neardup help run')")
 	}
-	if f.indexOut != "" && sameDir(f.indexOut, f.output) {
-		return usagef("--index-out must be another directory than --output")
-	}
 	return nil
+}
+
+func (r *runJob) dirs() []outdir.Path {
+	return []outdir.Path{{Name: "--output", Path: r.f.output, Written: true}, {Name: "--index-out", Path: r.f.indexOut, Written: true}}
 }
 
 func (r *runJob) options(context.Context) (plan.Options, error) { return r.f.opts, nil }

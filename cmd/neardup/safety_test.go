@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -175,6 +176,42 @@ func TestStaleLock(t *testing.T) {
 	}
 }
 
+// TestReusedPIDLock: a lock whose PID now belongs to another program (a
+// lock of an older neardup, which recorded no identity, or one whose
+// identity differs) is stale: refused without --overwrite as a run that is
+// gone, broken with it.
+func TestReusedPIDLock(t *testing.T) {
+	t.Parallel()
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	host, _ := os.Hostname()
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	input := sampleFile(t, "sample-0.jsonl")
+	for name, lock := range map[string]string{
+		"another program":            fmt.Sprintf("pid %d\nhost %s\n", sleep.Process.Pid, host),
+		"this PID, another identity": fmt.Sprintf("pid %d\nhost %s\nproc %s 1\n", os.Getpid(), host, strings.TrimSpace(string(boot))),
+	} {
+		out := t.TempDir()
+		copyBytes(t, filepath.Join(out, lockName), lock)
+		code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", out)
+		if code != 1 || !strings.Contains(stderr, "which is gone (use --overwrite to break it") {
+			t.Errorf("%s: exit code %d, stderr %q; want a stale lock", name, code, stderr)
+		}
+		if code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", out, "--overwrite"); code != 0 {
+			t.Errorf("%s, --overwrite: exit code %d, stderr %q", name, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, lockName)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: lock left after the run: %v", name, err)
+		}
+	}
+}
+
 // TestOverwriteInputs (D5): --overwrite refuses, removing nothing, when a
 // file it would replace is an input, also through a symbolic link.
 func TestOverwriteInputs(t *testing.T) {
@@ -265,8 +302,8 @@ func copyBytes(t *testing.T, path, content string) {
 	}
 }
 
-// TestInterrupt (D9): SIGINT or SIGTERM while the job runs ends the command
-// with exit code 130 or 143 and one line saying what it left; the
+// TestInterrupt (D9): SIGINT, SIGTERM or SIGHUP while the job runs ends the
+// command with exit code 130, 143 or 129 and one line saying what it left; the
 // temporary directory holds nothing new, and the output directory is as
 // before (absent, or with a previous run's files and the user's).
 func TestInterrupt(t *testing.T) {
@@ -278,6 +315,7 @@ func TestInterrupt(t *testing.T) {
 	}{
 		{syscall.SIGINT, 130, false},
 		{syscall.SIGTERM, 143, true},
+		{syscall.SIGHUP, 129, false},
 	} {
 		t.Run(tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
@@ -323,15 +361,110 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestNohup: a run started with SIGHUP ignored (nohup) goes on when it
+// gets one, and completes.
+func TestNohup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, mark, release := filepath.Join(dir, "out"), filepath.Join(dir, "reading"), filepath.Join(dir, "go-on")
+	var stderr bytes.Buffer
+	cmd := neardupCmd([]string{"NEARDUP_TEST_SLOW_UNTIL=" + release, "NEARDUP_TEST_SLOW_MARK=" + mark}, &stderr,
+		"run", "--quiet", "--input", "slow://"+sampleFile(t, "sample-0.jsonl"), "--output", out)
+	cmd.Args = append([]string{"sh", "-c", `trap "" HUP; exec "$0" "$@"`, cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = "/bin/sh"
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, mark)
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	copyBytes(t, release, "")
+	if code := exitCode(t, cmd.Wait()); code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%.2000s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Errorf("no summary: %v", err)
+	}
+}
+
+// TestClosedPipe: a run whose standard output and error are a pipe nobody
+// reads ('neardup run ... 2>&1 | true') commits its outputs and exits 0,
+// leaving no lock, staging directory or work directory; with --quiet too.
+func TestClosedPipe(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		t.Run(fmt.Sprint("quiet=", quiet), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			tmp, out := filepath.Join(dir, "tmp"), filepath.Join(dir, "out")
+			if err := os.Mkdir(tmp, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			args := []string{"run", "--input", sampleFile(t, "sample-1.jsonl.gz"), "--output", out}
+			if quiet {
+				args = append(args, "--quiet")
+			}
+			cmd := neardupCmd([]string{"TMPDIR=" + tmp}, nil, args...)
+			cmd.Stdout, cmd.Stderr = w, w
+			err = cmd.Run()
+			w.Close()
+			if code := exitCode(t, err); code != 0 {
+				t.Errorf("exit code %d, want 0", code)
+			}
+			want := []string{"clusters-00000.jsonl", "dedup-00000.jsonl.gz", "pairs-00000.jsonl", "report.html", "summary.json"}
+			if got := listDir(t, out); !slices.Equal(got, want) {
+				t.Errorf("output directory %q, want %q", got, want)
+			}
+			if left := listDir(t, tmp); len(left) > 0 {
+				t.Errorf("left in TMPDIR: %q", left)
+			}
+		})
+	}
+}
+
+// TestCommitInTheWay: --overwrite into an output directory holding a
+// directory where a final file goes (summary.json) fails before it moves
+// anything: the output directory is as it was, and no index is written.
+func TestCommitInTheWay(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, idx := filepath.Join(dir, "out"), filepath.Join(dir, "idx")
+	writeFiles(t, out, "pairs-00000.jsonl", "clusters-00000.jsonl", "summary.json/notes.txt")
+	before := snapshot(t, out)
+	code, stderr := neardup(t, "", "run", "--quiet", "--input", sampleFile(t, "sample-0.jsonl"), "--output", out, "--overwrite", "--index-out", idx)
+	if code != 1 || !strings.Contains(stderr, "holds summary.json (a directory), which is not neardup's to replace") {
+		t.Errorf("exit code %d, stderr %q; want 1 and the directory in the way", code, stderr)
+	}
+	checkOneLine(t, stderr)
+	if after := snapshot(t, out); !sameSnapshot(before, after) {
+		t.Errorf("output directory %q, was %q", keys(after), keys(before))
+	}
+	if _, err := os.Stat(idx); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed run left %s (%v)", idx, err)
+	}
+}
+
 // TestSweepWorkDirs (D9): a run removes the work directories older than a
 // day that neardup's runs killed before they could clean up left in TMPDIR
-// (those with its marker, of a process that is gone), and nothing else;
+// (those with its marker, of a process of this host that is gone, its PID
+// free or another program's), and nothing else;
 // it leaves nothing there itself.
 func TestSweepWorkDirs(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	host, _ := os.Hostname()
 	old := time.Now().Add(-48 * time.Hour)
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
 	dirs := map[string]struct {
 		marker string // "" for none
 		age    time.Time
@@ -342,6 +475,10 @@ func TestSweepWorkDirs(t *testing.T) {
 		"neardup-work-running":  {fmt.Sprintf("neardup work directory\npid %d\nhost %s\n", os.Getpid(), host), old, true},
 		"neardup-work-nomarker": {"", old, true},
 		"other":                 {fmt.Sprintf("neardup work directory\npid %d\nhost %s\n", 1<<30, host), old, true},
+		// Of another host: whether its run is alive cannot be told.
+		"neardup-work-otherhost": {fmt.Sprintf("neardup work directory\npid %d\nhost other-%s\n", 1<<30, host), old, true},
+		// Its PID is another program's now.
+		"neardup-work-reused": {fmt.Sprintf("neardup work directory\npid %d\nhost %s\n", sleep.Process.Pid, host), old, false},
 	}
 	for name, d := range dirs {
 		p := filepath.Join(tmp, name)

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -37,15 +36,17 @@ type dirLock struct {
 	content []byte
 }
 
-// lockDir creates dir's lock file with O_EXCL, holding this process's PID
-// and host name. If another run holds it, lockDir fails at once, naming the
-// holder. The lock of a process of this host that is gone is stale:
+// lockDir creates dir's lock file with O_EXCL, holding this process's PID,
+// host name and identity (see procLine). If another run holds it, lockDir
+// fails at once, naming the holder. The lock of a process of this host
+// that is gone (see processAlive: its PID may be another program's now) is
+// stale:
 // breakStale (--overwrite) breaks it; otherwise the error says so. name
 // names dir in errors.
 func lockDir(dir, name string, breakStale bool) (*dirLock, error) {
 	host, _ := os.Hostname()
 	l := &dirLock{path: filepath.Join(dir, lockName),
-		content: fmt.Appendf(nil, "pid %d\nhost %s\nstarted %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))}
+		content: fmt.Appendf(nil, "pid %d\nhost %s\nstarted %s\n%s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339), procLine())}
 	for attempt := 0; ; attempt++ {
 		f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
@@ -73,7 +74,7 @@ func lockDir(dir, name string, breakStale bool) (*dirLock, error) {
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("%s is locked by %s, which neardup cannot read: if no neardup writes there, remove it", name, l.path)
-		case holder != host || processAlive(pid):
+		case holder != host || processAlive(pid, parseProc(held)):
 			return nil, fmt.Errorf("%s is in use by another neardup run (pid %d on %s; lock file %s)", name, pid, holder, l.path)
 		case !breakStale:
 			return nil, fmt.Errorf("%s holds the lock of neardup pid %d, which is gone (use --overwrite to break it; lock file %s)", name, pid, l.path)
@@ -118,12 +119,6 @@ func parseLock(b []byte) (pid int, host string, ok bool) {
 		}
 	}
 	return pid, host, pid > 0 && host != ""
-}
-
-// processAlive reports whether process pid exists on this host.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // release removes the lock file if it is still this process's.
@@ -177,19 +172,24 @@ type urlLock struct {
 
 // lockInfo is what a lock object holds.
 type lockInfo struct {
-	run, host        string
+	run, host, proc  string // proc: the process's identity (see procLine)
 	pid              int
 	started, renewed time.Time
 }
 
 func (i lockInfo) marshal() []byte {
-	return fmt.Appendf(nil, "neardup lock\nrun %s\npid %d\nhost %s\nstarted %s\nrenewed %s\n",
+	b := fmt.Appendf(nil, "neardup lock\nrun %s\npid %d\nhost %s\nstarted %s\nrenewed %s\n",
 		i.run, i.pid, i.host, i.started.UTC().Format(time.RFC3339Nano), i.renewed.UTC().Format(time.RFC3339Nano))
+	if i.proc != "" {
+		b = fmt.Appendf(b, "proc %s\n", i.proc)
+	}
+	return b
 }
 
 // parseLockInfo reads a lock object; ok is false if it is not one.
 func parseLockInfo(b []byte) (i lockInfo, ok bool) {
 	i.pid, i.host, ok = parseLock(b)
+	i.proc = parseProc(b)
 	for _, line := range strings.Split(string(b), "\n") {
 		k, v, _ := strings.Cut(line, " ")
 		switch k {
@@ -210,7 +210,7 @@ func parseLockInfo(b []byte) (i lockInfo, ok bool) {
 // containers say, do not break each other's lock at once).
 func (i lockInfo) stale(host string, now time.Time, times lockTimes) bool {
 	age := now.Sub(i.renewed)
-	return age > times.stale || i.host == host && age > 2*times.renew && !processAlive(i.pid)
+	return age > times.stale || i.host == host && age > 2*times.renew && !processAlive(i.pid, i.proc)
 }
 
 // lockURL takes the directory dir on a remote filesystem (gs://, s3://)
@@ -251,7 +251,7 @@ func lockURL(ctx context.Context, dir, name string, breakStale bool, times lockT
 	now := time.Now()
 	l := &urlLock{fsys: fsys, rm: rm, id: randomHex(), name: name, times: times, renewed: now}
 	l.path = output.JoinPath(dir, urlLockPrefix+l.id)
-	l.info = lockInfo{run: l.id, pid: os.Getpid(), host: host, started: now, renewed: now}
+	l.info = lockInfo{run: l.id, pid: os.Getpid(), host: host, proc: identity(os.Getpid()), started: now, renewed: now}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	l.done = make(chan struct{})
 	// From here on the caller may release the lock (Dir.Abort), also
@@ -299,7 +299,7 @@ func (l *urlLock) others(ctx context.Context, breakStale bool) error {
 		switch {
 		case !ok:
 			return fmt.Errorf("%s is locked by %s, which neardup cannot read: if no neardup writes there, remove it", l.name, p)
-		case !i.stale(host, time.Now(), l.times) && i.host == host && !processAlive(i.pid):
+		case !i.stale(host, time.Now(), l.times) && i.host == host && !processAlive(i.pid, i.proc):
 			return fmt.Errorf("%s holds the lock of neardup pid %d of this host, which is gone, but renewed it %s ago: --overwrite breaks it from %s on (lock object %s)",
 				l.name, i.pid, time.Since(i.renewed).Round(time.Second), i.renewed.Add(2*l.times.renew).Local().Format(time.TimeOnly), p)
 		case !i.stale(host, time.Now(), l.times):

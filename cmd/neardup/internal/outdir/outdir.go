@@ -71,9 +71,10 @@ var (
 //     with O_EXCL, so that a second run into it refuses at once;
 //   - the job writes into a staging directory inside it, Stage, never into
 //     the directory itself;
-//   - Commit, once every check has passed, removes what --overwrite
-//     replaces, moves the final files of the stage in, the one named last
-//     (summary.json, index.json) after all others, and removes the stage;
+//   - Commit (CommitAll, for the output and the index together), once
+//     every check has passed, moves what --overwrite replaces aside and the
+//     final files of the stage in, the one named last (summary.json,
+//     index.json) after all others, and removes the stage;
 //   - Abort, on failure or interrupt, removes the stage, the lock, and the
 //     directory if the run created it: the directory is as it was.
 //
@@ -84,7 +85,7 @@ type Dir struct {
 	given    string // the directory as the user gave it
 	dir      string // its absolute path, or the URL
 	url      bool
-	replaced []string // what Commit removes (--overwrite): paths in dir
+	replaced []string // what Commit replaces (--overwrite): paths in dir
 
 	mu                 sync.Mutex // guards what Abort undoes, and the state
 	stage              string     // the staging directory inside dir
@@ -341,8 +342,8 @@ func checkWorkDir(dir string) error {
 }
 
 // checkStageDir checks that the staging directory of a run that did not
-// end holds only what a job writes there: outputs, index files, and a work
-// directory.
+// end holds only what a job writes there: outputs, index files, a work
+// directory, and what its commit moved aside.
 func checkStageDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -356,6 +357,9 @@ func checkStageDir(dir string) error {
 			if err := checkWorkDir(filepath.Join(dir, name)); err != nil {
 				return err
 			}
+		case e.IsDir() && name == replacedDir:
+			// What a commit cut off (SIGKILL) had moved aside: neardup's
+			// files, checked when that run opened the directory.
 		default:
 			return fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, name)
 		}
@@ -395,28 +399,108 @@ func checkNotInputs(paths, inputs []string) error {
 	return nil
 }
 
-// Commit moves the final files of the staging directory into the
-// directory, last after all others, and removes what --overwrite replaces
-// first (last before all others, so that no old last file ever stands
-// beside new files). It then removes the staging directory.
+// Commit commits the directory alone (see CommitAll), its file last
+// moved in after all others.
 func (t *Dir) Commit(ctx context.Context, last string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.aborted {
-		return fmt.Errorf("%s: the run was stopped", t.name())
+	return CommitAll(ctx, Commit{Dir: t, Last: last})
+}
+
+// A Commit is a directory for CommitAll: its final file, Last, is moved
+// in after all others; Flag, if set, starts its errors ("--index-out").
+type Commit struct {
+	Dir        *Dir
+	Last, Flag string
+}
+
+// CommitAll puts the final files of the directories' staging directories
+// in place as one step, the directories in order:
+//
+//   - it first checks every destination: each file it moves in must take
+//     the place of nothing, or of a file --overwrite replaces there;
+//   - it then moves aside, into the staging directory, what --overwrite
+//     replaces (the last file before all others, so that no old last file
+//     ever stands beside new files), and moves the final files in (the
+//     last file after all others);
+//   - if a move fails, it moves back what it moved, in every directory,
+//     so that each is as it was, and returns the error;
+//   - once all are moved, it removes the staging directories (with what
+//     was moved aside) and releases the locks.
+//
+// A directory on a remote filesystem cannot be put back: its files are
+// removed and moved as commitURL does, after the local checks. An abort
+// (a signal) waits until CommitAll returns.
+func CommitAll(ctx context.Context, commits ...Commit) error {
+	for _, c := range commits {
+		c.Dir.mu.Lock()
+		defer c.Dir.mu.Unlock()
 	}
-	if t.url {
-		return t.commitURL(ctx, last)
-	}
-	lastFirst(t.replaced, last)
-	for _, p := range t.replaced {
-		if err := os.RemoveAll(p); err != nil {
-			return err
+	moves := make([]*localMoves, len(commits))
+	for i, c := range commits {
+		t := c.Dir
+		var err error
+		switch {
+		case t.aborted:
+			err = fmt.Errorf("%s: the run was stopped", t.name())
+		case t.url:
+			err = t.urlLock.check(ctx)
+		default:
+			moves[i], err = t.planMoves(c.Last)
+		}
+		if err != nil {
+			return c.wrap(err)
 		}
 	}
+	for i, c := range commits {
+		var err error
+		if c.Dir.url {
+			err = c.Dir.commitURL(ctx, c.Last)
+		} else {
+			err = moves[i].apply()
+		}
+		if err != nil {
+			for j := i; j >= 0; j-- {
+				if moves[j] != nil {
+					moves[j].undo()
+				}
+			}
+			return c.wrap(err)
+		}
+	}
+	for _, c := range commits {
+		c.Dir.committed = true
+		c.Dir.removeStage()
+		c.Dir.unlock()
+	}
+	return nil
+}
+
+func (c Commit) wrap(err error) error {
+	if c.Flag != "" {
+		return fmt.Errorf("%s: %w", c.Flag, err)
+	}
+	return err
+}
+
+// replacedDir is the directory in a staging directory that CommitAll moves
+// what --overwrite replaces into, removed with it.
+const replacedDir = ".replaced"
+
+// localMoves are the renames that commit a local directory, and those
+// done so far, to undo.
+type localMoves struct {
+	aside    string      // the directory replaced paths go to
+	replaced []string    // paths that --overwrite replaces, the last file's first
+	in       [][2]string // final files: from the stage, to the directory
+	done     [][2]string // renames done, in order
+}
+
+// planMoves lists the final files of the staging directory, last after
+// all others, and checks that each can take its place in the directory:
+// nothing is there, or a file that --overwrite replaces.
+func (t *Dir) planMoves(last string) (*localMoves, error) {
 	entries, err := os.ReadDir(t.stage)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var names []string
 	for _, e := range entries {
@@ -427,15 +511,65 @@ func (t *Dir) Commit(ctx context.Context, last string) error {
 	if _, err := os.Stat(filepath.Join(t.stage, last)); err == nil {
 		names = append(names, last)
 	}
+	m := &localMoves{aside: filepath.Join(t.stage, replacedDir), replaced: slices.Clone(t.replaced)}
+	lastFirst(m.replaced, last)
 	for _, n := range names {
-		if err := os.Rename(filepath.Join(t.stage, n), filepath.Join(t.dir, n)); err != nil {
+		to := filepath.Join(t.dir, n)
+		if fi, err := os.Lstat(to); err == nil && !slices.Contains(m.replaced, to) {
+			return nil, fmt.Errorf("%s holds %s (%s), which is not neardup's to replace: nothing was moved into place", t.name(), n, fileKind(fi))
+		}
+		m.in = append(m.in, [2]string{filepath.Join(t.stage, n), to})
+	}
+	return m, nil
+}
+
+// fileKind names the kind of file fi is, for errors.
+func fileKind(fi fs.FileInfo) string {
+	switch {
+	case fi.IsDir():
+		return "a directory"
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case fi.Mode().IsRegular():
+		return "a file"
+	}
+	return "a special file"
+}
+
+// apply moves the replaced paths aside and the final files in.
+func (m *localMoves) apply() error {
+	if len(m.replaced) > 0 {
+		if err := os.Mkdir(m.aside, 0o700); err != nil {
 			return err
 		}
 	}
-	t.committed = true
-	t.removeStage()
-	t.unlock()
+	for _, p := range m.replaced {
+		if err := m.rename(p, filepath.Join(m.aside, filepath.Base(p))); err != nil {
+			return err
+		}
+	}
+	for _, mv := range m.in {
+		if err := m.rename(mv[0], mv[1]); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+func (m *localMoves) rename(from, to string) error {
+	if err := os.Rename(from, to); err != nil {
+		return err
+	}
+	m.done = append(m.done, [2]string{from, to})
+	return nil
+}
+
+// undo moves back what apply moved, the last rename first.
+func (m *localMoves) undo() {
+	for i := len(m.done) - 1; i >= 0; i-- {
+		_ = os.Rename(m.done[i][1], m.done[i][0])
+	}
+	m.done = nil
 }
 
 // lastFirst moves the paths (local or URLs) named last to the front, so
@@ -453,12 +587,11 @@ func btoi(b bool) int {
 	return 0
 }
 
-// commitURL is Commit for a directory on a remote filesystem: rename (or
-// copy and remove) each final file, last after all others.
+// commitURL moves the final files of a staging directory on a remote
+// filesystem into place (CommitAll, which checked the lock): it removes
+// what --overwrite replaces, the last file first, then renames (or copies
+// and removes) each final file, the last after all others.
 func (t *Dir) commitURL(ctx context.Context, last string) error {
-	if err := t.urlLock.check(ctx); err != nil {
-		return err
-	}
 	fsys, err := filesystem.New(ctx, t.stage+"/x")
 	if err != nil {
 		return err
@@ -496,9 +629,6 @@ func (t *Dir) commitURL(ctx context.Context, last string) error {
 			return fmt.Errorf("moving %s into %s: %w", n, t.dir, err)
 		}
 	}
-	t.committed = true
-	t.removeStage()
-	t.unlock()
 	return nil
 }
 

@@ -2,6 +2,7 @@ package outdir
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -254,4 +255,108 @@ func listDir(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestCommitAll: a commit checks every destination of every directory
+// before it moves the first file: a directory where a final file goes
+// leaves both directories as they were; and a move that fails puts back
+// what was moved.
+func TestCommitAll(t *testing.T) {
+	root := t.TempDir()
+	idxDir, outDir := filepath.Join(root, "idx"), filepath.Join(root, "out")
+	writeFiles(t, outDir, "pairs-00000.jsonl", "summary.json/mine.txt", "notes.txt")
+	before := snapshot(t, root)
+	idx, err := open(Index, idxDir, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := open(Output, outDir, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, idx.Stage(), "index-00000.bin", "index.json")
+	writeFiles(t, out.Stage(), "pairs-00000.jsonl", "dedup-00000.jsonl", "summary.json")
+	err = CommitAll(context.Background(), Commit{Dir: idx, Last: "index.json", Flag: "--index-out"}, Commit{Dir: out, Last: "summary.json", Flag: "--output"})
+	want := "--output: --output " + outDir + " holds summary.json (a directory), which is not neardup's to replace: nothing was moved into place"
+	if err == nil || err.Error() != want {
+		t.Fatalf("CommitAll = %v; want %q", err, want)
+	}
+	idx.Abort()
+	out.Abort()
+	if after := snapshot(t, root); !maps.Equal(after, before) {
+		t.Errorf("after the failed commit: %q, want %q", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
+	}
+
+	// A move that fails half way: the replaced file and the moved ones go back.
+	dir := t.TempDir()
+	writeFiles(t, dir, "old.jsonl", "stage/a.jsonl")
+	before = snapshot(t, dir)
+	m := &localMoves{aside: filepath.Join(dir, "stage", replacedDir), replaced: []string{filepath.Join(dir, "old.jsonl")},
+		in: [][2]string{{filepath.Join(dir, "stage/a.jsonl"), filepath.Join(dir, "a.jsonl")}, {filepath.Join(dir, "stage/gone"), filepath.Join(dir, "gone")}}}
+	if err := m.apply(); err == nil {
+		t.Fatal("apply of a missing file succeeded")
+	}
+	m.undo()
+	os.Remove(m.aside)
+	if after := snapshot(t, dir); !maps.Equal(after, before) {
+		t.Errorf("after undo: %q, want %q", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
+	}
+}
+
+// snapshot maps every path under root to its content ("" for a directory).
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		b := []byte{}
+		if !d.IsDir() {
+			b, err = os.ReadFile(p)
+		}
+		m[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestCommitAllAbort: an abort (a signal's cleanup, the index's first or
+// the output's first) that comes while the directories are committed
+// leaves both committed or neither.
+func TestCommitAllAbort(t *testing.T) {
+	for i := range 40 {
+		root := t.TempDir()
+		idx, err := open(Index, filepath.Join(root, "idx"), false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := open(Output, filepath.Join(root, "out"), false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, idx.Stage(), "index-00000.bin", "index.json")
+		writeFiles(t, out.Stage(), "pairs-00000.jsonl", "summary.json")
+		aborted := make(chan struct{})
+		go func() {
+			if i%2 == 0 {
+				idx.Abort()
+				out.Abort()
+			} else {
+				out.Abort()
+				idx.Abort()
+			}
+			close(aborted)
+		}()
+		err = CommitAll(context.Background(), Commit{Dir: idx, Last: "index.json"}, Commit{Dir: out, Last: "summary.json"})
+		<-aborted
+		_, ierr := os.Stat(filepath.Join(root, "idx", "index.json"))
+		_, oerr := os.Stat(filepath.Join(root, "out", "summary.json"))
+		if (ierr == nil) != (oerr == nil) || (err == nil) != (oerr == nil) || idx.Committed() != out.Committed() {
+			t.Fatalf("round %d: commit %v, index.json %v, summary.json %v: want both or neither", i, err, ierr, oerr)
+		}
+	}
 }

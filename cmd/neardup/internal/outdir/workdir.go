@@ -24,7 +24,7 @@ func MakeWorkDir() (string, error) {
 		return "", err
 	}
 	host, _ := os.Hostname()
-	marker := fmt.Sprintf("neardup work directory, removed when its run ends\npid %d\nhost %s\n", os.Getpid(), host)
+	marker := fmt.Sprintf("neardup work directory, removed when its run ends\npid %d\nhost %s\n%s", os.Getpid(), host, procLine())
 	if err := os.WriteFile(filepath.Join(dir, workMarker), []byte(marker), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return "", err
@@ -37,7 +37,9 @@ const staleWorkAge = 24 * time.Hour
 
 // SweepWorkDirs removes the work directories that runs killed before they
 // could clean up left in tmp: neardup-work-* directories holding the marker,
-// older than staleWorkAge, whose run is not alive on this host.
+// older than staleWorkAge, whose run is of this host and gone (see
+// processAlive). A directory of another host's run (tmp shared, or the
+// host renamed) is left: whether that run is alive cannot be told.
 func SweepWorkDirs(tmp string, now time.Time) {
 	dirs, _ := filepath.Glob(filepath.Join(tmp, workDirPrefix+"*"))
 	host, _ := os.Hostname()
@@ -52,8 +54,8 @@ func SweepWorkDirs(tmp string, now time.Time) {
 		if err != nil || merr != nil || now.Sub(fi.ModTime()) < staleWorkAge || now.Sub(mi.ModTime()) < staleWorkAge {
 			continue
 		}
-		if pid, h, ok := parseLock(b); ok && h == host && processAlive(pid) {
-			continue // a long run, still going
+		if pid, h, ok := parseLock(b); !ok || h != host || processAlive(pid, parseProc(b)) {
+			continue // a long run still going, or a run of another host, which cannot be checked
 		}
 		os.RemoveAll(dir)
 	}

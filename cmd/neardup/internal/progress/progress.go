@@ -246,8 +246,10 @@ func sample(start time.Time) progressSample {
 // show shows the display on w until stop is closed, then, if it gets
 // true (the job succeeded), writes the last line (stageTimes), and
 // returns. On a terminal (tty) it redraws one line every interval;
-// otherwise it writes a line every interval.
+// otherwise it writes a line every interval. Once a write fails (a pipe
+// nobody reads, a terminal gone) it writes no more.
 func show(w io.Writer, tty bool, interval time.Duration, total int64, stop <-chan bool) {
+	w = &untilError{w: w}
 	start := time.Now()
 	v := newProgressView(total)
 	t := time.NewTicker(interval)
@@ -272,6 +274,19 @@ func show(w io.Writer, tty bool, interval time.Duration, total int64, stop <-cha
 			}
 		}
 	}
+}
+
+// untilError writes to w until a write fails, then drops every write.
+type untilError struct {
+	w   io.Writer
+	err error
+}
+
+func (u *untilError) Write(p []byte) (int, error) {
+	if u.err == nil {
+		_, u.err = u.w.Write(p)
+	}
+	return len(p), nil
 }
 
 // End ends the progress display of the job, if there is one:

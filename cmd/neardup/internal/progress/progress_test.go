@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -295,5 +297,28 @@ func TestProgressFailed(t *testing.T) {
 		if got := out.String(); got != want {
 			t.Errorf("tty %v: got %q, want %q", tty, got, want)
 		}
+	}
+}
+
+// failingWriter counts its writes, each of which fails.
+type failingWriter struct{ writes atomic.Int64 }
+
+func (f *failingWriter) Write([]byte) (int, error) {
+	f.writes.Add(1)
+	return 0, syscall.EPIPE
+}
+
+// TestProgressClosedPipe: once a write fails (a pipe nobody reads), the
+// display writes no more, and the job's end is not held up.
+func TestProgressClosedPipe(t *testing.T) {
+	var w failingWriter
+	stop := make(chan bool, 1)
+	done := make(chan struct{})
+	go func() { show(&w, false, time.Millisecond, 100, stop); close(done) }()
+	time.Sleep(50 * time.Millisecond)
+	stop <- true
+	<-done
+	if n := w.writes.Load(); n != 1 {
+		t.Errorf("%d writes, want 1", n)
 	}
 }

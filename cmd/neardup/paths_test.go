@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms/format/output"
+)
+
+// TestOverlappingPaths: directories that are one another or inside one
+// another, for run and audit alike, or an input that is or holds one of
+// them, are refused before anything is made, with exit code 2 and one
+// line naming both paths.
+func TestOverlappingPaths(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	input := sampleFile(t, "sample-0.jsonl")
+	idx := filepath.Join(dir, "idx")
+	if code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", filepath.Join(dir, "run"), "--index-out", idx); code != 0 {
+		t.Fatalf("run: exit code %d: %s", code, stderr)
+	}
+	d := filepath.Join(dir, "d") // absent
+	a7 := filepath.Join(dir, "a7")
+	link := filepath.Join(t.TempDir(), "link") // outside dir, whose snapshot does not follow links
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"run index around output", []string{"run", "--input", input, "--output", filepath.Join(d, "out"), "--index-out", d},
+			"--index-out " + d + " overlaps --output " + filepath.Join(d, "out") + " (holds it)"},
+		{"run index inside output", []string{"run", "--input", input, "--output", d, "--index-out", filepath.Join(d, "idx")},
+			"--index-out " + filepath.Join(d, "idx") + " overlaps --output " + d + " (inside it)"},
+		{"run index is output through a link", []string{"run", "--input", input, "--output", d, "--index-out", filepath.Join(link, "d")},
+			"--index-out " + filepath.Join(link, "d") + " overlaps --output " + d + " (the same directory)"},
+		{"audit next index is output", []string{"audit", "--index", idx, "--input", input, "--output", a7, "--update-index", a7},
+			"--update-index " + a7 + " overlaps --output " + a7 + " (the same directory)"},
+		{"audit output is the index", []string{"audit", "--index", idx, "--input", input, "--output", idx, "--overwrite"},
+			"the old index --index " + idx + " overlaps --output " + idx + " (the same directory)"},
+		{"audit output inside the index", []string{"audit", "--index", idx, "--input", input, "--output", filepath.Join(idx, "out")},
+			"the old index --index " + idx + " overlaps --output " + filepath.Join(idx, "out") + " (holds it)"},
+		{"input holds the output", []string{"run", "--input", dir, "--output", filepath.Join(dir, "out2")},
+			"--input " + dir + " overlaps --output " + filepath.Join(dir, "out2") + " (holds it)"},
+		{"input inside the next index", []string{"audit", "--index", idx, "--input", filepath.Join(dir, "next", "x.jsonl"), "--output", a7, "--update-index", filepath.Join(dir, "next")},
+			"--input " + filepath.Join(dir, "next", "x.jsonl") + " is inside --update-index " + filepath.Join(dir, "next")},
+	} {
+		if tt.name == "input inside the next index" {
+			copyFile(t, input, filepath.Join(dir, "next", "x.jsonl"))
+		}
+		before := snapshot(t, dir)
+		code, stderr := neardup(t, "", append(tt.args, "--quiet")...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%s: exit code %d, stderr %q; want 2 and %q", tt.name, code, stderr, tt.want)
+		}
+		checkOneLine(t, stderr)
+		if after := snapshot(t, dir); !sameSnapshot(before, after) {
+			t.Errorf("%s: %s changed: %q, was %q", tt.name, dir, keys(after), keys(before))
+		}
+	}
+	if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused run made %s (%v)", d, err)
+	}
+}
+
+// TestInputsByRealPath: a file reached twice, through a symbolic link to
+// its folder, is read once.
+func TestInputsByRealPath(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	copyFile(t, sampleFile(t, "sample-0.jsonl"), filepath.Join(data, "a.jsonl"))
+	if err := os.Symlink(data, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	records := func(out string, input string) int64 {
+		t.Helper()
+		if code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", filepath.Join(dir, out)); code != 0 {
+			t.Fatalf("--input %s: exit code %d: %s", input, code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, out, output.SummaryName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum output.Summary
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		return sum.Counts[output.StatInput]
+	}
+	once := records("once", filepath.Join(data, "a.jsonl"))
+	if got := records("twice", filepath.Join(data, "*.jsonl")+","+filepath.Join(dir, "link", "*.jsonl")); got != once {
+		t.Errorf("the file through its folder and a link: %d input records, want %d", got, once)
+	}
+}
