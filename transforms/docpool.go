@@ -1,11 +1,9 @@
 package transforms
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/neardup/neardup/transforms/format/record"
@@ -75,10 +73,9 @@ var freeItems struct {
 // (longer documents' storage is dropped): at most 32 MiB kept in all.
 //
 // maxBusySlotBytes bounds the storage a slot keeps from one batch to the
-// next within one mapDocs: without it every slot of a long file's read
-// grew to the longest document it ever held (276 MB of slots at the peak
-// of a 2.8M-document one-file run); with it the slots of a call hold at
-// most (2·workers+2)·docBatch·32 KiB, 48 MiB on two cores.
+// next within one mapDocs, so that a slot does not grow to the longest
+// document a long file's read ever held: the slots of a call hold at most
+// (2·workers+2)·docBatch·32 KiB, 48 MiB on two cores.
 const (
 	maxFreeItems     = 16
 	maxSlotBytes     = 2 * slotBytes
@@ -172,45 +169,63 @@ func mapDocs[R any](read docReader, workers int,
 			putItems((<-free).items)
 		}
 	}()
-
-	var readErr error
+	var readErr, setupErr error
 	go func() {
 		defer close(jobs)
-		j, seq := <-free, 0
-		if onReject == nil {
-			onReject = func(record.Reject) error { return nil }
-		}
-		readErr = read(func(d *docItem) error {
-			if d.Index >= wire.MaxLines {
-				return fmt.Errorf("more than %d lines", int64(wire.MaxLines))
-			}
-			n := len(j.items)
-			j.items = j.items[:n+1] // cap(j.items) is docBatch
-			it := &j.items[n]
-			buf := it.buf
-			*it = *d
-			if d.textBytes != nil {
-				// The Text of the documents of a batch lives in their
-				// slots' storage until the batch is done.
-				buf = append(slotFor(buf, len(d.textBytes)), d.textBytes...)
-				it.Text, it.textBytes = unsafe.String(unsafe.SliceData(buf), len(buf)), nil
-			}
-			it.buf = buf
-			if len(j.items) == docBatch {
-				j.seq, seq = seq, seq+1
-				jobs <- j
-				j = <-free
-			}
-			return nil
-		}, onReject)
-		if len(j.items) > 0 {
-			j.seq = seq
-			jobs <- j
-		}
+		readErr = feedDocs(read, onReject, jobs, free)
 	}()
+	startWorkers(workers, newWorker, jobs, done, &setupErr)
+	emitInOrder(done, free, emit, &setupErr)
+	if setupErr != nil {
+		return setupErr
+	}
+	return readErr
+}
 
+// feedDocs reads the documents with read into batches taken from free and
+// sends them to jobs, numbered in read order; onReject (nil: none) gets the
+// rejects.
+func feedDocs[R any](read docReader, onReject func(record.Reject) error, jobs, free chan *docJob[R]) error {
+	j, seq := <-free, 0
+	if onReject == nil {
+		onReject = func(record.Reject) error { return nil }
+	}
+	err := read(func(d *docItem) error {
+		if d.Index >= wire.MaxLines {
+			return fmt.Errorf("more than %d lines", int64(wire.MaxLines))
+		}
+		n := len(j.items)
+		j.items = j.items[:n+1] // cap(j.items) is docBatch
+		it := &j.items[n]
+		buf := it.buf
+		*it = *d
+		if d.textBytes != nil {
+			// The Text of the documents of a batch lives in their
+			// slots' storage until the batch is done.
+			buf = append(slotFor(buf, len(d.textBytes)), d.textBytes...)
+			it.Text, it.textBytes = unsafe.String(unsafe.SliceData(buf), len(buf)), nil
+		}
+		it.buf = buf
+		if len(j.items) == docBatch {
+			j.seq, seq = seq, seq+1
+			jobs <- j
+			j = <-free
+		}
+		return nil
+	}, onReject)
+	if len(j.items) > 0 {
+		j.seq = seq
+		jobs <- j
+	}
+	return err
+}
+
+// startWorkers starts workers goroutines, each with its own state from
+// newWorker, that work on the batches of jobs and pass them on to done,
+// which is closed once they all end. The first error of newWorker goes to
+// *setupErr; a worker without state passes its batches on untouched.
+func startWorkers[R any](workers int, newWorker func() (func(*docItem, *R), error), jobs, done chan *docJob[R], setupErr *error) {
 	var wg sync.WaitGroup
-	var setupErr error
 	var once sync.Once
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -218,7 +233,7 @@ func mapDocs[R any](read docReader, workers int,
 			defer wg.Done()
 			fn, err := newWorker()
 			if err != nil {
-				once.Do(func() { setupErr = err })
+				once.Do(func() { *setupErr = err })
 			}
 			for j := range jobs {
 				if fn != nil {
@@ -231,7 +246,11 @@ func mapDocs[R any](read docReader, workers int,
 		}()
 	}
 	go func() { wg.Wait(); close(done) }()
+}
 
+// emitInOrder emits the results of the batches of done in read order
+// (unless a worker's setup failed) and returns the batches to free.
+func emitInOrder[R any](done, free chan *docJob[R], emit func(*R), setupErr *error) {
 	// Batches done out of order wait here: at most all of them, which the
 	// reader cannot refill before the next in order is done, so the one
 	// awaited is in work or queued.
@@ -242,7 +261,7 @@ func mapDocs[R any](read docReader, workers int,
 		for j := waiting[next]; j != nil; j = waiting[next] {
 			delete(waiting, next)
 			next++
-			if setupErr == nil {
+			if *setupErr == nil {
 				for i := range j.items {
 					emit(&j.out[i])
 				}
@@ -256,137 +275,4 @@ func mapDocs[R any](read docReader, workers int,
 			free <- j
 		}
 	}
-	if setupErr != nil {
-		return setupErr
-	}
-	return readErr
-}
-
-// ahead runs the work of a bundle's elements on other goroutines while the
-// runner hands over the next elements, and gives the results back in
-// element order on the goroutine that calls the DoFn, where they may be
-// emitted. A stage that a runner runs as one bundle (Prism runs each
-// grouped stage so) then uses more than one core. The DoFn drains it in
-// FinishBundle, so nothing is emitted after the bundle ends.
-type ahead[R any] struct {
-	pending []chan R
-}
-
-// start runs work on a new goroutine.
-func (a *ahead[R]) start(work func() R) {
-	ch := make(chan R, 1)
-	go func() { ch <- work() }()
-	a.pending = append(a.pending, ch)
-}
-
-// drain waits for the oldest results and passes them to use until at most
-// keep are pending; it stops at the first error of use, after waiting for
-// every pending goroutine.
-func (a *ahead[R]) drain(keep int, use func(R) error) error {
-	for len(a.pending) > keep {
-		r := <-a.pending[0]
-		a.pending = a.pending[1:]
-		if err := use(r); err != nil {
-			for _, ch := range a.pending {
-				<-ch
-			}
-			a.pending = nil
-			return err
-		}
-	}
-	return nil
-}
-
-// aheadEmits is ahead for DoFns that emit: work for one element runs on
-// another goroutine with emitters that collect its output chunks and stats,
-// and drain passes them, in element order, to the DoFn's own emitters. The
-// busy time of the work is added to stage's counter when it is drained.
-type aheadEmits struct {
-	stage string
-	a     ahead[collected]
-}
-
-// collected is what the work of one element emitted.
-type collected struct {
-	outs  [][]keyedChunk // per output
-	stats []namedStat
-	err   error
-	began time.Time
-	took  time.Duration
-}
-
-type keyedChunk struct {
-	key   int
-	chunk []byte
-}
-
-type namedStat struct {
-	name string
-	v    int64
-}
-
-// start runs work, which has nOut outputs, on a new goroutine. work must
-// not use the DoFn's iterators or emitters: they are only valid on the
-// DoFn's goroutine.
-func (e *aheadEmits) start(nOut int, work func(emits []func(int, []byte), emitStat func(string, int64)) error) {
-	e.a.start(func() collected {
-		c := collected{outs: make([][]keyedChunk, nOut), began: time.Now()}
-		emits := make([]func(int, []byte), nOut)
-		for i := range emits {
-			emits[i] = func(k int, b []byte) { c.outs[i] = append(c.outs[i], keyedChunk{k, b}) }
-		}
-		c.err = work(emits, func(name string, v int64) { c.stats = append(c.stats, namedStat{name, v}) })
-		c.took = time.Since(c.began)
-		return c
-	})
-}
-
-// drain emits the output of the oldest work until at most keep are
-// pending; the first error of a work is returned, after waiting for the
-// rest.
-func (e *aheadEmits) drain(ctx context.Context, keep int, emits []func(int, []byte), emitStat func(string, int64)) error {
-	return e.a.drain(keep, func(c collected) error {
-		if c.err != nil {
-			return c.err
-		}
-		for i, out := range c.outs {
-			for _, kc := range out {
-				emits[i](kc.key, kc.chunk)
-			}
-		}
-		for _, s := range c.stats {
-			emitStat(s.name, s.v)
-		}
-		addBusy(ctx, e.stage, c.took, c.began)
-		return nil
-	})
-}
-
-// reuse keeps slices for reuse, safe for use by several goroutines.
-type reuse[T any] struct {
-	mu   sync.Mutex
-	free [][]T
-}
-
-// get returns an empty slice, with the capacity of one put before if any.
-func (r *reuse[T]) get() []T {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := len(r.free)
-	if n == 0 {
-		return nil
-	}
-	s := r.free[n-1]
-	r.free = r.free[:n-1]
-	return s[:0]
-}
-
-// put keeps s, which its caller no longer uses, for a later get.
-func (r *reuse[T]) put(s []T) {
-	if cap(s) == 0 {
-		return
-	}
-	r.mu.Lock()
-	r.free = append(r.free, s[:0])
-	r.mu.Unlock()
 }

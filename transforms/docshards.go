@@ -21,7 +21,7 @@ import (
 // that those passes work by segment, not by input file: a 1-file input
 // signs on as many workers as it has segments, and no pass holds more than
 // a segment of one file, however long the file. The first pass writes the
-// shard of a segment (Config.SegmentBits lines of one file) to Config.Work
+// shard of a segment (Config.SegmentBits lines of one file) to the work directory
 // as it reads the segment, streaming; a shard is a sequence of normalized
 // records (wire.AppendNormHead: line index, length, id, normalized text) in
 // line order, and the first pass tells the signature pass how many it holds
@@ -44,7 +44,7 @@ func isDocShardName(name string) bool {
 
 // docSegments writes the document shards of one input file, whose
 // documents the first pass gets in line order (see mapDocs): each
-// segment's shard is streamed to Config.Work as its documents come, and
+// segment's shard is streamed to the work directory as its documents come, and
 // closed when the first document of a later segment comes. A nil
 // *docSegments writes nothing.
 type docSegments struct {
@@ -66,11 +66,11 @@ type docSegments struct {
 // newDocSegments returns the document shard writer of input file index
 // file (path), or nil when the job has no work directory (a stage tested
 // alone): the later passes then read the input itself.
-func (c Config) newDocSegments(ctx context.Context, file int, path string) *docSegments {
-	if c.Work == "" {
+func (w workDir) newDocSegments(ctx context.Context, file int, path string) *docSegments {
+	if w.Dir == "" {
 		return nil
 	}
-	return &docSegments{ctx: ctx, dir: c.Work, path: path, file: file, bits: c.segmentBits()}
+	return &docSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits}
 }
 
 // add appends a document, whose line must not be before the last one's.
@@ -168,13 +168,13 @@ func (s *docSegments) abort() {
 }
 
 // segmentDocs is the docReader of the segment with key seg, from its
-// document shard in c.Work, which must hold want documents (any number if
+// document shard in w.Dir, which must hold want documents (any number if
 // want < 0); only, if not nil, selects documents by line index, and then
 // the count is not checked.
-func (c Config) segmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docReader {
+func (w workDir) segmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docReader {
 	return func(doc func(*docItem) error, _ func(record.Reject) error) error {
-		file, index := wire.SegmentFile(seg, c.segmentBits())
-		n, err := readDocShard(ctx, output.JoinPath(c.Work, docShardName(file, index)), only, doc)
+		file, index := wire.SegmentFile(seg, w.SegmentBits)
+		n, err := readDocShard(ctx, output.JoinPath(w.Dir, docShardName(file, index)), only, doc)
 		if err == nil && only == nil && want >= 0 && n != want {
 			err = fmt.Errorf("document shard of input file %d, segment %d: %d documents, the first pass wrote %d: %w", file, index, n, want, wire.ErrCorrupt)
 		}
@@ -212,16 +212,16 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 
 // checkDocs is the docReader of the documents under key that opt.Only
 // selects, for the exact checks (see checkKey): from the segment's document
-// shard in c.Work, or parsed from path when there is none: an audit's
+// shard in w.Dir, or parsed from path when there is none: an audit's
 // indexed source, or a stage tested without the first pass.
-func (c Config) checkDocs(ctx context.Context, key int, path string, opt record.Options) docReader {
-	file, index := wire.SegmentFile(key, c.segmentBits())
-	parse := parsed(c.reader(ctx, file, path, opt))
-	if c.Work == "" || isIndexed(wire.DocNum(file, 0)) {
+func (w workDir) checkDocs(ctx context.Context, key int, path string, opt record.Options) docReader {
+	file, index := wire.SegmentFile(key, w.SegmentBits)
+	parse := parsed(w.reader(ctx, file, path, opt))
+	if w.Dir == "" || isIndexed(wire.DocNum(file, 0)) {
 		return parse
 	}
 	return func(doc func(*docItem) error, reject func(record.Reject) error) error {
-		n, err := readDocShard(ctx, output.JoinPath(c.Work, docShardName(file, index)), opt.Only, doc)
+		n, err := readDocShard(ctx, output.JoinPath(w.Dir, docShardName(file, index)), opt.Only, doc)
 		if n == 0 && errors.Is(err, fs.ErrNotExist) {
 			return parse(doc, reject)
 		}

@@ -17,10 +17,11 @@ import (
 // unless a test turns it on.
 //
 // Stages with the hook: "Read" (readKeysFn, keyed by the input path, after
-// it has emitted everything: a retry must not duplicate its outputs). The
-// pipeline tests also exercise "Signatures" (signFn) and "Write" (in
-// writeAtomically, keyed by the file name, between writing the temporary
-// file and renaming it) once those call injectFault.
+// it has emitted everything: a retry must not duplicate its outputs),
+// "Signatures" (signFn, keyed by the input path, after it has emitted
+// everything) and "Write" (in writeAtomically, keyed by the file name,
+// between writing the temporary file and renaming it). The pipeline tests
+// fail a run in each of them (pipeline/badinput_test.go).
 
 // ErrInjectedFault is wrapped by every error injectFault returns.
 var ErrInjectedFault = errors.New("injected fault")

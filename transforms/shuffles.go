@@ -37,3 +37,13 @@ func countShuffle(name string, emit func(int, []byte), emitStat func(string, int
 	t := &shuffleTally{}
 	return t.count(emit), func() { t.report(name, emitStat) }
 }
+
+// counts is what a DoFn counted of one element, reported with one call.
+type counts []namedStat
+
+// emit emits every stat of s.
+func (s counts) emit(emitStat func(string, int64)) {
+	for _, st := range s {
+		emitStat(st.name, st.v)
+	}
+}

@@ -56,7 +56,7 @@ func TestSpoolDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var docs int64
-	fn := &readKeysFn{Cfg: cfg}
+	fn := &readKeysFn{Work: cfg.work(), Read: cfg.reading(), Partitions: cfg.Partitions}
 	nop := func(int, []byte) {}
 	err = fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(name string, n int64) {
 		if name == output.StatDocuments {
@@ -66,7 +66,7 @@ func TestSpoolDropped(t *testing.T) {
 	if err != nil || docs != 2 {
 		t.Fatalf("first pass without a usable spool: %v, %d documents, want 2", err, docs)
 	}
-	if got := collectDocs(t, parsed(cfg.reader(ctx, 0, in, cfg.recordOptions()))); len(got) != 2 {
+	if got := collectDocs(t, parsed(cfg.work().reader(ctx, 0, in, cfg.recordOptions()))); len(got) != 2 {
 		t.Errorf("the input read again without a spool copy: %d documents, want 2", len(got))
 	}
 

@@ -34,8 +34,8 @@ func init() {
 // matches (file index of A, chunk), stats.
 func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Cfg: cfg}, pairs)
-	checked := inRounds(s.Scope("Check"), 3, &verifyFileFn{Cfg: cfg}, splitSegmentRounds(s, cfg, halves[0]))
+	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Work: cfg.work()}, pairs)
+	checked := inRounds(s.Scope("Check"), 3, &verifyFileFn{Work: cfg.work(), Verify: cfg.verifyConfig()}, splitSegmentRounds(s, cfg, halves[0]))
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	exact, st3 := ExactChecks(s, cfg, files.Manifest, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
@@ -49,18 +49,18 @@ func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matc
 // work of a segment runs on another goroutine while the next segment's
 // pairs arrive (see aheadEmits).
 type halfJoinFileFn struct {
-	Cfg Config
+	Work workDir
 
 	ahead   aheadEmits
 	spilled spillIn   // candidate pairs
 	halves  *spillOut // see spilled.go
 }
 
-func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Cfg.spillTo("halves") }
+func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Work.spillTo("halves") }
 
 func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, seg int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	pairChunks, failed := fn.spilled.iter(fn.Cfg, seg, pairChunks)
+	pairChunks, failed := fn.spilled.iter(fn.Work, seg, pairChunks)
 	pairs, err := uniquePairs(pairChunks)
 	if err == nil {
 		err = failed()
@@ -71,11 +71,11 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, seg int, pairChunk
 	addBusy(ctx, "JoinFirst", time.Since(start), start)
 	fn.ahead.stage = "JoinFirst"
 	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		infos, err := readInfoShard(ctx, fn.Cfg, seg)
+		infos, err := fn.Work.readInfoShard(ctx, seg)
 		if err != nil {
 			return err
 		}
-		return halfJoin(pairs, infos.find, fn.Cfg.segment, fn.Cfg.segmentShardName(seg), emits[0], emitStat)
+		return halfJoin(pairs, infos.find, fn.Work.segment, fn.Work.segmentShardName(seg), emits[0], emitStat)
 	})
 	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){fn.halves.wrap(emit)}, emitStat)
 }
@@ -95,30 +95,31 @@ func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byt
 // runs on another goroutine while the next segment's records arrive (see
 // aheadEmits).
 type verifyFileFn struct {
-	Cfg Config
+	Work   workDir
+	Verify verify.Config
 
 	ahead   aheadEmits
 	spilled spillIn   // half-join records
 	unsure  *spillOut // see spilled.go
 }
 
-func (fn *verifyFileFn) Setup() { fn.unsure = fn.Cfg.spillTo("unsure") }
+func (fn *verifyFileFn) Setup() { fn.unsure = fn.Work.spillTo("unsure") }
 
 func (fn *verifyFileFn) ProcessElement(ctx context.Context, seg int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	// The work reads the chunks after this call returns: keep copies, as
 	// the runner owns what its iterator hands out.
-	chunks, err := fn.spilled.collect(fn.Cfg, seg, halfChunks)
+	chunks, err := fn.spilled.collect(fn.Work, seg, halfChunks)
 	if err != nil || len(chunks) == 0 {
 		return err
 	}
 	fn.ahead.stage = "Verify"
 	fn.ahead.start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		infos, err := readInfoShard(ctx, fn.Cfg, seg)
+		infos, err := fn.Work.readInfoShard(ctx, seg)
 		if err != nil {
 			return err
 		}
 		emitStat(output.StatSegments, 1)
-		return verifyHalves(fn.Cfg, iterOf(chunks), infos.find, fn.Cfg.segmentShardName(seg), emits[0], emits[1], emitStat)
+		return verifyHalves(fn.Verify, fn.Work.SegmentBits, iterOf(chunks), infos.find, fn.Work.segmentShardName(seg), emits[0], emits[1], emitStat)
 	})
 	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat)
 }
@@ -187,13 +188,13 @@ func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 }
 
 // verifyHalves checks each pair of the half-join records of halfChunks
-// against the second document's info (from info), and emits
+// against the second document's info (from info) under cfg, and emits
 // the accepted matches, as wire.Match chunks keyed by the file of their
 // first document, and the pairs whose estimate cannot decide, keyed by the
-// exact checks' key of their first document (checkKey).
-func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
+// exact checks' key of their first document (checkKey, with segments of
+// bits).
+func verifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
 	emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
-	cfg, bits := c.verifyConfig(), c.segmentBits()
 	emit, reportMatches := countShuffle(output.ShuffleMatches, emit, emitStat)
 	emitUnsure, reportUnsure := countShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)
