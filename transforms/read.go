@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/faults"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
@@ -93,7 +94,7 @@ func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, e
 	r.stats().emit(emitStat)
 	reportKeys()
 	reportRejects()
-	return injectFault("Read", u.Path) // a test hook; nil unless a test sets it
+	return faults.Inject("Read", u.Path) // a test hook; nil unless a test sets it
 }
 
 // unitReader is the first pass over one unit: what it has read and counted.

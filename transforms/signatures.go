@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/faults"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -120,7 +121,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]b
 	}
 	ss.stats().emit(emitStat)
 	beam.NewCounter(output.MetricsNamespace, output.WorkerSignedPrefix+WorkerID).Inc(ctx, ss.signed)
-	return injectFault("Signatures", path)
+	return faults.Inject("Signatures", path)
 }
 
 // FinishBundle emits the names of the bundle's spill file of block entries

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/faults"
 )
 
 func init() {
@@ -225,7 +226,7 @@ func writeFile(ctx context.Context, dir, name string, write func(w io.Writer) er
 		err = cerr
 	}
 	if err == nil && hooked {
-		err = injectFault("Write", name)
+		err = faults.Inject("Write", name)
 	}
 	if err == nil {
 		err = filesystem.Rename(ctx, fs, tmp, final)
