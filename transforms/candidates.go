@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
 )
@@ -53,7 +54,7 @@ func (c Config) blockingConfig() blockingConfig {
 // document, whose info shard the join that follows reads.
 //
 // The pairs of a partition are computed on another goroutine while the next
-// partition arrives (see ahead), and emitted in partition order.
+// partition arrives (see docpool.Ahead), and emitted in partition order.
 //
 // The entry and pair slices of a partition are reused for later partitions:
 // fresh ones cost page faults as well as garbage while the runner's copies
@@ -63,10 +64,10 @@ type candidatesFn struct {
 	Blocking blockingConfig
 
 	tables    *blocking.Tables
-	ahead     ahead[candidatesResult]
-	entryBufs reuse[wire.Entry]
-	simBufs   reuse[wire.SimEntry]
-	pairBufs  reuse[wire.Pair]
+	ahead     docpool.Ahead[candidatesResult]
+	entryBufs docpool.Reuse[wire.Entry]
+	simBufs   docpool.Reuse[wire.SimEntry]
+	pairBufs  docpool.Reuse[wire.Pair]
 	spilled   spillIn   // block entries
 	pairsOut  *spillOut // see spilled.go
 }
@@ -96,13 +97,13 @@ func (fn *candidatesFn) ProcessElement(ctx context.Context, part int, chunks fun
 		return err
 	}
 	addBusy(ctx, "Candidates", time.Since(start), start)
-	return fn.ahead.drain(runtime.GOMAXPROCS(0), fn.emitter(ctx, emit, emitStat))
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), fn.emitter(ctx, emit, emitStat))
 }
 
 // startBands decodes the band entries of partition part and starts their
 // pairs' work.
 func (fn *candidatesFn) startBands(part int, chunks func(*[]byte) bool) error {
-	entries := fn.entryBufs.get()
+	entries := fn.entryBufs.Get()
 	err := fn.spilled.each(fn.Work, part, chunks, func(chunk []byte) (err error) {
 		entries, err = wire.AppendEntries(entries, chunk)
 		return err
@@ -111,12 +112,12 @@ func (fn *candidatesFn) startBands(part int, chunks func(*[]byte) bool) error {
 		return err
 	}
 	limits := fn.Blocking.Limits
-	fn.ahead.start(func() (r candidatesResult) {
+	fn.ahead.Start(func() (r candidatesResult) {
 		t := time.Now()
-		sorted, scratch := candidates.SortBuf(entries, fn.entryBufs.get())
-		r.pairs = fn.unique(candidates.Append(fn.pairBufs.get(), sorted, limits, &r.st))
-		fn.entryBufs.put(entries)
-		fn.entryBufs.put(scratch)
+		sorted, scratch := candidates.SortBuf(entries, fn.entryBufs.Get())
+		r.pairs = fn.unique(candidates.Append(fn.pairBufs.Get(), sorted, limits, &r.st))
+		fn.entryBufs.Put(entries)
+		fn.entryBufs.Put(scratch)
 		r.began, r.took = t, time.Since(t)
 		return r
 	})
@@ -126,7 +127,7 @@ func (fn *candidatesFn) startBands(part int, chunks func(*[]byte) bool) error {
 // startTables decodes the SimHash table entries of partition part and
 // starts their pairs' work.
 func (fn *candidatesFn) startTables(part int, chunks func(*[]byte) bool) error {
-	entries := fn.simBufs.get()
+	entries := fn.simBufs.Get()
 	err := fn.spilled.each(fn.Work, part, chunks, func(chunk []byte) (err error) {
 		entries, err = simEntries(entries, chunk, fn.tables)
 		return err
@@ -135,12 +136,12 @@ func (fn *candidatesFn) startTables(part int, chunks func(*[]byte) bool) error {
 		return err
 	}
 	k, limits := fn.Blocking.Hamming, fn.Blocking.Limits
-	fn.ahead.start(func() (r candidatesResult) {
+	fn.ahead.Start(func() (r candidatesResult) {
 		t := time.Now()
-		sorted, scratch := candidates.SortSimBuf(entries, fn.simBufs.get())
-		r.pairs = fn.unique(candidates.AppendNear(fn.pairBufs.get(), sorted, k, limits, &r.st))
-		fn.simBufs.put(entries)
-		fn.simBufs.put(scratch)
+		sorted, scratch := candidates.SortSimBuf(entries, fn.simBufs.Get())
+		r.pairs = fn.unique(candidates.AppendNear(fn.pairBufs.Get(), sorted, k, limits, &r.st))
+		fn.simBufs.Put(entries)
+		fn.simBufs.Put(scratch)
 		r.began, r.took = t, time.Since(t)
 		return r
 	})
@@ -149,8 +150,8 @@ func (fn *candidatesFn) startTables(part int, chunks func(*[]byte) bool) error {
 
 // unique sorts pairs and drops repeats, with a working buffer from the pool.
 func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
-	pairs, scratch := candidates.UniqueBuf(pairs, fn.pairBufs.get())
-	fn.pairBufs.put(scratch)
+	pairs, scratch := candidates.UniqueBuf(pairs, fn.pairBufs.Get())
+	fn.pairBufs.Put(scratch)
 	return pairs
 }
 
@@ -160,10 +161,10 @@ func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
 // through the stages after.
 func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	err := finishSpilled(fn.ahead.drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
-	fn.entryBufs.clear()
-	fn.simBufs.clear()
-	fn.pairBufs.clear()
+	err := finishSpilled(fn.ahead.Drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
+	fn.entryBufs.Clear()
+	fn.simBufs.Clear()
+	fn.pairBufs.Clear()
 	return err
 }
 
@@ -173,7 +174,7 @@ func (fn *candidatesFn) emitter(ctx context.Context, emit func(int, []byte), emi
 		var pairs shuffleTally
 		emitCandidates(r.pairs, fn.Work.segment, pairs.count(fn.pairsOut.wrap(emit)))
 		pairs.report(output.ShuffleCandidates, emitStat)
-		fn.pairBufs.put(r.pairs)
+		fn.pairBufs.Put(r.pairs)
 		bucketStats(r.st).emit(emitStat)
 		addBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
 		return nil
@@ -205,11 +206,4 @@ func emitCandidates(pairs []wire.Pair, route func(wire.Doc) int, emit func(int, 
 		}, emit)
 	}
 	b.Flush(emit)
-}
-
-// clear drops the slices kept for later gets.
-func (r *reuse[T]) clear() {
-	r.mu.Lock()
-	r.free = nil
-	r.mu.Unlock()
 }

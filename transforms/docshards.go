@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 )
 
 // Document shards carry each segment's good documents, normalized, from the
@@ -43,7 +44,7 @@ func isDocShardName(name string) bool {
 }
 
 // docSegments writes the document shards of one input file, whose
-// documents the first pass gets in line order (see mapDocs): each
+// documents the first pass gets in line order (see docpool.Map): each
 // segment's shard is streamed to the work directory as its documents come, and
 // closed when the first document of a later segment comes. A nil
 // *docSegments writes nothing.
@@ -171,8 +172,8 @@ func (s *docSegments) abort() {
 // document shard in w.Dir, which must hold want documents (any number if
 // want < 0); only, if not nil, selects documents by line index, and then
 // the count is not checked.
-func (w workDir) segmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docReader {
-	return func(doc func(*docItem) error, _ func(record.Reject) error) error {
+func (w workDir) segmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docpool.Reader {
+	return func(doc func(*docpool.Doc) error, _ func(record.Reject) error) error {
 		file, index := wire.SegmentFile(seg, w.SegmentBits)
 		n, err := readDocShard(ctx, output.JoinPath(w.Dir, docShardName(file, index)), only, doc)
 		if err == nil && only == nil && want >= 0 && n != want {
@@ -184,7 +185,7 @@ func (w workDir) segmentDocs(ctx context.Context, seg int, want int64, only func
 
 // readDocShard calls doc for every document of the shard at path that only
 // (if not nil) selects, and returns how many it read.
-func readDocShard(ctx context.Context, path string, only func(int64) bool, doc func(*docItem) error) (int64, error) {
+func readDocShard(ctx context.Context, path string, only func(int64) bool, doc func(*docpool.Doc) error) (int64, error) {
 	rc, err := openRead(ctx, path)
 	if err != nil {
 		return 0, fmt.Errorf("document shard: %w", err)
@@ -192,7 +193,7 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 	defer rc.Close()
 	r := bufio.NewReaderSize(rc, 1<<20)
 	var buf []byte
-	var item docItem
+	var item docpool.Doc
 	var n int64
 	for {
 		rec, err := wire.ReadNormRecord(r, &buf, only)
@@ -203,7 +204,7 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 			return n, fmt.Errorf("document shard %s: %w", path, err)
 		}
 		n++
-		item = docItem{ID: string(rec.ID), textBytes: rec.Text, Index: rec.Index, Len: rec.Len, Normalized: true}
+		item = docpool.Doc{ID: string(rec.ID), TextBytes: rec.Text, Index: rec.Index, Len: rec.Len, Normalized: true}
 		if err := doc(&item); err != nil {
 			return n, err
 		}
@@ -214,13 +215,13 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 // selects, for the exact checks (see checkKey): from the segment's document
 // shard in w.Dir, or parsed from path when there is none: an audit's
 // indexed source, or a stage tested without the first pass.
-func (w workDir) checkDocs(ctx context.Context, key int, path string, opt record.Options) docReader {
+func (w workDir) checkDocs(ctx context.Context, key int, path string, opt record.Options) docpool.Reader {
 	file, index := wire.SegmentFile(key, w.SegmentBits)
-	parse := parsed(w.reader(ctx, file, path, opt))
+	parse := docpool.Parsed(w.reader(ctx, file, path, opt))
 	if w.Dir == "" || isIndexed(wire.DocNum(file, 0)) {
 		return parse
 	}
-	return func(doc func(*docItem) error, reject func(record.Reject) error) error {
+	return func(doc func(*docpool.Doc) error, reject func(record.Reject) error) error {
 		n, err := readDocShard(ctx, output.JoinPath(w.Dir, docShardName(file, index)), opt.Only, doc)
 		if n == 0 && errors.Is(err, fs.ErrNotExist) {
 			return parse(doc, reject)

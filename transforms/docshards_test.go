@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
@@ -78,7 +79,7 @@ func TestDocShards(t *testing.T) {
 
 	// in.jsonl: lines 0-3 (a, b) and 4-7 (c, e); d's empty text and "not
 	// json" are rejects.
-	parsedDocs := collectDocs(t, parsed(cfg.work().reader(ctx, 0, plain, cfg.recordOptions())))
+	parsedDocs := collectDocs(t, docpool.Parsed(cfg.work().reader(ctx, 0, plain, cfg.recordOptions())))
 	for _, seg := range []int{wire.Segment(wire.DocNum(0, 0), 2), wire.Segment(wire.DocNum(0, 4), 2)} {
 		n, path, err := wire.DecodeMarker(markers[seg])
 		if err != nil || n != 2 || path != plain {
@@ -89,11 +90,11 @@ func TestDocShards(t *testing.T) {
 			switch {
 			case !ok || !s.Normalized || wire.Segment(wire.DocNum(0, line), 2) != seg:
 				t.Errorf("segment %d: line %d: %+v", seg, line, s)
-			case s.ID != p.ID || s.Len != p.Len || s.Text != normalize.Text(p.Text) || s.norm() != p.norm():
+			case s.ID != p.ID || s.Len != p.Len || s.Text != normalize.Text(p.Text) || s.Norm() != p.Norm():
 				t.Errorf("line %d: shard %+v, parsed %+v", line, s, p)
 			}
 		}
-		if err := cfg.work().segmentDocs(ctx, seg, n+1, nil)(func(*docItem) error { return nil }, nil); !errors.Is(err, wire.ErrCorrupt) {
+		if err := cfg.work().segmentDocs(ctx, seg, n+1, nil)(func(*docpool.Doc) error { return nil }, nil); !errors.Is(err, wire.ErrCorrupt) {
 			t.Errorf("segment %d with a count the shard does not hold: %v, want a corrupt-shard error", seg, err)
 		}
 	}
@@ -137,7 +138,7 @@ func TestDocShards(t *testing.T) {
 			cutDocs += n
 		}
 	}
-	if got := collectDocs(t, parsed(cfg.work().reader(ctx, 1, cut, cfg.recordOptions()))); cutDocs == 0 || int64(len(got)) != cutDocs {
+	if got := collectDocs(t, docpool.Parsed(cfg.work().reader(ctx, 1, cut, cfg.recordOptions()))); cutDocs == 0 || int64(len(got)) != cutDocs {
 		t.Errorf("cut file: %d documents in shards, %d parsed", cutDocs, len(got))
 	}
 
@@ -147,7 +148,7 @@ func TestDocShards(t *testing.T) {
 	if err := os.WriteFile(shard, b[:len(b)-3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = cfg.work().segmentDocs(ctx, 0, 2, nil)(func(*docItem) error { return nil }, nil)
+	err = cfg.work().segmentDocs(ctx, 0, 2, nil)(func(*docpool.Doc) error { return nil }, nil)
 	if !errors.Is(err, wire.ErrCorrupt) {
 		t.Errorf("reading a cut shard: %v, want a corrupt-shard error", err)
 	}

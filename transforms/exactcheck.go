@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/match/similarity"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
@@ -74,7 +75,7 @@ type shingleSetsFn struct {
 	Rounds, Round int
 
 	docs    shingleReader
-	ahead   aheadEmits
+	ahead   docpool.AheadEmits
 	spilled spillIn   // unsure matches
 	sets    *spillOut // see spilled.go
 }
@@ -101,19 +102,18 @@ func (fn *shingleSetsFn) ProcessElement(ctx context.Context, key int, chunks fun
 		return err
 	}
 	addBusy(ctx, "ShingleSets", time.Since(start), start)
-	fn.ahead.stage = "ShingleSets"
-	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
 		emit, report := countShuffle(output.ShuffleSets, emits[0], emitStat)
 		defer report()
 		return fn.work(ctx, key, byLine, ms, emit)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){fn.sets.wrap(emit)}, emitStat)
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){fn.sets.wrap(emit)}, emitStat, busyIn(ctx, "ShingleSets"))
 }
 
 // FinishBundle emits the output of the files still being worked on.
 func (fn *shingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){fn.sets.wrap(emit)}, emitStat), emit, fn.sets)
+	return finishSpilled(fn.ahead.Drain(0, []func(int, []byte){fn.sets.wrap(emit)}, emitStat, busyIn(ctx, "ShingleSets")), emit, fn.sets)
 }
 
 func (fn *shingleSetsFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
@@ -150,7 +150,7 @@ type exactJaccardFn struct {
 	Verify verify.Config // the threshold the exact Jaccard must reach
 
 	docs    shingleReader
-	ahead   aheadEmits
+	ahead   docpool.AheadEmits
 	spilled spillIn // shingle sets
 }
 
@@ -170,17 +170,16 @@ func (fn *exactJaccardFn) ProcessElement(ctx context.Context, key int, chunks fu
 		return err
 	}
 	addBusy(ctx, "ExactJaccard", time.Since(start), start)
-	fn.ahead.stage = "ExactJaccard"
-	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
 		return fn.work(ctx, key, byLine, ms, sets, emits[0], emitStat)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat, busyIn(ctx, "ExactJaccard"))
 }
 
 // FinishBundle emits the output of the files still being worked on.
 func (fn *exactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
+	return fn.ahead.Drain(0, []func(int, []byte){emit}, emitStat, busyIn(ctx, "ExactJaccard"))
 }
 
 func (fn *exactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
@@ -263,7 +262,7 @@ func (r shingleReader) each(ctx context.Context, key int, byLine map[int64][]int
 			signers.put(s)
 		}
 	}()
-	newWorker := func() (func(*docItem, *shingleSet), error) {
+	newWorker := func() (func(*docpool.Doc, *shingleSet), error) {
 		signer, err := signers.get()
 		if err != nil {
 			return nil, err
@@ -272,13 +271,13 @@ func (r shingleReader) each(ctx context.Context, key int, byLine map[int64][]int
 		held = append(held, signer)
 		mu.Unlock()
 		var sorter similarity.Sorter
-		return func(d *docItem, r *shingleSet) {
-			r.set = set32(&sorter, r.set, signer.Shingles(d.norm()))
+		return func(d *docpool.Doc, r *shingleSet) {
+			r.set = set32(&sorter, r.set, signer.Shingles(d.Norm()))
 			r.line = d.Index
 		}, nil
 	}
 	found := 0
-	err := mapDocs(r.Work.checkDocs(ctx, key, path, opt), r.Work.Workers, newWorker, func(r *shingleSet) {
+	err := docpool.Map(r.Work.checkDocs(ctx, key, path, opt), r.Work.Workers, newWorker, func(r *shingleSet) {
 		// The reader reads only the lines in byLine, each once.
 		found++
 		fn(r.set, byLine[r.line])

@@ -188,7 +188,7 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 // plain GroupByKey, whose values a runner may stream to the DoFn; dofn is
 // called only for files that have values. Such DoFns find the paths they
 // need in the file manifest (filePaths), and work on a file on another
-// goroutine while the next file arrives (see aheadEmits), so a runner that
+// goroutine while the next file arrives (see docpool.AheadEmits), so a runner that
 // gives the stage one bundle (Prism) still uses every core, without the
 // copies of col that perFile's branches would cost.
 func byFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {

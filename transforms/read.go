@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/faults"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
@@ -128,7 +129,7 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int, []byte
 		r.fp, err = readFileFrom(ctx, rd, doc, reject)
 		return err
 	}
-	err := mapDocs(parsed(read), r.fn.Work.Workers, r.normalizer, func(k *keyed) {
+	err := docpool.Map(docpool.Parsed(read), r.fn.Work.Workers, r.normalizer, func(k *keyed) {
 		in := &k.info
 		r.docs++
 		Progress.Read.Add(1)
@@ -174,15 +175,15 @@ func (r *unitReader) open(ctx context.Context) (fileRead, *spoolFile) {
 	return rd, nil
 }
 
-// normalizer is mapDocs' worker of the first pass: a document's
+// normalizer is docpool.Map' worker of the first pass: a document's
 // normalized text and exact key.
-func (r *unitReader) normalizer() (func(*docItem, *keyed), error) {
+func (r *unitReader) normalizer() (func(*docpool.Doc, *keyed), error) {
 	file := r.u.File
-	return func(d *docItem, k *keyed) {
+	return func(d *docpool.Doc, k *keyed) {
 		// The slot's storage holds the normalized text until the
 		// batch's results are emitted.
-		d.buf = normalize.Into(slotFor(d.buf, len(d.Text)+len(d.Text)/8), d.Text)
-		k.norm = d.buf
+		d.Buf = normalize.Into(docpool.Slot(d.Buf, len(d.Text)+len(d.Text)/8), d.Text)
+		k.norm = d.Buf
 		k.rawLen = d.RawLen
 		k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.Len), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
 	}, nil
@@ -237,7 +238,7 @@ func (r *unitReader) stats() counts {
 
 // keyed is what the first pass computes for a document: its exact-duplicate
 // key record and its normalized text, for its document shard; norm is
-// the storage of the document's batch slot (docItem.buf), valid until the
+// the storage of the document's batch slot (docpool.Doc.Buf), valid until the
 // batch's results are emitted.
 type keyed struct {
 	info   wire.Info

@@ -39,7 +39,13 @@ func countShuffle(name string, emit func(int, []byte), emitStat func(string, int
 }
 
 // counts is what a DoFn counted of one element, reported with one call.
-type counts []namedStat
+type counts []stat
+
+// stat is a named count.
+type stat struct {
+	name string
+	v    int64
+}
 
 // emit emits every stat of s.
 func (s counts) emit(emitStat func(string, int64)) {

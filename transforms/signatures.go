@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/faults"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
@@ -167,7 +168,7 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	if fn.InfoShards {
 		shards = fn.Work.newInfoSegments(ctx, ss.file, ss.path)
 	}
-	err := mapDocs(fn.Work.segmentDocs(ctx, seg, ndocs, nil), fn.Work.Workers, ss.worker, func(r *signResult) {
+	err := docpool.Map(fn.Work.segmentDocs(ctx, seg, ndocs, nil), fn.Work.Workers, ss.worker, func(r *signResult) {
 		if !ss.count(r) {
 			return
 		}
@@ -196,9 +197,9 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	return nil
 }
 
-// worker is mapDocs' worker: a signer of its own, held until the segment
+// worker is docpool.Map' worker: a signer of its own, held until the segment
 // is signed.
-func (ss *segmentSigner) worker() (func(*docItem, *signResult), error) {
+func (ss *segmentSigner) worker() (func(*docpool.Doc, *signResult), error) {
 	signer, err := ss.fn.signers.get()
 	if err != nil {
 		return nil, err
@@ -208,9 +209,9 @@ func (ss *segmentSigner) worker() (func(*docItem, *signResult), error) {
 	ss.mu.Unlock()
 	var sig signature.Signature
 	keyer, file, skip := &ss.fn.keyer, ss.file, &ss.skip
-	return func(d *docItem, r *signResult) {
+	return func(d *docpool.Doc, r *signResult) {
 		if r.skip = skip.Has(d.Index); !r.skip {
-			text := d.norm()
+			text := d.Norm()
 			signer.Sign(text, &sig)
 			keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.Len, text, &sig)
 		}

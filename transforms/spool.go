@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 )
 
 // The spool keeps a copy of each compressed (gzip or zstd) input file,
@@ -48,7 +49,7 @@ func (w workDir) spoolPath(file int) string {
 // spool if it holds the file, else from path itself, checked against the
 // first pass's reading of it in w.Dir (see input.go). Records and rejects
 // are named by path either way.
-func (w workDir) reader(ctx context.Context, file int, path string, opt record.Options) fileReader {
+func (w workDir) reader(ctx context.Context, file int, path string, opt record.Options) docpool.FileReader {
 	return func(doc func(record.Doc) error, reject func(record.Reject) error) error {
 		rd := fileRead{open: w.spooled(file, path), name: path, opt: opt}
 		rd.plain = rd.open != path

@@ -13,6 +13,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
 )
@@ -47,11 +48,11 @@ func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matc
 // In: (segment, candidate pairs whose first document is in the segment).
 // Out: like halfJoinFn, keyed by the segment of the second document. The
 // work of a segment runs on another goroutine while the next segment's
-// pairs arrive (see aheadEmits).
+// pairs arrive (see docpool.AheadEmits).
 type halfJoinFileFn struct {
 	Work workDir
 
-	ahead   aheadEmits
+	ahead   docpool.AheadEmits
 	spilled spillIn   // candidate pairs
 	halves  *spillOut // see spilled.go
 }
@@ -69,21 +70,20 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, seg int, pairChunk
 		return err
 	}
 	addBusy(ctx, "JoinFirst", time.Since(start), start)
-	fn.ahead.stage = "JoinFirst"
-	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
 		infos, err := fn.Work.readInfoShard(ctx, seg)
 		if err != nil {
 			return err
 		}
 		return halfJoin(pairs, infos.find, fn.Work.segment, fn.Work.segmentShardName(seg), emits[0], emitStat)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){fn.halves.wrap(emit)}, emitStat)
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){fn.halves.wrap(emit)}, emitStat, busyIn(ctx, "JoinFirst"))
 }
 
 // FinishBundle emits the output of the segments still being worked on.
 func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){fn.halves.wrap(emit)}, emitStat), emit, fn.halves)
+	return finishSpilled(fn.ahead.Drain(0, []func(int, []byte){fn.halves.wrap(emit)}, emitStat, busyIn(ctx, "JoinFirst")), emit, fn.halves)
 }
 
 // verifyFileFn is verifyFn with the infos read from the segment's info
@@ -93,12 +93,12 @@ func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byt
 // segment). Out: like verifyFn (keyed by the file of the first document),
 // and a count of the segments (output.StatSegments). The work of a segment
 // runs on another goroutine while the next segment's records arrive (see
-// aheadEmits).
+// docpool.AheadEmits).
 type verifyFileFn struct {
 	Work   workDir
 	Verify verify.Config
 
-	ahead   aheadEmits
+	ahead   docpool.AheadEmits
 	spilled spillIn   // half-join records
 	unsure  *spillOut // see spilled.go
 }
@@ -112,8 +112,7 @@ func (fn *verifyFileFn) ProcessElement(ctx context.Context, seg int, halfChunks 
 	if err != nil || len(chunks) == 0 {
 		return err
 	}
-	fn.ahead.stage = "Verify"
-	fn.ahead.start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
 		infos, err := fn.Work.readInfoShard(ctx, seg)
 		if err != nil {
 			return err
@@ -121,13 +120,13 @@ func (fn *verifyFileFn) ProcessElement(ctx context.Context, seg int, halfChunks 
 		emitStat(output.StatSegments, 1)
 		return verifyHalves(fn.Verify, fn.Work.SegmentBits, iterOf(chunks), infos.find, fn.Work.segmentShardName(seg), emits[0], emits[1], emitStat)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat)
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat, busyIn(ctx, "Verify"))
 }
 
 // FinishBundle emits the output of the segments still being worked on.
 func (fn *verifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat), emitUnsure, fn.unsure)
+	return finishSpilled(fn.ahead.Drain(0, []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat, busyIn(ctx, "Verify")), emitUnsure, fn.unsure)
 }
 
 // uniquePairs decodes the candidate-pair chunks of iter, sorted and without

@@ -209,7 +209,7 @@ func (w workDir) readInfoShard(ctx context.Context, seg int) (*infoTable, error)
 }
 
 // infoSegments writes the infos of one input file, which the signature
-// pass gets in line order (see mapDocs), to the info shards of its
+// pass gets in line order (see docpool.Map), to the info shards of its
 // segments: a segment's shard is written, on a goroutine of its own, when
 // the first info of a later segment comes. The pass so holds the infos of
 // at most two segments, the one it fills and the one being written,

@@ -1,32 +1,31 @@
-package transforms
+package docpool
 
 import (
-	"context"
 	"sync"
 	"time"
 )
 
-// ahead runs the work of a bundle's elements on other goroutines while the
+// Ahead runs the work of a bundle's elements on other goroutines while the
 // runner hands over the next elements, and gives the results back in
 // element order on the goroutine that calls the DoFn, where they may be
 // emitted. A stage that a runner runs as one bundle (Prism runs each
 // grouped stage so) then uses more than one core. The DoFn drains it in
 // FinishBundle, so nothing is emitted after the bundle ends.
-type ahead[R any] struct {
+type Ahead[R any] struct {
 	pending []chan R
 }
 
-// start runs work on a new goroutine.
-func (a *ahead[R]) start(work func() R) {
+// Start runs work on a new goroutine.
+func (a *Ahead[R]) Start(work func() R) {
 	ch := make(chan R, 1)
 	go func() { ch <- work() }()
 	a.pending = append(a.pending, ch)
 }
 
-// drain waits for the oldest results and passes them to use until at most
+// Drain waits for the oldest results and passes them to use until at most
 // keep are pending; it stops at the first error of use, after waiting for
 // every pending goroutine.
-func (a *ahead[R]) drain(keep int, use func(R) error) error {
+func (a *Ahead[R]) Drain(keep int, use func(R) error) error {
 	for len(a.pending) > keep {
 		r := <-a.pending[0]
 		a.pending = a.pending[1:]
@@ -41,13 +40,12 @@ func (a *ahead[R]) drain(keep int, use func(R) error) error {
 	return nil
 }
 
-// aheadEmits is ahead for DoFns that emit: work for one element runs on
+// AheadEmits is ahead for DoFns that emit: work for one element runs on
 // another goroutine with emitters that collect its output chunks and stats,
-// and drain passes them, in element order, to the DoFn's own emitters. The
-// busy time of the work is added to stage's counter when it is drained.
-type aheadEmits struct {
-	stage string
-	a     ahead[collected]
+// and Drain passes them, in element order, to the DoFn's own emitters,
+// with the time the work took.
+type AheadEmits struct {
+	a     Ahead[collected]
 }
 
 // collected is what the work of one element emitted.
@@ -69,11 +67,11 @@ type namedStat struct {
 	v    int64
 }
 
-// start runs work, which has nOut outputs, on a new goroutine. work must
+// Start runs work, which has nOut outputs, on a new goroutine. work must
 // not use the DoFn's iterators or emitters: they are only valid on the
 // DoFn's goroutine.
-func (e *aheadEmits) start(nOut int, work func(emits []func(int, []byte), emitStat func(string, int64)) error) {
-	e.a.start(func() collected {
+func (e *AheadEmits) Start(nOut int, work func(emits []func(int, []byte), emitStat func(string, int64)) error) {
+	e.a.Start(func() collected {
 		c := collected{outs: make([][]keyedChunk, nOut), began: time.Now()}
 		emits := make([]func(int, []byte), nOut)
 		for i := range emits {
@@ -85,11 +83,11 @@ func (e *aheadEmits) start(nOut int, work func(emits []func(int, []byte), emitSt
 	})
 }
 
-// drain emits the output of the oldest work until at most keep are
+// Drain emits the output of the oldest work until at most keep are
 // pending; the first error of a work is returned, after waiting for the
 // rest.
-func (e *aheadEmits) drain(ctx context.Context, keep int, emits []func(int, []byte), emitStat func(string, int64)) error {
-	return e.a.drain(keep, func(c collected) error {
+func (e *AheadEmits) Drain(keep int, emits []func(int, []byte), emitStat func(string, int64), busy func(took time.Duration, began time.Time)) error {
+	return e.a.Drain(keep, func(c collected) error {
 		if c.err != nil {
 			return c.err
 		}
@@ -101,19 +99,19 @@ func (e *aheadEmits) drain(ctx context.Context, keep int, emits []func(int, []by
 		for _, s := range c.stats {
 			emitStat(s.name, s.v)
 		}
-		addBusy(ctx, e.stage, c.took, c.began)
+		busy(c.took, c.began)
 		return nil
 	})
 }
 
-// reuse keeps slices for reuse, safe for use by several goroutines.
-type reuse[T any] struct {
+// Reuse keeps slices for reuse, safe for use by several goroutines.
+type Reuse[T any] struct {
 	mu   sync.Mutex
 	free [][]T
 }
 
-// get returns an empty slice, with the capacity of one put before if any.
-func (r *reuse[T]) get() []T {
+// Get returns an empty slice, with the capacity of one Put before if any.
+func (r *Reuse[T]) Get() []T {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := len(r.free)
@@ -125,12 +123,19 @@ func (r *reuse[T]) get() []T {
 	return s[:0]
 }
 
-// put keeps s, which its caller no longer uses, for a later get.
-func (r *reuse[T]) put(s []T) {
+// Put keeps s, which its caller no longer uses, for a later Get.
+func (r *Reuse[T]) Put(s []T) {
 	if cap(s) == 0 {
 		return
 	}
 	r.mu.Lock()
 	r.free = append(r.free, s[:0])
+	r.mu.Unlock()
+}
+
+// Clear drops the slices kept for later gets.
+func (r *Reuse[T]) Clear() {
+	r.mu.Lock()
+	r.free = nil
 	r.mu.Unlock()
 }

@@ -1,4 +1,8 @@
-package transforms
+// Package docpool runs work over the documents of one file on several
+// goroutines (Map), and a bundle's elements ahead of the runner (Ahead,
+// AheadEmits): a runner that gives a stage one bundle at a time (Prism)
+// would otherwise use one core for the whole stage.
+package docpool
 
 import (
 	"fmt"
@@ -11,9 +15,9 @@ import (
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
-// docItem is the part of a parsed record that outlives the reader's
-// callback.
-type docItem struct {
+// Doc is the part of a parsed record that outlives the reader's
+// callback, or a document read from a document shard.
+type Doc struct {
 	ID    string
 	Text  string
 	Index int64
@@ -24,65 +28,67 @@ type docItem struct {
 	// input_bytes count; 0 for a document read from a document shard.
 	RawLen int
 	// Normalized says that Text is already normalize.Text of the record's
-	// text (read from a document shard, see docshards.go).
+	// text (read from a document shard).
 	Normalized bool
-	// textBytes, if not nil, is the text as bytes that a docReader hands to
-	// its callback and may reuse after it: mapDocs copies it into buf and
+	// TextBytes, if not nil, is the text as bytes that a Reader hands to
+	// its callback and may reuse after it: Map copies it into Buf and
 	// sets Text to it.
-	textBytes []byte
-	// buf is storage that mapDocs keeps with each slot of a batch, reused
+	TextBytes []byte
+	// Buf is storage that Map keeps with each slot of a batch, reused
 	// by the documents that later take the slot: for Text when it comes as
-	// textBytes, else free for the worker's use until the batch is done.
-	buf []byte
+	// TextBytes, else free for the worker's use until the batch is done
+	// (see Slot). A Reader leaves it unset.
+	Buf []byte
 }
 
-// norm returns the document's normalized text.
-func (d *docItem) norm() string {
+// Norm returns the document's normalized text.
+func (d *Doc) Norm() string {
 	if d.Normalized {
 		return d.Text
 	}
 	return normalize.Text(d.Text)
 }
 
-const docBatch = 256
+// Batch is the number of documents a worker takes at a time.
+const Batch = 256
 
-// slotBytes is the smallest text buffer of a batch slot (docItem.buf).
+// slotBytes is the smallest text buffer of a batch slot (Doc.Buf).
 const slotBytes = 4 << 10
 
-// slotFor returns a slot's storage emptied, with room for n bytes: buf's
+// Slot returns a slot's storage emptied, with room for n bytes: buf's
 // own if it has it, else new, with room for most documents so that a slot
 // rarely grows.
-func slotFor(buf []byte, n int) []byte {
+func Slot(buf []byte, n int) []byte {
 	if cap(buf) < n {
 		return make([]byte, 0, max(n, slotBytes))
 	}
 	return buf[:0]
 }
 
-// freeItems holds batches of docItems (capacity docBatch) between calls of
-// mapDocs, with their slots' text storage, for the next files and passes. A
+// freeItems holds batches of Docs (capacity Batch) between calls of
+// Map, with their slots' text storage, for the next files and passes. A
 // sync.Pool would lose them at every garbage collection, several a second
 // in a run.
 var freeItems struct {
 	sync.Mutex
-	batches [][]docItem
+	batches [][]Doc
 }
 
-// maxFreeItems bounds freeItems: the batches of two concurrent mapDocs on
+// maxFreeItems bounds freeItems: the batches of two concurrent Map on
 // two cores. maxSlotBytes bounds the storage kept with each of their slots
 // (longer documents' storage is dropped): at most 32 MiB kept in all.
 //
 // maxBusySlotBytes bounds the storage a slot keeps from one batch to the
-// next within one mapDocs, so that a slot does not grow to the longest
+// next within one Map, so that a slot does not grow to the longest
 // document a long file's read ever held: the slots of a call hold at most
-// (2·workers+2)·docBatch·32 KiB, 48 MiB on two cores.
+// (2·workers+2)·Batch·32 KiB, 48 MiB on two cores.
 const (
 	maxFreeItems     = 16
 	maxSlotBytes     = 2 * slotBytes
 	maxBusySlotBytes = 8 * slotBytes
 )
 
-func getItems() []docItem {
+func getItems() []Doc {
 	freeItems.Lock()
 	defer freeItems.Unlock()
 	if n := len(freeItems.batches); n > 0 {
@@ -90,18 +96,18 @@ func getItems() []docItem {
 		freeItems.batches = freeItems.batches[:n-1]
 		return items
 	}
-	return make([]docItem, 0, docBatch)
+	return make([]Doc, 0, Batch)
 }
 
 // putItems keeps a batch in freeItems, with only its slots' storage.
-func putItems(items []docItem) {
+func putItems(items []Doc) {
 	items = items[:cap(items)]
 	for i := range items {
-		buf := items[i].buf[:0]
+		buf := items[i].Buf[:0]
 		if cap(buf) > maxSlotBytes {
 			buf = nil // a rare long document's storage is not kept
 		}
-		items[i] = docItem{buf: buf}
+		items[i] = Doc{Buf: buf}
 	}
 	freeItems.Lock()
 	defer freeItems.Unlock()
@@ -111,48 +117,47 @@ func putItems(items []docItem) {
 }
 
 type docJob[R any] struct {
-	items []docItem
+	items []Doc
 	out   []R
 	seq   int // the batch's place in read order
 }
 
-// A fileReader reads one input file, calling doc and reject for its records.
-type fileReader func(doc func(record.Doc) error, reject func(record.Reject) error) error
+// A FileReader reads one input file, calling doc and reject for its records.
+type FileReader func(doc func(record.Doc) error, reject func(record.Reject) error) error
 
-// A docReader reads the documents of one input file, parsed (from the input
+// A Reader reads the documents of one input file, parsed (from the input
 // or its decompressed spool copy) or from document shards, calling
 // doc and reject for its records. doc must not keep item, nor
-// item.textBytes, which holds the text instead of item.Text when not nil.
-type docReader func(doc func(item *docItem) error, reject func(record.Reject) error) error
+// item.TextBytes, which holds the text instead of item.Text when not nil.
+type Reader func(doc func(item *Doc) error, reject func(record.Reject) error) error
 
-// parsed is the docReader of records read by read.
-func parsed(read fileReader) docReader {
-	return func(doc func(*docItem) error, reject func(record.Reject) error) error {
-		var item docItem
+// Parsed is the Reader of records read by read.
+func Parsed(read FileReader) Reader {
+	return func(doc func(*Doc) error, reject func(record.Reject) error) error {
+		var item Doc
 		return read(func(d record.Doc) error {
-			item = docItem{ID: d.ID, Text: d.Text, Index: d.Index, Len: d.Len(), RawLen: len(d.Raw)}
+			item = Doc{ID: d.ID, Text: d.Text, Index: d.Index, Len: d.Len(), RawLen: len(d.Raw)}
 			return doc(&item)
 		}, reject)
 	}
 }
 
-// mapDocs reads a file with read and runs work on every good record on
+// Map reads a file with read and runs work on every good record on
 // `workers` goroutines, each with its own state from newWorker (a Signer, say),
 // in batches; emit is called for every result on the calling goroutine, so
 // it may use Beam emitters. Results come in the order read delivered the
 // documents (a batch done early waits for the ones before it): line order
 // for every reader, the document shards included, which the first pass
 // writes from its results, so that the signature pass can write each
-// segment's info shard once the next segment's results come (see
-// infoSegments). onReject, if not nil, gets every reject on the reading
-// goroutine; whatever it collects is safe to read once mapDocs has
+// segment's info shard once the next segment's results come. onReject, if not nil, gets every reject on the reading
+// goroutine; whatever it collects is safe to read once Map has
 // returned.
 //
 // A runner that gives a stage one bundle at a time (Prism) would otherwise
 // use one core for the whole stage; on a cluster, workers run bundles in
 // parallel anyway and workers <= GOMAXPROCS keeps the extra goroutines bounded.
-func mapDocs[R any](read docReader, workers int,
-	newWorker func() (func(*docItem, *R), error), emit func(*R), onReject func(record.Reject) error) error {
+func Map[R any](read Reader, workers int,
+	newWorker func() (func(*Doc, *R), error), emit func(*R), onReject func(record.Reject) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -160,7 +165,7 @@ func mapDocs[R any](read docReader, workers int,
 	done := make(chan *docJob[R], workers)
 	free := make(chan *docJob[R], 2*workers+2)
 	for i := 0; i < cap(free); i++ {
-		free <- &docJob[R]{items: getItems(), out: make([]R, docBatch)}
+		free <- &docJob[R]{items: getItems(), out: make([]R, Batch)}
 	}
 	// The batches' items, with their slots' text storage, serve the next
 	// files and passes.
@@ -185,28 +190,28 @@ func mapDocs[R any](read docReader, workers int,
 // feedDocs reads the documents with read into batches taken from free and
 // sends them to jobs, numbered in read order; onReject (nil: none) gets the
 // rejects.
-func feedDocs[R any](read docReader, onReject func(record.Reject) error, jobs, free chan *docJob[R]) error {
+func feedDocs[R any](read Reader, onReject func(record.Reject) error, jobs, free chan *docJob[R]) error {
 	j, seq := <-free, 0
 	if onReject == nil {
 		onReject = func(record.Reject) error { return nil }
 	}
-	err := read(func(d *docItem) error {
+	err := read(func(d *Doc) error {
 		if d.Index >= wire.MaxLines {
 			return fmt.Errorf("more than %d lines", int64(wire.MaxLines))
 		}
 		n := len(j.items)
-		j.items = j.items[:n+1] // cap(j.items) is docBatch
+		j.items = j.items[:n+1] // cap(j.items) is Batch
 		it := &j.items[n]
-		buf := it.buf
+		buf := it.Buf
 		*it = *d
-		if d.textBytes != nil {
+		if d.TextBytes != nil {
 			// The Text of the documents of a batch lives in their
 			// slots' storage until the batch is done.
-			buf = append(slotFor(buf, len(d.textBytes)), d.textBytes...)
-			it.Text, it.textBytes = unsafe.String(unsafe.SliceData(buf), len(buf)), nil
+			buf = append(Slot(buf, len(d.TextBytes)), d.TextBytes...)
+			it.Text, it.TextBytes = unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 		}
-		it.buf = buf
-		if len(j.items) == docBatch {
+		it.Buf = buf
+		if len(j.items) == Batch {
 			j.seq, seq = seq, seq+1
 			jobs <- j
 			j = <-free
@@ -224,7 +229,7 @@ func feedDocs[R any](read docReader, onReject func(record.Reject) error, jobs, f
 // newWorker, that work on the batches of jobs and pass them on to done,
 // which is closed once they all end. The first error of newWorker goes to
 // *setupErr; a worker without state passes its batches on untouched.
-func startWorkers[R any](workers int, newWorker func() (func(*docItem, *R), error), jobs, done chan *docJob[R], setupErr *error) {
+func startWorkers[R any](workers int, newWorker func() (func(*Doc, *R), error), jobs, done chan *docJob[R], setupErr *error) {
 	var wg sync.WaitGroup
 	var once sync.Once
 	for w := 0; w < workers; w++ {
@@ -267,8 +272,8 @@ func emitInOrder[R any](done, free chan *docJob[R], emit func(*R), setupErr *err
 				}
 			}
 			for i := range j.items {
-				if cap(j.items[i].buf) > maxBusySlotBytes {
-					j.items[i].buf = nil // see maxBusySlotBytes
+				if cap(j.items[i].Buf) > maxBusySlotBytes {
+					j.items[i].Buf = nil // see maxBusySlotBytes
 				}
 			}
 			j.items = j.items[:0]
