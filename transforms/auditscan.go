@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 )
@@ -41,7 +42,7 @@ func IndexScan(s beam.Scope, cfg Config, dir string, keys, entries beam.PCollect
 			outs[i] = append(outs[i], o)
 		}
 	}
-	o := flattenEach(s, outs[:])
+	o := rounds.FlattenEach(s, outs[:])
 	return o[0], o[1], o[2], o[3]
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
 )
@@ -20,7 +21,7 @@ func init() {
 }
 
 // Candidates groups block entries by partition and proposes pairs, one
-// round of entries after the other (see inRounds).
+// round of entries after the other (see rounds.Run).
 //
 // In: rounds of block entries (partition, chunk; with cfg.Spill, spill
 // files: see spilled.go). Out: candidate pairs (segment of the first
@@ -28,7 +29,7 @@ func init() {
 func Candidates(s beam.Scope, cfg Config, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
 	fn := &candidatesFn{Work: cfg.work(), Blocking: cfg.blockingConfig()}
-	o := inRounds(s, 2, fn, entries)
+	o := rounds.Run(s, 2, fn, entries)
 	return o[0], o[1]
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 )
@@ -136,7 +137,7 @@ func testCandidates(t *testing.T, cfg Config, tables *blocking.Tables, bands []t
 	}
 
 	p, s := beam.NewPipelineWithRoot()
-	entries := splitRounds(s, cfg.ShuffleRounds(), stageChunks(s, chunks...))
+	entries := rounds.Split(s, cfg.ShuffleRounds(), stageChunks(s, chunks...))
 	got, st := Candidates(s, cfg, entries)
 	got = stageUnspill(s, cfg, got)
 	// A pair met in buckets of several partitions comes once from each;

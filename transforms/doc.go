@@ -22,13 +22,14 @@
 // its algorithm (stageconfig.go, verify.Config) and a handle on the work
 // directory (workDir, workfiles.go), which the composites derive from
 // Config (config.go). What the stages share: the input file list and its
-// branches (files.go), shuffle rounds (rounds.go), spilled shuffles
+// branches (files.go), the job's shuffle rounds (rounds.go), spilled shuffles
 // (spilled.go), the work files (workfiles.go: info shards; docshards.go:
 // each segment's documents, normalized; seen.go: the first pass's reading
 // of each input; spool.go: decompressed copies of the inputs), the reading
 // of an input file (input.go, parquet.go), the signers (signers.go), busy
 // times and progress (metrics.go), shuffle tallies and stats (shuffles.go),
-// and in internal packages the worker goroutines over a file's documents
-// and the work ahead of the runner (internal/docpool) and fault injection
-// (internal/faults, faults.go).
+// and in internal packages: the worker goroutines over a file's documents
+// and the work ahead of the runner (internal/docpool), the rounds and
+// branches of the large shuffles (internal/rounds) and fault injection
+// (internal/faults, with its test hooks in faults.go).
 package transforms

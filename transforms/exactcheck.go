@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/match/similarity"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
@@ -31,9 +32,9 @@ func init() {
 // shingleSetsFn sends the first documents' shingle sets to the segments of
 // the second ones, and exactJaccardFn compares them there. Both work by
 // segment (see checkKey), reading its document shard, so a pass holds one
-// segment's checks however long the file. A round's grouped
-// input waits for the stats of the round before it (the first for after),
-// flattened in by after. A runner that keeps every shuffled byte in memory
+// segment's checks however long the file. A round's grouped input waits
+// for the stats of the round before it (the first for wait), flattened in
+// by rounds.After. A runner that keeps every shuffled byte in memory
 // (Prism) then holds one round's shingle sets at a time, the largest
 // shuffle of a run at full size; each round reads the document
 // shards again, but decodes only the records it needs.
@@ -49,7 +50,7 @@ func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PC
 		if n > 1 && !cfg.Spill { // spilled, shingleSetsFn keeps the round's matches
 			part = beam.ParDo(s, &destBranchFn{N: n, I: i, Bits: cfg.segmentBits()}, unsure)
 		}
-		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, after, wait)))
+		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, rounds.After, wait)))
 		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Check: check, Rounds: n, Round: i}, grouped)
 		exact := byFile(s.Scope("ExactJaccard"), &exactJaccardFn{Check: check, Verify: cfg.verifyConfig()}, sets)
 		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
@@ -61,7 +62,7 @@ func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PC
 // shingleSetsFn is the first half of the exact check of unsure pairs.
 //
 // In: (checkKey, unsure matches whose first document has that key);
-// ExactChecks makes the group wait for the round before (see after). It
+// ExactChecks makes the group wait for the round before (see rounds.After). It
 // reads the segment's documents again, and Out: for each first
 // document and each key of second documents of its matches, one record
 // under that key: uvarint count, the matches, then the first document's

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 )
 
 // The input file list travels as data, not in the job graph: the command
@@ -144,16 +145,7 @@ func NewFiles(s beam.Scope, manifest string, n int) Files {
 // split the same way) joined to them by CoGroupByKey. It returns each output
 // flattened over the branches.
 func (f Files) perFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollection) []beam.PCollection {
-	return flattenEach(s, f.perBranch(s, nOut, dofn, cols...))
-}
-
-// flattenEach flattens each list of outs.
-func flattenEach(s beam.Scope, outs [][]beam.PCollection) []beam.PCollection {
-	flat := make([]beam.PCollection, len(outs))
-	for i := range outs {
-		flat[i] = beam.Flatten(s, outs[i]...)
-	}
-	return flat
+	return rounds.FlattenEach(s, f.perBranch(s, nOut, dofn, cols...))
 }
 
 // perBranch is perFile without the flatten: output i of branch b is outs[i][b].
@@ -171,7 +163,7 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 			joined := []beam.PCollection{files}
 			for _, c := range cols {
 				if n > 1 {
-					c = beam.ParDo(s, &branchFn{N: n, I: b}, c)
+					c = beam.ParDo(s, &rounds.Branch{N: n, I: b}, c)
 				}
 				joined = append(joined, c)
 			}

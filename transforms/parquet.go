@@ -94,17 +94,17 @@ func readObject(ctx context.Context, rd fileRead, doc func(record.Doc) error, re
 		return nil, true, fmt.Errorf("opening %s: %w", rd.open, err)
 	}
 	fp := fingerprint.Fingerprint{Size: obj.Size, ModTime: obj.ModTime}
+	replaced := &fingerprint.ChangedError{Name: rd.name, Now: "now replaced, its " + obj.Version + " gone", Was: "saw " + obj.Version}
+	if rd.version != "" && obj.Version != rd.version { // checked first: it says more than the time
+		replaced.Now, replaced.Was = "now "+obj.Version, "saw "+rd.version
+		return nil, true, replaced
+	}
 	for _, want := range []*fingerprint.Fingerprint{rd.stat, fpOf(rd.seen)} {
 		if want != nil {
 			if err := want.CheckStat(rd.name, fp.Size, fp.ModTime); err != nil {
 				return nil, true, err
 			}
 		}
-	}
-	replaced := &fingerprint.ChangedError{Name: rd.name, Now: "now replaced, its " + obj.Version + " gone", Was: "saw " + obj.Version}
-	if rd.version != "" && obj.Version != rd.version {
-		replaced.Now, replaced.Was = "now "+obj.Version, "saw "+rd.version
-		return nil, true, replaced
 	}
 	if rd.comp != nil {
 		*rd.comp = record.None // a Parquet file's codecs are its own

@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/faults"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
@@ -40,7 +41,7 @@ func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, segment
 			outs[i] = append(outs[i], o)
 		}
 	}
-	o := flattenEach(s, outs)
+	o := rounds.FlattenEach(s, outs)
 	inputs = beam.ParDo(s, &mergeReadFn{WorkDir: cfg.Work}, beam.GroupByKey(s, o[2]))
 	return o[0], o[1], inputs, o[3], o[4]
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/faults"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -30,13 +31,13 @@ func init() {
 //
 // In: Read's segment markers (segment, marker) and lines to skip (segment,
 // chunk). Out: block entries (partition, chunk) in cfg.ShuffleRounds()
-// collections, by partition mod that (see splitRounds), and stats. With
+// collections, by partition mod that (see rounds.Split), and stats. With
 // cfg.Spill the chunks go to spill files, and the entries name them (see
 // spilled.go).
 func Signatures(s beam.Scope, cfg Config, segments, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
 	s = s.Scope("Signatures")
 	o := beam.ParDoN(s, newSignFn(cfg, true), beam.CoGroupByKey(s, segments, skips))
-	return splitRounds(s, cfg.ShuffleRounds(), o[0]), o[2] // o[1], the shuffled infos, stays empty
+	return rounds.Split(s, cfg.ShuffleRounds(), o[0]), o[2] // o[1], the shuffled infos, stays empty
 }
 
 // AuditSignatures is Signatures with the infos shuffled rather than written

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
 )
@@ -27,7 +28,7 @@ func init() {
 // keyed by segment (Config.SegmentBits: lines of one input file), each
 // reading the segment's info shard, and keeps the pairs that pass the test.
 // The second step (Check) runs in cfg.ShuffleRounds() rounds by the segment
-// of the second document (see inRounds, splitSegmentRounds). Pairs whose
+// of the second document (see rounds.Run, splitSegmentRounds). Pairs whose
 // MinHash estimate cannot decide go to an exact check of their shingle sets
 // (ExactChecks).
 //
@@ -36,7 +37,7 @@ func init() {
 func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
 	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Work: cfg.work()}, pairs)
-	checked := inRounds(s.Scope("Check"), 3, &verifyFileFn{Work: cfg.work(), Verify: cfg.verifyConfig()}, splitSegmentRounds(s, cfg, halves[0]))
+	checked := rounds.Run(s.Scope("Check"), 3, &verifyFileFn{Work: cfg.work(), Verify: cfg.verifyConfig()}, splitSegmentRounds(s, cfg, halves[0]))
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	exact, st3 := ExactChecks(s, cfg, files.Manifest, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)

@@ -45,7 +45,7 @@ func (a *Ahead[R]) Drain(keep int, use func(R) error) error {
 // and Drain passes them, in element order, to the DoFn's own emitters,
 // with the time the work took.
 type AheadEmits struct {
-	a     Ahead[collected]
+	a Ahead[collected]
 }
 
 // collected is what the work of one element emitted.
