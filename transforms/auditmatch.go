@@ -125,7 +125,7 @@ func (fn *auditCandidatesFn) ProcessElement(ctx context.Context, part int, chunk
 	pairs = candidates.Unique(pairs)
 	P := fn.Blocking.Partitions
 	emitCandidates(pairs, func(d wire.Doc) int { return wire.Partition(d, P) }, emit)
-	bucketStats(st).emit(emitStat)
+	bucketStats(st).Emit(emitStat)
 	return nil
 }
 

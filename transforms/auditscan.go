@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 )
@@ -127,7 +128,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 	sc.exacts.Flush(emitExact)
 	sc.entries.Flush()
 	sc.infos.Flush(emitInfo)
-	sc.stats().emit(emitStat)
+	sc.stats().Emit(emitStat)
 	return nil
 }
 
@@ -181,11 +182,11 @@ func (sc *shardScan) record(r *index.Record) error {
 }
 
 // stats is what the scan of the shard counted.
-func (sc *shardScan) stats() counts {
-	return counts{
-		{output.StatIndexDocs, sc.docs},
-		{output.StatIndexJoined, sc.joined},
-		{output.StatIndexEntries, sc.nentries},
+func (sc *shardScan) stats() tally.Counts {
+	return tally.Counts{
+		{Name: output.StatIndexDocs, N: sc.docs},
+		{Name: output.StatIndexJoined, N: sc.joined},
+		{Name: output.StatIndexEntries, N: sc.nentries},
 	}
 }
 

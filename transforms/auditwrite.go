@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/tally"
 )
 
 func init() {
@@ -103,13 +104,13 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunk
 		removed.Add(file, func(c []byte) []byte { return wire.AppendLineNum(c, l) }, emitRemove)
 	}
 	removed.Flush(emitRemove)
-	counts{
-		{output.StatDupOfIndex, int64(len(docs))},
-		{output.StatExactOfIndex, st.exact},
-		{output.StatIndexMatches, st.matches},
-		{output.StatBatchOnly, batchOnly},
-		{output.StatRemoved, int64(len(all))},
-	}.emit(emitStat)
+	tally.Counts{
+		{Name: output.StatDupOfIndex, N: int64(len(docs))},
+		{Name: output.StatExactOfIndex, N: st.exact},
+		{Name: output.StatIndexMatches, N: st.matches},
+		{Name: output.StatBatchOnly, N: batchOnly},
+		{Name: output.StatRemoved, N: int64(len(all))},
+	}.Emit(emitStat)
 	return nil
 }
 

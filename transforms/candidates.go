@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
 )
@@ -172,23 +173,23 @@ func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 func (fn *candidatesFn) emitter(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) func(candidatesResult) error {
 	return func(r candidatesResult) error {
 		start := time.Now()
-		var pairs shuffleTally
-		emitCandidates(r.pairs, fn.Work.segment, pairs.count(fn.pairsOut.wrap(emit)))
-		pairs.report(output.ShuffleCandidates, emitStat)
+		var pairs tally.Shuffle
+		emitCandidates(r.pairs, fn.Work.segment, pairs.Count(fn.pairsOut.wrap(emit)))
+		pairs.Report(output.ShuffleCandidates, emitStat)
 		fn.pairBufs.Put(r.pairs)
-		bucketStats(r.st).emit(emitStat)
+		bucketStats(r.st).Emit(emitStat)
 		addBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
 		return nil
 	}
 }
 
 // bucketStats is what proposing the pairs of a partition counted.
-func bucketStats(st candidates.Stats) counts {
-	return counts{
-		{output.StatBuckets, st.Buckets},
-		{output.StatHot, st.HotBuckets},
-		{output.StatSkipped, st.Skipped},
-		{output.StatFar, st.Far},
+func bucketStats(st candidates.Stats) tally.Counts {
+	return tally.Counts{
+		{Name: output.StatBuckets, N: st.Buckets},
+		{Name: output.StatHot, N: st.HotBuckets},
+		{Name: output.StatSkipped, N: st.Skipped},
+		{Name: output.StatFar, N: st.Far},
 	}
 }
 

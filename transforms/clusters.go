@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
+	"github.com/neardup/neardup/transforms/internal/tally"
 )
 
 func init() {
@@ -64,7 +65,7 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 // over the edges of the components the rounds did not finish (counted in
 // output.StatRemainder). The DoFns below are the steps; Clusters chains
 // them. Each holds the work directory (for spilled groups) and the number
-// of partitions. Every step sends the tallies of what it shuffles (shuffleTally) as
+// of partitions. Every step sends the tallies of what it shuffles (tally.Shuffle) as
 // stats.
 
 // edgesFn starts the components: every match becomes an edge, sent to the
@@ -81,8 +82,8 @@ type edgesFn struct {
 
 func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emitEdge, reportEdges := countShuffle(output.ShuffleEdges, emitEdge, emitStat)
-	emitMember, reportMembers := countShuffle(output.ShuffleMembers, emitMember, emitStat)
+	emitEdge, reportEdges := tally.CountShuffle(output.ShuffleEdges, emitEdge, emitStat)
+	emitMember, reportMembers := tally.CountShuffle(output.ShuffleMembers, emitMember, emitStat)
 	edges := newEdgeSender(fn.Partitions, emitEdge)
 	members := wire.NewBatcher(0)
 	seen := make(map[wire.Doc]bool)
@@ -131,7 +132,7 @@ type starFn struct {
 
 func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emit, report := countShuffle(output.ShuffleEdges, emit, emitStat)
+	emit, report := tally.CountShuffle(output.ShuffleEdges, emit, emitStat)
 	edges, err := decodeEdges(&fn.in, fn.Work, part, chunks)
 	if err != nil {
 		return err
@@ -162,8 +163,8 @@ type settleFn struct {
 
 func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	var edgeBytes shuffleTally // stars, leaves and the rest: all edges
-	emitStar, emitLeaf, emitRest = edgeBytes.count(emitStar), edgeBytes.count(emitLeaf), edgeBytes.count(emitRest)
+	var edgeBytes tally.Shuffle // stars, leaves and the rest: all edges
+	emitStar, emitLeaf, emitRest = edgeBytes.Count(emitStar), edgeBytes.Count(emitLeaf), edgeBytes.Count(emitRest)
 	edges, err := decodeEdges(&fn.in, fn.Work, part, chunks)
 	if err != nil {
 		return err
@@ -180,7 +181,7 @@ func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[
 	stars.Flush(emitStar)
 	leaves.Flush(emitLeaf)
 	rest.Flush(emitRest)
-	edgeBytes.report(output.ShuffleEdges, emitStat)
+	edgeBytes.Report(output.ShuffleEdges, emitStat)
 	return nil
 }
 
@@ -198,8 +199,8 @@ type resolveFn struct {
 
 func (fn *resolveFn) ProcessElement(ctx context.Context, part int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emitAssign, reportAssign := countShuffle(output.ShuffleAssignments, emitAssign, emitStat)
-	emitRest, reportRest := countShuffle(output.ShuffleEdges, emitRest, emitStat)
+	emitAssign, reportAssign := tally.CountShuffle(output.ShuffleAssignments, emitAssign, emitStat)
+	emitRest, reportRest := tally.CountShuffle(output.ShuffleEdges, emitRest, emitStat)
 	stars, err := decodeEdges(&fn.in, fn.Work, part, starChunks)
 	if err != nil {
 		return err
@@ -235,7 +236,7 @@ func (fn *remainderFn) ProcessElement(ctx context.Context, part int, chunks func
 		return err
 	}
 	edges = components.SortEdges(edges)
-	emitAssign, report := countShuffle(output.ShuffleAssignments, emitAssign, emitStat)
+	emitAssign, report := tally.CountShuffle(output.ShuffleAssignments, emitAssign, emitStat)
 	assign := newAssigner(fn.Partitions, emitAssign)
 	components.Remainder(edges, assign.add)
 	assign.b.Flush(emitAssign)
@@ -256,7 +257,7 @@ type membersFn struct {
 
 func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emit, report := countShuffle(output.ShuffleMembers, emit, emitStat)
+	emit, report := tally.CountShuffle(output.ShuffleMembers, emit, emitStat)
 	members := make(map[wire.Doc]wire.Member)
 	err := decodeMembers(&fn.in, fn.Work, part, memberChunks, func(m wire.Member) { members[m.Doc] = m })
 	if err != nil {
@@ -310,8 +311,8 @@ func (c Config) clusterLines() clusterLines {
 
 func (fn *clusterFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emitCluster, reportLines := countShuffle(output.ShuffleOutLines, emitCluster, emitStat)
-	emitRemove, reportRemoved := countShuffle(output.ShuffleRemoved, emitRemove, emitStat)
+	emitCluster, reportLines := tally.CountShuffle(output.ShuffleOutLines, emitCluster, emitStat)
+	emitRemove, reportRemoved := tally.CountShuffle(output.ShuffleRemoved, emitRemove, emitStat)
 	var all []wire.Member
 	err := decodeMembers(&fn.in, fn.Work, part, chunks, func(m wire.Member) { all = append(all, m) })
 	if err != nil {
@@ -325,7 +326,7 @@ func (fn *clusterFn) ProcessElement(ctx context.Context, part int, chunks func(*
 	}
 	w.lines.Flush(emitCluster)
 	w.removes.Flush(emitRemove)
-	w.stats().emit(emitStat)
+	w.stats().Emit(emitStat)
 	reportLines()
 	reportRemoved()
 	return nil
@@ -369,10 +370,10 @@ func (w *clusterWriter) add(comp []wire.Member, rep int, locations bool) error {
 }
 
 // stats is what the partition's clusters counted.
-func (w *clusterWriter) stats() counts {
-	return counts{
-		{output.StatClusters, w.clusters},
-		{output.StatClustered, w.clustered},
-		{output.StatRemoved, w.removed},
+func (w *clusterWriter) stats() tally.Counts {
+	return tally.Counts{
+		{Name: output.StatClusters, N: w.clusters},
+		{Name: output.StatClustered, N: w.clustered},
+		{Name: output.StatRemoved, N: w.removed},
 	}
 }

@@ -27,9 +27,10 @@
 // each segment's documents, normalized; seen.go: the first pass's reading
 // of each input; spool.go: decompressed copies of the inputs), the reading
 // of an input file (input.go, parquet.go), the signers (signers.go), busy
-// times and progress (metrics.go), shuffle tallies and stats (shuffles.go),
-// and in internal packages: the worker goroutines over a file's documents
-// and the work ahead of the runner (internal/docpool), the rounds and
-// branches of the large shuffles (internal/rounds) and fault injection
-// (internal/faults, with its test hooks in faults.go).
+// times and progress (metrics.go), and in internal packages: the worker
+// goroutines over a file's documents and the work ahead of the runner
+// (internal/docpool), the rounds and
+// branches of the large shuffles (internal/rounds), the tallies of the
+// shuffles and the counts of the stages (internal/tally) and fault
+// injection (internal/faults, with its test hooks in faults.go).
 package transforms

@@ -8,6 +8,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/exactdup"
 )
 
@@ -39,8 +40,8 @@ type exactFn struct {
 
 func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "ExactDuplicates", begin())
-	emitMatch, reportMatches := countShuffle(output.ShuffleMatches, emitMatch, emitStat)
-	emitSkip, reportSkips := countShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
+	emitMatch, reportMatches := tally.CountShuffle(output.ShuffleMatches, emitMatch, emitStat)
+	emitSkip, reportSkips := tally.CountShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
 	infos, err := byExactKey(&fn.in, fn.Work, part, chunks)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/similarity"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
@@ -104,7 +105,7 @@ func (fn *shingleSetsFn) ProcessElement(ctx context.Context, key int, chunks fun
 	}
 	addBusy(ctx, "ShingleSets", time.Since(start), start)
 	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		emit, report := countShuffle(output.ShuffleSets, emits[0], emitStat)
+		emit, report := tally.CountShuffle(output.ShuffleSets, emits[0], emitStat)
 		defer report()
 		return fn.work(ctx, key, byLine, ms, emit)
 	})
@@ -185,7 +186,7 @@ func (fn *exactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byt
 
 func (fn *exactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
 	emit func(int, []byte), emitStat func(string, int64)) error {
-	emit, report := countShuffle(output.ShuffleMatches, emit, emitStat)
+	emit, report := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
 	defer report()
 	b := wire.NewBatcher(0)
 	var accepted int64

@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/faults"
 	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
@@ -79,8 +80,8 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]b
 // emitSegment.
 func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Read", begin())
-	emit, reportKeys := countShuffle(output.ShuffleExactKeys, emit, emitStat)
-	emitRejects, reportRejects := countShuffle(output.ShuffleOutLines, emitRejects, emitStat)
+	emit, reportKeys := tally.CountShuffle(output.ShuffleExactKeys, emit, emitStat)
+	emitRejects, reportRejects := tally.CountShuffle(output.ShuffleOutLines, emitRejects, emitStat)
 	r := unitReader{fn: fn, u: u, reasons: map[string]int64{}}
 	if err := r.run(ctx, emit, emitSegment); err != nil {
 		return err
@@ -93,7 +94,7 @@ func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, e
 		return err
 	}
 	emitInput(u.File, line)
-	r.stats().emit(emitStat)
+	r.stats().Emit(emitStat)
 	reportKeys()
 	reportRejects()
 	return faults.Inject("Read", u.Path) // a test hook; nil unless a test sets it
@@ -227,13 +228,13 @@ func (r *unitReader) inputFile() output.InputFile {
 }
 
 // stats is what the unit counted.
-func (r *unitReader) stats() counts {
-	return counts{
-		{output.StatReadUnits, 1},
-		{output.StatInput, r.docs + r.rej},
-		{output.StatRejected, r.rej},
-		{output.StatDocuments, r.docs},
-		{output.StatBytes, r.bytes},
+func (r *unitReader) stats() tally.Counts {
+	return tally.Counts{
+		{Name: output.StatReadUnits, N: 1},
+		{Name: output.StatInput, N: r.docs + r.rej},
+		{Name: output.StatRejected, N: r.rej},
+		{Name: output.StatDocuments, N: r.docs},
+		{Name: output.StatBytes, N: r.bytes},
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/faults"
 	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -121,7 +122,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]b
 	if err := ss.run(ctx, seg, ndocs, emitEntry, emitInfo, emitStat); err != nil {
 		return err
 	}
-	ss.stats().emit(emitStat)
+	ss.stats().Emit(emitStat)
 	beam.NewCounter(output.MetricsNamespace, output.WorkerSignedPrefix+WorkerID).Inc(ctx, ss.signed)
 	return faults.Inject("Signatures", path)
 }
@@ -153,8 +154,8 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	fn := ss.fn
 	defer ss.release()
 	sendEntry := fn.spilled.wrap(emitEntry)
-	var bands, tables shuffleTally // band entries in [0, P), SimHash table entries in [P, 2P)
-	emitBand, emitTable := bands.count(sendEntry), tables.count(sendEntry)
+	var bands, tables tally.Shuffle // band entries in [0, P), SimHash table entries in [P, 2P)
+	emitBand, emitTable := bands.Count(sendEntry), tables.Count(sendEntry)
 	entries := blockkeys.NewSender(fn.Partitions, func(part int, chunk []byte) {
 		if part < fn.Partitions {
 			emitBand(part, chunk)
@@ -162,7 +163,7 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 			emitTable(part, chunk)
 		}
 	})
-	emitInfo, reportInfos := countShuffle(output.ShuffleInfos, emitInfo, emitStat)
+	emitInfo, reportInfos := tally.CountShuffle(output.ShuffleInfos, emitInfo, emitStat)
 	infos := wire.NewBatcher(0)
 	pre := newPreShard(fn.IndexOut) // nil unless the job writes an index
 	var shards *infoSegments        // nil unless the infos go to info shards
@@ -192,8 +193,8 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	}
 	entries.Flush()
 	infos.Flush(emitInfo)
-	bands.report(output.ShuffleBands, emitStat)
-	tables.report(output.ShuffleTables, emitStat)
+	bands.Report(output.ShuffleBands, emitStat)
+	tables.Report(output.ShuffleTables, emitStat)
 	reportInfos()
 	return nil
 }
@@ -245,12 +246,12 @@ func (ss *segmentSigner) release() {
 }
 
 // stats is what the segment counted.
-func (ss *segmentSigner) stats() counts {
-	return counts{
-		{output.StatSignSegments, 1},
-		{output.StatSigned, ss.signed},
-		{output.StatNoShingles, ss.empty},
-		{output.StatTruncated, ss.truncated},
-		{output.StatKeys, ss.keys},
+func (ss *segmentSigner) stats() tally.Counts {
+	return tally.Counts{
+		{Name: output.StatSignSegments, N: 1},
+		{Name: output.StatSigned, N: ss.signed},
+		{Name: output.StatNoShingles, N: ss.empty},
+		{Name: output.StatTruncated, N: ss.truncated},
+		{Name: output.StatKeys, N: ss.keys},
 	}
 }

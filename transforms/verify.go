@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
 )
@@ -151,7 +152,7 @@ func uniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
 // sorted (uniquePairs).
 func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
 	emit func(int, []byte), emitStat func(string, int64)) error {
-	emit, report := countShuffle(output.ShuffleHalves, emit, emitStat)
+	emit, report := tally.CountShuffle(output.ShuffleHalves, emit, emitStat)
 	b := wire.NewBatcher(0)
 	var group []wire.Doc
 	total := len(pairs)
@@ -195,8 +196,8 @@ func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 // bits).
 func verifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
 	emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
-	emit, reportMatches := countShuffle(output.ShuffleMatches, emit, emitStat)
-	emitUnsure, reportUnsure := countShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
+	emit, reportMatches := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
+	emitUnsure, reportUnsure := tally.CountShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)
 	unsure := wire.NewBatcher(0)
 	var a wire.Info

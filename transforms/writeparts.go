@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/tally"
 )
 
 func init() {
@@ -76,14 +77,14 @@ type splitPartsFn struct {
 	Kind        string
 
 	parts *wire.Batcher
-	tally shuffleTally
+	tally tally.Shuffle
 	lines []wire.OutLine
 }
 
 func (fn *splitPartsFn) Setup() { fn.parts = wire.NewBatcher(0) }
 
 func (fn *splitPartsFn) ProcessElement(file int, chunk []byte, emit func(int, []byte), _ func(string, int64)) error {
-	emit = fn.tally.count(emit)
+	emit = fn.tally.Count(emit)
 	if fn.Kind == output.KindPairs {
 		return wire.EachMatch(chunk, func(m *wire.Match, rec []byte) error {
 			fn.parts.Add(partKey(fn.SegmentBits, file, m.A), func(dst []byte) []byte { return append(dst, rec...) }, emit)
@@ -102,8 +103,8 @@ func (fn *splitPartsFn) ProcessElement(file int, chunk []byte, emit func(int, []
 
 // FinishBundle emits the bundle's last chunks and its shuffle tally.
 func (fn *splitPartsFn) FinishBundle(emit func(int, []byte), emitStat func(string, int64)) {
-	fn.parts.Flush(fn.tally.count(emit))
-	fn.tally.report(output.ShuffleParts, emitStat)
+	fn.parts.Flush(fn.tally.Count(emit))
+	fn.tally.Report(output.ShuffleParts, emitStat)
 }
 
 // writePartFn writes one part of an output shard.
