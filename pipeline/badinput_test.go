@@ -495,8 +495,9 @@ func TestBadInputMaxTokens(t *testing.T) {
 // .tmp-* files; --overwrite removes them, as the test does before a run
 // without the fault into the same directory, which then gives the complete
 // result. On a runner that retries, the job
-// succeeds and its outputs are complete and not duplicated. Stages whose
-// DoFns do not call transforms.InjectFault are skipped.
+// succeeds and its outputs are complete and not duplicated. A stage whose
+// DoFns no longer call the fault hook (transforms.FaultHooked) fails the
+// test: its fault would go untested.
 func TestFault(t *testing.T) {
 	files := inputs(t, sampleFiles...)
 	cfg := transforms.DefaultConfig()
@@ -509,7 +510,7 @@ func TestFault(t *testing.T) {
 			err := runInto(t, "", cfg, files, dir)
 			if err == nil {
 				if !transforms.FaultHooked(stage) {
-					t.Skipf("no DoFn of stage %s calls transforms.InjectFault", stage)
+					t.Fatalf("no DoFn of stage %s calls the fault hook (transforms.SetFailOnce)", stage)
 				}
 				sameOutputs(t, "after retries", want, outputs(t, dir))
 				return

@@ -8,11 +8,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/exactdup"
+	"github.com/neardup/neardup/transforms/match/verify"
 )
 
 func init() {
@@ -30,7 +30,7 @@ func init() {
 // chunk), stats.
 func AuditExact(s beam.Scope, cfg Config, keys, idxKeys beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("AuditExact")
-	return beam.ParDo2(s, &auditExactFn{Cfg: cfg}, beam.GroupByKey(s, beam.Flatten(s, keys, idxKeys)))
+	return beam.ParDo2(s, &auditExactFn{Work: cfg.work()}, beam.GroupByKey(s, beam.Flatten(s, keys, idxKeys)))
 }
 
 // AuditCandidates is Candidates over the block entries of the new batch
@@ -39,7 +39,7 @@ func AuditExact(s beam.Scope, cfg Config, keys, idxKeys beam.PCollection) (match
 // Out: candidate pairs (partition of the first document, chunk), stats.
 func AuditCandidates(s beam.Scope, cfg Config, entries, idxEntries beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
-	return beam.ParDo2(s, &auditCandidatesFn{Cfg: cfg}, beam.GroupByKey(s, beam.Flatten(s, entries, idxEntries)))
+	return beam.ParDo2(s, &auditCandidatesFn{Blocking: cfg.blockingConfig()}, beam.GroupByKey(s, beam.Flatten(s, entries, idxEntries)))
 }
 
 // AuditVerify is Verify for an audit, with the infos shuffled. Pairs are
@@ -54,18 +54,18 @@ func AuditCandidates(s beam.Scope, cfg Config, entries, idxEntries beam.PCollect
 // indexed) matches, both keyed by the new document's file, and stats.
 func AuditVerify(s beam.Scope, cfg Config, newFiles Files, checkManifest string, infos, pairs beam.PCollection) (batch, idx, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves, st1 := beam.ParDo2(s, &halfJoinFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, pairs))
-	accepted, unsure, st2 := beam.ParDo3(s, &verifyFn{Cfg: cfg}, beam.CoGroupByKey(s, infos, halves))
+	halves, st1 := beam.ParDo2(s, &halfJoinFn{Partitions: cfg.Partitions}, beam.CoGroupByKey(s, infos, pairs))
+	accepted, unsure, st2 := beam.ParDo3(s, &verifyFn{Verify: cfg.verifyConfig(), SegmentBits: cfg.segmentBits()}, beam.CoGroupByKey(s, infos, halves))
 	manifest := newFiles.Manifest
 	if checkManifest != "" {
 		manifest = checkManifest
 	} else {
 		var byEstimate beam.PCollection
-		unsure, byEstimate = beam.ParDo2(s, &splitMatchesFn{Cfg: cfg, Decide: true}, unsure)
+		unsure, byEstimate = beam.ParDo2(s, &splitMatchesFn{Verify: cfg.verifyConfig(), Decide: true}, unsure)
 		accepted = beam.Flatten(s, accepted, byEstimate)
 	}
 	exact, st3 := ExactChecks(s, cfg, manifest, unsure, st2)
-	batch, idx = beam.ParDo2(s, &splitMatchesFn{Cfg: cfg}, beam.Flatten(s, accepted, exact))
+	batch, idx = beam.ParDo2(s, &splitMatchesFn{Verify: cfg.verifyConfig()}, beam.Flatten(s, accepted, exact))
 	return batch, idx, beam.Flatten(s, st1, st2, st3)
 }
 
@@ -77,13 +77,13 @@ func AuditVerify(s beam.Scope, cfg Config, newFiles Files, checkManifest string,
 // document, B: the first such indexed document) as wire.Match chunks keyed
 // by the new document's file.
 type auditExactFn struct {
-	Cfg Config
+	Work workDir
 	groupReader
 }
 
 func (fn *auditExactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "AuditExact", begin())
-	infos, err := byExactKey(&fn.in, fn.Cfg, part, chunks)
+	infos, err := byExactKey(&fn.in, fn.Work, part, chunks)
 	if err != nil {
 		return err
 	}
@@ -104,48 +104,51 @@ func (fn *auditExactFn) ProcessElement(ctx context.Context, part int, chunks fun
 // indexed documents, and pairs of two indexed documents are dropped (the
 // index was deduplicated when it was built).
 type auditCandidatesFn struct {
-	Cfg Config
+	Blocking blockingConfig
 
 	tables *blocking.Tables
 }
 
 func (fn *auditCandidatesFn) Setup() (err error) {
-	fn.tables, err = fn.Cfg.simTables()
+	fn.tables, err = newTables(fn.Blocking.Tables)
 	return err
 }
 
 func (fn *auditCandidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Candidates", begin())
 	var st candidates.Stats
-	var pairs []wire.Pair
-	var chunk []byte
-	var err error
-	if part < fn.Cfg.Partitions {
-		var entries []wire.Entry
-		for chunks(&chunk) {
-			if entries, err = wire.AppendEntries(entries, chunk); err != nil {
-				return err
-			}
-		}
-		pairs = candidates.Append(nil, candidates.Sort(entries), fn.Cfg.limits(), &st)
-	} else {
-		var entries []wire.SimEntry
-		for chunks(&chunk) {
-			if entries, err = simEntries(entries, chunk, fn.tables); err != nil {
-				return err
-			}
-		}
-		pairs = candidates.AppendNear(nil, candidates.SortSim(entries), fn.Cfg.Hamming, fn.Cfg.limits(), &st)
+	pairs, err := fn.pairs(part, chunks, &st)
+	if err != nil {
+		return err
 	}
 	pairs = slices.DeleteFunc(pairs, func(p wire.Pair) bool { return isIndexed(p.A) })
 	pairs = candidates.Unique(pairs)
-	P := fn.Cfg.Partitions
+	P := fn.Blocking.Partitions
 	emitCandidates(pairs, func(d wire.Doc) int { return wire.Partition(d, P) }, emit)
-	emitStat(output.StatBuckets, st.Buckets)
-	emitStat(output.StatHot, st.HotBuckets)
-	emitStat(output.StatSkipped, st.Skipped)
-	emitStat(output.StatFar, st.Far)
+	bucketStats(st).Emit(emitStat)
 	return nil
+}
+
+// pairs returns the candidate pairs of the entries of partition part.
+func (fn *auditCandidatesFn) pairs(part int, chunks func(*[]byte) bool, st *candidates.Stats) ([]wire.Pair, error) {
+	var chunk []byte
+	var err error
+	if part < fn.Blocking.Partitions {
+		var entries []wire.Entry
+		for chunks(&chunk) {
+			if entries, err = wire.AppendEntries(entries, chunk); err != nil {
+				return nil, err
+			}
+		}
+		return candidates.Append(nil, candidates.Sort(entries), fn.Blocking.Limits, st), nil
+	}
+	var entries []wire.SimEntry
+	for chunks(&chunk) {
+		if entries, err = simEntries(entries, chunk, fn.tables); err != nil {
+			return nil, err
+		}
+	}
+	return candidates.AppendNear(nil, candidates.SortSim(entries), fn.Blocking.Hamming, fn.Blocking.Limits, st), nil
 }
 
 // halfJoinFn is the first half of the join of candidate pairs with document
@@ -158,7 +161,7 @@ func (fn *auditCandidatesFn) ProcessElement(ctx context.Context, part int, chunk
 // several blocks is passed on once. An audit uses it; a run uses
 // halfJoinFileFn.
 type halfJoinFn struct {
-	Cfg Config
+	Partitions int // of the infos
 }
 
 func (fn *halfJoinFn) ProcessElement(ctx context.Context, part int, infoChunks, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
@@ -171,7 +174,7 @@ func (fn *halfJoinFn) ProcessElement(ctx context.Context, part int, infoChunks, 
 	if err != nil {
 		return err
 	}
-	P := fn.Cfg.Partitions
+	P := fn.Partitions
 	return halfJoin(pairs, func(d wire.Doc) *wire.Info { return infos[d] },
 		func(d wire.Doc) int { return wire.Partition(d, P) }, fmt.Sprintf("partition %d", part), emit, emitStat)
 }
@@ -183,7 +186,8 @@ func (fn *halfJoinFn) ProcessElement(ctx context.Context, part int, infoChunks, 
 // estimate cannot decide (both as wire.Match chunks keyed by the file of
 // their first document).
 type verifyFn struct {
-	Cfg Config
+	Verify      verify.Config
+	SegmentBits int // of the exact checks' keys
 }
 
 func (fn *verifyFn) ProcessElement(ctx context.Context, part int, infoChunks, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
@@ -192,7 +196,7 @@ func (fn *verifyFn) ProcessElement(ctx context.Context, part int, infoChunks, ha
 	if err != nil {
 		return err
 	}
-	return verifyHalves(fn.Cfg, halfChunks, func(d wire.Doc) *wire.Info { return infos[d] }, fmt.Sprintf("partition %d", part), emit, emitUnsure, emitStat)
+	return verifyHalves(fn.Verify, fn.SegmentBits, halfChunks, func(d wire.Doc) *wire.Info { return infos[d] }, fmt.Sprintf("partition %d", part), emit, emitUnsure, emitStat)
 }
 
 // decodeInfos reads every wire.Info chunk of iter into a map by document.
@@ -215,12 +219,13 @@ func decodeInfos(iter func(*[]byte) bool) (map[wire.Doc]*wire.Info, error) {
 // splitMatchesFn splits matches into those within the new batch and those
 // of a new document with an indexed one. With Decide, the (new, indexed)
 // matches are pairs the estimate could not decide and whose indexed text
-// is not read: they are accepted when the estimate reaches the threshold.
+// is not read: they are accepted when the estimate passes Verify
+// (verify.Config.Passes).
 //
 // In: (file, wire.Match chunk). Out: batch matches, index matches, both
 // keyed by the file of A (the new document).
 type splitMatchesFn struct {
-	Cfg    Config
+	Verify verify.Config
 	Decide bool
 }
 
@@ -230,7 +235,7 @@ func (fn *splitMatchesFn) ProcessElement(file int, chunk []byte, emitBatch, emit
 		switch {
 		case !isIndexed(m.B):
 			batch = append(batch, rec...)
-		case !fn.Decide || float64(m.Jaccard) >= fn.Cfg.Threshold:
+		case !fn.Decide || fn.Verify.Passes(float64(m.Jaccard)):
 			idx = append(idx, rec...)
 		}
 		return nil

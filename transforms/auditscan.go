@@ -11,6 +11,8 @@ import (
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 )
@@ -33,15 +35,15 @@ func IndexScan(s beam.Scope, cfg Config, dir string, keys, entries beam.PCollect
 	s = s.Scope("IndexScan")
 	keySet := beam.Flatten(s,
 		beam.ParDo(s, &exactKeysFn{}, keys),
-		beam.ParDo(s, &blockKeysFn{Cfg: cfg}, entries))
-	scan := &indexScanFn{Cfg: cfg, Dir: dir}
+		beam.ParDo(s, &blockKeysFn{Partitions: cfg.Partitions, Tables: cfg.simDesign()}, entries))
+	scan := &indexScanFn{Dir: dir, Blocking: cfg.blockingConfig()}
 	var outs [4][]beam.PCollection
 	for _, b := range indexShards(s, dir, cfg.Branches) {
 		for i, o := range beam.ParDoN(s, scan, b, beam.SideInput{Input: keySet}) {
 			outs[i] = append(outs[i], o)
 		}
 	}
-	o := flattenEach(s, outs[:])
+	o := rounds.FlattenEach(s, outs[:])
 	return o[0], o[1], o[2], o[3]
 }
 
@@ -59,8 +61,8 @@ func IndexScan(s beam.Scope, cfg Config, dir string, keys, entries beam.PCollect
 // batch has (partitioned as signFn's), the infos of the indexed documents
 // with any such entry (keyed by partition of the document), and stats.
 type indexScanFn struct {
-	Cfg Config
-	Dir string
+	Dir      string         // the index
+	Blocking blockingConfig // Partitions, Hamming and Tables
 
 	shards []index.Shard // of the manifest in Dir
 
@@ -75,7 +77,7 @@ func (fn *indexScanFn) Setup(ctx context.Context) error {
 		return err
 	}
 	fn.shards = m.Shards
-	fn.tables, err = fn.Cfg.simTables()
+	fn.tables, err = newTables(fn.Blocking.Tables)
 	return err
 }
 
@@ -115,66 +117,84 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 		return fmt.Errorf("index scan: %s: %w", path, err)
 	}
 	defer rc.Close()
-	file := IndexFileBase + n
-	exacts, infos := wire.NewBatcher(0), wire.NewBatcher(0)
-	entries := blockkeys.NewSender(fn.Cfg.Partitions, emitEntry)
-	P := fn.Cfg.Partitions
-	var tkeys []uint64
-	var docs, joined, nentries int64
-	err = rd.Each(func(r *index.Record) error {
-		docs++
-		doc := wire.DocNum(file, r.Line)
-		if _, hit := fn.exact[r.Exact]; hit {
-			in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact}
-			exacts.Add(wire.Partition(r.Exact, P), func(c []byte) []byte { return wire.AppendInfo(c, &in) }, emitExact)
-		}
-		if len(r.Sketch) == 0 {
-			return nil // no shingles: matches nothing but its exact duplicates
-		}
-		hits := 0
-		for _, k := range r.Bands {
-			if _, hit := fn.block[k&keyMask]; hit {
-				hits++
-				entries.Band(k, doc)
-			}
-		}
-		if fn.tables != nil {
-			tkeys = fn.tables.AppendKeys(tkeys[:0], r.SimHash)
-			for i, k := range tkeys {
-				if fn.near(k, r.SimHash) {
-					hits++
-					entries.Table(i, k, doc, r.SimHash)
-				}
-			}
-		}
-		if hits > 0 {
-			joined++
-			nentries += int64(hits)
-			in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact, SimHash: r.SimHash, Sketch: r.Sketch}
-			infos.Add(wire.Partition(doc, P), func(c []byte) []byte { return wire.AppendInfo(c, &in) }, emitInfo)
-		}
-		return nil
-	})
-	if err != nil {
+	sc := shardScan{fn: fn, file: IndexFileBase + n, exacts: wire.NewBatcher(0), infos: wire.NewBatcher(0),
+		entries: blockkeys.NewSender(fn.Blocking.Partitions, emitEntry), emitExact: emitExact, emitInfo: emitInfo}
+	if err := rd.Each(sc.record); err != nil {
 		return err
 	}
 	if err := rd.Check(fn.shards[n]); err != nil {
 		return err
 	}
-	exacts.Flush(emitExact)
-	entries.Flush()
-	infos.Flush(emitInfo)
-	emitStat(output.StatIndexDocs, docs)
-	emitStat(output.StatIndexJoined, joined)
-	emitStat(output.StatIndexEntries, nentries)
+	sc.exacts.Flush(emitExact)
+	sc.entries.Flush()
+	sc.infos.Flush(emitInfo)
+	sc.stats().Emit(emitStat)
 	return nil
+}
+
+// shardScan is the scan of one index shard.
+type shardScan struct {
+	fn                  *indexScanFn
+	file                int // the shard's file index (IndexFileBase + its number)
+	exacts, infos       *wire.Batcher
+	entries             *blockkeys.Sender
+	emitExact, emitInfo func(int, []byte)
+	tkeys               []uint64 // scratch
+
+	docs, joined, nentries int64
+}
+
+// record passes on what of the indexed record r meets the batch.
+func (sc *shardScan) record(r *index.Record) error {
+	fn, P := sc.fn, sc.fn.Blocking.Partitions
+	sc.docs++
+	doc := wire.DocNum(sc.file, r.Line)
+	if _, hit := fn.exact[r.Exact]; hit {
+		in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact}
+		sc.exacts.Add(wire.Partition(r.Exact, P), func(c []byte) []byte { return wire.AppendInfo(c, &in) }, sc.emitExact)
+	}
+	if len(r.Sketch) == 0 {
+		return nil // no shingles: matches nothing but its exact duplicates
+	}
+	hits := 0
+	for _, k := range r.Bands {
+		if _, hit := fn.block[k&keyMask]; hit {
+			hits++
+			sc.entries.Band(k, doc)
+		}
+	}
+	if fn.tables != nil {
+		sc.tkeys = fn.tables.AppendKeys(sc.tkeys[:0], r.SimHash)
+		for i, k := range sc.tkeys {
+			if fn.near(k, r.SimHash) {
+				hits++
+				sc.entries.Table(i, k, doc, r.SimHash)
+			}
+		}
+	}
+	if hits > 0 {
+		sc.joined++
+		sc.nentries += int64(hits)
+		in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact, SimHash: r.SimHash, Sketch: r.Sketch}
+		sc.infos.Add(wire.Partition(doc, P), func(c []byte) []byte { return wire.AppendInfo(c, &in) }, sc.emitInfo)
+	}
+	return nil
+}
+
+// stats is what the scan of the shard counted.
+func (sc *shardScan) stats() tally.Counts {
+	return tally.Counts{
+		{Name: output.StatIndexDocs, N: sc.docs},
+		{Name: output.StatIndexJoined, N: sc.joined},
+		{Name: output.StatIndexEntries, N: sc.nentries},
+	}
 }
 
 // near reports whether a new document with table key k has a fingerprint
 // within Hamming bits of fp.
 func (fn *indexScanFn) near(k, fp uint64) bool {
 	for _, f := range fn.sim[k&keyMask] {
-		if bits.OnesCount64(f^fp) <= fn.Cfg.Hamming {
+		if bits.OnesCount64(f^fp) <= fn.Blocking.Hamming {
 			return true
 		}
 	}
@@ -187,22 +207,23 @@ func (fn *indexScanFn) near(k, fp uint64) bool {
 // them).
 //
 // In: (partition, wire.Entry chunk, or wire.SimEntry for partitions >=
-// Cfg.Partitions). Out: a key set chunk.
+// Partitions). Out: a key set chunk.
 type blockKeysFn struct {
-	Cfg Config
+	Partitions int             // band partitions; SimHash table partitions are P and above
+	Tables     blocking.Design // SimHash tables; the zero Design: none
 
 	tables *blocking.Tables
 }
 
 func (fn *blockKeysFn) Setup() (err error) {
-	fn.tables, err = fn.Cfg.simTables()
+	fn.tables, err = newTables(fn.Tables)
 	return err
 }
 
 func (fn *blockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte)) error {
 	var out []byte
 	var err error
-	if part < fn.Cfg.Partitions {
+	if part < fn.Partitions {
 		out = wire.NewKeySet(wire.KeySetBlock)
 		var es []wire.Entry
 		if es, err = wire.AppendEntries(es, chunk); err == nil {

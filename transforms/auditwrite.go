@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/tally"
 )
 
 func init() {
@@ -33,7 +35,7 @@ func init() {
 // Out: every document removed (line lists keyed by file index), stats.
 func WriteAudit(s beam.Scope, cfg Config, indexDir string, files Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {
 	s = s.Scope("Write")
-	allRemoves, st = beam.ParDo2(s, &writeAuditFn{Cfg: cfg, Index: indexDir}, beam.CoGroupByKey(s, idxMatches, removes))
+	allRemoves, st = beam.ParDo2(s, &writeAuditFn{Out: cfg.outputs(), Index: indexDir}, beam.CoGroupByKey(s, idxMatches, removes))
 	return allRemoves, beam.Flatten(s, st, Write(s, cfg, files, batchMatches, clusters, rejects, allRemoves))
 }
 
@@ -42,7 +44,7 @@ func WriteAudit(s beam.Scope, cfg Config, indexDir string, files Files, batchMat
 // read them (files.Seen).
 func AuditSummary(s beam.Scope, cfg Config, dir string, files Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
-	beam.ParDo0(s, &writeAuditSummaryFn{Cfg: cfg, Index: dir}, sumStats(s, files, sts...))
+	beam.ParDo0(s, &writeAuditSummaryFn{Out: cfg.Output, Work: cfg.work(), Index: dir}, sumStats(s, files, sts...))
 }
 
 // RenameStat renames the stats named from in st to to.
@@ -59,7 +61,7 @@ func RenameStat(s beam.Scope, st beam.PCollection, from, to string) beam.PCollec
 // order; the union of both removal lists (uvarint lines keyed by file) for
 // the deduplicated copy; and the counts.
 type writeAuditFn struct {
-	Cfg   Config
+	Out   outDir
 	Index string // the index directory
 
 	sources []string // source file of each index shard, from its manifest
@@ -82,13 +84,48 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunk
 	if err != nil {
 		return fmt.Errorf("audit: removal list of file %d: %w", file, err)
 	}
-	best := map[wire.Doc]map[wire.Doc]wire.Match{} // new doc -> indexed doc -> match
+	best, err := bestMatches(matchChunks)
+	if err != nil {
+		return err
+	}
+	docs := slices.Sorted(maps.Keys(best))
+	var st auditCounts
+	if len(docs) > 0 {
+		err = writeCompressed(ctx, fn.Out.Dir, output.ShardName(output.KindAudit, file), fn.Out.compression(record.None), func(w io.Writer) error {
+			return fn.writeLines(w, docs, best, &st)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	removed := wire.NewBatcher(0)
+	all, batchOnly := mergeRemovals(file, docs, best, inBatch)
+	for _, l := range all {
+		removed.Add(file, func(c []byte) []byte { return wire.AppendLineNum(c, l) }, emitRemove)
+	}
+	removed.Flush(emitRemove)
+	tally.Counts{
+		{Name: output.StatDupOfIndex, N: int64(len(docs))},
+		{Name: output.StatExactOfIndex, N: st.exact},
+		{Name: output.StatIndexMatches, N: st.matches},
+		{Name: output.StatBatchOnly, N: batchOnly},
+		{Name: output.StatRemoved, N: int64(len(all))},
+	}.Emit(emitStat)
+	return nil
+}
+
+// bestMatches decodes the (new, indexed) matches of matchChunks and keeps
+// the best (see better) of each pair of documents: new document -> indexed
+// document -> match.
+func bestMatches(matchChunks func(*[]byte) bool) (map[wire.Doc]map[wire.Doc]wire.Match, error) {
+	best := map[wire.Doc]map[wire.Doc]wire.Match{}
 	var chunk []byte
+	var err error
 	for matchChunks(&chunk) {
 		for c := chunk; len(c) > 0; {
 			var m wire.Match
 			if c, err = wire.DecodeMatch(c, &m); err != nil {
-				return err
+				return nil, err
 			}
 			byIdx := best[m.A]
 			if byIdx == nil {
@@ -100,59 +137,61 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunk
 			}
 		}
 	}
-	docs := make([]wire.Doc, 0, len(best))
-	for d := range best {
-		docs = append(docs, d)
-	}
-	slices.Sort(docs)
-	var exact, nmatches, batchOnly int64
-	if len(docs) > 0 {
-		err = writeCompressed(ctx, fn.Cfg.Output, output.ShardName(output.KindAudit, file), fn.Cfg.outCompression(record.None), func(w io.Writer) error {
-			for _, d := range docs {
-				ms := make([]wire.Match, 0, len(best[d]))
-				for _, m := range best[d] {
-					ms = append(ms, m)
-				}
-				slices.SortFunc(ms, func(a, b wire.Match) int {
-					if better(a, b) {
-						return -1
-					}
-					if better(b, a) {
-						return 1
-					}
-					return cmpU64(a.B, b.B)
-				})
-				line := output.AuditLine{Doc: ms[0].IDA}
-				for _, m := range ms {
-					k := wire.File(m.B) - IndexFileBase
-					src := ""
-					if k >= 0 && k < len(fn.sources) {
-						src = fn.sources[k]
-					}
-					j, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m.Jaccard), 'f', 4, 32), 64)
-					line.Matches = append(line.Matches, output.AuditMatch{ID: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String(), Source: src})
-				}
-				if ms[0].Method == wire.Exact {
-					exact++
-				}
-				nmatches += int64(len(ms))
-				b, err := json.Marshal(line)
-				if err != nil {
-					return err
-				}
-				if _, err := w.Write(append(b, '\n')); err != nil {
-					return err
-				}
+	return best, nil
+}
+
+// auditCounts is what the audit lines of a file counted.
+type auditCounts struct {
+	exact   int64 // documents whose best match is exact
+	matches int64 // (new, indexed) matches
+}
+
+// writeLines writes the audit line of each of docs, in order, to w: its
+// matches in best, best first.
+func (fn *writeAuditFn) writeLines(w io.Writer, docs []wire.Doc, best map[wire.Doc]map[wire.Doc]wire.Match, st *auditCounts) error {
+	for _, d := range docs {
+		ms := slices.Collect(maps.Values(best[d]))
+		slices.SortFunc(ms, func(a, b wire.Match) int {
+			if better(a, b) {
+				return -1
 			}
-			return nil
+			if better(b, a) {
+				return 1
+			}
+			return cmpU64(a.B, b.B)
 		})
+		line := output.AuditLine{Doc: ms[0].IDA}
+		for _, m := range ms {
+			k := wire.File(m.B) - IndexFileBase
+			src := ""
+			if k >= 0 && k < len(fn.sources) {
+				src = fn.sources[k]
+			}
+			j, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m.Jaccard), 'f', 4, 32), 64)
+			line.Matches = append(line.Matches, output.AuditMatch{ID: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String(), Source: src})
+		}
+		if ms[0].Method == wire.Exact {
+			st.exact++
+		}
+		st.matches += int64(len(ms))
+		b, err := json.Marshal(line)
 		if err != nil {
 			return err
 		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return err
+		}
 	}
-	removed := wire.NewBatcher(0)
+	return nil
+}
+
+// mergeRemovals returns the lines of input file file that its copy leaves
+// out, sorted: the documents with an indexed match (docs, in best) and
+// those removed within the batch (inBatch), and how many of these have no
+// indexed match.
+func mergeRemovals(file int, docs []wire.Doc, best map[wire.Doc]map[wire.Doc]wire.Match, inBatch wire.LineSet) (all []int64, batchOnly int64) {
 	batchLines := inBatch.Lines()
-	all := make([]int64, 0, len(docs)+len(batchLines))
+	all = make([]int64, 0, len(docs)+len(batchLines))
 	for _, d := range docs {
 		all = append(all, wire.Line(d))
 	}
@@ -163,16 +202,7 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunk
 		}
 	}
 	slices.Sort(all)
-	for _, l := range all {
-		removed.Add(file, func(c []byte) []byte { return wire.AppendLineNum(c, l) }, emitRemove)
-	}
-	removed.Flush(emitRemove)
-	emitStat(output.StatDupOfIndex, int64(len(docs)))
-	emitStat(output.StatExactOfIndex, exact)
-	emitStat(output.StatIndexMatches, nmatches)
-	emitStat(output.StatBatchOnly, batchOnly)
-	emitStat(output.StatRemoved, int64(len(all)))
-	return nil
+	return all, batchOnly
 }
 
 // better orders matches of one new document: exact first, then by
@@ -189,7 +219,8 @@ func better(a, b wire.Match) bool {
 
 // writeAuditSummaryFn writes audit-summary.json from the summed stats.
 type writeAuditSummaryFn struct {
-	Cfg   Config
+	Out   string  // the output directory
+	Work  workDir // removed once the summary is written
 	Index string
 }
 
@@ -203,11 +234,11 @@ func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int, chunks
 	if sum.Inputs, err = readInputs(inputs); err != nil {
 		return err
 	}
-	if err := writeJSON(ctx, fn.Cfg.Output, output.AuditSummaryName, sum); err != nil {
+	if err := writeJSON(ctx, fn.Out, output.AuditSummaryName, sum); err != nil {
 		return err
 	}
 	// Every stage that reads the file manifests has sent its stats here.
-	return removeInfoShards(ctx, fn.Cfg)
+	return fn.Work.removeAll(ctx)
 }
 
 // renameStatFn renames stat From to To.

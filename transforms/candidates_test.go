@@ -11,6 +11,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 )
@@ -110,7 +111,7 @@ func testCandidates(t *testing.T, cfg Config, tables *blocking.Tables, bands []t
 	var chunks []stageChunk
 	collect := func(part int, c []byte) { chunks = append(chunks, stageChunk{Key: part, Chunk: c}) }
 	for file := range 2 {
-		spilled := cfg.spillTo("entries")
+		spilled := cfg.work().spillTo("entries")
 		snd := blockkeys.NewSender(cfg.Partitions, spilled.wrap(collect))
 		for _, b := range bands {
 			if wire.File(b.doc) == file {
@@ -136,7 +137,7 @@ func testCandidates(t *testing.T, cfg Config, tables *blocking.Tables, bands []t
 	}
 
 	p, s := beam.NewPipelineWithRoot()
-	entries := splitRounds(s, cfg.ShuffleRounds(), stageChunks(s, chunks...))
+	entries := rounds.Split(s, cfg.ShuffleRounds(), stageChunks(s, chunks...))
 	got, st := Candidates(s, cfg, entries)
 	got = stageUnspill(s, cfg, got)
 	// A pair met in buckets of several partitions comes once from each;

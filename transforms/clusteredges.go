@@ -50,9 +50,9 @@ func (a *assigner) add(x components.Assignment) {
 }
 
 // decodeEdges reads every wire.Pair chunk of group key (iter, or with
-// cfg.Spill the spill files it names, opened with in).
-func decodeEdges(in *spillIn, cfg Config, key int, iter func(*[]byte) bool) (dst []components.Edge, err error) {
-	err = in.each(cfg, key, iter, func(chunk []byte) (err error) {
+// w.Spill the spill files it names, opened with in).
+func decodeEdges(in *spillIn, w workDir, key int, iter func(*[]byte) bool) (dst []components.Edge, err error) {
+	err = in.each(w, key, iter, func(chunk []byte) (err error) {
 		dst, err = wire.AppendPairs(dst, chunk)
 		return err
 	})
@@ -63,9 +63,9 @@ func decodeEdges(in *spillIn, cfg Config, key int, iter func(*[]byte) bool) (dst
 }
 
 // decodeMembers calls do with every wire.Member of group key (iter, or
-// with cfg.Spill the spill files it names, opened with in).
-func decodeMembers(in *spillIn, cfg Config, key int, iter func(*[]byte) bool, do func(wire.Member)) error {
-	return in.each(cfg, key, iter, func(c []byte) (err error) {
+// with w.Spill the spill files it names, opened with in).
+func decodeMembers(in *spillIn, w workDir, key int, iter func(*[]byte) bool, do func(wire.Member)) error {
+	return in.each(w, key, iter, func(c []byte) (err error) {
 		for len(c) > 0 {
 			var m wire.Member
 			if c, err = wire.DecodeMember(c, &m); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
+	"github.com/neardup/neardup/transforms/internal/tally"
 )
 
 func init() {
@@ -36,33 +37,35 @@ func init() {
 func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, removes, st beam.PCollection) {
 	s = s.Scope("Clusters")
 	var sts []beam.PCollection // every step's stats (the shuffle tallies)
-	stats := func(o []beam.PCollection) []beam.PCollection {
+	counted := func(o []beam.PCollection) []beam.PCollection {
 		sts = append(sts, o[len(o)-1])
 		return o[:len(o)-1]
 	}
 	spilled := func(kind string, cols ...beam.PCollection) beam.PCollection { return spilledCol(s, cfg, kind, cols...) }
-	o := stats(beam.ParDoN(s, &edgesFn{Cfg: cfg}, matches))
+	w, p := cfg.work(), cfg.CCPartitions
+	o := counted(beam.ParDoN(s, &edgesFn{Work: w, Partitions: p}, matches))
 	edges, members := o[0], o[1]
 	for range cfg.CCRounds {
-		edges = stats(beam.ParDoN(s, &starFn{Cfg: cfg, Large: true}, groupSpilled(s, cfg, "edges", edges)))[0]
-		edges = stats(beam.ParDoN(s, &starFn{Cfg: cfg}, groupSpilled(s, cfg, "edges", edges)))[0]
+		edges = counted(beam.ParDoN(s, &starFn{Work: w, Partitions: p, Large: true}, groupSpilled(s, cfg, "edges", edges)))[0]
+		edges = counted(beam.ParDoN(s, &starFn{Work: w, Partitions: p}, groupSpilled(s, cfg, "edges", edges)))[0]
 	}
-	o = stats(beam.ParDoN(s, &settleFn{Cfg: cfg}, groupSpilled(s, cfg, "edges", edges)))
+	o = counted(beam.ParDoN(s, &settleFn{Work: w, Partitions: p}, groupSpilled(s, cfg, "edges", edges)))
 	stars, leaves, rest := o[0], o[1], o[2]
-	o = stats(beam.ParDoN(s, &resolveFn{Cfg: cfg}, beam.CoGroupByKey(s, spilled("edges", stars), spilled("edges", leaves))))
+	o = counted(beam.ParDoN(s, &resolveFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("edges", stars), spilled("edges", leaves))))
 	settled, rest2 := o[0], o[1]
-	unsettled := stats(beam.ParDoN(s, &remainderFn{Cfg: cfg}, groupSpilled(s, cfg, "edges", rest, rest2)))[0]
-	rooted := stats(beam.ParDoN(s, &membersFn{Cfg: cfg}, beam.CoGroupByKey(s, spilled("members", members), spilled("edges", settled, unsettled))))[0]
-	o = stats(beam.ParDoN(s, &clusterFn{Cfg: cfg}, groupSpilled(s, cfg, "members", rooted)))
+	unsettled := counted(beam.ParDoN(s, &remainderFn{Work: w, Partitions: p}, groupSpilled(s, cfg, "edges", rest, rest2)))[0]
+	rooted := counted(beam.ParDoN(s, &membersFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("members", members), spilled("edges", settled, unsettled))))[0]
+	o = counted(beam.ParDoN(s, &clusterFn{Work: w, Partitions: p, Lines: cfg.clusterLines()}, groupSpilled(s, cfg, "members", rooted)))
 	return o[0], o[1], beam.Flatten(s, sts...)
 }
 
 // The connected components of the matches are found in rounds over
-// Cfg.CCPartitions partitions of the documents (package components): no
+// Config.CCPartitions partitions of the documents (package components): no
 // worker holds more than one partition's edges, except the final union-find
 // over the edges of the components the rounds did not finish (counted in
-// output.StatRemainder). The DoFns below are the steps; pipeline.Clusters chains
-// them. Every step sends the tallies of what it shuffles (shuffleTally) as
+// output.StatRemainder). The DoFns below are the steps; Clusters chains
+// them. Each holds the work directory (for spilled groups) and the number
+// of partitions. Every step sends the tallies of what it shuffles (tally.Shuffle) as
 // stats.
 
 // edgesFn starts the components: every match becomes an edge, sent to the
@@ -72,15 +75,16 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 // In: (any key, wire.Match chunks). Out: wire.Pair chunks (partition), and
 // wire.Member chunks (partition of the document, Root unset), stats.
 type edgesFn struct {
-	Cfg Config
+	Work       workDir
+	Partitions int // Config.CCPartitions
 	groupReader
 }
 
 func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emitEdge, reportEdges := countShuffle(output.ShuffleEdges, emitEdge, emitStat)
-	emitMember, reportMembers := countShuffle(output.ShuffleMembers, emitMember, emitStat)
-	edges := newEdgeSender(fn.Cfg.CCPartitions, emitEdge)
+	emitEdge, reportEdges := tally.CountShuffle(output.ShuffleEdges, emitEdge, emitStat)
+	emitMember, reportMembers := tally.CountShuffle(output.ShuffleMembers, emitMember, emitStat)
+	edges := newEdgeSender(fn.Partitions, emitEdge)
 	members := wire.NewBatcher(0)
 	seen := make(map[wire.Doc]bool)
 	member := func(d wire.Doc, id string, n int64) {
@@ -89,10 +93,10 @@ func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]b
 		}
 		seen[d] = true
 		m := wire.Member{Doc: d, ID: id, Len: n}
-		members.Add(components.Owner(d, fn.Cfg.CCPartitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emitMember)
+		members.Add(components.Owner(d, fn.Partitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emitMember)
 	}
 	var m wire.Match
-	err := fn.in.each(fn.Cfg, key, chunks, func(c []byte) (err error) {
+	err := fn.in.each(fn.Work, key, chunks, func(c []byte) (err error) {
 		for len(c) > 0 {
 			if c, err = wire.DecodeMatch(c, &m); err != nil {
 				return err
@@ -120,24 +124,25 @@ func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]b
 // In: (partition, wire.Pair chunks). Out: wire.Pair chunks for the next
 // step (partition), stats.
 type starFn struct {
-	Cfg Config
+	Work       workDir
+	Partitions int // Config.CCPartitions
 	groupReader
 	Large bool
 }
 
 func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emit, report := countShuffle(output.ShuffleEdges, emit, emitStat)
-	edges, err := decodeEdges(&fn.in, fn.Cfg, part, chunks)
+	emit, report := tally.CountShuffle(output.ShuffleEdges, emit, emitStat)
+	edges, err := decodeEdges(&fn.in, fn.Work, part, chunks)
 	if err != nil {
 		return err
 	}
-	out := newEdgeSender(fn.Cfg.CCPartitions, emit)
+	out := newEdgeSender(fn.Partitions, emit)
 	if fn.Large {
-		arcs := components.Arcs(nil, edges, part, fn.Cfg.CCPartitions)
+		arcs := components.Arcs(nil, edges, part, fn.Partitions)
 		components.LargeStar(arcs, func(e components.Edge) { out.send(e, components.Up) })
 	} else {
-		arcs := components.UpArcs(nil, edges, part, fn.Cfg.CCPartitions)
+		arcs := components.UpArcs(nil, edges, part, fn.Partitions)
 		components.SmallStar(arcs, func(e components.Edge) { out.send(e, components.Both) })
 	}
 	out.flush()
@@ -151,19 +156,20 @@ func (fn *starFn) ProcessElement(ctx context.Context, part int, chunks func(*[]b
 // In: (partition, wire.Pair chunks). Out: star edges and leaf edges
 // (partition of the centre), remainder edges (key 0), stats.
 type settleFn struct {
-	Cfg Config
+	Work       workDir
+	Partitions int // Config.CCPartitions
 	groupReader
 }
 
 func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	var edgeBytes shuffleTally // stars, leaves and the rest: all edges
-	emitStar, emitLeaf, emitRest = edgeBytes.count(emitStar), edgeBytes.count(emitLeaf), edgeBytes.count(emitRest)
-	edges, err := decodeEdges(&fn.in, fn.Cfg, part, chunks)
+	var edgeBytes tally.Shuffle // stars, leaves and the rest: all edges
+	emitStar, emitLeaf, emitRest = edgeBytes.Count(emitStar), edgeBytes.Count(emitLeaf), edgeBytes.Count(emitRest)
+	edges, err := decodeEdges(&fn.in, fn.Work, part, chunks)
 	if err != nil {
 		return err
 	}
-	p := fn.Cfg.CCPartitions
+	p := fn.Partitions
 	stars, leaves, rest := wire.NewBatcher(0), wire.NewBatcher(0), wire.NewBatcher(0)
 	add := func(b *wire.Batcher, part int, e components.Edge, emit func(int, []byte)) {
 		b.Add(part, func(c []byte) []byte { return wire.AppendPair(c, e) }, emit)
@@ -175,7 +181,7 @@ func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[
 	stars.Flush(emitStar)
 	leaves.Flush(emitLeaf)
 	rest.Flush(emitRest)
-	edgeBytes.report(output.ShuffleEdges, emitStat)
+	edgeBytes.Report(output.ShuffleEdges, emitStat)
 	return nil
 }
 
@@ -186,23 +192,24 @@ func (fn *settleFn) ProcessElement(ctx context.Context, part int, chunks func(*[
 // wire.Pair{A: node, B: root} chunks (partition of the node), remainder
 // edges (key 0), stats.
 type resolveFn struct {
-	Cfg Config
+	Work       workDir
+	Partitions int // Config.CCPartitions
 	groupReader
 }
 
 func (fn *resolveFn) ProcessElement(ctx context.Context, part int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emitAssign, reportAssign := countShuffle(output.ShuffleAssignments, emitAssign, emitStat)
-	emitRest, reportRest := countShuffle(output.ShuffleEdges, emitRest, emitStat)
-	stars, err := decodeEdges(&fn.in, fn.Cfg, part, starChunks)
+	emitAssign, reportAssign := tally.CountShuffle(output.ShuffleAssignments, emitAssign, emitStat)
+	emitRest, reportRest := tally.CountShuffle(output.ShuffleEdges, emitRest, emitStat)
+	stars, err := decodeEdges(&fn.in, fn.Work, part, starChunks)
 	if err != nil {
 		return err
 	}
-	leaves, err := decodeEdges(&fn.in, fn.Cfg, part, leafChunks)
+	leaves, err := decodeEdges(&fn.in, fn.Work, part, leafChunks)
 	if err != nil {
 		return err
 	}
-	assign, rest := newAssigner(fn.Cfg.CCPartitions, emitAssign), wire.NewBatcher(0)
+	assign, rest := newAssigner(fn.Partitions, emitAssign), wire.NewBatcher(0)
 	components.Resolve(components.SortEdges(stars), components.SortEdges(leaves), assign.add,
 		func(e components.Edge) { rest.Add(0, func(c []byte) []byte { return wire.AppendPair(c, e) }, emitRest) })
 	assign.b.Flush(emitAssign)
@@ -217,19 +224,20 @@ func (fn *resolveFn) ProcessElement(ctx context.Context, part int, starChunks, l
 //
 // In: (0, wire.Pair chunks). Out: assignments as in resolveFn, stats.
 type remainderFn struct {
-	Cfg Config
+	Work       workDir
+	Partitions int // Config.CCPartitions
 	groupReader
 }
 
 func (fn *remainderFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitAssign func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	edges, err := decodeEdges(&fn.in, fn.Cfg, part, chunks)
+	edges, err := decodeEdges(&fn.in, fn.Work, part, chunks)
 	if err != nil {
 		return err
 	}
 	edges = components.SortEdges(edges)
-	emitAssign, report := countShuffle(output.ShuffleAssignments, emitAssign, emitStat)
-	assign := newAssigner(fn.Cfg.CCPartitions, emitAssign)
+	emitAssign, report := tally.CountShuffle(output.ShuffleAssignments, emitAssign, emitStat)
+	assign := newAssigner(fn.Partitions, emitAssign)
 	components.Remainder(edges, assign.add)
 	assign.b.Flush(emitAssign)
 	report()
@@ -242,19 +250,20 @@ func (fn *remainderFn) ProcessElement(ctx context.Context, part int, chunks func
 // In: (partition, wire.Member chunks, assignment chunks). Out: wire.Member
 // chunks with Root set (partition of the root), stats.
 type membersFn struct {
-	Cfg Config
+	Work       workDir
+	Partitions int // Config.CCPartitions
 	groupReader
 }
 
 func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emit, report := countShuffle(output.ShuffleMembers, emit, emitStat)
+	emit, report := tally.CountShuffle(output.ShuffleMembers, emit, emitStat)
 	members := make(map[wire.Doc]wire.Member)
-	err := decodeMembers(&fn.in, fn.Cfg, part, memberChunks, func(m wire.Member) { members[m.Doc] = m })
+	err := decodeMembers(&fn.in, fn.Work, part, memberChunks, func(m wire.Member) { members[m.Doc] = m })
 	if err != nil {
 		return err
 	}
-	assigns, err := decodeEdges(&fn.in, fn.Cfg, part, assignChunks)
+	assigns, err := decodeEdges(&fn.in, fn.Work, part, assignChunks)
 	if err != nil {
 		return err
 	}
@@ -265,7 +274,7 @@ func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 			return fmt.Errorf("components partition %d: document %d assigned to %d has no id", part, a.A, a.B)
 		}
 		m.Root = a.B
-		out.Add(components.Owner(m.Root, fn.Cfg.CCPartitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emit)
+		out.Add(components.Owner(m.Root, fn.Partitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emit)
 		delete(members, a.A)
 	}
 	if len(members) > 0 {
@@ -284,57 +293,87 @@ func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 // sorted by that document), the documents to remove (uvarint line numbers
 // keyed by file index), stats.
 type clusterFn struct {
-	Cfg Config
+	Work       workDir
+	Partitions int // Config.CCPartitions
+	Lines      clusterLines
 	groupReader
+}
+
+// clusterLines says which member a cluster keeps and what its line holds.
+type clusterLines struct {
+	KeepLongest bool // keep the longest member, else the first (Config.Keep)
+	Locations   bool // the members' locations (Config.Locations)
+}
+
+func (c Config) clusterLines() clusterLines {
+	return clusterLines{KeepLongest: c.Keep == "longest", Locations: c.Locations}
 }
 
 func (fn *clusterFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
-	emitCluster, reportLines := countShuffle(output.ShuffleOutLines, emitCluster, emitStat)
-	emitRemove, reportRemoved := countShuffle(output.ShuffleRemoved, emitRemove, emitStat)
+	emitCluster, reportLines := tally.CountShuffle(output.ShuffleOutLines, emitCluster, emitStat)
+	emitRemove, reportRemoved := tally.CountShuffle(output.ShuffleRemoved, emitRemove, emitStat)
 	var all []wire.Member
-	err := decodeMembers(&fn.in, fn.Cfg, part, chunks, func(m wire.Member) { all = append(all, m) })
+	err := decodeMembers(&fn.in, fn.Work, part, chunks, func(m wire.Member) { all = append(all, m) })
 	if err != nil {
 		return err
 	}
-	lines := wire.NewBatcher(0)
-	removes := wire.NewBatcher(0)
-	var clusters, clustered, removed int64
-	err = components.Clusters(all, fn.Cfg.Keep == "longest", func(comp []wire.Member, rep int) error {
-		cl := output.ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
-		if fn.Cfg.Locations {
-			cl.Locations = make([]output.Location, len(comp))
-		}
-		for k, m := range comp {
-			cl.Members[k] = m.ID
-			if cl.Locations != nil {
-				cl.Locations[k] = output.LocationOf(wire.File(m.Doc), wire.Line(m.Doc))
-			}
-			if k != rep {
-				line := wire.Line(m.Doc)
-				removes.Add(wire.File(m.Doc), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, emitRemove)
-				removed++
-			}
-		}
-		text, err := json.Marshal(cl)
-		if err != nil {
-			return err
-		}
-		first := comp[0].Doc
-		lines.Add(wire.File(first), func(c []byte) []byte { return wire.AppendLine(c, first, 0, text) }, emitCluster)
-		clusters++
-		clustered += int64(len(comp))
-		return nil
-	})
-	if err != nil {
+	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove}
+	if err := components.Clusters(all, fn.Lines.KeepLongest, func(comp []wire.Member, rep int) error {
+		return w.add(comp, rep, fn.Lines.Locations)
+	}); err != nil {
 		return err
 	}
-	lines.Flush(emitCluster)
-	removes.Flush(emitRemove)
-	emitStat(output.StatClusters, clusters)
-	emitStat(output.StatClustered, clustered)
-	emitStat(output.StatRemoved, removed)
+	w.lines.Flush(emitCluster)
+	w.removes.Flush(emitRemove)
+	w.stats().Emit(emitStat)
 	reportLines()
 	reportRemoved()
 	return nil
+}
+
+// clusterWriter batches the cluster lines and removals of a partition.
+type clusterWriter struct {
+	lines, removes          *wire.Batcher
+	emitCluster, emitRemove func(int, []byte)
+
+	clusters, clustered, removed int64
+}
+
+// add adds the line of cluster comp, whose member rep is kept, with its
+// members' locations if locations, and the removal of its other members.
+func (w *clusterWriter) add(comp []wire.Member, rep int, locations bool) error {
+	cl := output.ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
+	if locations {
+		cl.Locations = make([]output.Location, len(comp))
+	}
+	for k, m := range comp {
+		cl.Members[k] = m.ID
+		if cl.Locations != nil {
+			cl.Locations[k] = output.LocationOf(wire.File(m.Doc), wire.Line(m.Doc))
+		}
+		if k != rep {
+			line := wire.Line(m.Doc)
+			w.removes.Add(wire.File(m.Doc), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, w.emitRemove)
+			w.removed++
+		}
+	}
+	text, err := json.Marshal(cl)
+	if err != nil {
+		return err
+	}
+	first := comp[0].Doc
+	w.lines.Add(wire.File(first), func(c []byte) []byte { return wire.AppendLine(c, first, 0, text) }, w.emitCluster)
+	w.clusters++
+	w.clustered += int64(len(comp))
+	return nil
+}
+
+// stats is what the partition's clusters counted.
+func (w *clusterWriter) stats() tally.Counts {
+	return tally.Counts{
+		{Name: output.StatClusters, N: w.clusters},
+		{Name: output.StatClustered, N: w.clustered},
+		{Name: output.StatRemoved, N: w.removed},
+	}
 }

@@ -12,9 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
-	"github.com/neardup/neardup/transforms/sketch/minhash"
 	"github.com/neardup/neardup/transforms/sketch/signature"
-	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 // Config is the job configuration. DoFns carry it as an exported field, so
@@ -63,12 +61,12 @@ type Config struct {
 	// one file (0: GOMAXPROCS).
 	Workers int
 	// Branches is the number of copies of each file-reading stage, each
-	// taking every Branches-th file (see pipeline.Files).
+	// taking every Branches-th file (see Files).
 	Branches int
 	// Rounds is the number of rounds, one after the other, in which the
 	// largest shuffles (block entries, verification halves, shingle sets)
 	// are grouped and worked on, round i taking the keys equal to i mod
-	// Rounds (see pipeline.Candidates, Verify and ExactChecks). A runner
+	// Rounds (see Candidates, Verify and ExactChecks). A runner
 	// that keeps shuffled data in memory (Prism) builds and copies one
 	// round's groups at a time. 0: as many as Branches (see AutoRounds for
 	// what `neardup run` picks).
@@ -84,7 +82,7 @@ type Config struct {
 	Spill bool
 
 	// Work is the directory for the job's intermediate files (the info
-	// shards, see infoshard.go). Every worker must be able to read and write
+	// shards, see workfiles.go). Every worker must be able to read and write
 	// it; pipeline.Build defaults it to Output/.tmp-work.
 	Work string
 	// SegmentBits sets the segments (wire.Segment) that key the info shards
@@ -121,7 +119,7 @@ type Config struct {
 const DefaultPartitions = 256
 
 // partitionInputBytes is the decompressed input per step of
-// PartitionScale: 1.25 GB of JSONL, 1.39M documents, take one.
+// PartitionScale: 1.5 GiB of decompressed input.
 const partitionInputBytes = 1536 << 20
 
 // PartitionScale is the factor `neardup run` multiplies the default
@@ -131,8 +129,7 @@ const partitionInputBytes = 1536 << 20
 // direct runner) one per partitionInputBytes of input, at most 64. The
 // runner then holds only file names, and what a stage holds is the groups
 // it works on: Candidates a partition's block entries decoded (16 bytes an
-// entry, 0.1 GB for the largest of 256 partitions of 13.9M documents, and
-// as much again to sort them), Clusters' steps a partition of the
+// entry, and as much again to sort them), Clusters' steps a partition of the
 // documents, its edges and members; partitions that grow with the input
 // keep them the same size. The outputs do not depend on the partitions.
 func PartitionScale(input int64, spilled bool) int {
@@ -146,9 +143,9 @@ func PartitionScale(input int64, spilled bool) int {
 // defaultSegmentBits: segments of 65,536 lines. A verification step holds
 // one segment's infos decoded (about 210 bytes a document with the default
 // 128-byte sketch: about 14 MB) and the signature pass at most two; a full
-// segment's info shard is about 10 MB (161 bytes a document, measured with
-// random sketches). Smaller segments would add a shard to write and open
-// and a key to group per segment for little memory saved; a 10 GB input
+// segment's info shard is about 10 MB (about 161 bytes a document).
+// Smaller segments would add a shard to write and open and a key to group
+// per segment for little memory saved; a 10 GB input
 // file of about 10M documents still makes some 150 segments, enough keys
 // for every worker of a cluster.
 const defaultSegmentBits = 16
@@ -202,11 +199,8 @@ func DefaultConfig() Config {
 // step skips the rounds: the remainder is then every edge of a component
 // that is not a star, a few bytes a match. A larger input, or a cluster,
 // gets ClusterCCRounds, so that what one worker holds no longer grows with
-// the input: on the tiled SCALE corpus with 0 rounds the remainder was
-// 1.36M edges at x4 and 3.40M at x10, and the union-find took the run's
-// peak RSS from 592 MB to 797 MB at x10; with 3 rounds x4 left 1,258
-// edges, for 3.9 s more of Clusters on the shared 2-core machine (7.0 s to
-// 10.9 s busy), with the same clusters.
+// the input; the clusters do not depend on the rounds (docs/BENCHMARKS.md
+// has the measurements).
 func AutoCCRounds(local bool, scale int) int {
 	if local && scale <= 1 {
 		return 0
@@ -273,6 +267,36 @@ func (c Config) Validate() error {
 // segmentBits is SegmentBits or its default.
 func (c Config) segmentBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits) }
 
+// The composites derive from the job's Config the narrow configuration
+// each of their DoFns holds: the work directory handle (workDir), how the
+// input is parsed (readOptions), the signers (signing), the SimHash tables
+// (blocking.Design), verification (verify.Config), bucket limits
+// (candidates.Limits) and the output directory (outDir).
+
+// work is the stages' handle on c's work directory.
+func (c Config) work() workDir {
+	return workDir{Dir: c.Work, SegmentBits: c.segmentBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers}
+}
+
+// reading is how c's input is parsed.
+func (c Config) reading() readOptions {
+	return readOptions{Format: c.Format, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes, Workers: c.Workers}
+}
+
+// signing is the configuration of c's signers.
+func (c Config) signing() signing {
+	return signing{Tokens: c.Tokens, Dictionary: c.Dictionary, MinHash: c.MinHash, Shingle: c.Shingle, Perms: c.Perms,
+		Seed: c.Seed, MaxTokens: c.MaxTokens}
+}
+
+// outputs is c's output directory.
+func (c Config) outputs() outDir { return outDir{Dir: c.Output, Compress: c.Compress} }
+
+// splitter is how c's first pass cuts input files into units.
+func (c Config) splitter() splitter {
+	return splitter{Read: c.reading(), UnitRows: c.unitRows(), SegmentBits: c.segmentBits()}
+}
+
 // unitRows is the rows (lines) of a unit of a split file: SplitRows
 // rounded to whole segments, at least one; 0 if files are not split.
 func (c Config) unitRows() int64 {
@@ -287,41 +311,9 @@ func (c Config) unitRows() int64 {
 // segment returns the key of the segment of document d (wire.Segment).
 func (c Config) segment(d wire.Doc) int { return wire.Segment(d, c.segmentBits()) }
 
-func (c Config) recordOptions() record.Options {
-	f, _ := record.ParseFormat(c.Format)
-	ids := record.IDAuto
-	if c.IDField == "" {
-		ids = record.IDFromLine
-	}
-	return record.Options{Format: f, IDField: c.IDField, TextField: c.TextField, IDs: ids, MaxDocBytes: c.MaxDocBytes,
-		Workers: cmp.Or(c.Workers, runtime.GOMAXPROCS(0))} // Parquet row groups decoded at once
-}
+func (c Config) recordOptions() record.Options { return c.reading().options() }
 
-// outCompression is the compression of the line outputs; for a
-// deduplicated copy, in is its input's.
-func (c Config) outCompression(in record.Compression) record.Compression {
-	if c.Compress == "" {
-		return in
-	}
-	comp, _ := record.ParseCompression(c.Compress)
-	return comp
-}
-
-func (c Config) signatureConfig() (signature.Config, error) {
-	sc := signature.DefaultConfig()
-	var err error
-	if sc.Tokens, err = tokenize.ParseMode(c.Tokens); err != nil {
-		return sc, err
-	}
-	if sc.MinHash, err = minhash.ParseMode(c.MinHash); err != nil {
-		return sc, err
-	}
-	if c.Shingle < 1 {
-		return sc, fmt.Errorf("shingle size %d < 1", c.Shingle)
-	}
-	sc.N, sc.Perms, sc.Seed, sc.MaxTokens = c.Shingle, c.Perms, c.Seed, c.MaxTokens
-	return sc, nil
-}
+func (c Config) signatureConfig() (signature.Config, error) { return c.signing().config() }
 
 func (c Config) verifyConfig() verify.Config {
 	m, _ := verify.ParseBlocking(c.Method)
@@ -333,17 +325,30 @@ func (c Config) limits() candidates.Limits {
 	return candidates.Limits{MaxBucket: c.MaxBucket, Window: c.Window}
 }
 
+// simDesign is the design of the SimHash tables of the job, or the zero
+// Design if its method uses none (MinHash): see newTables.
+func (c Config) simDesign() blocking.Design {
+	if c.verifyConfig().Blocking == verify.MinHash {
+		return blocking.Design{}
+	}
+	return blocking.Design{K: c.Hamming, Blocks: c.SimBlocks}
+}
+
 // simTables returns the SimHash tables of the job, or nil if its method uses
 // none (MinHash).
-func (c Config) simTables() (*blocking.Tables, error) {
-	if c.verifyConfig().Blocking == verify.MinHash {
+func (c Config) simTables() (*blocking.Tables, error) { return newTables(c.simDesign()) }
+
+// newTables returns the SimHash tables of d, or nil for the zero Design
+// (a job without SimHash tables).
+func newTables(d blocking.Design) (*blocking.Tables, error) {
+	if d == (blocking.Design{}) {
 		return nil, nil
 	}
-	return blocking.NewTables(blocking.Design{K: c.Hamming, Blocks: c.SimBlocks})
+	return blocking.NewTables(d)
 }
 
 // simEntries decodes a chunk of SimHash entries with tables (see
-// Config.simTables), which is nil if the job has no SimHash tables.
+// newTables), which is nil if the job has no SimHash tables.
 func simEntries(dst []wire.SimEntry, chunk []byte, tables *blocking.Tables) ([]wire.SimEntry, error) {
 	if tables == nil {
 		return dst, fmt.Errorf("SimHash entries in a job without SimHash tables: %w", wire.ErrCorrupt)

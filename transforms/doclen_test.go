@@ -15,6 +15,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 )
 
 // TestDocLength: a document's length (what --keep longest compares) is its
@@ -75,7 +76,7 @@ func TestDocLength(t *testing.T) {
 				passert.Equals(s, stageDecode(s, "infolen", 0, keys), stageAny(want)...)
 				_, skips, _ := ExactDuplicates(s, cfg, keys)
 				_, signStats := Signatures(s, cfg, segs, skips)
-				WriteIndex(s, cfg, files, beam.ParDo(s, after, signStats))
+				WriteIndex(s, cfg, files, beam.ParDo(s, rounds.After, signStats))
 				stageRun(t, p)
 				if !slices.ContainsFunc(stageDirNames(t, cfg.Work), isDocShardName) {
 					t.Fatal("no document shards: the signature pass parsed the input")

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 )
 
 // Document shards carry each segment's good documents, normalized, from the
@@ -21,7 +22,7 @@ import (
 // that those passes work by segment, not by input file: a 1-file input
 // signs on as many workers as it has segments, and no pass holds more than
 // a segment of one file, however long the file. The first pass writes the
-// shard of a segment (Config.SegmentBits lines of one file) to Config.Work
+// shard of a segment (Config.SegmentBits lines of one file) to the work directory
 // as it reads the segment, streaming; a shard is a sequence of normalized
 // records (wire.AppendNormHead: line index, length, id, normalized text) in
 // line order, and the first pass tells the signature pass how many it holds
@@ -43,8 +44,8 @@ func isDocShardName(name string) bool {
 }
 
 // docSegments writes the document shards of one input file, whose
-// documents the first pass gets in line order (see mapDocs): each
-// segment's shard is streamed to Config.Work as its documents come, and
+// documents the first pass gets in line order (see docpool.Map): each
+// segment's shard is streamed to the work directory as its documents come, and
 // closed when the first document of a later segment comes. A nil
 // *docSegments writes nothing.
 type docSegments struct {
@@ -66,11 +67,11 @@ type docSegments struct {
 // newDocSegments returns the document shard writer of input file index
 // file (path), or nil when the job has no work directory (a stage tested
 // alone): the later passes then read the input itself.
-func (c Config) newDocSegments(ctx context.Context, file int, path string) *docSegments {
-	if c.Work == "" {
+func (w workDir) newDocSegments(ctx context.Context, file int, path string) *docSegments {
+	if w.Dir == "" {
 		return nil
 	}
-	return &docSegments{ctx: ctx, dir: c.Work, path: path, file: file, bits: c.segmentBits()}
+	return &docSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits}
 }
 
 // add appends a document, whose line must not be before the last one's.
@@ -168,13 +169,13 @@ func (s *docSegments) abort() {
 }
 
 // segmentDocs is the docReader of the segment with key seg, from its
-// document shard in c.Work, which must hold want documents (any number if
+// document shard in w.Dir, which must hold want documents (any number if
 // want < 0); only, if not nil, selects documents by line index, and then
 // the count is not checked.
-func (c Config) segmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docReader {
-	return func(doc func(*docItem) error, _ func(record.Reject) error) error {
-		file, index := wire.SegmentFile(seg, c.segmentBits())
-		n, err := readDocShard(ctx, output.JoinPath(c.Work, docShardName(file, index)), only, doc)
+func (w workDir) segmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docpool.Reader {
+	return func(doc func(*docpool.Doc) error, _ func(record.Reject) error) error {
+		file, index := wire.SegmentFile(seg, w.SegmentBits)
+		n, err := readDocShard(ctx, output.JoinPath(w.Dir, docShardName(file, index)), only, doc)
 		if err == nil && only == nil && want >= 0 && n != want {
 			err = fmt.Errorf("document shard of input file %d, segment %d: %d documents, the first pass wrote %d: %w", file, index, n, want, wire.ErrCorrupt)
 		}
@@ -184,7 +185,7 @@ func (c Config) segmentDocs(ctx context.Context, seg int, want int64, only func(
 
 // readDocShard calls doc for every document of the shard at path that only
 // (if not nil) selects, and returns how many it read.
-func readDocShard(ctx context.Context, path string, only func(int64) bool, doc func(*docItem) error) (int64, error) {
+func readDocShard(ctx context.Context, path string, only func(int64) bool, doc func(*docpool.Doc) error) (int64, error) {
 	rc, err := openRead(ctx, path)
 	if err != nil {
 		return 0, fmt.Errorf("document shard: %w", err)
@@ -192,7 +193,7 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 	defer rc.Close()
 	r := bufio.NewReaderSize(rc, 1<<20)
 	var buf []byte
-	var item docItem
+	var item docpool.Doc
 	var n int64
 	for {
 		rec, err := wire.ReadNormRecord(r, &buf, only)
@@ -203,7 +204,7 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 			return n, fmt.Errorf("document shard %s: %w", path, err)
 		}
 		n++
-		item = docItem{ID: string(rec.ID), textBytes: rec.Text, Index: rec.Index, Len: rec.Len, Normalized: true}
+		item = docpool.Doc{ID: string(rec.ID), TextBytes: rec.Text, Index: rec.Index, Len: rec.Len, Normalized: true}
 		if err := doc(&item); err != nil {
 			return n, err
 		}
@@ -212,16 +213,16 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 
 // checkDocs is the docReader of the documents under key that opt.Only
 // selects, for the exact checks (see checkKey): from the segment's document
-// shard in c.Work, or parsed from path when there is none: an audit's
+// shard in w.Dir, or parsed from path when there is none: an audit's
 // indexed source, or a stage tested without the first pass.
-func (c Config) checkDocs(ctx context.Context, key int, path string, opt record.Options) docReader {
-	file, index := wire.SegmentFile(key, c.segmentBits())
-	parse := parsed(c.reader(ctx, file, path, opt))
-	if c.Work == "" || isIndexed(wire.DocNum(file, 0)) {
+func (w workDir) checkDocs(ctx context.Context, key int, path string, opt record.Options) docpool.Reader {
+	file, index := wire.SegmentFile(key, w.SegmentBits)
+	parse := docpool.Parsed(w.reader(ctx, file, path, opt))
+	if w.Dir == "" || isIndexed(wire.DocNum(file, 0)) {
 		return parse
 	}
-	return func(doc func(*docItem) error, reject func(record.Reject) error) error {
-		n, err := readDocShard(ctx, output.JoinPath(c.Work, docShardName(file, index)), opt.Only, doc)
+	return func(doc func(*docpool.Doc) error, reject func(record.Reject) error) error {
+		n, err := readDocShard(ctx, output.JoinPath(w.Dir, docShardName(file, index)), opt.Only, doc)
 		if n == 0 && errors.Is(err, fs.ErrNotExist) {
 			return parse(doc, reject)
 		}

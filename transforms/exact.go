@@ -8,6 +8,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/exactdup"
 )
 
@@ -21,7 +22,7 @@ func init() {
 // chunk), lines to skip in the signature pass (segment, chunk), stats.
 func ExactDuplicates(s beam.Scope, cfg Config, keys beam.PCollection) (matches, skips, st beam.PCollection) {
 	s = s.Scope("ExactDuplicates")
-	return beam.ParDo3(s, &exactFn{Cfg: cfg}, groupSpilled(s, cfg, "keys", keys))
+	return beam.ParDo3(s, &exactFn{Work: cfg.work(), KeepLongest: cfg.Keep == "longest"}, groupSpilled(s, cfg, "keys", keys))
 }
 
 // exactFn finds exact duplicates within one partition of exact-key records.
@@ -32,24 +33,25 @@ func ExactDuplicates(s beam.Scope, cfg Config, keys beam.PCollection) (matches, 
 // smaller document), and the members to leave out of the signature pass
 // (chunks of uvarint line numbers keyed by segment).
 type exactFn struct {
-	Cfg         Config
-	groupReader // with Cfg.Spill, the records are in spill files
+	Work        workDir
+	KeepLongest bool // the longest member is its group's representative, else the first
+	groupReader      // with Work.Spill, the records are in spill files
 }
 
 func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "ExactDuplicates", begin())
-	emitMatch, reportMatches := countShuffle(output.ShuffleMatches, emitMatch, emitStat)
-	emitSkip, reportSkips := countShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
-	infos, err := byExactKey(&fn.in, fn.Cfg, part, chunks)
+	emitMatch, reportMatches := tally.CountShuffle(output.ShuffleMatches, emitMatch, emitStat)
+	emitSkip, reportSkips := tally.CountShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
+	infos, err := byExactKey(&fn.in, fn.Work, part, chunks)
 	if err != nil {
 		return err
 	}
 	matches := wire.NewBatcher(0)
 	skips := wire.NewBatcher(0)
-	bits := fn.Cfg.segmentBits()
+	bits := fn.Work.SegmentBits
 	var dups int64
 	exactdup.Groups(infos, func(group []wire.Info) {
-		rep := exactdup.Representative(group, fn.Cfg.Keep == "longest")
+		rep := exactdup.Representative(group, fn.KeepLongest)
 		for k := range group {
 			if k == rep {
 				continue
@@ -83,9 +85,9 @@ func cmpU64(a, b uint64) int {
 // byExactKey decodes every wire.Info chunk of chunks and sorts the infos by
 // exact key, then document: each run of equal keys is one exact-duplicate
 // group, its first document the earliest in input order.
-func byExactKey(in *spillIn, cfg Config, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
+func byExactKey(in *spillIn, w workDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
 	var infos []wire.Info
-	err := in.each(cfg, part, chunks, func(c []byte) (err error) {
+	err := in.each(w, part, chunks, func(c []byte) (err error) {
 		for len(c) > 0 {
 			var info wire.Info
 			if c, err = wire.DecodeInfo(c, &info); err != nil {

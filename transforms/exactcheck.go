@@ -14,6 +14,10 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 	"github.com/neardup/neardup/transforms/sketch/similarity"
 )
@@ -29,9 +33,9 @@ func init() {
 // shingleSetsFn sends the first documents' shingle sets to the segments of
 // the second ones, and exactJaccardFn compares them there. Both work by
 // segment (see checkKey), reading its document shard, so a pass holds one
-// segment's checks however long the file. A round's grouped
-// input waits for the stats of the round before it (the first for after),
-// flattened in by after. A runner that keeps every shuffled byte in memory
+// segment's checks however long the file. A round's grouped input waits
+// for the stats of the round before it (the first for wait), flattened in
+// by rounds.After. A runner that keeps every shuffled byte in memory
 // (Prism) then holds one round's shingle sets at a time, the largest
 // shuffle of a run at full size; each round reads the document
 // shards again, but decodes only the records it needs.
@@ -40,15 +44,16 @@ func init() {
 // matches (file index of A, chunk), stats.
 func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
 	n := cfg.ShuffleRounds()
+	check := shingleChecks{Work: cfg.work(), Sign: cfg.signing(), Read: cfg.reading(), Manifest: manifest}
 	var ms, sts []beam.PCollection
 	for i := range n {
 		part := unsure
 		if n > 1 && !cfg.Spill { // spilled, shingleSetsFn keeps the round's matches
 			part = beam.ParDo(s, &destBranchFn{N: n, I: i, Bits: cfg.segmentBits()}, unsure)
 		}
-		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, after, wait)))
-		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Cfg: cfg, Manifest: manifest, Rounds: n, Round: i}, grouped)
-		exact := byFile(s.Scope("ExactJaccard"), &exactJaccardFn{Cfg: cfg, Manifest: manifest}, sets)
+		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, rounds.After, wait)))
+		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &shingleSetsFn{Check: check, Rounds: n, Round: i}, grouped)
+		exact := byFile(s.Scope("ExactJaccard"), &exactJaccardFn{Check: check, Verify: cfg.verifyConfig()}, sets)
 		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
 		wait = exact[1]
 	}
@@ -58,43 +63,37 @@ func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PC
 // shingleSetsFn is the first half of the exact check of unsure pairs.
 //
 // In: (checkKey, unsure matches whose first document has that key);
-// pipeline.ExactChecks makes the group wait for the round before (see
-// after). It reads the segment's documents again, and Out: for each first
+// ExactChecks makes the group wait for the round before (see rounds.After). It
+// reads the segment's documents again, and Out: for each first
 // document and each key of second documents of its matches, one record
 // under that key: uvarint count, the matches, then the first document's
 // shingle set (wire.AppendSet). A set thus travels once per destination
 // segment, not once per match.
 type shingleSetsFn struct {
-	Cfg      Config
-	Manifest string // the file manifest (see files.go)
-	// With Cfg.Spill, the function keeps only the matches of round Round
-	// of Rounds (see destBranchFn), which pipeline.ExactChecks cannot
-	// select from the names of the spill files it shuffles.
+	Check shingleChecks
+	// With Check.Work.Spill, the function keeps only the matches of round
+	// Round of Rounds (see destBranchFn), which ExactChecks cannot select
+	// from the names of the spill files it shuffles.
 	Rounds, Round int
 
-	paths map[int]string
-
-	signers *signerPool
-	ahead   aheadEmits
+	docs    shingleReader
+	ahead   docpool.AheadEmits
 	spilled spillIn   // unsure matches
 	sets    *spillOut // see spilled.go
 }
 
 func (fn *shingleSetsFn) Setup(ctx context.Context) (err error) {
-	if fn.paths, err = filePaths(ctx, fn.Manifest); err != nil {
-		return err
-	}
-	fn.sets = fn.Cfg.spillTo("sets")
-	fn.signers, err = sharedSigners(fn.Cfg)
+	fn.sets = fn.Check.Work.spillTo("sets")
+	fn.docs, err = fn.Check.reader(ctx)
 	return err
 }
 
 func (fn *shingleSetsFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	chunks, failed := fn.spilled.iter(fn.Cfg, key, chunks)
+	chunks, failed := fn.spilled.iter(fn.Check.Work, key, chunks)
 	var keep func(*wire.Match) bool
-	if fn.Cfg.Spill && fn.Rounds > 1 {
-		bits := fn.Cfg.segmentBits()
+	if fn.Check.Work.Spill && fn.Rounds > 1 {
+		bits := fn.Check.Work.SegmentBits
 		keep = func(m *wire.Match) bool { return checkRound(m.B, bits, fn.Rounds) == fn.Round }
 	}
 	byLine, ms, _, err := readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
@@ -105,26 +104,25 @@ func (fn *shingleSetsFn) ProcessElement(ctx context.Context, key int, chunks fun
 		return err
 	}
 	addBusy(ctx, "ShingleSets", time.Since(start), start)
-	fn.ahead.stage = "ShingleSets"
-	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		emit, report := countShuffle(output.ShuffleSets, emits[0], emitStat)
+	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		emit, report := tally.CountShuffle(output.ShuffleSets, emits[0], emitStat)
 		defer report()
 		return fn.work(ctx, key, byLine, ms, emit)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){fn.sets.wrap(emit)}, emitStat)
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){fn.sets.wrap(emit)}, emitStat, busyIn(ctx, "ShingleSets"))
 }
 
 // FinishBundle emits the output of the files still being worked on.
 func (fn *shingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){fn.sets.wrap(emit)}, emitStat), emit, fn.sets)
+	return finishSpilled(fn.ahead.Drain(0, []func(int, []byte){fn.sets.wrap(emit)}, emitStat, busyIn(ctx, "ShingleSets")), emit, fn.sets)
 }
 
 func (fn *shingleSetsFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
 	b := wire.NewBatcher(0)
-	bits := fn.Cfg.segmentBits()
+	bits := fn.Check.Work.SegmentBits
 	destOf := func(i int) int { return checkKey(ms[i].B, bits) }
-	err := eachShingleSet(ctx, fn.Cfg, fn.signers, key, fn.paths, byLine, func(set []uint32, idx []int) {
+	err := fn.docs.each(ctx, key, byLine, func(set []uint32, idx []int) {
 		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(destOf(i), destOf(j)) })
 		for len(idx) > 0 {
 			dest := destOf(idx[0])
@@ -150,27 +148,22 @@ func (fn *shingleSetsFn) work(ctx context.Context, key int, byLine map[int64][]i
 // again, and Out: the matches whose exact Jaccard reaches the threshold,
 // with that Jaccard, keyed by the file of their first document.
 type exactJaccardFn struct {
-	Cfg      Config
-	Manifest string // the file manifest (see files.go)
+	Check  shingleChecks
+	Verify verify.Config // the threshold the exact Jaccard must reach
 
-	paths map[int]string
-
-	signers *signerPool
-	ahead   aheadEmits
+	docs    shingleReader
+	ahead   docpool.AheadEmits
 	spilled spillIn // shingle sets
 }
 
 func (fn *exactJaccardFn) Setup(ctx context.Context) (err error) {
-	if fn.paths, err = filePaths(ctx, fn.Manifest); err != nil {
-		return err
-	}
-	fn.signers, err = sharedSigners(fn.Cfg)
+	fn.docs, err = fn.Check.reader(ctx)
 	return err
 }
 
 func (fn *exactJaccardFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	chunks, failed := fn.spilled.iter(fn.Cfg, key, chunks)
+	chunks, failed := fn.spilled.iter(fn.Check.Work, key, chunks)
 	byLine, ms, sets, err := readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	if err == nil {
 		err = failed()
@@ -179,30 +172,29 @@ func (fn *exactJaccardFn) ProcessElement(ctx context.Context, key int, chunks fu
 		return err
 	}
 	addBusy(ctx, "ExactJaccard", time.Since(start), start)
-	fn.ahead.stage = "ExactJaccard"
-	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
 		return fn.work(ctx, key, byLine, ms, sets, emits[0], emitStat)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat)
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat, busyIn(ctx, "ExactJaccard"))
 }
 
 // FinishBundle emits the output of the files still being worked on.
 func (fn *exactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	return fn.ahead.drain(ctx, 0, []func(int, []byte){emit}, emitStat)
+	return fn.ahead.Drain(0, []func(int, []byte){emit}, emitStat, busyIn(ctx, "ExactJaccard"))
 }
 
 func (fn *exactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
 	emit func(int, []byte), emitStat func(string, int64)) error {
-	emit, report := countShuffle(output.ShuffleMatches, emit, emitStat)
+	emit, report := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
 	defer report()
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err := eachShingleSet(ctx, fn.Cfg, fn.signers, key, fn.paths, byLine, func(set []uint32, idx []int) {
+	err := fn.docs.each(ctx, key, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
 			j := similarity.Jaccard(sets[i], set)
-			if j < fn.Cfg.Threshold {
+			if !fn.Verify.Passes(j) {
 				continue
 			}
 			m.Jaccard = float32(j)
@@ -216,24 +208,55 @@ func (fn *exactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]
 	return err
 }
 
-// eachShingleSet re-reads the documents under key (see checkKey, checkDocs)
-// and calls fn with the 32-bit shingle set of every document whose line is
-// in byLine, and the match indexes listed there. The sets are computed on cfg.Workers goroutines, with signers from
-// signers, and fn is called on the calling goroutine in the order they
-// complete. It fails if a listed document is not found.
-func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, key int, paths map[int]string,
-	byLine map[int64][]int, fn func(set []uint32, idx []int)) error {
-	file, _ := wire.SegmentFile(key, cfg.segmentBits())
-	path, ok := paths[file]
+// shingleChecks is what the exact checks read documents with: the work
+// directory (their document shards), how to parse an input that has none
+// (an audit's indexed sources), the file manifest (see files.go) that
+// gives the inputs' paths, and the signers whose shingles they compare.
+type shingleChecks struct {
+	Work     workDir
+	Sign     signing
+	Read     readOptions
+	Manifest string
+}
+
+// reader returns c's shingleReader, set up once per DoFn instance: the
+// manifest's paths and the process's signers.
+func (c shingleChecks) reader(ctx context.Context) (shingleReader, error) {
+	r := shingleReader{shingleChecks: c}
+	var err error
+	if r.paths, err = filePaths(ctx, c.Manifest); err != nil {
+		return r, err
+	}
+	r.signers, err = sharedSigners(c.Sign)
+	return r, err
+}
+
+// shingleReader reads documents again for the exact checks.
+type shingleReader struct {
+	shingleChecks
+	paths   map[int]string // the manifest's, by file index
+	signers *signerPool
+}
+
+// each re-reads the documents under key (see checkKey, checkDocs) and
+// calls fn with the 32-bit shingle set of every document whose line is in
+// byLine, and the match indexes listed there. The sets are computed on
+// Work.Workers goroutines, with signers from the pool, and fn is called on
+// the calling goroutine in the order they complete. It fails if a listed
+// document is not found.
+func (r shingleReader) each(ctx context.Context, key int, byLine map[int64][]int, fn func(set []uint32, idx []int)) error {
+	file, _ := wire.SegmentFile(key, r.Work.SegmentBits)
+	path, ok := r.paths[file]
 	if !ok {
 		return fmt.Errorf("exact check: no path for file %d", file)
 	}
-	opt := cfg.recordOptions()
+	opt := r.Read.options()
 	var want wire.LineSet
 	for l := range byLine {
 		want.Add(l)
 	}
 	opt.Only = want.Has
+	signers := r.signers
 	var mu sync.Mutex
 	var held []*signature.Signer
 	defer func() {
@@ -241,7 +264,7 @@ func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, key in
 			signers.put(s)
 		}
 	}()
-	newWorker := func() (func(*docItem, *shingleSet), error) {
+	newWorker := func() (func(*docpool.Doc, *shingleSet), error) {
 		signer, err := signers.get()
 		if err != nil {
 			return nil, err
@@ -250,13 +273,13 @@ func eachShingleSet(ctx context.Context, cfg Config, signers *signerPool, key in
 		held = append(held, signer)
 		mu.Unlock()
 		var sorter similarity.Sorter
-		return func(d *docItem, r *shingleSet) {
-			r.set = set32(&sorter, r.set, signer.Shingles(d.norm()))
+		return func(d *docpool.Doc, r *shingleSet) {
+			r.set = set32(&sorter, r.set, signer.Shingles(d.Norm()))
 			r.line = d.Index
 		}, nil
 	}
 	found := 0
-	err := mapDocs(cfg.checkDocs(ctx, key, path, opt), cfg.Workers, newWorker, func(r *shingleSet) {
+	err := docpool.Map(r.Work.checkDocs(ctx, key, path, opt), r.Work.Workers, newWorker, func(r *shingleSet) {
 		// The reader reads only the lines in byLine, each once.
 		found++
 		fn(r.set, byLine[r.line])

@@ -39,22 +39,22 @@ func TestExactChecksStage(t *testing.T) {
 // a bad one an error.
 func TestSharedSigners(t *testing.T) {
 	cfg := DefaultConfig()
-	a, err := sharedSigners(cfg)
+	a, err := sharedSigners(cfg.signing())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sharedSigners(cfg)
+	b, err := sharedSigners(cfg.signing())
 	if err != nil || a != b {
 		t.Fatalf("same configuration: pools %p and %p (%v), want one", a, b, err)
 	}
 	other := cfg
 	other.Shingle++
-	if c, err := sharedSigners(other); err != nil || c == a {
+	if c, err := sharedSigners(other.signing()); err != nil || c == a {
 		t.Errorf("another shingle size: pool %p (%v), want a pool of its own", c, err)
 	}
 	bad := cfg
 	bad.Tokens = "bogus"
-	if _, err := sharedSigners(bad); err == nil {
+	if _, err := sharedSigners(bad.signing()); err == nil {
 		t.Error("bad configuration: no error")
 	}
 	s, err := a.get()

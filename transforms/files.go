@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 )
 
 // The input file list travels as data, not in the job graph: the command
@@ -144,16 +145,7 @@ func NewFiles(s beam.Scope, manifest string, n int) Files {
 // split the same way) joined to them by CoGroupByKey. It returns each output
 // flattened over the branches.
 func (f Files) perFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollection) []beam.PCollection {
-	return flattenEach(s, f.perBranch(s, nOut, dofn, cols...))
-}
-
-// flattenEach flattens each list of outs.
-func flattenEach(s beam.Scope, outs [][]beam.PCollection) []beam.PCollection {
-	flat := make([]beam.PCollection, len(outs))
-	for i := range outs {
-		flat[i] = beam.Flatten(s, outs[i]...)
-	}
-	return flat
+	return rounds.FlattenEach(s, f.perBranch(s, nOut, dofn, cols...))
 }
 
 // perBranch is perFile without the flatten: output i of branch b is outs[i][b].
@@ -171,7 +163,7 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 			joined := []beam.PCollection{files}
 			for _, c := range cols {
 				if n > 1 {
-					c = beam.ParDo(s, &branchFn{N: n, I: b}, c)
+					c = beam.ParDo(s, &rounds.Branch{N: n, I: b}, c)
 				}
 				joined = append(joined, c)
 			}
@@ -188,7 +180,7 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 // plain GroupByKey, whose values a runner may stream to the DoFn; dofn is
 // called only for files that have values. Such DoFns find the paths they
 // need in the file manifest (filePaths), and work on a file on another
-// goroutine while the next file arrives (see aheadEmits), so a runner that
+// goroutine while the next file arrives (see docpool.AheadEmits), so a runner that
 // gives the stage one bundle (Prism) still uses every core, without the
 // copies of col that perFile's branches would cost.
 func byFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {

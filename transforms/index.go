@@ -29,7 +29,7 @@ func init() {
 // In: files, documents removed (line lists keyed by file index).
 func WriteIndex(s beam.Scope, cfg Config, files Files, removes beam.PCollection) {
 	s = s.Scope("WriteIndex")
-	metas := files.perFile(s, 1, &writeIndexFn{Cfg: cfg, Dir: cfg.IndexOut}, removes)[0]
+	metas := files.perFile(s, 1, &writeIndexFn{Dir: cfg.IndexOut}, removes)[0]
 	writeManifest(s, cfg.IndexOut, cfg.IndexConfig(), metas)
 }
 
@@ -42,7 +42,7 @@ func WriteIndex(s beam.Scope, cfg Config, files Files, removes beam.PCollection)
 func UpdateIndex(s beam.Scope, cfg Config, from string, oldShards int, files Files, removes beam.PCollection) {
 	s = s.Scope("UpdateIndex")
 	copied := beam.ParDo(s, &copyShardFn{From: from, To: cfg.IndexOut}, indexShards(s, from, 1)[0])
-	written := files.perFile(s, 1, &writeIndexFn{Cfg: cfg, Dir: cfg.IndexOut, Offset: oldShards}, removes)[0]
+	written := files.perFile(s, 1, &writeIndexFn{Dir: cfg.IndexOut, Offset: oldShards}, removes)[0]
 	writeManifest(s, cfg.IndexOut, cfg.IndexConfig(), beam.Flatten(s, copied, written))
 }
 
@@ -93,7 +93,6 @@ func writeManifest(s beam.Scope, dir string, ic index.Config, metas beam.PCollec
 // Dir/index-<Offset+file>.bin and its description (shardMeta JSON keyed by
 // shard number).
 type writeIndexFn struct {
-	Cfg    Config
 	Dir    string
 	Offset int // shard number of file index 0
 }
@@ -287,16 +286,16 @@ func copyKept(ctx context.Context, pre, path string, remove wire.LineSet, iw *in
 }
 
 // newPreShard returns a pre-shard to fill, or nil when the job writes no
-// index.
-func (c Config) newPreShard() *recordShard {
-	if c.IndexOut == "" {
+// index (indexOut "").
+func newPreShard(indexOut string) *recordShard {
+	if indexOut == "" {
 		return nil
 	}
 	return &recordShard{}
 }
 
 // A recordShard collects the records of one input file for a shard in the
-// index format: a pre-shard (above) or an info shard (infoshard.go). A nil
+// index format: a pre-shard (above) or an info shard (workfiles.go). A nil
 // *recordShard collects and writes nothing.
 type recordShard struct{ recs []index.Record }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 )
 
 // TestWriteIndexStage: WriteIndex writes one shard per input file with the
@@ -58,7 +59,7 @@ func TestWriteIndexStage(t *testing.T) {
 	_, skips, _ := ExactDuplicates(s, cfg2, keys)
 	_, signStats := Signatures(s, cfg2, segs, skips)
 	UpdateIndex(s, cfg2, cfg.IndexOut, len(man.Shards), files,
-		beam.Flatten(s, stageChunks(s, stageLineChunk(0, 1)), beam.ParDo(s, after, signStats)))
+		beam.Flatten(s, stageChunks(s, stageLineChunk(0, 1)), beam.ParDo(s, rounds.After, signStats)))
 	stageRun(t, p)
 	man2, err := ReadManifest(t.Context(), cfg2.IndexOut)
 	if err != nil {

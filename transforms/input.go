@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
 	"github.com/neardup/neardup/transforms/format/fingerprint"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/objects"
 )
@@ -30,7 +28,7 @@ import (
 // two different files; a pass that finds none (no work directory, a stage
 // tested alone) reads without checking. The file reaches every pass, the
 // exact checks included, without a change to any pass's inputs: a side
-// input there keeps Prism's scheduler busy (about 3 s of CPU on SCALE).
+// input there keeps Prism's scheduler busy.
 
 // fileRead says which file readFileFrom reads and how.
 type fileRead struct {
@@ -68,66 +66,6 @@ type fileRead struct {
 	parquet func(ra io.ReaderAt, size int64) error
 }
 
-// seenFile is what the first pass read of an input file.
-type seenFile struct {
-	unread bool // it rejected the whole file without reading it
-	fp     fingerprint.Fingerprint
-	comp   record.Compression // the compression it found
-}
-
-// seenName is the name of the first pass's InputFile of input file index
-// file in Config.Work.
-func seenName(file int) string { return fmt.Sprintf("seen-%05d.json", file) }
-
-// writeSeen writes in (JSON, b) to dir as the first pass's reading of its
-// file.
-func writeSeen(ctx context.Context, dir string, file int, b []byte) error {
-	err := writeFile(ctx, dir, seenName(file), func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	}, false)
-	if err != nil {
-		return fmt.Errorf("work directory %s: %w", dir, err)
-	}
-	return nil
-}
-
-// readSeen returns the first pass's reading of input file index file from
-// dir, or nil if there is none (no work directory, or a pass run without
-// the first, as in a test of one stage).
-func readSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
-	if dir == "" {
-		return nil, nil
-	}
-	path := output.JoinPath(dir, seenName(file))
-	rc, err := openRead(ctx, path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the first pass's reading of input file %d: %w", file, err)
-	}
-	defer rc.Close()
-	var in output.InputFile
-	if err := json.NewDecoder(rc).Decode(&in); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if in.Fingerprint == "" {
-		return &seenFile{unread: true}, nil
-	}
-	fp, err := fingerprint.Parse(in.Fingerprint)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	comp := record.None
-	if in.Compression != "" {
-		if comp, err = record.ParseCompression(in.Compression); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	return &seenFile{fp: fp, comp: comp}, nil
-}
-
 // readFileFrom opens rd.open (any Beam filesystem; gzip or zstd by name or
 // content, see record.NewReader, unless rd.plain; Parquet by name or format,
 // see parquet.go) and
@@ -154,23 +92,10 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 		return nil, nil
 	}
 	path := rd.open
-	wholeFile := func(reason, detail string) (*fingerprint.Fingerprint, error) {
-		if rd.seen != nil { // the first pass read it
-			return nil, &fingerprint.ChangedError{Name: rd.name, Now: "now " + detail, Was: "read it"}
-		}
-		return nil, reject(record.Reject{File: rd.name, Reason: reason, Detail: rd.name + ": " + detail})
-	}
 	local := !strings.Contains(path, "://")
 	if local {
-		fi, err := os.Stat(path) // follows symlinks
-		if what := notAFile(path, fi, err); what != "" {
-			return wholeFile(record.ReasonNotAFile, what)
-		}
-		if errors.Is(err, fs.ErrPermission) { // a directory on the way may not be searched
-			return wholeFile(record.ReasonUnreadable, err.Error())
-		}
-		if err != nil {
-			return nil, fmt.Errorf("opening %s: %w", path, err)
+		if err := checkLocal(path); err != nil {
+			return rd.refuse(err, reject)
 		}
 	}
 	if !local && objects.Supported(path) && record.FormatFor(rd.name, rd.opt.Format) == record.Parquet {
@@ -183,9 +108,56 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	defer fsys.Close()
+	rc, fp, err := openFile(ctx, fsys, path, local)
+	if err != nil {
+		return rd.refuse(err, reject)
+	}
+	defer rc.Close()
+	return rd.readOpened(rc, fp, local, doc, reject)
+}
+
+// unreadable is a whole-file reject: the file is not a regular file or may
+// not be opened (see readFileFrom).
+type unreadable struct{ reason, detail string }
+
+func (e *unreadable) Error() string { return e.detail }
+
+// refuse returns err, or for an *unreadable the whole-file reject (an
+// error with rd.seen: the first pass read the file).
+func (rd fileRead) refuse(err error, reject func(record.Reject) error) (*fingerprint.Fingerprint, error) {
+	u, ok := err.(*unreadable)
+	switch {
+	case !ok:
+		return nil, err
+	case rd.seen != nil:
+		return nil, &fingerprint.ChangedError{Name: rd.name, Now: "now " + u.detail, Was: "read it"}
+	}
+	return nil, reject(record.Reject{File: rd.name, Reason: u.reason, Detail: rd.name + ": " + u.detail})
+}
+
+// checkLocal checks that the local path is a regular file, without
+// opening it.
+func checkLocal(path string) error {
+	fi, err := os.Stat(path) // follows symlinks
+	if what := notAFile(path, fi, err); what != "" {
+		return &unreadable{record.ReasonNotAFile, what}
+	}
+	if errors.Is(err, fs.ErrPermission) { // a directory on the way may not be searched
+		return &unreadable{record.ReasonUnreadable, err.Error()}
+	}
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", path, err)
+	}
+	return nil
+}
+
+// openFile opens path on fsys, with its size and modification time: of the
+// file opened, for a local one (it may have been replaced since
+// checkLocal); else what the filesystem says without opening it.
+func openFile(ctx context.Context, fsys filesystem.Interface, path string, local bool) (io.ReadCloser, fingerprint.Fingerprint, error) {
 	fp := fingerprint.Fingerprint{Size: -1}
+	var err error
 	if !local {
-		// What the filesystem can say without opening the file.
 		if fp.Size, err = fsys.Size(ctx, path); err != nil {
 			fp.Size = -1
 		}
@@ -195,40 +167,36 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 	}
 	rc, err := fsys.OpenRead(ctx, path)
 	if errors.Is(err, fs.ErrPermission) {
-		return wholeFile(record.ReasonUnreadable, err.Error())
+		return nil, fp, &unreadable{record.ReasonUnreadable, err.Error()}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", path, err)
+		return nil, fp, fmt.Errorf("opening %s: %w", path, err)
 	}
-	defer rc.Close()
-	// Size and modification time of the local file opened (it may have been
-	// replaced since the Stat above).
 	if st, ok := rc.(interface{ Stat() (fs.FileInfo, error) }); ok {
 		if fi, err := st.Stat(); err == nil {
 			if what := notAFile(path, fi, nil); what != "" {
-				return wholeFile(record.ReasonNotAFile, what)
+				rc.Close()
+				return nil, fp, &unreadable{record.ReasonNotAFile, what}
 			}
 			fp.Size, fp.ModTime = fi.Size(), fi.ModTime()
 		}
 	}
-	if rd.seen != nil {
-		if err := rd.seen.fp.CheckStat(rd.name, fp.Size, fp.ModTime); err != nil {
-			return nil, err
+	return rc, fp, nil
+}
+
+// readOpened reads the file rc opened rd.open, whose size and
+// modification time are fp's, as readFileFrom says.
+func (rd fileRead) readOpened(rc io.ReadCloser, fp fingerprint.Fingerprint, local bool, doc func(record.Doc) error, reject func(record.Reject) error) (*fingerprint.Fingerprint, error) {
+	path := rd.open
+	for _, want := range []*fingerprint.Fingerprint{fpOf(rd.seen), rd.stat} {
+		if want != nil {
+			if err := want.CheckStat(rd.name, fp.Size, fp.ModTime); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if rd.stat != nil {
-		if err := rd.stat.CheckStat(rd.name, fp.Size, fp.ModTime); err != nil {
-			return nil, err
-		}
-	}
-	if rg := rd.opt.Lines; rg != nil && rg.Offset > 0 { // a unit of a line file (lineunits.go)
-		sk, ok := rc.(io.Seeker)
-		if !ok {
-			return nil, fmt.Errorf("reading %s from byte %d: not a local file", path, rg.Offset)
-		}
-		if _, err := sk.Seek(rg.Offset, io.SeekStart); err != nil {
-			return nil, fmt.Errorf("reading %s from byte %d: %w", path, rg.Offset, err)
-		}
+	if err := seekLines(rc, path, rd.opt.Lines); err != nil {
+		return nil, err
 	}
 	var stored io.Reader = rc
 	counted := &countingReader{rc, rd.count}
@@ -237,6 +205,7 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 	}
 	fr := fingerprint.NewReader(stored)
 	comp := record.None // a Parquet file's codecs are its own
+	var err error
 	if record.FormatFor(rd.name, rd.opt.Format) == record.Parquet {
 		err = readParquetFile(rc, fr, fp.Size, rd, doc, reject) // parquet.go
 	} else {
@@ -267,6 +236,22 @@ func readFileFrom(ctx context.Context, rd fileRead, doc func(record.Doc) error, 
 			Was: fmt.Sprintf("opened it with %d bytes", fp.Size)}
 	}
 	return &fp, rd.statAgain(path)
+}
+
+// seekLines moves rc to the first line of the unit of a line file that
+// lines reads (lineunits.go), if it does not start the file.
+func seekLines(rc io.Reader, path string, lines *record.LineRange) error {
+	if lines == nil || lines.Offset <= 0 {
+		return nil
+	}
+	sk, ok := rc.(io.Seeker)
+	if !ok {
+		return fmt.Errorf("reading %s from byte %d: not a local file", path, lines.Offset)
+	}
+	if _, err := sk.Seek(lines.Offset, io.SeekStart); err != nil {
+		return fmt.Errorf("reading %s from byte %d: %w", path, lines.Offset, err)
+	}
+	return nil
 }
 
 // statAgain checks, once read, that the local file at path still has the

@@ -8,7 +8,7 @@ import (
 )
 
 // A local line file (JSONL or TSV, not compressed) of more than
-// Config.unitRows lines is read in units too, as a Parquet file is (see
+// splitter.UnitRows lines is read in units too, as a Parquet file is (see
 // units.go): the splitter reads the file once, counting lines with a scan
 // for "\n" (record.SplitLines), and cuts it every unitRows lines, whole
 // segments, recording the byte offset at which each unit's first line
@@ -26,7 +26,7 @@ import (
 // splitLineFile returns the units of the line file of whole: one unit for
 // a remote file (Beam's filesystems read a stream, not ranges) or a local
 // one that openRegular refuses, whose reading says what is wrong.
-func (c Config) splitLineFile(whole readUnit) []readUnit {
+func (c splitter) splitLineFile(whole readUnit) []readUnit {
 	one := []readUnit{whole}
 	if strings.Contains(whole.Path, "://") {
 		return one
@@ -36,7 +36,7 @@ func (c Config) splitLineFile(whole readUnit) []readUnit {
 		return one
 	}
 	defer fh.Close()
-	per := c.unitRows()
+	per := c.UnitRows
 	if fi.Size() <= per || record.ByName(whole.Path) != record.Unknown {
 		return one
 	}
@@ -45,7 +45,7 @@ func (c Config) splitLineFile(whole readUnit) []readUnit {
 	if record.Sniff(head[:n]) != record.None {
 		return one
 	}
-	split, err := record.SplitLines(fh, c.recordOptions(), per)
+	split, err := record.SplitLines(fh, c.Read.options(), per)
 	if err != nil || len(split.Ranges) < 2 || split.Bytes != fi.Size() {
 		return one
 	}

@@ -149,3 +149,9 @@ func addBusy(ctx context.Context, stage string, d time.Duration, from time.Time)
 	span.Update(ctx, now.UnixMilli())
 	Progress.Stages.note(stage, from, now)
 }
+
+// busyIn returns addBusy for stage, for work done ahead of the runner
+// (docpool.AheadEmits).
+func busyIn(ctx context.Context, stage string) func(took time.Duration, began time.Time) {
+	return func(took time.Duration, began time.Time) { addBusy(ctx, stage, took, began) }
+}

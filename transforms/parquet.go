@@ -94,17 +94,17 @@ func readObject(ctx context.Context, rd fileRead, doc func(record.Doc) error, re
 		return nil, true, fmt.Errorf("opening %s: %w", rd.open, err)
 	}
 	fp := fingerprint.Fingerprint{Size: obj.Size, ModTime: obj.ModTime}
+	replaced := &fingerprint.ChangedError{Name: rd.name, Now: "now replaced, its " + obj.Version + " gone", Was: "saw " + obj.Version}
+	if rd.version != "" && obj.Version != rd.version { // checked first: it says more than the time
+		replaced.Now, replaced.Was = "now "+obj.Version, "saw "+rd.version
+		return nil, true, replaced
+	}
 	for _, want := range []*fingerprint.Fingerprint{rd.stat, fpOf(rd.seen)} {
 		if want != nil {
 			if err := want.CheckStat(rd.name, fp.Size, fp.ModTime); err != nil {
 				return nil, true, err
 			}
 		}
-	}
-	replaced := &fingerprint.ChangedError{Name: rd.name, Now: "now replaced, its " + obj.Version + " gone", Was: "saw " + obj.Version}
-	if rd.version != "" && obj.Version != rd.version {
-		replaced.Now, replaced.Was = "now "+obj.Version, "saw "+rd.version
-		return nil, true, replaced
 	}
 	if rd.comp != nil {
 		*rd.comp = record.None // a Parquet file's codecs are its own
@@ -174,13 +174,13 @@ func fpOf(s *seenFile) *fingerprint.Fingerprint {
 	return &s.fp
 }
 
-// writeParquetDedup writes to w the deduplicated copy of the Parquet input
+// writeParquetDedup writes to out the deduplicated copy of the Parquet input
 // file index file at path: its good rows that opt.Only selects (those not
 // removed), read again as the first pass read them, copied whole with
 // record.CopyParquet. A file rejected whole (not Parquet, no text column)
 // gets an empty copy (0 bytes): there is no schema to write. It returns
 // the number of rows kept.
-func (c Config) writeParquetDedup(ctx context.Context, file int, path string, opt record.Options, w io.Writer) (int64, error) {
+func (w workDir) writeParquetDedup(ctx context.Context, file int, path string, opt record.Options, out io.Writer) (int64, error) {
 	var kept int64
 	rd := fileRead{open: path, name: path, opt: opt}
 	rd.parquet = func(ra io.ReaderAt, size int64) error {
@@ -196,13 +196,13 @@ func (c Config) writeParquetDedup(ctx context.Context, file int, path string, op
 		if err != nil || whole {
 			return err
 		}
-		if kept, err = record.CopyParquet(ra, size, keep.Lines(), w); err != nil {
+		if kept, err = record.CopyParquet(ra, size, keep.Lines(), out); err != nil {
 			return fmt.Errorf("copying %s: %w", path, err)
 		}
 		return nil
 	}
 	var err error
-	if rd.seen, err = readSeen(ctx, c.Work, file); err != nil {
+	if rd.seen, err = readSeen(ctx, w.Dir, file); err != nil {
 		return 0, err
 	}
 	_, err = readFileFrom(ctx, rd, func(record.Doc) error { return nil }, func(record.Reject) error { return nil })

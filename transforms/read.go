@@ -13,6 +13,10 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/faults"
+	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
@@ -32,13 +36,14 @@ func init() {
 func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
 	outs := make([][]beam.PCollection, 5)
+	read := &readKeysFn{Work: cfg.work(), Read: cfg.reading(), Partitions: cfg.Partitions}
 	for _, units := range readUnits(s, cfg, files) {
-		for i, o := range beam.ParDoN(s, &readKeysFn{Cfg: cfg}, units) {
+		for i, o := range beam.ParDoN(s, read, units) {
 			outs[i] = append(outs[i], o)
 		}
 	}
-	o := flattenEach(s, outs)
-	inputs = beam.ParDo(s, &mergeReadFn{Cfg: cfg}, beam.GroupByKey(s, o[2]))
+	o := rounds.FlattenEach(s, outs)
+	inputs = beam.ParDo(s, &mergeReadFn{WorkDir: cfg.Work}, beam.GroupByKey(s, o[2]))
 	return o[0], o[1], inputs, o[3], o[4]
 }
 
@@ -49,9 +54,11 @@ func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, segment
 // its rejects, as JSON lines keyed by file index; what it read of the file
 // (unitResult JSON keyed by file index, with the fingerprint of what it
 // read: see mergeReadFn); the markers of the document shards it wrote in
-// Cfg.Work, keyed by segment; and stats.
+// the work directory, keyed by segment; and stats.
 type readKeysFn struct {
-	Cfg Config
+	Work       workDir
+	Read       readOptions
+	Partitions int // of the exact keys
 }
 
 func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]byte) bool, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
@@ -68,125 +75,172 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]b
 	return nil
 }
 
-// read reads unit u.
+// read reads unit u: its documents' exact keys to emit, its rejects to
+// emitRejects, what it read to emitInput, its document shards' markers to
+// emitSegment.
 func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Read", begin())
-	file, path := u.File, u.Path
-	emit, reportKeys := countShuffle(output.ShuffleExactKeys, emit, emitStat)
-	emitRejects, reportRejects := countShuffle(output.ShuffleOutLines, emitRejects, emitStat)
-	opt := fn.Cfg.recordOptions()
-	lineIDs := false
-	opt.OnLineIDs = func() { lineIDs = true }
-	comp := record.None
-	b := wire.NewBatcher(0)
-	var rejects []byte
-	var docs, rej, nbytes int64
-	reasons := map[string]int64{}
-	normalizer := func() (func(*docItem, *keyed), error) {
-		return func(d *docItem, k *keyed) {
-			// The slot's storage holds the normalized text until the
-			// batch's results are emitted.
-			d.buf = normalize.Into(slotFor(d.buf, len(d.Text)+len(d.Text)/8), d.Text)
-			k.norm = d.buf
-			k.rawLen = d.RawLen
-			k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.Len), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
-		}, nil
+	emit, reportKeys := tally.CountShuffle(output.ShuffleExactKeys, emit, emitStat)
+	emitRejects, reportRejects := tally.CountShuffle(output.ShuffleOutLines, emitRejects, emitStat)
+	r := unitReader{fn: fn, u: u, reasons: map[string]int64{}}
+	if err := r.run(ctx, emit, emitSegment); err != nil {
+		return err
 	}
-	rd := fileRead{open: path, name: path, opt: opt, count: &Progress.Bytes, comp: &comp}
-	var spool *spoolFile
-	if u.Of > 1 { // a range of a Parquet or line file: no spool copy
-		if u.IDs != nil { // a line file (lineunits.go)
-			rd.opt.Lines = &record.LineRange{First: u.First, End: u.End, Offset: u.Offset}
-			rd.opt.IDs = *u.IDs
-		} else {
-			rd.opt.Rows = &record.RowRange{First: u.First, End: u.End}
-		}
-		rd.stat = &fingerprint.Fingerprint{Size: u.Size, ModTime: u.ModTime}
-		rd.version = u.Version
-		rd.partial = u.U > 0
-	} else {
-		spool = fn.Cfg.newSpool(ctx, file, path)
+	if len(r.rejects) > 0 {
+		emitRejects(u.File, r.rejects)
 	}
+	line, err := json.Marshal(unitResult{U: u.U, Of: max(u.Of, 1), In: r.inputFile()})
+	if err != nil {
+		return err
+	}
+	emitInput(u.File, line)
+	r.stats().Emit(emitStat)
+	reportKeys()
+	reportRejects()
+	return faults.Inject("Read", u.Path) // a test hook; nil unless a test sets it
+}
+
+// unitReader is the first pass over one unit: what it has read and counted.
+type unitReader struct {
+	fn *readKeysFn
+	u  readUnit
+
+	comp    record.Compression       // the file's, as found
+	fp      *fingerprint.Fingerprint // of what was read; nil: not opened
+	lineIDs bool                     // the records are identified as FILE:LINE
+	broken  bool                     // a read error ended the file: keep no spool of it
+	docs    int64                    // good documents
+	rej     int64                    // rejects
+	bytes   int64                    // the good records' bytes as read
+	reasons map[string]int64         // rejects by reason
+	rejects []byte                   // reject lines (wire.AppendLine)
+}
+
+// run reads the unit, emitting its documents' exact keys in chunks to emit
+// and writing their document shards, whose markers go to emitSegment; it
+// commits the spool copy of a file read whole and without error.
+func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int, []byte)) error {
+	rd, spool := r.open(ctx)
 	if spool != nil {
 		rd.tee = spool
 		defer spool.abort()
 	}
-	docShards := fn.Cfg.newDocSegments(ctx, file, path)
-	broken := false // a read error ends the file: keep no spool of it
-	var fp *fingerprint.Fingerprint
+	docShards := r.fn.Work.newDocSegments(ctx, r.u.File, r.u.Path)
+	b := wire.NewBatcher(0)
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
-		fp, err = readFileFrom(ctx, rd, doc, reject)
+		r.fp, err = readFileFrom(ctx, rd, doc, reject)
 		return err
 	}
-	err := mapDocs(parsed(read), fn.Cfg.Workers, normalizer, func(k *keyed) {
+	err := docpool.Map(docpool.Parsed(read), r.fn.Work.Workers, r.normalizer, func(k *keyed) {
 		in := &k.info
-		docs++
+		r.docs++
 		Progress.Read.Add(1)
-		nbytes += int64(k.rawLen) // input_bytes: the records as read
-		b.Add(wire.Partition(in.Exact, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
+		r.bytes += int64(k.rawLen) // input_bytes: the records as read
+		b.Add(wire.Partition(in.Exact, r.fn.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
 		docShards.add(wire.Line(in.Doc), int(in.Len), in.ID, k.norm)
-	}, func(r record.Reject) error {
-		rej++
-		reasons[r.Reason]++
-		if record.EndsFile(r.Reason) {
-			broken = true
-		}
-		line, err := json.Marshal(output.RejectLine{File: r.File, Line: r.Line, Offset: r.Offset, Reason: r.Reason, Detail: r.Detail, Sample: r.Sample})
-		if err != nil {
-			return err
-		}
-		rejects = wire.AppendLine(rejects, uint64(r.Line), uint64(r.Offset), line)
-		return nil
-	})
+	}, r.reject)
 	if err != nil {
 		docShards.abort()
-		return fmt.Errorf("reading %s: %w", path, err)
+		return fmt.Errorf("reading %s: %w", r.u.Path, err)
 	}
 	// A file whose reading ended in an error keeps the document shards of
 	// what was read: the job goes on with those documents.
 	if err := docShards.finish(emitSegment); err != nil {
 		return err
 	}
-	if !broken && spool != nil && comp != record.None {
+	if !r.broken && spool != nil && r.comp != record.None {
 		spool.commit(ctx)
 	}
 	b.Flush(emit)
-	if len(rejects) > 0 {
-		emitRejects(file, rejects)
+	return nil
+}
+
+// open returns how to read the unit: a range of a split file, or a whole
+// file, with its spool copy to write (nil without a spool).
+func (r *unitReader) open(ctx context.Context) (fileRead, *spoolFile) {
+	u := r.u
+	rd := fileRead{open: u.Path, name: u.Path, opt: r.fn.Read.options(), count: &Progress.Bytes, comp: &r.comp}
+	rd.opt.OnLineIDs = func() { r.lineIDs = true }
+	if u.Of <= 1 {
+		return rd, r.fn.Work.newSpool(ctx, u.File, u.Path)
 	}
-	in := output.InputFile{Index: file, Path: path, Records: docs + rej, Rejected: rej}
-	if len(reasons) > 0 {
-		in.Reasons = reasons
+	// A range of a Parquet or line file: no spool copy.
+	if u.IDs != nil { // a line file (lineunits.go)
+		rd.opt.Lines = &record.LineRange{First: u.First, End: u.End, Offset: u.Offset}
+		rd.opt.IDs = *u.IDs
+	} else {
+		rd.opt.Rows = &record.RowRange{First: u.First, End: u.End}
 	}
-	if fp != nil { // else a whole-file reject, not read
-		if u.U == 0 { // the whole file's, see units.go
-			in.Bytes, in.Fingerprint, in.Compression = fp.Size, fp.String(), comp.String()
-			if fp.Size < 0 {
-				in.Bytes = fp.Read
-			}
-		}
-		if lineIDs {
-			in.IDs = output.LineIDs
-		}
+	rd.stat = &fingerprint.Fingerprint{Size: u.Size, ModTime: u.ModTime}
+	rd.version = u.Version
+	rd.partial = u.U > 0
+	return rd, nil
+}
+
+// normalizer is docpool.Map' worker of the first pass: a document's
+// normalized text and exact key.
+func (r *unitReader) normalizer() (func(*docpool.Doc, *keyed), error) {
+	file := r.u.File
+	return func(d *docpool.Doc, k *keyed) {
+		// The slot's storage holds the normalized text until the
+		// batch's results are emitted.
+		d.Buf = normalize.Into(docpool.Slot(d.Buf, len(d.Text)+len(d.Text)/8), d.Text)
+		k.norm = d.Buf
+		k.rawLen = d.RawLen
+		k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.Len), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
+	}, nil
+}
+
+// reject counts a reject and adds its line.
+func (r *unitReader) reject(rj record.Reject) error {
+	r.rej++
+	r.reasons[rj.Reason]++
+	if record.EndsFile(rj.Reason) {
+		r.broken = true
 	}
-	line, err := json.Marshal(unitResult{U: u.U, Of: max(u.Of, 1), In: in})
+	line, err := json.Marshal(output.RejectLine{File: rj.File, Line: rj.Line, Offset: rj.Offset, Reason: rj.Reason, Detail: rj.Detail, Sample: rj.Sample})
 	if err != nil {
 		return err
 	}
-	emitInput(file, line)
-	emitStat(output.StatReadUnits, 1)
-	emitStat(output.StatInput, docs+rej)
-	emitStat(output.StatRejected, rej)
-	emitStat(output.StatDocuments, docs)
-	emitStat(output.StatBytes, nbytes)
-	reportKeys()
-	reportRejects()
-	return injectFault("Read", path) // a test hook; nil unless a test sets it
+	r.rejects = wire.AppendLine(r.rejects, uint64(rj.Line), uint64(rj.Offset), line)
+	return nil
+}
+
+// inputFile is what the unit read of its file.
+func (r *unitReader) inputFile() output.InputFile {
+	in := output.InputFile{Index: r.u.File, Path: r.u.Path, Records: r.docs + r.rej, Rejected: r.rej}
+	if len(r.reasons) > 0 {
+		in.Reasons = r.reasons
+	}
+	if r.fp == nil { // a whole-file reject, not read
+		return in
+	}
+	if r.u.U == 0 { // the whole file's, see units.go
+		in.Bytes, in.Fingerprint, in.Compression = r.fp.Size, r.fp.String(), r.comp.String()
+		if r.fp.Size < 0 {
+			in.Bytes = r.fp.Read
+		}
+	}
+	if r.lineIDs {
+		in.IDs = output.LineIDs
+	}
+	return in
+}
+
+// stats is what the unit counted.
+func (r *unitReader) stats() tally.Counts {
+	return tally.Counts{
+		{Name: output.StatReadUnits, N: 1},
+		{Name: output.StatInput, N: r.docs + r.rej},
+		{Name: output.StatRejected, N: r.rej},
+		{Name: output.StatDocuments, N: r.docs},
+		{Name: output.StatBytes, N: r.bytes},
+	}
 }
 
 // keyed is what the first pass computes for a document: its exact-duplicate
 // key record and its normalized text, for its document shard; norm is
-// the storage of the document's batch slot (docItem.buf), valid until the
+// the storage of the document's batch slot (docpool.Doc.Buf), valid until the
 // batch's results are emitted.
 type keyed struct {
 	info   wire.Info

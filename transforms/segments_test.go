@@ -13,9 +13,10 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 )
 
-// TestInfoSegments: the infos of a file, computed by mapDocs' workers in
+// TestInfoSegments: the infos of a file, computed by docpool.Map' workers in
 // any order of completion, go to one info shard per segment holding
 // exactly the segment's documents, while the pass never holds more than
 // two segments' infos (the one it fills and the one being written), far
@@ -25,17 +26,17 @@ func TestInfoSegments(t *testing.T) {
 	cfg := Config{Work: t.TempDir(), SegmentBits: bits}
 	const file = 2
 	line := func(i int64) int64 { return i + i/7 } // every 8th line a reject: gaps
-	read := func(doc func(*docItem) error, _ func(record.Reject) error) error {
+	read := func(doc func(*docpool.Doc) error, _ func(record.Reject) error) error {
 		for i := range int64(docs) {
-			if err := doc(&docItem{ID: fmt.Sprint(i), Text: "x", Index: line(i)}); err != nil {
+			if err := doc(&docpool.Doc{ID: fmt.Sprint(i), Text: "x", Index: line(i)}); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	s := cfg.newInfoSegments(context.Background(), file, "in.jsonl")
-	err := mapDocs(read, 4, func() (func(*docItem, *wire.Info), error) {
-		return func(d *docItem, in *wire.Info) {
+	s := cfg.work().newInfoSegments(context.Background(), file, "in.jsonl")
+	err := docpool.Map(read, 4, func() (func(*docpool.Doc, *wire.Info), error) {
+		return func(d *docpool.Doc, in *wire.Info) {
 			if d.Index%50 == 0 {
 				time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond)
 			}
@@ -51,7 +52,7 @@ func TestInfoSegments(t *testing.T) {
 	next := int64(0) // the next document's number
 	last := wire.Segment(wire.DocNum(file, line(docs-1)), bits)
 	for seg := wire.Segment(wire.DocNum(file, 0), bits); seg <= last; seg++ {
-		tab, err := readInfoShard(context.Background(), cfg, seg)
+		tab, err := cfg.work().readInfoShard(context.Background(), seg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func TestInfoSegments(t *testing.T) {
 // shard that cannot be written, with the directory and the space needed.
 func TestInfoSegmentsErrors(t *testing.T) {
 	cfg := Config{Work: t.TempDir(), SegmentBits: 4}
-	s := cfg.newInfoSegments(context.Background(), 0, "in.jsonl")
+	s := cfg.work().newInfoSegments(context.Background(), 0, "in.jsonl")
 	for _, l := range []int64{3, 17, 15} {
 		s.add(&wire.Info{Doc: wire.DocNum(0, l)})
 	}
@@ -83,7 +84,7 @@ func TestInfoSegmentsErrors(t *testing.T) {
 		t.Errorf("infos out of line order: %v", err)
 	}
 	cfg.Work = "full://work"
-	s = cfg.newInfoSegments(context.Background(), 1, "in.jsonl")
+	s = cfg.work().newInfoSegments(context.Background(), 1, "in.jsonl")
 	for l := range int64(40) {
 		s.add(&wire.Info{Doc: wire.DocNum(1, l), ID: "id", Sketch: make([]uint8, 128)})
 	}

@@ -144,14 +144,14 @@ func TestClustersShuffleTallies(t *testing.T) {
 			cfg.CCRounds = rounds
 			tp := newShuffleTap()
 			edges, members := map[int][][]byte{}, map[int][][]byte{}
-			if err := (&edgesFn{Cfg: cfg}).ProcessElement(ctx, 0, iterOf([][]byte{stageMatchChunk(ms...).Chunk}),
+			if err := (&edgesFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, iterOf([][]byte{stageMatchChunk(ms...).Chunk}),
 				tp.emit(output.ShuffleEdges, edges), tp.emit(output.ShuffleMembers, members), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			step := func(large bool) {
 				next := map[int][][]byte{}
 				for _, k := range slices.Sorted(maps.Keys(edges)) {
-					if err := (&starFn{Cfg: cfg, Large: large}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
+					if err := (&starFn{Work: cfg.work(), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -163,30 +163,30 @@ func TestClustersShuffleTallies(t *testing.T) {
 			}
 			stars, leaves, rest := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
 			for _, k := range slices.Sorted(maps.Keys(edges)) {
-				if err := (&settleFn{Cfg: cfg}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
+				if err := (&settleFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
 					tp.emit(output.ShuffleEdges, leaves), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			assigns := map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&resolveFn{Cfg: cfg}).ProcessElement(ctx, k, iterOf(stars[k]), iterOf(leaves[k]),
+				if err := (&resolveFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(stars[k]), iterOf(leaves[k]),
 					tp.emit(output.ShuffleAssignments, assigns), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := (&remainderFn{Cfg: cfg}).ProcessElement(ctx, 0, iterOf(rest[0]), tp.emit(output.ShuffleAssignments, assigns), tp.emitStat); err != nil {
+			if err := (&remainderFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, iterOf(rest[0]), tp.emit(output.ShuffleAssignments, assigns), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			rooted := map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&membersFn{Cfg: cfg}).ProcessElement(ctx, k, iterOf(members[k]), iterOf(assigns[k]),
+				if err := (&membersFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(members[k]), iterOf(assigns[k]),
 					tp.emit(output.ShuffleMembers, rooted), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(rooted)) {
-				if err := (&clusterFn{Cfg: cfg}).ProcessElement(ctx, k, iterOf(rooted[k]),
+				if err := (&clusterFn{Work: cfg.work(), Partitions: cfg.CCPartitions, Lines: cfg.clusterLines()}).ProcessElement(ctx, k, iterOf(rooted[k]),
 					tp.emit(output.ShuffleOutLines, nil), tp.emit(output.ShuffleRemoved, nil), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
@@ -231,7 +231,7 @@ func TestVerifyShuffleTallies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(halves)) {
-		if err := verifyHalves(cfg, iterOf(halves[k]), info, "test", tp.emit(output.ShuffleMatches, nil), tp.emit(output.ShuffleUnsure, nil), tp.emitStat); err != nil {
+		if err := verifyHalves(cfg.verifyConfig(), cfg.segmentBits(), iterOf(halves[k]), info, "test", tp.emit(output.ShuffleMatches, nil), tp.emit(output.ShuffleUnsure, nil), tp.emitStat); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -255,7 +255,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 		wire.Match{A: wire.DocNum(0, 0), B: wire.DocNum(1, 1), IDA: "a", IDB: "c2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash})
 	tp := newShuffleTap()
 	sets := map[int][][]byte{}
-	first := &shingleSetsFn{Cfg: cfg, Manifest: manifest}
+	first := &shingleSetsFn{Check: shingleChecks{Work: cfg.work(), Sign: cfg.signing(), Read: cfg.reading(), Manifest: manifest}}
 	if err := first.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 	if err := first.FinishBundle(ctx, emitSet, tp.emitStat); err != nil {
 		t.Fatal(err)
 	}
-	second := &exactJaccardFn{Cfg: cfg, Manifest: manifest}
+	second := &exactJaccardFn{Check: shingleChecks{Work: cfg.work(), Sign: cfg.signing(), Read: cfg.reading(), Manifest: manifest}, Verify: cfg.verifyConfig()}
 	if err := second.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,10 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/faults"
+	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -28,13 +32,13 @@ func init() {
 //
 // In: Read's segment markers (segment, marker) and lines to skip (segment,
 // chunk). Out: block entries (partition, chunk) in cfg.ShuffleRounds()
-// collections, by partition mod that (see splitRounds), and stats. With
+// collections, by partition mod that (see rounds.Split), and stats. With
 // cfg.Spill the chunks go to spill files, and the entries name them (see
 // spilled.go).
 func Signatures(s beam.Scope, cfg Config, segments, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	o := beam.ParDoN(s, &signFn{Cfg: cfg, InfoShards: true}, beam.CoGroupByKey(s, segments, skips))
-	return splitRounds(s, cfg.ShuffleRounds(), o[0]), o[2] // o[1], the shuffled infos, stays empty
+	o := beam.ParDoN(s, newSignFn(cfg, true), beam.CoGroupByKey(s, segments, skips))
+	return rounds.Split(s, cfg.ShuffleRounds(), o[0]), o[2] // o[1], the shuffled infos, stays empty
 }
 
 // AuditSignatures is Signatures with the infos shuffled rather than written
@@ -43,7 +47,7 @@ func Signatures(s beam.Scope, cfg Config, segments, skips beam.PCollection) (ent
 // Out: block entries (partition, chunk), infos (partition, chunk), stats.
 func AuditSignatures(s beam.Scope, cfg Config, segments, skips beam.PCollection) (entries, infos, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	return beam.ParDo3(s, &signFn{Cfg: cfg}, beam.CoGroupByKey(s, segments, skips))
+	return beam.ParDo3(s, newSignFn(cfg, false), beam.CoGroupByKey(s, segments, skips))
 }
 
 // signFn is the second pass over an input file: signatures and block keys.
@@ -51,12 +55,19 @@ func AuditSignatures(s beam.Scope, cfg Config, segments, skips beam.PCollection)
 // In: (segment, its marker, line lists to skip: the exact duplicates that
 // are not their group's representative). Out: block entries keyed by
 // partition of the block key (see blockkeys.Sender), to a spill file of
-// the bundle with Cfg.Spill; and document infos for verification
+// the bundle with Work.Spill; and document infos for verification
 // (wire.Info chunks keyed by partition of the document), or, with
-// InfoShards, none: the infos go to the segment's info shard in Cfg.Work
-// instead. Documents without any shingle get no keys and can match nothing.
+// InfoShards, none: the infos go to the segment's info shard in the work
+// directory instead. Documents without any shingle get no keys and can
+// match nothing.
 type signFn struct {
-	Cfg        Config
+	Work       workDir
+	Sign       signing
+	Bands      blocking.Bands  // MinHash bands
+	NoBands    bool            // no band keys (the simhash method)
+	Tables     blocking.Design // SimHash tables; the zero Design: none
+	Partitions int             // of the block keys and infos
+	IndexOut   string          // where the pre-shards go; "": no index
 	InfoShards bool
 
 	keyer   blockkeys.Keyer
@@ -64,17 +75,22 @@ type signFn struct {
 	spilled *spillOut   // block entries, see spilled.go
 }
 
+func newSignFn(cfg Config, infoShards bool) *signFn {
+	return &signFn{Work: cfg.work(), Sign: cfg.signing(), Bands: blocking.Bands{B: cfg.Bands, R: cfg.Rows},
+		NoBands: cfg.verifyConfig().Blocking == verify.SimHash, Tables: cfg.simDesign(), Partitions: cfg.Partitions,
+		IndexOut: cfg.IndexOut, InfoShards: infoShards}
+}
+
 // Setup gets the process's signers of the configuration (sharedSigners,
 // which checks it; gse's dictionary, in word mode, loads once per worker
 // process) and the block keyer, once per DoFn instance.
 func (fn *signFn) Setup() (err error) {
-	if fn.signers, err = sharedSigners(fn.Cfg); err != nil {
+	if fn.signers, err = sharedSigners(fn.Sign); err != nil {
 		return err
 	}
-	fn.keyer = blockkeys.Keyer{Bands: blocking.Bands{B: fn.Cfg.Bands, R: fn.Cfg.Rows}, Index: fn.Cfg.IndexOut != "",
-		NoBands: fn.Cfg.verifyConfig().Blocking == verify.SimHash}
-	fn.keyer.Tables, err = fn.Cfg.simTables()
-	fn.spilled = fn.Cfg.spillTo("entries")
+	fn.keyer = blockkeys.Keyer{Bands: fn.Bands, Index: fn.IndexOut != "", NoBands: fn.NoBands}
+	fn.keyer.Tables, err = newTables(fn.Tables)
+	fn.spilled = fn.Work.spillTo("entries")
 	return err
 }
 
@@ -86,7 +102,7 @@ type signResult struct {
 
 func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]byte) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Signatures", begin())
-	file, index := wire.SegmentFile(seg, fn.Cfg.segmentBits())
+	file, index := wire.SegmentFile(seg, fn.Work.SegmentBits)
 	var marker []byte
 	if !markers(&marker) {
 		return fmt.Errorf("sign: lines to skip in input file %d, segment %d, which the first pass did not write", file, index)
@@ -102,92 +118,140 @@ func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]b
 	if err != nil {
 		return fmt.Errorf("sign: skip list for %s: %w", path, err)
 	}
-	sendEntry := fn.spilled.wrap(emitEntry)
-	var bands, tables shuffleTally // band entries in [0, P), SimHash table entries in [P, 2P)
-	emitBand, emitTable := bands.count(sendEntry), tables.count(sendEntry)
-	entries := blockkeys.NewSender(fn.Cfg.Partitions, func(part int, chunk []byte) {
-		if part < fn.Cfg.Partitions {
-			emitBand(part, chunk)
-		} else {
-			emitTable(part, chunk)
-		}
-	})
-	emitInfo, reportInfos := countShuffle(output.ShuffleInfos, emitInfo, emitStat)
-	infos := wire.NewBatcher(0)
-	pre := fn.Cfg.newPreShard() // nil unless the job writes an index
-	var shards *infoSegments    // nil unless the infos go to info shards
-	if fn.InfoShards {
-		shards = fn.Cfg.newInfoSegments(ctx, file, path)
-	}
-	var signed, empty, truncated, nkeys int64
-	var mu sync.Mutex
-	var held []*signature.Signer
-	defer func() {
-		for _, s := range held {
-			fn.signers.put(s)
-		}
-	}()
-	newWorker := func() (func(*docItem, *signResult), error) {
-		signer, err := fn.signers.get()
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		held = append(held, signer)
-		mu.Unlock()
-		var sig signature.Signature
-		return func(d *docItem, r *signResult) {
-			if r.skip = skip.Has(d.Index); !r.skip {
-				text := d.norm()
-				signer.Sign(text, &sig)
-				fn.keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.Len, text, &sig)
-			}
-		}, nil
-	}
-	err = mapDocs(fn.Cfg.segmentDocs(ctx, seg, ndocs, nil), fn.Cfg.Workers, newWorker, func(r *signResult) {
-		if r.skip {
-			return
-		}
-		signed++
-		Progress.Signed.Add(1)
-		if r.Truncated {
-			truncated++
-		}
-		pre.add(&r.Rec)
-		if r.Empty {
-			empty++
-			return
-		}
-		nkeys += int64(len(r.Bands) + len(r.Tables))
-		entries.Send(&r.Doc)
-		if shards != nil {
-			shards.add(&r.Info)
-		} else {
-			infos.Add(wire.Partition(r.Info.Doc, fn.Cfg.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.Info) }, emitInfo)
-		}
-	}, nil) // rejects: counted by the first pass
-	if err := shards.close(err); err != nil {
+	ss := segmentSigner{fn: fn, file: file, index: index, path: path, skip: skip}
+	if err := ss.run(ctx, seg, ndocs, emitEntry, emitInfo, emitStat); err != nil {
 		return err
 	}
-	if err := pre.write(ctx, fn.Cfg.IndexOut, preShardName(file, index), path); err != nil {
-		return err
-	}
-	entries.Flush()
-	infos.Flush(emitInfo)
-	emitStat(output.StatSignSegments, 1)
-	emitStat(output.StatSigned, signed)
-	beam.NewCounter(output.MetricsNamespace, output.WorkerSignedPrefix+WorkerID).Inc(ctx, signed)
-	emitStat(output.StatNoShingles, empty)
-	emitStat(output.StatTruncated, truncated)
-	emitStat(output.StatKeys, nkeys)
-	bands.report(output.ShuffleBands, emitStat)
-	tables.report(output.ShuffleTables, emitStat)
-	reportInfos()
-	return injectFault("Signatures", path)
+	ss.stats().Emit(emitStat)
+	beam.NewCounter(output.MetricsNamespace, output.WorkerSignedPrefix+WorkerID).Inc(ctx, ss.signed)
+	return faults.Inject("Signatures", path)
 }
 
 // FinishBundle emits the names of the bundle's spill file of block entries
 // (see spilled.go).
 func (fn *signFn) FinishBundle(emitEntry, _ func(int, []byte), _ func(string, int64)) error {
 	return finishSpilled(nil, emitEntry, fn.spilled)
+}
+
+// segmentSigner signs the documents of one segment.
+type segmentSigner struct {
+	fn          *signFn
+	file, index int    // the segment's input file and segment within it
+	path        string // the input file's
+	skip        wire.LineSet
+
+	signed, empty, truncated, keys int64
+
+	mu   sync.Mutex
+	held []*signature.Signer // the signers its workers took from fn.signers
+}
+
+// run signs the segment seg of ndocs documents (from its document shard):
+// block entries to emitEntry, infos to the segment's info shard (with
+// fn.InfoShards) or to emitInfo, signatures to the pre-shard (with an
+// index).
+func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+	fn := ss.fn
+	defer ss.release()
+	sendEntry := fn.spilled.wrap(emitEntry)
+	var bands, tables tally.Shuffle // band entries in [0, P), SimHash table entries in [P, 2P)
+	emitBand, emitTable := bands.Count(sendEntry), tables.Count(sendEntry)
+	entries := blockkeys.NewSender(fn.Partitions, func(part int, chunk []byte) {
+		if part < fn.Partitions {
+			emitBand(part, chunk)
+		} else {
+			emitTable(part, chunk)
+		}
+	})
+	emitInfo, reportInfos := tally.CountShuffle(output.ShuffleInfos, emitInfo, emitStat)
+	infos := wire.NewBatcher(0)
+	pre := newPreShard(fn.IndexOut) // nil unless the job writes an index
+	var shards *infoSegments        // nil unless the infos go to info shards
+	if fn.InfoShards {
+		shards = fn.Work.newInfoSegments(ctx, ss.file, ss.path)
+	}
+	err := docpool.Map(fn.Work.segmentDocs(ctx, seg, ndocs, nil), fn.Work.Workers, ss.worker, func(r *signResult) {
+		if !ss.count(r) {
+			return
+		}
+		pre.add(&r.Rec)
+		if r.Empty {
+			return
+		}
+		entries.Send(&r.Doc)
+		if shards != nil {
+			shards.add(&r.Info)
+		} else {
+			infos.Add(wire.Partition(r.Info.Doc, fn.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.Info) }, emitInfo)
+		}
+	}, nil) // rejects: counted by the first pass
+	if err := shards.close(err); err != nil {
+		return err
+	}
+	if err := pre.write(ctx, fn.IndexOut, preShardName(ss.file, ss.index), ss.path); err != nil {
+		return err
+	}
+	entries.Flush()
+	infos.Flush(emitInfo)
+	bands.Report(output.ShuffleBands, emitStat)
+	tables.Report(output.ShuffleTables, emitStat)
+	reportInfos()
+	return nil
+}
+
+// worker is docpool.Map' worker: a signer of its own, held until the segment
+// is signed.
+func (ss *segmentSigner) worker() (func(*docpool.Doc, *signResult), error) {
+	signer, err := ss.fn.signers.get()
+	if err != nil {
+		return nil, err
+	}
+	ss.mu.Lock()
+	ss.held = append(ss.held, signer)
+	ss.mu.Unlock()
+	var sig signature.Signature
+	keyer, file, skip := &ss.fn.keyer, ss.file, &ss.skip
+	return func(d *docpool.Doc, r *signResult) {
+		if r.skip = skip.Has(d.Index); !r.skip {
+			text := d.Norm()
+			signer.Sign(text, &sig)
+			keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.Len, text, &sig)
+		}
+	}, nil
+}
+
+// count counts a result and reports whether it is a signed document.
+func (ss *segmentSigner) count(r *signResult) bool {
+	if r.skip {
+		return false
+	}
+	ss.signed++
+	Progress.Signed.Add(1)
+	if r.Truncated {
+		ss.truncated++
+	}
+	if r.Empty {
+		ss.empty++
+	} else {
+		ss.keys += int64(len(r.Bands) + len(r.Tables))
+	}
+	return true
+}
+
+// release gives the workers' signers back.
+func (ss *segmentSigner) release() {
+	for _, s := range ss.held {
+		ss.fn.signers.put(s)
+	}
+}
+
+// stats is what the segment counted.
+func (ss *segmentSigner) stats() tally.Counts {
+	return tally.Counts{
+		{Name: output.StatSignSegments, N: 1},
+		{Name: output.StatSigned, N: ss.signed},
+		{Name: output.StatNoShingles, N: ss.empty},
+		{Name: output.StatTruncated, N: ss.truncated},
+		{Name: output.StatKeys, N: ss.keys},
+	}
 }

@@ -22,22 +22,23 @@ func init() {
 }
 
 // stageEntryFn decodes block entry chunks into "band/file:line" (MinHash
-// band entries, partitions below Cfg.Partitions) and "sim/file:line"
+// band entries, partitions below Partitions) and "sim/file:line"
 // (SimHash table entries), and fails on a table entry keyed to another
 // partition than its key's.
 type stageEntryFn struct {
-	Cfg Config
+	Partitions int
+	Tables     blocking.Design
 
 	tables *blocking.Tables
 }
 
 func (fn *stageEntryFn) Setup() (err error) {
-	fn.tables, err = fn.Cfg.simTables()
+	fn.tables, err = newTables(fn.Tables)
 	return err
 }
 
 func (fn *stageEntryFn) ProcessElement(part int, chunk []byte, emit func(string)) error {
-	P := fn.Cfg.Partitions
+	P := fn.Partitions
 	if part < P {
 		es, err := wire.AppendEntries(nil, chunk)
 		if err != nil {
@@ -66,7 +67,7 @@ func stageCountStr(s string, n int) string { return fmt.Sprintf("%s=%d", s, n) }
 // stageEntryCounts counts the entries of each kind and document of the
 // block entry collections cols: "band/file:line=n".
 func stageEntryCounts(s beam.Scope, cfg Config, cols ...beam.PCollection) beam.PCollection {
-	docs := beam.ParDo(s, &stageEntryFn{Cfg: cfg}, beam.Flatten(s, cols...))
+	docs := beam.ParDo(s, &stageEntryFn{Partitions: cfg.Partitions, Tables: cfg.simDesign()}, beam.Flatten(s, cols...))
 	return beam.ParDo(s, stageCountStr, stats.Count(s, docs))
 }
 
@@ -119,7 +120,7 @@ func TestSignaturesStage(t *testing.T) {
 	stageRun(t, p)
 
 	for file, ids := range map[int][]string{0: {"a", "e"}, 1: {"d"}} {
-		tab, err := readInfoShard(context.Background(), cfg, cfg.segment(wire.DocNum(file, 0)))
+		tab, err := cfg.work().readInfoShard(context.Background(), cfg.segment(wire.DocNum(file, 0)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,18 +10,18 @@ import (
 // The signers of the signature pass and the exact checks (signatures.go,
 // exactcheck.go): one configuration, so one pool in the process.
 
-// exactSigner builds the signer of cfg: the signature pass's, whose shingle
+// exactSigner builds the signer of sg: the signature pass's, whose shingle
 // sets exact Jaccard compares.
 // It is safe to call from several goroutines.
-func exactSigner(cfg Config) (*signature.Signer, error) {
-	sc, err := cfg.signatureConfig()
+func exactSigner(sg signing) (*signature.Signer, error) {
+	sc, err := sg.config()
 	if err != nil {
 		return nil, err
 	}
 	exactSignerMu.Lock()
 	defer exactSignerMu.Unlock()
 	if sc.Tokens == tokenize.Word {
-		tokenize.Dictionary = cfg.Dictionary
+		tokenize.Dictionary = sg.Dictionary
 	}
 	return signature.New(sc)
 }
@@ -31,18 +31,16 @@ var exactSignerMu sync.Mutex
 // signerPool hands out exact signers (see exactSigner), one to each
 // goroutine at a time.
 type signerPool struct {
-	cfg  Config
+	sg   signing
 	mu   sync.Mutex
 	free []*signature.Signer
 }
 
-// init checks the configuration by building the first signer.
 // signerPools holds one signerPool per signer configuration (signerKey)
 // in the process: the exact-check DoFns of every round share it, so that a
 // signer, whose token and shingle buffers grow to the longest document it
 // has cut, exists once per goroutine at work rather than once per DoFn
-// instance and goroutine (0.41 GB of the heap in use at the peak of a
-// 13.9M-document run, 8 rounds, before they were shared).
+// instance and goroutine.
 var signerPools sync.Map // signerKey -> *signerPool
 
 type signerKey struct {
@@ -50,22 +48,22 @@ type signerKey struct {
 	dict string
 }
 
-// sharedSigners returns the process's signerPool for cfg's exact signers,
-// checking the configuration.
-func sharedSigners(cfg Config) (*signerPool, error) {
-	sc, err := cfg.signatureConfig()
+// sharedSigners returns the process's signerPool for sg's exact signers,
+// checking the configuration by building the first signer.
+func sharedSigners(sg signing) (*signerPool, error) {
+	sc, err := sg.config()
 	if err != nil {
 		return nil, err
 	}
-	key := signerKey{sc, cfg.Dictionary}
+	key := signerKey{sc, sg.Dictionary}
 	if p, ok := signerPools.Load(key); ok {
 		return p.(*signerPool), nil
 	}
-	s, err := exactSigner(cfg)
+	s, err := exactSigner(sg)
 	if err != nil {
 		return nil, err
 	}
-	p := &signerPool{cfg: cfg}
+	p := &signerPool{sg: sg}
 	p.put(s)
 	got, _ := signerPools.LoadOrStore(key, p)
 	return got.(*signerPool), nil
@@ -79,7 +77,7 @@ func (p *signerPool) get() (*signature.Signer, error) {
 		p.free = p.free[:n-1]
 		return s, nil
 	}
-	return exactSigner(p.cfg)
+	return exactSigner(p.sg)
 }
 
 func (p *signerPool) put(s *signature.Signer) {

@@ -20,12 +20,11 @@ func init() {
 
 // Spilled shuffles (Config.Spill, one machine). A local runner keeps every
 // element of a shuffle in memory until the stage after it has read all of
-// it, whatever the rounds: a stage emits all of its rounds at once. The
-// block entries alone were 2.86 of the 2.99 GB in use at the peak of a
-// 13.9M-document run, and the half-join records 1.9 of 2.5 GB once the
-// entries no longer were. So on one machine the large shuffles carry file
+// it, whatever the rounds: a stage emits all of its rounds at once, and the
+// block entries and the half-join records are most of the memory a large
+// run holds. So on one machine the large shuffles carry file
 // names instead of chunks: each DoFn bundle (or signed file) that emits
-// into one appends its chunks to a spill file of its own in Config.Work
+// into one appends its chunks to a spill file of its own in the work directory
 // (package spill: the chunks, then an index of their keys) and, once the
 // file is closed, emits (key, file name) once for each key it wrote. The
 // runner groups those names by key as it grouped the chunks, and the DoFn
@@ -66,7 +65,7 @@ func spilledCol(s beam.Scope, cfg Config, kind string, cols ...beam.PCollection)
 		col = beam.Flatten(s, cols...)
 	}
 	if cfg.Spill {
-		col = beam.ParDo(s, &spillFn{Cfg: cfg, Kind: kind}, col)
+		col = beam.ParDo(s, &spillFn{Work: cfg.work(), Kind: kind}, col)
 	}
 	return col
 }
@@ -74,12 +73,12 @@ func spilledCol(s beam.Scope, cfg Config, kind string, cols ...beam.PCollection)
 // spillFn writes the chunks of one bundle to a spill file of Kind and
 // emits (key, file name) once per key at the end of the bundle.
 type spillFn struct {
-	Cfg  Config
+	Work workDir
 	Kind string
 	out  *spillOut
 }
 
-func (fn *spillFn) Setup() { fn.out = fn.Cfg.spillTo(fn.Kind) }
+func (fn *spillFn) Setup() { fn.out = fn.Work.spillTo(fn.Kind) }
 
 // ProcessElement spills chunk; a write error fails the bundle in
 // FinishBundle.
@@ -104,7 +103,7 @@ func isSpillName(name string) bool {
 var spillSeq atomic.Int64
 
 // spillOut is one DoFn bundle's side of a spilled shuffle: nil unless
-// Config.Spill, and then a spill file of its own, opened at its first
+// workDir.Spill, and then a spill file of its own, opened at its first
 // chunk.
 type spillOut struct {
 	dir, kind string
@@ -115,12 +114,12 @@ type spillOut struct {
 }
 
 // spillTo returns the writing side of spilled shuffle kind (a file name
-// prefix), or nil when c.Spill is off: a nil spillOut passes chunks on.
-func (c Config) spillTo(kind string) *spillOut {
-	if !c.Spill {
+// prefix), or nil when w.Spill is off: a nil spillOut passes chunks on.
+func (w workDir) spillTo(kind string) *spillOut {
+	if !w.Spill {
 		return nil
 	}
-	return &spillOut{dir: c.Work, kind: kind}
+	return &spillOut{dir: w.Dir, kind: kind}
 }
 
 // wrap returns what to emit chunks to: emit itself when o is nil, else o's
@@ -206,10 +205,10 @@ type spillIn struct {
 }
 
 // each calls do with every chunk of group key: the chunks of chunks, or
-// with c.Spill the key's chunks in the spill files chunks names. A chunk
+// with w.Spill the key's chunks in the spill files chunks names. A chunk
 // is valid only during its call.
-func (in *spillIn) each(c Config, key int, chunks func(*[]byte) bool, do func([]byte) error) error {
-	next, failed := in.iter(c, key, chunks)
+func (in *spillIn) each(w workDir, key int, chunks func(*[]byte) bool, do func([]byte) error) error {
+	next, failed := in.iter(w, key, chunks)
 	var chunk []byte
 	for next(&chunk) {
 		if err := do(chunk); err != nil {
@@ -221,9 +220,9 @@ func (in *spillIn) each(c Config, key int, chunks func(*[]byte) bool, do func([]
 
 // collect returns copies of the chunks of group key (see each), which the
 // caller may keep.
-func (in *spillIn) collect(c Config, key int, chunks func(*[]byte) bool) ([][]byte, error) {
+func (in *spillIn) collect(w workDir, key int, chunks func(*[]byte) bool) ([][]byte, error) {
 	var out [][]byte
-	err := in.each(c, key, chunks, func(b []byte) error {
+	err := in.each(w, key, chunks, func(b []byte) error {
 		out = append(out, slices.Clone(b))
 		return nil
 	})
@@ -231,11 +230,11 @@ func (in *spillIn) collect(c Config, key int, chunks func(*[]byte) bool) ([][]by
 }
 
 // iter returns an iterator over the chunks of group key: chunks itself, or
-// with c.Spill one that reads the key's chunks from the spill files chunks
+// with w.Spill one that reads the key's chunks from the spill files chunks
 // names, each valid until the next call. It stops at the first error,
 // which failed then returns.
-func (in *spillIn) iter(c Config, key int, chunks func(*[]byte) bool) (next func(*[]byte) bool, failed func() error) {
-	if !c.Spill {
+func (in *spillIn) iter(w workDir, key int, chunks func(*[]byte) bool) (next func(*[]byte) bool, failed func() error) {
+	if !w.Spill {
 		return chunks, func() error { return nil }
 	}
 	var err error
@@ -248,7 +247,7 @@ func (in *spillIn) iter(c Config, key int, chunks func(*[]byte) bool) (next func
 					return false
 				}
 				var f *spill.File
-				if f, err = in.open(c, string(name)); err != nil {
+				if f, err = in.open(w, string(name)); err != nil {
 					return false
 				}
 				r = f.Reader(key)
@@ -270,15 +269,15 @@ func (in *spillIn) iter(c Config, key int, chunks func(*[]byte) bool) (next func
 	}
 }
 
-// open returns the spill file name in c.Work, opened once per bundle.
-func (in *spillIn) open(c Config, name string) (*spill.File, error) {
+// open returns the spill file name in w.Dir, opened once per bundle.
+func (in *spillIn) open(w workDir, name string) (*spill.File, error) {
 	if f := in.files[name]; f != nil {
 		return f, nil
 	}
 	if !isSpillName(name) {
 		return nil, fmt.Errorf("%q is not a spill file name", name)
 	}
-	f, err := spill.Open(filepath.Join(c.Work, name))
+	f, err := spill.Open(filepath.Join(w.Dir, name))
 	if err != nil {
 		return nil, err
 	}
@@ -291,9 +290,8 @@ func (in *spillIn) open(c Config, name string) (*spill.File, error) {
 
 // groupReader is embedded in the DoFns that read groups of groupSpilled
 // shuffles: their spill files are opened once for the DoFn (each open
-// reads the file's index, which lists every chunk of every key: opened
-// for each of 2,048 groups, the exact keys' index took 90 s at 13.9M
-// documents) and closed at its Teardown (FinishBundle would have to take
+// reads the file's index, which lists every chunk of every key, so once
+// per group would read it once per key) and closed at its Teardown (FinishBundle would have to take
 // the DoFn's emitters).
 type groupReader struct{ in spillIn }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 )
 
 // The spool keeps a copy of each compressed (gzip or zstd) input file,
@@ -19,7 +20,7 @@ import (
 // bytes instead of inflating the file again. (The passes that shingle
 // documents read the document shards instead: see docshards.go.) It is a
 // local-disk cache for runs on one machine
-// (Config.Spool names a directory the command creates and removes); a pass
+// (workDir.Spool names a directory the command creates and removes); a pass
 // that finds no spool file, as on a cluster where passes run on other
 // machines, reads the input itself. A file whose reading ended in an error
 // gets no spool, and a copy that cannot be written (a full disk, say) is
@@ -27,31 +28,34 @@ import (
 
 // Spooled returns the spool copy of input file index file if there is one,
 // else path itself.
-func (c Config) Spooled(file int, path string) string {
-	if c.Spool != "" {
-		if _, err := os.Stat(c.spoolPath(file)); err == nil {
-			return c.spoolPath(file)
+func (c Config) Spooled(file int, path string) string { return c.work().spooled(file, path) }
+
+// spooled is Config.Spooled.
+func (w workDir) spooled(file int, path string) string {
+	if w.Spool != "" {
+		if _, err := os.Stat(w.spoolPath(file)); err == nil {
+			return w.spoolPath(file)
 		}
 	}
 	return path
 }
 
 // spoolPath is where the copy of input file index file lives.
-func (c Config) spoolPath(file int) string {
-	return filepath.Join(c.Spool, fmt.Sprintf("input-%05d", file))
+func (w workDir) spoolPath(file int) string {
+	return filepath.Join(w.Spool, fmt.Sprintf("input-%05d", file))
 }
 
 // reader returns the reader of input file index file at path: from the
 // spool if it holds the file, else from path itself, checked against the
-// first pass's reading of it in c.Work (see input.go). Records and rejects
+// first pass's reading of it in w.Dir (see input.go). Records and rejects
 // are named by path either way.
-func (c Config) reader(ctx context.Context, file int, path string, opt record.Options) fileReader {
+func (w workDir) reader(ctx context.Context, file int, path string, opt record.Options) docpool.FileReader {
 	return func(doc func(record.Doc) error, reject func(record.Reject) error) error {
-		rd := fileRead{open: c.Spooled(file, path), name: path, opt: opt}
+		rd := fileRead{open: w.spooled(file, path), name: path, opt: opt}
 		rd.plain = rd.open != path
 		if !rd.plain { // a spool copy holds what the first pass read
 			var err error
-			if rd.seen, err = readSeen(ctx, c.Work, file); err != nil {
+			if rd.seen, err = readSeen(ctx, w.Dir, file); err != nil {
 				return err
 			}
 		}
@@ -82,11 +86,11 @@ func (s *spoolFile) Write(p []byte) (int, error) {
 // newSpool starts the spool copy of an input file, or returns nil when
 // there is no spool. It gets bytes only if the file is compressed (see
 // compressedTee); the caller commits it only then.
-func (c Config) newSpool(ctx context.Context, file int, path string) *spoolFile {
-	if c.Spool == "" {
+func (w workDir) newSpool(ctx context.Context, file int, path string) *spoolFile {
+	if w.Spool == "" {
 		return nil
 	}
-	return newSpoolFile(ctx, c.spoolPath(file), path)
+	return newSpoolFile(ctx, w.spoolPath(file), path)
 }
 
 // newSpoolFile creates a temporary file that commit renames to final, the

@@ -9,19 +9,20 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 )
 
 // collectDocs reads every document r reports, by line index.
-func collectDocs(t *testing.T, r docReader) map[int64]docItem {
+func collectDocs(t *testing.T, r docpool.Reader) map[int64]docpool.Doc {
 	t.Helper()
-	got := map[int64]docItem{}
-	err := r(func(d *docItem) error {
+	got := map[int64]docpool.Doc{}
+	err := r(func(d *docpool.Doc) error {
 		if _, dup := got[d.Index]; dup {
 			t.Errorf("line %d reported twice", d.Index)
 		}
 		item := *d
-		if item.textBytes != nil { // valid only during the call
-			item.Text, item.textBytes = string(item.textBytes), nil
+		if item.TextBytes != nil { // valid only during the call
+			item.Text, item.TextBytes = string(item.TextBytes), nil
 		}
 		got[d.Index] = item
 		return nil
@@ -56,7 +57,7 @@ func TestSpoolDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var docs int64
-	fn := &readKeysFn{Cfg: cfg}
+	fn := &readKeysFn{Work: cfg.work(), Read: cfg.reading(), Partitions: cfg.Partitions}
 	nop := func(int, []byte) {}
 	err = fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(name string, n int64) {
 		if name == output.StatDocuments {
@@ -66,7 +67,7 @@ func TestSpoolDropped(t *testing.T) {
 	if err != nil || docs != 2 {
 		t.Fatalf("first pass without a usable spool: %v, %d documents, want 2", err, docs)
 	}
-	if got := collectDocs(t, parsed(cfg.reader(ctx, 0, in, cfg.recordOptions()))); len(got) != 2 {
+	if got := collectDocs(t, docpool.Parsed(cfg.work().reader(ctx, 0, in, cfg.recordOptions()))); len(got) != 2 {
 		t.Errorf("the input read again without a spool copy: %d documents, want 2", len(got))
 	}
 

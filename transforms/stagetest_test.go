@@ -23,6 +23,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 )
 
 func init() {
@@ -300,7 +301,7 @@ func stageIndex(t *testing.T, cfg Config, paths []string, removes ...stageChunk)
 	_, signStats := Signatures(s, cfg, segs, skips)
 	// The index shards copy the pre-shards of the signature pass: wait
 	// for it (in a run, the removals come after it).
-	rm := beam.Flatten(s, stageChunks(s, removes...), beam.ParDo(s, after, signStats))
+	rm := beam.Flatten(s, stageChunks(s, removes...), beam.ParDo(s, rounds.After, signStats))
 	WriteIndex(s, cfg, files, rm)
 	stageRun(t, p)
 	man, err := ReadManifest(context.Background(), cfg.IndexOut)

@@ -28,7 +28,7 @@ func init() {
 // In: stats (name, n) of every stage.
 func Summary(s beam.Scope, cfg Config, files Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
-	beam.ParDo0(s, &writeSummaryFn{Cfg: cfg}, sumStats(s, files, sts...))
+	beam.ParDo0(s, &writeSummaryFn{Out: cfg.Output, Work: cfg.work()}, sumStats(s, files, sts...))
 }
 
 // sumStats sums the stats sts by name and gathers the sums under one key,
@@ -74,7 +74,8 @@ func readStats(chunks func(*[]byte) bool) (map[string]int64, error) {
 // In: (key, stat records: see encodeStat, input files: see readInputs).
 // Out: summary.json in the output directory.
 type writeSummaryFn struct {
-	Cfg Config
+	Out  string  // the output directory
+	Work workDir // removed once the summary is written
 }
 
 func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inputs func(*[]byte) bool) error {
@@ -87,11 +88,11 @@ func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inp
 	if sum.Inputs, err = readInputs(inputs); err != nil {
 		return err
 	}
-	if err := writeJSON(ctx, fn.Cfg.Output, output.SummaryName, sum); err != nil {
+	if err := writeJSON(ctx, fn.Out, output.SummaryName, sum); err != nil {
 		return err
 	}
 	// Every stage that reads the info shards has sent its stats here.
-	return removeInfoShards(ctx, fn.Cfg)
+	return fn.Work.removeAll(ctx)
 }
 
 // writeJSON writes v, indented, to dir/name (encoding/json sorts map keys:

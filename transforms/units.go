@@ -21,7 +21,7 @@ import (
 )
 
 // The first pass reads each input file in *units*. A file is one unit,
-// except a Parquet file of more than Config.unitRows rows, local or a
+// except a Parquet file of more than splitter.UnitRows rows, local or a
 // gs:// or s3:// object (read in ranges, see package objects), or a local
 // uncompressed JSONL or TSV file of more than unitRows lines: that is read
 // in units of about unitRows rows (whole segments, so that each segment's
@@ -87,7 +87,7 @@ type unitResult struct {
 func readUnits(s beam.Scope, cfg Config, files Files) []beam.PCollection {
 	var splits []beam.PCollection
 	for _, b := range files.Branches {
-		splits = append(splits, beam.ParDo(s, &splitFn{Cfg: cfg}, b))
+		splits = append(splits, beam.ParDo(s, &splitFn{Split: cfg.splitter()}, b))
 	}
 	units := beam.Flatten(s, splits...)
 	n := len(files.Branches)
@@ -107,25 +107,32 @@ func readUnits(s beam.Scope, cfg Config, files Files) []beam.PCollection {
 // In: (file index, path). Out: (the segment key of the unit's first row,
 // readUnit JSON).
 type splitFn struct {
-	Cfg Config
+	Split splitter
 }
 
 func (fn *splitFn) ProcessElement(ctx context.Context, file int, path string, emit func(int, []byte)) error {
-	for _, u := range fn.Cfg.splitFile(ctx, file, path) {
+	for _, u := range fn.Split.splitFile(ctx, file, path) {
 		b, err := json.Marshal(u)
 		if err != nil {
 			return err
 		}
-		emit(fn.Cfg.segment(wire.DocNum(file, u.First)), b)
+		emit(wire.Segment(wire.DocNum(file, u.First), fn.Split.SegmentBits), b)
 	}
 	return nil
 }
 
+// splitter cuts input files into the units of the first pass.
+type splitter struct {
+	Read        readOptions
+	UnitRows    int64 // rows of a unit, whole segments (Config.unitRows); 0: a file is one unit
+	SegmentBits int
+}
+
 // splitFile returns the units of input file index file at path.
-func (c Config) splitFile(ctx context.Context, file int, path string) []readUnit {
+func (c splitter) splitFile(ctx context.Context, file int, path string) []readUnit {
 	whole := []readUnit{{File: file, Path: path, Of: 1}}
-	per := c.unitRows()
-	f, _ := record.ParseFormat(c.Format)
+	per := c.UnitRows
+	f, _ := record.ParseFormat(c.Read.Format)
 	switch format := record.FormatFor(path, f); {
 	case per == 0:
 		return whole
@@ -138,7 +145,7 @@ func (c Config) splitFile(ctx context.Context, file int, path string) []readUnit
 	if !ok {
 		return whole
 	}
-	cuts := unitCuts(st.groups, per, int64(1)<<c.segmentBits())
+	cuts := unitCuts(st.groups, per, int64(1)<<c.SegmentBits)
 	n := len(cuts) - 1
 	if n < 2 {
 		return whole
@@ -261,9 +268,9 @@ func (fn *unitBranchFn) ProcessElement(key int, b []byte, emit func(int, []byte)
 // output.InputFile.
 //
 // In: (file index, unitResult JSON of each of its units). Out: (file index,
-// output.InputFile JSON), also written to Cfg.Work (see input.go).
+// output.InputFile JSON), also written to WorkDir (see input.go).
 type mergeReadFn struct {
-	Cfg Config
+	WorkDir string // Config.Work
 }
 
 func (fn *mergeReadFn) ProcessElement(ctx context.Context, file int, results func(*[]byte) bool, emit func(int, []byte)) error {
@@ -298,8 +305,8 @@ func (fn *mergeReadFn) ProcessElement(ctx context.Context, file int, results fun
 	if err != nil {
 		return err
 	}
-	if fn.Cfg.Work != "" { // for the later passes, see input.go
-		if err := writeSeen(ctx, fn.Cfg.Work, file, line); err != nil {
+	if fn.WorkDir != "" { // for the later passes, see input.go
+		if err := writeSeen(ctx, fn.WorkDir, file, line); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,9 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
 )
@@ -26,7 +29,7 @@ func init() {
 // keyed by segment (Config.SegmentBits: lines of one input file), each
 // reading the segment's info shard, and keeps the pairs that pass the test.
 // The second step (Check) runs in cfg.ShuffleRounds() rounds by the segment
-// of the second document (see inRounds, splitSegmentRounds). Pairs whose
+// of the second document (see rounds.Run, splitSegmentRounds). Pairs whose
 // MinHash estimate cannot decide go to an exact check of their shingle sets
 // (ExactChecks).
 //
@@ -34,8 +37,8 @@ func init() {
 // matches (file index of A, chunk), stats.
 func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Cfg: cfg}, pairs)
-	checked := inRounds(s.Scope("Check"), 3, &verifyFileFn{Cfg: cfg}, splitSegmentRounds(s, cfg, halves[0]))
+	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Work: cfg.work()}, pairs)
+	checked := rounds.Run(s.Scope("Check"), 3, &verifyFileFn{Work: cfg.work(), Verify: cfg.verifyConfig()}, splitSegmentRounds(s, cfg, halves[0]))
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	exact, st3 := ExactChecks(s, cfg, files.Manifest, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
@@ -47,20 +50,20 @@ func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matc
 // In: (segment, candidate pairs whose first document is in the segment).
 // Out: like halfJoinFn, keyed by the segment of the second document. The
 // work of a segment runs on another goroutine while the next segment's
-// pairs arrive (see aheadEmits).
+// pairs arrive (see docpool.AheadEmits).
 type halfJoinFileFn struct {
-	Cfg Config
+	Work workDir
 
-	ahead   aheadEmits
+	ahead   docpool.AheadEmits
 	spilled spillIn   // candidate pairs
 	halves  *spillOut // see spilled.go
 }
 
-func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Cfg.spillTo("halves") }
+func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Work.spillTo("halves") }
 
 func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, seg int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	pairChunks, failed := fn.spilled.iter(fn.Cfg, seg, pairChunks)
+	pairChunks, failed := fn.spilled.iter(fn.Work, seg, pairChunks)
 	pairs, err := uniquePairs(pairChunks)
 	if err == nil {
 		err = failed()
@@ -69,21 +72,20 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, seg int, pairChunk
 		return err
 	}
 	addBusy(ctx, "JoinFirst", time.Since(start), start)
-	fn.ahead.stage = "JoinFirst"
-	fn.ahead.start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		infos, err := readInfoShard(ctx, fn.Cfg, seg)
+	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		infos, err := fn.Work.readInfoShard(ctx, seg)
 		if err != nil {
 			return err
 		}
-		return halfJoin(pairs, infos.find, fn.Cfg.segment, fn.Cfg.segmentShardName(seg), emits[0], emitStat)
+		return halfJoin(pairs, infos.find, fn.Work.segment, fn.Work.segmentShardName(seg), emits[0], emitStat)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){fn.halves.wrap(emit)}, emitStat)
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){fn.halves.wrap(emit)}, emitStat, busyIn(ctx, "JoinFirst"))
 }
 
 // FinishBundle emits the output of the segments still being worked on.
 func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){fn.halves.wrap(emit)}, emitStat), emit, fn.halves)
+	return finishSpilled(fn.ahead.Drain(0, []func(int, []byte){fn.halves.wrap(emit)}, emitStat, busyIn(ctx, "JoinFirst")), emit, fn.halves)
 }
 
 // verifyFileFn is verifyFn with the infos read from the segment's info
@@ -93,40 +95,40 @@ func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byt
 // segment). Out: like verifyFn (keyed by the file of the first document),
 // and a count of the segments (output.StatSegments). The work of a segment
 // runs on another goroutine while the next segment's records arrive (see
-// aheadEmits).
+// docpool.AheadEmits).
 type verifyFileFn struct {
-	Cfg Config
+	Work   workDir
+	Verify verify.Config
 
-	ahead   aheadEmits
+	ahead   docpool.AheadEmits
 	spilled spillIn   // half-join records
 	unsure  *spillOut // see spilled.go
 }
 
-func (fn *verifyFileFn) Setup() { fn.unsure = fn.Cfg.spillTo("unsure") }
+func (fn *verifyFileFn) Setup() { fn.unsure = fn.Work.spillTo("unsure") }
 
 func (fn *verifyFileFn) ProcessElement(ctx context.Context, seg int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	// The work reads the chunks after this call returns: keep copies, as
 	// the runner owns what its iterator hands out.
-	chunks, err := fn.spilled.collect(fn.Cfg, seg, halfChunks)
+	chunks, err := fn.spilled.collect(fn.Work, seg, halfChunks)
 	if err != nil || len(chunks) == 0 {
 		return err
 	}
-	fn.ahead.stage = "Verify"
-	fn.ahead.start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
-		infos, err := readInfoShard(ctx, fn.Cfg, seg)
+	fn.ahead.Start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		infos, err := fn.Work.readInfoShard(ctx, seg)
 		if err != nil {
 			return err
 		}
 		emitStat(output.StatSegments, 1)
-		return verifyHalves(fn.Cfg, iterOf(chunks), infos.find, fn.Cfg.segmentShardName(seg), emits[0], emits[1], emitStat)
+		return verifyHalves(fn.Verify, fn.Work.SegmentBits, iterOf(chunks), infos.find, fn.Work.segmentShardName(seg), emits[0], emits[1], emitStat)
 	})
-	return fn.ahead.drain(ctx, runtime.GOMAXPROCS(0), []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat)
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat, busyIn(ctx, "Verify"))
 }
 
 // FinishBundle emits the output of the segments still being worked on.
 func (fn *verifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.close()
-	return finishSpilled(fn.ahead.drain(ctx, 0, []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat), emitUnsure, fn.unsure)
+	return finishSpilled(fn.ahead.Drain(0, []func(int, []byte){emit, fn.unsure.wrap(emitUnsure)}, emitStat, busyIn(ctx, "Verify")), emitUnsure, fn.unsure)
 }
 
 // uniquePairs decodes the candidate-pair chunks of iter, sorted and without
@@ -150,7 +152,7 @@ func uniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
 // sorted (uniquePairs).
 func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
 	emit func(int, []byte), emitStat func(string, int64)) error {
-	emit, report := countShuffle(output.ShuffleHalves, emit, emitStat)
+	emit, report := tally.CountShuffle(output.ShuffleHalves, emit, emitStat)
 	b := wire.NewBatcher(0)
 	var group []wire.Doc
 	total := len(pairs)
@@ -187,15 +189,15 @@ func halfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 }
 
 // verifyHalves checks each pair of the half-join records of halfChunks
-// against the second document's info (from info), and emits
+// against the second document's info (from info) under cfg, and emits
 // the accepted matches, as wire.Match chunks keyed by the file of their
 // first document, and the pairs whose estimate cannot decide, keyed by the
-// exact checks' key of their first document (checkKey).
-func verifyHalves(c Config, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
+// exact checks' key of their first document (checkKey, with segments of
+// bits).
+func verifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
 	emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
-	cfg, bits := c.verifyConfig(), c.segmentBits()
-	emit, reportMatches := countShuffle(output.ShuffleMatches, emit, emitStat)
-	emitUnsure, reportUnsure := countShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
+	emit, reportMatches := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
+	emitUnsure, reportUnsure := tally.CountShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)
 	unsure := wire.NewBatcher(0)
 	var a wire.Info

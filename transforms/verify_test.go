@@ -8,6 +8,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/rounds"
 )
 
 // TestVerifyStage: given the candidate pairs (a, a2), a near-duplicate,
@@ -45,7 +46,7 @@ func TestVerifyStage(t *testing.T) {
 			_, signStats := Signatures(s, cfg, segs, skips)
 			// The pairs wait for the signature pass, which writes the info
 			// shards Verify reads (in a run, they come from its entries).
-			cands := beam.Flatten(s, stageChunks(s, stageChunk{Key: 0, Chunk: pairs}), beam.ParDo(s, after, signStats))
+			cands := beam.Flatten(s, stageChunks(s, stageChunk{Key: 0, Chunk: pairs}), beam.ParDo(s, rounds.After, signStats))
 			matches, st := Verify(s, cfg, files, cands)
 			passert.Equals(s, beam.ParDo(s, &stageDecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 			passert.Equals(s, stageStats(s, st, output.StatCandidates, output.StatUnsure, output.StatByEstimate, output.StatByExact), tc.stats...)

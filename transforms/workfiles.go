@@ -33,6 +33,23 @@ import (
 // Config.Work must therefore be readable and writable by every worker: a
 // local directory on one machine, a bucket (gs://...) on a cluster.
 
+// workDir is a stage's handle on the job's work directory: what every
+// DoFn that reads or writes work files holds, in place of the job's
+// Config. Its methods make the work files: info shards (here), document
+// shards (docshards.go), spill files (spilled.go), spool copies (spool.go)
+// and the readers of the inputs that check them against the first pass's
+// reading (input.go).
+type workDir struct {
+	Dir         string // Config.Work: every worker must be able to read and write it
+	SegmentBits int    // Config.SegmentBits or its default, never 0
+	Spill       bool   // Config.Spill
+	Spool       string // Config.Spool
+	Workers     int    // Config.Workers: goroutines over a file's documents (0: GOMAXPROCS)
+}
+
+// segment returns the key of the segment of document d (wire.Segment).
+func (w workDir) segment(d wire.Doc) int { return wire.Segment(d, w.SegmentBits) }
+
 // WorkDirName is the work directory pipeline.Build uses, inside the output
 // directory, when Config.Work is not set.
 const WorkDirName = ".tmp-work"
@@ -51,8 +68,8 @@ const (
 func infoShardName(file, index int) string { return fmt.Sprintf("info-%05d-%06d.bin", file, index) }
 
 // segmentShardName is infoShardName of the segment with key seg.
-func (c Config) segmentShardName(seg int) string {
-	return infoShardName(wire.SegmentFile(seg, c.segmentBits()))
+func (w workDir) segmentShardName(seg int) string {
+	return infoShardName(wire.SegmentFile(seg, w.SegmentBits))
 }
 
 // IsWorkFile reports whether name is a file the job writes in its work
@@ -116,7 +133,7 @@ func (t *infoTable) find(d wire.Doc) *wire.Info {
 }
 
 // writeInfoShard writes the infos in shard of segment index of input file
-// index file (path) to the segment's info shard in dir (Config.Work).
+// index file (path) to the segment's info shard in dir (the work directory).
 // Unlike a spool copy, the job cannot go on without it: a shard that cannot
 // be written is an error that names the directory and about the space the
 // shard needs.
@@ -162,12 +179,12 @@ func aboutBytes(n int64) string {
 }
 
 // readInfoShard reads the info shard of the segment with key seg from
-// cfg.Work. A missing shard is an error: a join reads only the segments of
+// w.Dir. A missing shard is an error: a join reads only the segments of
 // documents that have block keys, and so infos.
-func readInfoShard(ctx context.Context, cfg Config, seg int) (*infoTable, error) {
-	bits := cfg.segmentBits()
+func (w workDir) readInfoShard(ctx context.Context, seg int) (*infoTable, error) {
+	bits := w.SegmentBits
 	file, n := wire.SegmentFile(seg, bits)
-	path := output.JoinPath(cfg.Work, cfg.segmentShardName(seg))
+	path := output.JoinPath(w.Dir, w.segmentShardName(seg))
 	rd, rc, err := openShard(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("info shard of input file %d, lines %d to %d: %w", file, int64(n)<<bits, int64(n+1)<<bits-1, err)
@@ -192,7 +209,7 @@ func readInfoShard(ctx context.Context, cfg Config, seg int) (*infoTable, error)
 }
 
 // infoSegments writes the infos of one input file, which the signature
-// pass gets in line order (see mapDocs), to the info shards of its
+// pass gets in line order (see docpool.Map), to the info shards of its
 // segments: a segment's shard is written, on a goroutine of its own, when
 // the first info of a later segment comes. The pass so holds the infos of
 // at most two segments, the one it fills and the one being written,
@@ -210,8 +227,8 @@ type infoSegments struct {
 	most    int // the most infos held at once, cur and the one being written
 }
 
-func (c Config) newInfoSegments(ctx context.Context, file int, path string) *infoSegments {
-	return &infoSegments{ctx: ctx, dir: c.Work, path: path, file: file, bits: c.segmentBits(), cur: &recordShard{}}
+func (w workDir) newInfoSegments(ctx context.Context, file int, path string) *infoSegments {
+	return &infoSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits, cur: &recordShard{}}
 }
 
 // add adds the info in, whose line must not be before the last one's.
@@ -271,19 +288,19 @@ func (s *infoSegments) close(err error) error {
 	return cmp.Or(err, s.err)
 }
 
-// removeInfoShards removes the info shards, the document shards (see
+// removeAll removes the info shards, the document shards (see
 // docshards.go), the spill files and the first
 // pass's readings of the inputs (and leftovers of their temporary names)
-// from cfg.Work, and the directory itself when it is local and left empty.
-func removeInfoShards(ctx context.Context, cfg Config) error {
-	if cfg.Work == "" {
+// from w.Dir, and the directory itself when it is local and left empty.
+func (w workDir) removeAll(ctx context.Context) error {
+	if w.Dir == "" {
 		return nil
 	}
-	if err := removeMatching(ctx, cfg.Work, "info-*.bin", ".tmp-info-*", "docs-*.bin", ".tmp-docs-*", "part-*.jsonl", ".tmp-part-*", spillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
+	if err := removeMatching(ctx, w.Dir, "info-*.bin", ".tmp-info-*", "docs-*.bin", ".tmp-docs-*", "part-*.jsonl", ".tmp-part-*", spillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
 		return fmt.Errorf("work directory: %w", err)
 	}
-	if !strings.Contains(cfg.Work, "://") {
-		_ = os.Remove(cfg.Work) // only if empty; a command's own work directory is its to remove
+	if !strings.Contains(w.Dir, "://") {
+		_ = os.Remove(w.Dir) // only if empty; a command's own work directory is its to remove
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/faults"
 )
 
 func init() {
@@ -30,7 +31,7 @@ func init() {
 // grouped: see writeparts.go), removals (keyed by file index). Out: stats.
 func Write(s beam.Scope, cfg Config, files Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
-	dedup := files.perFile(s.Scope("dedup"), 1, &writeDedupFn{Cfg: cfg}, removes, rejects)[0]
+	dedup := files.perFile(s.Scope("dedup"), 1, &writeDedupFn{Work: cfg.work(), Read: cfg.reading(), Out: cfg.outputs()}, removes, rejects)[0]
 	return beam.Flatten(s, writeLines(s, cfg, output.KindPairs, matches),
 		writeLines(s, cfg, output.KindClusters, clusters),
 		writeLines(s, cfg, output.KindRejects, rejects),
@@ -64,18 +65,21 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.O
 // writeDedupFn writes the deduplicated copy of one input file.
 //
 // In: (file index, its path, chunks of uvarint line numbers to remove, the
-// file's reject lines from the first pass). Out: the file's output.DedupName with
-// every good record of the file that is not removed, byte for byte as read
-// (each line with a "\n"; a text file's content as it is, or nothing if it
-// is removed; a Parquet input's good rows not removed, as a Parquet file
-// with its schema: see parquet.go), and the count kept. The file is copied without parsing: the
-// first pass already said which lines are records (rejected ones are in
-// rejects-*.jsonl). The copy is compressed with Cfg.Compress, or else as
-// the input is (a .jsonl.gz input gives a .jsonl.gz copy). Reading the input itself, not its spool copy, it checks
-// the file against the first pass's reading (see input.go) before the copy
-// is renamed into place.
+// file's reject lines from the first pass). Out: the file's
+// output.DedupName with every good record of the file that is not removed,
+// byte for byte as read (each line with a "\n"; a text file's content as
+// it is, or nothing if it is removed; a Parquet input's good rows not
+// removed, as a Parquet file with its schema: see parquet.go), and the
+// count kept. The file is copied without parsing: the first pass already
+// said which lines are records (rejected ones are in rejects-*.jsonl). The
+// copy is compressed with Out.Compress, or else as the input is (a
+// .jsonl.gz input gives a .jsonl.gz copy). Reading the input itself, not
+// its spool copy, it checks the file against the first pass's reading (see
+// input.go) before the copy is renamed into place.
 type writeDedupFn struct {
-	Cfg Config
+	Work workDir
+	Read readOptions
+	Out  outDir
 }
 
 func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks, rejectChunks func(*[]byte) bool, emitStat func(string, int64)) error {
@@ -84,15 +88,38 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 	if !paths(&path) {
 		return fmt.Errorf("dedup: no path for file %d", file)
 	}
+	remove, err := dedupRemovals(path, removeChunks, rejectChunks)
+	if err != nil {
+		return err
+	}
+	opt := fn.Read.options()
+	opt.Raw = true
+	opt.Only = func(index int64) bool { return !remove.Has(index) }
+	var kept int64
+	if record.FormatFor(path, opt.Format) == record.Parquet { // parquet.go
+		kept, err = fn.copyParquet(ctx, file, path, opt)
+	} else {
+		kept, err = fn.copyLines(ctx, file, path, opt)
+	}
+	if err != nil {
+		return err
+	}
+	emitStat(output.StatKept, kept)
+	return nil
+}
+
+// dedupRemovals returns the lines of input path that its copy leaves out:
+// the removed ones (removeChunks) and the rejected ones (rejectChunks).
+func dedupRemovals(path string, removeChunks, rejectChunks func(*[]byte) bool) (wire.LineSet, error) {
 	remove, err := wire.ReadLineSet(removeChunks)
 	if err != nil {
-		return fmt.Errorf("dedup: removal list for %s: %w", path, err)
+		return remove, fmt.Errorf("dedup: removal list for %s: %w", path, err)
 	}
 	var chunk []byte
 	for rejectChunks(&chunk) {
 		lines, err := wire.AppendLines(nil, chunk)
 		if err != nil {
-			return err
+			return remove, err
 		}
 		for _, l := range lines {
 			if l.K1 > 0 { // K1 is the 1-based line; 0: the whole file (text format)
@@ -100,32 +127,33 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 			}
 		}
 	}
-	opt := fn.Cfg.recordOptions()
-	opt.Raw = true
-	opt.Only = func(index int64) bool { return !remove.Has(index) }
-	var kept int64
-	if record.FormatFor(path, opt.Format) == record.Parquet { // parquet.go
-		opt.Raw = false
-		err = writeAtomically(ctx, fn.Cfg.Output, output.DedupName("parquet", file), func(w io.Writer) (err error) {
-			kept, err = fn.Cfg.writeParquetDedup(ctx, file, path, opt, w)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		emitStat(output.StatKept, kept)
-		return nil
-	}
+	return remove, nil
+}
+
+// copyParquet writes the deduplicated copy of a Parquet input and returns
+// the rows kept.
+func (fn *writeDedupFn) copyParquet(ctx context.Context, file int, path string, opt record.Options) (kept int64, err error) {
+	opt.Raw = false
+	err = writeAtomically(ctx, fn.Out.Dir, output.DedupName("parquet", file), func(w io.Writer) (err error) {
+		kept, err = fn.Work.writeParquetDedup(ctx, file, path, opt, w)
+		return err
+	})
+	return kept, err
+}
+
+// copyLines writes the deduplicated copy of a line (or text) input and
+// returns the records kept.
+func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path string, opt record.Options) (kept int64, err error) {
 	end := []byte{'\n'} // a line's terminator
-	if fn.Cfg.Format == "text" {
+	if fn.Read.Format == "text" {
 		end = nil // the record is the whole file, terminators and all
 	}
-	in, err := inputCompression(ctx, fn.Cfg.Work, file, path)
+	in, err := inputCompression(ctx, fn.Work.Dir, file, path)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	err = writeCompressed(ctx, fn.Cfg.Output, output.DedupName(fn.Cfg.Format, file), fn.Cfg.outCompression(in), func(w io.Writer) error {
-		return fn.Cfg.reader(ctx, file, path, opt)(func(d record.Doc) error {
+	err = writeCompressed(ctx, fn.Out.Dir, output.DedupName(fn.Read.Format, file), fn.Out.compression(in), func(w io.Writer) error {
+		return fn.Work.reader(ctx, file, path, opt)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {
 				return err
@@ -134,11 +162,7 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 			return err
 		}, func(record.Reject) error { return nil })
 	})
-	if err != nil {
-		return err
-	}
-	emitStat(output.StatKept, kept)
-	return nil
+	return kept, err
 }
 
 // inputCompression is the compression the first pass found in input file
@@ -202,7 +226,7 @@ func writeFile(ctx context.Context, dir, name string, write func(w io.Writer) er
 		err = cerr
 	}
 	if err == nil && hooked {
-		err = injectFault("Write", name)
+		err = faults.Inject("Write", name)
 	}
 	if err == nil {
 		err = filesystem.Rename(ctx, fs, tmp, final)

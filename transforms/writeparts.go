@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/tally"
 )
 
 func init() {
@@ -37,9 +38,9 @@ func init() {
 // machine (groupSpilled). Out: stats.
 func writeLines(s beam.Scope, cfg Config, kind string, col beam.PCollection) beam.PCollection {
 	s = s.Scope(kind)
-	parts, st1 := beam.ParDo2(s, &splitPartsFn{Cfg: cfg, Kind: kind}, col)
-	named, st2 := beam.ParDo2(s, &writePartFn{Cfg: cfg, Kind: kind}, groupSpilled(s, cfg, "parts", parts))
-	st3 := beam.ParDo(s, &joinPartsFn{Cfg: cfg, Kind: kind}, beam.GroupByKey(s, named))
+	parts, st1 := beam.ParDo2(s, &splitPartsFn{SegmentBits: cfg.segmentBits(), Kind: kind}, col)
+	named, st2 := beam.ParDo2(s, &writePartFn{Work: cfg.work(), Kind: kind, Locations: cfg.Locations}, groupSpilled(s, cfg, "parts", parts))
+	st3 := beam.ParDo(s, &joinPartsFn{WorkDir: cfg.Work, Out: cfg.outputs(), Kind: kind}, beam.GroupByKey(s, named))
 	return beam.Flatten(s, st1, st2, st3)
 }
 
@@ -61,9 +62,10 @@ func isPartName(name string) bool {
 }
 
 // partKey is the key of the part of input file file that holds the line
-// with sort key k1: the segment of its line (k1's low 40 bits).
-func (c Config) partKey(file int, k1 uint64) int {
-	return c.segment(wire.DocNum(file, int64(k1&(1<<40-1))))
+// with sort key k1: the segment (of segmentBits) of its line (k1's low 40
+// bits).
+func partKey(segmentBits, file int, k1 uint64) int {
+	return wire.Segment(wire.DocNum(file, int64(k1&(1<<40-1))), segmentBits)
 }
 
 // splitPartsFn re-keys a file's output records by part.
@@ -71,21 +73,21 @@ func (c Config) partKey(file int, k1 uint64) int {
 // In: (file index, a chunk). Out: the same records in chunks keyed by part
 // (partKey), batched over the bundle; stats.
 type splitPartsFn struct {
-	Cfg  Config
-	Kind string
+	SegmentBits int
+	Kind        string
 
 	parts *wire.Batcher
-	tally shuffleTally
+	tally tally.Shuffle
 	lines []wire.OutLine
 }
 
 func (fn *splitPartsFn) Setup() { fn.parts = wire.NewBatcher(0) }
 
 func (fn *splitPartsFn) ProcessElement(file int, chunk []byte, emit func(int, []byte), _ func(string, int64)) error {
-	emit = fn.tally.count(emit)
+	emit = fn.tally.Count(emit)
 	if fn.Kind == output.KindPairs {
 		return wire.EachMatch(chunk, func(m *wire.Match, rec []byte) error {
-			fn.parts.Add(fn.Cfg.partKey(file, m.A), func(dst []byte) []byte { return append(dst, rec...) }, emit)
+			fn.parts.Add(partKey(fn.SegmentBits, file, m.A), func(dst []byte) []byte { return append(dst, rec...) }, emit)
 			return nil
 		})
 	}
@@ -94,34 +96,35 @@ func (fn *splitPartsFn) ProcessElement(file int, chunk []byte, emit func(int, []
 		return err
 	}
 	for _, l := range fn.lines {
-		fn.parts.Add(fn.Cfg.partKey(file, l.K1), func(dst []byte) []byte { return wire.AppendLine(dst, l.K1, l.K2, l.Text) }, emit)
+		fn.parts.Add(partKey(fn.SegmentBits, file, l.K1), func(dst []byte) []byte { return wire.AppendLine(dst, l.K1, l.K2, l.Text) }, emit)
 	}
 	return nil
 }
 
 // FinishBundle emits the bundle's last chunks and its shuffle tally.
 func (fn *splitPartsFn) FinishBundle(emit func(int, []byte), emitStat func(string, int64)) {
-	fn.parts.Flush(fn.tally.count(emit))
-	fn.tally.report(output.ShuffleParts, emitStat)
+	fn.parts.Flush(fn.tally.Count(emit))
+	fn.tally.Report(output.ShuffleParts, emitStat)
 }
 
 // writePartFn writes one part of an output shard.
 //
 // In: (part, chunks of its records). Out: the part, its lines sorted, in
-// Cfg.Work (plain text, whatever the outputs' compression), named with
-// its line count as a wire marker keyed by file index; stats.
+// the work directory (plain text, whatever the outputs' compression),
+// named with its line count as a wire marker keyed by file index; stats.
 type writePartFn struct {
-	Cfg         Config
+	Work        workDir
 	Kind        string
-	groupReader // the records, spilled with Cfg.Spill (groupSpilled)
+	Locations   bool // pairs lines with the documents' locations
+	groupReader      // the records, spilled with Work.Spill (groupSpilled)
 }
 
 func (fn *writePartFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Write."+fn.Kind, begin())
 	var lines []wire.OutLine
-	err := fn.in.each(fn.Cfg, part, chunks, func(chunk []byte) (err error) {
+	err := fn.in.each(fn.Work, part, chunks, func(chunk []byte) (err error) {
 		if fn.Kind == output.KindPairs {
-			lines, err = appendPairLines(lines, chunk, fn.Cfg.Locations)
+			lines, err = appendPairLines(lines, chunk, fn.Locations)
 		} else {
 			// The lines' texts point into the chunk, which a spill
 			// file's reader reuses: keep a copy.
@@ -132,15 +135,25 @@ func (fn *writePartFn) ProcessElement(ctx context.Context, part int, chunks func
 	if err != nil {
 		return err
 	}
+	file, index := wire.SegmentFile(part, fn.Work.SegmentBits)
+	name := partName(fn.Kind, file, index)
+	if err := writePart(ctx, fn.Work.Dir, name, lines); err != nil {
+		return err
+	}
+	emit(file, wire.AppendMarker(nil, int64(len(lines)), name))
+	return nil
+}
+
+// writePart sorts lines by key and writes their texts to the part name in
+// the work directory dir.
+func writePart(ctx context.Context, dir, name string, lines []wire.OutLine) error {
 	slices.SortFunc(lines, func(a, b wire.OutLine) int {
 		if a.K1 != b.K1 {
 			return cmpU64(a.K1, b.K1)
 		}
 		return cmpU64(a.K2, b.K2)
 	})
-	file, index := wire.SegmentFile(part, fn.Cfg.segmentBits())
-	name := partName(fn.Kind, file, index)
-	err = writeFile(ctx, fn.Cfg.Work, name, func(w io.Writer) error {
+	err := writeFile(ctx, dir, name, func(w io.Writer) error {
 		for _, l := range lines {
 			if _, err := w.Write(l.Text); err != nil {
 				return err
@@ -152,20 +165,20 @@ func (fn *writePartFn) ProcessElement(ctx context.Context, part int, chunks func
 		return nil
 	}, false)
 	if err != nil {
-		return workFileError(name, fn.Cfg.Work, err, int64(len(lines))*128)
+		return workFileError(name, dir, err, int64(len(lines))*128)
 	}
-	emit(file, wire.AppendMarker(nil, int64(len(lines)), name))
 	return nil
 }
 
 // joinPartsFn writes one output shard from its parts.
 //
 // In: (file index, its parts' markers). Out: the file <kind>-<index>.jsonl
-// (compressed as Cfg says), the parts copied in order, and a stat with the
-// number of lines written.
+// (compressed as Out says), the parts copied in order from WorkDir, and a
+// stat with the number of lines written.
 type joinPartsFn struct {
-	Cfg  Config
-	Kind string
+	WorkDir string
+	Out     outDir
+	Kind    string
 }
 
 func (fn *joinPartsFn) ProcessElement(ctx context.Context, file int, markers func(*[]byte) bool, emitStat func(string, int64)) error {
@@ -181,10 +194,10 @@ func (fn *joinPartsFn) ProcessElement(ctx context.Context, file int, markers fun
 		names, lines = append(names, name), lines+n
 	}
 	slices.Sort(names) // part names sort by file, then segment
-	comp := fn.Cfg.outCompression(record.None)
-	err := writeCompressed(ctx, fn.Cfg.Output, output.ShardName(fn.Kind, file), comp, func(w io.Writer) error {
+	comp := fn.Out.compression(record.None)
+	err := writeCompressed(ctx, fn.Out.Dir, output.ShardName(fn.Kind, file), comp, func(w io.Writer) error {
 		for _, name := range names {
-			rc, err := openRead(ctx, output.JoinPath(fn.Cfg.Work, name))
+			rc, err := openRead(ctx, output.JoinPath(fn.WorkDir, name))
 			if err != nil {
 				return fmt.Errorf("part of %s: %w", output.ShardName(fn.Kind, file), err)
 			}

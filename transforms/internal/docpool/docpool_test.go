@@ -1,4 +1,4 @@
-package transforms
+package docpool
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ func textOf(i int64) string {
 	return strings.Repeat(fmt.Sprintf("<%d>", i), n/6+1)
 }
 
-// TestMapDocsSlots: texts handed to mapDocs as textBytes in a buffer the
+// TestMapDocsSlots: texts handed to Map as TextBytes in a buffer the
 // reader overwrites after each call reach the workers intact, over many
 // batches and over calls that reuse the slots of earlier ones, on any
 // number of workers.
@@ -31,12 +31,12 @@ func TestMapDocsSlots(t *testing.T) {
 	const docs = 3000
 	for _, workers := range []int{1, 2, 4} {
 		for call := range 2 {
-			read := func(doc func(*docItem) error, _ func(record.Reject) error) error {
+			read := func(doc func(*Doc) error, _ func(record.Reject) error) error {
 				var buf []byte
-				var item docItem
+				var item Doc
 				for i := int64(0); i < docs; i++ {
 					buf = append(buf[:0], textOf(i)...)
-					item = docItem{ID: fmt.Sprint(i), textBytes: buf, Index: i, Normalized: true}
+					item = Doc{ID: fmt.Sprint(i), TextBytes: buf, Index: i, Normalized: true}
 					if err := doc(&item); err != nil {
 						return err
 					}
@@ -49,9 +49,9 @@ func TestMapDocsSlots(t *testing.T) {
 			var mu sync.Mutex
 			bad := 0
 			seen := 0
-			err := mapDocs(read, workers, func() (func(*docItem, *bool), error) {
-				return func(d *docItem, ok *bool) {
-					*ok = d.Text == textOf(d.Index) && d.norm() == d.Text && d.ID == fmt.Sprint(d.Index)
+			err := Map(read, workers, func() (func(*Doc, *bool), error) {
+				return func(d *Doc, ok *bool) {
+					*ok = d.Text == textOf(d.Index) && d.Norm() == d.Text && d.ID == fmt.Sprint(d.Index)
 				}, nil
 			}, func(ok *bool) {
 				mu.Lock()
@@ -75,21 +75,21 @@ func TestMapDocsSlots(t *testing.T) {
 // documents, however the workers' batches finish (here, each batch's
 // documents take a random time), and every document once.
 func TestMapDocsOrder(t *testing.T) {
-	const docs = 20 * docBatch
+	const docs = 20 * Batch
 	for _, workers := range []int{1, 3, 8} {
-		read := func(doc func(*docItem) error, _ func(record.Reject) error) error {
+		read := func(doc func(*Doc) error, _ func(record.Reject) error) error {
 			for i := int64(0); i < docs; i++ {
 				// Lines with gaps, as rejects leave them.
-				if err := doc(&docItem{ID: fmt.Sprint(i), Text: "x", Index: 3*i + i%2}); err != nil {
+				if err := doc(&Doc{ID: fmt.Sprint(i), Text: "x", Index: 3*i + i%2}); err != nil {
 					return err
 				}
 			}
 			return nil
 		}
 		var got []int64
-		err := mapDocs(read, workers, func() (func(*docItem, *int64), error) {
-			return func(d *docItem, line *int64) {
-				if d.Index%docBatch == 0 {
+		err := Map(read, workers, func() (func(*Doc, *int64), error) {
+			return func(d *Doc, line *int64) {
+				if d.Index%Batch == 0 {
 					time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
 				}
 				*line = d.Index

@@ -1,4 +1,4 @@
-package transforms
+package rounds
 
 import (
 	"context"
@@ -45,8 +45,8 @@ func (fn *roundProbeFn) ProcessElement(ctx context.Context, round int, values fu
 
 func roundElem(round int) (int, []byte) { return round, []byte{1} }
 
-// TestInRoundsWait: inRounds starts a round's groups only after the round
-// before has finished. Without the wait (after), the runner
+// TestInRoundsWait: Run starts a round's groups only after the round
+// before has finished. Without the wait (After), the runner
 // works on the three rounds, whose inputs are all ready at the start, at
 // the same time.
 func TestInRoundsWait(t *testing.T) {
@@ -56,9 +56,9 @@ func TestInRoundsWait(t *testing.T) {
 	for i := range 3 {
 		rounds = append(rounds, beam.ParDo(s, roundElem, beam.CreateList(s, []int{i, i, i})))
 	}
-	out := inRounds(s, 2, &roundProbeFn{}, rounds)
+	out := Run(s, 2, &roundProbeFn{}, rounds)
 	if len(out) != 2 {
-		t.Fatalf("inRounds gave %d outputs, want 2", len(out))
+		t.Fatalf("Run gave %d outputs, want 2", len(out))
 	}
 	if err := ptest.Run(p); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,80 @@
+package transforms
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/sketch/minhash"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/tokenize"
+)
+
+// The narrow configurations the DoFns hold, beside the work directory
+// handle (workDir, workfiles.go) and verify.Config: plain exported fields,
+// which Beam serializes to the workers. Config derives them (config.go).
+
+// readOptions is how a job parses its input: the part of record.Options
+// that a DoFn holds (the rest is set per read).
+type readOptions struct {
+	Format      string
+	IDField     string // "": documents are FILE:LINE
+	TextField   string
+	MaxDocBytes int
+	Workers     int // Parquet row groups decoded at once (0: GOMAXPROCS)
+}
+
+func (r readOptions) options() record.Options {
+	f, _ := record.ParseFormat(r.Format)
+	ids := record.IDAuto
+	if r.IDField == "" {
+		ids = record.IDFromLine
+	}
+	return record.Options{Format: f, IDField: r.IDField, TextField: r.TextField, IDs: ids, MaxDocBytes: r.MaxDocBytes,
+		Workers: cmp.Or(r.Workers, runtime.GOMAXPROCS(0))}
+}
+
+// signing configures the signers of the signature pass and the exact
+// checks: signature.Config's settings as the user gives them, and gse's
+// dictionary in word mode.
+type signing struct {
+	Tokens, Dictionary, MinHash string
+	Shingle, Perms, MaxTokens   int
+	Seed                        uint64
+}
+
+// config returns the signature.Config of s, or the first setting that
+// cannot work.
+func (s signing) config() (signature.Config, error) {
+	sc := signature.DefaultConfig()
+	var err error
+	if sc.Tokens, err = tokenize.ParseMode(s.Tokens); err != nil {
+		return sc, err
+	}
+	if sc.MinHash, err = minhash.ParseMode(s.MinHash); err != nil {
+		return sc, err
+	}
+	if s.Shingle < 1 {
+		return sc, fmt.Errorf("shingle size %d < 1", s.Shingle)
+	}
+	sc.N, sc.Perms, sc.Seed, sc.MaxTokens = s.Shingle, s.Perms, s.Seed, s.MaxTokens
+	return sc, nil
+}
+
+// outDir is the job's output directory and the compression of its line
+// outputs and deduplicated copies (Config.Compress).
+type outDir struct {
+	Dir      string
+	Compress string
+}
+
+// compression is the compression of the line outputs; for a deduplicated
+// copy, in is its input's.
+func (o outDir) compression(in record.Compression) record.Compression {
+	if o.Compress == "" {
+		return in
+	}
+	comp, _ := record.ParseCompression(o.Compress)
+	return comp
+}
