@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
@@ -174,7 +175,7 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 		if !ss.count(r) {
 			return
 		}
-		pre.add(&r.Rec)
+		pre.addDoc(&r.Doc)
 		if r.Empty {
 			return
 		}
@@ -254,4 +255,13 @@ func (ss *segmentSigner) stats() tally.Counts {
 		{Name: output.StatTruncated, N: ss.truncated},
 		{Name: output.StatKeys, N: ss.keys},
 	}
+}
+
+// addDoc adds the index record of a signed document to pre.
+func (pre *recordShard) addDoc(d *blockkeys.Doc) {
+	if pre == nil {
+		return
+	}
+	rec := index.NewRecord(&d.Info, d.Exact, d.Bands)
+	pre.add(&rec)
 }

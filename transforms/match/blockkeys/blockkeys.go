@@ -2,12 +2,11 @@
 // signature pass shuffles and keeps: the block keys candidates are proposed
 // from (MinHash LSH band keys and SimHash pigeonhole table keys, see package
 // blocking), the info verification compares (see package verify), and the
-// document's index record; and it batches block entries into the chunks of
-// the blocking shuffle (package wire).
+// exact-duplicate key of the document's index record; and it batches block
+// entries into the chunks of the blocking shuffle (package wire).
 package blockkeys
 
 import (
-	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -21,7 +20,7 @@ type Keyer struct {
 	Tables *blocking.Tables // SimHash tables; nil: no table keys
 	// NoBands leaves out the band keys (the simhash method).
 	NoBands bool
-	// Index also fills Doc.Rec, the document's index record.
+	// Index also fills Doc.Exact, for the document's index record.
 	Index bool
 }
 
@@ -36,7 +35,6 @@ type Doc struct {
 	// Exact is the exact-duplicate key of the document's index record
 	// (index.NewRecord), with Keyer.Index.
 	Exact uint64
-	Rec   index.Record // with Keyer.Index
 }
 
 // Derive fills d for document doc (its id, length (record.Doc.Len) and
@@ -49,7 +47,6 @@ func (k *Keyer) Derive(d *Doc, doc wire.Doc, id string, length int, text string,
 	d.Bands, d.Tables = d.Bands[:0], d.Tables[:0]
 	if k.Index {
 		d.Exact = normalize.Key(text)
-		d.Rec = index.Record{Line: wire.Line(doc), ID: id, Len: int64(length), Exact: d.Exact}
 	}
 	if d.Empty {
 		return
@@ -60,9 +57,6 @@ func (k *Keyer) Derive(d *Doc, doc wire.Doc, id string, length int, text string,
 	}
 	if k.Tables != nil {
 		d.Tables = k.Tables.AppendKeys(d.Tables, sig.SimHash)
-	}
-	if k.Index {
-		d.Rec.SimHash, d.Rec.Sketch, d.Rec.Bands = sig.SimHash, d.Info.Sketch, d.Bands
 	}
 }
 
