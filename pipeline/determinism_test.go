@@ -41,14 +41,14 @@ func TestDeterministic(t *testing.T) {
 		{"", 7, 2, 1, 2, 3, true},
 		{"direct", 7, 2, 1, 2, 4, true},
 		{"direct", transforms.DefaultPartitions, 2, 0, 1, 1, true},
-		{"direct", 8 * transforms.DefaultPartitions, 2, 0, 2, 0, true}, // and 8 times the components partitions: PartitionScale of 12 GB
+		{"direct", 8 * transforms.DefaultPartitions, 2, 0, 2, 0, true}, // and 8 times the components partitions: plan.PartitionScale of 12 GB
 	}
 	var want map[string][]byte
 	for i, v := range variants {
 		cfg := transforms.DefaultConfig()
 		cfg.Partitions, cfg.Workers, cfg.Branches, cfg.Rounds, cfg.Spill = v.partitions, v.workers, v.branches, v.rounds, v.spill
 		if v.spill && v.partitions > transforms.DefaultPartitions {
-			cfg.CCPartitions *= v.partitions / transforms.DefaultPartitions // as PartitionScale scales both
+			cfg.CCPartitions *= v.partitions / transforms.DefaultPartitions // as plan.PartitionScale scales both
 		}
 		if v.spool == 1 {
 			cfg.Spool = t.TempDir()

@@ -32,7 +32,7 @@ func TestClustersStage(t *testing.T) {
 	for _, v := range []struct {
 		rounds int
 		spill  bool
-	}{{0, false}, {ClusterCCRounds, false}, {0, true}, {ClusterCCRounds, true}} {
+	}{{0, false}, {DefaultCCRounds, false}, {0, true}, {DefaultCCRounds, true}} {
 		t.Run(fmt.Sprintf("rounds=%d,spill=%v", v.rounds, v.spill), func(t *testing.T) {
 			cfg := stageConfig(t)
 			cfg.CCRounds, cfg.Spill = v.rounds, v.spill

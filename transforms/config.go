@@ -49,7 +49,7 @@ type Config struct {
 	Partitions int // shuffle partitions
 	// CCPartitions and CCRounds shape the connected components: the
 	// documents' partitions and the large-star/small-star rounds run before
-	// the rest is finished on one worker (see clusterFn and AutoCCRounds).
+	// the rest is finished on one worker (see clusterFn and plan.AutoCCRounds).
 	CCPartitions int
 	CCRounds     int
 	MaxBucket    int
@@ -68,8 +68,8 @@ type Config struct {
 	// are grouped and worked on, round i taking the keys equal to i mod
 	// Rounds (see Candidates, Verify and ExactChecks). A runner
 	// that keeps shuffled data in memory (Prism) builds and copies one
-	// round's groups at a time. 0: as many as Branches (see AutoRounds for
-	// what `neardup run` picks).
+	// round's groups at a time. 0: as many as Branches (see plan.AutoRounds for
+	// what a run picks).
 	Rounds int
 	// Spool is a local directory for decompressed copies of compressed
 	// inputs (see spool.go), which the deduplicated copy reads; "" reads
@@ -118,27 +118,10 @@ type Config struct {
 // below the runner's message limits, few enough to batch well.
 const DefaultPartitions = 256
 
-// partitionInputBytes is the decompressed input per step of
-// PartitionScale: 1.5 GiB of decompressed input.
-const partitionInputBytes = 1536 << 20
-
-// PartitionScale is the factor `neardup run` multiplies the default
-// partitions (DefaultPartitions) and components partitions by when
-// --partitions and --cc-partitions are not given, for input bytes
-// (decompressed): 1, and with the large shuffles spilled (spilled: the
-// direct runner) one per partitionInputBytes of input, at most 64. The
-// runner then holds only file names, and what a stage holds is the groups
-// it works on: Candidates a partition's block entries decoded (16 bytes an
-// entry, and as much again to sort them), Clusters' steps a partition of the
-// documents, its edges and members; partitions that grow with the input
-// keep them the same size. The outputs do not depend on the partitions.
-func PartitionScale(input int64, spilled bool) int {
-	if !spilled {
-		return 1
-	}
-	n := (input + partitionInputBytes - 1) / partitionInputBytes
-	return int(min(max(n, 1), 64))
-}
+// DefaultCCRounds is the default of CCRounds: enough large-star/small-star
+// rounds for the components met so far to settle as stars (see README,
+// Clusters).
+const DefaultCCRounds = 3
 
 // defaultSegmentBits: segments of 65,536 lines. A verification step holds
 // one segment's infos decoded (about 210 bytes a document with the default
@@ -181,36 +164,13 @@ func DefaultConfig() Config {
 		SimBlocks:    4,
 		Partitions:   DefaultPartitions,
 		CCPartitions: 16,
-		CCRounds:     ClusterCCRounds,
+		CCRounds:     DefaultCCRounds,
 		MaxBucket:    candidates.DefaultLimits.MaxBucket,
 		Window:       candidates.DefaultLimits.Window,
 		Keep:         "longest",
 		Branches:     min(runtime.NumCPU(), 4),
 	}
 }
-
-// AutoCCRounds is the number of large-star/small-star rounds `neardup run`
-// and `audit` pick when --cc-rounds is not given, for an input of scale
-// steps of PartitionScale. The rounds contract the components over
-// partitions so that no worker has to hold them all; each round costs two
-// shuffles of all the edges. The edges of the components the rounds leave
-// (components_remainder_edges) go to a union-find on one worker, which
-// holds them all. A runner in this process (local) with an input of one
-// step skips the rounds: the remainder is then every edge of a component
-// that is not a star, a few bytes a match. A larger input, or a cluster,
-// gets ClusterCCRounds, so that what one worker holds no longer grows with
-// the input; the clusters do not depend on the rounds (docs/BENCHMARKS.md
-// has the measurements).
-func AutoCCRounds(local bool, scale int) int {
-	if local && scale <= 1 {
-		return 0
-	}
-	return ClusterCCRounds
-}
-
-// ClusterCCRounds is AutoCCRounds on a cluster: enough for the components
-// met so far to settle as stars (see README, Clusters).
-const ClusterCCRounds = 3
 
 // Validate reports the first setting that cannot work. The comparisons are
 // written so that NaN fails them.

@@ -24,31 +24,6 @@ func (c Config) ShuffleRounds() int {
 	return max(1, c.Branches)
 }
 
-// RoundInputBytes and MaxRounds shape AutoRounds.
-const (
-	RoundInputBytes = 128 << 20
-	MaxRounds       = 8
-)
-
-// AutoRounds is the number of shuffle rounds `neardup run` picks for input
-// files of inputBytes in all (as stored) and the given branches. A runner
-// that holds every shuffled byte in this process (held: Prism, or the
-// direct runner with --spill=false), Prism copying a round's groups
-// several times over while it hands them to the workers, gets one round per
-// RoundInputBytes of input, at least branches and at most MaxRounds: the
-// copies stay about the same size as the input grows, and each round
-// re-reads the document shards once more for the exact checks. Where the
-// runner holds only file names (the large shuffles spilled, on one
-// machine) or its shuffle holds the data (a cluster), rounds would only
-// put stages one after the other and re-read the shards: 1.
-func AutoRounds(inputBytes int64, branches int, held bool) int {
-	if !held {
-		return 1
-	}
-	n := (inputBytes + RoundInputBytes - 1) / RoundInputBytes
-	return int(min(max(n, int64(branches), 1), MaxRounds))
-}
-
 // splitSegmentRounds is rounds.SplitSegments of the job's rounds and
 // segments, for collections keyed by segment.
 func splitSegmentRounds(s beam.Scope, cfg Config, cols ...beam.PCollection) []beam.PCollection {

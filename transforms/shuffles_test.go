@@ -137,7 +137,7 @@ func TestClustersShuffleTallies(t *testing.T) {
 		ms = append(ms, wire.Match{A: wire.DocNum(0, 100), B: wire.DocNum(1, int64(100+i)), IDA: "c", IDB: "l", LenA: 5, LenB: 5, Jaccard: 1, Method: wire.Exact})
 	}
 	slices.SortFunc(ms, func(x, y wire.Match) int { return int(x.A) - int(y.A) })
-	for _, rounds := range []int{0, 1, ClusterCCRounds} {
+	for _, rounds := range []int{0, 1, DefaultCCRounds} {
 		t.Run(fmt.Sprintf("rounds=%d", rounds), func(t *testing.T) {
 			ctx := context.Background()
 			cfg := stageConfig(t)

@@ -41,7 +41,7 @@ func TestMemoryBudgetRun(t *testing.T) {
 	}
 
 	input := plan.DecompressedBytes(files, "jsonl", stored)
-	auto := transforms.AutoRounds(stored, transforms.DefaultConfig().Branches, true)
+	auto := plan.AutoRounds(stored, transforms.DefaultConfig().Branches, true)
 	if auto >= 6 {
 		t.Fatalf("the sample has %d automatic rounds; the test needs fewer than 6", auto)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 
+	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
 )
@@ -358,7 +359,7 @@ func TestTuneLocalGC(t *testing.T) {
 }
 
 // TestRunAutoSettings: on one machine, spilled, 'neardup run' picks one
-// shuffle round (transforms.AutoRounds) and runs no
+// shuffle round (plan.AutoRounds) and runs no
 // large-star/small-star rounds, so the sample's components that are not
 // stars go to the one-worker remainder, and summary.json says so; with
 // --rounds 3 --cc-rounds 3 none do. The clusters are the same either way.
@@ -390,7 +391,7 @@ func TestRunAutoSettings(t *testing.T) {
 		rounds, ccRounds int
 		remainder        bool
 	}{
-		{auto, transforms.AutoRounds(size, transforms.DefaultConfig().Branches, false), 0, true}, // spilled: 1 round
+		{auto, plan.AutoRounds(size, transforms.DefaultConfig().Branches, false), 0, true}, // spilled: 1 round
 		{three, 3, 3, false},
 	} {
 		s, err := output.ReadSummary(tt.dir)

@@ -11,7 +11,6 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
@@ -115,7 +114,7 @@ func memTotal(meminfo string) int64 {
 //	direct runner, --spill=false:  300 MB + 0.50 U + 0.59 U / min(R, 8)
 //	Prism:          1 GB + 1.03 U    (rounds do not bound what Prism holds)
 //
-// Rounds beyond transforms.MaxRounds are not counted: they were not
+// Rounds beyond MaxRounds are not counted: they were not
 // measured to help. TestEstimatePeak holds the model to the measurements.
 const (
 	peakFixed       = 300e6
@@ -159,22 +158,22 @@ func estimatePeak(runner string, input int64, rounds int) int64 {
 	case spilledModel:
 		return int64(spillFixed + spillPerByte*u)
 	}
-	return int64(peakFixed + peakPerByte*u + peakRoundBytes*u/float64(min(max(rounds, 1), transforms.MaxRounds)))
+	return int64(peakFixed + peakPerByte*u + peakRoundBytes*u/float64(min(max(rounds, 1), MaxRounds)))
 }
 
 // chooseRounds returns the shuffle rounds of a local run over input files
 // of stored bytes as stored and input bytes decompressed, and the model's
 // peak with them: rounds if the user gave them (non-zero), else the fewest
-// from transforms.AutoRounds (which follows the stored size) up to
-// transforms.MaxRounds that keep the peak within budget (more rounds when
+// from AutoRounds (which follows the stored size) up to
+// MaxRounds that keep the peak within budget (more rounds when
 // the budget is small). fits is false if even those do not.
 func chooseRounds(runner string, stored, input, budget int64, branches, rounds int) (n int, peak int64, fits bool) {
 	if rounds > 0 {
 		peak = estimatePeak(runner, input, rounds)
 		return rounds, peak, peak <= budget
 	}
-	base := transforms.AutoRounds(stored, branches, runner != spilledModel)
-	top := max(base, transforms.MaxRounds)
+	base := AutoRounds(stored, branches, runner != spilledModel)
+	top := max(base, MaxRounds)
 	if runner == "prism" || runner == spilledModel {
 		top = base // more rounds do not help
 	}
@@ -202,7 +201,7 @@ func rounds(o Options, r Runner, stored, input int64) (int, error) {
 		if c.Rounds > 0 {
 			return c.Rounds, nil
 		}
-		return transforms.AutoRounds(stored, c.Branches, r.Local() && r.model() != spilledModel), nil
+		return AutoRounds(stored, c.Branches, r.Local() && r.model() != spilledModel), nil
 	}
 	model := r.model()
 	n, peak, fits := chooseRounds(model, stored, input, budget, c.Branches, c.Rounds)
@@ -212,7 +211,7 @@ func rounds(o Options, r Runner, stored, input int64) (int, error) {
 	with, raise := fmt.Sprintf("even with %d shuffle rounds", n), "raise --memory"
 	if c.Rounds > 0 {
 		with = fmt.Sprintf("with --rounds %d", n)
-		if _, _, ok := chooseRounds(model, stored, input, budget, c.Branches, max(n, transforms.MaxRounds)); ok {
+		if _, _, ok := chooseRounds(model, stored, input, budget, c.Branches, max(n, MaxRounds)); ok {
 			raise = "raise --rounds (or leave it out) or --memory"
 		}
 	}

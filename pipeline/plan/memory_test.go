@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/neardup/neardup/transforms"
 )
 
 func TestParseMemory(t *testing.T) {
@@ -141,13 +139,13 @@ func TestEstimatePeak(t *testing.T) {
 		}
 	}
 	if a, b := estimatePeak("direct", 1e9, 8), estimatePeak("direct", 1e9, 64); a != b {
-		t.Errorf("the model counts rounds beyond %d: %d against %d", transforms.MaxRounds, a, b)
+		t.Errorf("the model counts rounds beyond %d: %d against %d", MaxRounds, a, b)
 	}
 }
 
 // TestChooseRounds: the automatic rounds follow the stored size
-// (transforms.AutoRounds) while the budget allows, then grow up to
-// transforms.MaxRounds as the budget shrinks; beyond, the input does not
+// (AutoRounds) while the budget allows, then grow up to
+// MaxRounds as the budget shrinks; beyond, the input does not
 // fit. Rounds the user gave are kept and only checked.
 func TestChooseRounds(t *testing.T) {
 	const stored, input = 465e6, 1.25e9 // SCALE: 4 automatic rounds with 2 branches

@@ -77,7 +77,7 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		return Plan{}, err
 	}
 	c.Rounds = n
-	scale := transforms.PartitionScale(input, r.model() == spilledModel)
+	scale := PartitionScale(input, r.model() == spilledModel)
 	if !o.Given["partitions"] {
 		c.Partitions *= scale
 	}
@@ -85,13 +85,8 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		c.CCPartitions *= scale
 	}
 	if c.CCRounds == -1 {
-		c.CCRounds = CCRounds(r.Local(), scale)
+		c.CCRounds = AutoCCRounds(r.Local(), scale)
 	}
 	mem, _ := ParseMemory(o.Memory)
 	return Plan{Config: c, Budget: mem.Of(r.MachineMemory)}, nil
 }
-
-// CCRounds is the connected-components rounds when not given, for a job
-// on one machine (local) or a cluster, with the partitions scaled by scale
-// (transforms.AutoCCRounds).
-func CCRounds(local bool, scale int) int { return transforms.AutoCCRounds(local, scale) }

@@ -35,13 +35,13 @@ func TestNew(t *testing.T) {
 			return c.Rounds == 1 && c.Partitions == transforms.DefaultPartitions && c.CCRounds == 0
 		}, ""},
 		{"large input spilled: partitions scaled", nil, spilled, 3 * gb, func(c transforms.Config) bool {
-			k := transforms.PartitionScale(3*gb, true)
-			return k > 1 && c.Partitions == k*transforms.DefaultPartitions && c.CCRounds == transforms.ClusterCCRounds
+			k := PartitionScale(3*gb, true)
+			return k > 1 && c.Partitions == k*transforms.DefaultPartitions && c.CCRounds == ClusterCCRounds
 		}, ""},
 		{"large input, partitions given", func(o *Options) { o.Given, o.Config.Partitions = map[string]bool{"partitions": true}, 7 }, spilled, 3 * gb,
 			func(c transforms.Config) bool { return c.Partitions == 7 }, ""},
 		{"cluster: 1 round, components rounds", nil, Runner{Name: "flink"}, 3 * gb, func(c transforms.Config) bool {
-			return c.Rounds == 1 && c.Partitions == transforms.DefaultPartitions && c.CCRounds == transforms.ClusterCCRounds
+			return c.Rounds == 1 && c.Partitions == transforms.DefaultPartitions && c.CCRounds == ClusterCCRounds
 		}, ""},
 		{"rounds given", func(o *Options) { o.Config.Rounds = 3 }, Runner{Name: "flink"}, 1 << 20,
 			func(c transforms.Config) bool { return c.Rounds == 3 }, ""},

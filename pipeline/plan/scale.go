@@ -1,0 +1,72 @@
+package plan
+
+import "github.com/neardup/neardup/transforms"
+
+// RoundInputBytes and MaxRounds shape AutoRounds.
+const (
+	RoundInputBytes = 128 << 20
+	MaxRounds       = 8
+)
+
+// AutoRounds is the number of shuffle rounds a run picks for input
+// files of inputBytes in all (as stored) and the given branches. A runner
+// that holds every shuffled byte in this process (held: Prism, or the
+// direct runner with --spill=false), Prism copying a round's groups
+// several times over while it hands them to the workers, gets one round per
+// RoundInputBytes of input, at least branches and at most MaxRounds: the
+// copies stay about the same size as the input grows, and each round
+// re-reads the document shards once more for the exact checks. Where the
+// runner holds only file names (the large shuffles spilled, on one
+// machine) or its shuffle holds the data (a cluster), rounds would only
+// put stages one after the other and re-read the shards: 1.
+func AutoRounds(inputBytes int64, branches int, held bool) int {
+	if !held {
+		return 1
+	}
+	n := (inputBytes + RoundInputBytes - 1) / RoundInputBytes
+	return int(min(max(n, int64(branches), 1), MaxRounds))
+}
+
+// partitionInputBytes is the decompressed input per step of
+// PartitionScale: 1.5 GiB of decompressed input.
+const partitionInputBytes = 1536 << 20
+
+// PartitionScale is the factor a run multiplies the default
+// partitions (transforms.DefaultPartitions) and components partitions by when
+// --partitions and --cc-partitions are not given, for input bytes
+// (decompressed): 1, and with the large shuffles spilled (spilled: the
+// direct runner) one per partitionInputBytes of input, at most 64. The
+// runner then holds only file names, and what a stage holds is the groups
+// it works on: Candidates a partition's block entries decoded (16 bytes an
+// entry, and as much again to sort them), Clusters' steps a partition of the
+// documents, its edges and members; partitions that grow with the input
+// keep them the same size. The outputs do not depend on the partitions.
+func PartitionScale(input int64, spilled bool) int {
+	if !spilled {
+		return 1
+	}
+	n := (input + partitionInputBytes - 1) / partitionInputBytes
+	return int(min(max(n, 1), 64))
+}
+
+// AutoCCRounds is the number of large-star/small-star rounds a run and an
+// audit pick when --cc-rounds is not given, for an input of scale
+// steps of PartitionScale. The rounds contract the components over
+// partitions so that no worker has to hold them all; each round costs two
+// shuffles of all the edges. The edges of the components the rounds leave
+// (components_remainder_edges) go to a union-find on one worker, which
+// holds them all. A runner in this process (local) with an input of one
+// step skips the rounds: the remainder is then every edge of a component
+// that is not a star, a few bytes a match. A larger input, or a cluster,
+// gets ClusterCCRounds, so that what one worker holds no longer grows with
+// the input; the clusters do not depend on the rounds (docs/BENCHMARKS.md
+// has the measurements).
+func AutoCCRounds(local bool, scale int) int {
+	if local && scale <= 1 {
+		return 0
+	}
+	return ClusterCCRounds
+}
+
+// ClusterCCRounds is AutoCCRounds on a cluster: the Config default.
+const ClusterCCRounds = transforms.DefaultCCRounds
