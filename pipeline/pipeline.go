@@ -47,11 +47,15 @@ type readOut struct {
 	keys, rejects, segments, stats beam.PCollection
 }
 
-// read sets cfg's work directory (by default inside cfg.Output), writes
-// the file manifest of files there and adds the first pass over them (Read).
+// read checks cfg (Config.Validate), sets its work directory (by default
+// inside cfg.Output), writes the file manifest of files there and adds the
+// first pass over them (Read).
 // It returns the files, with what the first pass read of each (Seen: the
 // later passes check the files against it), and Read's other outputs.
 func read(ctx context.Context, s beam.Scope, cfg *transforms.Config, files []string) (fc transforms.Files, r readOut, err error) {
+	if err := cfg.Validate(); err != nil {
+		return fc, r, fmt.Errorf("job configuration: %w", err)
+	}
 	if cfg.Work == "" {
 		cfg.Work = output.JoinPath(cfg.Output, transforms.WorkDirName)
 	}

@@ -172,8 +172,10 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate reports the first setting that cannot work. The comparisons are
-// written so that NaN fails them.
+// Validate reports the first setting the stages cannot work with (the
+// job plan, package pipeline/plan, checks the user's options against the
+// command's narrower limits before; pipeline.Build asserts this of any
+// Config it is given). The comparisons are written so that NaN fails them.
 func (c Config) Validate() error {
 	if _, err := record.ParseFormat(c.Format); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -25,5 +26,27 @@ func TestShuffleRounds(t *testing.T) {
 	c.Rounds = -1
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "rounds -1") {
 		t.Errorf("Validate with rounds -1: %v, want a rounds error", err)
+	}
+}
+
+// TestConfigValidate: the job's own check refuses what the flags refuse
+// where a caller of the Beam layer skips them: NaN, no permutations,
+// negative sizes.
+func TestConfigValidate(t *testing.T) {
+	for name, change := range map[string]func(*Config){
+		"threshold NaN":     func(c *Config) { c.Threshold = math.NaN() },
+		"confidence NaN":    func(c *Config) { c.Confidence = math.NaN() },
+		"perms 0":           func(c *Config) { c.Perms = 0 },
+		"max doc bytes -1":  func(c *Config) { c.MaxDocBytes = -1 },
+		"bands overflowing": func(c *Config) { c.Bands, c.Rows = 1<<40, 1<<40 },
+	} {
+		c := DefaultConfig()
+		change(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
 	}
 }

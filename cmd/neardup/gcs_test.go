@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -81,14 +83,23 @@ func startFakeGCS(t *testing.T) (*fakestorage.Server, string) {
 	t.Helper()
 	// The Go client reads objects from the emulator's host by the XML
 	// API's paths, which the server serves only for its PublicHost: it
-	// needs the port before it starts.
-	port := freePort(t)
-	host := "127.0.0.1:" + strconv.Itoa(port)
-	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{Scheme: "http", Host: "127.0.0.1", Port: uint16(port), PublicHost: host, Writer: io.Discard})
+	// needs the port before it starts, so the test listens first (a port
+	// found free and bound later can be taken in between by a parallel
+	// test) and serves the emulator's handler there.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(srv.Stop)
+	port := ln.Addr().(*net.TCPAddr).Port
+	host := "127.0.0.1:" + strconv.Itoa(port)
+	srv, err := fakestorage.NewServerWithOptions(fakestorage.Options{Scheme: "http", Host: "127.0.0.1", Port: uint16(port), PublicHost: host, Writer: io.Discard, NoListener: true})
+	if err != nil {
+		ln.Close()
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: srv.HTTPHandler()}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close(); srv.Stop() })
 	srv.CreateBucket("corpus")
 	srv.CreateBucket("out")
 	for _, name := range []string{"sample-0.jsonl", "sample-1.jsonl.gz"} {

@@ -5,30 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
 )
-
-// TestConfigValidate: the job's own check refuses what the flags refuse
-// where a caller of the Beam layer skips them: NaN, no permutations,
-// negative sizes.
-func TestConfigValidate(t *testing.T) {
-	for name, change := range map[string]func(*transforms.Config){
-		"threshold NaN":     func(c *transforms.Config) { c.Threshold = math.NaN() },
-		"confidence NaN":    func(c *transforms.Config) { c.Confidence = math.NaN() },
-		"perms 0":           func(c *transforms.Config) { c.Perms = 0 },
-		"max doc bytes -1":  func(c *transforms.Config) { c.MaxDocBytes = -1 },
-		"bands overflowing": func(c *transforms.Config) { c.Bands, c.Rows = 1<<40, 1<<40 },
-	} {
-		c := transforms.DefaultConfig()
-		change(&c)
-		if err := c.Validate(); err == nil {
-			t.Errorf("%s: accepted", name)
-		}
-	}
-	if err := transforms.DefaultConfig().Validate(); err != nil {
-		t.Errorf("defaults: %v", err)
-	}
-}
 
 // TestCheck: each option out of range is refused with an error naming it
 // as the command's flag; good options pass and are completed.
