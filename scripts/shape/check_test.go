@@ -71,3 +71,14 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestRepository: the project itself keeps the house rules.
+func TestRepository(t *testing.T) {
+	problems, err := Check("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
