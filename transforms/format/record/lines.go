@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -40,6 +41,9 @@ type lineReader struct {
 	off     int64  // stream offset of the next line
 	started bool   // the first fragment has been read (and a BOM skipped)
 	done    bool   // the stream ended or failed
+	// trailer is the ErrTrailingGarbage error that ended the stream after
+	// its data, if one did.
+	trailer error
 }
 
 // newLineReader returns a lineReader on r that returns lines of at most max
@@ -97,6 +101,9 @@ func (lr *lineReader) next() (ln line, ok bool) {
 			break
 		}
 		lr.done = true
+		if err != io.EOF && errors.Is(err, ErrTrailingGarbage) {
+			lr.trailer, err = err, io.EOF
+		}
 		if err == io.EOF {
 			if n == 0 {
 				return line{}, false
@@ -173,13 +180,23 @@ func (p *parser) readLines(r io.Reader) error {
 	for lr.num < end {
 		ln, ok := lr.next()
 		if !ok {
-			return nil
+			return p.trailer(lr.trailer, lr.off)
 		}
 		if err := p.line(ln); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// trailer reports err, if it is not nil, as the ReasonTrailingGarbage
+// reject of the file, at Line 0 and the offset off where the data ended.
+func (p *parser) trailer(err error, off int64) error {
+	if err == nil {
+		return nil
+	}
+	return p.emitReject(0, off, ReasonTrailingGarbage,
+		fmt.Sprintf("the records end at byte %d of the data, and are all read; then: %v", off, err), nil)
 }
 
 // line handles one physical line: it reports a read error, skips a line

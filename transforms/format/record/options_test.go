@@ -353,9 +353,16 @@ func TestDecompressMatchesStdlib(t *testing.T) {
 			}
 			return ins
 		}},
-		{"trailing garbage", func() [][]byte {
+		{"trailing bytes", func() [][]byte {
 			return [][]byte{append(bytes.Clone(multi), 0), append(bytes.Clone(multi), "garbage"...), append(bytes.Clone(multi), 0x1f, 0x8b)}
 		}},
+	}
+	// What follows the last whole member: compress/gzip fails on anything,
+	// Decompress, as `gzip -t`, ends at zero padding and returns all the
+	// data, then ErrTrailingGarbage, before other bytes that are no member.
+	trailing := func(in []byte) (garbage, padding bool) {
+		_, garbage, readErr := gzipOracle(in)
+		return garbage, !garbage && !readErr
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -363,7 +370,14 @@ func TestDecompressMatchesStdlib(t *testing.T) {
 				want, stdErr := readAllStd(in)
 				r, _ := Decompress("x.gz", bytes.NewReader(in))
 				got, err := io.ReadAll(r)
+				garbage, padding := trailing(in)
 				switch {
+				case garbage && (!errors.Is(err, ErrTrailingGarbage) || errors.Is(err, ErrCorruptGzip) || !bytes.Equal(got, want)):
+					t.Errorf("input %d: got %d bytes, %v; want the %d bytes of compress/gzip and ErrTrailingGarbage", k, len(got), err, len(want))
+				case garbage:
+				case padding && stdErr != nil && (err != nil || !bytes.Equal(got, want)):
+					t.Errorf("input %d: got %d bytes, %v; want the %d bytes of compress/gzip before the zero padding", k, len(got), err, len(want))
+				case padding && stdErr != nil:
 				case stdErr == nil && (err != nil || !bytes.Equal(got, want)):
 					t.Errorf("input %d: got %d bytes, %v; compress/gzip decodes %d bytes", k, len(got), err, len(want))
 				case stdErr != nil && !errors.Is(err, ErrCorruptGzip):
