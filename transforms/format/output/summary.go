@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/neardup/neardup/transforms/format/index"
@@ -69,6 +70,34 @@ const (
 	StatRemovedInBatch = "removed_in_batch"          // removed by the clusters within the batch
 	StatBatchOnly      = "removed_in_batch_only"     // of those, not duplicates of the index
 )
+
+// LinesSuffix ends the name of the count of lines written into the shards
+// of a kind (KindPairs + LinesSuffix: "pairs_lines").
+const LinesSuffix = "_lines"
+
+// runCounts names the counts every summary.json has, 0 for one that
+// nothing added to; auditCounts those of every audit-summary.json.
+var (
+	runCounts = []string{
+		StatInput, StatBytes, StatRejected, StatDocuments, StatExactDups, StatSigned, StatNoShingles,
+		StatTruncated, StatKeys, StatBuckets, StatHot, StatSkipped, StatFar, StatCandidates,
+		StatVerified, StatByEstimate, StatByExact, StatUnsure, StatClusters, StatClustered,
+		StatRemoved, StatRemainder, StatKept, StatSegments, StatSignSegments, StatReadUnits,
+		KindPairs + LinesSuffix, KindClusters + LinesSuffix, KindRejects + LinesSuffix,
+	}
+	auditCounts = append(slices.DeleteFunc(slices.Clone(runCounts), func(name string) bool { return name == StatSegments }),
+		StatIndexDocs, StatIndexJoined, StatIndexEntries, StatDupOfIndex, StatExactOfIndex,
+		StatIndexMatches, StatRemovedInBatch, StatBatchOnly)
+)
+
+// withZeros sets the counts of c named in names that are not there to 0.
+func withZeros(c map[string]int64, names []string) {
+	for _, name := range names {
+		if _, ok := c[name]; !ok {
+			c[name] = 0
+		}
+	}
+}
 
 // Shuffle stats: every DoFn that emits into one of the job's shuffles adds
 // the bytes of the values it emits (ShuffleBytesPrefix + the shuffle's
@@ -180,13 +209,12 @@ type Summary struct {
 }
 
 // NewSummary returns the summary of the summed counts c, with the totals
-// derived from them and the shuffle stats moved out of the counts.
+// derived from them, every count a run has (0 if c lacks it) and the
+// shuffle stats moved out of the counts.
 func NewSummary(c map[string]int64) Summary {
 	bytes, elems := takeShuffleStats(c)
 	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
-	if _, ok := c[StatRemainder]; !ok {
-		c[StatRemainder] = 0 // no component needed the one-worker remainder
-	}
+	withZeros(c, runCounts)
 	return Summary{Counts: c, Balanced: c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected],
 		ShuffleBytes: bytes, ShuffleElements: elems}
 }
@@ -228,11 +256,12 @@ type AuditSummary struct {
 }
 
 // NewAuditSummary returns the summary of an audit of index with the summed
-// counts c.
+// counts c, and every count an audit has (0 if c lacks it).
 // The shuffle stats are dropped: an audit's shuffles are not all counted.
 func NewAuditSummary(index string, c map[string]int64) AuditSummary {
 	takeShuffleStats(c)
 	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
+	withZeros(c, auditCounts)
 	return AuditSummary{Index: index, Counts: c,
 		Balanced: c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected] &&
 			c[StatRemoved] == c[StatDupOfIndex]+c[StatBatchOnly]}
