@@ -275,7 +275,7 @@ func (d *Reader) start() error {
 	case Gzip:
 		// The decoder reads a bufio.Reader no further than the end of a
 		// member, so that what follows it can be looked at.
-		d.br = bufio.NewReaderSize(src, 64<<10)
+		d.br = bufio.NewReader(src) // the size the decoder would give its own
 		if d.gz, err = gzip.NewReader(d.br); err == nil {
 			d.gz.Multistream(false)
 			d.r = d.gz
