@@ -141,7 +141,8 @@ type Options struct {
 	// so the caller can tell where the stream stopped.
 	//
 	// Raw is meant for copying records byte for byte once an earlier full
-	// read has said which lines are good. For the Text format, the whole
+	// read has said which lines are good: Doc.Raw keeps the "\r" of a line
+	// that ends in "\r\n", so the copy of a line is Raw and "\n". For the Text format, the whole
 	// content is reported as Raw (ID and Text empty), still subject to the
 	// ReasonTooLarge, ReasonInvalidUTF8 and ReasonEmptyText rejects.
 	Raw bool
@@ -211,8 +212,10 @@ type Doc struct {
 	ID   string
 	Text string
 	// Raw is the record exactly as read: the JSONL/TSV line without its
-	// "\n" or "\r\n" terminator, or the whole Text file. It is valid only
-	// during the callback; callers copy it if they keep it.
+	// "\n" or "\r\n" terminator, or the whole Text file. With
+	// Options.Raw, it is the line without its "\n" only (the "\r" of a
+	// "\r\n" stays), so that Raw and "\n" are the line's bytes as read. It
+	// is valid only during the callback; callers copy it if they keep it.
 	Raw []byte
 	// Index is the 0-based ordinal of the record's physical line within the
 	// file. Every line counts, including rejected and blank ones, so Index is

@@ -521,7 +521,8 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		if id, ok := quickID(d.Raw, key); ok && !want[id] {
 			return nil
 		}
-		return record.Read(bytes.NewReader(d.Raw), path, opt, parsed, ignore)
+		// A raw line keeps the "\r" of its "\r\n", which a full read drops.
+		return record.Read(bytes.NewReader(bytes.TrimSuffix(d.Raw, []byte("\r"))), path, opt, parsed, ignore)
 	}
 	if opt.Format == record.Parquet { // rows, not lines: read the columns
 		raw, skim = opt, parsed
