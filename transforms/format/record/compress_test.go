@@ -97,13 +97,13 @@ func TestDetect(t *testing.T) {
 		// end, other bytes one trailing_garbage reject after the records.
 		{"gzip zero padding", "x.jsonl.gz", pad(gz, 0, 4096), Gzip, 2, "", ""},
 		{"gzip zero padding by content", "x.jsonl", pad(gz, 0, 3), Gzip, 2, "", ""},
-		{"gzip trailing garbage", "x.jsonl.gz", pad(gz, 'x', 1), Gzip, 2, ReasonTrailingGarbage, fmt.Sprintf("offset %d of x.jsonl.gz are no gzip member", len(gz))},
-		{"gzip trailing garbage by content", "x.jsonl", pad(gz, 7, 100), Gzip, 2, ReasonTrailingGarbage, "no gzip member nor zero padding"},
+		{"gzip trailing garbage", "x.jsonl.gz", pad(gz, 'x', 1), Gzip, 2, ReasonTrailingGarbage, fmt.Sprintf("after the last gzip member of x.jsonl.gz: the bytes from offset %d are neither a gzip member nor zero padding", len(gz))},
+		{"gzip trailing garbage by content", "x.jsonl", pad(gz, 7, 100), Gzip, 2, ReasonTrailingGarbage, "neither a gzip member nor zero padding; the 48 bytes of data before them are all read"},
 		{"zstd zero padding", "x.jsonl.zst", pad(zs, 0, 4096), Zstd, 2, "", ""},
 		{"zstd frames, zero padding", "x.jsonl.zst", pad(append(bytes.Clone(zs), zs...), 0, 4), Zstd, 4, "", ""},
 		{"zstd zero padding by content", "x.jsonl", pad(zs, 0, 512), Zstd, 2, "", ""},
-		{"zstd trailing garbage", "x.jsonl.zst", pad(zs, 'x', 4), Zstd, 2, ReasonTrailingGarbage, fmt.Sprintf("offset %d of x.jsonl.zst are no zstd frame", len(zs))},
-		{"zstd zero padding, then garbage", "x.jsonl.zst", append(pad(zs, 0, 9000), 1), Zstd, 2, ReasonTrailingGarbage, "no zstd frame nor zero padding"},
+		{"zstd trailing garbage", "x.jsonl.zst", pad(zs, 'x', 4), Zstd, 2, ReasonTrailingGarbage, fmt.Sprintf("after the last zstd frame of x.jsonl.zst: the bytes from offset %d are neither a zstd frame nor zero padding", len(zs))},
+		{"zstd zero padding, then garbage", "x.jsonl.zst", append(pad(zs, 0, 9000), 1), Zstd, 2, ReasonTrailingGarbage, "neither a zstd frame nor zero padding"},
 		// Fewer than 4 bytes, the size of a frame's magic number, are a
 		// cut frame to the decoder (as to `zstd -t`).
 		{"zstd 3 zero bytes", "x.jsonl.zst", pad(zs, 0, 3), Zstd, 2, ReasonCorruptZstd, "corrupt zstd stream"},

@@ -252,7 +252,8 @@ func (d *Reader) trailer(seen []byte) error {
 	if d.c == Zstd {
 		what = "frame"
 	}
-	return fmt.Errorf("%w: the bytes from offset %d of %s are no %s %s nor zero padding", ErrTrailingGarbage, at, d.name, d.c, what)
+	return fmt.Errorf("%w after the last %s %s of %s: the bytes from offset %d are neither a %[2]s %[3]s nor zero padding",
+		ErrTrailingGarbage, d.c, what, d.name, at)
 }
 
 // start finds the compression if needed and makes the decoder.

@@ -201,7 +201,7 @@ func (p *parser) trailer(err error, off int64) error {
 		return nil
 	}
 	return p.emitReject(0, off, ReasonTrailingGarbage,
-		fmt.Sprintf("the records end at byte %d of the data, and are all read; then: %v", off, err), nil)
+		fmt.Sprintf("%v; the %d bytes of data before them are all read", err, off), nil)
 }
 
 // line handles one physical line: it reports a read error, skips a line
