@@ -90,8 +90,14 @@ var (
 		StatIndexMatches, StatRemovedInBatch, StatBatchOnly)
 )
 
-// withZeros sets the counts of c named in names that are not there to 0.
-func withZeros(c map[string]int64, names []string) {
+// AllCounts sets to 0 each count of a run's summary.json (of an
+// audit-summary.json, if audit) that c lacks, so that the file has every
+// count whether or not a stage added to it.
+func AllCounts(c map[string]int64, audit bool) {
+	names := runCounts
+	if audit {
+		names = auditCounts
+	}
 	for _, name := range names {
 		if _, ok := c[name]; !ok {
 			c[name] = 0
@@ -209,12 +215,14 @@ type Summary struct {
 }
 
 // NewSummary returns the summary of the summed counts c, with the totals
-// derived from them, every count a run has (0 if c lacks it) and the
-// shuffle stats moved out of the counts.
+// derived from them and the shuffle stats moved out of the counts (see
+// AllCounts for the counts no stage added to).
 func NewSummary(c map[string]int64) Summary {
 	bytes, elems := takeShuffleStats(c)
 	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
-	withZeros(c, runCounts)
+	if _, ok := c[StatRemainder]; !ok {
+		c[StatRemainder] = 0 // no component needed the one-worker remainder
+	}
 	return Summary{Counts: c, Balanced: c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected],
 		ShuffleBytes: bytes, ShuffleElements: elems}
 }
@@ -256,12 +264,11 @@ type AuditSummary struct {
 }
 
 // NewAuditSummary returns the summary of an audit of index with the summed
-// counts c, and every count an audit has (0 if c lacks it).
+// counts c.
 // The shuffle stats are dropped: an audit's shuffles are not all counted.
 func NewAuditSummary(index string, c map[string]int64) AuditSummary {
 	takeShuffleStats(c)
 	c[StatVerified] = c[StatByEstimate] + c[StatByExact]
-	withZeros(c, auditCounts)
 	return AuditSummary{Index: index, Counts: c,
 		Balanced: c[StatInput] == c[StatKept]+c[StatRemoved]+c[StatRejected] &&
 			c[StatRemoved] == c[StatDupOfIndex]+c[StatBatchOnly]}
