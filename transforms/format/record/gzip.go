@@ -184,11 +184,13 @@ func (d *Reader) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := d.r.Read(p)
-	switch {
-	case err == io.EOF && d.gz != nil:
-		if err = d.nextMember(); err == nil && n == 0 {
-			return d.Read(p)
+	for err == io.EOF && d.gz != nil { // empty members give nothing
+		if err = d.nextMember(); err != nil || n > 0 {
+			break
 		}
+		n, err = d.r.Read(p)
+	}
+	switch {
 	case err == io.EOF && d.c == Zstd && d.src.n == 0:
 		err = io.ErrNoProgress // an empty stream is no zstd frame (as an empty gzip stream is no member)
 	case errors.Is(err, zstd.ErrMagicMismatch) && d.src.n > int64(len(zstdMagic)):

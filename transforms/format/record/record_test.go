@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -427,6 +428,10 @@ func readCases(t testing.TB) []readCase {
 		{name: "gzip trailing garbage after an unended line", file: "tg.jsonl.gz", in: append(gzipMembers(t, 6, strings.TrimSuffix(jsonLines(2), "\n")), "\x1f"...),
 			want: append(jsonEvents(2), "0 reject trailing_garbage")},
 		{name: "gzip zero padding", file: "zp.jsonl.gz", in: append(gzipMembers(t, 6, jsonLines(2)), make([]byte, 512)...),
+			want: jsonEvents(2)},
+		{name: "gzip empty members, then zero padding", file: "em.jsonl.gz", in: append(gzipMembers(t, 6, slices.Repeat([]string{""}, 300)...), make([]byte, 9)...),
+			want: nil},
+		{name: "gzip empty members, then records", file: "em.jsonl.gz", in: gzipMembers(t, 6, append(slices.Repeat([]string{""}, 300), jsonLines(2))...),
 			want: jsonEvents(2)},
 		{name: "gzip one zero byte", file: "zp.jsonl.gz", in: append(gzipMembers(t, 6, jsonLines(2)), 0),
 			want: jsonEvents(2)},
