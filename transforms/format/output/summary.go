@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/neardup/neardup/transforms/format/index"
@@ -69,6 +70,40 @@ const (
 	StatRemovedInBatch = "removed_in_batch"          // removed by the clusters within the batch
 	StatBatchOnly      = "removed_in_batch_only"     // of those, not duplicates of the index
 )
+
+// LinesSuffix ends the name of the count of lines written into the shards
+// of a kind (KindPairs + LinesSuffix: "pairs_lines").
+const LinesSuffix = "_lines"
+
+// runCounts names the counts every summary.json has, 0 for one that
+// nothing added to; auditCounts those of every audit-summary.json.
+var (
+	runCounts = []string{
+		StatInput, StatBytes, StatRejected, StatDocuments, StatExactDups, StatSigned, StatNoShingles,
+		StatTruncated, StatKeys, StatBuckets, StatHot, StatSkipped, StatFar, StatCandidates,
+		StatVerified, StatByEstimate, StatByExact, StatUnsure, StatClusters, StatClustered,
+		StatRemoved, StatRemainder, StatKept, StatSegments, StatSignSegments, StatReadUnits,
+		KindPairs + LinesSuffix, KindClusters + LinesSuffix, KindRejects + LinesSuffix,
+	}
+	auditCounts = append(slices.DeleteFunc(slices.Clone(runCounts), func(name string) bool { return name == StatSegments }),
+		StatIndexDocs, StatIndexJoined, StatIndexEntries, StatDupOfIndex, StatExactOfIndex,
+		StatIndexMatches, StatRemovedInBatch, StatBatchOnly)
+)
+
+// AllCounts sets to 0 each count of a run's summary.json (of an
+// audit-summary.json, if audit) that c lacks, so that the file has every
+// count whether or not a stage added to it.
+func AllCounts(c map[string]int64, audit bool) {
+	names := runCounts
+	if audit {
+		names = auditCounts
+	}
+	for _, name := range names {
+		if _, ok := c[name]; !ok {
+			c[name] = 0
+		}
+	}
+}
 
 // Shuffle stats: every DoFn that emits into one of the job's shuffles adds
 // the bytes of the values it emits (ShuffleBytesPrefix + the shuffle's
@@ -180,7 +215,8 @@ type Summary struct {
 }
 
 // NewSummary returns the summary of the summed counts c, with the totals
-// derived from them and the shuffle stats moved out of the counts.
+// derived from them and the shuffle stats moved out of the counts (see
+// AllCounts for the counts no stage added to).
 func NewSummary(c map[string]int64) Summary {
 	bytes, elems := takeShuffleStats(c)
 	c[StatVerified] = c[StatByEstimate] + c[StatByExact]

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"encoding/json"
 	"maps"
 	"testing"
 )
@@ -35,5 +36,56 @@ func TestNewSummaryShuffles(t *testing.T) {
 		if name != StatInput && name != StatKept && name != StatRemoved && name != StatByEstimate && name != StatByExact && name != StatVerified {
 			t.Errorf("audit counts hold %s", name)
 		}
+	}
+}
+
+// TestSummaryHasEveryCount: with AllCounts, summary.json and
+// audit-summary.json have every count of their kind, 0 when nothing added
+// to it, and the counts added as they are.
+func TestSummaryHasEveryCount(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		counts map[string]int64
+		audit  bool
+	}{
+		{"run, nothing counted", map[string]int64{}, false},
+		{"run, no duplicates", map[string]int64{StatInput: 4, StatKept: 4, StatDocuments: 4}, false},
+		{"run, an unknown count kept", map[string]int64{StatInput: 1, StatKept: 1, "other": 2}, false},
+		{"audit, nothing counted", map[string]int64{}, true},
+		{"audit, no duplicates", map[string]int64{StatInput: 4, StatKept: 4, StatIndexDocs: 9}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := maps.Clone(tt.counts)
+			want := []string{StatRemoved, StatClusters, StatRejected, StatExactDups, StatRemainder, StatSegments, "rejects_lines", "pairs_lines"}
+			var v any
+			AllCounts(tt.counts, tt.audit)
+			if tt.audit {
+				v = NewAuditSummary("idx", tt.counts)
+				want = append(want[:len(want)-3], StatDupOfIndex, StatBatchOnly, StatRemovedInBatch, StatIndexMatches, "clusters_lines")
+			} else {
+				v = NewSummary(tt.counts)
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct{ Counts map[string]int64 }
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range want {
+				if n, ok := got.Counts[name]; !ok || n != in[name] {
+					t.Errorf("%s: %s = %d (present: %v), want %d", b, name, n, ok, in[name])
+				}
+			}
+			for name, n := range in {
+				if got.Counts[name] != n {
+					t.Errorf("%s = %d, want %d as counted", name, got.Counts[name], n)
+				}
+			}
+			if _, ok := got.Counts[StatSegments]; ok && tt.audit {
+				t.Errorf("audit summary has %s, which an audit does not count", StatSegments)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,6 +93,20 @@ func TestDetect(t *testing.T) {
 		{"truncated gzip misnamed", "x.jsonl", cut(gz), Gzip, -1, ReasonCorruptGzip, "gzip data in a file named x.jsonl"},
 		{"damaged zstd misnamed", "x.jsonl", flip(zs), Zstd, 0, ReasonCorruptZstd, "zstd data in a file named x.jsonl"},
 		{"gzip magic only", "x.jsonl", []byte{0x1F, 0x8B}, Gzip, 0, ReasonCorruptGzip, "gzip data in a file named x.jsonl: truncated"},
+		// After the last member or frame, as `gzip -t`: zero padding is the
+		// end, other bytes one trailing_garbage reject after the records.
+		{"gzip zero padding", "x.jsonl.gz", pad(gz, 0, 4096), Gzip, 2, "", ""},
+		{"gzip zero padding by content", "x.jsonl", pad(gz, 0, 3), Gzip, 2, "", ""},
+		{"gzip trailing garbage", "x.jsonl.gz", pad(gz, 'x', 1), Gzip, 2, ReasonTrailingGarbage, fmt.Sprintf("after the last gzip member of x.jsonl.gz: the bytes from offset %d are neither a gzip member nor zero padding", len(gz))},
+		{"gzip trailing garbage by content", "x.jsonl", pad(gz, 7, 100), Gzip, 2, ReasonTrailingGarbage, "neither a gzip member nor zero padding; the 48 bytes of data before them are all read"},
+		{"zstd zero padding", "x.jsonl.zst", pad(zs, 0, 4096), Zstd, 2, "", ""},
+		{"zstd frames, zero padding", "x.jsonl.zst", pad(append(bytes.Clone(zs), zs...), 0, 4), Zstd, 4, "", ""},
+		{"zstd zero padding by content", "x.jsonl", pad(zs, 0, 512), Zstd, 2, "", ""},
+		{"zstd trailing garbage", "x.jsonl.zst", pad(zs, 'x', 4), Zstd, 2, ReasonTrailingGarbage, fmt.Sprintf("after the last zstd frame of x.jsonl.zst: the bytes from offset %d are neither a zstd frame nor zero padding", len(zs))},
+		{"zstd zero padding, then garbage", "x.jsonl.zst", append(pad(zs, 0, 9000), 1), Zstd, 2, ReasonTrailingGarbage, "neither a zstd frame nor zero padding"},
+		// Fewer than 4 bytes, the size of a frame's magic number, are a
+		// cut frame to the decoder (as to `zstd -t`).
+		{"zstd 3 zero bytes", "x.jsonl.zst", pad(zs, 0, 3), Zstd, 2, ReasonCorruptZstd, "corrupt zstd stream"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := NewReader(tt.file, bytes.NewReader(tt.in), Unknown)
@@ -117,6 +132,49 @@ func TestDetect(t *testing.T) {
 				t.Errorf("no reject, want %s", tt.reason)
 			case tt.reason != "" && (last.Reason != tt.reason || !strings.Contains(last.Detail, tt.detail)):
 				t.Errorf("reject %s %q, want %s with %q", last.Reason, last.Detail, tt.reason, tt.detail)
+			}
+		})
+	}
+}
+
+// pad returns b followed by n bytes c.
+func pad(b []byte, c byte, n int) []byte {
+	return append(bytes.Clone(b), bytes.Repeat([]byte{c}, n)...)
+}
+
+// TestTrailingGarbageText: a text file's document is read whole before
+// trailing garbage, which is one more reject of the file.
+func TestTrailingGarbageText(t *testing.T) {
+	const doc = "one document\n"
+	for _, tt := range []struct {
+		name string
+		in   []byte
+		want []string
+	}{
+		{"gzip", compressed(t, Gzip, doc), []string{"doc"}},
+		{"gzip zero padding", pad(compressed(t, Gzip, doc), 0, 10), []string{"doc"}},
+		{"gzip garbage", pad(compressed(t, Gzip, doc), 'x', 10), []string{"doc", "reject " + ReasonTrailingGarbage}},
+		{"zstd garbage", pad(compressed(t, Zstd, doc), 'x', 10), []string{"doc", "reject " + ReasonTrailingGarbage}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			err := Read(NewReader("x.txt", bytes.NewReader(tt.in), Unknown), "x.txt", Options{Format: Text},
+				func(d Doc) error {
+					if d.Text != doc {
+						t.Errorf("text %q, want %q", d.Text, doc)
+					}
+					got = append(got, "doc")
+					return nil
+				},
+				func(rj Reject) error {
+					if rj.Line != 0 || IsRecord(rj.Reason) {
+						t.Errorf("reject %+v: want line 0 and no record", rj)
+					}
+					got = append(got, "reject "+rj.Reason)
+					return nil
+				})
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
 	}

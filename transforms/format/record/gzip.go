@@ -1,6 +1,8 @@
 package record
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +23,15 @@ var ErrCorruptGzip = errors.New("corrupt gzip stream")
 
 // ErrCorruptZstd is ErrCorruptGzip for zstd data (ReasonCorruptZstd).
 var ErrCorruptZstd = errors.New("corrupt zstd stream")
+
+// ErrTrailingGarbage is wrapped by the error a Decompress reader returns,
+// after all the decompressed data, when bytes that are neither a gzip
+// member (zstd frame) nor zero padding follow the last whole member
+// (frame), as `gzip -t` warns "decompression OK, trailing garbage
+// ignored". Zero padding after the last member or frame is read as the end
+// of the stream. Read reports such an error as ReasonTrailingGarbage: one
+// reject for the file, after its records, that is no record.
+var ErrTrailingGarbage = errors.New("trailing garbage")
 
 // IsGzip reports whether name ends in ".gz" (in any case).
 func IsGzip(name string) bool { return ByName(name) == Gzip }
@@ -141,6 +152,8 @@ type Reader struct {
 	c     Compression
 	named bool // c comes from the name (or the caller), not the content
 	r     io.Reader
+	gz    *gzip.Reader  // r for gzip: one member at a time
+	br    *bufio.Reader // gz's source, left just after a member's end
 	err   error
 }
 
@@ -171,14 +184,78 @@ func (d *Reader) Read(p []byte) (int, error) {
 		}
 	}
 	n, err := d.r.Read(p)
-	if err == io.EOF && d.c == Zstd && d.src.n == 0 {
+	for err == io.EOF && d.gz != nil { // empty members give nothing
+		if err = d.nextMember(); err != nil || n > 0 {
+			break
+		}
+		n, err = d.r.Read(p)
+	}
+	switch {
+	case err == io.EOF && d.c == Zstd && d.src.n == 0:
 		err = io.ErrNoProgress // an empty stream is no zstd frame (as an empty gzip stream is no member)
+	case errors.Is(err, zstd.ErrMagicMismatch) && d.src.n > int64(len(zstdMagic)):
+		// Not the first frame: what follows the last one.
+		err = d.trailer(d.src.tail[:])
+	}
+	if err != nil && err != io.EOF && !errors.Is(err, ErrTrailingGarbage) {
+		err = d.wrap(err)
 	}
 	if err != nil && err != io.EOF {
-		d.err = d.wrap(err)
-		err = d.err
+		d.err = err
 	}
 	return n, err
+}
+
+// nextMember starts the gzip member after the one that ended, if there is
+// one: io.EOF at the end of the stream or before zero padding, an
+// ErrTrailingGarbage error before other bytes.
+func (d *Reader) nextMember() error {
+	head, err := d.br.Peek(len(gzipMagic))
+	switch {
+	case len(head) == 0 && err == io.EOF:
+		return io.EOF
+	case err != nil && err != io.EOF:
+		return err
+	case !bytes.Equal(head, gzipMagic):
+		return d.trailer(nil)
+	}
+	if err := d.gz.Reset(d.br); err != nil {
+		return err
+	}
+	d.gz.Multistream(false)
+	return nil
+}
+
+// trailer reads what follows the last whole member or frame, of which the
+// decoder already consumed seen: io.EOF if it is all zero bytes, else an
+// error wrapping ErrTrailingGarbage that says where it starts.
+func (d *Reader) trailer(seen []byte) error {
+	at := d.src.n - int64(len(seen))
+	if d.br != nil {
+		at -= int64(d.br.Buffered())
+	}
+	var rest io.Reader = d.src
+	if d.br != nil {
+		rest = d.br
+	}
+	zero := bytes.Count(seen, []byte{0}) == len(seen)
+	var buf [4096]byte
+	for zero {
+		n, err := rest.Read(buf[:])
+		zero = bytes.Count(buf[:n], []byte{0}) == n
+		if err == io.EOF && zero {
+			return io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+	}
+	what := "member"
+	if d.c == Zstd {
+		what = "frame"
+	}
+	return fmt.Errorf("%w after the last %s %s of %s: the bytes from offset %d are neither a %[2]s %[3]s nor zero padding",
+		ErrTrailingGarbage, d.c, what, d.name, at)
 }
 
 // start finds the compression if needed and makes the decoder.
@@ -199,7 +276,13 @@ func (d *Reader) start() error {
 		d.r = src
 		return nil
 	case Gzip:
-		d.r, err = gzip.NewReader(src)
+		// The decoder reads a bufio.Reader no further than the end of a
+		// member, so that what follows it can be looked at.
+		d.br = bufio.NewReader(src) // the size the decoder would give its own
+		if d.gz, err = gzip.NewReader(d.br); err == nil {
+			d.gz.Multistream(false)
+			d.r = d.gz
+		}
 	case Zstd:
 		var zr *zstd.Decoder
 		zr, err = zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
@@ -235,16 +318,24 @@ func (d *Reader) wrap(err error) error {
 }
 
 // sourceReader remembers the first error of the underlying reader other
-// than io.EOF, to tell I/O failures from damaged compressed data.
+// than io.EOF, to tell I/O failures from damaged compressed data, and the
+// last bytes read.
 type sourceReader struct {
-	r   io.Reader
-	n   int64 // bytes read
-	err error
+	r    io.Reader
+	n    int64   // bytes read
+	tail [4]byte // the last 4 bytes read (zeros before the first 4)
+	err  error
 }
 
 func (s *sourceReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	s.n += int64(n)
+	if n >= len(s.tail) {
+		copy(s.tail[:], p[n-len(s.tail):n])
+	} else if n > 0 {
+		copy(s.tail[:], s.tail[n:])
+		copy(s.tail[len(s.tail)-n:], p[:n])
+	}
 	if err != nil && err != io.EOF && s.err == nil {
 		s.err = err
 	}

@@ -3,6 +3,7 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -18,7 +19,7 @@ var utf8BOM = []byte("\xEF\xBB\xBF")
 
 // line is one physical line of a stream.
 type line struct {
-	raw  []byte // the line without "\n" or "\r\n"; a prefix only if tooLarge or err != nil
+	raw  []byte // the line without "\n" or "\r\n" (keepCR: "\n"); a prefix only if tooLarge or err != nil
 	num  int64  // 1-based line number
 	off  int64  // offset of the line's first byte in the stream
 	size int64  // full length of the line without its terminator
@@ -40,6 +41,10 @@ type lineReader struct {
 	off     int64  // stream offset of the next line
 	started bool   // the first fragment has been read (and a BOM skipped)
 	done    bool   // the stream ended or failed
+	keepCR  bool   // a line's raw keeps the "\r" of a "\r\n" terminator
+	// trailer is the ErrTrailingGarbage error that ended the stream after
+	// its data, if one did.
+	trailer error
 }
 
 // newLineReader returns a lineReader on r that returns lines of at most max
@@ -97,6 +102,9 @@ func (lr *lineReader) next() (ln line, ok bool) {
 			break
 		}
 		lr.done = true
+		if err != io.EOF && errors.Is(err, ErrTrailingGarbage) {
+			lr.trailer, err = err, io.EOF
+		}
 		if err == io.EOF {
 			if n == 0 {
 				return line{}, false
@@ -121,6 +129,9 @@ func (lr *lineReader) next() (ln line, ok bool) {
 	}
 	ln.size = n - int64(eol)
 	if !ln.tooLarge {
+		if lr.keepCR && eol == 2 {
+			eol = 1
+		}
 		ln.raw = ln.raw[:len(ln.raw)-eol]
 		ln.tooLarge = ln.size > int64(lr.max)
 	}
@@ -166,6 +177,7 @@ func (p *parser) readLines(r io.Reader) error {
 		}
 	}
 	lr := newLineReader(r, p.opt.MaxDocBytes)
+	lr.keepCR = p.opt.Raw // the line as read, for a copy that adds the "\n"
 	end := int64(math.MaxInt64)
 	if rg := p.opt.Lines; rg != nil { // r starts at line First (see LineRange)
 		lr.num, lr.off, lr.started, end = rg.First, rg.Offset, rg.First > 0, rg.End
@@ -173,13 +185,23 @@ func (p *parser) readLines(r io.Reader) error {
 	for lr.num < end {
 		ln, ok := lr.next()
 		if !ok {
-			return nil
+			return p.trailer(lr.trailer, lr.off)
 		}
 		if err := p.line(ln); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// trailer reports err, if it is not nil, as the ReasonTrailingGarbage
+// reject of the file, at Line 0 and the offset off where the data ended.
+func (p *parser) trailer(err error, off int64) error {
+	if err == nil {
+		return nil
+	}
+	return p.emitReject(0, off, ReasonTrailingGarbage,
+		fmt.Sprintf("%v; the %d bytes of data before them are all read", err, off), nil)
 }
 
 // line handles one physical line: it reports a read error, skips a line

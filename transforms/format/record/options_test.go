@@ -192,7 +192,8 @@ func rawEvents(t *testing.T, in []byte, file string, opt Options) []string {
 
 // rawOracle returns the events Options.Raw should give for line-format
 // input, from the physical lines of the decompressed data: every non-blank
-// line within the limit as is, over-size lines and the cut line as rejects.
+// line within the limit as is (without its "\n": the "\r" of "\r\n"
+// stays), over-size lines and the cut line as rejects.
 func rawOracle(t *testing.T, in []byte, file string, opt Options) []string {
 	t.Helper()
 	opt = opt.withDefaults()
@@ -206,8 +207,12 @@ func rawOracle(t *testing.T, in []byte, file string, opt Options) []string {
 		case len(pl.raw) > opt.MaxDocBytes:
 			ev = append(ev, fmt.Sprintf("%d reject %s", pl.num, ReasonTooLarge))
 		case pl.blank:
-		default:
-			ev = append(ev, fmt.Sprintf("%d raw %q", pl.num, pl.raw))
+		default: // the line without its "\n" only
+			raw := pl.raw
+			if end := int(pl.off) + len(raw); end+1 < len(data) && data[end] == '\r' && data[end+1] == '\n' {
+				raw = data[pl.off : end+1]
+			}
+			ev = append(ev, fmt.Sprintf("%d raw %q", pl.num, raw))
 		}
 	}
 	return ev
@@ -228,7 +233,7 @@ func TestReadRaw(t *testing.T) {
 	}{
 		{name: "jsonl good and malformed", file: "m.jsonl", in: []byte("\xEF\xBB\xBF" + mixedJSONL + "\n \t\n[1,2]\n\f\n"),
 			opt: Options{Raw: true},
-			want: []string{`1 raw "{\"id\":\"a\",\"text\":\"first\"}"`, `2 raw "{\"id\":\"b\",\"text\":\"second\"}"`,
+			want: []string{`1 raw "{\"id\":\"a\",\"text\":\"first\"}"`, `2 raw "{\"id\":\"b\",\"text\":\"second\"}\r"`,
 				`3 raw "{\"id\":\"c\",\"text\":"`, `5 raw "{\"id\":\"d\",\"text\":\"fourth \\u00e9\"}"`,
 				`6 raw "{\"id\":\"e\"}"`, `7 raw "{\"id\":\"f\",\"text\":\"this line is longer than fifty bytes\"}"`,
 				`8 raw "{\"id\":\"g\",\"text\":\"caf\xe9\"}"`, `9 raw "{\"id\":\"h\",\"text\":\"last\"}"`,
@@ -255,10 +260,10 @@ func TestReadRaw(t *testing.T) {
 			want: []string{"1 reject corrupt_gzip"}},
 		{name: "tsv", file: "m.tsv", in: []byte(mixedTSV), opt: Options{Format: TSV, Raw: true},
 			want: []string{`1 raw "http://a\tA\ta"`, `2 raw "just one column"`, `4 raw "http://c\tC\tc"`,
-				`5 raw "http://d\tD\td"`, `6 raw "http://e\t\xff\te"`}},
+				`5 raw "http://d\tD\td\r"`, `6 raw "http://e\t\xff\te"`}},
 		{name: "tsv over-size", file: "m.tsv", in: []byte(mixedTSV), opt: Options{Format: TSV, Raw: true, MaxDocBytes: 12},
 			want: []string{`1 raw "http://a\tA\ta"`, "2 reject too_large", `4 raw "http://c\tC\tc"`,
-				`5 raw "http://d\tD\td"`, `6 raw "http://e\t\xff\te"`}},
+				`5 raw "http://d\tD\td\r"`, `6 raw "http://e\t\xff\te"`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -353,9 +358,16 @@ func TestDecompressMatchesStdlib(t *testing.T) {
 			}
 			return ins
 		}},
-		{"trailing garbage", func() [][]byte {
+		{"trailing bytes", func() [][]byte {
 			return [][]byte{append(bytes.Clone(multi), 0), append(bytes.Clone(multi), "garbage"...), append(bytes.Clone(multi), 0x1f, 0x8b)}
 		}},
+	}
+	// What follows the last whole member: compress/gzip fails on anything,
+	// Decompress, as `gzip -t`, ends at zero padding and returns all the
+	// data, then ErrTrailingGarbage, before other bytes that are no member.
+	trailing := func(in []byte) (garbage, padding bool) {
+		_, garbage, readErr := gzipOracle(in)
+		return garbage, !garbage && !readErr
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -363,7 +375,14 @@ func TestDecompressMatchesStdlib(t *testing.T) {
 				want, stdErr := readAllStd(in)
 				r, _ := Decompress("x.gz", bytes.NewReader(in))
 				got, err := io.ReadAll(r)
+				garbage, padding := trailing(in)
 				switch {
+				case garbage && (!errors.Is(err, ErrTrailingGarbage) || errors.Is(err, ErrCorruptGzip) || !bytes.Equal(got, want)):
+					t.Errorf("input %d: got %d bytes, %v; want the %d bytes of compress/gzip and ErrTrailingGarbage", k, len(got), err, len(want))
+				case garbage:
+				case padding && stdErr != nil && (err != nil || !bytes.Equal(got, want)):
+					t.Errorf("input %d: got %d bytes, %v; want the %d bytes of compress/gzip before the zero padding", k, len(got), err, len(want))
+				case padding && stdErr != nil:
 				case stdErr == nil && (err != nil || !bytes.Equal(got, want)):
 					t.Errorf("input %d: got %d bytes, %v; compress/gzip decodes %d bytes", k, len(got), err, len(want))
 				case stdErr != nil && !errors.Is(err, ErrCorruptGzip):
@@ -523,4 +542,55 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRawCopyKeepsLineEndings: a copy of a file's lines made as the
+// deduplicated copy is (each Options.Raw Doc.Raw and "\n") is the file's
+// bytes, "\r\n" line endings included, while a full read gives the same
+// texts and Raw (without "\r\n") whatever the line endings.
+func TestRawCopyKeepsLineEndings(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		format   Format
+		max      int
+	}{
+		{"jsonl lf", "{\"id\":1,\"text\":\"a\"}\n{\"id\":2,\"text\":\"b\"}\n", JSONL, 0},
+		{"jsonl crlf", "{\"id\":1,\"text\":\"a\"}\r\n{\"id\":2,\"text\":\"b\"}\r\n", JSONL, 0},
+		{"jsonl mixed", "{\"id\":1,\"text\":\"a\"}\r\n{\"id\":2,\"text\":\"b\"}\n{\"id\":3,\"text\":\"c\"}\r\r\n", JSONL, 0},
+		{"tsv crlf", "u1\tt\ta\r\nu2\tt\tb\r\n", TSV, 0},
+		{"crlf, lines at the size limit", "u1\tt\tab\r\nu2\tt\tcd\r\n", TSV, 8},
+		{"crlf, gzip", "{\"id\":1,\"text\":\"a\"}\r\n{\"id\":2,\"text\":\"b\"}\r\n", JSONL, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			file, in := "x", []byte(tt.in)
+			if strings.HasSuffix(tt.name, "gzip") {
+				file, in = "x.gz", gzipMembers(t, 6, tt.in)
+			}
+			read := func(raw bool) (copied []byte, texts []string) {
+				opt := Options{Format: tt.format, Raw: raw, MaxDocBytes: tt.max}
+				err := Read(NewReader(file, bytes.NewReader(in), Unknown), file, opt, func(d Doc) error {
+					copied = append(append(copied, d.Raw...), '\n')
+					texts = append(texts, d.Text)
+					return nil
+				}, func(rj Reject) error { return fmt.Errorf("reject %+v", rj) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				return copied, texts
+			}
+			if got, _ := read(true); string(got) != tt.in {
+				t.Errorf("raw copy %q, want the input %q", got, tt.in)
+			}
+			lf := strings.ReplaceAll(tt.in, "\r\n", "\n")
+			got, texts := read(false)
+			if string(got) != lf {
+				t.Errorf("full read's Raw lines %q, want %q", got, lf)
+			}
+			for _, text := range texts {
+				if strings.HasSuffix(text, "\r") {
+					t.Errorf("text %q ends in the line's CR", text)
+				}
+			}
+		})
+	}
 }

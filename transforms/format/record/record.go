@@ -16,7 +16,9 @@
 // lines still count in Doc.Index and Reject.Line, so both are stable line
 // positions. A read error in the middle of the stream (for example a damaged
 // gzip member) ends the file with one Reject that stands for the partial line
-// it cut and everything after it.
+// it cut and everything after it. Bytes after the last gzip member or zstd
+// frame that are not zero padding are one Reject of the file, after its
+// records, that is no record (ReasonTrailingGarbage).
 //
 // Later passes over a file that need only some of its records, or only their
 // bytes, can say so with Options.Only (report only the selected lines,
@@ -139,7 +141,8 @@ type Options struct {
 	// so the caller can tell where the stream stopped.
 	//
 	// Raw is meant for copying records byte for byte once an earlier full
-	// read has said which lines are good. For the Text format, the whole
+	// read has said which lines are good: Doc.Raw keeps the "\r" of a line
+	// that ends in "\r\n", so the copy of a line is Raw and "\n". For the Text format, the whole
 	// content is reported as Raw (ID and Text empty), still subject to the
 	// ReasonTooLarge, ReasonInvalidUTF8 and ReasonEmptyText rejects.
 	Raw bool
@@ -209,8 +212,10 @@ type Doc struct {
 	ID   string
 	Text string
 	// Raw is the record exactly as read: the JSONL/TSV line without its
-	// "\n" or "\r\n" terminator, or the whole Text file. It is valid only
-	// during the callback; callers copy it if they keep it.
+	// "\n" or "\r\n" terminator, or the whole Text file. With
+	// Options.Raw, it is the line without its "\n" only (the "\r" of a
+	// "\r\n" stays), so that Raw and "\n" are the line's bytes as read. It
+	// is valid only during the callback; callers copy it if they keep it.
 	Raw []byte
 	// Index is the 0-based ordinal of the record's physical line within the
 	// file. Every line counts, including rejected and blank ones, so Index is
@@ -255,8 +260,12 @@ const (
 	ReasonCorruptGzip   = "corrupt_gzip"    // the gzip stream is damaged; covers the rest of the file
 	ReasonCorruptZstd   = "corrupt_zstd"    // the zstd stream is damaged; covers the rest of the file
 	ReasonReadError     = "read_error"      // reading the stream failed; covers the rest of the file
-	ReasonNotAFile      = "not_a_file"      // the path is a directory (Line 0: the whole file)
-	ReasonUnreadable    = "unreadable"      // opening the file is not permitted (Line 0)
+	// ReasonTrailingGarbage: bytes that are neither compressed data nor
+	// zero padding follow the last gzip member or zstd frame (Line 0,
+	// reported after the file's records; no record: see IsRecord).
+	ReasonTrailingGarbage = "trailing_garbage"
+	ReasonNotAFile        = "not_a_file" // the path is a directory (Line 0: the whole file)
+	ReasonUnreadable      = "unreadable" // opening the file is not permitted (Line 0)
 )
 
 // SampleBytes is the largest length of Reject.Sample.
@@ -271,7 +280,9 @@ const SampleBytes = 200
 // with Options.Raw). A read error in the middle of the stream becomes one final Reject
 // (ReasonCorruptGzip or ReasonCorruptZstd when the error wraps
 // ErrCorruptGzip or ErrCorruptZstd, else ReasonReadError) with the line number the error cut; the records read
-// before it stay good, and Read returns nil. Read returns an error only when
+// before it stay good, and Read returns nil. An ErrTrailingGarbage error
+// after the last record is one final Reject with ReasonTrailingGarbage and
+// Line 0, which is no record (see IsRecord). Read returns an error only when
 // a callback returns one (the error wraps it, with the position), or for a
 // nil reader or callback or an unknown format; the caller should treat it as
 // fatal.
@@ -353,6 +364,13 @@ func readErrorReason(err error) string {
 // file (a read error or damaged compressed data cut the stream there).
 func EndsFile(reason string) bool {
 	return reason == ReasonCorruptGzip || reason == ReasonCorruptZstd || reason == ReasonReadError
+}
+
+// IsRecord reports whether a reject of reason stands for a record, to be
+// counted with the file's records: all do but ReasonTrailingGarbage, which
+// is about the file's bytes after its last record.
+func IsRecord(reason string) bool {
+	return reason != ReasonTrailingGarbage
 }
 
 // Sample returns the first SampleBytes bytes (at most) of raw as valid UTF-8:

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -55,18 +56,54 @@ func run(t testing.TB, in []byte, file string, opt Options) result {
 // stream) cut it. How much of a damaged stream a decoder yields before
 // reporting the damage is its own choice (klauspost's may stop a few bytes
 // earlier than compress/gzip's); TestDecompressMatchesStdlib checks that it
-// is always a prefix of what compress/gzip yields.
+// is always a prefix of what compress/gzip yields. What follows the last
+// whole member is read as `gzip -t` does: zero padding is the end, other
+// bytes no error (see trailingGarbage).
 func decoded(t testing.TB, in []byte, file string) (data []byte, readErr bool) {
 	t.Helper()
 	if !IsGzip(file) {
 		return in, false
 	}
-	zr, err := kgzip.NewReader(bytes.NewReader(in))
-	if err != nil {
-		return nil, true
+	data, _, readErr = gzipOracle(in)
+	return data, readErr
+}
+
+// trailingGarbage reports whether in, read as the file name says, ends in
+// bytes after its last whole gzip member that are neither a member nor zero
+// padding.
+func trailingGarbage(in []byte, file string) bool {
+	if !IsGzip(file) {
+		return false
 	}
-	data, err = io.ReadAll(zr)
-	return data, err != nil
+	_, garbage, _ := gzipOracle(in)
+	return garbage
+}
+
+// gzipOracle decodes the gzip members of in one at a time, as `gzip -t`
+// reads them: after a whole member, the end of in or only zero bytes end
+// the stream; bytes that do not start with the gzip magic number are
+// garbage.
+func gzipOracle(in []byte) (data []byte, garbage, readErr bool) {
+	br := bytes.NewReader(in)
+	for member := 0; ; member++ {
+		rest := in[len(in)-br.Len():]
+		if member > 0 && (len(rest) == 0 || bytes.Count(rest, []byte{0}) == len(rest)) {
+			return data, false, false
+		}
+		if member > 0 && !bytes.HasPrefix(rest, []byte{0x1F, 0x8B}) {
+			return data, true, false
+		}
+		zr, err := kgzip.NewReader(br)
+		if err != nil {
+			return data, false, true
+		}
+		zr.Multistream(false)
+		part, err := io.ReadAll(zr)
+		data = append(data, part...)
+		if err != nil {
+			return data, false, true
+		}
+	}
 }
 
 // physLine is one physical line as the package documents it, computed
@@ -135,7 +172,15 @@ func checkInvariants(t *testing.T, in []byte, file string, opt Options, res resu
 	}
 	seen := map[int64]string{}
 	last := int64(0)
+	notRecords := 0
 	for _, ev := range res.events {
+		if strings.HasSuffix(ev, " reject "+ReasonTrailingGarbage) {
+			notRecords++
+			if ev != res.events[len(res.events)-1] || !trailingGarbage(in, file) {
+				t.Errorf("event %q: want it last, and only for trailing garbage", ev)
+			}
+			continue
+		}
 		var line int64
 		fmt.Sscan(ev, &line)
 		if line <= last {
@@ -159,7 +204,7 @@ func checkInvariants(t *testing.T, in []byte, file string, opt Options, res resu
 			t.Errorf("line %d cut by a read error reported as %q", pl.num, ev)
 		}
 	}
-	if got := len(res.docs) + len(res.rejects) + blank; got != len(lines) {
+	if got := len(res.docs) + len(res.rejects) - notRecords + blank; got != len(lines) {
 		t.Errorf("accounting: %d docs + %d rejects + %d blank = %d, want %d physical lines",
 			len(res.docs), len(res.rejects), blank, got, len(lines))
 	}
@@ -379,7 +424,21 @@ func readCases(t testing.TB) []readCase {
 		{name: "gzip header only", file: "h.jsonl.gz", in: stored[:5], want: []string{"1 reject corrupt_gzip"}},
 		{name: "gzip empty file", file: "z.jsonl.gz", in: nil, want: []string{"1 reject corrupt_gzip"}},
 		{name: "gzip trailing garbage", file: "tg.jsonl.gz", in: append(gzipMembers(t, 6, jsonLines(2)), "garbage"...),
-			want: append(jsonEvents(2), "3 reject corrupt_gzip")},
+			want: append(jsonEvents(2), "0 reject trailing_garbage")},
+		{name: "gzip trailing garbage after an unended line", file: "tg.jsonl.gz", in: append(gzipMembers(t, 6, strings.TrimSuffix(jsonLines(2), "\n")), "\x1f"...),
+			want: append(jsonEvents(2), "0 reject trailing_garbage")},
+		{name: "gzip zero padding", file: "zp.jsonl.gz", in: append(gzipMembers(t, 6, jsonLines(2)), make([]byte, 512)...),
+			want: jsonEvents(2)},
+		{name: "gzip empty members, then zero padding", file: "em.jsonl.gz", in: append(gzipMembers(t, 6, slices.Repeat([]string{""}, 300)...), make([]byte, 9)...),
+			want: nil},
+		{name: "gzip empty members, then records", file: "em.jsonl.gz", in: gzipMembers(t, 6, append(slices.Repeat([]string{""}, 300), jsonLines(2))...),
+			want: jsonEvents(2)},
+		{name: "gzip one zero byte", file: "zp.jsonl.gz", in: append(gzipMembers(t, 6, jsonLines(2)), 0),
+			want: jsonEvents(2)},
+		{name: "gzip zero padding then garbage", file: "zp.jsonl.gz", in: append(append(gzipMembers(t, 6, jsonLines(2)), make([]byte, 5000)...), 'x'),
+			want: append(jsonEvents(2), "0 reject trailing_garbage")},
+		{name: "gzip zero padding, then a member", file: "zp.jsonl.gz", in: append(append(gzipMembers(t, 6, jsonLines(2)), 0, 0), gzipMembers(t, 6, jsonLines(1))...),
+			want: append(jsonEvents(2), "0 reject trailing_garbage")}, // as gzip -t: padding ends the members
 	}
 }
 
@@ -412,6 +471,9 @@ func TestReadAccounting(t *testing.T) {
 			}
 			data, readErr := decoded(t, tc.in, tc.file)
 			want := oracleEvents(data, readErr, tc.opt)
+			if trailingGarbage(tc.in, tc.file) {
+				want = append(want, "0 reject "+ReasonTrailingGarbage)
+			}
 			if !equal(res.events, want) {
 				t.Errorf("events:\n got %s\nwant %s (oracle)", strings.Join(res.events, "\n     "), strings.Join(want, "\n     "))
 			}

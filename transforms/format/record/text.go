@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"unicode/utf8"
@@ -19,6 +20,19 @@ func (p *parser) readText(r io.Reader) error {
 	}
 	limit := int64(p.opt.MaxDocBytes)
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	var trailer error
+	if err != nil && errors.Is(err, ErrTrailingGarbage) {
+		trailer, err = err, nil
+	}
+	if err := p.textDoc(data, err, limit); err != nil {
+		return err
+	}
+	return p.trailer(trailer, int64(len(data)))
+}
+
+// textDoc reports the document data, or its reject: read error err, too
+// large, not UTF-8 or blank.
+func (p *parser) textDoc(data []byte, err error, limit int64) error {
 	switch {
 	case err != nil:
 		return p.emitReject(0, 0, readErrorReason(err),

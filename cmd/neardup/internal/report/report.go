@@ -120,7 +120,7 @@ func build(dir string, inputs []string, idField, textField string) (*view, error
 		}
 	}
 	var samples map[string][]output.RejectLine
-	if sum.Counts[output.StatRejected] > 0 {
+	if sum.Counts[output.StatRejected] > 0 || len(reasons) > 0 { // a reject that is no record counts in no total
 		var counted map[string]int64
 		counted, samples, err = scanRejects(dir, reasons)
 		if err != nil {
@@ -227,20 +227,21 @@ func cutBytes(s string, n int) string {
 // rejectHints say what a reject reason most often means when most records
 // of an input have it: the input is not what the flags say.
 var rejectHints = map[string]string{
-	record.ReasonBadJSON:        "is it JSONL? see --format",
-	record.ReasonMissingID:      "see --id-field",
-	record.ReasonIDNotString:    "see --id-field",
-	record.ReasonMissingText:    "see --text-field",
-	record.ReasonTextNotString:  "see --text-field",
-	record.ReasonEmptyText:      "see --text-field",
-	record.ReasonCorruptGzip:    "damaged gzip data, or a file named .gz that is not gzip",
-	record.ReasonCorruptZstd:    "damaged zstd data, or a file named .zst that is not zstd",
-	record.ReasonCorruptParquet: "the file is not Parquet (or is damaged), though its name ends in .parquet or --format parquet says so",
-	record.ReasonTooFewColumns:  "is it TSV (url, title, content)? see --format",
-	record.ReasonInvalidUTF8:    "is it UTF-8 text, not compressed or binary?",
-	record.ReasonTooLarge:       "see --max-doc-bytes; is it one record per line?",
-	record.ReasonNotAFile:       "not a regular file (a directory, a named pipe, a dangling symlink...): check --input",
-	record.ReasonUnreadable:     "check the file's permissions",
+	record.ReasonBadJSON:         "is it JSONL? see --format",
+	record.ReasonMissingID:       "see --id-field",
+	record.ReasonIDNotString:     "see --id-field",
+	record.ReasonMissingText:     "see --text-field",
+	record.ReasonTextNotString:   "see --text-field",
+	record.ReasonEmptyText:       "see --text-field",
+	record.ReasonCorruptGzip:     "damaged gzip data, or a file named .gz that is not gzip",
+	record.ReasonCorruptZstd:     "damaged zstd data, or a file named .zst that is not zstd",
+	record.ReasonCorruptParquet:  "the file is not Parquet (or is damaged), though its name ends in .parquet or --format parquet says so",
+	record.ReasonTooFewColumns:   "is it TSV (url, title, content)? see --format",
+	record.ReasonInvalidUTF8:     "is it UTF-8 text, not compressed or binary?",
+	record.ReasonTooLarge:        "see --max-doc-bytes; is it one record per line?",
+	record.ReasonNotAFile:        "not a regular file (a directory, a named pipe, a dangling symlink...): check --input",
+	record.ReasonUnreadable:      "check the file's permissions",
+	record.ReasonTrailingGarbage: "bytes after the compressed data (no record; the records before them are all read)",
 }
 
 // RejectHint is what a reject reason most often means when most records
@@ -521,7 +522,7 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		if id, ok := quickID(d.Raw, key); ok && !want[id] {
 			return nil
 		}
-		return record.Read(bytes.NewReader(d.Raw), path, opt, parsed, ignore)
+		return record.Read(bytes.NewReader(d.Raw), path, opt, parsed, ignore) // a CRLF line's "\r" is JSON white space
 	}
 	if opt.Format == record.Parquet { // rows, not lines: read the columns
 		raw, skim = opt, parsed

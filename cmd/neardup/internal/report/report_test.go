@@ -633,3 +633,40 @@ func TestWriteBounded(t *testing.T) {
 		t.Errorf("%d sides say their rest is not shown, want %d", n, 2*SamplePairs)
 	}
 }
+
+// TestWriteRejectsNoRecord: a reject that is no record (trailing garbage
+// after a file's compressed data) is listed with its hint and no share of
+// the rejected records, even when no record was rejected.
+func TestWriteRejectsNoRecord(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"summary.json": `{"counts": {"input_records": 2, "rejected": 0, "kept": 2}, "balanced": true,
+			"inputs": [{"index": 0, "path": "a.gz", "records": 2, "rejected": 0, "bytes": 9, "reject_reasons": {"trailing_garbage": 1}}]}`,
+		"rejects-00000.jsonl": `{"file":"a.gz","line":0,"offset":20,"reason":"trailing_garbage","detail":"a.gz: trailing garbage"}` + "\n",
+	})
+	if err := WriteNamed(dir, "/final/out", nil, "id", "text"); err != nil {
+		t.Fatal(err)
+	}
+	html := readReport(t, dir)
+	row := `<tr><td><code>trailing_garbage</code></td><td class="num">1</td><td class="num"></td><td>` + RejectHint(record.ReasonTrailingGarbage) + `</td></tr>`
+	if RejectHint(record.ReasonTrailingGarbage) == "" || !strings.Contains(html, row) {
+		t.Errorf("the report does not list the trailing_garbage reject as %s", row)
+	}
+}
+
+// TestReadTextsCRLF: the texts of CRLF lines, which come raw with their
+// CR before the wanted ones are parsed, are those of a full read.
+func TestReadTextsCRLF(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	data := "{\"id\":\"u1\",\"text\":\"first\"}\r\n{\"id\":\"u2\",\"text\":\"second\"}\r\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	texts, _, err := readAllTexts(map[string]bool{"u2": true}, []string{path}, "id", "text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts["u2"].Text; got != "second" {
+		t.Errorf("text of u2 %q, want \"second\"", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // view is the data the page template prints; every string in it is escaped
@@ -57,7 +58,7 @@ func rejectRows(reasons map[string]int64, rejected int64, samples map[string][]o
 	rows := make([]rejectRow, 0, len(names))
 	for _, r := range names {
 		share := ""
-		if rejected > 0 {
+		if rejected > 0 && record.IsRecord(r) {
 			share = fmt.Sprintf("%.1f%%", 100*float64(reasons[r])/float64(rejected))
 		}
 		row := rejectRow{Reason: r, Count: commas(reasons[r]), Share: share, Hint: RejectHint(r)}
