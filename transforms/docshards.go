@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 // Document shards carry each segment's good documents, normalized, from the
@@ -100,14 +101,14 @@ func (s *docSegments) add(line int64, length int, id string, norm []byte) {
 }
 
 // open starts the shard of segment index seg on a goroutine that copies
-// what add writes into the shard's temporary name (see writeFile), renamed
-// into place once closeShard has closed the pipe.
+// what add writes into the shard's temporary name (see workfiles.Write),
+// renamed into place once closeShard has closed the pipe.
 func (s *docSegments) open(seg int) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	name := docShardName(s.file, seg)
 	go func() {
-		err := writeFile(s.ctx, s.dir, name, func(w io.Writer) error {
+		err := workfiles.Write(s.ctx, s.dir, name, func(w io.Writer) error {
 			_, err := io.Copy(w, pr)
 			return err
 		}, false)
@@ -186,7 +187,7 @@ func (w workDir) segmentDocs(ctx context.Context, seg int, want int64, only func
 // readDocShard calls doc for every document of the shard at path that only
 // (if not nil) selects, and returns how many it read.
 func readDocShard(ctx context.Context, path string, only func(int64) bool, doc func(*docpool.Doc) error) (int64, error) {
-	rc, err := openRead(ctx, path)
+	rc, err := workfiles.Open(ctx, path)
 	if err != nil {
 		return 0, fmt.Errorf("document shard: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 	"github.com/neardup/neardup/transforms/sketch/similarity"
@@ -210,8 +211,9 @@ func (fn *exactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]
 
 // shingleChecks is what the exact checks read documents with: the work
 // directory (their document shards), how to parse an input that has none
-// (an audit's indexed sources), the file manifest (see files.go) that
-// gives the inputs' paths, and the signers whose shingles they compare.
+// (an audit's indexed sources), the file manifest (workfiles.WriteManifest)
+// that gives the inputs' paths, and the signers whose shingles they
+// compare.
 type shingleChecks struct {
 	Work     workDir
 	Sign     signing
@@ -224,7 +226,7 @@ type shingleChecks struct {
 func (c shingleChecks) reader(ctx context.Context) (shingleReader, error) {
 	r := shingleReader{shingleChecks: c}
 	var err error
-	if r.paths, err = filePaths(ctx, c.Manifest); err != nil {
+	if r.paths, err = workfiles.FilePaths(ctx, c.Manifest); err != nil {
 		return r, err
 	}
 	r.signers, err = sharedSigners(c.Sign)

@@ -27,7 +27,7 @@ func TestExactChecksStage(t *testing.T) {
 		wire.Match{A: a, B: a2, IDA: "a", IDB: "a2", LenA: int64(len(l0[1])), LenB: int64(len(l1[0])), Jaccard: 0.5, Method: wire.MinHash})
 
 	p, s := beam.NewPipelineWithRoot()
-	matches, st := ExactChecks(s, cfg, stageManifest(t, []FileRef{{0, paths[0]}, {1, paths[1]}}), stageChunks(s, unsure), stageEmptyStats(s))
+	matches, st := ExactChecks(s, cfg, stageManifest(t, []FileRef{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stageChunks(s, unsure), stageEmptyStats(s))
 	passert.Equals(s, beam.ParDo(s, &stageDecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 	passert.Equals(s, stageStats(s, st, output.StatByExact), "verified_exactly=1")
 	stageShuffled(s, st, output.ShuffleMatches, 0, 0, matches)

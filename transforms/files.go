@@ -1,32 +1,21 @@
 package transforms
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"io"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
-// The input file list travels as data, not in the job graph: the command
-// (or pipeline.Build) writes a file manifest, one "index<TAB>path" line per
-// input file, to the work directory before the job starts, and the stages
-// read it at run time. The graph, and the request that submits it to a
-// runner, is then the same size for ten files and a million.
+// The input file list travels as data, not in the job graph, in a file
+// manifest (workfiles.WriteManifest) that the stages read at run time.
 
 // FileRef names one input file and its index in the sorted input list.
-type FileRef struct {
-	Index int
-	Path  string
-}
+type FileRef = workfiles.FileRef
 
 func init() {
 	register.DoFn3x1[context.Context, []byte, func(int, string), error](&readManifestFn{})
@@ -42,48 +31,7 @@ func init() {
 // WriteFileManifest writes refs as the file manifest name in dir (any Beam
 // filesystem) and returns its path.
 func WriteFileManifest(ctx context.Context, dir, name string, refs []FileRef) (string, error) {
-	err := writeFile(ctx, dir, name, func(w io.Writer) error {
-		for _, r := range refs {
-			if strings.ContainsAny(r.Path, "\n\r") {
-				return fmt.Errorf("input path %q holds a line break", r.Path)
-			}
-			if _, err := fmt.Fprintf(w, "%d\t%s\n", r.Index, r.Path); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, false) // written before the job: no fault injection
-	return output.JoinPath(dir, name), err
-}
-
-// eachManifestLine calls fn with every file of the manifest at path.
-func eachManifestLine(ctx context.Context, path string, fn func(index int, path string)) error {
-	rc, err := openRead(ctx, path)
-	if err != nil {
-		return fmt.Errorf("file manifest: %w", err)
-	}
-	defer rc.Close()
-	sc := bufio.NewScanner(rc)
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		idx, p, ok := strings.Cut(sc.Text(), "\t")
-		i, err := strconv.Atoi(idx)
-		if !ok || err != nil || i < 0 {
-			return fmt.Errorf("file manifest %s, line %d: want index<TAB>path", path, n)
-		}
-		fn(i, p)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("file manifest %s: %w", path, err)
-	}
-	return nil
-}
-
-// filePaths returns the paths of the manifest at path by file index.
-func filePaths(ctx context.Context, path string) (map[int]string, error) {
-	paths := map[int]string{}
-	err := eachManifestLine(ctx, path, func(i int, p string) { paths[i] = p })
-	return paths, err
+	return workfiles.WriteManifest(ctx, dir, name, refs)
 }
 
 // readManifestFn emits the files of the manifest Path whose index belongs
@@ -96,7 +44,7 @@ type readManifestFn struct {
 }
 
 func (fn *readManifestFn) ProcessElement(ctx context.Context, _ []byte, emit func(int, string)) error {
-	return eachManifestLine(ctx, fn.Path, func(i int, p string) {
+	return workfiles.EachManifestLine(ctx, fn.Path, func(i int, p string) {
 		if i%fn.N == fn.I {
 			emit(i, p)
 		}
@@ -179,7 +127,7 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 // byFile applies dofn to col (keyed by file index) grouped by file with one
 // plain GroupByKey, whose values a runner may stream to the DoFn; dofn is
 // called only for files that have values. Such DoFns find the paths they
-// need in the file manifest (filePaths), and work on a file on another
+// need in the file manifest (workfiles.FilePaths), and work on a file on another
 // goroutine while the next file arrives (see docpool.AheadEmits), so a runner that
 // gives the stage one bundle (Prism) still uses every core, without the
 // copies of col that perFile's branches would cost.

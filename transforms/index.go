@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 func init() {
@@ -156,7 +157,7 @@ func (fn *copyShardFn) ProcessElement(ctx context.Context, n int, name string, e
 		return fmt.Errorf("index copy: no shard %d", n)
 	}
 	src := output.JoinPath(fn.From, name)
-	rc, err := openRead(ctx, src)
+	rc, err := workfiles.Open(ctx, src)
 	if err != nil {
 		return fmt.Errorf("index copy: %s: %w", src, err)
 	}
@@ -333,7 +334,7 @@ func (s *recordShard) write(ctx context.Context, dir, name, source string) error
 
 // openShard opens the shard in the index format at path; close c when done.
 func openShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer, err error) {
-	rc, err := openRead(ctx, path)
+	rc, err := workfiles.Open(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -382,7 +383,7 @@ func removeMatching(ctx context.Context, dir string, globs ...string) error {
 // ReadManifest reads and checks DIR/index.json through Beam's filesystems.
 func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
 	path := output.JoinPath(dir, index.ManifestName)
-	rc, err := openRead(ctx, path)
+	rc, err := workfiles.Open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: no manifest: %w", dir, err)
 	}

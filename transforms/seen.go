@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 // The first pass's reading of each input file (an output.InputFile) is
@@ -31,7 +32,7 @@ func seenName(file int) string { return fmt.Sprintf("seen-%05d.json", file) }
 // writeSeen writes in (JSON, b) to dir as the first pass's reading of its
 // file.
 func writeSeen(ctx context.Context, dir string, file int, b []byte) error {
-	err := writeFile(ctx, dir, seenName(file), func(w io.Writer) error {
+	err := workfiles.Write(ctx, dir, seenName(file), func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	}, false)
@@ -49,7 +50,7 @@ func readSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 		return nil, nil
 	}
 	path := output.JoinPath(dir, seenName(file))
-	rc, err := openRead(ctx, path)
+	rc, err := workfiles.Open(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -248,7 +248,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 	text := stageText(1, 60)
 	l0 := []string{stageJSON("a", text), stageJSON("c", stageText(2, 60))}
 	l1 := []string{stageJSON("a2", stageNear(text, 10)), stageJSON("c2", stageNear(stageText(2, 60), 10))}
-	manifest := stageManifest(t, []FileRef{{0, stageInput(t, in, "f0.jsonl", l0...)}, {1, stageInput(t, in, "f1.jsonl", l1...)}})
+	manifest := stageManifest(t, []FileRef{{Index: 0, Path: stageInput(t, in, "f0.jsonl", l0...)}, {Index: 1, Path: stageInput(t, in, "f1.jsonl", l1...)}})
 	unsure := stageMatchChunk(
 		wire.Match{A: wire.DocNum(0, 0), B: wire.DocNum(1, 0), IDA: "a", IDB: "a2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash},
 		wire.Match{A: wire.DocNum(0, 1), B: wire.DocNum(1, 1), IDA: "c", IDB: "c2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash},

@@ -55,9 +55,9 @@ func (w workDir) segment(d wire.Doc) int { return wire.Segment(d, w.SegmentBits)
 const WorkDirName = ".tmp-work"
 
 // InputsManifest is the file manifest of a job's inputs in its work
-// directory (see files.go), and CheckManifest an audit's manifest of the
-// files its exact checks read: the new files and the indexed documents'
-// sources.
+// directory (see workfiles.WriteManifest), and CheckManifest an audit's
+// manifest of the files its exact checks read: the new files and the
+// indexed documents' sources.
 const (
 	InputsManifest = "inputs.tsv"
 	CheckManifest  = "check-inputs.tsv"

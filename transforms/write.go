@@ -1,23 +1,19 @@
 package transforms
 
 import (
-	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/internal/faults"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 func init() {
@@ -194,76 +190,8 @@ func writeCompressed(ctx context.Context, dir, name string, c record.Compression
 	})
 }
 
-// writeAtomically writes a file through a temporary name in the same
-// directory and renames it into place, so that a failed or retried bundle
-// never leaves a partial final file.
+// writeAtomically is workfiles.Write with the test hook of fault
+// injection (stage "Write").
 func writeAtomically(ctx context.Context, dir, name string, write func(w io.Writer) error) error {
-	return writeFile(ctx, dir, name, write, true)
-}
-
-// writeFile is writeAtomically, with the test hook of fault injection
-// (stage "Write") if hooked.
-func writeFile(ctx context.Context, dir, name string, write func(w io.Writer) error, hooked bool) error {
-	final := output.JoinPath(dir, name)
-	fs, err := filesystem.New(ctx, final)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", final, err)
-	}
-	defer fs.Close()
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := output.JoinPath(dir, ".tmp-"+name+"-"+hex.EncodeToString(rnd[:]))
-	wc, err := fs.OpenWrite(ctx, tmp)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", tmp, err)
-	}
-	bw := bufio.NewWriterSize(wc, 1<<20)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := wc.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && hooked {
-		err = faults.Inject("Write", name)
-	}
-	if err == nil {
-		err = filesystem.Rename(ctx, fs, tmp, final)
-	}
-	if err != nil {
-		if rm, ok := fs.(filesystem.Remover); ok {
-			_ = rm.Remove(ctx, tmp)
-		}
-		return fmt.Errorf("writing %s: %w", final, err)
-	}
-	return nil
-}
-
-// openRead opens path for reading on its Beam filesystem (local, gs://, ...);
-// closing the reader closes the filesystem too.
-func openRead(ctx context.Context, path string) (io.ReadCloser, error) {
-	fsys, err := filesystem.New(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	rc, err := fsys.OpenRead(ctx, path)
-	if err != nil {
-		fsys.Close()
-		return nil, err
-	}
-	return fsReader{rc, fsys}, nil
-}
-
-type fsReader struct {
-	io.ReadCloser
-	fsys filesystem.Interface
-}
-
-func (r fsReader) Close() error {
-	err := r.ReadCloser.Close()
-	if cerr := r.fsys.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return workfiles.Write(ctx, dir, name, write, true)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 func init() {
@@ -153,7 +154,7 @@ func writePart(ctx context.Context, dir, name string, lines []wire.OutLine) erro
 		}
 		return cmpU64(a.K2, b.K2)
 	})
-	err := writeFile(ctx, dir, name, func(w io.Writer) error {
+	err := workfiles.Write(ctx, dir, name, func(w io.Writer) error {
 		for _, l := range lines {
 			if _, err := w.Write(l.Text); err != nil {
 				return err
@@ -197,7 +198,7 @@ func (fn *joinPartsFn) ProcessElement(ctx context.Context, file int, markers fun
 	comp := fn.Out.compression(record.None)
 	err := writeCompressed(ctx, fn.Out.Dir, output.ShardName(fn.Kind, file), comp, func(w io.Writer) error {
 		for _, name := range names {
-			rc, err := openRead(ctx, output.JoinPath(fn.WorkDir, name))
+			rc, err := workfiles.Open(ctx, output.JoinPath(fn.WorkDir, name))
 			if err != nil {
 				return fmt.Errorf("part of %s: %w", output.ShardName(fn.Kind, file), err)
 			}

@@ -1,4 +1,4 @@
-package transforms
+package workfiles
 
 import (
 	"context"
@@ -7,20 +7,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 )
 
-// TestFileManifest: a manifest written by WriteFileManifest reads back as
+// TestFileManifest: a manifest written by WriteManifest reads back as
 // the same paths by index; a path with a line break is refused, and a
 // damaged line is an error naming it.
 func TestFileManifest(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	refs := []FileRef{{0, "/a/x.jsonl"}, {1, "gs://b/y z.jsonl.gz"}, {7, "/c/tab\tin.jsonl"}}
-	m, err := WriteFileManifest(ctx, dir, InputsManifest, refs)
+	m, err := WriteManifest(ctx, dir, "inputs.tsv", refs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := filePaths(ctx, m)
+	got, err := FilePaths(ctx, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,14 +30,14 @@ func TestFileManifest(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Fatalf("read back %v, want %v", got, want)
 	}
-	if _, err := WriteFileManifest(ctx, dir, "bad.tsv", []FileRef{{0, "x\ny"}}); err == nil {
+	if _, err := WriteManifest(ctx, dir, "bad.tsv", []FileRef{{0, "x\ny"}}); err == nil {
 		t.Error("a path with a line break was written")
 	}
 	bad := filepath.Join(dir, "damaged.tsv")
 	if err := os.WriteFile(bad, []byte("0\t/a\nnot a line\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := filePaths(ctx, bad); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := FilePaths(ctx, bad); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("damaged manifest: %v, want an error naming line 2", err)
 	}
 }
