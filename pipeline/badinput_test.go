@@ -114,8 +114,9 @@ func decompressed(t *testing.T, path string) []byte {
 	return b
 }
 
-// wholeFileReasons are the rejects that stand for a whole input (Line 0).
-var wholeFileReasons = map[string]bool{record.ReasonNotAFile: true, record.ReasonUnreadable: true}
+// wholeFileReasons are the rejects that stand for a whole input, or for
+// what follows its last record (trailing garbage): Line 0.
+var wholeFileReasons = map[string]bool{record.ReasonNotAFile: true, record.ReasonUnreadable: true, record.ReasonTrailingGarbage: true}
 
 // checkRejects asserts that every reject names one of the inputs, sits in
 // the rejects shard of that input's index, and has a reason, a detail naming
@@ -219,6 +220,20 @@ func TestBadInput(t *testing.T) {
 		}
 		return inputs(t, sub, "../testdata/bad/good.jsonl.gz")
 	}
+	// withTail: good.jsonl.gz (6 records in gzip members) followed by tail.
+	withTail := func(tail string) func(*testing.T) []string {
+		return func(t *testing.T) []string {
+			b, err := os.ReadFile("../testdata/bad/good.jsonl.gz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(t.TempDir(), "tail.jsonl.gz")
+			if err := os.WriteFile(p, append(b, tail...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return []string{p}
+		}
+	}
 	tests := []struct {
 		name        string
 		files       func(*testing.T) []string
@@ -239,6 +254,9 @@ func TestBadInput(t *testing.T) {
 		{"truncated gzip", bad("truncated.jsonl.gz"), "jsonl", 0, 8, map[string]int{record.ReasonCorruptGzip: 1}},
 		{"not gzip", bad("notgzip.jsonl.gz"), "jsonl", 0, 0, map[string]int{record.ReasonCorruptGzip: 1}},
 		{"gzip members", bad("good.jsonl.gz"), "jsonl", 0, 6, map[string]int{}},
+		{"gzip zero padding", withTail(strings.Repeat("\x00", 512)), "jsonl", 0, 6, map[string]int{}},
+		// Listed in the rejects, but no record: not counted (record.IsRecord).
+		{"gzip trailing garbage", withTail("not a gzip member"), "jsonl", 0, 6, map[string]int{record.ReasonTrailingGarbage: 1}},
 		{"empty text file", bad("empty.txt"), "text", 0, 0, map[string]int{record.ReasonEmptyText: 1}},
 		{"text files", bad("doc1.txt", "empty.txt"), "text", 0, 1, map[string]int{record.ReasonEmptyText: 1}},
 		{"all jsonl shards", bad("bad.jsonl", "invalid_utf8.jsonl", "truncated.jsonl.gz", "notgzip.jsonl.gz", "good.jsonl.gz"),
@@ -282,8 +300,10 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("rejects by reason = %v, want %v", got, tt.rejects)
 			}
 			var nrej int64
-			for _, n := range tt.rejects {
-				nrej += int64(n)
+			for reason, n := range tt.rejects {
+				if record.IsRecord(reason) {
+					nrej += int64(n)
+				}
 			}
 			if c[output.StatDocuments] != tt.docs || c[output.StatRejected] != nrej || c[output.StatInput] != tt.docs+nrej {
 				t.Errorf("summary: %d input, %d documents, %d rejected; want %d, %d, %d",

@@ -230,6 +230,7 @@ func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int, chunks
 	if err != nil {
 		return err
 	}
+	output.AllCounts(counts, true)
 	sum := output.NewAuditSummary(fn.Index, counts)
 	if sum.Inputs, err = readInputs(inputs); err != nil {
 		return err

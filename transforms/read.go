@@ -191,9 +191,13 @@ func (r *unitReader) normalizer() (func(*docpool.Doc, *keyed), error) {
 	}, nil
 }
 
-// reject counts a reject and adds its line.
+// reject counts a reject and adds its line. A reject that is no record
+// (record.IsRecord: trailing garbage after a compressed file's last
+// member) is listed with its reason but not counted as a rejected record.
 func (r *unitReader) reject(rj record.Reject) error {
-	r.rej++
+	if record.IsRecord(rj.Reason) {
+		r.rej++
+	}
 	r.reasons[rj.Reason]++
 	if record.EndsFile(rj.Reason) {
 		r.broken = true

@@ -84,6 +84,7 @@ func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inp
 	if err != nil {
 		return err
 	}
+	output.AllCounts(counts, false)
 	sum := output.NewSummary(counts)
 	if sum.Inputs, err = readInputs(inputs); err != nil {
 		return err

@@ -45,6 +45,7 @@ func TestSummaryStage(t *testing.T) {
 				output.StatInput: 7, output.StatRejected: 1, output.StatKept: 4, output.StatRemoved: tc.removed,
 				output.StatByEstimate: 2, output.StatByExact: 1, output.StatVerified: 3, output.StatRemainder: 0,
 			}
+			output.AllCounts(want, false)
 			if !maps.Equal(sum.Counts, want) || sum.Balanced != tc.balanced {
 				t.Errorf("summary.json: counts %v, balanced %v; want %v, %v", sum.Counts, sum.Balanced, want, tc.balanced)
 			}

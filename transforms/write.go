@@ -63,7 +63,8 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.O
 // In: (file index, its path, chunks of uvarint line numbers to remove, the
 // file's reject lines from the first pass). Out: the file's
 // output.DedupName with every good record of the file that is not removed,
-// byte for byte as read (each line with a "\n"; a text file's content as
+// byte for byte as read (each line with its own line ending, "\n" for a
+// last line without one; a text file's content as
 // it is, or nothing if it is removed; a Parquet input's good rows not
 // removed, as a Parquet file with its schema: see parquet.go), and the
 // count kept. The file is copied without parsing: the first pass already
