@@ -37,7 +37,8 @@ type finishedJob struct {
 }
 
 // finishJob checks the counts and the rejects of a finished job (see
-// checkCounts and checkRejects) and, if they pass, puts its outputs in
+// checkCounts and checkRejects) and, if they pass, gives its files no
+// permission bit its inputs lack (outdir.Dir.Restrict), then puts its outputs in
 // place as one step (outdir.CommitAll): the index (with its sources
 // recorded, see recordSources), then the output directory, its summary
 // last; if that fails, both are as they were.
@@ -59,6 +60,15 @@ func finishJob(ctx context.Context, j finishedJob) error {
 			return fmt.Errorf("%s: %w", j.indexFlag, err)
 		}
 		commits = append(commits, outdir.Commit{Dir: j.index, Last: index.ManifestName, Flag: j.indexFlag})
+	}
+	perm := outdir.InputPerm(j.files)
+	for _, d := range []*outdir.Dir{j.index, j.out} {
+		if d == nil {
+			continue
+		}
+		if err := d.Restrict(perm); err != nil {
+			return err
+		}
 	}
 	return outdir.CommitAll(ctx, append(commits, outdir.Commit{Dir: j.out, Last: j.summary, Flag: "--output"})...)
 }
