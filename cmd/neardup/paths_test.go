@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -97,5 +98,34 @@ func TestInputsByRealPath(t *testing.T) {
 	once := records("once", filepath.Join(data, "a.jsonl"))
 	if got := records("twice", filepath.Join(data, "*.jsonl")+","+filepath.Join(dir, "link", "*.jsonl")); got != once {
 		t.Errorf("the file through its folder and a link: %d input records, want %d", got, once)
+	}
+}
+
+// TestLineBreakInFileName: a file whose name holds a line break is read
+// like any other (the file manifest quotes its path).
+func TestLineBreakInFileName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b, err := os.ReadFile(sampleFile(t, "sample-0.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "in", "a\nb.jsonl")
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if code, stderr := neardup(t, "", "run", "--quiet", "--input", filepath.Join(dir, "in", "*"), "--output", out); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr)
+	}
+	sum, err := output.ReadSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := int64(bytes.Count(b, []byte("\n"))); sum.Counts[output.StatInput] != lines || len(sum.Inputs) != 1 || sum.Inputs[0].Path != name {
+		t.Errorf("read %d records of %v, want %d of %q", sum.Counts[output.StatInput], sum.Inputs, lines, name)
 	}
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // A file manifest lists a job's input files, one "index<TAB>path" line per
-// file. The input file list travels as data, not in the job graph: the
+// file; a path holding a line break, or starting with a double quote, is
+// written as a Go string literal (strconv.Quote). The input file list travels as data, not in the job graph: the
 // manifest is written to the work directory before the job starts, and the
 // stages read it at run time. The graph, and the request that submits it to
 // a runner, is then the same size for ten files and a million.
@@ -28,16 +29,22 @@ type FileRef struct {
 func WriteManifest(ctx context.Context, dir, name string, refs []FileRef) (string, error) {
 	err := Write(ctx, dir, name, func(w io.Writer) error {
 		for _, r := range refs {
-			if strings.ContainsAny(r.Path, "\n\r") {
-				return fmt.Errorf("input path %q holds a line break", r.Path)
-			}
-			if _, err := fmt.Fprintf(w, "%d\t%s\n", r.Index, r.Path); err != nil {
+			if _, err := fmt.Fprintf(w, "%d\t%s\n", r.Index, manifestPath(r.Path)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}, false) // written before the job: no fault injection
 	return output.JoinPath(dir, name), err
+}
+
+// manifestPath is path as a manifest line holds it: quoted if it holds a
+// line break or starts with a double quote, as it is otherwise.
+func manifestPath(path string) string {
+	if strings.ContainsAny(path, "\n\r") || strings.HasPrefix(path, `"`) {
+		return strconv.Quote(path)
+	}
+	return path
 }
 
 // EachManifestLine calls fn with every file of the manifest at path.
@@ -52,6 +59,9 @@ func EachManifestLine(ctx context.Context, path string, fn func(index int, path 
 	for n := 1; sc.Scan(); n++ {
 		idx, p, ok := strings.Cut(sc.Text(), "\t")
 		i, err := strconv.Atoi(idx)
+		if ok && err == nil && strings.HasPrefix(p, `"`) {
+			p, err = strconv.Unquote(p)
+		}
 		if !ok || err != nil || i < 0 {
 			return fmt.Errorf("file manifest %s, line %d: want index<TAB>path", path, n)
 		}
