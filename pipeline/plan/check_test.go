@@ -4,7 +4,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
 )
 
 // TestCheck: each option out of range is refused with an error naming it
