@@ -39,7 +39,8 @@ type fileRead struct {
 	// compression is found by name or content (record.NewReader).
 	plain bool
 	// tee, if not nil, gets the decompressed bytes of a compressed file
-	// (nothing of a plain one).
+	// that can reach its dedup copy (record.Options.Copy; nothing of a
+	// plain file).
 	tee io.Writer
 	// comp, if not nil, gets the compression found (record.None for a
 	// file not read or empty).
@@ -276,11 +277,11 @@ func readStream(fr io.Reader, rd fileRead, doc func(record.Doc) error, reject fu
 		c = record.None
 	}
 	dr := record.NewReader(rd.name, fr, c)
-	var r io.Reader = dr
+	opt := rd.opt
 	if rd.tee != nil {
-		r = compressedTee{dr, rd.tee}
+		opt.Copy = compressedTee{dr, rd.tee}
 	}
-	err := record.Read(r, rd.name, rd.opt, doc, reject)
+	err := record.Read(dr, rd.name, opt, doc, reject)
 	return max(dr.Compression(), record.None), err
 }
 
@@ -319,21 +320,18 @@ func notAFile(path string, fi fs.FileInfo, err error) string {
 	return fmt.Sprintf("not a regular file (mode %v)", m)
 }
 
-// compressedTee reads r and writes what it reads to w when r's stream is
-// compressed (known from its first read on).
+// compressedTee writes to w what it gets when r's stream is compressed
+// (known from r's first read on), and drops it when it is not.
 type compressedTee struct {
 	r *record.Reader
 	w io.Writer
 }
 
-func (t compressedTee) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if n > 0 && t.r.Compression() != record.None {
-		if _, werr := t.w.Write(p[:n]); werr != nil {
-			return n, werr
-		}
+func (t compressedTee) Write(p []byte) (int, error) {
+	if t.r.Compression() == record.None {
+		return len(p), nil
 	}
-	return n, err
+	return t.w.Write(p)
 }
 
 // countingReader adds the bytes read through it to n, if not nil.

@@ -11,6 +11,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/objects"
 )
 
@@ -63,7 +64,7 @@ func readParquetFile(rc io.Reader, fr *fingerprint.Reader, size int64, rd fileRe
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	n, err := io.Copy(tmp, fr)
+	n, err := io.Copy(diskroom.Writer(tmp), fr)
 	if err != nil {
 		return fmt.Errorf("a local copy of %s in %s: %w", rd.open, tmp.Name(), err)
 	}

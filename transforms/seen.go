@@ -23,6 +23,8 @@ type seenFile struct {
 	unread bool // it rejected the whole file without reading it
 	fp     fingerprint.Fingerprint
 	comp   record.Compression // the compression it found
+	// lineIDs: it identified the file's records as FILE:LINE.
+	lineIDs bool
 }
 
 // seenName is the name of the first pass's InputFile of input file index
@@ -75,5 +77,5 @@ func readSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return &seenFile{fp: fp, comp: comp}, nil
+	return &seenFile{fp: fp, comp: comp, lineIDs: in.IDs == output.LineIDs}, nil
 }

@@ -1,30 +1,97 @@
 package transforms
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 )
 
 // The spool keeps a copy of each compressed (gzip or zstd) input file,
-// written by the first pass: its decompressed bytes, so that the passes
-// that need the records as they are (the deduplicated copy) read plain
-// bytes instead of inflating the file again. (The passes that shingle
-// documents read the document shards instead: see docshards.go.) It is a
-// local-disk cache for runs on one machine
+// written by the first pass: the decompressed bytes that can reach the
+// file's dedup copy (record.Options.Copy: its records' lines with their
+// line ends, and of every other line, rejected or blank, its line end
+// alone, so that the copy's lines are numbered as the file's), so that
+// the passes that need the records as they are (the deduplicated copy)
+// read plain bytes instead of inflating the file again. (The passes that
+// shingle documents read the document shards instead: see docshards.go.)
+// It is a local-disk cache for runs on one machine
 // (workDir.Spool names a directory the command creates and removes); a pass
 // that finds no spool file, as on a cluster where passes run on other
 // machines, reads the input itself. A file whose reading ended in an error
 // gets no spool, and a copy that cannot be written (a full disk, say) is
 // dropped with a warning in the runner's log: the job goes on without it.
+//
+// The spool yields to the files the job needs (see package diskroom): when
+// a needed write fails for lack of space, every copy of the spool
+// directory, written or being written, is deleted, no more are made, and
+// the write is retried; the later passes then read the inputs themselves.
+
+// spoolDirs holds the *spoolDir of each spool directory this process has
+// written to, by path.
+var spoolDirs sync.Map
+
+// spoolDir is a spool directory: whether it was dropped to make room, and
+// the copies being written into it.
+type spoolDir struct {
+	dir     string
+	mu      sync.Mutex
+	dropped bool
+	open    map[*spoolFile]bool
+}
+
+// spoolDirOf returns the state of the spool directory dir, registered
+// with diskroom the first time.
+func spoolDirOf(dir string) *spoolDir {
+	if d, ok := spoolDirs.Load(dir); ok {
+		return d.(*spoolDir)
+	}
+	d, loaded := spoolDirs.LoadOrStore(dir, &spoolDir{dir: dir, open: map[*spoolFile]bool{}})
+	if !loaded {
+		diskroom.Optional(d.(*spoolDir).drop)
+	}
+	return d.(*spoolDir)
+}
+
+// isDropped reports whether the spool was dropped to make room.
+func (d *spoolDir) isDropped() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dropped
+}
+
+// errSpoolDropped is why a copy being written was dropped.
+var errSpoolDropped = errors.New("the spool was dropped to make room for the work files")
+
+// drop deletes every copy in the spool directory, written or being
+// written, so that no more are made, and reports whether it deleted any.
+func (d *spoolDir) drop() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dropped = true
+	freed := false
+	for s := range d.open {
+		freed = s.fail(errSpoolDropped) || freed
+	}
+	done, _ := filepath.Glob(filepath.Join(d.dir, "input-[0-9]*"))
+	for _, p := range done {
+		freed = os.Remove(p) == nil || freed
+	}
+	return freed
+}
 
 // Spooled returns the spool copy of input file index file if there is one,
 // else path itself.
@@ -32,7 +99,7 @@ func (c Config) Spooled(file int, path string) string { return c.work().spooled(
 
 // spooled is Config.Spooled.
 func (w workDir) spooled(file int, path string) string {
-	if w.Spool != "" {
+	if w.Spool != "" && !spoolDirOf(w.Spool).isDropped() {
 		if _, err := os.Stat(w.spoolPath(file)); err == nil {
 			return w.spoolPath(file)
 		}
@@ -48,54 +115,109 @@ func (w workDir) spoolPath(file int) string {
 // reader returns the reader of input file index file at path: from the
 // spool if it holds the file, else from path itself, checked against the
 // first pass's reading of it in w.Dir (see input.go). Records and rejects
-// are named by path either way.
+// are named by path either way. A spool copy's records are identified as
+// the first pass identified the file's (IDs decided by a line that the
+// copy holds as a blank one).
 func (w workDir) reader(ctx context.Context, file int, path string, opt record.Options) docpool.FileReader {
 	return func(doc func(record.Doc) error, reject func(record.Reject) error) error {
-		rd := fileRead{open: w.spooled(file, path), name: path, opt: opt}
-		rd.plain = rd.open != path
-		if !rd.plain { // a spool copy holds what the first pass read
-			var err error
-			if rd.seen, err = readSeen(ctx, w.Dir, file); err != nil {
+		seen, err := readSeen(ctx, w.Dir, file)
+		if err != nil {
+			return err
+		}
+		rd := fileRead{open: w.spooled(file, path), name: path, opt: opt, plain: true}
+		if rd.open != path {
+			if seen != nil && rd.opt.IDs == record.IDAuto {
+				rd.opt.IDs = record.IDFromField
+				if seen.lineIDs {
+					rd.opt.IDs = record.IDFromLine
+				}
+			}
+			read := false // a record or reject came
+			_, err = readFileFrom(ctx, rd, func(d record.Doc) error {
+				read = true
+				return doc(d)
+			}, func(r record.Reject) error {
+				read = true
+				return reject(r)
+			})
+			if read || !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
+			// The copy was dropped since spooled found it.
 		}
-		_, err := readFileFrom(ctx, rd, doc, reject)
+		rd = fileRead{open: path, name: path, opt: opt, seen: seen}
+		_, err = readFileFrom(ctx, rd, doc, reject)
 		return err
 	}
 }
 
 // spoolFile is a spool copy being written: a temporary name, renamed into
-// place by commit. Its Write never fails: the first error is kept, and the
-// copy is dropped at commit.
+// place by commit. Its Write never fails: the first error is kept, the
+// copy's bytes are deleted at once, and the copy is dropped at commit.
 type spoolFile struct {
-	*os.File
+	dir          *spoolDir
+	mu           sync.Mutex // guards the writes and err
+	file         *os.File
+	bw           *bufio.Writer // to file: the copy gets a line at a time
 	final, input string
 	err          error
 }
 
 // Write writes p to the copy unless a write failed before; it reports
-// success either way, so that reading the input through an io.TeeReader
-// goes on.
+// success either way, so that reading the input goes on.
 func (s *spoolFile) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.err == nil {
-		_, s.err = s.File.Write(p)
+		if _, err := s.bw.Write(p); err != nil {
+			s.failLocked(err)
+		}
 	}
 	return len(p), nil
 }
 
+// fail drops the copy's bytes for the reason err, unless it failed before,
+// and reports whether it held any.
+func (s *spoolFile) fail(err error) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return false
+	}
+	return s.failLocked(err)
+}
+
+// failLocked is fail with s.mu held: the file is emptied and its name
+// removed at once, to give its space back; commit or abort closes it.
+func (s *spoolFile) failLocked(err error) bool {
+	s.err = err
+	s.bw.Reset(io.Discard)
+	fi, serr := s.file.Stat()
+	_ = s.file.Truncate(0)
+	_ = os.Remove(s.file.Name())
+	return serr == nil && fi.Size() > 0
+}
+
 // newSpool starts the spool copy of an input file, or returns nil when
-// there is no spool. It gets bytes only if the file is compressed (see
-// compressedTee); the caller commits it only then.
+// there is no spool or it was dropped to make room. It gets bytes only if
+// the file is compressed (see compressedTee); the caller commits it only
+// then.
 func (w workDir) newSpool(ctx context.Context, file int, path string) *spoolFile {
 	if w.Spool == "" {
 		return nil
 	}
-	return newSpoolFile(ctx, w.spoolPath(file), path)
+	return newSpoolFile(ctx, spoolDirOf(w.Spool), w.spoolPath(file), path)
 }
 
-// newSpoolFile creates a temporary file that commit renames to final, the
-// spool copy of input path, or returns nil (with a warning) if it cannot.
-func newSpoolFile(ctx context.Context, final, path string) *spoolFile {
+// newSpoolFile creates a temporary file in d that commit renames to final,
+// the spool copy of input path, or returns nil (with a warning) if it
+// cannot or d was dropped.
+func newSpoolFile(ctx context.Context, d *spoolDir, final, path string) *spoolFile {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.dropped {
+		return nil
+	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	f, err := os.Create(final + ".tmp-" + hex.EncodeToString(rnd[:]))
@@ -103,32 +225,50 @@ func newSpoolFile(ctx context.Context, final, path string) *spoolFile {
 		log.Warnf(ctx, "no spool copy of %s, later passes read it again: %v", path, err)
 		return nil
 	}
-	return &spoolFile{File: f, final: final, input: path}
+	s := &spoolFile{dir: d, file: f, bw: bufio.NewWriterSize(f, 256<<10), final: final, input: path}
+	d.open[s] = true
+	return s
 }
 
 // commit closes the copy and renames it into place, or drops it if it could
-// not be written.
+// not be written or the spool was dropped.
 func (s *spoolFile) commit(ctx context.Context) {
+	s.dir.mu.Lock()
+	defer s.dir.mu.Unlock()
+	delete(s.dir.open, s)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	err := s.err
 	if err == nil {
-		err = s.File.Close()
+		err = s.bw.Flush()
 	}
 	if err == nil {
-		err = os.Rename(s.File.Name(), s.final)
+		err = s.file.Close()
+	}
+	if err == nil {
+		err = os.Rename(s.file.Name(), s.final)
 	}
 	if err != nil {
 		log.Warnf(ctx, "dropped the spool copy of %s, later passes read it again: %v", s.input, err)
-		s.abort()
-		return
+		s.file.Close()
+		os.Remove(s.file.Name())
 	}
-	s.File = nil
+	s.file = nil
 }
 
 // abort removes an uncommitted copy.
 func (s *spoolFile) abort() {
-	if s != nil && s.File != nil {
-		s.File.Close()
-		os.Remove(s.File.Name())
-		s.File = nil
+	if s == nil {
+		return
+	}
+	s.dir.mu.Lock()
+	defer s.dir.mu.Unlock()
+	delete(s.dir.open, s)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.file != nil {
+		s.file.Close()
+		os.Remove(s.file.Name())
+		s.file = nil
 	}
 }

@@ -1,15 +1,25 @@
 package transforms
 
 import (
+	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
+	"syscall"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 // collectDocs reads every document r reports, by line index.
@@ -82,7 +92,7 @@ func TestSpoolDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	final := filepath.Join(dir, "copy")
-	s := &spoolFile{File: ro, final: final, input: in}
+	s := &spoolFile{dir: spoolDirOf(dir), file: ro, bw: bufio.NewWriterSize(ro, 4), final: final, input: in}
 	if n, err := s.Write([]byte("some bytes")); n != 10 || err != nil {
 		t.Errorf("Write = %d, %v; want 10, nil", n, err)
 	}
@@ -101,16 +111,125 @@ func TestSpoolDropped(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(final, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if s = newSpoolFile(ctx, final, in); s == nil {
+	if s = newSpoolFile(ctx, spoolDirOf(dir), final, in); s == nil {
 		t.Fatal("no spool copy")
 	}
 	s.Write([]byte("some bytes"))
-	tmpName := s.File.Name()
+	tmpName := s.file.Name()
 	s.commit(ctx)
 	if _, err := os.Stat(tmpName); err == nil {
 		t.Error("a copy that could not be renamed was left behind")
 	}
 	if err := os.RemoveAll(final); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// roomFS is a Beam filesystem ("room://") whose writes fail for lack of
+// space while the file named by roomFull exists: a disk the spool fills.
+type roomFS struct{}
+
+// roomFull is the file whose existence fills the room:// disk.
+var roomFull atomic.Pointer[string]
+
+func (roomFS) Close() error                                            { return nil }
+func (roomFS) List(context.Context, string) ([]string, error)          { return nil, nil }
+func (roomFS) Size(context.Context, string) (int64, error)             { return 0, os.ErrNotExist }
+func (roomFS) OpenRead(context.Context, string) (io.ReadCloser, error) { return nil, os.ErrNotExist }
+func (roomFS) Rename(context.Context, string, string) error            { return nil }
+func (roomFS) OpenWrite(_ context.Context, name string) (io.WriteCloser, error) {
+	return roomFile{name}, nil
+}
+
+type roomFile struct{ name string }
+
+func (f roomFile) Write(p []byte) (int, error) {
+	if full := roomFull.Load(); full != nil {
+		if _, err := os.Stat(*full); err == nil {
+			return 0, &fs.PathError{Op: "write", Path: f.name, Err: syscall.ENOSPC}
+		}
+	}
+	return len(p), nil
+}
+func (roomFile) Close() error { return nil }
+
+func init() {
+	filesystem.Register("room", func(context.Context) filesystem.Interface { return roomFS{} })
+}
+
+// TestSpoolYields (issue 32): a work file the job needs that does not fit
+// has the spool dropped, its copies written and being written, and is
+// written again; the later passes then read the input itself, and no
+// more copies are made.
+func TestSpoolYields(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl.gz")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"id":"a","text":"one"}` + "\n" + `{"id":"b","text":"two"}` + "\n"))
+	zw.Close()
+	if err := os.WriteFile(in, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Spool = t.TempDir()
+	w := cfg.work()
+	fn := &readKeysFn{Work: w, Read: cfg.reading(), Partitions: cfg.Partitions}
+	nop := func(int, []byte) {}
+	if err := fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(string, int64) {}); err != nil {
+		t.Fatal(err)
+	}
+	copyPath := w.spoolPath(0)
+	if w.spooled(0, in) != copyPath {
+		t.Fatal("no spool copy written")
+	}
+	// A copy being written, of another file.
+	open := w.newSpool(ctx, 1, in)
+	open.Write([]byte("some decompressed bytes"))
+	openName := open.file.Name()
+
+	roomFull.Store(&copyPath)
+	defer roomFull.Store(nil)
+	err := workfiles.Write(ctx, "room://work", "docs-00000-000000.bin", func(w io.Writer) error {
+		_, err := w.Write([]byte("a document shard"))
+		return err
+	}, false)
+	if err != nil {
+		t.Fatalf("a needed write on a disk the spool fills: %v", err)
+	}
+	if _, err := os.Stat(copyPath); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the spool copy is still there: %v", err)
+	}
+	if _, err := os.Stat(openName); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the copy being written is still there: %v", err)
+	}
+	open.commit(ctx)
+	if _, err := os.Stat(w.spoolPath(1)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a dropped copy was committed: %v", err)
+	}
+	if got := w.spooled(0, in); got != in {
+		t.Errorf("spooled = %s after the spool was dropped, want the input", got)
+	}
+	if s := w.newSpool(ctx, 2, in); s != nil {
+		t.Error("a new copy was started after the spool was dropped")
+		s.abort()
+	}
+	if got := collectDocs(t, docpool.Parsed(w.reader(ctx, 0, in, cfg.recordOptions()))); len(got) != 2 {
+		t.Errorf("the input read again without its copy: %d documents, want 2", len(got))
+	}
+
+	// Once the spool is gone, a write that does not fit fails.
+	full := filepath.Join(dir, "full")
+	if err := os.WriteFile(full, []byte("not the spool's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	roomFull.Store(&full)
+	err = workfiles.Write(ctx, "room://work", "docs-00000-000000.bin", func(w io.Writer) error {
+		_, err := w.Write([]byte("a document shard"))
+		return err
+	}, false)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("a needed write with nothing to free: %v, want ENOSPC", err)
 	}
 }

@@ -23,6 +23,7 @@ type line struct {
 	num  int64  // 1-based line number
 	off  int64  // offset of the line's first byte in the stream
 	size int64  // full length of the line without its terminator
+	term int    // the bytes of the terminator not in raw: 0, 1 ("\n") or 2 ("\r\n")
 	// tooLarge is set when the line is longer than the limit; raw then holds
 	// only its first bytes, enough for a sample.
 	tooLarge bool
@@ -128,10 +129,11 @@ func (lr *lineReader) next() (ln line, ok bool) {
 		}
 	}
 	ln.size = n - int64(eol)
+	if lr.keepCR && eol == 2 {
+		eol = 1
+	}
+	ln.term = eol
 	if !ln.tooLarge {
-		if lr.keepCR && eol == 2 {
-			eol = 1
-		}
 		ln.raw = ln.raw[:len(ln.raw)-eol]
 		ln.tooLarge = ln.size > int64(lr.max)
 	}
@@ -187,9 +189,35 @@ func (p *parser) readLines(r io.Reader) error {
 		if !ok {
 			return p.trailer(lr.trailer, lr.off)
 		}
+		docs := p.docs
 		if err := p.line(ln); err != nil {
 			return err
 		}
+		if err := p.copyLine(ln, p.docs > docs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyLine writes ln to Options.Copy, if set: the line and its terminator
+// if it was reported (doc), else its terminator alone, as "\n".
+func (p *parser) copyLine(ln line, doc bool) error {
+	w := p.opt.Copy
+	if w == nil || ln.err != nil {
+		return nil
+	}
+	var err error
+	switch {
+	case doc:
+		if _, err = w.Write(ln.raw); err == nil && ln.term > 0 {
+			_, err = io.WriteString(w, "\r\n"[2-ln.term:])
+		}
+	case ln.term > 0:
+		_, err = io.WriteString(w, "\n")
+	}
+	if err != nil {
+		return fmt.Errorf("record: %s: copy: %w", p.where(ln.num), err)
 	}
 	return nil
 }

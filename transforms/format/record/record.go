@@ -164,6 +164,15 @@ type Options struct {
 	// reads of one stream, each given a range, together read it as one
 	// read does. A Text read with it fails; Parquet ignores it.
 	Lines *LineRange
+	// Copy, if not nil, gets the bytes of the stream that can reach a
+	// copy of its records: of a JSONL or TSV stream, each line reported
+	// as a Doc with its own terminator ("\n" or "\r\n"; none for a last
+	// line without one), and of every other line (rejected, blank, left
+	// out by Only) its terminator alone, as "\n", so that the copy has the
+	// same lines, numbered alike, and its reported lines byte for byte;
+	// of a Text stream, its content if it is reported. A write error
+	// ends the read with it. Parquet ignores it.
+	Copy io.Writer
 }
 
 // IDSource says where a JSONL record's ID comes from.
@@ -312,10 +321,12 @@ type parser struct {
 	json   jsonFields // JSONL field names, pre-converted
 	// lineIDs: the records get line IDs; idsDecided: that is settled.
 	lineIDs, idsDecided bool
+	docs                int64 // docs reported so far
 }
 
 // emitDoc passes d to the doc callback, wrapping its error with the position.
 func (p *parser) emitDoc(d Doc, line int64) error {
+	p.docs++
 	if err := p.doc(d); err != nil {
 		return fmt.Errorf("record: %s: doc callback: %w", p.where(line), err)
 	}

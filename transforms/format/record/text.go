@@ -45,6 +45,11 @@ func (p *parser) textDoc(data []byte, err error, limit int64) error {
 	case isSpaceOnlyBytes(data):
 		return p.emitReject(0, 0, ReasonEmptyText, "file is empty or white space", data)
 	}
+	if p.opt.Copy != nil {
+		if _, err := p.opt.Copy.Write(data); err != nil {
+			return fmt.Errorf("record: %s: copy: %w", p.file, err)
+		}
+	}
 	if p.opt.Raw {
 		return p.emitDoc(Doc{Raw: data}, 0)
 	}

@@ -23,6 +23,8 @@ import (
 	"math"
 	"os"
 	"slices"
+
+	"github.com/neardup/neardup/transforms/internal/diskroom"
 )
 
 const magic = "NDSPILL1"
@@ -54,13 +56,15 @@ type Writer struct {
 	err  error
 }
 
-// Create creates the file at path (which must not exist) for writing.
+// Create creates the file at path (which must not exist) for writing. A
+// write that fails for lack of space is retried once after the job's
+// optional files are dropped (see package diskroom).
 func Create(path string) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20)}, nil
+	return &Writer{path: path, f: f, bw: bufio.NewWriterSize(diskroom.Writer(f), 1<<20)}, nil
 }
 
 // Add appends chunk under partition part (≥ 0). After an error every call

@@ -15,12 +15,15 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/faults"
 )
 
 // Write writes the file name in dir through a temporary name in the same
 // directory and renames it into place, so that a failed or retried bundle
-// never leaves a partial final file. If hooked, the test hook of fault
+// never leaves a partial final file. A write that fails for lack of space
+// is retried once after the job's optional files are dropped (see package
+// diskroom). If hooked, the test hook of fault
 // injection (stage "Write") runs before the rename.
 func Write(ctx context.Context, dir, name string, write func(w io.Writer) error, hooked bool) error {
 	final := output.JoinPath(dir, name)
@@ -36,7 +39,7 @@ func Write(ctx context.Context, dir, name string, write func(w io.Writer) error,
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", tmp, err)
 	}
-	bw := bufio.NewWriterSize(wc, 1<<20)
+	bw := bufio.NewWriterSize(diskroom.Writer(wc), 1<<20)
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
