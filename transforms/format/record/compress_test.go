@@ -105,8 +105,9 @@ func TestDetect(t *testing.T) {
 		{"zstd trailing garbage", "x.jsonl.zst", pad(zs, 'x', 4), Zstd, 2, ReasonTrailingGarbage, fmt.Sprintf("after the last zstd frame of x.jsonl.zst: the bytes from offset %d are neither a zstd frame nor zero padding", len(zs))},
 		{"zstd zero padding, then garbage", "x.jsonl.zst", append(pad(zs, 0, 9000), 1), Zstd, 2, ReasonTrailingGarbage, "neither a zstd frame nor zero padding"},
 		// Fewer than 4 bytes, the size of a frame's magic number, are a
-		// cut frame to the decoder (as to `zstd -t`).
-		{"zstd 3 zero bytes", "x.jsonl.zst", pad(zs, 0, 3), Zstd, 2, ReasonCorruptZstd, "corrupt zstd stream"},
+		// cut frame to the decoder, but not to neardup: see
+		// TestZstdShortTrailer.
+		{"zstd 3 zero bytes", "x.jsonl.zst", pad(zs, 0, 3), Zstd, 2, "", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := NewReader(tt.file, bytes.NewReader(tt.in), Unknown)
@@ -423,4 +424,83 @@ func TestGzipWriterReuse(t *testing.T) {
 	}
 	w1.Close()
 	w2.Close()
+}
+
+// TestZstdShortTrailer (issue 32): 1 to 3 bytes after the last zstd
+// frame, too few for a frame's magic number, are what 4 or more are, as
+// for gzip: zero padding is the end, other bytes one trailing_garbage
+// reject after the records, at the end of the last frame. A frame cut
+// short stays corrupt_zstd, however it is framed.
+func TestZstdShortTrailer(t *testing.T) {
+	const data = `{"id":"a","text":"one"}` + "\n" + `{"id":"b","text":"two"}` + "\n"
+	var long strings.Builder // several blocks, RLE ones too
+	for i := range 20000 {
+		fmt.Fprintf(&long, "{\"id\":\"%d\",\"text\":\"%s\"}\n", i, strings.Repeat("a", i%50+1))
+	}
+	zs := compressed(t, Zstd, data)
+	big := compressed(t, Zstd, long.String())
+	var noSum bytes.Buffer // no checksum, a skippable frame after it
+	zw, err := zstd.NewWriter(&noSum, zstd.WithEncoderCRC(false), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write([]byte(data))
+	zw.Close()
+	noSum.Write([]byte{0x5A, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'})
+	for _, tt := range []struct {
+		name, file string
+		in         []byte
+		frames     int  // the whole frames' length
+		docs       int  // the records read
+		garbage    bool // a trailing_garbage reject, at the end of the frames
+		corrupt    bool // a corrupt_zstd reject
+	}{
+		{"1 zero byte", "x.jsonl.zst", pad(zs, 0, 1), len(zs), 2, false, false},
+		{"2 zero bytes", "x.jsonl.zst", pad(zs, 0, 2), len(zs), 2, false, false},
+		{"3 zero bytes by content", "x.jsonl", pad(zs, 0, 3), len(zs), 2, false, false},
+		{"1 byte", "x.jsonl.zst", pad(zs, 'x', 1), len(zs), 2, true, false},
+		{"2 bytes", "x.jsonl.zst", pad(zs, 0xFD, 2), len(zs), 2, true, false},
+		{"3 bytes by content", "x.jsonl", pad(zs, 1, 3), len(zs), 2, true, false},
+		{"zero, then a byte", "x.jsonl.zst", append(pad(zs, 0, 1), 7), len(zs), 2, true, false},
+		{"two frames, 2 bytes", "x.jsonl.zst", pad(append(bytes.Clone(zs), zs...), 'x', 2), 2 * len(zs), 4, true, false},
+		{"blocks, 3 bytes", "x.jsonl.zst", pad(big, 'x', 3), len(big), 20000, true, false},
+		{"no checksum, a skippable frame, 1 byte", "x.jsonl.zst", pad(noSum.Bytes(), 'x', 1), noSum.Len(), 2, true, false},
+		{"no checksum, a skippable frame, 3 zero bytes", "x.jsonl.zst", pad(noSum.Bytes(), 0, 3), noSum.Len(), 2, false, false},
+		{"cut by 1 byte", "x.jsonl.zst", zs[:len(zs)-1], 0, 0, false, true},
+		{"cut by 3 bytes", "x.jsonl.zst", zs[:len(zs)-3], 0, 0, false, true},
+		// 3 bytes of a magic number are no frame (as 1 of gzip's is no member).
+		{"a magic number's 3 bytes", "x.jsonl.zst", append(bytes.Clone(zs), zs[:3]...), len(zs), 2, true, false},
+		{"second frame cut to 5 bytes", "x.jsonl.zst", append(bytes.Clone(zs), zs[:5]...), len(zs), 2, false, true},
+		{"blocks cut by 2 bytes", "x.jsonl.zst", big[:len(big)-2], 0, -1, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var docs int
+			var rejects []Reject
+			err := Read(NewReader(tt.file, bytes.NewReader(tt.in), Unknown), tt.file, Options{},
+				func(Doc) error { docs++; return nil }, func(rj Reject) error { rejects = append(rejects, rj); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.docs >= 0 && docs != tt.docs {
+				t.Errorf("%d records, want %d", docs, tt.docs)
+			}
+			var want []string
+			switch {
+			case tt.garbage:
+				want = []string{ReasonTrailingGarbage}
+			case tt.corrupt:
+				want = []string{ReasonCorruptZstd}
+			}
+			var got []string
+			for _, rj := range rejects {
+				got = append(got, rj.Reason)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("rejects %v, want %v (%+v)", got, want, rejects)
+			}
+			if at := fmt.Sprintf("the bytes from offset %d are", tt.frames); tt.garbage && !strings.Contains(rejects[0].Detail, at) {
+				t.Errorf("detail %q, want %q", rejects[0].Detail, at)
+			}
+		})
+	}
 }

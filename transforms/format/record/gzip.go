@@ -196,6 +196,10 @@ func (d *Reader) Read(p []byte) (int, error) {
 	case errors.Is(err, zstd.ErrMagicMismatch) && d.src.n > int64(len(zstdMagic)):
 		// Not the first frame: what follows the last one.
 		err = d.trailer(d.src.tail[:])
+	case err != nil && err != io.EOF && d.c == Zstd && d.src.frames.short(d.src):
+		// 1 to 3 bytes after the last frame, which the decoder takes
+		// for a cut frame: what follows the last one, as 4 or more.
+		err = d.trailer(d.src.tail[len(d.src.tail)-int(d.src.n-d.src.frames.end):])
 	}
 	if err != nil && err != io.EOF && !errors.Is(err, ErrTrailingGarbage) {
 		err = d.wrap(err)
@@ -269,6 +273,12 @@ func (d *Reader) start() error {
 		}
 		d.c = Sniff(head[:n])
 		src = io.MultiReader(strings.NewReader(string(head[:n])), d.src)
+		if d.c == Zstd {
+			d.src.frames = &zstdFrames{}
+			d.src.frames.Write(head[:n])
+		}
+	} else if d.c == Zstd {
+		d.src.frames = &zstdFrames{}
 	}
 	var err error
 	switch d.c {
@@ -321,15 +331,21 @@ func (d *Reader) wrap(err error) error {
 // than io.EOF, to tell I/O failures from damaged compressed data, and the
 // last bytes read.
 type sourceReader struct {
-	r    io.Reader
-	n    int64   // bytes read
-	tail [4]byte // the last 4 bytes read (zeros before the first 4)
-	err  error
+	r      io.Reader
+	n      int64   // bytes read
+	tail   [4]byte // the last 4 bytes read (zeros before the first 4)
+	err    error
+	eof    bool        // r said io.EOF
+	frames *zstdFrames // of a zstd stream: where its last whole frame ends
 }
 
 func (s *sourceReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	s.n += int64(n)
+	s.eof = s.eof || err == io.EOF
+	if s.frames != nil {
+		s.frames.Write(p[:n])
+	}
 	if n >= len(s.tail) {
 		copy(s.tail[:], p[n-len(s.tail):n])
 	} else if n > 0 {
