@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"maps"
 	"net"
@@ -26,7 +27,21 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
-func TestMain(m *testing.M) { ptest.Main(m) }
+// TestMain runs the pipeline tests on Prism, in this process, with TMPDIR a
+// directory of their own, removed at the end: Beam's universal runner,
+// which Prism runs through, leaves an empty beamloopbackworker-* file in
+// the TMPDIR of each job.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "neardup-test-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", dir)
+	code := ptest.MainRet(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 var sampleFiles = []string{"../testdata/sample/sample-0.jsonl", "../testdata/sample/sample-1.jsonl.gz"}
 

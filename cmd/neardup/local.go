@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/jobservice"
@@ -128,6 +129,13 @@ func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (
 		return nil, err
 	}
 	defer stopProxy()
+	if jobopts.IsLoopback() && !localRunner() {
+		restore, err := privateTempDir()
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
 	res, err := beamx.RunWithMetrics(ctx, p)
 	close(jobDone)
 	progress.End(err == nil)
@@ -138,4 +146,29 @@ func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (
 		return nil, fmt.Errorf("pipeline failed: %s", rootCause(err))
 	}
 	return res, nil
+}
+
+// privateTempDir points TMPDIR at a new directory inside os.TempDir() and
+// returns the function that removes it and restores TMPDIR. A job whose
+// workers run in this process (Beam's loopback environment) on a runner
+// that is not local runs in one: Beam's universal runner leaves an empty
+// beamloopbackworker-* file in os.TempDir() for each such job, which it
+// never removes. (A local job's TMPDIR is its work directory already, see
+// startLocal.)
+func privateTempDir() (restore func(), err error) {
+	dir, err := os.MkdirTemp("", "neardup-job-*")
+	if err != nil {
+		return nil, fmt.Errorf("making a temporary directory for the job in %s: %w", os.TempDir(), err)
+	}
+	remove := atExit(func() { os.RemoveAll(dir) })
+	tmpdir, had := os.LookupEnv("TMPDIR")
+	os.Setenv("TMPDIR", dir)
+	return func() {
+		if had {
+			os.Setenv("TMPDIR", tmpdir)
+		} else {
+			os.Unsetenv("TMPDIR")
+		}
+		remove()
+	}, nil
 }
