@@ -955,6 +955,13 @@ func BenchmarkSet(b *testing.B) {
 			dst, _, _ = DecodeSet(buf, dst)
 		}
 	})
+	b.Run("DecodeNew", func(b *testing.B) { // into a new slice each time, as the exact checks keep them
+		b.ReportAllocs()
+		b.SetBytes(int64(4 * len(set)))
+		for b.Loop() {
+			DecodeSet(buf, nil)
+		}
+	})
 }
 
 func TestCandidateRoundTrip(t *testing.T) {
