@@ -1132,3 +1132,22 @@ func TestEachMatch(t *testing.T) {
 		t.Errorf("damaged chunk: %v, want ErrCorrupt", err)
 	}
 }
+
+// BenchmarkBatcher packs 16-byte records into the default chunks of 64
+// partitions, as the shuffles' DoFns do.
+func BenchmarkBatcher(b *testing.B) {
+	const parts, recs = 64, 1 << 19
+	b.ReportAllocs()
+	b.SetBytes(16 * recs)
+	emit := func(int, []byte) {}
+	for b.Loop() {
+		bt := NewBatcher(0)
+		for i := range uint64(recs) {
+			bt.Add(int(i*7919%parts), func(c []byte) []byte {
+				c = binary.LittleEndian.AppendUint64(c, i)
+				return binary.LittleEndian.AppendUint64(c, i*i)
+			}, emit)
+		}
+		bt.Flush(emit)
+	}
+}
