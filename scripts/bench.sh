@@ -5,7 +5,10 @@
 # the same work in one Go process without Beam (scripts/baseline: read,
 # exact duplicates, signatures, candidates, verification, exact checks,
 # clusters and outputs, with the same packages), so that the job's time and
-# memory over the baseline's compare like with like.
+# memory over the baseline's compare like with like. Each row gives wall
+# time, CPU-seconds (user + system, GNU time), CPU-seconds per GB of input
+# text (the decompressed input, summary.json's input_bytes) and cores busy
+# (CPU-seconds over the process's wall time).
 #
 #   scripts/bench.sh                  # COPIES="1 2 4 10"
 #   COPIES="1 2" scripts/bench.sh     # only x1 and x2
@@ -63,11 +66,17 @@ summary() { grep -o "\"$1\": [0-9.]*" "$2" | head -1 | awk '{print $2}'; }
 # count).
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# cpu FILE: user + system seconds from the output of GNU time -v in FILE.
+cpu() { awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { print s }' "$1"; }
+
+# elapsed FILE: the process's wall seconds from GNU time -v's output in FILE.
+elapsed() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$1"; }
+
 # run_size K: one run of neardup on K copies; prints its row and appends its
-# wall time and peak RSS to the lists of xK.
-declare -A runwalls runrsss
+# wall time, peak RSS and CPU-seconds to the lists of xK.
+declare -A runwalls runrsss runcpus textbytes
 run_size() {
-  local k=$1 size="x$1" inputs dir wall rss docs bytes
+  local k=$1 size="x$1" inputs dir wall rss docs bytes cs ela
   inputs=$(shards "$k")
   dir="$OUT/run-$size"
   rm -rf "$dir"
@@ -75,41 +84,45 @@ run_size() {
     >"$OUT/$size.stdout" 2>"$OUT/$size.time"
   wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
   rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')
-  runwalls[$size]+=" $wall" runrsss[$size]+=" $rss"
+  cs=$(cpu "$OUT/$size.time") ela=$(elapsed "$OUT/$size.time")
+  runwalls[$size]+=" $wall" runrsss[$size]+=" $rss" runcpus[$size]+=" $cs"
   docs=$(summary input_records "$dir/summary.json")
   bytes=$(summary input_bytes "$dir/summary.json")
+  textbytes[$size]=$bytes
   awk -v size="$size" -v k="$(tr , '\n' <<<"$inputs" | wc -l)" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
-    -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" \
-    'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm }'
+    -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" -v cs="$cs" -v ela="$ela" \
+    'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s %8.1f %8.1f %6.2f\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm, cs, cs/(bytes/1e9), cs/ela }'
   sed -n 's/^  stage spans (s since start):/           spans:/p' "$OUT/$size.stdout"
 }
 
 # run_baseline K: one run of the baseline on K copies (its outputs go to a
 # temporary directory it removes); prints its row, checks its counts against
 # the job's last run of the size, and appends its time (its own total,
-# without start-up and removing its files, as the job's wall_seconds) and
-# peak RSS to the lists of baseline-xK.
+# without start-up and removing its files, as the job's wall_seconds), peak
+# RSS and CPU-seconds (of the whole process) to the lists of baseline-xK.
 run_baseline() {
-  local k=$1 size="x$1" inputs w r counts want
+  local k=$1 size="x$1" inputs w r counts want cs ela
   inputs=$(shards "$k")
-  $TIME -o "$OUT/baseline-$size.time" -f "%e %M" "$BIN/baseline" "$inputs" >"$OUT/baseline-$size.stdout"
+  $TIME -o "$OUT/baseline-$size.time" -f "%e %M %U %S" "$BIN/baseline" "$inputs" >"$OUT/baseline-$size.stdout"
   w=$(grep -o 'total [0-9.]* s' "$OUT/baseline-$size.stdout" | awk '{print $2}')
   r=$(awk '{print $2}' "$OUT/baseline-$size.time")
-  runwalls[baseline-$size]+=" $w" runrsss[baseline-$size]+=" $r"
+  cs=$(awk '{print $3 + $4}' "$OUT/baseline-$size.time") ela=$(awk '{print $1}' "$OUT/baseline-$size.time")
+  runwalls[baseline-$size]+=" $w" runrsss[baseline-$size]+=" $r" runcpus[baseline-$size]+=" $cs"
   counts="$(sed -n 's/.*, verified pairs \([0-9]*\) .*/\1/p' "$OUT/baseline-$size.stdout") $(sed -n 's/^baseline: clusters \([0-9]*\) covering [0-9]* documents: kept \([0-9]*\), removed \([0-9]*\)$/\1 \2 \3/p' "$OUT/baseline-$size.stdout")"
   want=""
   if [ -f "$OUT/run-$size/summary.json" ]; then
     want="$(summary verified_pairs "$OUT/run-$size/summary.json") $(summary clusters "$OUT/run-$size/summary.json") $(summary kept "$OUT/run-$size/summary.json") $(summary removed "$OUT/run-$size/summary.json")"
   fi
-  awk -v size="$size" -v w="$w" -v r="$r" -v c="$counts" -v want="$want" 'BEGIN {
+  awk -v size="$size" -v w="$w" -v r="$r" -v c="$counts" -v want="$want" -v cs="$cs" -v ela="$ela" -v bytes="${textbytes[$size]:-}" 'BEGIN {
     same = want == "" ? "" : (c == want ? "  (the job'"'"'s counts)" : "  COUNTS DIFFER FROM THE JOB'"'"'S: " want)
-    printf "%-8s baseline: %.1f s, %.2f GiB peak; verified pairs, clusters, kept, removed: %s%s\n", size, w, r/1048576, c, same }'
+    pergb = bytes == "" ? "" : sprintf(", %.1f CPU-s/GB", cs / (bytes / 1e9))
+    printf "%-8s baseline: %.1f s, %.1f CPU-s%s, %.2f cores busy, %.2f GiB peak; verified pairs, clusters, kept, removed: %s%s\n", size, w, cs, pergb, cs / ela, r/1048576, c, same }'
 }
 
 # With REPEAT > 1 the sizes take turns (x1 and its baseline, x2 and its
 # baseline, ..., x1, ...), so that a slow spell of the machine falls on all of
 # them alike.
-printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed
+printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s %8s %8s %6s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed cpu_s cpu_s/GB cores
 for ((run = 1; run <= REPEAT; run++)); do
   for k in $COPIES; do
     run_size "$k"
@@ -118,16 +131,16 @@ for ((run = 1; run <= REPEAT; run++)); do
 done
 SIZES=$(printf 'x%s ' $COPIES)
 
-declare -A walls rsss
+declare -A walls rsss cpus
 echo
 BASES=
 [ "$BASELINE" = 0 ] || BASES=$(printf 'baseline-x%s ' $COPIES)
 for size in $SIZES $BASES; do
   # shellcheck disable=SC2086 # the lists are space-separated numbers
-  walls[$size]=$(median ${runwalls[$size]}) rsss[$size]=$(median ${runrsss[$size]})
+  walls[$size]=$(median ${runwalls[$size]}) rsss[$size]=$(median ${runrsss[$size]}) cpus[$size]=$(median ${runcpus[$size]})
   if [ "$REPEAT" -gt 1 ]; then
-    awk -v size="$size" -v w="${walls[$size]}" -v r="${rsss[$size]}" -v n="$REPEAT" \
-      'BEGIN { printf "%-8s median of %d runs: %.2f s, %.2f GiB\n", size, n, w, r/1048576 }'
+    awk -v size="$size" -v w="${walls[$size]}" -v r="${rsss[$size]}" -v c="${cpus[$size]}" -v n="$REPEAT" \
+      'BEGIN { printf "%-8s median of %d runs: %.2f s, %.1f CPU-s, %.2f GiB\n", size, n, w, c, r/1048576 }'
   fi
 done
 # The ratios: time and peak RSS from each size to the next, and to x10
@@ -138,16 +151,16 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b/a }'; }
 prev=
 for size in $SIZES; do
   if [ -n "$prev" ]; then
-    echo "$prev -> $size: time $(ratio "${walls[$prev]}" "${walls[$size]}"), peak RSS $(ratio "${rsss[$prev]}" "${rsss[$size]}")"
+    echo "$prev -> $size: time $(ratio "${walls[$prev]}" "${walls[$size]}"), CPU-s $(ratio "${cpus[$prev]}" "${cpus[$size]}"), peak RSS $(ratio "${rsss[$prev]}" "${rsss[$size]}")"
   fi
   prev=$size
 done
 if [ -n "${walls[x1]:-}" ] && [ -n "${walls[x10]:-}" ] && [ "$(echo $SIZES)" != "x1 x10" ]; then
-  echo "x1 -> x10: time $(ratio "${walls[x1]}" "${walls[x10]}"), peak RSS $(ratio "${rsss[x1]}" "${rsss[x10]}")"
+  echo "x1 -> x10: time $(ratio "${walls[x1]}" "${walls[x10]}"), CPU-s $(ratio "${cpus[x1]}" "${cpus[x10]}"), peak RSS $(ratio "${rsss[x1]}" "${rsss[x10]}")"
 fi
 for size in $SIZES; do
   if [ -n "${walls[baseline-$size]:-}" ]; then
-    echo "$size job / baseline: time $(ratio "${walls[baseline-$size]}" "${walls[$size]}"), peak RSS $(ratio "${rsss[baseline-$size]}" "${rsss[$size]}")"
+    echo "$size job / baseline: time $(ratio "${walls[baseline-$size]}" "${walls[$size]}"), CPU-s $(ratio "${cpus[baseline-$size]}" "${cpus[$size]}"), peak RSS $(ratio "${rsss[baseline-$size]}" "${rsss[$size]}")"
   fi
 done
 echo

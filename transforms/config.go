@@ -105,6 +105,11 @@ type Config struct {
 	// gives each deduplicated copy its input's compression and leaves the
 	// rest plain.
 	Compress string
+	// CompressLevel is the level of every compressed output: fast,
+	// default, best, or a number (gzip 1 to 9, zstd 1 to 22; see
+	// record.ParseLevel); "" is fast. It changes the compressed bytes,
+	// never the data.
+	CompressLevel string
 	// Locations adds each document's input file index and line to the
 	// pairs and clusters lines.
 	Locations bool
@@ -169,6 +174,7 @@ func DefaultConfig() Config {
 		Window:       candidates.DefaultLimits.Window,
 		Keep:         "longest",
 		Branches:     min(runtime.NumCPU(), 4),
+		// CompressLevel "" is fast
 	}
 }
 
@@ -180,10 +186,8 @@ func (c Config) Validate() error {
 	if _, err := record.ParseFormat(c.Format); err != nil {
 		return err
 	}
-	if c.Compress != "" {
-		if _, err := record.ParseCompression(c.Compress); err != nil {
-			return err
-		}
+	if err := c.checkCompression(); err != nil {
+		return err
 	}
 	if _, err := c.signatureConfig(); err != nil {
 		return err
@@ -252,7 +256,36 @@ func (c Config) signing() signing {
 }
 
 // outputs is c's output directory.
-func (c Config) outputs() outDir { return outDir{Dir: c.Output, Compress: c.Compress} }
+func (c Config) outputs() outDir {
+	return outDir{Dir: c.Output, Compress: c.Compress, Level: c.CompressLevel}
+}
+
+// checkCompression reports a Compress or CompressLevel that is not one, or
+// a level the compression does not have (gzip has no level above 9; with
+// no Compress, a level must suit both gzip and zstd inputs).
+func (c Config) checkCompression() error {
+	comps := []record.Compression{record.Gzip, record.Zstd}
+	if c.Compress != "" {
+		comp, err := record.ParseCompression(c.Compress)
+		if err != nil {
+			return err
+		}
+		comps = []record.Compression{comp}
+	}
+	if c.CompressLevel == "" {
+		return nil
+	}
+	level, err := record.ParseLevel(c.CompressLevel)
+	if err != nil {
+		return err
+	}
+	for _, comp := range comps {
+		if err := level.Check(comp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // splitter is how c's first pass cuts input files into units.
 func (c Config) splitter() splitter {

@@ -62,19 +62,31 @@ func (s signing) config() (signature.Config, error) {
 	return sc, nil
 }
 
-// outDir is the job's output directory and the compression of its line
-// outputs and deduplicated copies (Config.Compress).
+// outDir is the job's output directory, the compression of its line
+// outputs and deduplicated copies (Config.Compress) and its level
+// (Config.CompressLevel).
 type outDir struct {
 	Dir      string
 	Compress string
+	Level    string
+}
+
+// outCompression is how one output file is compressed.
+type outCompression struct {
+	c     record.Compression
+	level record.Level
 }
 
 // compression is the compression of the line outputs; for a deduplicated
 // copy, in is its input's.
-func (o outDir) compression(in record.Compression) record.Compression {
+func (o outDir) compression(in record.Compression) outCompression {
+	level, _ := record.ParseLevel(o.Level) // Config.Validate checked it
+	if o.Level == "" {
+		level = record.LevelFast
+	}
 	if o.Compress == "" {
-		return in
+		return outCompression{in, level}
 	}
 	comp, _ := record.ParseCompression(o.Compress)
-	return comp
+	return outCompression{comp, level}
 }

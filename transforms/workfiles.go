@@ -114,6 +114,9 @@ func infoRecord(in *wire.Info) index.Record {
 	return index.Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, SimHash: in.SimHash, Sketch: in.Sketch}
 }
 
+// sketchBlock is the size of the blocks readInfoShard copies sketches into.
+const sketchBlock = 64 << 10
+
 // infoTable is the content of one info shard: infos in line order.
 type infoTable struct {
 	seg, bits int // the segment's key and the job's segment bits
@@ -191,9 +194,21 @@ func (w workDir) readInfoShard(ctx context.Context, seg int) (*infoTable, error)
 	}
 	defer rc.Close()
 	t := &infoTable{seg: seg, bits: bits}
+	var block []byte // the sketches are copied into blocks, not one allocation each
 	err = rd.Each(func(r *index.Record) error {
+		var sketch []byte
+		if len(r.Sketch) == 0 {
+			sketch = slices.Clone(r.Sketch) // nil or empty as read
+		} else {
+			if cap(block)-len(block) < len(r.Sketch) {
+				block = make([]byte, 0, max(sketchBlock, len(r.Sketch)))
+			}
+			n := len(block)
+			block = append(block, r.Sketch...)
+			sketch = block[n:len(block):len(block)]
+		}
 		t.infos = append(t.infos, wire.Info{Doc: wire.DocNum(file, r.Line), ID: r.ID, Len: r.Len,
-			SimHash: r.SimHash, Sketch: slices.Clone(r.Sketch)})
+			SimHash: r.SimHash, Sketch: sketch})
 		return nil
 	})
 	if err != nil {

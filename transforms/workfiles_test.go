@@ -3,6 +3,7 @@ package transforms
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -195,5 +196,34 @@ func TestInfoShardNoSpace(t *testing.T) {
 	want := "writing info shard info-00003-000002.bin in full://work: no space left on device (needs about 2 MB; set TMPDIR to a larger disk)"
 	if err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("writeInfoShard = %v, want %q", err, want)
+	}
+}
+
+// BenchmarkReadInfoShard reads the info shard of one full segment of 65,536
+// documents with 128-byte sketches, as the joins and the verification do.
+func BenchmarkReadInfoShard(b *testing.B) {
+	ctx := context.Background()
+	cfg := Config{Work: filepath.Join(b.TempDir(), "work"), SegmentBits: 16}
+	const file = 2
+	var s recordShard
+	sketch := make([]uint8, 128)
+	for line := range int64(1 << 16) {
+		for i := range sketch {
+			sketch[i] = uint8(line*31 + int64(i))
+		}
+		in := wire.Info{Doc: wire.DocNum(file, line), ID: fmt.Sprintf("doc-%d", line), Len: 1000 + line%977,
+			SimHash: uint64(line) * 0x9e3779b97f4a7c15, Sketch: sketch}
+		rec := infoRecord(&in)
+		s.add(&rec)
+	}
+	if err := s.write(ctx, cfg.Work, infoShardName(file, 0), "in/file-2.jsonl"); err != nil {
+		b.Fatal(err)
+	}
+	seg := cfg.segment(wire.DocNum(file, 0))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := cfg.work().readInfoShard(ctx, seg); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

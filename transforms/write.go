@@ -70,7 +70,7 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.O
 // count kept. The file is copied without parsing: the first pass already
 // said which lines are records (rejected ones are in rejects-*.jsonl). The
 // copy is compressed with Out.Compress, or else as the input is (a
-// .jsonl.gz input gives a .jsonl.gz copy). Reading the input itself, not
+// .jsonl.gz input gives a .jsonl.gz copy), at Out.Level. Reading the input itself, not
 // its spool copy, it checks the file against the first pass's reading (see
 // input.go) before the copy is renamed into place.
 type writeDedupFn struct {
@@ -176,11 +176,11 @@ func inputCompression(ctx context.Context, work string, file int, path string) (
 	return max(record.ByName(path), record.None), nil
 }
 
-// writeCompressed writes the file name, with the extension of c, through
-// writeAtomically, compressed with c.
-func writeCompressed(ctx context.Context, dir, name string, c record.Compression, write func(w io.Writer) error) error {
-	return writeAtomically(ctx, dir, name+c.Ext(), func(w io.Writer) error {
-		cw, err := record.NewWriter(w, c)
+// writeCompressed writes the file name, with the extension of c's
+// compression, through writeAtomically, compressed as c says.
+func writeCompressed(ctx context.Context, dir, name string, c outCompression, write func(w io.Writer) error) error {
+	return writeAtomically(ctx, dir, name+c.c.Ext(), func(w io.Writer) error {
+		cw, err := record.NewWriterLevel(w, c.c, c.level)
 		if err != nil {
 			return err
 		}

@@ -48,7 +48,8 @@ func (d dropErrors) Enabled(ctx context.Context, l slog.Level) bool {
 func (d dropErrors) WithAttrs(a []slog.Attr) slog.Handler { return dropErrors{d.Handler.WithAttrs(a)} }
 func (d dropErrors) WithGroup(n string) slog.Handler      { return dropErrors{d.Handler.WithGroup(n)} }
 
-// runnerName is the value of Beam's --runner flag, "prism" if unset.
+// runnerName is the value of Beam's --runner flag, "direct" if unset (see
+// setDefaultRunner).
 func runnerName() string {
 	if r := flag.Lookup("runner"); r != nil && r.Value.String() != "" {
 		return r.Value.String()

@@ -52,6 +52,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl, parquet: field (column) holding the document id (meta.url: a nested field); '': ids are FILE:LINE\n(parquet: FILE:ROW), as they are for a file whose first record has no such field")
 	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl, parquet: field (column) holding the document text (content.text: a nested field)")
 	fs.StringVar(&c.Compress, "compress", "", "compress the outputs: none, gzip or zstd (suffix .gz, .zst); unset: each dedup copy\nas its input is, the rest plain (a Parquet copy keeps its input's codecs)")
+	fs.StringVar(&c.CompressLevel, "compress-level", "fast", "level of every compressed output (dedup copies of compressed inputs, --compress): fast,\ndefault, best (gzip 1, 6, 9; zstd's fastest, default, best encoder) or a number, gzip 1 to 9,\nzstd 1 to 22; the same bytes every run at any level")
 	fs.BoolVar(&c.Locations, "locations", false, "pairs and clusters also give each document's input file index and line")
 	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected (0: the default)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
@@ -100,7 +101,8 @@ writes to DIR:
 
 NNNNN is the index of the input file in sorted order. A dedup copy is
 compressed as its input (.jsonl.gz, .jsonl.zst); --compress gzip|zstd
-compresses every file but summary.json and report.html.
+compresses every file but summary.json and report.html; --compress-level
+sets how hard (fast by default: gzip level 1).
 
 Examples:
 
@@ -120,7 +122,7 @@ var runFlagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "locations", "index-out"}},
+	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "compress-level", "locations", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "segment-lines", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "spill", "quiet", "verbose", "cpuprofile", "memprofile"}},

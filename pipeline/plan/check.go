@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // Limits of the options, beyond which a job would not run, or not sensibly.
@@ -153,6 +155,23 @@ func checkLimits(o *Options, _ Runner) error {
 	)
 }
 
+// checkCompressLevel checks --compress-level against --compress: a gzip
+// level (fast, default, best, 1 to 9) unless every compressed output is
+// zstd, which also has 10 to 22 (or none is).
+func checkCompressLevel(compress, level string) error {
+	if level == "" {
+		return nil
+	}
+	l, err := record.ParseLevel(level)
+	if err != nil {
+		return bad("compress-level", fmt.Sprintf("%q", level), "want fast, default, best, or 1 to 9 (with --compress zstd, 1 to 22)")
+	}
+	if compress != "zstd" && compress != "none" && l.Check(record.Gzip) != nil {
+		return bad("compress-level", level, "gzip levels are 1 to 9 (a copy of a gzipped input is gzipped); 10 to 22 need --compress zstd")
+	}
+	return nil
+}
+
 // checkNames checks the options that name a choice, and the fields of the
 // records.
 func checkNames(o *Options, _ Runner) error {
@@ -165,6 +184,7 @@ func checkNames(o *Options, _ Runner) error {
 			}
 			return oneOf("compress", c.Compress, "none", "gzip", "zstd")
 		},
+		func() error { return checkCompressLevel(c.Compress, c.CompressLevel) },
 		func() error { return oneOf("method", c.Method, "both", "minhash", "simhash") },
 		func() error { return oneOf("verify", c.Verify, "auto", "estimate", "exact") },
 		func() error { return oneOf("minhash", c.MinHash, "classic", "oph") },

@@ -30,6 +30,13 @@ func TestCheck(t *testing.T) {
 		{"shingle", func(o *Options) { o.Shingle = "char:0" }, "--shingle \"char:0\""},
 		{"shingle of the config", func(o *Options) { o.Shingle, o.Config.Tokens = "", "bytes" }, "--shingle \"bytes:5\""},
 		{"memory", func(o *Options) { o.Memory = "8" }, "--memory \"8\""},
+		{"compress level", func(o *Options) { o.Config.CompressLevel = "quick" }, "--compress-level \"quick\""},
+		{"compress level 0", func(o *Options) { o.Config.CompressLevel = "0" }, "--compress-level \"0\""},
+		{"gzip level 19", func(o *Options) { o.Config.CompressLevel = "19" }, "--compress-level 19: gzip levels are 1 to 9"},
+		{"gzip level 19, --compress gzip", func(o *Options) { o.Config.Compress, o.Config.CompressLevel = "gzip", "19" }, "--compress-level 19"},
+		{"zstd level 19", func(o *Options) { o.Config.Compress, o.Config.CompressLevel = "zstd", "19" }, ""},
+		{"no compression, level 19", func(o *Options) { o.Config.Compress, o.Config.CompressLevel = "none", "19" }, ""},
+		{"best", func(o *Options) { o.Config.CompressLevel = "best" }, ""},
 	}
 	for _, tt := range tests {
 		o := defaults()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -358,34 +359,138 @@ func (s *sourceReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// NewWriter returns a writer that compresses what it is given with c to w;
-// Close flushes it (and does not close w). The output depends only on the
-// data: fixed levels (gzip level 6, zstd's default), no time or name in the
-// gzip header, zstd encoded on one goroutine. Gzip is compressed in blocks
-// of gzipBlock bytes on every core (github.com/klauspost/pgzip: each block
-// primed with the 32 KiB before it, so the file is as small as a serial
-// gzip's: 0.04% larger on a SCALE shard): the deduplicated copy of a gzipped input is
-// written once the job knows what to remove, with nothing else left to do,
-// and a serial gzip at level 6 took a fifth of the time of a run on the
-// SCALE corpus. The blocks and the file do not depend on the number of
-// cores.
+// Level is how hard a writer compresses: LevelFast (the zero Level),
+// LevelDefault, LevelBest, or a number, 1 to 9 for gzip (as gzip -1 to
+// -9) and 1 to 22 for zstd (as the zstd command's levels, mapped to the
+// nearest of the encoder's four). A level changes the compressed bytes,
+// never what they decompress to, and the same level gives the same bytes
+// every run.
+type Level int
+
+// The named levels: gzip 1, 6 and 9; zstd's fastest, default and best
+// encoder.
+const (
+	LevelFast    Level = 0
+	LevelDefault Level = -1
+	LevelBest    Level = -2
+)
+
+// ParseLevel maps "fast", "default", "best" (in any case) or a number
+// from 1 to 22 to its Level.
+func ParseLevel(s string) (Level, error) {
+	switch t := strings.ToLower(strings.TrimSpace(s)); t {
+	case "fast":
+		return LevelFast, nil
+	case "default":
+		return LevelDefault, nil
+	case "best":
+		return LevelBest, nil
+	default:
+		if n, err := strconv.Atoi(t); err == nil && n >= 1 && n <= 22 {
+			return Level(n), nil
+		}
+	}
+	return LevelFast, fmt.Errorf("record: unknown compression level %q (want fast, default, best, or 1 to 9 for gzip, 1 to 22 for zstd)", s)
+}
+
+// String returns the name ParseLevel accepts for l.
+func (l Level) String() string {
+	switch l {
+	case LevelFast:
+		return "fast"
+	case LevelDefault:
+		return "default"
+	case LevelBest:
+		return "best"
+	}
+	return strconv.Itoa(int(l))
+}
+
+// gzipLevel is the flate level of l, or an error if l is no gzip level.
+func (l Level) gzipLevel() (int, error) {
+	switch {
+	case l == LevelFast:
+		return 1, nil
+	case l == LevelDefault:
+		return 6, nil
+	case l == LevelBest:
+		return 9, nil
+	case l >= 1 && l <= 9:
+		return int(l), nil
+	}
+	return 0, fmt.Errorf("record: compression level %v is no gzip level (want fast, default, best or 1 to 9)", l)
+}
+
+// zstdLevel is the zstd encoder level of l, or an error if l is no zstd
+// level.
+func (l Level) zstdLevel() (zstd.EncoderLevel, error) {
+	switch {
+	case l == LevelFast:
+		return zstd.SpeedFastest, nil
+	case l == LevelDefault:
+		return zstd.SpeedDefault, nil
+	case l == LevelBest:
+		return zstd.SpeedBestCompression, nil
+	case l >= 1 && l <= 22:
+		return zstd.EncoderLevelFromZstd(int(l)), nil
+	}
+	return 0, fmt.Errorf("record: compression level %v is no zstd level (want fast, default, best or 1 to 22)", l)
+}
+
+// Check reports whether l is a level of compression c (any level is one of
+// None).
+func (l Level) Check(c Compression) error {
+	var err error
+	switch c {
+	case Gzip:
+		_, err = l.gzipLevel()
+	case Zstd:
+		_, err = l.zstdLevel()
+	}
+	return err
+}
+
+// NewWriter is NewWriterLevel at LevelFast.
 func NewWriter(w io.Writer, c Compression) (io.WriteCloser, error) {
+	return NewWriterLevel(w, c, LevelFast)
+}
+
+// NewWriterLevel returns a writer that compresses what it is given with c
+// at level to w; Close flushes it (and does not close w). The output
+// depends only on the data and the level: no time or name in the gzip
+// header, zstd encoded on one goroutine. Gzip is compressed in blocks of
+// gzipBlock bytes on every core (github.com/klauspost/pgzip: each block
+// primed with the 32 KiB before it, so the file is about as small as a
+// serial gzip's: 0.04% larger on a SCALE shard at level 6): the
+// deduplicated copy of a gzipped input is written once the job knows what
+// to remove, with nothing else left to do, and a serial gzip at level 6
+// took a fifth of the time of a run on the SCALE corpus. The blocks, and
+// so the file, do not depend on the number of cores or on how the data is
+// split into writes.
+func NewWriterLevel(w io.Writer, c Compression, level Level) (io.WriteCloser, error) {
 	switch c {
 	case None:
 		return nopCloser{w}, nil
 	case Gzip:
-		zw, _ := gzipWriters.Get().(*pgzip.Writer)
+		n, err := level.gzipLevel()
+		if err != nil {
+			return nil, err
+		}
+		zw, _ := gzipWriters[n].Get().(*pgzip.Writer)
 		if zw == nil {
-			var err error
-			if zw, err = pgzip.NewWriterLevel(w, 6); err != nil {
+			if zw, err = pgzip.NewWriterLevel(w, n); err != nil {
 				return nil, err
 			}
 		} else {
 			zw.Reset(w)
 		}
-		return &pooledGzip{zw}, zw.SetConcurrency(gzipBlock, max(2, runtime.GOMAXPROCS(0)))
+		return &pooledGzip{zw, n}, zw.SetConcurrency(gzipBlock, max(2, runtime.GOMAXPROCS(0)))
 	case Zstd:
-		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+		l, err := level.zstdLevel()
+		if err != nil {
+			return nil, err
+		}
+		return zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(l))
 	}
 	return nil, fmt.Errorf("record: no writer for compression %v", c)
 }
@@ -393,16 +498,20 @@ func NewWriter(w io.Writer, c Compression) (io.WriteCloser, error) {
 // gzipBlock is the size of the blocks a gzip output is compressed in.
 const gzipBlock = 1 << 20
 
-// gzipWriters keeps closed gzip writers for the next NewWriter: each
-// pgzip.Writer has a pool of its own for its 1 MiB blocks, and a new writer
-// per output file left those blocks as garbage by the hundreds (0.52 GB of
-// the heap in use at the peak of a 13.9M-document run, writing its
-// deduplicated copies).
-var gzipWriters sync.Pool
+// gzipWriters keeps closed gzip writers for the next NewWriterLevel, one
+// pool per flate level (a pgzip.Writer keeps its level when reset): each
+// pgzip.Writer has a pool of its own for its 1 MiB blocks, and a new
+// writer per output file left those blocks as garbage by the hundreds
+// (0.52 GB of the heap in use at the peak of a 13.9M-document run, writing
+// its deduplicated copies).
+var gzipWriters [10]sync.Pool
 
-// pooledGzip is a gzip writer that goes back to gzipWriters when closed
-// without error.
-type pooledGzip struct{ zw *pgzip.Writer }
+// pooledGzip is a gzip writer that goes back to gzipWriters[level] when
+// closed without error.
+type pooledGzip struct {
+	zw    *pgzip.Writer
+	level int
+}
 
 func (w *pooledGzip) Write(p []byte) (int, error) {
 	if w.zw == nil {
@@ -419,7 +528,7 @@ func (w *pooledGzip) Close() error {
 	w.zw = nil
 	err := zw.Close()
 	if err == nil {
-		gzipWriters.Put(zw)
+		gzipWriters[w.level].Put(zw)
 	}
 	return err
 }

@@ -48,7 +48,8 @@ func AppendSet(chunk []byte, set []uint32) []byte {
 }
 
 // DecodeSet decodes the set at the start of chunk, appending its values to
-// dst[:0], and returns the set and the rest of the chunk. It fails on a
+// dst[:0] (a new slice of the set's size if dst has not the capacity), and
+// returns the set and the rest of the chunk. It fails on a
 // truncated or malformed encoding, including values out of order.
 func DecodeSet(chunk []byte, dst []uint32) ([]uint32, []byte, error) {
 	dst = dst[:0]
@@ -71,6 +72,9 @@ func DecodeSet(chunk []byte, dst []uint32) ([]uint32, []byte, error) {
 		return nil, nil, fmt.Errorf("%w: short set", ErrCorrupt)
 	}
 	low, high := chunk[:lowLen], chunk[lowLen:]
+	if cap(dst) < n { // one allocation of the size, not appends that grow it
+		dst = make([]uint32, 0, n)
+	}
 	mask := uint32(1)<<l - 1
 	i := 0
 	for b := 0; b < len(high); b += 8 {

@@ -527,7 +527,10 @@ func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int, []
 	buf = appendRec(buf)
 	if len(buf)+(len(buf)-n) > b.max {
 		emit(part, buf)
-		buf = nil
+		// The emitted chunk is the runner's now. A partition that filled
+		// one is likely to fill the next: its buffer is made at full size
+		// once, not grown by appends that copy it and leave garbage.
+		buf = make([]byte, 0, b.max)
 	}
 	b.bufs[part] = buf
 }

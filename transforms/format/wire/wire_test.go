@@ -955,6 +955,13 @@ func BenchmarkSet(b *testing.B) {
 			dst, _, _ = DecodeSet(buf, dst)
 		}
 	})
+	b.Run("DecodeNew", func(b *testing.B) { // into a new slice each time, as the exact checks keep them
+		b.ReportAllocs()
+		b.SetBytes(int64(4 * len(set)))
+		for b.Loop() {
+			DecodeSet(buf, nil)
+		}
+	})
 }
 
 func TestCandidateRoundTrip(t *testing.T) {
@@ -1123,5 +1130,24 @@ func TestEachMatch(t *testing.T) {
 	}
 	if err := EachMatch(chunk[:len(chunk)-1], func(*Match, []byte) error { return nil }); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("damaged chunk: %v, want ErrCorrupt", err)
+	}
+}
+
+// BenchmarkBatcher packs 16-byte records into the default chunks of 64
+// partitions, as the shuffles' DoFns do.
+func BenchmarkBatcher(b *testing.B) {
+	const parts, recs = 64, 1 << 19
+	b.ReportAllocs()
+	b.SetBytes(16 * recs)
+	emit := func(int, []byte) {}
+	for b.Loop() {
+		bt := NewBatcher(0)
+		for i := range uint64(recs) {
+			bt.Add(int(i*7919%parts), func(c []byte) []byte {
+				c = binary.LittleEndian.AppendUint64(c, i)
+				return binary.LittleEndian.AppendUint64(c, i*i)
+			}, emit)
+		}
+		bt.Flush(emit)
 	}
 }
