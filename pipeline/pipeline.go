@@ -94,9 +94,14 @@ type AuditOptions struct {
 	// index records it); otherwise the estimate decides them against the
 	// threshold.
 	ReadSources bool
-	// UpdateIndex, if set, is where the next index goes: the old shards,
-	// copied, and shards of the new documents kept.
+	// UpdateIndex, if set, is where the next index goes: a manifest that
+	// lists the old index's generations and a new generation of the new
+	// documents kept.
 	UpdateIndex string
+	// Scan reads every record of the index (IndexScan) instead of looking
+	// the batch's keys up (IndexLookup): the same outputs, at the cost of
+	// the index's size; the tests compare the two.
+	Scan bool
 }
 
 // BuildAudit adds an audit job to s: the new files (sorted) are read,
@@ -104,7 +109,7 @@ type AuditOptions struct {
 // every output goes to cfg.Output.
 //
 //	files ─ Read ─ ExactDuplicates ── AuditSignatures ──────────┐
-//	            └────────── key set ──┴─ IndexScan ─ AuditExact  │
+//	            └────────── key set ──┴─ IndexLookup ─ AuditExact  │
 //	                                            └─ AuditCandidates (new+indexed) ─ AuditVerify ─ split
 //	batch matches ─ Clusters ─┐
 //	index matches ────────────┴─ WriteAudit ─ dedup, AuditSummary, [UpdateIndex]
@@ -119,7 +124,11 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 	keys, rejects, readStats := r.keys, r.rejects, r.stats
 	batchExact, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
 	entries, infos, signStats := transforms.AuditSignatures(s, cfg, r.segments, skips)
-	idxKeys, idxEntries, idxInfos, scanStats := transforms.IndexScan(s, cfg, opt.Index, keys, entries)
+	meet := transforms.IndexLookup
+	if opt.Scan {
+		meet = transforms.IndexScan
+	}
+	idxKeys, idxEntries, idxInfos, scanStats := meet(s, cfg, opt.Index, keys, entries)
 	idxExact, auditExactStats := transforms.AuditExact(s, cfg, keys, idxKeys)
 	pairs, candStats := transforms.AuditCandidates(s, cfg, entries, idxEntries)
 
@@ -143,7 +152,7 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 	allRemoves, writeStats := transforms.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
 	transforms.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
 	if opt.UpdateIndex != "" {
-		transforms.UpdateIndex(s, cfg, opt.Index, len(shards), newFiles, allRemoves)
+		transforms.UpdateIndex(s, cfg, opt.Index, newFiles, allRemoves)
 	}
 	return nil
 }
