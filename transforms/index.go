@@ -348,4 +348,3 @@ func openShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer,
 	}
 	return rd, rc, nil
 }
-
