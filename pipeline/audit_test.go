@@ -62,8 +62,9 @@ func runAuditOpt(t *testing.T, cfg transforms.Config, files []string, opt AuditO
 }
 
 // sameAudit compares the outputs of two audits of the same batch against
-// the same index, one by lookups and one by a scan (AuditOptions.Scan),
-// all but the bytes they read from the index.
+// the same documents (by lookups and by a scan, AuditOptions.Scan, or
+// against an index and its compaction), all but the bytes they read from
+// the index and its directory.
 func sameAudit(t *testing.T, what, lookup, scan string) {
 	t.Helper()
 	a, b := outputs(t, lookup), outputs(t, scan)
@@ -73,6 +74,7 @@ func sameAudit(t *testing.T, what, lookup, scan string) {
 			t.Fatal(err)
 		}
 		delete(sum["counts"].(map[string]any), output.StatIndexBytesRead)
+		delete(sum, "index") // the index's directory
 		m[output.AuditSummaryName], _ = json.Marshal(sum)
 	}
 	sameOutputs(t, what, b, a)
@@ -357,5 +359,68 @@ func TestAuditRefusesBadIndex(t *testing.T) {
 				t.Errorf("failed audit wrote %s", output.AuditSummaryName)
 			}
 		})
+	}
+}
+
+// TestAuditChainCompact: a chain of audits with --update-index gives an
+// index of three generations; its compaction (index compact) gives the
+// same audit outputs as the chain, and as a scan; a version 2 manifest
+// converts the same way; removing a generation the chain needs is an error
+// naming it.
+func TestAuditChainCompact(t *testing.T) {
+	cfg := transforms.DefaultConfig()
+	dir := t.TempDir()
+	a, rest, b1, b2 := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "rest.jsonl"), filepath.Join(dir, "b1.jsonl"), filepath.Join(dir, "b2.jsonl")
+	splitJSONL(t, "../testdata/sample/sample-0.jsonl", a, rest, 40)
+	splitJSONL(t, rest, b1, b2, 50)
+	_, idx0 := runIndexed(t, cfg, []string{a})
+	idx1, idx2 := filepath.Join(dir, "idx1"), filepath.Join(dir, "idx2")
+	runAudit(t, cfg, idx0, []string{b1}, false, idx1)
+	runAudit(t, cfg, idx1, []string{b2}, false, idx2)
+	man := readManifest(t, idx2)
+	if len(man.Generations) != 3 || man.Generations[0].Dir != idx0 || man.Generations[1].Dir != idx1 {
+		t.Fatalf("chain: generations %+v", man.Generations)
+	}
+	files := inputs(t, sampleFiles[1:]...)
+	chain := runAuditOpt(t, cfg, files, AuditOptions{Index: idx2})
+	sameAudit(t, "chain by lookups and by a scan", chain, runAuditOpt(t, cfg, files, AuditOptions{Index: idx2, Scan: true}))
+
+	compact := filepath.Join(dir, "compact")
+	cm, err := transforms.CompactIndex(context.Background(), idx2, compact, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.Generations) != 1 || cm.Documents != man.Documents || len(cm.Shards) != len(man.Shards) {
+		t.Fatalf("compacted: %d generations, %d documents in %d shards; want 1, %d in %d", len(cm.Generations), cm.Documents, len(cm.Shards), man.Documents, len(man.Shards))
+	}
+	sameAudit(t, "chain and its compaction", chain, runAuditOpt(t, cfg, files, AuditOptions{Index: compact}))
+
+	// A version 2 manifest (one directory of shards) converts the same way.
+	m0 := readManifest(t, idx0)
+	v2, _ := json.Marshal(map[string]any{"format": index.FormatName, "version": 2, "config": m0.Config, "documents": m0.Documents, "shards": m0.Shards})
+	old := filepath.Join(dir, "v2")
+	os.Mkdir(old, 0o755)
+	for _, sh := range m0.Shards {
+		b, _ := os.ReadFile(filepath.Join(idx0, sh.Name))
+		os.WriteFile(filepath.Join(old, sh.Name), b, 0o644)
+	}
+	os.WriteFile(filepath.Join(old, index.ManifestName), v2, 0o644)
+	conv := filepath.Join(dir, "converted")
+	if _, err := transforms.CompactIndex(context.Background(), old, conv, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	sameAudit(t, "an index and its conversion from version 2", runAuditOpt(t, cfg, files, AuditOptions{Index: idx0}),
+		runAuditOpt(t, cfg, files, AuditOptions{Index: conv}))
+
+	// The compacted index needs no generation; the chain needs each one.
+	if err := os.RemoveAll(idx1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := transforms.OpenIndex(context.Background(), compact); err != nil {
+		t.Errorf("compacted index after removing a generation of the chain: %v", err)
+	}
+	want := "index " + idx2 + " needs generation " + idx1 + " (" + filepath.Join(idx1, index.ShardName(0)) + " is missing)"
+	if _, err := transforms.OpenIndex(context.Background(), idx2); err == nil || err.Error() != want {
+		t.Errorf("generation removed: got %v, want %s", err, want)
 	}
 }

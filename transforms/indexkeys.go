@@ -113,21 +113,10 @@ func (fn *writeKeysFn) ProcessElement(ctx context.Context, part int, chunks func
 	defer busy(ctx, "WriteKeys", begin())
 	var es [index.Kinds][]index.KeyEntry
 	err := fn.spilled.each(fn.Work, part, chunks, func(c []byte) error {
-		if len(c)%keyEntrySize != 0 {
-			return fmt.Errorf("key entries of partition %d: a chunk of %d bytes", part, len(c))
-		}
-		for ; len(c) > 0; c = c[keyEntrySize:] {
-			kind := int(c[0])
-			if kind >= index.Kinds {
-				return fmt.Errorf("key entries of partition %d: kind %d", part, kind)
-			}
-			es[kind] = append(es[kind], index.KeyEntry{Key: binary.LittleEndian.Uint64(c[1:]),
-				Shard: binary.LittleEndian.Uint32(c[9:]), Ord: binary.LittleEndian.Uint32(c[13:]), FP: binary.LittleEndian.Uint64(c[17:])})
-		}
-		return nil
+		return decodeKeyEntries(c, &es)
 	})
 	if err != nil {
-		return fmt.Errorf("index: %w", err)
+		return fmt.Errorf("index: partition %d: %w", part, err)
 	}
 	var f index.KeyFile
 	err = writeAtomically(ctx, fn.Dir, index.KeyFileName(part), func(w io.Writer) error {
@@ -138,6 +127,23 @@ func (fn *writeKeysFn) ProcessElement(ctx context.Context, part int, chunks func
 		return err
 	}
 	return emitKeyMeta(f, emit)
+}
+
+// decodeKeyEntries appends the key entries of chunk c (keyRouter's) to es
+// by kind.
+func decodeKeyEntries(c []byte, es *[index.Kinds][]index.KeyEntry) error {
+	if len(c)%keyEntrySize != 0 {
+		return fmt.Errorf("key entries: a chunk of %d bytes", len(c))
+	}
+	for ; len(c) > 0; c = c[keyEntrySize:] {
+		kind := int(c[0])
+		if kind >= index.Kinds {
+			return fmt.Errorf("key entries: kind %d", kind)
+		}
+		es[kind] = append(es[kind], index.KeyEntry{Key: binary.LittleEndian.Uint64(c[1:]),
+			Shard: binary.LittleEndian.Uint32(c[9:]), Ord: binary.LittleEndian.Uint32(c[13:]), FP: binary.LittleEndian.Uint64(c[17:])})
+	}
+	return nil
 }
 
 func emitKeyMeta(f index.KeyFile, emit func(int, []byte)) error {
