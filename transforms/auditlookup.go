@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -67,13 +68,7 @@ func OpenIndex(ctx context.Context, dir string) (*index.Manifest, error) {
 		for _, k := range gen.Keys {
 			names[k.Name] = k.Bytes
 		}
-		for _, name := range slices.Sorted(func(yield func(string) bool) {
-			for n := range names {
-				if !yield(n) {
-					return
-				}
-			}
-		}) {
+		for _, name := range slices.Sorted(maps.Keys(names)) {
 			path := output.JoinPath(gen.Path, name)
 			size, err := fileSize(ctx, path)
 			why := ""
@@ -236,24 +231,37 @@ func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte
 	if t < 0 || t >= len(fn.tasks) {
 		return fmt.Errorf("index lookup: no key file %d", t)
 	}
-	task := fn.tasks[t]
+	refs, read, err := fn.lookup(ctx, fn.tasks[t])
+	if err != nil {
+		return fmt.Errorf("index lookup: %w", err)
+	}
+	for _, n := range slices.Sorted(maps.Keys(refs)) {
+		if n >= len(fn.m.Shards) {
+			return fmt.Errorf("index lookup: key file %d refers to shard %d of %d", t, n, len(fn.m.Shards))
+		}
+		emit(n, refs[n])
+	}
+	emitStat(output.StatIndexBytesRead, read)
+	return nil
+}
+
+// lookup looks the batch's keys up in the key file of task and returns the
+// record numbers found by shard number, and the bytes read.
+func (fn *lookupFn) lookup(ctx context.Context, task keyFileTask) (map[int][]byte, int64, error) {
 	gen := fn.m.Generations[task.gen]
 	path := output.JoinPath(gen.Path, task.file.Name)
 	ra, done, err := openRanged(ctx, path)
 	if err != nil {
-		return fmt.Errorf("index lookup: %s: %w", path, err)
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
 	}
 	kf := index.NewKeyFileAt(ra, path, task.file, gen.PartitionBits)
 	refs := map[int][]byte{}
-	found := func(e *index.KeyEntry) {
-		n := fn.base[task.gen] + int(e.Shard)
-		refs[n] = wire.AppendLineNum(refs[n], int64(e.Ord))
-	}
 	for kind, ks := range [index.Kinds][]uint64{fn.exact, fn.block, fn.sim} {
 		ks = partitionKeys(kind, ks, task.file.Partition, gen.PartitionBits)
 		err = kf.Lookup(kind, ks, func(i int, e *index.KeyEntry) error {
 			if kind != index.KindSim || fn.bk.near(e.Key, e.FP) {
-				found(e)
+				n := fn.base[task.gen] + int(e.Shard)
+				refs[n] = wire.AppendLineNum(refs[n], int64(e.Ord))
 			}
 			return nil
 		})
@@ -264,23 +272,7 @@ func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte
 	if cerr := done(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("index lookup: %w", err)
-	}
-	for _, n := range slices.Sorted(func(yield func(int) bool) {
-		for n := range refs {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
-		if n >= len(fn.m.Shards) {
-			return fmt.Errorf("index lookup: %s refers to shard %d of %d", path, n, len(fn.m.Shards))
-		}
-		emit(n, refs[n])
-	}
-	emitStat(output.StatIndexBytesRead, kf.Read)
-	return nil
+	return refs, kf.Read, err
 }
 
 // partitionKeys returns the keys of ks (sorted) of partition part among

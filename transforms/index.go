@@ -171,28 +171,9 @@ type writeManifestFn struct {
 
 func (fn *writeManifestFn) ProcessElement(ctx context.Context, _ int, metas func(*[]byte) bool) error {
 	defer busy(ctx, "WriteManifest", begin())
-	var all []shardMeta
-	gen := index.Generation{PartitionBits: fn.M.Bits, Keys: []index.KeyFile{}}
-	var b []byte
-	for metas(&b) {
-		var m shardMeta
-		if err := json.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("index manifest: %w", err)
-		}
-		if m.Key != nil {
-			gen.Keys = append(gen.Keys, *m.Key)
-		} else {
-			all = append(all, m)
-		}
-	}
-	slices.SortFunc(all, func(a, b shardMeta) int { return a.N - b.N })
-	slices.SortFunc(gen.Keys, func(a, b index.KeyFile) int { return a.Partition - b.Partition })
-	gen.Shards = make([]index.Shard, len(all))
-	for i, m := range all {
-		if m.N != i {
-			return fmt.Errorf("index manifest: shard %d missing or repeated (got %d)", i, m.N)
-		}
-		gen.Shards[i] = m.Shard
+	gen, err := newGeneration(metas, fn.M.Bits)
+	if err != nil {
+		return err
 	}
 	var gens []index.Generation
 	if fn.M.From != "" {
@@ -217,6 +198,35 @@ func (fn *writeManifestFn) ProcessElement(ctx context.Context, _ int, metas func
 		return err
 	}
 	return removePreShards(ctx, fn.M.Dir)
+}
+
+// newGeneration returns the generation (in the manifest's directory) of the
+// shards and key files of metas (shardMeta JSON).
+func newGeneration(metas func(*[]byte) bool, bits int) (index.Generation, error) {
+	var all []shardMeta
+	gen := index.Generation{PartitionBits: bits, Keys: []index.KeyFile{}}
+	var b []byte
+	for metas(&b) {
+		var m shardMeta
+		if err := json.Unmarshal(b, &m); err != nil {
+			return gen, fmt.Errorf("index manifest: %w", err)
+		}
+		if m.Key != nil {
+			gen.Keys = append(gen.Keys, *m.Key)
+		} else {
+			all = append(all, m)
+		}
+	}
+	slices.SortFunc(all, func(a, b shardMeta) int { return a.N - b.N })
+	slices.SortFunc(gen.Keys, func(a, b index.KeyFile) int { return a.Partition - b.Partition })
+	gen.Shards = make([]index.Shard, len(all))
+	for i, m := range all {
+		if m.N != i {
+			return gen, fmt.Errorf("index manifest: shard %d missing or repeated (got %d)", i, m.N)
+		}
+		gen.Shards[i] = m.Shard
+	}
+	return gen, nil
 }
 
 // IndexFileBase is the file index of the first index shard in an audit's
