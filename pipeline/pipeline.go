@@ -35,10 +35,10 @@ func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []str
 	verified, verifyStats := transforms.Verify(s, cfg, fileCol, pairs)
 	clusters, removes, clusterStats := transforms.Clusters(s, cfg, transforms.GroupMatches(s, cfg, exactMatches, verified))
 	writeStats := transforms.Write(s, cfg, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes)
-	transforms.Summary(s, cfg, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
-	if cfg.IndexOut != "" {
-		transforms.WriteIndex(s, cfg, fileCol, removes)
+	if cfg.IndexOut != "" { // the summary, which removes the work directory, waits for it
+		writeStats = beam.Flatten(s, writeStats, transforms.WriteIndex(s, cfg, fileCol, removes))
 	}
+	transforms.Summary(s, cfg, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }
 
@@ -150,9 +150,9 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 	clusterStats = transforms.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
 
 	allRemoves, writeStats := transforms.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
-	transforms.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
-	if opt.UpdateIndex != "" {
-		transforms.UpdateIndex(s, cfg, opt.Index, newFiles, allRemoves)
+	if opt.UpdateIndex != "" { // the summary, which removes the work directory, waits for it
+		writeStats = beam.Flatten(s, writeStats, transforms.UpdateIndex(s, cfg, opt.Index, newFiles, allRemoves))
 	}
+	transforms.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }

@@ -40,8 +40,8 @@ TIME=/usr/bin/time
 # batch FILE PREFIX DEV_OFFSET SCALE_SHARD: 8,000 dev documents from line
 # DEV_OFFSET+1 (wrapping) and 2,000 of a scale shard, ids prefixed.
 batch() {
-  local n; n=$(wc -l <"$DEV")
-  { tail -n +"$(( $3 % n + 1 ))" "$DEV"; cat "$DEV"; } | head -n 8000 >"$1.tmp"
+  local n from; n=$(wc -l <"$DEV"); from=$(( $3 % n + 1 ))
+  cat "$DEV" "$DEV" | sed -n "${from},$((from + 7999))p" >"$1.tmp"
   zcat "$4" | sed -n '50001,52000p' >>"$1.tmp"
   sed "s/\"id\": \"/\"id\": \"$2/" "$1.tmp" >"$1"
   rm -f "$1.tmp"

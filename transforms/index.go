@@ -20,7 +20,7 @@ import (
 
 func init() {
 	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&writeIndexFn{})
-	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeManifestFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&writeManifestFn{})
 	register.DoFn3x1[context.Context, []byte, func(int, string), error](&readIndexShardsFn{})
 }
 
@@ -28,10 +28,13 @@ func init() {
 // cfg.IndexOut as its one generation: one shard per input file, the key
 // files, then index.json.
 //
-// In: files, documents removed (line lists keyed by file index).
-func WriteIndex(s beam.Scope, cfg Config, files Files, removes beam.PCollection) {
+// In: files, documents removed (line lists keyed by file index). Out: an
+// empty stats collection, complete once the index is written: the summary
+// takes it, so that the work directory (where the key entries are
+// spilled) is removed only then.
+func WriteIndex(s beam.Scope, cfg Config, files Files, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("WriteIndex")
-	writeGeneration(s, cfg, "", files, removes)
+	return writeGeneration(s, cfg, "", files, removes)
 }
 
 // UpdateIndex writes the index that follows an audit of the index in from
@@ -40,19 +43,19 @@ func WriteIndex(s beam.Scope, cfg Config, files Files, removes beam.PCollection)
 // cfg.IndexOut, the shards and key files of the new documents kept.
 //
 // In: the new files, the new documents removed (line lists keyed by file
-// index).
-func UpdateIndex(s beam.Scope, cfg Config, from string, files Files, removes beam.PCollection) {
+// index). Out: as WriteIndex.
+func UpdateIndex(s beam.Scope, cfg Config, from string, files Files, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("UpdateIndex")
-	writeGeneration(s, cfg, from, files, removes)
+	return writeGeneration(s, cfg, from, files, removes)
 }
 
 // writeGeneration writes the shards of files (their documents kept), the
 // key files of those documents and the manifest: the generations of the
 // index in from (none if "") and the new one.
-func writeGeneration(s beam.Scope, cfg Config, from string, files Files, removes beam.PCollection) {
+func writeGeneration(s beam.Scope, cfg Config, from string, files Files, removes beam.PCollection) beam.PCollection {
 	outs := files.perFile(s, 2, &writeIndexFn{Dir: cfg.IndexOut, Bits: cfg.IndexKeyBits, Tables: cfg.simDesign()}, removes)
 	keyMetas := writeKeyFiles(s, cfg, outs[1])
-	writeManifest(s, manifestOf{Dir: cfg.IndexOut, Config: cfg.IndexConfig(), From: from, Bits: cfg.IndexKeyBits}, beam.Flatten(s, outs[0], keyMetas))
+	return writeManifest(s, manifestOf{Dir: cfg.IndexOut, Config: cfg.IndexConfig(), From: from, Bits: cfg.IndexKeyBits}, beam.Flatten(s, outs[0], keyMetas))
 }
 
 // indexShards returns the shards of the index in dir as (shard number,
@@ -88,9 +91,9 @@ func (fn *readIndexShardsFn) ProcessElement(ctx context.Context, _ []byte, emit 
 	return nil
 }
 
-func writeManifest(s beam.Scope, mo manifestOf, metas beam.PCollection) {
+func writeManifest(s beam.Scope, mo manifestOf, metas beam.PCollection) beam.PCollection {
 	one := beam.GroupByKey(s, beam.ParDo(s, toOneKey, metas))
-	beam.ParDo0(s, &writeManifestFn{M: mo}, one)
+	return beam.ParDo(s, &writeManifestFn{M: mo}, one)
 }
 
 // writeIndexFn writes the index shard of one input file: every document of
@@ -164,12 +167,13 @@ type manifestOf struct {
 // written.
 //
 // In: (key, shardMeta JSON of every shard and key file). Out:
-// Dir/index.json. It fails if the shard numbers are not exactly 0..n-1.
+// Dir/index.json, and no stats (see WriteIndex). It fails if the shard
+// numbers are not exactly 0..n-1.
 type writeManifestFn struct {
 	M manifestOf
 }
 
-func (fn *writeManifestFn) ProcessElement(ctx context.Context, _ int, metas func(*[]byte) bool) error {
+func (fn *writeManifestFn) ProcessElement(ctx context.Context, _ int, metas func(*[]byte) bool, _ func(string, int64)) error {
 	defer busy(ctx, "WriteManifest", begin())
 	gen, err := newGeneration(metas, fn.M.Bits)
 	if err != nil {
