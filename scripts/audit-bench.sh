@@ -81,7 +81,7 @@ audit() {
   $TIME -v "$2" audit --quiet --index "$3" --input "$4" --output "$dir" --index-sources=false "${upd[@]}" \
     >"$OUT/audit-$1.stdout" 2>"$OUT/audit-$1.time"
   local read total written=-
-  read=$(count index_bytes_read "$dir/audit-summary.json"); read=${read:-0}
+  read=$(count index_bytes_read "$dir/audit-summary.json" || true); read=${read:-0}
   total=$(indexbytes "$3")
   [ -n "${5:-}" ] && written=$(dirbytes "$5")
   printf '%-34s %9s %8s %14s %7s %14s %8s\n' "audit 10k ($1)" "$(count input_records "$dir/audit-summary.json")" \

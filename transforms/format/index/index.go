@@ -59,7 +59,7 @@ const ShardVersion = 3
 // BlockRecords is the number of records of every block of a version 3
 // shard but the last, so that record k of a shard is in block
 // k/BlockRecords, found through the block directory with one ranged read.
-const BlockRecords = 16
+const BlockRecords = 4
 
 // dirEntry is the size of a block directory entry: uint64 offset and
 // uint32 CRC-32C of those 8 bytes seeded with the entry's number.

@@ -62,11 +62,11 @@ func TestShardAtDamage(t *testing.T) {
 		s    Shard
 		msg  string
 	}{
-		{"directory entry", mod(func(b []byte) { b[dir+dirEntry*2] ^= 1 }), s, "block directory entry 2 is damaged"},
+		{"directory entry", mod(func(b []byte) { b[dir+dirEntry*10] ^= 1 }), s, "block directory entry 10 is damaged"},
 		{"block", mod(func(b []byte) { b[70] ^= 1 }), s, "block 0: checksum mismatch"},
 		{"magic", mod(func(b []byte) { b[0] = 'X' }), s, "bad magic"},
 		{"truncated", good[:len(good)-5], s, "truncated in the block directory"},
-		{"fewer records", good, Shard{Records: 99, Bytes: s.Bytes}, "block 6 holds more than 3 records"},
+		{"fewer records", good, Shard{Records: 99, Bytes: s.Bytes}, "block 24 holds more than 3 records"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
