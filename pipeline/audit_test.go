@@ -405,6 +405,11 @@ func TestAuditChainCompact(t *testing.T) {
 		os.WriteFile(filepath.Join(old, sh.Name), b, 0o644)
 	}
 	os.WriteFile(filepath.Join(old, index.ManifestName), v2, 0o644)
+	_, sc := beam.NewPipelineWithRoot()
+	if err := BuildAudit(context.Background(), sc, cfg, files, AuditOptions{Index: old, Manifest: readManifest(t, old)}); err == nil ||
+		!strings.Contains(err.Error(), "neardup index compact --index "+old) {
+		t.Errorf("audit of a version 2 index: %v, want a refusal naming the conversion", err)
+	}
 	conv := filepath.Join(dir, "converted")
 	if _, err := transforms.CompactIndex(context.Background(), old, conv, t.TempDir()); err != nil {
 		t.Fatal(err)

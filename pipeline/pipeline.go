@@ -114,6 +114,9 @@ type AuditOptions struct {
 //	batch matches ─ Clusters ─┐
 //	index matches ────────────┴─ WriteAudit ─ dedup, AuditSummary, [UpdateIndex]
 func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string, opt AuditOptions) error {
+	if opt.Manifest.Version != index.Version && !opt.Scan {
+		return fmt.Errorf("index %s is of version %d: convert it with `neardup index compact --index %s --output NEW_DIR`", opt.Index, opt.Manifest.Version, opt.Index)
+	}
 	cfg.IndexOut = opt.UpdateIndex // the signature pass writes pre-shards there
 	cfg.Spill = false              // its shuffles meet the index's records: none is spilled
 	shards := opt.Manifest.Shards

@@ -70,8 +70,10 @@ index_run() {
     rm -rf "$OUT/run-$1" "$4"
     $TIME -v "$2" run --quiet --input "$3" --output "$OUT/run-$1" --index-out "$4" >"$OUT/run-$1.stdout" 2>"$OUT/run-$1.time"
   fi
-  [ -f "$OUT/run-$1.time" ] && printf '%-34s %9s %8s %14s %7s %14s %8s\n' "run --index-out ($1)" \
-    "$(count input_records "$OUT/run-$1/summary.json")" "$(wall "$OUT/run-$1/summary.json")" - - "$(indexbytes "$4")" "$(peak "$OUT/run-$1.time")"
+  if [ -f "$OUT/run-$1.time" ]; then
+    printf '%-34s %9s %8s %14s %7s %14s %8s\n' "run --index-out ($1)" \
+      "$(count input_records "$OUT/run-$1/summary.json")" "$(wall "$OUT/run-$1/summary.json")" - - "$(indexbytes "$4")" "$(peak "$OUT/run-$1.time")"
+  fi
 }
 # audit NAME BIN INDEX INPUT [NEXT]: audit, --update-index NEXT if given.
 audit() {

@@ -171,6 +171,9 @@ func (fn *lookupTasksFn) ProcessElement(ctx context.Context, _ []byte, emit func
 	if err != nil {
 		return err
 	}
+	if m.Version != index.Version {
+		return fmt.Errorf("index %s is of version %d, without key files: convert it with `neardup index compact`", fn.Dir, m.Version)
+	}
 	for t := range keyFileTasks(m) {
 		emit(t)
 	}
