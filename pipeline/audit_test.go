@@ -34,6 +34,13 @@ func runIndexed(t *testing.T, cfg transforms.Config, files []string) (out, idx s
 // settings) and returns the output directory.
 func runAudit(t *testing.T, cfg transforms.Config, idx string, files []string, readSources bool, update string) string {
 	t.Helper()
+	return runAuditOpt(t, cfg, files, AuditOptions{Index: idx, ReadSources: readSources, UpdateIndex: update})
+}
+
+// runAuditOpt is runAudit with the options opt (its manifest read here).
+func runAuditOpt(t *testing.T, cfg transforms.Config, files []string, opt AuditOptions) string {
+	t.Helper()
+	idx := opt.Index
 	man, err := transforms.ReadManifest(context.Background(), idx)
 	if err != nil {
 		t.Fatal(err)
@@ -44,13 +51,33 @@ func runAudit(t *testing.T, cfg transforms.Config, idx string, files []string, r
 		t.Fatal(err)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	if err := BuildAudit(context.Background(), s, cfg, files, AuditOptions{Index: idx, Manifest: man, ReadSources: readSources, UpdateIndex: update}); err != nil {
+	opt.Manifest = man
+	if err := BuildAudit(context.Background(), s, cfg, files, opt); err != nil {
 		t.Fatal(err)
 	}
 	if err := ptest.Run(p); err != nil {
 		t.Fatalf("audit: %v", err)
 	}
 	return cfg.Output
+}
+
+// sameAudit compares the outputs of two audits of the same batch against
+// the same documents (by lookups and by a scan, AuditOptions.Scan, or
+// against an index and its compaction), all but the bytes they read from
+// the index and its directory.
+func sameAudit(t *testing.T, what, lookup, scan string) {
+	t.Helper()
+	a, b := outputs(t, lookup), outputs(t, scan)
+	for _, m := range []map[string][]byte{a, b} {
+		var sum map[string]any
+		if err := json.Unmarshal(m[output.AuditSummaryName], &sum); err != nil {
+			t.Fatal(err)
+		}
+		delete(sum["counts"].(map[string]any), output.StatIndexBytesRead)
+		delete(sum, "index") // the index's directory
+		m[output.AuditSummaryName], _ = json.Marshal(sum)
+	}
+	sameOutputs(t, what, b, a)
 }
 
 // checkAuditAccounting asserts the audit's counts add up and the dedup
@@ -194,12 +221,19 @@ func TestAuditSample(t *testing.T) {
 	for _, d := range []string{idx0, next} {
 		names, _ := filepath.Glob(filepath.Join(d, "*"))
 		hidden, _ := filepath.Glob(filepath.Join(d, ".*"))
-		if len(names) != len(man1.Shards)+1 && d == next || len(hidden) > 0 {
-			t.Errorf("%s holds %q and %q, want the manifest and shards only", d, names, hidden)
+		gen := man1.Generations[len(man1.Generations)-1]
+		if len(names) != len(gen.Shards)+len(gen.Keys)+1 && d == next || len(hidden) > 0 {
+			t.Errorf("%s holds %q and %q, want the manifest, shards and key files only", d, names, hidden)
 		}
 	}
-	if man1.Documents != man0.Documents+c[output.StatKept] || len(man1.Shards) != 2 || man1.Shards[0] != man0.Shards[0] {
-		t.Errorf("next index: %d documents in %d shards, want %d + %d in 2", man1.Documents, len(man1.Shards), man0.Documents, c[output.StatKept])
+	if man1.Documents != man0.Documents+c[output.StatKept] || len(man1.Shards) != 2 || man1.Shards[0] != man0.Shards[0] ||
+		len(man1.Generations) != 2 || man1.Generations[0].Dir != idx0 {
+		t.Errorf("next index: %d documents in %d shards, want %d + %d in 2, the first in %s", man1.Documents, len(man1.Shards), man0.Documents, c[output.StatKept], idx0)
+	}
+	// The lookups find what a scan of every indexed record finds.
+	sameAudit(t, "audit by lookups and by a scan", aud, runAuditOpt(t, cfg, files[1:], AuditOptions{Index: idx0, ReadSources: true, Scan: true}))
+	if c[output.StatIndexBytesRead] <= 0 {
+		t.Errorf("audit read %d bytes of the index", c[output.StatIndexBytesRead])
 	}
 	// The same outputs whatever the partitions, branches and workers.
 	other := cfg
@@ -209,6 +243,7 @@ func TestAuditSample(t *testing.T) {
 	// kept last time is now an exact duplicate of the index.
 	aud2 := runAudit(t, cfg, next, files[1:], false, "")
 	c2 := checkAuditAccounting(t, aud2)
+	sameAudit(t, "audit of two generations by lookups and by a scan", aud2, runAuditOpt(t, cfg, files[1:], AuditOptions{Index: next, Scan: true}))
 	if c2[output.StatExactOfIndex] < c[output.StatKept] {
 		t.Errorf("re-audit: %d exact duplicates of the index, want >= %d kept before", c2[output.StatExactOfIndex], c[output.StatKept])
 	}
@@ -253,6 +288,12 @@ func TestAuditDevSplit(t *testing.T) {
 	checkAccounting(t, run0)
 	aud := runAudit(t, cfg, idx, []string{today}, true, "")
 	c := checkAuditAccounting(t, aud)
+	sameAudit(t, "dev split audit by lookups and by a scan", aud, runAuditOpt(t, cfg, []string{today}, AuditOptions{Index: idx, ReadSources: true, Scan: true}))
+	var idxBytes int64
+	for _, sh := range readManifest(t, idx).Shards {
+		idxBytes += sh.Bytes
+	}
+	t.Logf("dev split: the lookups read %d bytes of an index of %d shard bytes", c[output.StatIndexBytesRead], idxBytes)
 	split := append(append(runPairs(t, run0), runPairs(t, aud)...), auditPairs(t, aud)...)
 	splitPair, splitComp := scores(split, truth)
 
@@ -270,35 +311,121 @@ func TestAuditDevSplit(t *testing.T) {
 	}
 }
 
-// TestAuditRefusesBadIndex: a damaged shard fails the audit with an error
-// naming it and saying what is wrong.
+// readManifest reads the manifest of the index in dir.
+func readManifest(t *testing.T, dir string) *index.Manifest {
+	t.Helper()
+	m, err := transforms.ReadManifest(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestAuditRefusesBadIndex: a damaged shard or key file fails the audit
+// with an error naming it and saying what is wrong.
 func TestAuditRefusesBadIndex(t *testing.T) {
 	cfg := transforms.DefaultConfig()
 	files := inputs(t, sampleFiles...)
-	_, idx := runIndexed(t, cfg, files[:1])
-	shard := filepath.Join(idx, index.ShardName(0))
-	b, err := os.ReadFile(shard)
+	for _, c := range []struct {
+		name, file string
+		damage     func([]byte) []byte
+		msg        string
+	}{
+		{"truncated shard", index.ShardName(0), func(b []byte) []byte { return b[:len(b)/2] }, "bytes, the manifest says"},
+		{"key file header", index.KeyFileName(0), func(b []byte) []byte { b[2] ^= 1; return b }, "bad magic"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, idx := runIndexed(t, cfg, files[:1])
+			path := filepath.Join(idx, c.file)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, c.damage(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			man := readManifest(t, idx)
+			cfg := cfg.WithIndexConfig(man.Config)
+			cfg.Output = t.TempDir()
+			p, s := beam.NewPipelineWithRoot()
+			if err := BuildAudit(context.Background(), s, cfg, files[1:], AuditOptions{Index: idx, Manifest: man}); err != nil {
+				t.Fatal(err)
+			}
+			err = ptest.Run(p)
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.msg) {
+				t.Fatalf("audit of a damaged index: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(cfg.Output, output.AuditSummaryName)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("failed audit wrote %s", output.AuditSummaryName)
+			}
+		})
+	}
+}
+
+// TestAuditChainCompact: a chain of audits with --update-index gives an
+// index of three generations; its compaction (index compact) gives the
+// same audit outputs as the chain, and as a scan; a version 2 manifest
+// converts the same way; removing a generation the chain needs is an error
+// naming it.
+func TestAuditChainCompact(t *testing.T) {
+	cfg := transforms.DefaultConfig()
+	dir := t.TempDir()
+	a, rest, b1, b2 := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "rest.jsonl"), filepath.Join(dir, "b1.jsonl"), filepath.Join(dir, "b2.jsonl")
+	splitJSONL(t, "../testdata/sample/sample-0.jsonl", a, rest, 40)
+	splitJSONL(t, rest, b1, b2, 50)
+	_, idx0 := runIndexed(t, cfg, []string{a})
+	idx1, idx2 := filepath.Join(dir, "idx1"), filepath.Join(dir, "idx2")
+	runAudit(t, cfg, idx0, []string{b1}, false, idx1)
+	runAudit(t, cfg, idx1, []string{b2}, false, idx2)
+	man := readManifest(t, idx2)
+	if len(man.Generations) != 3 || man.Generations[0].Dir != idx0 || man.Generations[1].Dir != idx1 {
+		t.Fatalf("chain: generations %+v", man.Generations)
+	}
+	files := inputs(t, sampleFiles[1:]...)
+	chain := runAuditOpt(t, cfg, files, AuditOptions{Index: idx2})
+	sameAudit(t, "chain by lookups and by a scan", chain, runAuditOpt(t, cfg, files, AuditOptions{Index: idx2, Scan: true}))
+
+	compact := filepath.Join(dir, "compact")
+	cm, err := transforms.CompactIndex(context.Background(), idx2, compact, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(shard, b[:len(b)/2], 0o644); err != nil {
+	if len(cm.Generations) != 1 || cm.Documents != man.Documents || len(cm.Shards) != len(man.Shards) {
+		t.Fatalf("compacted: %d generations, %d documents in %d shards; want 1, %d in %d", len(cm.Generations), cm.Documents, len(cm.Shards), man.Documents, len(man.Shards))
+	}
+	sameAudit(t, "chain and its compaction", chain, runAuditOpt(t, cfg, files, AuditOptions{Index: compact}))
+
+	// A version 2 manifest (one directory of shards) converts the same way.
+	m0 := readManifest(t, idx0)
+	v2, _ := json.Marshal(map[string]any{"format": index.FormatName, "version": 2, "config": m0.Config, "documents": m0.Documents, "shards": m0.Shards})
+	old := filepath.Join(dir, "v2")
+	os.Mkdir(old, 0o755)
+	for _, sh := range m0.Shards {
+		b, _ := os.ReadFile(filepath.Join(idx0, sh.Name))
+		os.WriteFile(filepath.Join(old, sh.Name), b, 0o644)
+	}
+	os.WriteFile(filepath.Join(old, index.ManifestName), v2, 0o644)
+	_, sc := beam.NewPipelineWithRoot()
+	if err := BuildAudit(context.Background(), sc, cfg, files, AuditOptions{Index: old, Manifest: readManifest(t, old)}); err == nil ||
+		!strings.Contains(err.Error(), "neardup index compact --index "+old) {
+		t.Errorf("audit of a version 2 index: %v, want a refusal naming the conversion", err)
+	}
+	conv := filepath.Join(dir, "converted")
+	if _, err := transforms.CompactIndex(context.Background(), old, conv, t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
-	man, err := transforms.ReadManifest(context.Background(), idx)
-	if err != nil {
+	sameAudit(t, "an index and its conversion from version 2", runAuditOpt(t, cfg, files, AuditOptions{Index: idx0}),
+		runAuditOpt(t, cfg, files, AuditOptions{Index: conv}))
+
+	// The compacted index needs no generation; the chain needs each one.
+	if err := os.RemoveAll(idx1); err != nil {
 		t.Fatal(err)
 	}
-	cfg = cfg.WithIndexConfig(man.Config)
-	cfg.Output = t.TempDir()
-	p, s := beam.NewPipelineWithRoot()
-	if err := BuildAudit(context.Background(), s, cfg, files[1:], AuditOptions{Index: idx, Manifest: man}); err != nil {
-		t.Fatal(err)
+	if _, err := transforms.OpenIndex(context.Background(), compact); err != nil {
+		t.Errorf("compacted index after removing a generation of the chain: %v", err)
 	}
-	err = ptest.Run(p)
-	if err == nil || !strings.Contains(err.Error(), "index-00000.bin") || !strings.Contains(err.Error(), "truncated") {
-		t.Fatalf("audit of a truncated shard: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(cfg.Output, output.AuditSummaryName)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("failed audit wrote %s", output.AuditSummaryName)
+	want := "index " + idx2 + " needs generation " + idx1 + " (" + filepath.Join(idx1, index.ShardName(0)) + " is missing)"
+	if _, err := transforms.OpenIndex(context.Background(), idx2); err == nil || err.Error() != want {
+		t.Errorf("generation removed: got %v, want %s", err, want)
 	}
 }

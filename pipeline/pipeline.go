@@ -35,10 +35,10 @@ func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []str
 	verified, verifyStats := transforms.Verify(s, cfg, fileCol, pairs)
 	clusters, removes, clusterStats := transforms.Clusters(s, cfg, transforms.GroupMatches(s, cfg, exactMatches, verified))
 	writeStats := transforms.Write(s, cfg, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes)
-	transforms.Summary(s, cfg, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
-	if cfg.IndexOut != "" {
-		transforms.WriteIndex(s, cfg, fileCol, removes)
+	if cfg.IndexOut != "" { // the summary, which removes the work directory, waits for it
+		writeStats = beam.Flatten(s, writeStats, transforms.WriteIndex(s, cfg, fileCol, removes))
 	}
+	transforms.Summary(s, cfg, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }
 
@@ -94,9 +94,14 @@ type AuditOptions struct {
 	// index records it); otherwise the estimate decides them against the
 	// threshold.
 	ReadSources bool
-	// UpdateIndex, if set, is where the next index goes: the old shards,
-	// copied, and shards of the new documents kept.
+	// UpdateIndex, if set, is where the next index goes: a manifest that
+	// lists the old index's generations and a new generation of the new
+	// documents kept.
 	UpdateIndex string
+	// Scan reads every record of the index (IndexScan) instead of looking
+	// the batch's keys up (IndexLookup): the same outputs, at the cost of
+	// the index's size; the tests compare the two.
+	Scan bool
 }
 
 // BuildAudit adds an audit job to s: the new files (sorted) are read,
@@ -104,11 +109,14 @@ type AuditOptions struct {
 // every output goes to cfg.Output.
 //
 //	files ─ Read ─ ExactDuplicates ── AuditSignatures ──────────┐
-//	            └────────── key set ──┴─ IndexScan ─ AuditExact  │
+//	            └────────── key set ──┴─ IndexLookup ─ AuditExact  │
 //	                                            └─ AuditCandidates (new+indexed) ─ AuditVerify ─ split
 //	batch matches ─ Clusters ─┐
 //	index matches ────────────┴─ WriteAudit ─ dedup, AuditSummary, [UpdateIndex]
 func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string, opt AuditOptions) error {
+	if opt.Manifest.Version != index.Version && !opt.Scan {
+		return fmt.Errorf("index %s is of version %d: convert it with `neardup index compact --index %s --output NEW_DIR`", opt.Index, opt.Manifest.Version, opt.Index)
+	}
 	cfg.IndexOut = opt.UpdateIndex // the signature pass writes pre-shards there
 	cfg.Spill = false              // its shuffles meet the index's records: none is spilled
 	shards := opt.Manifest.Shards
@@ -119,7 +127,11 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 	keys, rejects, readStats := r.keys, r.rejects, r.stats
 	batchExact, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
 	entries, infos, signStats := transforms.AuditSignatures(s, cfg, r.segments, skips)
-	idxKeys, idxEntries, idxInfos, scanStats := transforms.IndexScan(s, cfg, opt.Index, keys, entries)
+	meet := transforms.IndexLookup
+	if opt.Scan {
+		meet = transforms.IndexScan
+	}
+	idxKeys, idxEntries, idxInfos, scanStats := meet(s, cfg, opt.Index, keys, entries)
 	idxExact, auditExactStats := transforms.AuditExact(s, cfg, keys, idxKeys)
 	pairs, candStats := transforms.AuditCandidates(s, cfg, entries, idxEntries)
 
@@ -141,9 +153,9 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 	clusterStats = transforms.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
 
 	allRemoves, writeStats := transforms.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
-	transforms.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
-	if opt.UpdateIndex != "" {
-		transforms.UpdateIndex(s, cfg, opt.Index, len(shards), newFiles, allRemoves)
+	if opt.UpdateIndex != "" { // the summary, which removes the work directory, waits for it
+		writeStats = beam.Flatten(s, writeStats, transforms.UpdateIndex(s, cfg, opt.Index, newFiles, allRemoves))
 	}
+	transforms.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }

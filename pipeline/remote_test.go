@@ -151,3 +151,42 @@ func TestRemoteParquetReplaced(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteIndex: an index written to a GCS emulator (run --index-out),
+// the next index written there by an audit (--update-index, a second
+// generation) and audits against both, by ranged reads of the key files
+// and shards, give the outputs and read the bytes of the same indexes on
+// local disk.
+func TestRemoteIndex(t *testing.T) {
+	cfg := transforms.DefaultConfig()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	splitJSONL(t, "../testdata/sample/sample-0.jsonl", a, b, 50)
+	files := inputs(t, sampleFiles[1:]...)
+	st := fakeGCS(t)
+	auditBoth := func(t *testing.T, local, remote string, update bool) (string, string) {
+		var nl, nr string
+		if update {
+			nl, nr = filepath.Join(t.TempDir(), "next"), remote+"-next"
+		}
+		l := runAudit(t, cfg, local, []string{b}, false, nl)
+		r := runAudit(t, cfg, remote, []string{b}, false, nr)
+		sameAudit(t, "audit against "+remote, l, r)
+		readL, readR := checkAuditAccounting(t, l)[output.StatIndexBytesRead], checkAuditAccounting(t, r)[output.StatIndexBytesRead]
+		if readL != readR || readR == 0 {
+			t.Errorf("audit against %s read %d bytes of the index, locally %d", remote, readR, readL)
+		}
+		if update {
+			sameAudit(t, "audit against the next index "+nr, runAuditOpt(t, cfg, files, AuditOptions{Index: nl}), runAuditOpt(t, cfg, files, AuditOptions{Index: nr}))
+		}
+		return nl, nr
+	}
+	_, local := runIndexed(t, cfg, []string{a})
+	remoteCfg := cfg
+	remoteCfg.IndexOut = st.prefix + "idx"
+	runJob(t, "", remoteCfg, []string{a})
+	_, nr := auditBoth(t, local, remoteCfg.IndexOut, true)
+	if m := readManifest(t, nr); len(m.Generations) != 2 || m.Generations[0].Dir != remoteCfg.IndexOut {
+		t.Fatalf("next index on GCS: generations %+v", m.Generations)
+	}
+}

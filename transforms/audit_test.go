@@ -83,7 +83,7 @@ func TestWriteAuditStage(t *testing.T) {
 	paths := []string{stageInput(t, in, "new.jsonl", lines...)}
 	sources := []string{"/idx/src0.jsonl", "/idx/src1.jsonl"}
 	idxDir := t.TempDir() // an index whose manifest names the sources
-	man, err := index.NewManifest(cfg.IndexConfig(), []index.Shard{{Name: index.ShardName(0), Source: sources[0], Records: 1, Bytes: 100}, {Name: index.ShardName(1), Source: sources[1], Records: 1, Bytes: 100}}).Marshal()
+	man, err := index.NewManifest(cfg.IndexConfig(), []index.Generation{{Shards: []index.Shard{{Name: index.ShardName(0), Source: sources[0], Records: 1, Bytes: 100}, {Name: index.ShardName(1), Source: sources[1], Records: 1, Bytes: 100}}}}).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}

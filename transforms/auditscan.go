@@ -64,37 +64,49 @@ type indexScanFn struct {
 	Dir      string         // the index
 	Blocking blockingConfig // Partitions, Hamming and Tables
 
-	shards []index.Shard // of the manifest in Dir
+	m  *index.Manifest // in Dir
+	bk batchKeys
+}
 
+func (fn *indexScanFn) Setup(ctx context.Context) (err error) {
+	if fn.m, err = OpenIndex(ctx, fn.Dir); err != nil {
+		return err
+	}
+	return fn.bk.setup(fn.Blocking)
+}
+
+// batchKeys is the key set of a new batch (a side input), for the
+// stages that meet the index with it.
+type batchKeys struct {
 	exact, block map[uint64]struct{}
 	sim          map[uint64][]uint64 // table key -> fingerprints of new documents
 	tables       *blocking.Tables
+	hamming      int
+	partitions   int
 }
 
-func (fn *indexScanFn) Setup(ctx context.Context) error {
-	m, err := ReadManifest(ctx, fn.Dir)
-	if err != nil {
-		return err
-	}
-	fn.shards = m.Shards
-	fn.tables, err = newTables(fn.Blocking.Tables)
+func (bk *batchKeys) setup(c blockingConfig) (err error) {
+	bk.hamming, bk.partitions = c.Hamming, c.Partitions
+	bk.tables, err = newTables(c.Tables)
 	return err
 }
 
-func (fn *indexScanFn) keySets(keys func(*[]byte) bool) error {
-	if fn.exact != nil {
-		return nil // the side input is the same for every element
+// load reads the key set chunks of keys, once: the side input is the same
+// for every element.
+func (bk *batchKeys) load(keys func(*[]byte) bool) error {
+	if bk.exact != nil {
+		return nil
 	}
-	fn.exact, fn.block, fn.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
+	bk.exact, bk.block, bk.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
 	var chunk []byte
 	for keys(&chunk) {
 		_, err := wire.DecodeKeySet(chunk, func(tag byte, k uint64) {
 			if tag == wire.KeySetExact {
-				fn.exact[k] = struct{}{}
+				bk.exact[k] = struct{}{}
 			} else {
-				fn.block[k] = struct{}{}
+				bk.block[k] = struct{}{}
 			}
-		}, func(k, fp uint64) { fn.sim[k] = append(fn.sim[k], fp) })
+		}, func(k, fp uint64) { bk.sim[k] = append(bk.sim[k], fp) })
 		if err != nil {
 			return fmt.Errorf("index scan: %w", err)
 		}
@@ -105,36 +117,47 @@ func (fn *indexScanFn) keySets(keys func(*[]byte) bool) error {
 func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, keys func(*[]byte) bool,
 	emitExact, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "IndexScan", begin())
-	if err := fn.keySets(keys); err != nil {
+	if err := fn.bk.load(keys); err != nil {
 		return err
 	}
-	if n < 0 || n >= len(fn.shards) || fn.shards[n].Name != name {
+	if n < 0 || n >= len(fn.m.Shards) || fn.m.Shards[n].Name != name {
 		return fmt.Errorf("index scan: shard %d (%s) is not in the manifest", n, name)
 	}
-	path := output.JoinPath(fn.Dir, name)
+	path := shardPath(fn.m, n)
 	rd, rc, err := openShard(ctx, path)
 	if err != nil {
 		return fmt.Errorf("index scan: %s: %w", path, err)
 	}
 	defer rc.Close()
-	sc := shardScan{fn: fn, file: IndexFileBase + n, exacts: wire.NewBatcher(0), infos: wire.NewBatcher(0),
-		entries: blockkeys.NewSender(fn.Blocking.Partitions, emitEntry), emitExact: emitExact, emitInfo: emitInfo}
+	sc := newShardScan(&fn.bk, n, emitExact, emitEntry, emitInfo)
 	if err := rd.Each(sc.record); err != nil {
 		return err
 	}
-	if err := rd.Check(fn.shards[n]); err != nil {
+	if err := rd.Check(fn.m.Shards[n]); err != nil {
 		return err
 	}
-	sc.exacts.Flush(emitExact)
-	sc.entries.Flush()
-	sc.infos.Flush(emitInfo)
-	sc.stats().Emit(emitStat)
+	sc.flush()
+	sc.stats(true).Emit(emitStat)
+	emitStat(output.StatIndexBytesRead, fn.m.Shards[n].Bytes)
 	return nil
+}
+
+// newShardScan returns the scan of the records of index shard n.
+func newShardScan(bk *batchKeys, n int, emitExact, emitEntry, emitInfo func(int, []byte)) *shardScan {
+	return &shardScan{fn: bk, file: IndexFileBase + n, exacts: wire.NewBatcher(0), infos: wire.NewBatcher(0),
+		entries: blockkeys.NewSender(bk.partitions, emitEntry), emitExact: emitExact, emitInfo: emitInfo}
+}
+
+// flush emits what the scan holds.
+func (sc *shardScan) flush() {
+	sc.exacts.Flush(sc.emitExact)
+	sc.entries.Flush()
+	sc.infos.Flush(sc.emitInfo)
 }
 
 // shardScan is the scan of one index shard.
 type shardScan struct {
-	fn                  *indexScanFn
+	fn                  *batchKeys
 	file                int // the shard's file index (IndexFileBase + its number)
 	exacts, infos       *wire.Batcher
 	entries             *blockkeys.Sender
@@ -146,7 +169,7 @@ type shardScan struct {
 
 // record passes on what of the indexed record r meets the batch.
 func (sc *shardScan) record(r *index.Record) error {
-	fn, P := sc.fn, sc.fn.Blocking.Partitions
+	fn, P := sc.fn, sc.fn.partitions
 	sc.docs++
 	doc := wire.DocNum(sc.file, r.Line)
 	if _, hit := fn.exact[r.Exact]; hit {
@@ -181,20 +204,24 @@ func (sc *shardScan) record(r *index.Record) error {
 	return nil
 }
 
-// stats is what the scan of the shard counted.
-func (sc *shardScan) stats() tally.Counts {
-	return tally.Counts{
-		{Name: output.StatIndexDocs, N: sc.docs},
+// stats is what the scan of the shard counted; the documents read only
+// if docs (a lookup counts the index's documents once, lookupTasksFn).
+func (sc *shardScan) stats(docs bool) tally.Counts {
+	c := tally.Counts{
 		{Name: output.StatIndexJoined, N: sc.joined},
 		{Name: output.StatIndexEntries, N: sc.nentries},
 	}
+	if docs {
+		c = append(c, tally.Stat{Name: output.StatIndexDocs, N: sc.docs})
+	}
+	return c
 }
 
 // near reports whether a new document with table key k has a fingerprint
 // within Hamming bits of fp.
-func (fn *indexScanFn) near(k, fp uint64) bool {
+func (fn *batchKeys) near(k, fp uint64) bool {
 	for _, f := range fn.sim[k&keyMask] {
-		if bits.OnesCount64(f^fp) <= fn.Blocking.Hamming {
+		if bits.OnesCount64(f^fp) <= fn.hamming {
 			return true
 		}
 	}

@@ -117,6 +117,10 @@ type Config struct {
 	// IndexOut, if set, is the directory where a run writes the signature
 	// index of the documents it keeps (see package index).
 	IndexOut string
+	// IndexKeyBits is the partition bits of the key files of the index
+	// generation a job writes: 1<<IndexKeyBits key files, each sorted in
+	// memory by one worker (see plan.KeyBits).
+	IndexKeyBits int
 }
 
 // Partitions default: enough groups to spread work and keep each group far
@@ -221,6 +225,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("rounds %d < 0", c.Rounds)
 	case c.SegmentBits < 0 || c.SegmentBits > 40:
 		return fmt.Errorf("segment bits %d out of [0, 40]", c.SegmentBits)
+	case c.IndexKeyBits < 0 || c.IndexKeyBits > index.MaxPartitionBits:
+		return fmt.Errorf("index key bits %d out of [0, %d]", c.IndexKeyBits, index.MaxPartitionBits)
 	case c.Keep != "longest" && c.Keep != "first":
 		return fmt.Errorf("keep %q: want longest or first", c.Keep)
 	}

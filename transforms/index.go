@@ -15,36 +15,47 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/match/blocking"
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), error](&writeIndexFn{})
-	register.DoFn3x1[context.Context, int, func(*[]byte) bool, error](&writeManifestFn{})
-	register.DoFn4x1[context.Context, int, string, func(int, []byte), error](&copyShardFn{})
+	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&writeIndexFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&writeManifestFn{})
 	register.DoFn3x1[context.Context, []byte, func(int, string), error](&readIndexShardsFn{})
 }
 
 // WriteIndex writes the signature index of the documents a job keeps to
-// cfg.IndexOut: one shard per input file, then index.json.
+// cfg.IndexOut as its one generation: one shard per input file, the key
+// files, then index.json.
 //
-// In: files, documents removed (line lists keyed by file index).
-func WriteIndex(s beam.Scope, cfg Config, files Files, removes beam.PCollection) {
+// In: files, documents removed (line lists keyed by file index). Out: an
+// empty stats collection, complete once the index is written: the summary
+// takes it, so that the work directory (where the key entries are
+// spilled) is removed only then.
+func WriteIndex(s beam.Scope, cfg Config, files Files, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("WriteIndex")
-	metas := files.perFile(s, 1, &writeIndexFn{Dir: cfg.IndexOut}, removes)[0]
-	writeManifest(s, cfg.IndexOut, cfg.IndexConfig(), metas)
+	return writeGeneration(s, cfg, "", files, removes)
 }
 
-// UpdateIndex writes the index that follows an audit of index old (its
-// directory from and manifest shards) to cfg.IndexOut: the old shards,
-// copied, then shards of the new documents kept, then index.json.
+// UpdateIndex writes the index that follows an audit of the index in from
+// to cfg.IndexOut: a manifest that lists the generations of the old index
+// (by their directories, nothing copied) and one new generation in
+// cfg.IndexOut, the shards and key files of the new documents kept.
 //
 // In: the new files, the new documents removed (line lists keyed by file
-// index).
-func UpdateIndex(s beam.Scope, cfg Config, from string, oldShards int, files Files, removes beam.PCollection) {
+// index). Out: as WriteIndex.
+func UpdateIndex(s beam.Scope, cfg Config, from string, files Files, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("UpdateIndex")
-	copied := beam.ParDo(s, &copyShardFn{From: from, To: cfg.IndexOut}, indexShards(s, from, 1)[0])
-	written := files.perFile(s, 1, &writeIndexFn{Dir: cfg.IndexOut, Offset: oldShards}, removes)[0]
-	writeManifest(s, cfg.IndexOut, cfg.IndexConfig(), beam.Flatten(s, copied, written))
+	return writeGeneration(s, cfg, from, files, removes)
+}
+
+// writeGeneration writes the shards of files (their documents kept), the
+// key files of those documents and the manifest: the generations of the
+// index in from (none if "") and the new one.
+func writeGeneration(s beam.Scope, cfg Config, from string, files Files, removes beam.PCollection) beam.PCollection {
+	outs := files.perFile(s, 2, &writeIndexFn{Dir: cfg.IndexOut, Bits: cfg.IndexKeyBits, Tables: cfg.simDesign()}, removes)
+	keyMetas := writeKeyFiles(s, cfg, outs[1])
+	return writeManifest(s, manifestOf{Dir: cfg.IndexOut, Config: cfg.IndexConfig(), From: from, Bits: cfg.IndexKeyBits}, beam.Flatten(s, outs[0], keyMetas))
 }
 
 // indexShards returns the shards of the index in dir as (shard number,
@@ -80,9 +91,9 @@ func (fn *readIndexShardsFn) ProcessElement(ctx context.Context, _ []byte, emit 
 	return nil
 }
 
-func writeManifest(s beam.Scope, dir string, ic index.Config, metas beam.PCollection) {
+func writeManifest(s beam.Scope, mo manifestOf, metas beam.PCollection) beam.PCollection {
 	one := beam.GroupByKey(s, beam.ParDo(s, toOneKey, metas))
-	beam.ParDo0(s, &writeManifestFn{Dir: dir, Config: ic}, one)
+	return beam.ParDo(s, &writeManifestFn{M: mo}, one)
 }
 
 // writeIndexFn writes the index shard of one input file: every document of
@@ -91,14 +102,24 @@ func writeManifest(s beam.Scope, dir string, ic index.Config, metas beam.PCollec
 // (see preShardName).
 //
 // In: (file index, its path, chunks of uvarint line numbers removed). Out:
-// Dir/index-<Offset+file>.bin and its description (shardMeta JSON keyed by
-// shard number).
+// Dir/index-<file>.bin and its description (shardMeta JSON keyed by
+// shard number), the key entries of its documents (keyed by partition, see
+// keyRouter).
 type writeIndexFn struct {
 	Dir    string
-	Offset int // shard number of file index 0
+	Bits   int             // partition bits of the key files
+	Tables blocking.Design // SimHash tables; the zero Design: none
+
+	tables *blocking.Tables
 }
 
-func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks func(*[]byte) bool, emit func(int, []byte)) error {
+func (fn *writeIndexFn) Setup() (err error) {
+	fn.tables, err = newTables(fn.Tables)
+	return err
+}
+
+func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks func(*[]byte) bool,
+	emit, emitKeys func(int, []byte)) error {
 	defer busy(ctx, "WriteIndex", begin())
 	var path string
 	if !paths(&path) {
@@ -112,15 +133,17 @@ func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int, paths func
 	if err != nil {
 		return fmt.Errorf("index: signatures of %s: %w", path, err)
 	}
-	n := fn.Offset + file
+	n := file
 	var meta index.Shard
 	err = writeAtomically(ctx, fn.Dir, index.ShardName(n), func(w io.Writer) error {
 		iw := index.NewWriter(w, path)
+		kr := newKeyRouter(fn.Bits, fn.tables, n, emitKeys)
 		for _, pre := range pres { // in segment order, so in line order
-			if err := copyKept(ctx, pre, path, remove, iw); err != nil {
+			if err := copyKept(ctx, pre, path, remove, iw, kr); err != nil {
 				return err
 			}
 		}
+		kr.flush()
 		var err error
 		meta, err = iw.Close()
 		return err
@@ -132,90 +155,82 @@ func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int, paths func
 	return emitMeta(n, meta, emit)
 }
 
-// copyShardFn copies a shard of an old index unchanged into a new one.
+// manifestOf says what manifest writeManifestFn writes.
+type manifestOf struct {
+	Dir    string       // where, and the directory of the new generation
+	Config index.Config // the index's settings
+	From   string       // the index whose generations come first; "": none
+	Bits   int          // the new generation's partition bits
+}
+
+// writeManifestFn writes index.json once every shard and key file is
+// written.
 //
-// In: (shard number, name). Out: the copy in To and its description, taken
-// from the old manifest.
-type copyShardFn struct {
-	From, To string
-
-	shards []index.Shard // of the manifest in From
-}
-
-func (fn *copyShardFn) Setup(ctx context.Context) error {
-	m, err := ReadManifest(ctx, fn.From)
-	if err != nil {
-		return err
-	}
-	fn.shards = m.Shards
-	return nil
-}
-
-func (fn *copyShardFn) ProcessElement(ctx context.Context, n int, name string, emit func(int, []byte)) error {
-	defer busy(ctx, "CopyIndex", begin())
-	if n < 0 || n >= len(fn.shards) {
-		return fmt.Errorf("index copy: no shard %d", n)
-	}
-	src := output.JoinPath(fn.From, name)
-	rc, err := workfiles.Open(ctx, src)
-	if err != nil {
-		return fmt.Errorf("index copy: %s: %w", src, err)
-	}
-	defer rc.Close()
-	var copied int64
-	err = writeAtomically(ctx, fn.To, name, func(w io.Writer) error {
-		copied, err = io.Copy(w, rc)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if copied != fn.shards[n].Bytes {
-		return fmt.Errorf("index copy: %s has %d bytes, the manifest says %d", src, copied, fn.shards[n].Bytes)
-	}
-	return emitMeta(n, fn.shards[n], emit)
-}
-
-// writeManifestFn writes index.json once every shard is written.
-//
-// In: (key, shardMeta JSON of every shard). Out: Dir/index.json. It fails if
-// the shard numbers are not exactly 0..n-1.
+// In: (key, shardMeta JSON of every shard and key file). Out:
+// Dir/index.json, and no stats (see WriteIndex). It fails if the shard
+// numbers are not exactly 0..n-1.
 type writeManifestFn struct {
-	Dir    string
-	Config index.Config
+	M manifestOf
 }
 
-func (fn *writeManifestFn) ProcessElement(ctx context.Context, _ int, metas func(*[]byte) bool) error {
+func (fn *writeManifestFn) ProcessElement(ctx context.Context, _ int, metas func(*[]byte) bool, _ func(string, int64)) error {
 	defer busy(ctx, "WriteManifest", begin())
-	var all []shardMeta
-	var b []byte
-	for metas(&b) {
-		var m shardMeta
-		if err := json.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("index manifest: %w", err)
-		}
-		all = append(all, m)
-	}
-	slices.SortFunc(all, func(a, b shardMeta) int { return a.N - b.N })
-	shards := make([]index.Shard, len(all))
-	for i, m := range all {
-		if m.N != i {
-			return fmt.Errorf("index manifest: shard %d missing or repeated (got %d)", i, m.N)
-		}
-		shards[i] = m.Shard
-	}
-	man, err := index.NewManifest(fn.Config, shards).Marshal()
+	gen, err := newGeneration(metas, fn.M.Bits)
 	if err != nil {
 		return err
 	}
-	err = writeAtomically(ctx, fn.Dir, index.ManifestName, func(w io.Writer) error {
+	var gens []index.Generation
+	if fn.M.From != "" {
+		old, err := ReadManifest(ctx, fn.M.From)
+		if err != nil {
+			return err
+		}
+		for _, g := range old.Generations {
+			g.Dir = g.Path // the old generations stay where they are
+			gens = append(gens, g)
+		}
+	}
+	man, err := index.NewManifest(fn.M.Config, append(gens, gen)).Marshal()
+	if err != nil {
+		return err
+	}
+	err = writeAtomically(ctx, fn.M.Dir, index.ManifestName, func(w io.Writer) error {
 		_, err := w.Write(man)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	return removePreShards(ctx, fn.Dir)
+	return removePreShards(ctx, fn.M.Dir)
+}
+
+// newGeneration returns the generation (in the manifest's directory) of the
+// shards and key files of metas (shardMeta JSON).
+func newGeneration(metas func(*[]byte) bool, bits int) (index.Generation, error) {
+	var all []shardMeta
+	gen := index.Generation{PartitionBits: bits, Keys: []index.KeyFile{}}
+	var b []byte
+	for metas(&b) {
+		var m shardMeta
+		if err := json.Unmarshal(b, &m); err != nil {
+			return gen, fmt.Errorf("index manifest: %w", err)
+		}
+		if m.Key != nil {
+			gen.Keys = append(gen.Keys, *m.Key)
+		} else {
+			all = append(all, m)
+		}
+	}
+	slices.SortFunc(all, func(a, b shardMeta) int { return a.N - b.N })
+	slices.SortFunc(gen.Keys, func(a, b index.KeyFile) int { return a.Partition - b.Partition })
+	gen.Shards = make([]index.Shard, len(all))
+	for i, m := range all {
+		if m.N != i {
+			return gen, fmt.Errorf("index manifest: shard %d missing or repeated (got %d)", i, m.N)
+		}
+		gen.Shards[i] = m.Shard
+	}
+	return gen, nil
 }
 
 // IndexFileBase is the file index of the first index shard in an audit's
@@ -228,10 +243,12 @@ const IndexFileBase = 1 << 23
 // isIndexed reports whether document number d is an indexed document.
 func isIndexed(d wire.Doc) bool { return wire.File(d) >= IndexFileBase }
 
-// shardMeta is what a shard writer tells the manifest writer.
+// shardMeta is what a shard or key file writer tells the manifest
+// writer: shard N, or the key file Key.
 type shardMeta struct {
-	N     int         `json:"n"`
-	Shard index.Shard `json:"shard"`
+	N     int            `json:"n"`
+	Shard index.Shard    `json:"shard"`
+	Key   *index.KeyFile `json:"key,omitempty"`
 }
 
 func emitMeta(n int, s index.Shard, emit func(int, []byte)) error {
@@ -268,8 +285,8 @@ func listPreShards(ctx context.Context, dir string, file int) ([]string, error) 
 }
 
 // copyKept adds the records of the pre-shard at pre, of input path, whose
-// lines remove does not hold, to iw.
-func copyKept(ctx context.Context, pre, path string, remove wire.LineSet, iw *index.Writer) error {
+// lines remove does not hold, to iw and their keys to kr.
+func copyKept(ctx context.Context, pre, path string, remove wire.LineSet, iw *index.Writer, kr *keyRouter) error {
 	rd, rc, err := openShard(ctx, pre)
 	if err != nil {
 		return err
@@ -282,6 +299,7 @@ func copyKept(ctx context.Context, pre, path string, remove wire.LineSet, iw *in
 		if remove.Has(r.Line) {
 			return nil
 		}
+		kr.add(r)
 		return iw.Add(r)
 	})
 }
@@ -343,54 +361,4 @@ func openShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer,
 		return nil, nil, err
 	}
 	return rd, rc, nil
-}
-
-// removePreShards removes the pre-shards (and leftovers of their temporary
-// names) in dir.
-func removePreShards(ctx context.Context, dir string) error {
-	if err := removeMatching(ctx, dir, ".sig-*.bin", ".tmp-.sig-*"); err != nil {
-		return fmt.Errorf("index: %w", err)
-	}
-	return nil
-}
-
-// removeMatching removes the files of dir that match any of globs, on dir's
-// Beam filesystem; nothing if that filesystem cannot remove files.
-func removeMatching(ctx context.Context, dir string, globs ...string) error {
-	fsys, err := filesystem.New(ctx, output.JoinPath(dir, "x"))
-	if err != nil {
-		return err
-	}
-	defer fsys.Close()
-	rm, ok := fsys.(filesystem.Remover)
-	if !ok {
-		return nil
-	}
-	for _, glob := range globs {
-		names, err := fsys.List(ctx, output.JoinPath(dir, glob))
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", dir, err)
-		}
-		for _, name := range names {
-			if err := rm.Remove(ctx, name); err != nil {
-				return fmt.Errorf("removing %s: %w", name, err)
-			}
-		}
-	}
-	return nil
-}
-
-// ReadManifest reads and checks DIR/index.json through Beam's filesystems.
-func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
-	path := output.JoinPath(dir, index.ManifestName)
-	rc, err := workfiles.Open(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("index %s: no manifest: %w", dir, err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, 256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("index %s: reading %s: %w", dir, path, err)
-	}
-	return index.ParseManifest(b, path)
 }

@@ -1,7 +1,6 @@
 package transforms
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +16,9 @@ import (
 // documents kept (not the exact duplicates left out of the signature
 // pass, not the documents removed), with their keys and sketches, then
 // index.json describing them, and removes the pre-shards. UpdateIndex
-// then copies the old shards unchanged and adds the shards of new files.
+// then writes a manifest that lists the old generation where it is, and a
+// new generation of the new files' shards alone; removing the old
+// generation is then an error of OpenIndex naming it.
 func TestWriteIndexStage(t *testing.T) {
 	cfg := stageConfig(t)
 	cfg.IndexOut = t.TempDir()
@@ -33,10 +34,14 @@ func TestWriteIndexStage(t *testing.T) {
 			t.Fatalf("%s: %d shards, want %d", dir, len(man.Shards), len(ids))
 		}
 		var docs int64
+		first := 0 // of the shard's generation
 		for i, sh := range man.Shards {
-			got := stageShardIDs(t, cfg, dir, sh.Name)
-			if sh.Name != index.ShardName(i) || sh.Source != sources[i] || sh.Records != int64(len(ids[i])) || !slices.Equal(got, ids[i]) {
-				t.Errorf("%s: shard %d: %+v holding %v; want %s of %s holding %v", dir, i, sh, got, index.ShardName(i), sources[i], ids[i])
+			if i > 0 && sh.Gen != man.Shards[i-1].Gen {
+				first = i
+			}
+			got := stageShardIDs(t, cfg, man.Generations[sh.Gen].Path, sh.Name)
+			if sh.Name != index.ShardName(i-first) || sh.Source != sources[i] || sh.Records != int64(len(ids[i])) || !slices.Equal(got, ids[i]) {
+				t.Errorf("%s: shard %d: %+v holding %v; want %s of %s holding %v", dir, i, sh, got, index.ShardName(i-first), sources[i], ids[i])
 			}
 			docs += int64(len(ids[i]))
 		}
@@ -58,7 +63,7 @@ func TestWriteIndexStage(t *testing.T) {
 	keys, _, _, segs, _ := Read(s, cfg2, files)
 	_, skips, _ := ExactDuplicates(s, cfg2, keys)
 	_, signStats := Signatures(s, cfg2, segs, skips)
-	UpdateIndex(s, cfg2, cfg.IndexOut, len(man.Shards), files,
+	UpdateIndex(s, cfg2, cfg.IndexOut, files,
 		beam.Flatten(s, stageChunks(s, stageLineChunk(0, 1)), beam.ParDo(s, rounds.After, signStats)))
 	stageRun(t, p)
 	man2, err := ReadManifest(t.Context(), cfg2.IndexOut)
@@ -66,11 +71,20 @@ func TestWriteIndexStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkManifest(man2, cfg2.IndexOut, append(slices.Clone(paths), newPaths...), [][]string{{"a", "c"}, {"d"}, {"g"}})
-	for _, sh := range man.Shards {
-		old, _ := os.ReadFile(filepath.Join(cfg.IndexOut, sh.Name))
-		copied, _ := os.ReadFile(filepath.Join(cfg2.IndexOut, sh.Name))
-		if len(old) == 0 || !bytes.Equal(old, copied) {
-			t.Errorf("%s: copy of %d bytes differs from the old shard of %d", sh.Name, len(copied), len(old))
-		}
+	if len(man2.Generations) != 2 || man2.Generations[0].Dir != cfg.IndexOut || man2.Generations[1].Dir != "" {
+		t.Fatalf("generations %+v, want %s then the new directory's", man2.Generations, cfg.IndexOut)
+	}
+	if names, _ := filepath.Glob(filepath.Join(cfg2.IndexOut, "index-*.bin")); len(names) != 1 {
+		t.Errorf("the new generation holds shards %v, want index-00000.bin alone", names)
+	}
+	if _, err := OpenIndex(t.Context(), cfg2.IndexOut); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(cfg.IndexOut, index.ShardName(0))); err != nil {
+		t.Fatal(err)
+	}
+	want := "index " + cfg2.IndexOut + " needs generation " + cfg.IndexOut + " (" + filepath.Join(cfg.IndexOut, index.ShardName(0)) + " is missing)"
+	if _, err := OpenIndex(t.Context(), cfg2.IndexOut); err == nil || err.Error() != want {
+		t.Fatalf("old generation removed: got %v, want %s", err, want)
 	}
 }

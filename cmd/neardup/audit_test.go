@@ -82,7 +82,7 @@ func TestAuditCommand(t *testing.T) {
 			t.Errorf("audit output: %v", err)
 		}
 	}
-	for _, name := range []string{index.ManifestName, index.ShardName(0), index.ShardName(1)} {
+	for _, name := range []string{index.ManifestName, index.ShardName(0), index.KeyFileName(0)} { // the new generation alone
 		if _, err := os.Stat(filepath.Join(next, name)); err != nil {
 			t.Errorf("next index: %v", err)
 		}
@@ -135,15 +135,32 @@ func TestAuditCommand(t *testing.T) {
 		!strings.Contains(stderr, "unsupported version 1") || !strings.Contains(stderr, "rebuild the index with `neardup run --index-out`") {
 		t.Errorf("version 1: exit %d, stderr %q; want one line saying to rebuild the index", code, stderr)
 	}
+	// An index of version 2: refused with one line naming the command that
+	// converts it.
+	m0 := readManifest(t, idx)
+	v2, _ := json.Marshal(map[string]any{"format": index.FormatName, "version": 2, "config": m0.Config, "documents": m0.Documents, "shards": m0.Shards})
+	os.WriteFile(manifest, v2, 0o644)
+	if code, stderr := audit("v2", "--index", next); code == 0 || strings.Count(stderr, "\n") != 1 ||
+		!strings.Contains(stderr, "neardup index compact --index "+next+" --output NEW_DIR") {
+		t.Errorf("version 2: exit %d, stderr %q; want one line naming the conversion", code, stderr)
+	}
 	os.WriteFile(manifest, b, 0o644)
-	shard := filepath.Join(next, index.ShardName(1))
+	// A truncated shard, then a generation removed.
+	shard := filepath.Join(next, index.ShardName(0))
 	sb, err := os.ReadFile(shard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(shard, sb[:len(sb)-5], 0o644)
-	if code, stderr := audit("cut", "--index", next); code == 0 || !strings.Contains(stderr, "index-00001.bin: index: corrupt: truncated") {
-		t.Errorf("truncated shard: exit %d, stderr %q", code, stderr)
+	want := fmt.Sprintf("index %s needs generation %s (%s has %d bytes, the manifest says %d)", next, next, shard, len(sb)-5, len(sb))
+	if code, stderr := audit("cut", "--index", next); code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("truncated shard: exit %d, stderr %q; want %q", code, stderr, want)
+	}
+	os.WriteFile(shard, sb, 0o644)
+	os.Remove(filepath.Join(idx, index.ShardName(0)))
+	want = fmt.Sprintf("index %s needs generation %s (%s is missing)", next, idx, filepath.Join(idx, index.ShardName(0)))
+	if code, stderr := audit("gone", "--index", next); code == 0 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("generation removed: exit %d, stderr %q; want %q", code, stderr, want)
 	}
 }
 

@@ -36,6 +36,7 @@ Commands:
 	         the deduplicated corpus, rejects and a summary
 	audit    check new shards against the signature index of an earlier run
 	         (run --index-out), and write the next index
+	index    compact an index's generations into one (neardup index compact)
 	eval     measure a run's pairs and clusters against ground truth
 	tune     measure on a sample which bands, shingle size and Hamming bound fit a threshold
 	compare  print every similarity measure of two documents side by side
@@ -52,6 +53,7 @@ Examples:
 	neardup run --input 'crawl/*.jsonl.gz' --output out/crawl --threshold 0.85
 	neardup run --input 'day1/*.jsonl.gz' --output out/day1 --index-out idx/day1
 	neardup audit --index idx/day1 --input 'day2/*.jsonl.gz' --output out/day2 --update-index idx/day2
+	neardup index compact --index idx/day2 --output idx/day2-compact
 	neardup compare a.txt b.txt
 
 Every run writes DIR/report.html: counts, time per stage, histograms of
@@ -82,6 +84,8 @@ func main() {
 		err = runMain(os.Args[2:])
 	case "audit":
 		err = auditMain(os.Args[2:])
+	case "index":
+		err = indexMain(os.Args[2:])
 	case "eval":
 		err = evalMain(os.Args[2:])
 	case "compare":
@@ -165,6 +169,8 @@ func helpMain(args []string) error {
 		runUsage()
 	case "audit":
 		auditUsage()
+	case "index":
+		fmt.Print(indexUsage)
 	case "eval":
 		return evalMain([]string{"-h"})
 	case "compare":

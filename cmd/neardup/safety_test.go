@@ -286,7 +286,7 @@ func TestAuditOverwriteNextIndex(t *testing.T) {
 	if code, stderr := audit("", "a2", "--overwrite"); code != 0 {
 		t.Fatalf("audit --overwrite: exit code %d: %s", code, stderr)
 	}
-	want := slices.Sorted(slices.Values([]string{index.ManifestName, index.ShardName(0), index.ShardName(1)}))
+	want := slices.Sorted(slices.Values([]string{index.ManifestName, index.ShardName(0), index.KeyFileName(0)}))
 	if got := listDir(t, next); !slices.Equal(got, want) {
 		t.Errorf("next index: %q, want %q", got, want)
 	}

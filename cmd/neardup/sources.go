@@ -32,8 +32,14 @@ func recordSources(ctx context.Context, dir string, offset int, files []string, 
 			read[in.Path] = in.Bytes
 		}
 	}
-	for n := offset; n < len(m.Shards); n++ {
-		sh := &m.Shards[n]
+	var shards []*index.Shard // as m.Shards, in the generations
+	for g := range m.Generations {
+		for i := range m.Generations[g].Shards {
+			shards = append(shards, &m.Generations[g].Shards[i])
+		}
+	}
+	for n := offset; n < len(shards); n++ {
+		sh := shards[n]
 		size, mtime, err := sourceStat(ctx, sh.Source)
 		if err != nil {
 			return fmt.Errorf("index source %s: %w", sh.Source, err)

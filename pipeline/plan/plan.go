@@ -77,6 +77,7 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		return Plan{}, err
 	}
 	c.Rounds = n
+	c.IndexKeyBits = KeyBits(input)
 	scale := PartitionScale(input, r.model() == spilledModel)
 	if !o.Given["partitions"] {
 		c.Partitions *= scale

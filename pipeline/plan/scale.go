@@ -70,3 +70,20 @@ func AutoCCRounds(local bool, scale int) int {
 
 // ClusterCCRounds is AutoCCRounds on a cluster: the Config default.
 const ClusterCCRounds = transforms.DefaultCCRounds
+
+// keyInputBytes is the decompressed input per key file of an index
+// generation (KeyBits).
+const keyInputBytes = 256 << 20
+
+// KeyBits is the partition bits of the key files of the index generation
+// a job writes for input bytes (decompressed): one key file per
+// keyInputBytes of input, a power of two. A key file's entries, about 25
+// a document and 24 bytes each in memory, are sorted by one worker: a
+// partition of about 70,000 documents of 3.5 KiB holds some 40 MB.
+func KeyBits(input int64) int {
+	b := 0
+	for int64(keyInputBytes)<<b < input && b < 12 {
+		b++
+	}
+	return b
+}

@@ -33,7 +33,6 @@ package index
 import (
 	"bufio"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -49,8 +48,25 @@ import (
 // in every format (version 1: a JSONL or TSV record's line).
 const (
 	FormatName = "neardup-index"
-	Version    = 2
+	Version    = 3
 )
+
+// ShardVersion is the version a Writer writes in a shard's header. A
+// Reader reads shards of versions 2 (no block directory, blocks of about
+// 256 KiB) and 3 (BlockRecords records a block, then the block directory).
+const ShardVersion = 3
+
+// BlockRecords is the number of records of every block of a version 3
+// shard but the last, so that record k of a shard is in block
+// k/BlockRecords, found through the block directory with one ranged read.
+const BlockRecords = 4
+
+// dirEntry is the size of a block directory entry: uint64 offset and
+// uint32 CRC-32C of those 8 bytes seeded with the entry's number.
+const dirEntry = 12
+
+// trailerLen is the size of a shard's trailer.
+const trailerLen = 16
 
 // ManifestName is the manifest's file name in the index directory.
 const ManifestName = "index.json"
@@ -71,9 +87,6 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // maxBlock bounds a block's payload: a larger length is corruption.
 const maxBlock = 64 << 20
-
-// blockTarget is the payload size at which a Writer closes a block.
-const blockTarget = 256 << 10
 
 // Config is everything that decides the signatures, block keys and
 // verification of indexed documents, and how their sources are parsed. An
@@ -135,88 +148,6 @@ func (a Config) Check(b Config) error {
 		return fmt.Errorf("%w: %s", ErrMismatch, strings.Join(d, "; "))
 	}
 	return nil
-}
-
-// Shard describes one shard in the manifest.
-type Shard struct {
-	Name    string `json:"name"`
-	Source  string `json:"source"` // the input file whose kept documents it holds
-	Records int64  `json:"records"`
-	Bytes   int64  `json:"bytes"`
-	CRC32C  uint32 `json:"crc32c"` // of the whole shard file
-	// SourceBytes and SourceMtime are the size and the modification time
-	// (RFC 3339, UTC; local files only) of Source when it was indexed. An
-	// audit re-reads indexed documents from Source only if it still has
-	// them. Indexes written before they were recorded lack them.
-	SourceBytes int64  `json:"source_bytes,omitempty"`
-	SourceMtime string `json:"source_mtime,omitempty"`
-}
-
-// Manifest is index.json.
-type Manifest struct {
-	Format    string  `json:"format"`
-	Version   int     `json:"version"`
-	Config    Config  `json:"config"`
-	Documents int64   `json:"documents"`
-	Shards    []Shard `json:"shards"`
-}
-
-// NewManifest returns the manifest of shards (in shard order).
-func NewManifest(cfg Config, shards []Shard) Manifest {
-	m := Manifest{Format: FormatName, Version: Version, Config: cfg, Shards: shards}
-	for _, s := range shards {
-		m.Documents += s.Records
-	}
-	return m
-}
-
-// Marshal encodes m as indented JSON.
-func (m Manifest) Marshal() ([]byte, error) {
-	b, err := json.MarshalIndent(m, "", "  ")
-	return append(b, '\n'), err
-}
-
-// ParseManifest decodes and checks index.json read from where.
-func ParseManifest(b []byte, where string) (*Manifest, error) {
-	// The format and version come first, so that a manifest of another
-	// version fails with ErrVersion whatever else it holds.
-	var head struct {
-		Format  string `json:"format"`
-		Version *int   `json:"version"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("%s: %w: not a JSON manifest: %v", where, ErrCorrupt, err)
-	}
-	if head.Format != FormatName {
-		return nil, fmt.Errorf("%s: %w: format %q, want %q", where, ErrCorrupt, head.Format, FormatName)
-	}
-	if head.Version == nil {
-		return nil, fmt.Errorf("%s: %w: no version field", where, ErrCorrupt)
-	}
-	if *head.Version != Version {
-		return nil, fmt.Errorf("%s: %w %d (this neardup reads version %d; rebuild the index with `neardup run --index-out`)",
-			where, ErrVersion, *head.Version, Version)
-	}
-	var m Manifest
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", where, ErrCorrupt, err)
-	}
-	var n int64
-	for i, s := range m.Shards {
-		if s.Name != ShardName(i) {
-			return nil, fmt.Errorf("%s: %w: shard %d is named %q, want %q", where, ErrCorrupt, i, s.Name, ShardName(i))
-		}
-		if s.Records < 0 || s.Bytes <= 0 {
-			return nil, fmt.Errorf("%s: %w: shard %s has %d records in %d bytes", where, ErrCorrupt, s.Name, s.Records, s.Bytes)
-		}
-		n += s.Records
-	}
-	if n != m.Documents {
-		return nil, fmt.Errorf("%s: %w: documents %d, but the shards hold %d", where, ErrCorrupt, m.Documents, n)
-	}
-	return &m, nil
 }
 
 // Record is one indexed document.
@@ -287,6 +218,8 @@ type Writer struct {
 	bytes   int64
 	records int64
 	block   []byte
+	inBlock int     // records in block
+	offsets []int64 // of each block written
 	err     error
 }
 
@@ -294,7 +227,7 @@ type Writer struct {
 func NewWriter(w io.Writer, source string) *Writer {
 	wr := &Writer{w: w}
 	h := append([]byte(nil), magic...)
-	h = binary.LittleEndian.AppendUint32(h, Version)
+	h = binary.LittleEndian.AppendUint32(h, ShardVersion)
 	h = binary.AppendUvarint(h, uint64(len(source)))
 	h = append(h, source...)
 	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
@@ -315,7 +248,7 @@ func (w *Writer) write(b []byte) {
 func (w *Writer) Add(r *Record) error {
 	w.block = AppendRecord(w.block, r)
 	w.records++
-	if len(w.block) >= blockTarget {
+	if w.inBlock++; w.inBlock == BlockRecords {
 		w.flush()
 	}
 	return w.err
@@ -325,6 +258,11 @@ func (w *Writer) flush() {
 	if len(w.block) == 0 {
 		return
 	}
+	if len(w.block) > maxBlock && w.err == nil {
+		w.err = fmt.Errorf("index: a block of %d records holds %d bytes (at most %d)", w.inBlock, len(w.block), maxBlock)
+	}
+	w.offsets = append(w.offsets, w.bytes)
+	w.inBlock = 0
 	var h [8]byte
 	binary.LittleEndian.PutUint32(h[:], uint32(len(w.block)))
 	binary.LittleEndian.PutUint32(h[4:], crc32.Checksum(w.block, castagnoli))
@@ -333,28 +271,55 @@ func (w *Writer) flush() {
 	w.block = w.block[:0]
 }
 
-// Close writes the last block and the trailer, and returns the shard's
-// description (Name is left to the caller).
+// Close writes the last block, the trailer and the block directory, and
+// returns the shard's description (Name is left to the caller).
 func (w *Writer) Close() (Shard, error) {
 	w.flush()
+	end := w.bytes
 	t := make([]byte, 4, 16)
 	t = binary.LittleEndian.AppendUint64(t, uint64(w.records))
 	t = binary.LittleEndian.AppendUint32(t, crc32.Checksum(t[4:12], castagnoli))
 	w.write(t)
+	d := make([]byte, 0, dirEntry*(len(w.offsets)+1))
+	for i, off := range append(w.offsets, end) {
+		d = appendDirEntry(d, i, off)
+	}
+	w.write(d)
 	return Shard{Records: w.records, Bytes: w.bytes, CRC32C: w.crc}, w.err
 }
+
+// appendDirEntry appends entry i of a directory, which holds off.
+func appendDirEntry(b []byte, i int, off int64) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(off))
+	return binary.LittleEndian.AppendUint32(b, crc32.Update(uint32(i), castagnoli, b[len(b)-8:]))
+}
+
+// dirOffset decodes directory entry i from b, or reports a damaged one.
+func dirOffset(b []byte, i int) (int64, bool) {
+	if crc32.Update(uint32(i), castagnoli, b[:8]) != binary.LittleEndian.Uint32(b[8:12]) {
+		return 0, false
+	}
+	return int64(binary.LittleEndian.Uint64(b)), true
+}
+
+// numBlocks is the number of blocks of a version 3 shard of n records.
+func numBlocks(n int64) int64 { return (n + BlockRecords - 1) / BlockRecords }
 
 // Reader reads one shard, checking every checksum.
 type Reader struct {
 	r       *bufio.Reader
 	name    string
 	source  string
+	version uint32
 	block   []byte
 	rest    []byte
 	records int64
 	crc     uint32
 	bytes   int64
 	done    bool
+	pos     int64   // of the next byte to decode
+	offsets []int64 // of each block read (version 3)
+	inBlock int     // records decoded of the current block
 }
 
 // crcReader feeds the reader's whole-file checksum.
@@ -383,6 +348,7 @@ func (rd *Reader) full(b []byte, what string) error {
 		}
 		return fmt.Errorf("index shard %s: reading the %s: %w", rd.name, what, err)
 	}
+	rd.pos += int64(len(b))
 	return nil
 }
 
@@ -397,13 +363,15 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	if string(head[:len(magic)]) != string(magic) {
 		return nil, rd.corrupt("not an index shard (bad magic %q)", head[:len(magic)])
 	}
-	if v := binary.LittleEndian.Uint32(head[len(magic):]); v != Version {
-		return nil, fmt.Errorf("index shard %s: %w %d (this neardup reads version %d; rebuild the index with `neardup run --index-out`)", name, ErrVersion, v, Version)
+	if v := binary.LittleEndian.Uint32(head[len(magic):]); v != 2 && v != ShardVersion {
+		return nil, fmt.Errorf("index shard %s: %w %d (this neardup reads versions 2 and %d; rebuild the index with `neardup run --index-out`)", name, ErrVersion, v, ShardVersion)
 	}
+	rd.version = binary.LittleEndian.Uint32(head[len(magic):])
 	n, err := binary.ReadUvarint(rd.r)
 	if err != nil || n > 1<<16 {
 		return nil, rd.corrupt("bad source length in the header")
 	}
+	rd.pos += int64(len(binary.AppendUvarint(nil, n)))
 	src := make([]byte, n)
 	if err := rd.full(src, "header"); err != nil {
 		return nil, err
@@ -432,13 +400,17 @@ func (rd *Reader) Next(r *Record) (bool, error) {
 		if rd.done {
 			return false, nil
 		}
+		start := rd.pos
 		var h [8]byte
 		if err := rd.full(h[:4], "block header"); err != nil {
 			return false, err
 		}
 		n := binary.LittleEndian.Uint32(h[:])
 		if n == 0 {
-			return false, rd.trailer()
+			return false, rd.trailer(start)
+		}
+		if rd.version == ShardVersion && len(rd.offsets) > 0 && rd.inBlock != BlockRecords {
+			return false, rd.corrupt("block %d holds %d records, not %d", len(rd.offsets)-1, rd.inBlock, BlockRecords)
 		}
 		if n > maxBlock {
 			return false, rd.corrupt("block of %d bytes after %d records", n, rd.records)
@@ -457,12 +429,15 @@ func (rd *Reader) Next(r *Record) (bool, error) {
 			return false, rd.corrupt("block checksum mismatch after %d records", rd.records)
 		}
 		rd.rest = rd.block
+		rd.offsets = append(rd.offsets, start)
+		rd.inBlock = 0
 	}
 	var err error
 	if rd.rest, err = DecodeRecord(rd.rest, r); err != nil {
 		return false, rd.corrupt("record %d does not decode", rd.records)
 	}
 	rd.records++
+	rd.inBlock++
 	return true, nil
 }
 
@@ -482,7 +457,9 @@ func (rd *Reader) Each(fn func(r *Record) error) error {
 	}
 }
 
-func (rd *Reader) trailer() error {
+// trailer reads the trailer, at offset end, and the block directory of
+// a version 3 shard.
+func (rd *Reader) trailer(end int64) error {
 	var t [12]byte
 	if err := rd.full(t[:], "trailer"); err != nil {
 		return err
@@ -493,10 +470,33 @@ func (rd *Reader) trailer() error {
 	if n := int64(binary.LittleEndian.Uint64(t[:])); n != rd.records {
 		return rd.corrupt("trailer counts %d records, the blocks hold %d", n, rd.records)
 	}
+	if rd.version == ShardVersion {
+		if err := rd.directory(end); err != nil {
+			return err
+		}
+	}
 	if _, err := rd.r.ReadByte(); err != io.EOF {
 		return rd.corrupt("data after the trailer")
 	}
 	rd.done = true
+	return nil
+}
+
+// directory reads the block directory and checks it against the offsets
+// of the blocks read (end: the trailer's).
+func (rd *Reader) directory(end int64) error {
+	if rd.records > 0 && rd.inBlock == 0 || int64(len(rd.offsets)) != numBlocks(rd.records) {
+		return rd.corrupt("%d blocks for %d records", len(rd.offsets), rd.records)
+	}
+	var e [dirEntry]byte
+	for i, want := range append(rd.offsets, end) {
+		if err := rd.full(e[:], "block directory"); err != nil {
+			return err
+		}
+		if off, ok := dirOffset(e[:], i); !ok || off != want {
+			return rd.corrupt("block directory entry %d is damaged", i)
+		}
+	}
 	return nil
 }
 

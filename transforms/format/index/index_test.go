@@ -101,6 +101,7 @@ func TestShardDamage(t *testing.T) {
 	good, s := writeShard(t, "/data/a.jsonl", sampleRecords(3000))
 	mod := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
 	headerLen := len(magic) + 4 + 1 + len("/data/a.jsonl") + 4
+	dirLen := dirEntry * int(numBlocks(3000)+1)
 	cases := []struct {
 		name string
 		b    []byte
@@ -110,12 +111,14 @@ func TestShardDamage(t *testing.T) {
 		{"empty file", nil, ErrCorrupt, "truncated in the header"},
 		{"not a shard", []byte("{\"id\":1}\n{\"id\":2}\n"), ErrCorrupt, "bad magic"},
 		{"newer version", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], Version+1); return b }), ErrVersion, fmt.Sprintf("version %d", Version+1)},
-		{"version 1", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 1); return b }), ErrVersion, "unsupported version 1 (this neardup reads version 2; rebuild the index with `neardup run --index-out`)"},
+		{"version 1", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 1); return b }), ErrVersion, "unsupported version 1 (this neardup reads versions 2 and 3; rebuild the index with `neardup run --index-out`)"},
 		{"header bit flip", mod(func(b []byte) []byte { b[len(magic)+6] ^= 1; return b }), ErrCorrupt, "header checksum"},
 		{"payload bit flip", mod(func(b []byte) []byte { b[headerLen+20] ^= 0x10; return b }), ErrCorrupt, "block checksum"},
 		{"truncated in a block", good[:len(good)/2], ErrCorrupt, "truncated in the block"},
 		{"no trailer", good[:len(good)-16], ErrCorrupt, "truncated"},
-		{"short trailer", good[:len(good)-3], ErrCorrupt, "truncated in the trailer"},
+		{"short trailer", good[:len(good)-dirLen-3], ErrCorrupt, "truncated in the trailer"},
+		{"short directory", good[:len(good)-3], ErrCorrupt, "truncated in the block directory"},
+		{"directory bit flip", mod(func(b []byte) []byte { b[len(b)-dirLen+13] ^= 4; return b }), ErrCorrupt, "block directory entry 1 is damaged"},
 		{"trailing garbage", append(append([]byte(nil), good...), 'x'), ErrCorrupt, "data after the trailer"},
 		{"huge block length", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[headerLen:], 1<<31); return b }), ErrCorrupt, "block of"},
 	}
@@ -136,7 +139,7 @@ func TestShardDamage(t *testing.T) {
 
 func TestManifest(t *testing.T) {
 	cfg := Config{Tokens: "char", Shingle: 5, Perms: 128, MinHash: "classic", Method: "both", Threshold: 0.8, Hamming: 3, Bands: 16, Rows: 8, SimBlocks: 5, Format: "jsonl", IDField: "id", TextField: "text"}
-	m := NewManifest(cfg, []Shard{{Name: ShardName(0), Source: "a", Records: 3, Bytes: 40}, {Name: ShardName(1), Source: "b", Records: 4, Bytes: 50}})
+	m := NewManifest(cfg, []Generation{{Shards: []Shard{{Name: ShardName(0), Source: "a", Records: 3, Bytes: 40}, {Name: ShardName(1), Source: "b", Records: 4, Bytes: 50}}}})
 	b, err := m.Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +158,12 @@ func TestManifest(t *testing.T) {
 		{"no version", `{"format":"neardup-index"}`, ErrCorrupt, "no version field"},
 		{"newer version", fmt.Sprintf(`{"format":"neardup-index","version":%d,"shards":"whatever"}`, Version+1), ErrVersion, fmt.Sprintf("version %d", Version+1)},
 		// Version 1 measured a JSONL or TSV record by its line, not its text.
-		{"version 1", `{"format":"neardup-index","version":1,"shards":[]}`, ErrVersion, "unsupported version 1 (this neardup reads version 2; rebuild the index with `neardup run --index-out`)"},
+		{"version 1", `{"format":"neardup-index","version":1,"shards":[]}`, ErrVersion, "unsupported version 1 (this neardup reads versions 2 and 3; rebuild the index with `neardup run --index-out`)"},
+		{"relative generation", strings.Replace(string(b), `"dir": ""`, `"dir": "day1"`, 1), ErrCorrupt, "neither absolute nor a URL"},
+		{"bad generation count", strings.Replace(string(b), `"documents": 7,
+      "partition_bits"`, `"documents": 6,
+      "partition_bits"`, 1), ErrCorrupt, "its shards hold 7"},
+		{"partition bits", strings.Replace(string(b), `"partition_bits": 0`, `"partition_bits": 17`, 1), ErrCorrupt, "partition bits 17"},
 		{"unknown field", fmt.Sprintf(`{"format":"neardup-index","version":%d,"extra":1}`, Version), ErrCorrupt, "unknown field"},
 		{"bad count", strings.Replace(string(b), `"documents": 7`, `"documents": 8`, 1), ErrCorrupt, "the shards hold 7"},
 		{"bad shard name", strings.Replace(string(b), "index-00001.bin", "index-00002.bin", 1), ErrCorrupt, "is named"},

@@ -64,6 +64,7 @@ const (
 	StatIndexDocs      = "index_documents"           // indexed documents scanned
 	StatIndexJoined    = "index_documents_joined"    // of those, sharing a key with the new batch
 	StatIndexEntries   = "index_block_entries"       // index block entries joined
+	StatIndexBytesRead = "index_bytes_read"          // bytes an audit's lookups read from the index's files
 	StatDupOfIndex     = "duplicates_of_index"       // new documents with an indexed match
 	StatExactOfIndex   = "exact_duplicates_of_index" // of those, identical to an indexed one
 	StatIndexMatches   = "index_matches"             // (new, indexed) matches reported
@@ -87,7 +88,7 @@ var (
 	}
 	auditCounts = append(slices.DeleteFunc(slices.Clone(runCounts), func(name string) bool { return name == StatSegments }),
 		StatIndexDocs, StatIndexJoined, StatIndexEntries, StatDupOfIndex, StatExactOfIndex,
-		StatIndexMatches, StatRemovedInBatch, StatBatchOnly)
+		StatIndexMatches, StatRemovedInBatch, StatBatchOnly, StatIndexBytesRead)
 )
 
 // AllCounts sets to 0 each count of a run's summary.json (of an

@@ -739,12 +739,12 @@ func isFinalName(name string) bool {
 }
 
 // isIndexName reports whether name is a file an index directory holds:
-// index.json, index-NNNNN.bin, the pre-shards .sig-NNNNN-SSSSSS.bin of a
+// index.json, index-NNNNN.bin, keys-NNNNN.bin, the pre-shards .sig-NNNNN-SSSSSS.bin of a
 // run (.sig-NNNNN.bin before segments), or
 // a temporary ".tmp-<one of those>-<hex>" a failed write can leave.
 func isIndexName(name string) bool {
 	return orTemp(name, func(n string) bool {
-		return n == index.ManifestName || isNumbered(n, "index-", ".bin") || isPreShard(n)
+		return isIndexFinal(n) || isPreShard(n)
 	})
 }
 
@@ -764,7 +764,7 @@ func isPreShard(name string) bool {
 
 // isIndexFinal reports whether name is a file of a complete index.
 func isIndexFinal(name string) bool {
-	return name == index.ManifestName || isNumbered(name, "index-", ".bin")
+	return name == index.ManifestName || isNumbered(name, "index-", ".bin") || isNumbered(name, "keys-", ".bin")
 }
 
 // orTemp applies final to name, or to the final name inside a temporary

@@ -1,0 +1,162 @@
+package transforms
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/neardup/neardup/transforms/format/index"
+)
+
+// compactPartitionDocs is about the documents of a key file of a compacted
+// index: its entries (about 25 a document, 24 bytes each) are sorted in
+// memory, some 40 MB.
+const compactPartitionDocs = 1 << 16
+
+// CompactIndex writes to dir to a one-generation index of the documents of
+// the index in from, shard for shard in the same order (so that an audit
+// numbers and matches them as before), with the key files of them all: the
+// generations of from can then be removed. It also converts an index of
+// version 2. tmp is a local directory for the key entries on their way to
+// the key files (one file per partition, removed at the end), so that
+// memory holds one partition. index.json is written last.
+func CompactIndex(ctx context.Context, from, to, tmp string) (*index.Manifest, error) {
+	m, err := OpenIndex(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	bits := 0
+	for m.Documents>>bits > compactPartitionDocs && bits < index.MaxPartitionBits {
+		bits++
+	}
+	tables, err := newTables(DefaultConfig().WithIndexConfig(m.Config).simDesign())
+	if err != nil {
+		return nil, err
+	}
+	parts, err := newPartFiles(tmp, 1<<bits)
+	if err != nil {
+		return nil, err
+	}
+	defer parts.remove()
+	gen := index.Generation{PartitionBits: bits, Keys: []index.KeyFile{}}
+	for n := range m.Shards {
+		kr := newKeyRouter(bits, tables, n, parts.add)
+		sh, err := compactShard(ctx, m, n, to, kr)
+		if err != nil {
+			return nil, err
+		}
+		kr.flush()
+		gen.Shards = append(gen.Shards, sh)
+	}
+	for p := range 1 << bits {
+		k, ok, err := parts.writeKeyFile(ctx, p, bits, to)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			gen.Keys = append(gen.Keys, k)
+		}
+	}
+	out := index.NewManifest(m.Config, []index.Generation{gen})
+	b, err := out.Marshal()
+	if err == nil {
+		err = writeAtomically(ctx, to, index.ManifestName, func(w io.Writer) error { _, err := w.Write(b); return err })
+	}
+	return &out, err
+}
+
+// compactShard copies the records of shard n of m into shard n of the
+// index in dir to, and their keys to kr.
+func compactShard(ctx context.Context, m *index.Manifest, n int, to string, kr *keyRouter) (index.Shard, error) {
+	old := m.Shards[n]
+	path := shardPath(m, n)
+	rd, rc, err := openShard(ctx, path)
+	if err != nil {
+		return old, fmt.Errorf("index compact: %s: %w", path, err)
+	}
+	defer rc.Close()
+	var sh index.Shard
+	err = writeAtomically(ctx, to, index.ShardName(n), func(w io.Writer) error {
+		iw := index.NewWriter(w, rd.Source())
+		if err := rd.Each(func(r *index.Record) error { kr.add(r); return iw.Add(r) }); err != nil {
+			return err
+		}
+		if err := rd.Check(old); err != nil {
+			return err
+		}
+		var err error
+		sh, err = iw.Close()
+		return err
+	})
+	sh.Name, sh.Source, sh.SourceBytes, sh.SourceMtime = index.ShardName(n), old.Source, old.SourceBytes, old.SourceMtime
+	return sh, err
+}
+
+// partFiles holds key entry chunks by partition in local files.
+type partFiles struct {
+	dir   string
+	files []*os.File
+	bufs  []*bufio.Writer
+	err   error
+}
+
+func newPartFiles(tmp string, n int) (*partFiles, error) {
+	dir, err := os.MkdirTemp(tmp, "compact-")
+	if err != nil {
+		return nil, err
+	}
+	return &partFiles{dir: dir, files: make([]*os.File, n), bufs: make([]*bufio.Writer, n)}, nil
+}
+
+// add appends chunk to partition p's file (an error is kept for the end).
+func (pf *partFiles) add(p int, chunk []byte) {
+	if pf.err != nil {
+		return
+	}
+	if pf.files[p] == nil {
+		if pf.files[p], pf.err = os.Create(filepath.Join(pf.dir, fmt.Sprintf("part-%05d", p))); pf.err != nil {
+			return
+		}
+		pf.bufs[p] = bufio.NewWriterSize(pf.files[p], 64<<10)
+	}
+	_, pf.err = pf.bufs[p].Write(chunk)
+}
+
+// writeKeyFile writes the key file of partition p from its entries, if it
+// has any.
+func (pf *partFiles) writeKeyFile(ctx context.Context, p, bits int, to string) (index.KeyFile, bool, error) {
+	var k index.KeyFile
+	if pf.err != nil || pf.files[p] == nil {
+		return k, false, pf.err
+	}
+	if err := pf.bufs[p].Flush(); err != nil {
+		return k, false, err
+	}
+	b, err := os.ReadFile(pf.files[p].Name())
+	if err != nil {
+		return k, false, err
+	}
+	var es [index.Kinds][]index.KeyEntry
+	if err := decodeKeyEntries(b, &es); err != nil {
+		return k, false, fmt.Errorf("%s: %w", pf.files[p].Name(), err)
+	}
+	b = nil
+	err = writeAtomically(ctx, to, index.KeyFileName(p), func(w io.Writer) error {
+		k, err = index.WriteKeyFile(w, p, bits, &es)
+		return err
+	})
+	return k, err == nil, err
+}
+
+// remove closes and removes the files.
+func (pf *partFiles) remove() {
+	for _, f := range pf.files {
+		if f != nil {
+			f.Close()
+		}
+	}
+	os.RemoveAll(pf.dir)
+}

@@ -1,0 +1,199 @@
+package index
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Shard describes one document shard in the manifest.
+type Shard struct {
+	Name    string `json:"name"`
+	Source  string `json:"source"` // the input file whose kept documents it holds
+	Records int64  `json:"records"`
+	Bytes   int64  `json:"bytes"`
+	CRC32C  uint32 `json:"crc32c"` // of the whole shard file
+	// SourceBytes and SourceMtime are the size and the modification time
+	// (RFC 3339, UTC; local files only) of Source when it was indexed. An
+	// audit re-reads indexed documents from Source only if it still has
+	// them. Indexes written before they were recorded lack them.
+	SourceBytes int64  `json:"source_bytes,omitempty"`
+	SourceMtime string `json:"source_mtime,omitempty"`
+
+	// Gen is the number of the generation that holds the shard (in
+	// Manifest.Shards, the flattened list).
+	Gen int `json:"-"`
+}
+
+// A Generation is the immutable files one job wrote in one directory:
+// the document shards of the documents it kept and their key runs.
+type Generation struct {
+	// Dir is the generation's directory: "" for the directory of the
+	// manifest itself, otherwise an absolute path or a URL.
+	Dir       string `json:"dir"`
+	Documents int64  `json:"documents"`
+	// PartitionBits: the key runs partition the keys by their top
+	// PartitionBits bits (of 64 for exact keys, wire.KeyBits for the
+	// others).
+	PartitionBits int       `json:"partition_bits"`
+	Shards        []Shard   `json:"shards"`
+	Keys          []KeyFile `json:"keys"` // by partition; a partition without keys has none
+
+	// Path is Dir resolved against the manifest's directory (set by the
+	// reader of the manifest; "" until then).
+	Path string `json:"-"`
+}
+
+// Manifest is index.json.
+type Manifest struct {
+	Format      string       `json:"format"`
+	Version     int          `json:"version"`
+	Config      Config       `json:"config"`
+	Documents   int64        `json:"documents"`
+	Generations []Generation `json:"generations"`
+
+	// Shards is every generation's shards in order: an indexed document of
+	// Shards[n] is numbered in an audit as the document of shard n (see
+	// transforms.IndexFileBase), whatever generation holds it.
+	Shards []Shard `json:"-"`
+}
+
+// NewManifest returns the manifest of the generations gens (in order).
+func NewManifest(cfg Config, gens []Generation) Manifest {
+	m := Manifest{Format: FormatName, Version: Version, Config: cfg, Generations: gens}
+	m.flatten()
+	return m
+}
+
+// flatten sets Shards, the generations' documents and Documents.
+func (m *Manifest) flatten() {
+	m.Shards, m.Documents = nil, 0
+	for g := range m.Generations {
+		gen := &m.Generations[g]
+		gen.Documents = 0
+		for _, s := range gen.Shards {
+			s.Gen = g
+			gen.Documents += s.Records
+			m.Shards = append(m.Shards, s)
+		}
+		m.Documents += gen.Documents
+	}
+}
+
+// Marshal encodes m as indented JSON.
+func (m Manifest) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n'), err
+}
+
+// manifestV2 is index.json of version 2: one directory of shards.
+type manifestV2 struct {
+	Format    string  `json:"format"`
+	Version   int     `json:"version"`
+	Config    Config  `json:"config"`
+	Documents int64   `json:"documents"`
+	Shards    []Shard `json:"shards"`
+}
+
+// ParseManifest decodes and checks index.json read from where. A version 2
+// manifest reads as one generation without key runs, with Version 2: only
+// a compaction reads it (CompactCommand).
+func ParseManifest(b []byte, where string) (*Manifest, error) {
+	// The format and version come first, so that a manifest of another
+	// version fails with ErrVersion whatever else it holds.
+	var head struct {
+		Format  string `json:"format"`
+		Version *int   `json:"version"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("%s: %w: not a JSON manifest: %v", where, ErrCorrupt, err)
+	}
+	if head.Format != FormatName {
+		return nil, fmt.Errorf("%s: %w: format %q, want %q", where, ErrCorrupt, head.Format, FormatName)
+	}
+	if head.Version == nil {
+		return nil, fmt.Errorf("%s: %w: no version field", where, ErrCorrupt)
+	}
+	if *head.Version != Version && *head.Version != 2 {
+		return nil, fmt.Errorf("%s: %w %d (this neardup reads versions 2 and %d; rebuild the index with `neardup run --index-out`)",
+			where, ErrVersion, *head.Version, Version)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if *head.Version == 2 {
+		var m2 manifestV2
+		if err := dec.Decode(&m2); err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", where, ErrCorrupt, err)
+		}
+		m = Manifest{Format: m2.Format, Version: 2, Config: m2.Config, Documents: m2.Documents,
+			Generations: []Generation{{Shards: m2.Shards, PartitionBits: -1}}}
+	} else if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", where, ErrCorrupt, err)
+	}
+	docs := m.Documents
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", where, ErrCorrupt, err)
+	}
+	if docs != m.Documents {
+		return nil, fmt.Errorf("%s: %w: documents %d, but the shards hold %d", where, ErrCorrupt, docs, m.Documents)
+	}
+	return &m, nil
+}
+
+// check checks the generations of a decoded manifest and flattens it.
+func (m *Manifest) check() error {
+	own := 0
+	for g, gen := range m.Generations {
+		if gen.Dir == "" {
+			own++
+		} else if !strings.HasPrefix(gen.Dir, "/") && !strings.Contains(gen.Dir, "://") {
+			return fmt.Errorf("generation %d: directory %q is neither absolute nor a URL", g, gen.Dir)
+		}
+		if err := gen.check(m.Version); err != nil {
+			return fmt.Errorf("generation %d (%s): %v", g, gen.Dir, err)
+		}
+	}
+	if own > 1 {
+		return fmt.Errorf("%d generations in the manifest's own directory", own)
+	}
+	docs := make([]int64, len(m.Generations))
+	for g := range m.Generations {
+		docs[g] = m.Generations[g].Documents
+	}
+	m.flatten()
+	for g := range m.Generations {
+		if m.Version != 2 && docs[g] != m.Generations[g].Documents {
+			return fmt.Errorf("generation %d: documents %d, but its shards hold %d", g, docs[g], m.Generations[g].Documents)
+		}
+	}
+	return nil
+}
+
+func (gen *Generation) check(version int) error {
+	for i, s := range gen.Shards {
+		if s.Name != ShardName(i) {
+			return fmt.Errorf("shard %d is named %q, want %q", i, s.Name, ShardName(i))
+		}
+		if s.Records < 0 || s.Bytes <= 0 {
+			return fmt.Errorf("shard %s has %d records in %d bytes", s.Name, s.Records, s.Bytes)
+		}
+	}
+	if version == 2 {
+		return nil
+	}
+	if gen.PartitionBits < 0 || gen.PartitionBits > MaxPartitionBits {
+		return fmt.Errorf("partition bits %d out of [0, %d]", gen.PartitionBits, MaxPartitionBits)
+	}
+	last := -1
+	for _, k := range gen.Keys {
+		if k.Partition <= last || k.Partition >= 1<<gen.PartitionBits || k.Name != KeyFileName(k.Partition) {
+			return fmt.Errorf("key file %q of partition %d out of order or range", k.Name, k.Partition)
+		}
+		last = k.Partition
+		if err := k.check(gen.PartitionBits); err != nil {
+			return fmt.Errorf("key file %s: %v", k.Name, err)
+		}
+	}
+	return nil
+}
