@@ -82,12 +82,13 @@ func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, e
 	defer busy(ctx, "Read", begin())
 	emit, reportKeys := tally.CountShuffle(output.ShuffleExactKeys, emit, emitStat)
 	emitRejects, reportRejects := tally.CountShuffle(output.ShuffleOutLines, emitRejects, emitStat)
-	r := unitReader{fn: fn, u: u, reasons: map[string]int64{}}
+	r := unitReader{fn: fn, u: u, reasons: map[string]int64{}, rejects: newRejectLines(fn.Work.Dir)}
+	defer r.rejects.abort()
 	if err := r.run(ctx, emit, emitSegment); err != nil {
 		return err
 	}
-	if len(r.rejects) > 0 {
-		emitRejects(u.File, r.rejects)
+	if err := r.rejects.emit(u.File, emitRejects); err != nil {
+		return err
 	}
 	line, err := json.Marshal(unitResult{U: u.U, Of: max(u.Of, 1), In: r.inputFile()})
 	if err != nil {
@@ -113,7 +114,7 @@ type unitReader struct {
 	rej     int64                    // rejects
 	bytes   int64                    // the good records' bytes as read
 	reasons map[string]int64         // rejects by reason
-	rejects []byte                   // reject lines (wire.AppendLine)
+	rejects *rejectLines             // reject lines
 }
 
 // run reads the unit, emitting its documents' exact keys in chunks to emit
@@ -206,7 +207,7 @@ func (r *unitReader) reject(rj record.Reject) error {
 	if err != nil {
 		return err
 	}
-	r.rejects = wire.AppendLine(r.rejects, uint64(rj.Line), uint64(rj.Offset), line)
+	r.rejects.add(uint64(rj.Line), uint64(rj.Offset), line)
 	return nil
 }
 

@@ -27,7 +27,8 @@ func init() {
 // grouped: see writeparts.go), removals (keyed by file index). Out: stats.
 func Write(s beam.Scope, cfg Config, files Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
-	dedup := files.perFile(s.Scope("dedup"), 1, &writeDedupFn{Work: cfg.work(), Read: cfg.reading(), Out: cfg.outputs()}, removes, rejects)[0]
+	rejected := beam.ParDo(s.Scope("rejected"), &rejectedLinesFn{}, rejects)
+	dedup := files.perFile(s.Scope("dedup"), 1, &writeDedupFn{Work: cfg.work(), Read: cfg.reading(), Out: cfg.outputs()}, removes, rejected)[0]
 	return beam.Flatten(s, writeLines(s, cfg, output.KindPairs, matches),
 		writeLines(s, cfg, output.KindClusters, clusters),
 		writeLines(s, cfg, output.KindRejects, rejects),
@@ -61,7 +62,8 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.O
 // writeDedupFn writes the deduplicated copy of one input file.
 //
 // In: (file index, its path, chunks of uvarint line numbers to remove, the
-// file's reject lines from the first pass). Out: the file's
+// line lists of the file's rejected records from the first pass: see
+// rejectedLinesFn). Out: the file's
 // output.DedupName with every good record of the file that is not removed,
 // byte for byte as read (each line with its own line ending, "\n" for a
 // last line without one; a text file's content as
@@ -106,7 +108,8 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func
 }
 
 // dedupRemovals returns the lines of input path that its copy leaves out:
-// the removed ones (removeChunks) and the rejected ones (rejectChunks).
+// the removed ones (removeChunks) and the rejected ones (rejectChunks,
+// line lists of rejectedLinesFn).
 func dedupRemovals(path string, removeChunks, rejectChunks func(*[]byte) bool) (wire.LineSet, error) {
 	remove, err := wire.ReadLineSet(removeChunks)
 	if err != nil {
@@ -114,14 +117,13 @@ func dedupRemovals(path string, removeChunks, rejectChunks func(*[]byte) bool) (
 	}
 	var chunk []byte
 	for rejectChunks(&chunk) {
-		lines, err := wire.AppendLines(nil, chunk)
-		if err != nil {
-			return remove, err
-		}
-		for _, l := range lines {
-			if l.K1 > 0 { // K1 is the 1-based line; 0: the whole file (text format)
-				remove.Add(int64(l.K1) - 1)
+		for c := chunk; len(c) > 0; {
+			line, rest, err := wire.DecodeLineNum(c)
+			if err != nil {
+				return remove, fmt.Errorf("dedup: rejected lines of %s: %w", path, err)
 			}
+			remove.Add(line)
+			c = rest
 		}
 	}
 	return remove, nil

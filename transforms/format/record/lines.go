@@ -121,13 +121,7 @@ func (lr *lineReader) next() (ln line, ok bool) {
 	if whole != nil {
 		ln.raw = whole
 	}
-	eol := 0
-	if ended {
-		eol = 1
-		if n >= 2 && last[0] == '\r' {
-			eol = 2
-		}
-	}
+	eol := lineEnd(ended, n, last)
 	ln.size = n - int64(eol)
 	if lr.keepCR && eol == 2 {
 		eol = 1
@@ -138,6 +132,19 @@ func (lr *lineReader) next() (ln line, ok bool) {
 		ln.tooLarge = ln.size > int64(lr.max)
 	}
 	return ln, true
+}
+
+// lineEnd is the length of the terminator of a line of n bytes that
+// ended with "\n" (ended) or not, whose last two bytes are last: 0, 1
+// ("\n") or 2 ("\r\n").
+func lineEnd(ended bool, n int64, last [2]byte) int {
+	switch {
+	case !ended:
+		return 0
+	case n >= 2 && last[0] == '\r':
+		return 2
+	}
+	return 1
 }
 
 // lastTwo returns the last two bytes of the stream after frag, given the

@@ -86,6 +86,7 @@ type Dir struct {
 	dir      string // its absolute path, or the URL
 	url      bool
 	replaced []string // what Commit replaces (--overwrite): paths in dir
+	hasLast  bool     // a URL stage holds its last file (commitURL found it)
 
 	mu                 sync.Mutex // guards what Abort undoes, and the state
 	stage              string     // the staging directory inside dir
@@ -419,16 +420,20 @@ type Commit struct {
 //     the place of nothing, or of a file --overwrite replaces there;
 //   - it then moves aside, into the staging directory, what --overwrite
 //     replaces (the last file before all others, so that no old last file
-//     ever stands beside new files), and moves the final files in (the
-//     last file after all others);
+//     ever stands beside new files), and moves the final files in: every
+//     directory's files but its last file, then the last files, in the
+//     directories' order (index.json, then summary.json), so that no last
+//     file is in place unless every other file of every directory is;
 //   - if a move fails, it moves back what it moved, in every directory,
 //     so that each is as it was, and returns the error;
 //   - once all are moved, it removes the staging directories (with what
 //     was moved aside) and releases the locks.
 //
 // A directory on a remote filesystem cannot be put back: its files are
-// removed and moved as commitURL does, after the local checks. An abort
-// (a signal) waits until CommitAll returns.
+// removed and moved as commitURL does, after the local checks, and a
+// failed move leaves what was removed and moved so far, never its last
+// file (see docs/BAD_INPUT.md). An abort (a signal) waits until CommitAll
+// returns.
 func CommitAll(ctx context.Context, commits ...Commit) error {
 	for _, c := range commits {
 		c.Dir.mu.Lock()
@@ -450,20 +455,29 @@ func CommitAll(ctx context.Context, commits ...Commit) error {
 			return c.wrap(err)
 		}
 	}
-	for i, c := range commits {
-		var err error
-		if c.Dir.url {
-			err = c.Dir.commitURL(ctx, c.Last)
-		} else {
-			err = moves[i].apply()
-		}
-		if err != nil {
-			for j := i; j >= 0; j-- {
-				if moves[j] != nil {
-					moves[j].undo()
-				}
+	// Every directory's files but its last, then the last files, in
+	// order: no last file is in place before all other files are.
+	for _, lasts := range []bool{false, true} {
+		for i, c := range commits {
+			var err error
+			switch {
+			case c.Dir.url && !lasts:
+				err = c.Dir.commitURL(ctx, c.Last)
+			case c.Dir.url:
+				err = c.Dir.commitURLLast(ctx, c.Last)
+			case !lasts:
+				err = moves[i].apply()
+			default:
+				err = moves[i].applyLast()
 			}
-			return c.wrap(err)
+			if err != nil {
+				for _, m := range moves {
+					if m != nil {
+						m.undo()
+					}
+				}
+				return c.wrap(err)
+			}
 		}
 	}
 	for _, c := range commits {
@@ -490,7 +504,8 @@ const replacedDir = ".replaced"
 type localMoves struct {
 	aside    string      // the directory replaced paths go to
 	replaced []string    // paths that --overwrite replaces, the last file's first
-	in       [][2]string // final files: from the stage, to the directory
+	in       [][2]string // final files but the last: from the stage, to the directory
+	last     [2]string   // the last file, if the stage has one
 	done     [][2]string // renames done, in order
 }
 
@@ -508,7 +523,9 @@ func (t *Dir) planMoves(last string) (*localMoves, error) {
 			names = append(names, e.Name())
 		}
 	}
-	if _, err := os.Stat(filepath.Join(t.stage, last)); err == nil {
+	_, err = os.Stat(filepath.Join(t.stage, last))
+	hasLast := err == nil
+	if hasLast {
 		names = append(names, last)
 	}
 	m := &localMoves{aside: filepath.Join(t.stage, replacedDir), replaced: slices.Clone(t.replaced)}
@@ -519,6 +536,9 @@ func (t *Dir) planMoves(last string) (*localMoves, error) {
 			return nil, fmt.Errorf("%s holds %s (%s), which is not neardup's to replace: nothing was moved into place", t.name(), n, fileKind(fi))
 		}
 		m.in = append(m.in, [2]string{filepath.Join(t.stage, n), to})
+	}
+	if hasLast {
+		m.last, m.in = m.in[len(m.in)-1], m.in[:len(m.in)-1]
 	}
 	return m, nil
 }
@@ -556,6 +576,14 @@ func (m *localMoves) apply() error {
 	return nil
 }
 
+// applyLast moves the last file in, if there is one.
+func (m *localMoves) applyLast() error {
+	if m.last[0] == "" {
+		return nil
+	}
+	return m.rename(m.last[0], m.last[1])
+}
+
 func (m *localMoves) rename(from, to string) error {
 	if err := os.Rename(from, to); err != nil {
 		return err
@@ -588,9 +616,9 @@ func btoi(b bool) int {
 }
 
 // commitURL moves the final files of a staging directory on a remote
-// filesystem into place (CommitAll, which checked the lock): it removes
-// what --overwrite replaces, the last file first, then renames (or copies
-// and removes) each final file, the last after all others.
+// filesystem into place (CommitAll, which checked the lock) but the last:
+// it removes what --overwrite replaces, the last file first, then renames
+// (or copies and removes) each final file; commitURLLast moves the last.
 func (t *Dir) commitURL(ctx context.Context, last string) error {
 	fsys, err := filesystem.New(ctx, t.stage+"/x")
 	if err != nil {
@@ -621,9 +649,26 @@ func (t *Dir) commitURL(ctx context.Context, last string) error {
 		}
 	}
 	slices.Sort(names)
-	if slices.ContainsFunc(listed, func(p string) bool { return strings.HasSuffix(p, "/"+last) }) {
-		names = append(names, last)
+	t.hasLast = slices.ContainsFunc(listed, func(p string) bool { return strings.HasSuffix(p, "/"+last) })
+	return t.moveURL(ctx, fsys, names)
+}
+
+// commitURLLast moves the last file of a staging directory on a remote
+// filesystem into place, once commitURL has moved the others.
+func (t *Dir) commitURLLast(ctx context.Context, last string) error {
+	if !t.hasLast {
+		return nil
 	}
+	fsys, err := filesystem.New(ctx, t.stage+"/x")
+	if err != nil {
+		return err
+	}
+	defer fsys.Close()
+	return t.moveURL(ctx, fsys, []string{last})
+}
+
+// moveURL renames the files names of the staging directory into place.
+func (t *Dir) moveURL(ctx context.Context, fsys filesystem.Interface, names []string) error {
 	for _, n := range names {
 		if err := filesystem.Rename(ctx, fsys, output.JoinPath(t.stage, n), output.JoinPath(t.dir, n)); err != nil {
 			return fmt.Errorf("moving %s into %s: %w", n, t.dir, err)
