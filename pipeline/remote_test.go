@@ -132,7 +132,7 @@ func TestRemoteParquetReplaced(t *testing.T) {
 			})
 			defer transforms.SetStageHook("", nil)
 			cfg := transforms.DefaultConfig()
-			cfg.SegmentBits, cfg.SplitRows, cfg.Branches = 4, 64, 1 // the units one after the other
+			cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers = 4, 64, 1, 1 // the units one after the other
 			out := t.TempDir()
 			err = runInto(t, "", cfg, remote, out)
 			want := "input " + remote[1] + " changed during the run"

@@ -213,7 +213,7 @@ func splitChanged(t *testing.T, files []string, file int, units int64, split int
 			})
 			defer transforms.SetStageHook("", nil)
 			cfg := transforms.DefaultConfig()
-			cfg.SegmentBits, cfg.SplitRows, cfg.Branches = 4, split, 1 // the units one after the other
+			cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers = 4, split, 1, 1 // the units one after the other
 			dir := t.TempDir()
 			err := runInto(t, "", cfg, files, dir)
 			if p := changeErr.Load(); calls.Load() < at || p != nil {

@@ -1,9 +1,11 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -59,27 +61,48 @@ type readKeysFn struct {
 	Work       workDir
 	Read       readOptions
 	Partitions int // of the exact keys
+
+	// ahead reads the next units while the runner hands them over, so
+	// that the files of a bundle are read on every core.
+	ahead docpool.AheadStream
 }
 
+// readAheadBytes is the output a unit read ahead holds before it waits.
+const readAheadBytes = 8 << 20
+
 func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]byte) bool, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Limit = readAheadBytes
+	emits := []func(int, []byte){emit, emitRejects, emitInput, emitSegment}
 	var b []byte
 	for units(&b) {
 		var u readUnit
 		if err := json.Unmarshal(b, &u); err != nil {
+			fn.ahead.Abort()
 			return fmt.Errorf("read unit: %w", err)
 		}
-		if err := fn.read(ctx, u, emit, emitRejects, emitInput, emitSegment, emitStat); err != nil {
+		fn.ahead.Start(len(emits), func(e []func(int, []byte), emitStat func(string, int64)) error {
+			running.Add(1) // for WaitIdle: the unit writes files
+			defer running.Add(-1)
+			return fn.read(ctx, u, e[0], e[1], e[2], e[3], emitStat)
+		})
+		// One unit per worker at once: the reading of a unit (its
+		// decompression and parsing) is one goroutine.
+		if err := fn.ahead.Drain(cmp.Or(fn.Work.Workers, runtime.GOMAXPROCS(0))-1, emits, emitStat, busyIn(ctx, "Read")); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// read reads unit u: its documents' exact keys to emit, its rejects to
-// emitRejects, what it read to emitInput, its document shards' markers to
-// emitSegment.
+// FinishBundle emits the output of the units still being read.
+func (fn *readKeysFn) FinishBundle(ctx context.Context, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.Drain(0, []func(int, []byte){emit, emitRejects, emitInput, emitSegment}, emitStat, busyIn(ctx, "Read"))
+}
+
+// read reads unit u, on a goroutine of its own: its documents' exact keys
+// to emit, its rejects to emitRejects, what it read to emitInput, its
+// document shards' markers to emitSegment.
 func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Read", begin())
 	emit, reportKeys := tally.CountShuffle(output.ShuffleExactKeys, emit, emitStat)
 	emitRejects, reportRejects := tally.CountShuffle(output.ShuffleOutLines, emitRejects, emitStat)
 	r := unitReader{fn: fn, u: u, reasons: map[string]int64{}, rejects: newRejectLines(fn.Work.Dir)}

@@ -1,6 +1,6 @@
 // Package docpool runs work over the documents of one file on several
 // goroutines (Map), and a bundle's elements ahead of the runner (Ahead,
-// AheadEmits): a runner that gives a stage one bundle at a time (Prism)
+// AheadEmits, AheadStream): a runner that gives a stage one bundle at a time (Prism)
 // would otherwise use one core for the whole stage.
 package docpool
 
