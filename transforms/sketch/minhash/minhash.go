@@ -230,7 +230,6 @@ func classicGo(dst, a, b, elems []uint64) {
 	}
 }
 
-
 // splitmix is SplitMix64; it generates the fixed permutation parameters.
 func splitmix(s *uint64) uint64 {
 	*s += 0x9E3779B97F4A7C15
