@@ -17,6 +17,15 @@
 //
 // Sketches from different Hashers are only comparable when K, the mode and the
 // seed are equal.
+//
+// Classic sketching is the package's hot loop: one 64-bit multiply per
+// position per element. The Go compiler does not vectorize loops, so on amd64
+// CPUs with AVX-512F and AVX-512DQ a hand-written assembly kernel
+// (minhash_amd64.s) computes it eight positions to a 512-bit register, one
+// VPMULLQ, VPADDQ and VPMINUQ per element; the multiply and the minimum are
+// exact, so its sketches equal those of the Go kernel bit for bit. The Go
+// kernel serves other CPUs and architectures and builds with the purego tag,
+// and takes the last len%8 positions of a sketch.
 package minhash
 
 import (
