@@ -1,0 +1,109 @@
+//go:build amd64 && gc && !purego
+
+#include "textflag.h"
+
+// STEP lowers the minima m of eight positions to a*x+b, x broadcast in Z31;
+// t is scratch.
+#define STEP(a, b, m, t) \
+	VPMULLQ Z31, a, t \
+	VPADDQ  b, t, t   \
+	VPMINUQ t, m, m
+
+// func sketchAVX512(dst, a, b, elems []uint64)
+//
+// Positions go in blocks of 64 (a in Z0-Z7, b in Z8-Z15, minima in
+// Z16-Z23), then of 8 (Z0, Z8, Z16); each block reads all the elements.
+TEXT ·sketchAVX512(SB), NOSPLIT, $0-96
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ a_base+24(FP), R8
+	MOVQ b_base+48(FP), R9
+	MOVQ elems_base+72(FP), SI
+	MOVQ elems_len+80(FP), DX
+	TESTQ DX, DX
+	JZ   done
+
+block64:
+	CMPQ CX, $64
+	JLT  block8
+	VMOVDQU64 0(R8), Z0
+	VMOVDQU64 64(R8), Z1
+	VMOVDQU64 128(R8), Z2
+	VMOVDQU64 192(R8), Z3
+	VMOVDQU64 256(R8), Z4
+	VMOVDQU64 320(R8), Z5
+	VMOVDQU64 384(R8), Z6
+	VMOVDQU64 448(R8), Z7
+	VMOVDQU64 0(R9), Z8
+	VMOVDQU64 64(R9), Z9
+	VMOVDQU64 128(R9), Z10
+	VMOVDQU64 192(R9), Z11
+	VMOVDQU64 256(R9), Z12
+	VMOVDQU64 320(R9), Z13
+	VMOVDQU64 384(R9), Z14
+	VMOVDQU64 448(R9), Z15
+	VMOVDQU64 0(DI), Z16
+	VMOVDQU64 64(DI), Z17
+	VMOVDQU64 128(DI), Z18
+	VMOVDQU64 192(DI), Z19
+	VMOVDQU64 256(DI), Z20
+	VMOVDQU64 320(DI), Z21
+	VMOVDQU64 384(DI), Z22
+	VMOVDQU64 448(DI), Z23
+	MOVQ SI, R10
+	MOVQ DX, R11
+
+loop64:
+	VPBROADCASTQ (R10), Z31
+	STEP(Z0, Z8, Z16, Z24)
+	STEP(Z1, Z9, Z17, Z25)
+	STEP(Z2, Z10, Z18, Z26)
+	STEP(Z3, Z11, Z19, Z27)
+	STEP(Z4, Z12, Z20, Z28)
+	STEP(Z5, Z13, Z21, Z29)
+	STEP(Z6, Z14, Z22, Z30)
+	STEP(Z7, Z15, Z23, Z24)
+	ADDQ $8, R10
+	DECQ R11
+	JNZ  loop64
+
+	VMOVDQU64 Z16, 0(DI)
+	VMOVDQU64 Z17, 64(DI)
+	VMOVDQU64 Z18, 128(DI)
+	VMOVDQU64 Z19, 192(DI)
+	VMOVDQU64 Z20, 256(DI)
+	VMOVDQU64 Z21, 320(DI)
+	VMOVDQU64 Z22, 384(DI)
+	VMOVDQU64 Z23, 448(DI)
+	ADDQ $512, DI
+	ADDQ $512, R8
+	ADDQ $512, R9
+	SUBQ $64, CX
+	JMP  block64
+
+block8:
+	CMPQ CX, $8
+	JLT  done
+	VMOVDQU64 (R8), Z0
+	VMOVDQU64 (R9), Z8
+	VMOVDQU64 (DI), Z16
+	MOVQ SI, R10
+	MOVQ DX, R11
+
+loop8:
+	VPBROADCASTQ (R10), Z31
+	STEP(Z0, Z8, Z16, Z24)
+	ADDQ $8, R10
+	DECQ R11
+	JNZ  loop8
+
+	VMOVDQU64 Z16, (DI)
+	ADDQ $64, DI
+	ADDQ $64, R8
+	ADDQ $64, R9
+	SUBQ $8, CX
+	JMP  block8
+
+done:
+	VZEROUPPER
+	RET
