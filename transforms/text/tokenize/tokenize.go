@@ -386,12 +386,39 @@ func eachChar(s string, fn func(string)) {
 }
 
 func appendCharHashes(dst []uint64, s string) []uint64 {
+	han := hanHashes()
 	for i := 0; ; {
 		start, end := next(s, i)
 		if start >= len(s) {
 			return dst
 		}
-		dst = append(dst, xxhash.Sum64String(s[start:end]))
+		tok := s[start:end]
+		// A CJK Unified Ideograph of U+4E00-U+9FFF, three bytes E4-E9
+		// 10xxxxxx 10xxxxxx: its hash from the table.
+		if len(tok) == 3 && tok[0]-0xE4 <= 0xE9-0xE4 && tok[1]&0xC0 == 0x80 && tok[2]&0xC0 == 0x80 {
+			if r := rune(tok[0]&0x0F)<<12 | rune(tok[1]&0x3F)<<6 | rune(tok[2]&0x3F); r >= hanFirst {
+				dst = append(dst, han[r-hanFirst])
+				i = end
+				continue
+			}
+		}
+		dst = append(dst, xxhash.Sum64String(tok))
 		i = end
 	}
 }
+
+// hanFirst and hanLast bound the CJK Unified Ideographs of the Basic
+// Multilingual Plane, the tokens of most Chinese text.
+const hanFirst, hanLast = 0x4E00, 0x9FFF
+
+// hanHashes is the xxhash of each rune of [hanFirst, hanLast] in UTF-8,
+// made on first use (160 KiB): a table load costs less than hashing the
+// three bytes, token after token.
+var hanHashes = sync.OnceValue(func() *[hanLast - hanFirst + 1]uint64 {
+	var t [hanLast - hanFirst + 1]uint64
+	var b [utf8.UTFMax]byte
+	for r := rune(hanFirst); r <= hanLast; r++ {
+		t[r-hanFirst] = xxhash.Sum64(b[:utf8.EncodeRune(b[:], r)])
+	}
+	return &t
+})

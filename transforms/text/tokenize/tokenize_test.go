@@ -2,6 +2,7 @@ package tokenize
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -120,6 +121,29 @@ func TestClassifyTable(t *testing.T) {
 	}{{'a', word}, {' ', sep}, {'中', cjk}, {'，', sep}, {'。', sep}, {'é', word}, {'ア', cjk}, {'한', cjk}, {0x20000, cjk}, {utf8.RuneError, sep}} {
 		if got := classify(tc.r); got != tc.want {
 			t.Errorf("classify(%U) = %d, want %d", tc.r, got, tc.want)
+		}
+	}
+}
+
+// TestHanHashes: the table's hash of every rune it holds is the xxhash of
+// the rune's UTF-8, and the tokens around its range hash as before.
+func TestHanHashes(t *testing.T) {
+	for r := rune(hanFirst - 300); r <= hanLast+300; r++ {
+		s := string(r) + " " + string(r) + "a"
+		got := appendCharHashes(nil, s)
+		var want []uint64
+		eachChar(s, func(tok string) { want = append(want, xxhash.Sum64String(tok)) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("%U: hashes %x, want %x", r, got, want)
+		}
+	}
+	// Three bytes with a Han lead byte that are no rune.
+	for _, s := range []string{"\xe4ab", "\xe4\x80a", "a\xe9\xbf", "\xe9\xbf\xbf\xbf"} {
+		got := appendCharHashes(nil, s)
+		var want []uint64
+		eachChar(s, func(tok string) { want = append(want, xxhash.Sum64String(tok)) })
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: hashes %x, want %x", s, got, want)
 		}
 	}
 }
