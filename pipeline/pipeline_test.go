@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"io"
 	"maps"
 	"net"
@@ -21,27 +20,14 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // registers every runner
 
 	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/beamtest"
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 )
 
-// TestMain runs the pipeline tests on Prism, in this process, with TMPDIR a
-// directory of their own, removed at the end: Beam's universal runner,
-// which Prism runs through, leaves an empty beamloopbackworker-* file in
-// the TMPDIR of each job.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "neardup-test-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv("TMPDIR", dir)
-	code := ptest.MainRet(m)
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { beamtest.Main(m) }
 
 var sampleFiles = []string{"../testdata/sample/sample-0.jsonl", "../testdata/sample/sample-1.jsonl.gz"}
 
