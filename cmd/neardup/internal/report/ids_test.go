@@ -10,7 +10,8 @@ import (
 
 // TestSampleTextsLineIDs: the texts of documents identified as FILE:LINE
 // (no id field in the file, or --id-field ”) and of nested fields are
-// found.
+// found, also in a copy of the input under another name (the run's spool
+// copy of a compressed input), by the input's own name.
 func TestSampleTextsLineIDs(t *testing.T) {
 	dir := t.TempDir()
 	noIDs := filepath.Join(dir, "noids.jsonl")
@@ -18,18 +19,24 @@ func TestSampleTextsLineIDs(t *testing.T) {
 	if err := os.WriteFile(noIDs, []byte(`{"text":"one"}`+"\n\n"+`{"text":"three"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	gz := filepath.Join(dir, "noids.jsonl.gz") // not there: its copy is
+	spooled := filepath.Join(dir, "input-00000")
+	if err := os.WriteFile(spooled, []byte(`{"text":"one"}`+"\n\n"+`{"text":"three"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(nested, []byte(`{"m":{"id":"n1"},"c":{"t":"nested one"}}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
 		idField, textField string
-		inputs             []string
+		inputs             []Input
 		pair               output.PairLine
 		want               map[string]string
 	}{
-		{"id", "text", []string{noIDs}, output.PairLine{A: noIDs + ":1", B: noIDs + ":3"}, map[string]string{noIDs + ":1": "one", noIDs + ":3": "three"}},
-		{"", "text", []string{noIDs}, output.PairLine{A: noIDs + ":3", B: "x"}, map[string]string{noIDs + ":3": "three"}},
-		{"m.id", "c.t", []string{nested}, output.PairLine{A: "n1", B: "x"}, map[string]string{"n1": "nested one"}},
+		{"id", "text", as(noIDs), output.PairLine{A: noIDs + ":1", B: noIDs + ":3"}, map[string]string{noIDs + ":1": "one", noIDs + ":3": "three"}},
+		{"", "text", as(noIDs), output.PairLine{A: noIDs + ":3", B: "x"}, map[string]string{noIDs + ":3": "three"}},
+		{"m.id", "c.t", as(nested), output.PairLine{A: "n1", B: "x"}, map[string]string{"n1": "nested one"}},
+		{"id", "text", []Input{{Name: gz, Path: spooled}}, output.PairLine{A: gz + ":1", B: gz + ":3"}, map[string]string{gz + ":1": "one", gz + ":3": "three"}},
 	} {
 		texts, _, err := readAllTexts(map[string]bool{tt.pair.A: true, tt.pair.B: true}, tt.inputs, tt.idField, tt.textField)
 		if err != nil {
@@ -44,4 +51,13 @@ func TestSampleTextsLineIDs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// as is inputs read where they are named.
+func as(paths ...string) []Input {
+	in := make([]Input, len(paths))
+	for i, p := range paths {
+		in[i] = Input{Name: p, Path: p}
+	}
+	return in
 }

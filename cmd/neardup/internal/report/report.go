@@ -69,12 +69,23 @@ var page = template.Must(template.New("report").Parse(pageText))
 // find the texts of the sampled pairs by idField and textField; with no
 // inputs the report shows the pairs without texts and says so.
 func Write(dir string, inputs []string, idField, textField string) error {
-	return WriteNamed(dir, dir, inputs, idField, textField)
+	in := make([]Input, len(inputs))
+	for i, p := range inputs {
+		in[i] = Input{Name: p, Path: p}
+	}
+	return WriteNamed(dir, dir, in, idField, textField)
+}
+
+// Input is an input file of the run: Name is its path as the run named it
+// (in FILE:LINE ids), Path where its records are read, Name itself or a
+// copy of it with the same lines (the run's spool copy).
+type Input struct {
+	Name, Path string
 }
 
 // WriteNamed is Write for outputs that are written in dir and will be
 // moved to the directory name, which the page shows.
-func WriteNamed(dir, name string, inputs []string, idField, textField string) error {
+func WriteNamed(dir, name string, inputs []Input, idField, textField string) error {
 	r, err := build(dir, inputs, idField, textField)
 	if err != nil {
 		return err
@@ -88,7 +99,7 @@ func WriteNamed(dir, name string, inputs []string, idField, textField string) er
 }
 
 // build gathers everything the page shows.
-func build(dir string, inputs []string, idField, textField string) (*view, error) {
+func build(dir string, inputs []Input, idField, textField string) (*view, error) {
 	sum, err := output.ReadSummary(dir)
 	if err != nil {
 		return nil, wrap(err)
@@ -449,7 +460,7 @@ type text struct {
 // readAllTexts reads the texts of the wanted documents from the JSONL
 // inputs. It returns them by id and a note for the page when texts cannot be
 // shown.
-func readAllTexts(want map[string]bool, inputs []string, idField, textField string) (map[string]text, string, error) {
+func readAllTexts(want map[string]bool, inputs []Input, idField, textField string) (map[string]text, string, error) {
 	if len(want) == 0 {
 		return nil, "", nil
 	}
@@ -458,8 +469,8 @@ func readAllTexts(want map[string]bool, inputs []string, idField, textField stri
 	}
 	texts := map[string]text{}
 	opt := record.Options{Format: record.JSONL, IDField: idField, TextField: textField}
-	for _, path := range inputs {
-		err := readTexts(path, opt, want, texts)
+	for _, in := range inputs {
+		err := readTexts(in, opt, want, texts)
 		if errors.Is(err, errAllFound) {
 			break
 		}
@@ -472,13 +483,14 @@ func readAllTexts(want map[string]bool, inputs []string, idField, textField stri
 
 // readTexts adds to texts the text of every wanted id in one input file that
 // is not there yet, and returns errAllFound when none is missing any more.
-func readTexts(path string, opt record.Options, want map[string]bool, texts map[string]text) error {
+func readTexts(in Input, opt record.Options, want map[string]bool, texts map[string]text) error {
+	path, name := in.Path, in.Name
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		// Not a regular file (the run rejected it whole: a FIFO, which
 		// opening blocks on, a dangling symlink, a directory): no texts.
 		return nil
 	}
-	opt.Format = record.FormatFor(path, opt.Format) // a .parquet input
+	opt.Format = record.FormatFor(name, opt.Format) // a .parquet input
 	lineIDs, err := hasLineIDs(path, opt)
 	if err != nil {
 		return fmt.Errorf("report: reading texts: %w", err)
@@ -505,8 +517,8 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 	ignore := func(record.Reject) error { return nil }
 	if lineIDs { // FILE:LINE ids: parse the wanted lines only
 		opt.IDs = record.IDFromLine
-		opt.Only = func(i int64) bool { return want[record.LineID(path, i+1)] }
-		err = record.Read(r, path, opt, parsed, ignore)
+		opt.Only = func(i int64) bool { return want[record.LineID(name, i+1)] }
+		err = record.Read(r, name, opt, parsed, ignore)
 		if err != nil && !errors.Is(err, errAllFound) {
 			return fmt.Errorf("report: reading texts: %w", err)
 		}
@@ -522,12 +534,12 @@ func readTexts(path string, opt record.Options, want map[string]bool, texts map[
 		if id, ok := quickID(d.Raw, key); ok && !want[id] {
 			return nil
 		}
-		return record.Read(bytes.NewReader(d.Raw), path, opt, parsed, ignore) // a CRLF line's "\r" is JSON white space
+		return record.Read(bytes.NewReader(d.Raw), name, opt, parsed, ignore) // a CRLF line's "\r" is JSON white space
 	}
 	if opt.Format == record.Parquet { // rows, not lines: read the columns
 		raw, skim = opt, parsed
 	}
-	err = record.Read(r, path, raw, skim, ignore)
+	err = record.Read(r, name, raw, skim, ignore)
 	if err != nil && !errors.Is(err, errAllFound) {
 		return fmt.Errorf("report: reading texts: %w", err)
 	}

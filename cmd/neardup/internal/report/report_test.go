@@ -505,7 +505,7 @@ func TestReadTextsNotAFile(t *testing.T) {
 	done := make(chan error, 2)
 	go func() {
 		for _, path := range []string{fifo, dangling} {
-			done <- readTexts(path, record.Options{}, map[string]bool{"x": true}, map[string]text{})
+			done <- readTexts(Input{Name: path, Path: path}, record.Options{}, map[string]bool{"x": true}, map[string]text{})
 		}
 	}()
 	for range 2 {
@@ -662,7 +662,7 @@ func TestReadTextsCRLF(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	texts, _, err := readAllTexts(map[string]bool{"u2": true}, []string{path}, "id", "text")
+	texts, _, err := readAllTexts(map[string]bool{"u2": true}, []Input{{Name: path, Path: path}}, "id", "text")
 	if err != nil {
 		t.Fatal(err)
 	}
