@@ -16,6 +16,11 @@
 #   REPEAT=3 scripts/bench.sh         # each size and its baseline 3 times, taking
 #                                     # turns; the ratios use the medians
 #   BASELINE=0 scripts/bench.sh       # the job only
+#   VS=8eb9330 scripts/bench.sh       # also that commit's (or that binary's) job, in
+#                                     # turn with this one at each size: the ratios of
+#                                     # time, CPU-s and peak RSS, and whether every
+#                                     # output file but summary.json and report.html
+#                                     # is the same
 #
 # SCALE is built by ../shared/corpus/scale/build_scale.sh into $SCALE_DIR
 # (default /tmp/corpus-scale, 20-40 minutes), the tiles by tile.py into
@@ -29,6 +34,7 @@ COPIES="${COPIES:-1 2 4 10}"
 RUNNER="${RUNNER:-direct}"
 REPEAT="${REPEAT:-1}"
 BASELINE="${BASELINE:-1}"
+VS="${VS:-}"
 OUT="${BENCH_OUT:-/tmp/neardup-bench}"
 BIN="$OUT/bin"
 mkdir -p "$BIN"
@@ -56,6 +62,14 @@ shards() {
 
 go build -o "$BIN/neardup" ./cmd/neardup
 go build -o "$BIN/baseline" ./scripts/baseline
+if [ -n "$VS" ] && [ -x "$VS" ]; then
+  cp "$VS" "$BIN/neardup-vs"
+elif [ -n "$VS" ]; then
+  rm -rf "$OUT/vs-src"
+  git worktree add --detach "$OUT/vs-src" "$VS" >&2
+  (cd "$OUT/vs-src" && go build -o "$BIN/neardup-vs" ./cmd/neardup)
+  git worktree remove --force "$OUT/vs-src"
+fi
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench.sh needs GNU time (/usr/bin/time, Debian package 'time')" >&2; exit 1; }
 
@@ -72,15 +86,16 @@ cpu() { awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } 
 # elapsed FILE: the process's wall seconds from GNU time -v's output in FILE.
 elapsed() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$1"; }
 
-# run_size K: one run of neardup on K copies; prints its row and appends its
-# wall time, peak RSS and CPU-seconds to the lists of xK.
+# run_size K [BINARY NAME]: one run of neardup (or BINARY, its rows named
+# NAME) on K copies; prints its row and appends its wall time, peak RSS and
+# CPU-seconds to the lists of xK (NAME).
 declare -A runwalls runrsss runcpus textbytes
 run_size() {
-  local k=$1 size="x$1" inputs dir wall rss docs bytes cs ela
+  local k=$1 bin=${2:-$BIN/neardup} size=${3:-x$1} inputs dir wall rss docs bytes cs ela
   inputs=$(shards "$k")
   dir="$OUT/run-$size"
   rm -rf "$dir"
-  $TIME -v "$BIN/neardup" run --input "$inputs" --output "$dir" --runner="$RUNNER" \
+  $TIME -v "$bin" run --input "$inputs" --output "$dir" --runner="$RUNNER" \
     >"$OUT/$size.stdout" 2>"$OUT/$size.time"
   wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
   rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')
@@ -126,6 +141,7 @@ printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s %8s %8s %6s\n' size shards docs
 for ((run = 1; run <= REPEAT; run++)); do
   for k in $COPIES; do
     run_size "$k"
+    [ -z "$VS" ] || run_size "$k" "$BIN/neardup-vs" "vs-x$k"
     [ "$BASELINE" = 0 ] || run_baseline "$k"
   done
 done
@@ -135,7 +151,9 @@ declare -A walls rsss cpus
 echo
 BASES=
 [ "$BASELINE" = 0 ] || BASES=$(printf 'baseline-x%s ' $COPIES)
-for size in $SIZES $BASES; do
+VSES=
+[ -z "$VS" ] || VSES=$(printf 'vs-x%s ' $COPIES)
+for size in $SIZES $VSES $BASES; do
   # shellcheck disable=SC2086 # the lists are space-separated numbers
   walls[$size]=$(median ${runwalls[$size]}) rsss[$size]=$(median ${runrsss[$size]}) cpus[$size]=$(median ${runcpus[$size]})
   if [ "$REPEAT" -gt 1 ]; then
@@ -159,6 +177,17 @@ if [ -n "${walls[x1]:-}" ] && [ -n "${walls[x10]:-}" ] && [ "$(echo $SIZES)" != 
   echo "x1 -> x10: time $(ratio "${walls[x1]}" "${walls[x10]}"), CPU-s $(ratio "${cpus[x1]}" "${cpus[x10]}"), peak RSS $(ratio "${rsss[x1]}" "${rsss[x10]}")"
 fi
 for size in $SIZES; do
+  if [ -n "${walls[vs-$size]:-}" ]; then
+    echo "$size job / $VS: time $(ratio "${walls[vs-$size]}" "${walls[$size]}"), CPU-s $(ratio "${cpus[vs-$size]}" "${cpus[$size]}"), peak RSS $(ratio "${rsss[vs-$size]}" "${rsss[$size]}")"
+    differ=$(cd "$OUT/run-$size" && for f in *; do
+      case $f in summary.json | report.html) continue ;; esac
+      cmp -s "$f" "$OUT/run-vs-$size/$f" && continue
+      # A compressed output may differ in its level: its text may not.
+      case $f in *.gz) cmp -s <(gzip -dc "$f") <(gzip -dc "$OUT/run-vs-$size/$f") && continue ;; esac
+      printf ' %s' "$f"
+    done)
+    echo "$size outputs against $VS's (but summary.json and report.html; .gz files decompressed): ${differ:+differ:}${differ:-the same}"
+  fi
   if [ -n "${walls[baseline-$size]:-}" ]; then
     echo "$size job / baseline: time $(ratio "${walls[baseline-$size]}" "${walls[$size]}"), CPU-s $(ratio "${cpus[baseline-$size]}" "${cpus[$size]}"), peak RSS $(ratio "${rsss[baseline-$size]}" "${rsss[$size]}")"
   fi
