@@ -2,12 +2,15 @@ package transforms
 
 import (
 	"context"
+	"runtime"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/match/exactdup"
 )
@@ -31,21 +34,45 @@ func ExactDuplicates(s beam.Scope, cfg Config, keys beam.PCollection) (matches, 
 // of documents with the same normalized text, one exact match per
 // non-representative member (wire.Match chunks keyed by the file of the
 // smaller document), and the members to leave out of the signature pass
-// (chunks of uvarint line numbers keyed by segment).
+// (chunks of uvarint line numbers keyed by segment). A partition's records
+// are decoded on the DoFn's goroutine and grouped on another while the
+// runner hands over the next partition (see docpool.AheadEmits).
 type exactFn struct {
 	Work        workDir
 	KeepLongest bool // the longest member is its group's representative, else the first
 	groupReader      // with Work.Spill, the records are in spill files
+
+	ahead docpool.AheadEmits
 }
 
 func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "ExactDuplicates", begin())
-	emitMatch, reportMatches := tally.CountShuffle(output.ShuffleMatches, emitMatch, emitStat)
-	emitSkip, reportSkips := tally.CountShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
-	infos, err := byExactKey(&fn.in, fn.Work, part, chunks)
+	start := time.Now()
+	infos, err := readExactInfos(&fn.in, fn.Work, part, chunks)
 	if err != nil {
 		return err
 	}
+	addBusy(ctx, "ExactDuplicates", time.Since(start), start)
+	fn.ahead.Start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		running.Add(1) // for WaitIdle
+		defer running.Add(-1)
+		fn.groups(infos, emits[0], emits[1], emitStat)
+		return nil
+	})
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emitMatch, emitSkip}, emitStat, busyIn(ctx, "ExactDuplicates"))
+}
+
+// FinishBundle emits the output of the partitions still being grouped.
+func (fn *exactFn) FinishBundle(ctx context.Context, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.Drain(0, []func(int, []byte){emitMatch, emitSkip}, emitStat, busyIn(ctx, "ExactDuplicates"))
+}
+
+// groups sorts the infos of one partition by exact key, then document, and
+// emits an exact match and a line to skip for each member of a group but
+// its representative: each run of equal keys is one group.
+func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) {
+	emitMatch, reportMatches := tally.CountShuffle(output.ShuffleMatches, emitMatch, emitStat)
+	emitSkip, reportSkips := tally.CountShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
+	exactdup.Sort(infos)
 	matches := wire.NewBatcher(0)
 	skips := wire.NewBatcher(0)
 	bits := fn.Work.SegmentBits
@@ -69,7 +96,6 @@ func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]
 	reportMatches()
 	reportSkips()
 	Progress.Skipped.Add(dups)
-	return nil
 }
 
 func cmpU64(a, b uint64) int {
@@ -82,10 +108,17 @@ func cmpU64(a, b uint64) int {
 	return 0
 }
 
-// byExactKey decodes every wire.Info chunk of chunks and sorts the infos by
+// byExactKey returns the infos of group part (readExactInfos) sorted by
 // exact key, then document: each run of equal keys is one exact-duplicate
 // group, its first document the earliest in input order.
 func byExactKey(in *spillIn, w workDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
+	infos, err := readExactInfos(in, w, part, chunks)
+	exactdup.Sort(infos)
+	return infos, err
+}
+
+// readExactInfos decodes every wire.Info chunk of group part.
+func readExactInfos(in *spillIn, w workDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
 	var infos []wire.Info
 	err := in.each(w, part, chunks, func(c []byte) (err error) {
 		for len(c) > 0 {
@@ -97,9 +130,5 @@ func byExactKey(in *spillIn, w workDir, part int, chunks func(*[]byte) bool) ([]
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	exactdup.Sort(infos)
-	return infos, nil
+	return infos, err
 }
