@@ -214,22 +214,13 @@ func (fn *lookupFn) Setup(ctx context.Context) (err error) {
 	return nil
 }
 
-func sortedKeys[V any](m map[uint64]V) []uint64 {
-	ks := make([]uint64, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
-
 func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "IndexLookup", begin())
 	if fn.exact == nil {
 		if err := fn.bk.load(keys); err != nil {
 			return err
 		}
-		fn.exact, fn.block, fn.sim = sortedKeys(fn.bk.exact), sortedKeys(fn.bk.block), sortedKeys(fn.bk.sim)
+		fn.exact, fn.block, fn.sim = slices.Sorted(maps.Keys(fn.bk.exact)), slices.Sorted(maps.Keys(fn.bk.block)), slices.Sorted(maps.Keys(fn.bk.sim))
 	}
 	if t < 0 || t >= len(fn.tasks) {
 		return fmt.Errorf("index lookup: no key file %d", t)

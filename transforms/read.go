@@ -70,8 +70,11 @@ type readKeysFn struct {
 // readAheadBytes is the output a unit read ahead holds before it waits.
 const readAheadBytes = 8 << 20
 
+// Setup bounds the output of the units read ahead, once per DoFn
+// instance.
+func (fn *readKeysFn) Setup() { fn.ahead.Limit = readAheadBytes }
+
 func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]byte) bool, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
-	fn.ahead.Limit = readAheadBytes
 	emits := []func(int, []byte){emit, emitRejects, emitInput, emitSegment}
 	var b []byte
 	for units(&b) {

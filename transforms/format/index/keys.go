@@ -216,45 +216,16 @@ func (c *countWriter) write(b []byte) {
 
 // KeyFileAt looks keys up in one key file by ranged reads.
 type KeyFileAt struct {
-	ra      io.ReaderAt
-	name    string
-	f       KeyFile
-	pbits   int
-	checked bool // the header
-	buf     []byte
-
-	// Read counts the bytes read from the file.
-	Read int64
+	rangedFile // Read counts the bytes read from the file
+	f          KeyFile
+	pbits      int
+	checked    bool // the header
 }
 
 // NewKeyFileAt returns the lookups of the key file f, of a generation
 // with pbits partition bits, in ra; name names it in errors.
 func NewKeyFileAt(ra io.ReaderAt, name string, f KeyFile, pbits int) *KeyFileAt {
-	return &KeyFileAt{ra: ra, name: name, f: f, pbits: pbits}
-}
-
-func (k *KeyFileAt) corrupt(format string, args ...any) error {
-	return fmt.Errorf("index key file %s: %w: %s", k.name, ErrCorrupt, fmt.Sprintf(format, args...))
-}
-
-// read reads n bytes at off (into a buffer reused by the next read).
-func (k *KeyFileAt) read(off, n int64, what string) ([]byte, error) {
-	if off < 0 || n < 0 || off+n > k.f.Bytes {
-		return nil, k.corrupt("the %s at %d+%d is outside its %d bytes", what, off, n, k.f.Bytes)
-	}
-	if int64(cap(k.buf)) < n {
-		k.buf = make([]byte, n)
-	}
-	b := k.buf[:n]
-	m, err := k.ra.ReadAt(b, off)
-	k.Read += int64(m)
-	if m < len(b) {
-		if err == nil || err == io.EOF {
-			return nil, k.corrupt("truncated in the %s at %d", what, off)
-		}
-		return nil, fmt.Errorf("index key file %s: reading the %s: %w", k.name, what, err)
-	}
-	return b, nil
+	return &KeyFileAt{rangedFile: rangedFile{ra: ra, kind: "index key file", name: name, size: f.Bytes}, f: f, pbits: pbits}
 }
 
 func (k *KeyFileAt) header() error {

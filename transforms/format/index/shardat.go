@@ -10,22 +10,17 @@ import (
 // ShardAt reads chosen records of a version 3 shard by ranged reads: for
 // each block, two entries of the block directory and the block.
 type ShardAt struct {
-	ra     io.ReaderAt
-	name   string
-	s      Shard
-	blocks int64
-	dir    int64 // offset of the block directory
-	buf    []byte
-	rec    Record
-
-	// Read counts the bytes read from the file.
-	Read int64
+	rangedFile // Read counts the bytes read from the file
+	s          Shard
+	blocks     int64
+	dir        int64 // offset of the block directory
+	rec        Record
 }
 
 // NewShardAt returns the reader of the shard s (its manifest entry) in ra;
 // name names it in errors. It reads the shard's header.
 func NewShardAt(ra io.ReaderAt, name string, s Shard) (*ShardAt, error) {
-	sa := &ShardAt{ra: ra, name: name, s: s, blocks: numBlocks(s.Records)}
+	sa := &ShardAt{rangedFile: rangedFile{ra: ra, kind: "index shard", name: name, size: s.Bytes}, s: s, blocks: numBlocks(s.Records)}
 	sa.dir = s.Bytes - dirEntry*(sa.blocks+1)
 	if sa.dir < int64(len(magic))+4+trailerLen {
 		return nil, sa.corrupt("%d bytes cannot hold %d records", s.Bytes, s.Records)
@@ -41,29 +36,6 @@ func NewShardAt(ra io.ReaderAt, name string, s Shard) (*ShardAt, error) {
 		return nil, fmt.Errorf("index shard %s: %w %d (lookups read version %d shards; convert the index with `neardup index compact`)", name, ErrVersion, v, ShardVersion)
 	}
 	return sa, nil
-}
-
-func (sa *ShardAt) corrupt(format string, args ...any) error {
-	return fmt.Errorf("index shard %s: %w: %s", sa.name, ErrCorrupt, fmt.Sprintf(format, args...))
-}
-
-func (sa *ShardAt) read(off, n int64, what string) ([]byte, error) {
-	if off < 0 || n < 0 || off+n > sa.s.Bytes {
-		return nil, sa.corrupt("the %s at %d+%d is outside its %d bytes", what, off, n, sa.s.Bytes)
-	}
-	if int64(cap(sa.buf)) < n {
-		sa.buf = make([]byte, n)
-	}
-	b := sa.buf[:n]
-	m, err := sa.ra.ReadAt(b, off)
-	sa.Read += int64(m)
-	if m < len(b) {
-		if err == nil || err == io.EOF {
-			return nil, sa.corrupt("truncated in the %s at %d", what, off)
-		}
-		return nil, fmt.Errorf("index shard %s: reading the %s: %w", sa.name, what, err)
-	}
-	return b, nil
 }
 
 // Records calls fn with the records numbered ords (sorted, distinct) of
