@@ -563,3 +563,60 @@ func TestRunFlinkScript(t *testing.T) {
 	sameResults(t, onFlink, direct)
 	noTemporaries(t, onFlink)
 }
+
+// TestGoWorkerStopped starts the PROCESS environment's command that
+// scripts/engines/lib.sh writes (go_worker) with a stand-in for Beam's
+// boot, and stops each one with SIGTERM a few milliseconds after it
+// started, as a runner does when it cancels a worker it has just
+// launched: every worker's directory is removed and no boot is left.
+// It needs bash and setsid, not Java.
+func TestGoWorkerStopped(t *testing.T) {
+	for _, c := range []string{"bash", "setsid"} {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("needs %s", c)
+		}
+	}
+	tmp := t.TempDir()
+	run, pids := filepath.Join(tmp, "run"), filepath.Join(tmp, "pids")
+	boot := filepath.Join(tmp, "boot")
+	for _, d := range []string{run, pids} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(boot, []byte("#!/usr/bin/env bash\ntouch "+pids+"/$$\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(repoRoot(t), "scripts", "engines", "lib.sh")
+	if out, err := exec.Command("bash", "-c", `. "$0" && go_worker "$1" "$2"`, lib, run, boot).CombinedOutput(); err != nil {
+		t.Fatalf("go_worker: %v\n%s", err, out)
+	}
+	for i := range 60 {
+		cmd := exec.Command(filepath.Join(run, "go-worker"), "--id="+strconv.Itoa(i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(i%12) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}
+	workers := filepath.Join(run, "workers")
+	var left, alive []string
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		left, alive = listDir(t, workers), nil
+		for _, name := range listDir(t, pids) {
+			pid, _ := strconv.Atoi(name)
+			if syscall.Kill(pid, 0) == nil {
+				alive = append(alive, name)
+			}
+		}
+		if len(left) == 0 && len(alive) == 0 {
+			return
+		}
+	}
+	for _, pid := range alive {
+		p, _ := strconv.Atoi(pid)
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	t.Errorf("after 60 workers stopped at start: directories left %q, boots still running %q", left, alive)
+}

@@ -158,14 +158,18 @@ free_port() {
 # runner that started it is gone (a runner may kill the command at once,
 # a TaskManager may be killed), and removes the directory once the group
 # has exited (boot alone counts until it has made its group: setsid may
-# not have run yet when the keeper first looks).
+# not have run yet when the keeper first looks). A stop that arrives
+# before the keeper runs (a runner cancelling a worker it has just
+# started) is held until the keeper runs, so no directory is left behind.
 go_worker() {
 	mkdir -p "$1/workers"
 	cat >"$1/go-worker" <<EOF
 #!/usr/bin/env bash
+stop=
+trap 'stop=1' TERM INT HUP
 self=\$\$ runner=\$PPID
 dir=\$(mktemp -d "$1/workers/w.XXXXXX") || exit 1
-cd "\$dir" || exit 1
+cd "\$dir" || { rmdir "\$dir"; exit 1; }
 setsid "$2" "\$@" --semi_persist_dir="\$dir" &
 pid=\$!
 setsid bash -c '
@@ -178,7 +182,8 @@ setsid bash -c '
 		sleep 0.5
 	done
 	rm -rf "'"\$dir"'"' </dev/null >/dev/null 2>&1 &
-trap 'kill -TERM -- -\$pid 2>/dev/null' TERM INT
+trap 'kill -TERM -- -\$pid 2>/dev/null || kill -TERM \$pid 2>/dev/null' TERM INT HUP
+[ -z "\$stop" ] || kill -TERM -- -\$pid 2>/dev/null || kill -TERM \$pid 2>/dev/null
 wait \$pid
 status=\$?
 wait \$pid 2>/dev/null
