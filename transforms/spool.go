@@ -40,17 +40,18 @@ import (
 // directory, written or being written, is deleted, no more are made, and
 // the write is retried; the later passes then read the inputs themselves.
 
-// spoolDirs holds the *spoolDir of each spool directory this process has
-// written to, by path.
+// spoolDirs holds the *spoolDir of each spool directory of a job under
+// way in this process, by path, from its first use to ForgetSpool.
 var spoolDirs sync.Map
 
 // spoolDir is a spool directory: whether it was dropped to make room, and
 // the copies being written into it.
 type spoolDir struct {
-	dir     string
-	mu      sync.Mutex
-	dropped bool
-	open    map[*spoolFile]bool
+	dir        string
+	mu         sync.Mutex
+	dropped    bool
+	open       map[*spoolFile]bool
+	unregister func() // from diskroom
 }
 
 // spoolDirOf returns the state of the spool directory dir, registered
@@ -59,11 +60,33 @@ func spoolDirOf(dir string) *spoolDir {
 	if d, ok := spoolDirs.Load(dir); ok {
 		return d.(*spoolDir)
 	}
-	d, loaded := spoolDirs.LoadOrStore(dir, &spoolDir{dir: dir, open: map[*spoolFile]bool{}})
+	v, loaded := spoolDirs.LoadOrStore(dir, &spoolDir{dir: dir, open: map[*spoolFile]bool{}})
+	d := v.(*spoolDir)
 	if !loaded {
-		diskroom.Optional(d.(*spoolDir).drop)
+		unregister := diskroom.Optional(d.drop)
+		d.mu.Lock()
+		d.unregister = unregister
+		d.mu.Unlock()
 	}
-	return d.(*spoolDir)
+	return d
+}
+
+// ForgetSpool releases what this process holds of the spool directory
+// dir once its job has ended: the directory's state, and its place among
+// the files that yield to other jobs' (see package diskroom). A job that
+// uses dir afterwards starts afresh.
+func ForgetSpool(dir string) {
+	v, ok := spoolDirs.LoadAndDelete(dir)
+	if !ok {
+		return
+	}
+	d := v.(*spoolDir)
+	d.mu.Lock()
+	unregister := d.unregister
+	d.mu.Unlock()
+	if unregister != nil {
+		unregister()
+	}
 }
 
 // isDropped reports whether the spool was dropped to make room.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
@@ -232,4 +233,37 @@ func TestSpoolYields(t *testing.T) {
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("a needed write with nothing to free: %v, want ENOSPC", err)
 	}
+}
+
+// TestForgetSpool: once its job has ended (ForgetSpool), a spool
+// directory no longer yields to other jobs' files, and a job that uses it
+// again starts with a spool that was never dropped.
+func TestForgetSpool(t *testing.T) {
+	dir := t.TempDir()
+	copyPath := filepath.Join(dir, "input-00000")
+	if err := os.WriteFile(copyPath, []byte("a copy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := spoolDirOf(dir)
+	ForgetSpool(dir)
+	if _, ok := spoolDirs.Load(dir); ok {
+		t.Error("the spool directory is still held after ForgetSpool")
+	}
+	diskroom.Yield()
+	if d.isDropped() {
+		t.Error("a forgotten spool was dropped to make room for another job")
+	}
+	if _, err := os.Stat(copyPath); err != nil {
+		t.Errorf("a forgotten spool's copy was deleted: %v", err)
+	}
+
+	d = spoolDirOf(dir)
+	if !diskroom.Yield() || !d.isDropped() {
+		t.Error("a spool in use again does not yield")
+	}
+	ForgetSpool(dir)
+	if spoolDirOf(dir).isDropped() {
+		t.Error("a spool used after ForgetSpool starts dropped")
+	}
+	ForgetSpool(dir)
 }

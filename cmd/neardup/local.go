@@ -53,6 +53,7 @@ func startLocal(f *runFlags, budget int64, cfg *transforms.Config, files []strin
 			} else {
 				os.Unsetenv("TMPDIR")
 			}
+			transforms.ForgetSpool(dir)
 			remove()
 		})
 		cfg.Work = dir
