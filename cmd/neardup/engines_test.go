@@ -180,7 +180,16 @@ func (e *engine) workersGone(t *testing.T) {
 			return
 		}
 	}
-	t.Errorf("%s: the Go workers' directories are still there: %q; processes in them: %s", dir, left, processesIn(dir))
+	var held []string // what each directory holds: how far its worker got
+	for _, w := range left {
+		entries, _ := os.ReadDir(filepath.Join(dir, w))
+		names := make([]string, len(entries))
+		for i, e := range entries {
+			names[i] = e.Name()
+		}
+		held = append(held, fmt.Sprintf("%s: %q", w, names))
+	}
+	t.Errorf("%s: the Go workers' directories are still there: %s; processes in them: %s", dir, strings.Join(held, ", "), processesIn(dir))
 }
 
 // processesIn describes the processes whose working directory is below dir.
@@ -566,10 +575,11 @@ func TestRunFlinkScript(t *testing.T) {
 
 // TestGoWorkerStopped starts the PROCESS environment's command that
 // scripts/engines/lib.sh writes (go_worker) with a stand-in for Beam's
-// boot, and stops each one with SIGTERM a few milliseconds after it
-// started, as a runner does when it cancels a worker it has just
-// launched: every worker's directory is removed and no boot is left.
-// It needs bash and setsid, not Java.
+// boot, and stops each one a few milliseconds after it started, as a
+// runner does when it cancels a worker it has just launched (Beam's
+// ProcessManager: SIGTERM, then SIGKILL half a second later, or at once
+// when its thread is interrupted): every worker's directory is removed
+// and no boot is left. It needs bash and setsid, not Java.
 func TestGoWorkerStopped(t *testing.T) {
 	for _, c := range []string{"bash", "setsid"} {
 		if _, err := exec.LookPath(c); err != nil {
@@ -591,13 +601,22 @@ func TestGoWorkerStopped(t *testing.T) {
 	if out, err := exec.Command("bash", "-c", `. "$0" && go_worker "$1" "$2"`, lib, run, boot).CombinedOutput(); err != nil {
 		t.Fatalf("go_worker: %v\n%s", err, out)
 	}
-	for i := range 60 {
+	const n = 90
+	for i := range n {
 		cmd := exec.Command(filepath.Join(run, "go-worker"), "--id="+strconv.Itoa(i))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Duration(i%12) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGTERM)
+		switch i % 3 {
+		case 0:
+			cmd.Process.Signal(syscall.SIGTERM)
+		case 1:
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Process.Kill()
+		case 2:
+			cmd.Process.Kill()
+		}
 		cmd.Wait()
 	}
 	workers := filepath.Join(run, "workers")
@@ -618,5 +637,5 @@ func TestGoWorkerStopped(t *testing.T) {
 		p, _ := strconv.Atoi(pid)
 		syscall.Kill(p, syscall.SIGKILL)
 	}
-	t.Errorf("after 60 workers stopped at start: directories left %q, boots still running %q", left, alive)
+	t.Errorf("after %d workers stopped at start: directories left %q, boots still running %q", n, left, alive)
 }

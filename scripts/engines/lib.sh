@@ -153,35 +153,52 @@ free_port() {
 # environment: Beam's Go boot in a directory of its own under RUN/workers
 # (the staged worker binary and pipeline_options.json land there, not in
 # a /tmp or a working directory that two workers share). Boot and the
-# worker it starts are a process group of their own; a keeper process,
-# which outlives the command, stops that group when the command or the
-# runner that started it is gone (a runner may kill the command at once,
-# a TaskManager may be killed), and removes the directory once the group
-# has exited (boot alone counts until it has made its group: setsid may
-# not have run yet when the keeper first looks). A stop that arrives
-# before the keeper runs (a runner cancelling a worker it has just
-# started) is held until the keeper runs, so no directory is left behind.
+# worker it starts are a process group of their own. A keeper
+# (RUN/go-worker-keeper), started before anything else and outliving the
+# command, stops that group when the command or the runner that started
+# it is gone, and removes the directory once the group has exited. The
+# command tells the keeper the directory's name before making it, and
+# boot's process tells its own PID before it execs boot, so a command
+# killed at any point leaves nothing behind: Beam's runners stop a worker
+# with SIGTERM and, half a second later or at once when the stopping
+# thread is interrupted, SIGKILL, which may come as the worker starts.
 go_worker() {
 	mkdir -p "$1/workers"
+	cat >"$1/go-worker-keeper" <<'EOF'
+#!/usr/bin/env bash
+# go-worker-keeper COMMAND-PID RUNNER-PID, its input a pipe from the
+# command: "dir PATH" and "pid PID" lines, then EOF once the command has
+# started boot or is gone (scripts/engines/lib.sh, go_worker).
+self=$1 runner=$2 dir= pid=
+while read -r k v; do
+	case $k in
+	dir) dir=$v ;;
+	pid) pid=$v ;;
+	esac
+done
+alive() { [ -n "$pid" ] && { kill -0 -- "-$pid" || kill -0 "$pid"; } 2>/dev/null; }
+while alive; do
+	if ! kill -0 "$self" 2>/dev/null || ! kill -0 "$runner" 2>/dev/null; then
+		kill -TERM -- "-$pid" 2>/dev/null
+		for _ in $(seq 20); do alive || break; sleep 0.25; done
+		kill -KILL -- "-$pid" 2>/dev/null
+	fi
+	sleep 0.5
+done
+[ -z "$dir" ] || rm -rf "$dir"
+EOF
 	cat >"$1/go-worker" <<EOF
 #!/usr/bin/env bash
 stop=
 trap 'stop=1' TERM INT HUP
-self=\$\$ runner=\$PPID
-dir=\$(mktemp -d "$1/workers/w.XXXXXX") || exit 1
-cd "\$dir" || { rmdir "\$dir"; exit 1; }
-setsid "$2" "\$@" --semi_persist_dir="\$dir" &
+exec 3> >(exec setsid "$1/go-worker-keeper" \$\$ \$PPID >/dev/null 2>&1)
+dir="$1/workers/w.\$\$-\$RANDOM\$RANDOM"
+echo "dir \$dir" >&3
+mkdir "\$dir" || { echo dir >&3; exit 1; }
+cd "\$dir" || exit 1
+setsid bash -c 'echo "pid \$\$" >&3 && exec "\$0" "\$@" 3>&-' "$2" "\$@" --semi_persist_dir="\$dir" &
 pid=\$!
-setsid bash -c '
-	while kill -0 -- -'\$pid' 2>/dev/null || kill -0 '\$pid' 2>/dev/null; do
-		if ! kill -0 '\$self' 2>/dev/null || ! kill -0 '\$runner' 2>/dev/null; then
-			kill -TERM -- -'\$pid' 2>/dev/null
-			for i in \$(seq 20); do kill -0 -- -'\$pid' 2>/dev/null || break; sleep 0.25; done
-			kill -KILL -- -'\$pid' 2>/dev/null
-		fi
-		sleep 0.5
-	done
-	rm -rf "'"\$dir"'"' </dev/null >/dev/null 2>&1 &
+exec 3>&-
 trap 'kill -TERM -- -\$pid 2>/dev/null || kill -TERM \$pid 2>/dev/null' TERM INT HUP
 [ -z "\$stop" ] || kill -TERM -- -\$pid 2>/dev/null || kill -TERM \$pid 2>/dev/null
 wait \$pid
@@ -189,5 +206,5 @@ status=\$?
 wait \$pid 2>/dev/null
 exit \$status
 EOF
-	chmod +x "$1/go-worker"
+	chmod +x "$1/go-worker" "$1/go-worker-keeper"
 }
