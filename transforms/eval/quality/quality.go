@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -597,7 +598,7 @@ func (r Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "strict precision: reported pairs with true J >= %.2f; lenient: true J >= %.2f; F1 from strict precision and direct recall at J >= %.2f\n",
 		r.Threshold, r.LenientThreshold, r.Threshold)
 	// Languages in name order, then "cross" and "unknown".
-	langs := sortedKeys(r.ByLang)
+	langs := slices.Sorted(maps.Keys(r.ByLang))
 	for _, l := range []string{"cross", "unknown"} {
 		if i := slices.Index(langs, l); i >= 0 {
 			langs = append(slices.Delete(langs, i, i+1), l)
@@ -620,7 +621,7 @@ func (r Report) Print(w io.Writer) {
 	for _, l := range langs {
 		printBands(tw, l, r.ByLang[l].Bands)
 	}
-	for _, e := range sortedKeys(r.ByEdit) {
+	for _, e := range slices.Sorted(maps.Keys(r.ByEdit)) {
 		printBands(tw, "edit "+e, r.ByEdit[e])
 	}
 	tw.Flush()
@@ -663,13 +664,4 @@ func printFigures(w io.Writer, name string, f Figures) {
 		f.AtHeadline.Pairs, ratio(f.AtHeadline.Pairs, f.AtHeadline.RecallDirect), ratio(f.AtHeadline.Pairs, f.AtHeadline.RecallLinked),
 		f.Reported, ratio(f.Reported, f.StrictPrecision), ratio(f.Reported, f.LenientPrecision),
 		ratio(f.AtThreshold.Pairs+f.Reported, f.F1Strict))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
