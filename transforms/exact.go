@@ -113,8 +113,11 @@ func cmpU64(a, b uint64) int {
 // group, its first document the earliest in input order.
 func byExactKey(in *spillIn, w workDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
 	infos, err := readExactInfos(in, w, part, chunks)
+	if err != nil {
+		return nil, err
+	}
 	exactdup.Sort(infos)
-	return infos, err
+	return infos, nil
 }
 
 // readExactInfos decodes every wire.Info chunk of group part.
