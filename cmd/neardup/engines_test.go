@@ -378,9 +378,9 @@ func testEngine(t *testing.T, name string) {
 	}{
 		// Shares move by whole segments. The 4 shards have 4,392 lines
 		// each: at a cluster's default of 4,096 lines a segment, 4 of the
-		// 8 segments hold 97% of the documents, and Spark, which hands
+		// 8 segments hold 93% of the lines, and Spark, which hands
 		// its tasks to whichever executor is free, split them 3 to 1 in
-		// 2 of 6 runs (4,252 and 4,498 of 17,022 signed). 1,024 lines
+		// 2 of 5 runs (4,252 and 4,498 of 17,022 signed). 1,024 lines
 		// give 20 segments of at most 6% each.
 		{"4 shards", devShards(t, tmp, 4), []string{"--segment-lines", "1024"}, true},
 		{"1 file", devCorpus(t), nil, false},
