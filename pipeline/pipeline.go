@@ -149,7 +149,9 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 	batchMatches = beam.Flatten(s, batchExact, batchMatches) // keyed by file index: grouped for Clusters, in parts for the pairs shards
 	idxMatches = beam.Flatten(s, idxExact, idxMatches)
 
-	clusters, removes, clusterStats := transforms.Clusters(s, cfg, beam.GroupByKey(s, batchMatches))
+	// The batch is decided with its documents that have an indexed match
+	// removed beforehand: the index's documents are all kept.
+	clusters, removes, clusterStats := transforms.Clusters(s, cfg, beam.GroupByKey(s, beam.Flatten(s, batchMatches, transforms.OutsideMarks(s, idxMatches))))
 	clusterStats = transforms.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
 
 	allRemoves, writeStats := transforms.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)

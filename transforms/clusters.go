@@ -2,7 +2,6 @@ package transforms
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -15,21 +14,28 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&edgesFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&edgesFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&starFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&settleFn{})
 	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&resolveFn{})
 	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&remainderFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&membersFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&clusterFn{})
+	register.Function3x1(outsideMarksFn)
+	register.Emitter2[int, []byte]()
+	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&membersFn{})
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&clusterFn{})
 }
 
-// Clusters finds the connected components of all matches: rounds of
-// large-star and small-star steps over partitions of the documents, then
-// settleFn/resolveFn assign the components that have become stars, and the
-// edges of any other component go to a union-find on one worker (see
-// package components). Cluster lines are written per partition of the
-// components' smallest documents.
+// Clusters decides which documents the matches remove. It finds the
+// connected components of all matches: rounds of large-star and small-star
+// steps over partitions of the documents, then settleFn/resolveFn assign
+// the components that have become stars, and the edges of any other
+// component go to a union-find on one worker (see package components). Each
+// match then goes, as a link, to the partition of its component, where the
+// component is decided: by default a document is removed only for a match
+// with a document that is kept (package greedy), and each cluster is a kept
+// document and the documents removed for it; with cfg.Clusters set to
+// Components each component is one cluster that keeps one document. Cluster
+// lines are written per partition of the components' smallest documents.
 //
 // In: matches grouped by any key (GroupMatches). Out: cluster lines (file
 // index, chunk), documents to remove (file index, chunk), stats. With
@@ -43,8 +49,8 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 	}
 	spilled := func(kind string, cols ...beam.PCollection) beam.PCollection { return spilledCol(s, cfg, kind, cols...) }
 	w, p := cfg.work(), cfg.CCPartitions
-	o := counted(beam.ParDoN(s, &edgesFn{Work: w, Partitions: p}, matches))
-	edges, members := o[0], o[1]
+	o := counted(beam.ParDoN(s, &edgesFn{Work: w, Partitions: p, Links: cfg.Clusters == ClustersKept}, matches))
+	edges, members, links := o[0], o[1], o[2]
 	for range cfg.CCRounds {
 		edges = counted(beam.ParDoN(s, &starFn{Work: w, Partitions: p, Large: true}, groupSpilled(s, cfg, "edges", edges)))[0]
 		edges = counted(beam.ParDoN(s, &starFn{Work: w, Partitions: p}, groupSpilled(s, cfg, "edges", edges)))[0]
@@ -54,9 +60,39 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 	o = counted(beam.ParDoN(s, &resolveFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("edges", stars), spilled("edges", leaves))))
 	settled, rest2 := o[0], o[1]
 	unsettled := counted(beam.ParDoN(s, &remainderFn{Work: w, Partitions: p}, groupSpilled(s, cfg, "edges", rest, rest2)))[0]
-	rooted := counted(beam.ParDoN(s, &membersFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("members", members), spilled("edges", settled, unsettled))))[0]
-	o = counted(beam.ParDoN(s, &clusterFn{Work: w, Partitions: p, Lines: cfg.clusterLines()}, groupSpilled(s, cfg, "members", rooted)))
+	o = counted(beam.ParDoN(s, &membersFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("members", members), spilled("edges", settled, unsettled), spilled("links", links))))
+	rooted, links := o[0], o[1]
+	o = counted(beam.ParDoN(s, &clusterFn{Work: w, Partitions: p, Lines: cfg.clusterLines()}, beam.CoGroupByKey(s, spilled("members", rooted), spilled("links", links))))
 	return o[0], o[1], beam.Flatten(s, sts...)
+}
+
+// OutsideMarks turns an audit's (new, indexed) matches into matches of
+// each new document with itself, which Clusters reads as "removed
+// beforehand, for a kept document outside the batch": such a document is
+// not kept and keeps nothing from being kept (greedy.Node.Removed), and its
+// removal is the audit's (WriteAudit), not Clusters'.
+//
+// In: (file index, wire.Match chunks, A the new document). Out: the same
+// keys, wire.Match chunks with B = A.
+func OutsideMarks(s beam.Scope, idxMatches beam.PCollection) beam.PCollection {
+	s = s.Scope("OutsideMarks")
+	return beam.ParDo(s, outsideMarksFn, idxMatches)
+}
+
+func outsideMarksFn(key int, chunk []byte, emit func(int, []byte)) error {
+	var out []byte
+	err := wire.EachMatch(chunk, func(m *wire.Match, _ []byte) error {
+		mark := wire.Match{A: m.A, B: m.A, IDA: m.IDA, IDB: m.IDA, LenA: m.LenA, LenB: m.LenA, Jaccard: 1, Method: m.Method}
+		out = wire.AppendMatch(out, &mark)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(out) > 0 {
+		emit(key, out)
+	}
+	return nil
 }
 
 // The connected components of the matches are found in rounds over
@@ -70,22 +106,27 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 
 // edgesFn starts the components: every match becomes an edge, sent to the
 // partitions of both documents, and each document's id and length go to its
-// partition for the cluster lines.
+// partition for the cluster lines. With Links, every match also goes, as a
+// link (the match without ids and lengths), to the partition of its first
+// document, where membersFn sends it on to its component's.
 //
-// In: (any key, wire.Match chunks). Out: wire.Pair chunks (partition), and
-// wire.Member chunks (partition of the document, Root unset), stats.
+// In: (any key, wire.Match chunks). Out: wire.Pair chunks (partition),
+// wire.Member chunks (partition of the document, Root unset), links
+// (wire.Match chunks, partition of A), stats.
 type edgesFn struct {
 	Work       workDir
-	Partitions int // Config.CCPartitions
+	Partitions int  // Config.CCPartitions
+	Links      bool // Config.Clusters is ClustersKept
 	groupReader
 }
 
-func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emitEdge, emitMember func(int, []byte), emitStat func(string, int64)) error {
+func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emitEdge, emitMember, emitLink func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
 	emitEdge, reportEdges := tally.CountShuffle(output.ShuffleEdges, emitEdge, emitStat)
 	emitMember, reportMembers := tally.CountShuffle(output.ShuffleMembers, emitMember, emitStat)
+	emitLink, reportLinks := tally.CountShuffle(output.ShuffleLinks, emitLink, emitStat)
 	edges := newEdgeSender(fn.Partitions, emitEdge)
-	members := wire.NewBatcher(0)
+	members, links := wire.NewBatcher(0), wire.NewBatcher(0)
 	seen := make(map[wire.Doc]bool)
 	member := func(d wire.Doc, id string, n int64) {
 		if seen[d] {
@@ -106,6 +147,10 @@ func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]b
 				member(m.A, m.IDA, m.LenA)
 				member(m.B, m.IDB, m.LenB)
 			}
+			if fn.Links { // a link of A with itself: A is removed beforehand (OutsideMarks)
+				l := link(m)
+				links.Add(components.Owner(l.A, fn.Partitions), func(c []byte) []byte { return wire.AppendMatch(c, &l) }, emitLink)
+			}
 		}
 		return nil
 	})
@@ -114,9 +159,19 @@ func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]b
 	}
 	edges.flush()
 	members.Flush(emitMember)
+	links.Flush(emitLink)
 	reportEdges()
 	reportMembers()
+	reportLinks()
 	return nil
+}
+
+// link is m as a link: its documents, similarity and method, without the
+// ids and lengths that the members carry. A link of a document with itself
+// marks it removed beforehand (OutsideMarks).
+func link(m wire.Match) wire.Match {
+	m.IDA, m.IDB, m.LenA, m.LenB = "", "", 0, 0
+	return m
 }
 
 // starFn is one large-star (Large) or small-star step over one partition.
@@ -245,19 +300,22 @@ func (fn *remainderFn) ProcessElement(ctx context.Context, part int, chunks func
 	return nil
 }
 
-// membersFn gives every clustered document its root.
+// membersFn gives every clustered document its root, and sends every link
+// of the partition's documents to the partition of its component's root.
 //
-// In: (partition, wire.Member chunks, assignment chunks). Out: wire.Member
-// chunks with Root set (partition of the root), stats.
+// In: (partition, wire.Member chunks, assignment chunks, link chunks). Out:
+// wire.Member chunks with Root set (partition of the root), links
+// (partition of the root of A), stats.
 type membersFn struct {
 	Work       workDir
 	Partitions int // Config.CCPartitions
 	groupReader
 }
 
-func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks, linkChunks func(*[]byte) bool, emit, emitLink func(int, []byte), emitStat func(string, int64)) error {
 	defer busy(ctx, "Clusters", begin())
 	emit, report := tally.CountShuffle(output.ShuffleMembers, emit, emitStat)
+	emitLink, reportLinks := tally.CountShuffle(output.ShuffleLinks, emitLink, emitStat)
 	members := make(map[wire.Doc]wire.Member)
 	err := decodeMembers(&fn.in, fn.Work, part, memberChunks, func(m wire.Member) { members[m.Doc] = m })
 	if err != nil {
@@ -268,12 +326,14 @@ func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 		return err
 	}
 	out := wire.NewBatcher(0)
+	roots := make(map[wire.Doc]wire.Doc, len(members))
 	for _, a := range assigns {
 		m, ok := members[a.A]
 		if !ok {
 			return fmt.Errorf("components partition %d: document %d assigned to %d has no id", part, a.A, a.B)
 		}
 		m.Root = a.B
+		roots[a.A] = a.B
 		out.Add(components.Owner(m.Root, fn.Partitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emit)
 		delete(members, a.A)
 	}
@@ -281,99 +341,25 @@ func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 		return fmt.Errorf("components partition %d: %d documents were assigned to no component", part, len(members))
 	}
 	out.Flush(emit)
+	links := wire.NewBatcher(0)
+	err = fn.in.each(fn.Work, part, linkChunks, func(c []byte) error {
+		return wire.EachMatch(c, func(l *wire.Match, rec []byte) error {
+			root, ok := roots[l.A]
+			switch {
+			case !ok && l.A == l.B:
+				return nil // removed beforehand, and in no match of the batch
+			case !ok:
+				return fmt.Errorf("components partition %d: a match of document %d, which has no component", part, l.A)
+			}
+			links.Add(components.Owner(root, fn.Partitions), func(c []byte) []byte { return append(c, rec...) }, emitLink)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	links.Flush(emitLink)
 	report()
+	reportLinks()
 	return nil
-}
-
-// clusterFn writes the clusters of one partition of roots and picks the
-// representative each cluster keeps.
-//
-// In: (partition, wire.Member chunks with their roots). Out: cluster lines
-// (wire.OutLine chunks keyed by the file of the cluster's first document,
-// sorted by that document), the documents to remove (uvarint line numbers
-// keyed by file index), stats.
-type clusterFn struct {
-	Work       workDir
-	Partitions int // Config.CCPartitions
-	Lines      clusterLines
-	groupReader
-}
-
-// clusterLines says which member a cluster keeps and what its line holds.
-type clusterLines struct {
-	KeepLongest bool // keep the longest member, else the first (Config.Keep)
-	Locations   bool // the members' locations (Config.Locations)
-}
-
-func (c Config) clusterLines() clusterLines {
-	return clusterLines{KeepLongest: c.Keep == "longest", Locations: c.Locations}
-}
-
-func (fn *clusterFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
-	defer busy(ctx, "Clusters", begin())
-	emitCluster, reportLines := tally.CountShuffle(output.ShuffleOutLines, emitCluster, emitStat)
-	emitRemove, reportRemoved := tally.CountShuffle(output.ShuffleRemoved, emitRemove, emitStat)
-	var all []wire.Member
-	err := decodeMembers(&fn.in, fn.Work, part, chunks, func(m wire.Member) { all = append(all, m) })
-	if err != nil {
-		return err
-	}
-	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove}
-	if err := components.Clusters(all, fn.Lines.KeepLongest, func(comp []wire.Member, rep int) error {
-		return w.add(comp, rep, fn.Lines.Locations)
-	}); err != nil {
-		return err
-	}
-	w.lines.Flush(emitCluster)
-	w.removes.Flush(emitRemove)
-	w.stats().Emit(emitStat)
-	reportLines()
-	reportRemoved()
-	return nil
-}
-
-// clusterWriter batches the cluster lines and removals of a partition.
-type clusterWriter struct {
-	lines, removes          *wire.Batcher
-	emitCluster, emitRemove func(int, []byte)
-
-	clusters, clustered, removed int64
-}
-
-// add adds the line of cluster comp, whose member rep is kept, with its
-// members' locations if locations, and the removal of its other members.
-func (w *clusterWriter) add(comp []wire.Member, rep int, locations bool) error {
-	cl := output.ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
-	if locations {
-		cl.Locations = make([]output.Location, len(comp))
-	}
-	for k, m := range comp {
-		cl.Members[k] = m.ID
-		if cl.Locations != nil {
-			cl.Locations[k] = output.LocationOf(wire.File(m.Doc), wire.Line(m.Doc))
-		}
-		if k != rep {
-			line := wire.Line(m.Doc)
-			w.removes.Add(wire.File(m.Doc), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, w.emitRemove)
-			w.removed++
-		}
-	}
-	text, err := json.Marshal(cl)
-	if err != nil {
-		return err
-	}
-	first := comp[0].Doc
-	w.lines.Add(wire.File(first), func(c []byte) []byte { return wire.AppendLine(c, first, 0, text) }, w.emitCluster)
-	w.clusters++
-	w.clustered += int64(len(comp))
-	return nil
-}
-
-// stats is what the partition's clusters counted.
-func (w *clusterWriter) stats() tally.Counts {
-	return tally.Counts{
-		{Name: output.StatClusters, N: w.clusters},
-		{Name: output.StatClustered, N: w.clustered},
-		{Name: output.StatRemoved, N: w.removed},
-	}
 }

@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -9,14 +10,18 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/graph/greedy"
 )
 
-// TestClustersStage: the matches a-b, b-c and d-e give the clusters
-// {a, b, c} and {d, e}, each line keyed by the file of its smallest
-// document and named after it; each cluster keeps its longest document (c;
-// of d and e, of equal length, the first: d) and removes the others; with
-// the star rounds or without (the one-worker remainder takes every edge);
-// with the matches and Clusters' own shuffles spilled (Spill) or not.
+// TestClustersStage: the matches a-b, b-c and d-e give the components
+// {a, b, c} and {d, e}. Decided longest first, c is kept, b removed for c,
+// and a, whose only match is b, kept; d is kept (of d and e, of equal
+// length, the first) and e removed. With --clusters components each
+// component is one cluster that keeps its longest document and removes the
+// others. Each line is keyed by the file of its smallest document and named
+// after it; with the star rounds or without (the one-worker remainder takes
+// every edge); with the matches and Clusters' own shuffles spilled (Spill)
+// or not.
 func TestClustersStage(t *testing.T) {
 	docs := map[string]wire.Doc{
 		"a": wire.DocNum(0, 0), "c": wire.DocNum(0, 1), "b": wire.DocNum(1, 2), // b after c in document order
@@ -32,10 +37,12 @@ func TestClustersStage(t *testing.T) {
 	for _, v := range []struct {
 		rounds int
 		spill  bool
-	}{{0, false}, {DefaultCCRounds, false}, {0, true}, {DefaultCCRounds, true}} {
-		t.Run(fmt.Sprintf("rounds=%d,spill=%v", v.rounds, v.spill), func(t *testing.T) {
+		rule   ClusterRule
+	}{{0, false, ClustersKept}, {DefaultCCRounds, false, ClustersKept}, {0, true, ClustersKept}, {DefaultCCRounds, true, ClustersKept},
+		{0, false, ClustersComponents}, {DefaultCCRounds, true, ClustersComponents}} {
+		t.Run(fmt.Sprintf("rounds=%d,spill=%v,clusters=%v", v.rounds, v.spill, v.rule), func(t *testing.T) {
 			cfg := stageConfig(t)
-			cfg.CCRounds, cfg.Spill = v.rounds, v.spill
+			cfg.CCRounds, cfg.Spill, cfg.Clusters = v.rounds, v.spill, v.rule
 			p, s := beam.NewPipelineWithRoot()
 			// Matches grouped by the file of A, as a run groups them; b-c
 			// comes twice (from two files' chunks), as from two stages.
@@ -44,14 +51,56 @@ func TestClustersStage(t *testing.T) {
 				stageMatchChunk(match("b", "c")),
 				stageMatchChunk(match("d", "e"))))
 			clusters, removes, st := Clusters(s, cfg, matches)
-			passert.Equals(s, stageDecode(s, "cluster", 0, clusters), "0/a:3:c:a,c,b", "1/d:2:d:d,e")
-			passert.Equals(s, stageDecode(s, "lines", 0, removes), "0:0", "1:2", "1:1")
-			passert.Equals(s, stageStats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved),
-				"clusters=2", "clustered_documents=5", "removed=3")
+			if v.rule == ClustersComponents {
+				passert.Equals(s, stageDecode(s, "cluster", 0, clusters), "0/a:3:c:a,c,b", "1/d:2:d:d,e")
+				passert.Equals(s, stageDecode(s, "lines", 0, removes), "0:0", "1:2", "1:1")
+				passert.Equals(s, stageStats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved, output.StatComponents),
+					"clusters=2", "clustered_documents=5", "removed=3", "components=2")
+			} else {
+				passert.Equals(s, stageDecode(s, "cluster", 0, clusters), "0/c:2:c:c,b", "1/d:2:d:d,e")
+				passert.Equals(s, stageDecode(s, "lines", 0, removes), "1:2", "1:1")
+				passert.Equals(s, stageStats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved, output.StatComponents),
+					"clusters=2", "clustered_documents=4", "removed=2", "components=2")
+			}
 			stageShuffled(s, st, output.ShuffleOutLines, 0, 0, clusters)
 			stageShuffled(s, st, output.ShuffleRemoved, 0, 0, removes)
 			stageRun(t, p)
-			stageSpillKinds(t, cfg, "matches", "edges", "members")
+			if v.rule == ClustersComponents {
+				stageSpillKinds(t, cfg, "matches", "edges", "members")
+			} else {
+				stageSpillKinds(t, cfg, "matches", "edges", "members", "links")
+			}
 		})
+	}
+}
+
+// TestDecideChain100k: a chain of 100,000 documents of one length in input
+// order, each matched with the next only, is one component of which every
+// other document is kept (--clusters components removes 99,999), each
+// removed document for the one before it.
+func TestDecideChain100k(t *testing.T) {
+	const n = 100_000
+	members := make([]wire.Member, n)
+	links := make([]wire.Match, n-1)
+	for i := range members {
+		members[i] = wire.Member{Root: wire.DocNum(0, 0), Doc: wire.DocNum(0, int64(i)), ID: fmt.Sprint(i), Len: 100}
+		if i > 0 {
+			links[i-1] = wire.Match{A: members[i-1].Doc, B: members[i].Doc, Jaccard: 0.9, Method: wire.MinHash}
+		}
+	}
+	slices.Reverse(links) // in no order
+	err := decideComponents(members, links, true, func(comp []wire.Member, _ []greedy.Node, ls []wire.Match, dec []greedy.Decision) error {
+		if len(comp) != n || len(ls) != n-1 {
+			t.Fatalf("one component of %d members and %d links, want %d and %d", len(comp), len(ls), n, n-1)
+		}
+		for i, d := range dec {
+			if d.Kept != (i%2 == 0) || (!d.Kept && (d.For != int32(i-1) || ls[d.Link].B != comp[i].Doc)) {
+				t.Fatalf("chain document %d: kept %v for %d", i, d.Kept, d.For)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -56,6 +56,9 @@ type Config struct {
 	Window       int
 
 	Keep string // longest or first
+	// Clusters says which documents the matches remove (ClustersKept by
+	// default).
+	Clusters ClusterRule
 
 	// Workers is the number of goroutines a DoFn uses over the documents of
 	// one file (0: GOMAXPROCS).
@@ -229,6 +232,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("index key bits %d out of [0, %d]", c.IndexKeyBits, index.MaxPartitionBits)
 	case c.Keep != "longest" && c.Keep != "first":
 		return fmt.Errorf("keep %q: want longest or first", c.Keep)
+	case c.Clusters != ClustersKept && c.Clusters != ClustersComponents:
+		return fmt.Errorf("cluster rule %d unknown", c.Clusters)
 	}
 	if _, err := blocking.NewTables(blocking.Design{K: c.Hamming, Blocks: c.SimBlocks}); c.Method != "minhash" && err != nil {
 		return err
@@ -380,7 +385,7 @@ func (c Config) WithIndexConfig(ic index.Config) Config {
 func (c Config) Settings(runner string) output.Settings {
 	return output.Settings{
 		Config: c.IndexConfig(), Verify: c.Verify, Confidence: c.Confidence,
-		MaxBucket: c.MaxBucket, Window: c.Window, Keep: c.Keep,
+		MaxBucket: c.MaxBucket, Window: c.Window, Keep: c.Keep, Clusters: c.Clusters.String(),
 		Runner: runner, Branches: c.Branches, Partitions: c.Partitions, Rounds: c.ShuffleRounds(),
 		CCPartitions: c.CCPartitions, CCRounds: c.CCRounds,
 	}

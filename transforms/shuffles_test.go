@@ -129,23 +129,28 @@ func (tp *shuffleTap) check(t *testing.T, want ...string) {
 // members, cluster lines and removed lines against the chunks it emitted.
 func TestClustersShuffleTallies(t *testing.T) {
 	var ms []wire.Match
-	for i := range 40 { // a path 0-1-2-...-40, then a star around 100
-		a, b := wire.DocNum(i%3, int64(i)), wire.DocNum((i+1)%3, int64(i+1))
-		ms = append(ms, wire.Match{A: min(a, b), B: max(a, b), IDA: "x", IDB: "y", LenA: 10, LenB: 12, Jaccard: 0.9, Method: wire.MinHash})
+	for i := range 40 { // a path 0-1-2-...-40 in document order, then a star around 100
+		a, b := wire.DocNum(0, int64(i)), wire.DocNum(0, int64(i+1))
+		ms = append(ms, wire.Match{A: a, B: b, IDA: "x", IDB: "y", LenA: 10, LenB: 10, Jaccard: 0.9, Method: wire.MinHash})
 	}
 	for i := range 10 {
 		ms = append(ms, wire.Match{A: wire.DocNum(0, 100), B: wire.DocNum(1, int64(100+i)), IDA: "c", IDB: "l", LenA: 5, LenB: 5, Jaccard: 1, Method: wire.Exact})
 	}
 	slices.SortFunc(ms, func(x, y wire.Match) int { return int(x.A) - int(y.A) })
-	for _, rounds := range []int{0, 1, DefaultCCRounds} {
-		t.Run(fmt.Sprintf("rounds=%d", rounds), func(t *testing.T) {
+	for _, tc := range []struct {
+		rounds int
+		rule   ClusterRule
+	}{{0, ClustersKept}, {1, ClustersKept}, {DefaultCCRounds, ClustersKept}, {0, ClustersComponents}, {DefaultCCRounds, ClustersComponents}} {
+		rounds := tc.rounds
+		t.Run(fmt.Sprintf("rounds=%d,clusters=%v", rounds, tc.rule), func(t *testing.T) {
 			ctx := context.Background()
 			cfg := stageConfig(t)
 			cfg.CCRounds = rounds
+			cfg.Clusters = tc.rule
 			tp := newShuffleTap()
-			edges, members := map[int][][]byte{}, map[int][][]byte{}
-			if err := (&edgesFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, iterOf([][]byte{stageMatchChunk(ms...).Chunk}),
-				tp.emit(output.ShuffleEdges, edges), tp.emit(output.ShuffleMembers, members), tp.emitStat); err != nil {
+			edges, members, links := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
+			if err := (&edgesFn{Work: cfg.work(), Partitions: cfg.CCPartitions, Links: tc.rule == ClustersKept}).ProcessElement(ctx, 0, iterOf([][]byte{stageMatchChunk(ms...).Chunk}),
+				tp.emit(output.ShuffleEdges, edges), tp.emit(output.ShuffleMembers, members), tp.emit(output.ShuffleLinks, links), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			step := func(large bool) {
@@ -178,23 +183,36 @@ func TestClustersShuffleTallies(t *testing.T) {
 			if err := (&remainderFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, iterOf(rest[0]), tp.emit(output.ShuffleAssignments, assigns), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
-			rooted := map[int][][]byte{}
+			rooted, rootLinks := map[int][][]byte{}, map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&membersFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(members[k]), iterOf(assigns[k]),
-					tp.emit(output.ShuffleMembers, rooted), tp.emitStat); err != nil {
+				if err := (&membersFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(members[k]), iterOf(assigns[k]), iterOf(links[k]),
+					tp.emit(output.ShuffleMembers, rooted), tp.emit(output.ShuffleLinks, rootLinks), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(rooted)) {
-				if err := (&clusterFn{Work: cfg.work(), Partitions: cfg.CCPartitions, Lines: cfg.clusterLines()}).ProcessElement(ctx, k, iterOf(rooted[k]),
+				if err := (&clusterFn{Work: cfg.work(), Partitions: cfg.CCPartitions, Lines: cfg.clusterLines()}).ProcessElement(ctx, k, iterOf(rooted[k]), iterOf(rootLinks[k]),
 					tp.emit(output.ShuffleOutLines, nil), tp.emit(output.ShuffleRemoved, nil), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if tp.stats[output.StatClusters] != 2 || tp.stats[output.StatClustered] != 41+11 {
-				t.Errorf("clusters %d covering %d documents, want 2 covering 52", tp.stats[output.StatClusters], tp.stats[output.StatClustered])
+			if tp.stats[output.StatComponents] != 2 {
+				t.Errorf("%d components, want 2", tp.stats[output.StatComponents])
 			}
-			tp.check(t, output.ShuffleEdges, output.ShuffleAssignments, output.ShuffleMembers, output.ShuffleOutLines, output.ShuffleRemoved)
+			// The path of 41 documents of one length keeps every other one:
+			// 20 clusters of a kept document and the next, removed for it
+			// (the last, 40, is kept with nothing removed for it); the star
+			// keeps its centre.
+			wantClusters, wantClustered, wantRemoved := int64(20+1), int64(40+11), int64(20+10)
+			shuffles := []string{output.ShuffleEdges, output.ShuffleAssignments, output.ShuffleMembers, output.ShuffleLinks, output.ShuffleOutLines, output.ShuffleRemoved}
+			if tc.rule == ClustersComponents {
+				wantClusters, wantClustered, wantRemoved = 2, 41+11, 40+10
+				shuffles = slices.DeleteFunc(shuffles, func(s string) bool { return s == output.ShuffleLinks })
+			}
+			if c, n, r := tp.stats[output.StatClusters], tp.stats[output.StatClustered], tp.stats[output.StatRemoved]; c != wantClusters || n != wantClustered || r != wantRemoved {
+				t.Errorf("clusters %d covering %d documents, %d removed; want %d covering %d, %d removed", c, n, r, wantClusters, wantClustered, wantRemoved)
+			}
+			tp.check(t, shuffles...)
 		})
 	}
 }

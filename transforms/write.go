@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -44,8 +43,7 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.O
 		if chunk, err = wire.DecodeMatch(chunk, &m); err != nil {
 			return dst, err
 		}
-		j, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m.Jaccard), 'f', 4, 32), 64)
-		pl := output.PairLine{A: m.IDA, B: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String()}
+		pl := output.PairLine{A: m.IDA, B: m.IDB, Jaccard: output.RoundJaccard(m.Jaccard), Hamming: int(m.Hamming), Method: m.Method.String()}
 		if locations {
 			a, b := output.LocationOf(wire.File(m.A), wire.Line(m.A)), output.LocationOf(wire.File(m.B), wire.Line(m.B))
 			pl.ALocation, pl.BLocation = &a, &b

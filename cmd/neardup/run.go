@@ -75,7 +75,11 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&f.opts.SegmentLines, "segment-lines", 0, "lines (rows) of one input file per segment: the key of every pass after the first, so a file\nof n lines spreads over n/segment-lines workers; a power of two from 2 to 16777216,\nor 0: 65536 on one machine, 4096 on a cluster runner (flink, spark, dataflow, universal)")
 	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components; when not given, on the direct runner\nwith --spill, 16 per 1.5 GiB of input (decompressed)")
 	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(plan.AutoCCRounds(true, 1))+" on one machine for up to 1.5 GiB of input (decompressed),\nelse "+fmt.Sprint(plan.AutoCCRounds(false, 1)))
-	fs.StringVar(&c.Keep, "keep", c.Keep, "which document of a cluster to keep: longest (text, in bytes) or first")
+	fs.StringVar(&c.Keep, "keep", c.Keep, "which documents have the priority to be kept: longest (text, in bytes) or first")
+	fs.Func("clusters", "which documents are removed: kept (default: a document only for a near-duplicate that is\nkept, deciding in --keep order; a cluster is a kept document and those removed for it) or\ncomponents (one document kept per connected component of the pairs: removals chain)", func(v string) (err error) {
+		c.Clusters, err = transforms.ParseClusterRule(v)
+		return err
+	})
 	fs.IntVar(&c.Branches, "branches", c.Branches, "copies of each file-reading stage, each reading every n-th file (parallelism on Prism)")
 	fs.IntVar(&c.Rounds, "rounds", 0, "rounds, one after the other, of the largest shuffles (block entries, verification, exact checks)\n(0: 1 with --spill and on a cluster; on Prism or with --spill=false, one per 128 MiB of input,\nfrom --branches up to 8)")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "goroutines per file for parsing and signatures (0: one per core)")
@@ -123,7 +127,7 @@ var runFlagGroups = []struct {
 	names []string
 }{
 	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "compress-level", "locations", "index-out"}},
-	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep"}},
+	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep", "clusters"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "segment-lines", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "spill", "quiet", "verbose", "cpuprofile", "memprofile"}},
 	{"Running on a cluster", []string{"runner-option"}},

@@ -202,10 +202,28 @@ type Report struct {
 	FalseRemovals  int                 `json:"false_removals"`   // removed, no true partner >= t - 0.1
 	MissedRemovals int                 `json:"missed_removals"`  // true pairs >= t with both documents kept
 	Chained        int                 `json:"chained_clusters"` // clusters holding two documents with true J < 0.5
+	Removals       Removals            `json:"removals"`
 	// Examples: "missed" true pairs J >= t not found directly, "unlinked"
 	// those not linked, "below_strict" reported pairs with true J < t,
 	// "below_lenient" those with true J < t - 0.1 (ten of each at most).
 	Examples map[string][]string `json:"examples,omitempty"`
+}
+
+// Removals measures each removed document (a member of a cluster but its
+// representative) against the document kept for it (the representative):
+// is it a near-duplicate of a kept document?
+type Removals struct {
+	Removed int `json:"removed"`
+	// Below: removed documents whose kept document has true J < t;
+	// BelowLenient: < t - 0.1 (absent from the truth: < 0.5).
+	Below        int `json:"below_threshold"`
+	BelowLenient int `json:"below_lenient"`
+	// Precision is 1 - Below/Removed (1 when nothing is removed).
+	Precision float64 `json:"precision"`
+	// HeadPairs: true pairs with J >= t + 0.05; LeftBehind: those whose
+	// two documents are both kept (duplicates left behind).
+	HeadPairs  int `json:"head_pairs"`
+	LeftBehind int `json:"left_behind"`
 }
 
 type key struct{ a, b string }
@@ -242,6 +260,44 @@ func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 	}
 	recallByEdit(r.ByEdit, truth.Synthetic, run)
 	r.FalseRemovals, r.MissedRemovals, r.Chained = clusterErrors(clusters, truth.Pairs, truthJ, t, lenient)
+	r.Removals = removals(clusters, truth.Pairs, truthJ, t, head, lenient, c.example)
+	return r
+}
+
+// removals measures the removals of clusters against truthJ: see Removals.
+func removals(clusters []Cluster, truth []TruePair, truthJ map[key]float64, t, head, lenient float64, example func(kind, format string, args ...any)) Removals {
+	var r Removals
+	removed := map[string]bool{}
+	for _, c := range clusters {
+		for _, m := range c.Members {
+			if m == c.Representative || removed[m] {
+				continue
+			}
+			removed[m] = true
+			r.Removed++
+			j := truthJ[mk(m, c.Representative)] // absent: below 0.5
+			if j < t {
+				r.Below++
+				example("removed_below", "%s for %s (true J %.3f)", m, c.Representative, j)
+			}
+			if j < lenient {
+				r.BelowLenient++
+			}
+		}
+	}
+	for _, p := range truth {
+		if p.Jaccard() >= head {
+			r.HeadPairs++
+			if !removed[p.A] && !removed[p.B] {
+				r.LeftBehind++
+				example("left_behind", "%s %s (true J %.3f)", p.A, p.B, p.Jaccard())
+			}
+		}
+	}
+	r.Precision = 1
+	if r.Removed > 0 {
+		r.Precision = 1 - float64(r.Below)/float64(r.Removed)
+	}
 	return r
 }
 
@@ -638,6 +694,17 @@ func (r Report) Print(w io.Writer) {
 
 	fmt.Fprintf(w, "\nclusters: false removals %d (removed, no true partner >= %.2f), missed removals %d (true J >= %.2f, both kept), chained clusters %d (two members with true J < 0.5)\n",
 		r.FalseRemovals, r.LenientThreshold, r.MissedRemovals, r.Threshold, r.Chained)
+	m := r.Removals
+	pct := func(n, of int) float64 {
+		if of == 0 {
+			return 0
+		}
+		return 100 * float64(n) / float64(of)
+	}
+	fmt.Fprintf(w, "removals: %d removed; kept document below J %.2f: %d (%.2f%%), below %.2f: %d (%.2f%%); removal precision %.4f\n",
+		m.Removed, r.Threshold, m.Below, pct(m.Below, m.Removed), r.LenientThreshold, m.BelowLenient, pct(m.BelowLenient, m.Removed), m.Precision)
+	fmt.Fprintf(w, "left behind: %d of %d true pairs J >= %.2f have both documents kept (%.2f%%)\n",
+		m.LeftBehind, m.HeadPairs, r.HeadlineThreshold, pct(m.LeftBehind, m.HeadPairs))
 }
 
 func printBands(w io.Writer, name string, rs []Recall) {

@@ -161,11 +161,21 @@ func TestEvaluate(t *testing.T) {
 	if r.Chained != 2 {
 		t.Errorf("Chained = %d, want 2", r.Chained)
 	}
+	// Removed for their representative: a2 (1.0), b (0.9), d (0.85), e
+	// (0.8), m (0.82); below 0.8: g (0.7), h (0.6: below 0.7 too), y (not
+	// in the truth: below both). J >= 0.85 with both kept: i-j of a1-a2,
+	// a2-b, a1-b, c-d and i-j.
+	wantRemovals := Removals{Removed: 8, Below: 3, BelowLenient: 2, Precision: 1 - 3.0/8, HeadPairs: 5, LeftBehind: 1}
+	if r.Removals != wantRemovals {
+		t.Errorf("Removals = %+v, want %+v", r.Removals, wantRemovals)
+	}
 	wantEx := map[string][]string{
 		"missed":        {"c e 0.800", "i j 0.950"},
 		"unlinked":      {"i j 0.950"},
 		"below_strict":  {"f g est 0.810 true 0.700", "g h est 0.800 true 0.000", "x y est 0.500 true 0.000"},
 		"below_lenient": {"g h est 0.800 true 0.000", "x y est 0.500 true 0.000"},
+		"removed_below": {"g for f (true J 0.700)", "h for f (true J 0.600)", "y for x (true J 0.000)"},
+		"left_behind":   {"i j (true J 0.950)"},
 	}
 	if !reflect.DeepEqual(r.Examples, wantEx) {
 		t.Errorf("Examples = %q, want %q", r.Examples, wantEx)
@@ -432,6 +442,8 @@ recall at J >= t and in the headline band, precision, F1:
   cross              1  1.0000  1.0000              0       -       -         1    1.0000     1.0000       1.0000
 
 clusters: false removals 2 (removed, no true partner >= 0.70), missed removals 1 (true J >= 0.80, both kept), chained clusters 2 (two members with true J < 0.5)
+removals: 8 removed; kept document below J 0.80: 3 (37.50%), below 0.70: 2 (25.00%); removal precision 0.6250
+left behind: 1 of 5 true pairs J >= 0.85 have both documents kept (20.00%)
 `
 	if got := buf.String(); got != want {
 		t.Errorf("Print wrote\n%s\nwant\n%s", got, want)

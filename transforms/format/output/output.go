@@ -8,6 +8,7 @@ package output
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -95,14 +96,42 @@ type PairLine struct {
 	BLocation *Location `json:"b_location,omitempty"`
 }
 
-// ClusterLine is one line of clusters-*.jsonl.
+// ClusterLine is one line of clusters-*.jsonl: the documents removed for
+// one kept document (Representative), and that document; with --clusters
+// components, one connected component of the matches.
 type ClusterLine struct {
-	Cluster        string   `json:"cluster"`
+	Cluster        string   `json:"cluster"` // the first member
 	Size           int      `json:"size"`
-	Representative string   `json:"representative"`
-	Members        []string `json:"members"`
+	Representative string   `json:"representative"` // the member kept
+	Members        []string `json:"members"`        // in input order
+	// Removed: each member but the representative, in the order of Members,
+	// with the match that removes it (not with --clusters components).
+	Removed []RemovedMember `json:"removed,omitempty"`
+	// Component and ComponentSize: the first document of the connected
+	// component of the matches the cluster is part of, and its size (not
+	// with --clusters components, where they are Cluster and Size).
+	Component     string `json:"component,omitempty"`
+	ComponentSize int    `json:"component_size,omitempty"`
 	// With --locations: where each member is, in the order of Members.
 	Locations []Location `json:"locations,omitempty"`
+}
+
+// RemovedMember is a document of a cluster removed for its representative,
+// and the match that removes it: the pair of the document and the
+// representative, or with Via, of Via (an exact duplicate of the document,
+// in the same cluster) and the representative.
+type RemovedMember struct {
+	ID      string  `json:"id"`
+	Method  string  `json:"method"`
+	Jaccard float64 `json:"jaccard"`
+	Hamming int     `json:"hamming"`
+	Via     string  `json:"via,omitempty"`
+}
+
+// RoundJaccard is j as the outputs print it: to 4 decimals.
+func RoundJaccard(j float32) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(float64(j), 'f', 4, 32), 64)
+	return r
 }
 
 // RejectLine is one line of rejects-*.jsonl.

@@ -43,6 +43,7 @@ const (
 	StatClustered  = "clustered_documents"
 	StatRemoved    = "removed"
 	StatRemainder  = "components_remainder_edges"
+	StatComponents = "components" // connected components of the matches
 	StatKept       = "kept"
 
 	// StatSegments counts the segments of input files (1<<16 lines by
@@ -83,7 +84,7 @@ var (
 		StatInput, StatBytes, StatRejected, StatDocuments, StatExactDups, StatSigned, StatNoShingles,
 		StatTruncated, StatKeys, StatBuckets, StatHot, StatSkipped, StatFar, StatCandidates,
 		StatVerified, StatByEstimate, StatByExact, StatUnsure, StatClusters, StatClustered,
-		StatRemoved, StatRemainder, StatKept, StatSegments, StatSignSegments, StatReadUnits,
+		StatComponents, StatRemoved, StatRemainder, StatKept, StatSegments, StatSignSegments, StatReadUnits,
 		KindPairs + LinesSuffix, KindClusters + LinesSuffix, KindRejects + LinesSuffix,
 	}
 	auditCounts = append(slices.DeleteFunc(slices.Clone(runCounts), func(name string) bool { return name == StatSegments }),
@@ -133,6 +134,7 @@ const (
 	ShuffleEdges       = "edges"           // Clusters: rounds, settled stars and leaves, remainder
 	ShuffleAssignments = "assignments"     // Clusters: (document, root)
 	ShuffleMembers     = "members"         // Clusters: ids and lengths, then with their roots
+	ShuffleLinks       = "links"           // Clusters: the matches, to their components
 	ShuffleOutLines    = "output_lines"    // cluster and reject lines → Write
 	ShuffleRemoved     = "removed_lines"   // Clusters → Write, WriteIndex
 	ShuffleParts       = "output_parts"    // Write: pairs, cluster and reject records by part of their shard
@@ -286,6 +288,7 @@ type Settings struct {
 	MaxBucket  int     `json:"max_bucket"`
 	Window     int     `json:"window"`
 	Keep       string  `json:"keep"`
+	Clusters   string  `json:"clusters"`
 
 	Runner       string `json:"runner"`
 	Branches     int    `json:"branches"`

@@ -140,8 +140,9 @@ func TestWrite(t *testing.T) {
 		// cluster, d4 represents the cluster of d3
 		`<code>d1</code><span class="kept">kept</span></div><div class="side b id"><code>d2</code><span class="removed">removed</span>`,
 		`<code>d3</code><span class="removed">removed</span></div><div class="side b id"><code>d4</code><span class="kept">kept</span>`,
-		// pairs in no cluster have no mark
-		`<code>d5</code></div><div class="side b id"><code>d6</code></div>`,
+		// d5 and d6 are in no cluster: kept, as every document of a pair
+		// that nothing was removed for.
+		`<code>d5</code><span class="kept">kept</span></div><div class="side b id"><code>d6</code><span class="kept">kept</span></div>`,
 		// texts escaped, the difference highlighted
 		"x &lt;script&gt;alert(<mark>1</mark>)&lt;/script&gt; &amp; more",
 		"x &lt;script&gt;alert(<mark>2</mark>)&lt;/script&gt; &amp; more",

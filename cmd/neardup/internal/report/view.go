@@ -104,7 +104,7 @@ type member struct {
 type pairView struct {
 	N               int
 	A, B            string
-	KeptA, KeptB    string // "kept", "removed", or "" when not in a cluster
+	KeptA, KeptB    string // "kept" or "removed"
 	Jaccard, Method string
 	Hamming         int
 	HasText         bool
@@ -320,17 +320,14 @@ func firstLine(s string) string {
 // shortID cuts an id to maxIDBytes for the page.
 func shortID(id string) string { return cutBytes(id, maxIDBytes) }
 
-// keptMark says whether the run kept id: the representative of a cluster
-// is kept, its other members removed.
+// keptMark says whether the run kept id, a document of a pair: the
+// representative of a cluster is kept, its other members removed, and a
+// document of a pair in no cluster is kept (nothing was removed for it).
 func keptMark(id string, reps map[string]string) string {
-	rep, ok := reps[id]
-	switch {
-	case !ok:
-		return ""
-	case rep == id:
-		return "kept"
+	if rep, ok := reps[id]; ok && rep != id {
+		return "removed"
 	}
-	return "removed"
+	return "kept"
 }
 
 // pairViews diffs the texts of the sampled pairs; withText is false when

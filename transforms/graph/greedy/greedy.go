@@ -1,0 +1,224 @@
+// Package greedy decides which documents of one component of the
+// near-duplicate graph are kept and which are removed, so that removals
+// cannot chain: a document is removed only for a verified pair with a
+// document that is kept.
+//
+// The documents are decided one by one in priority order (Before): a
+// document is kept unless a higher-priority document that is kept is its
+// near-duplicate. The kept documents are the lexicographically first
+// maximal independent set of the graph under that order: no two kept
+// documents form a pair, and every removed document has a pair with a kept
+// document of higher priority, the highest-priority one of which it is
+// removed for.
+//
+// Exact duplicates (Link.Exact) have the same normalized text, so each is a
+// near-duplicate of every partner of the others: Decide contracts each group
+// of exact duplicates to its highest-priority member, decides the contracted
+// graph, and removes the other members for that member when it is kept, or
+// for the document that removed it (through it: Decision.Via) when it is
+// not. That is the order's greedy set on the graph in which every exact
+// group is a clique sharing its members' partners.
+//
+// In: the component's documents and its verified pairs. Out: a Decision per
+// document. Memory: a few words per document and per pair.
+package greedy
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Node is a document: its number (wire.Doc) and its text's length.
+// Removed marks a document removed beforehand for a document outside the
+// graph that is kept (an audit's indexed document): it is not kept, and it
+// keeps nothing from being kept.
+type Node struct {
+	Doc     uint64
+	Len     int64
+	Removed bool
+}
+
+// Link is a verified pair between Nodes A and B (indices into the nodes
+// passed to Decide); Exact marks a pair of exact duplicates.
+type Link struct {
+	A, B  int32
+	Exact bool
+}
+
+// Decision is what Decide says of one node.
+type Decision struct {
+	Kept bool
+	// For the removed: the kept node it is removed for; Link, the index of
+	// the verified pair that removes it, between a member of the node's
+	// exact group and a member of For's (the same texts as the node's and
+	// For's); Via, the member of the node's exact group that For removed
+	// first, when it is not the node itself (the node follows it). All
+	// three are -1 for a kept node; Via is -1 when the node is removed for
+	// its own pair or for its exact group's kept member.
+	For, Via, Link int32
+}
+
+// Before reports whether a has a higher priority than b: with longest the
+// longer text first, ties and otherwise in document order.
+func Before(a, b Node, longest bool) bool { return compare(a, b, longest) < 0 }
+
+func compare(a, b Node, longest bool) int {
+	if longest && a.Len != b.Len {
+		return cmp.Compare(b.Len, a.Len)
+	}
+	return cmp.Compare(a.Doc, b.Doc)
+}
+
+// Decide decides every node of nodes under links (see the package doc) and
+// returns the decisions in the order of nodes. Links between a node and
+// itself, or within one exact group once contracted, are ignored. A node
+// removed beforehand (Node.Removed) has For -1; so has every member of its
+// exact group, with Via the group's highest-priority member (or -1 for a
+// member removed beforehand itself).
+func Decide(nodes []Node, links []Link, longest bool) []Decision {
+	n := len(nodes)
+	dec := make([]Decision, n)
+	lead := leaders(nodes, links, longest)
+
+	// rank: the position of each leader in priority order.
+	order := make([]int32, 0, n)
+	for i := range n {
+		if lead[i] == int32(i) {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order, func(x, y int32) int { return compare(nodes[x], nodes[y], longest) })
+	rank := make([]int32, n)
+	for r, i := range order {
+		rank[i] = int32(r)
+	}
+
+	// For each leader, its near links to higher-priority leaders, sorted by
+	// (its rank, the other's rank, link): each leader's links are one run of
+	// ups, in priority order of the other end.
+	var ups []upLink
+	for k, l := range links {
+		if l.Exact {
+			continue
+		}
+		a, b := lead[l.A], lead[l.B]
+		if a == b {
+			continue
+		}
+		ra, rb := rank[a], rank[b]
+		if ra > rb {
+			ra, rb = rb, ra
+		}
+		ups = append(ups, upLink{lo: rb, hi: ra, link: int32(k)})
+	}
+	slices.SortFunc(ups, func(x, y upLink) int {
+		if c := cmp.Compare(x.lo, y.lo); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.hi, y.hi); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.link, y.link)
+	})
+	start := make([]int32, len(order)+1)
+	for _, u := range ups {
+		start[u.lo+1]++
+	}
+	for r := range order {
+		start[r+1] += start[r]
+	}
+
+	// Greedy in rank order: a leader is removed for its first (highest
+	// priority) kept higher neighbour, else kept, unless its group is
+	// removed beforehand.
+	outside := make([]bool, n) // per leader: a member of its group is Removed
+	for i, nd := range nodes {
+		if nd.Removed {
+			outside[lead[i]] = true
+		}
+	}
+	kept := make([]bool, len(order))
+	for r, i := range order {
+		d := Decision{Kept: !outside[i], For: -1, Via: -1, Link: -1}
+		if d.Kept {
+			for _, u := range ups[start[r]:start[r+1]] {
+				if kept[u.hi] {
+					d = Decision{For: order[u.hi], Via: -1, Link: u.link}
+					break
+				}
+			}
+		}
+		kept[r] = d.Kept
+		dec[i] = d
+	}
+
+	// The other members of exact groups follow their leader.
+	exactLink := make([]int32, n) // a member's exact link (to any member of its group)
+	for i := range exactLink {
+		exactLink[i] = -1
+	}
+	for k, l := range links {
+		if l.Exact {
+			for _, x := range [2]int32{l.A, l.B} {
+				if lead[x] != x && exactLink[x] < 0 {
+					exactLink[x] = int32(k)
+				}
+			}
+		}
+	}
+	for i := range n {
+		l := lead[i]
+		switch {
+		case l == int32(i):
+			continue
+		case nodes[i].Removed:
+			dec[i] = Decision{For: -1, Via: -1, Link: -1}
+		case outside[l]:
+			dec[i] = Decision{For: -1, Via: l, Link: -1}
+		case dec[l].Kept:
+			dec[i] = Decision{For: l, Via: -1, Link: exactLink[i]}
+		default:
+			dec[i] = Decision{For: dec[l].For, Via: l, Link: dec[l].Link}
+		}
+	}
+	return dec
+}
+
+// upLink is a near link seen from its lower-priority end: the ranks of
+// both ends and the link's index.
+type upLink struct{ lo, hi, link int32 }
+
+// leaders returns, for every node, the highest-priority member of its exact
+// group (itself when it has no exact link).
+func leaders(nodes []Node, links []Link, longest bool) []int32 {
+	parent := make([]int32, len(nodes))
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(x int32) int32
+	find = func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, l := range links {
+		if !l.Exact {
+			continue
+		}
+		a, b := find(l.A), find(l.B)
+		if a == b {
+			continue
+		}
+		if compare(nodes[b], nodes[a], longest) < 0 {
+			a, b = b, a
+		}
+		parent[b] = a // the root is the group's highest-priority member
+	}
+	lead := make([]int32, len(nodes))
+	for i := range lead {
+		lead[i] = find(int32(i))
+	}
+	return lead
+}
