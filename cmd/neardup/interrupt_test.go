@@ -30,8 +30,9 @@ func interruptTries(t *testing.T) int {
 }
 
 // TestInterruptAnyMoment (issue 45): SIGINT, SIGTERM or SIGHUP at any
-// moment of run (with and without --index-out) and audit --update-index
-// leaves nothing behind: TMPDIR holds nothing (no work directory), and the output and index
+// moment of run (with and without --index-out), audit --update-index and
+// index compact leaves nothing behind: TMPDIR holds nothing (no work
+// directory, no compact-* directory), and the output and index
 // directories, absent before, are absent again, so the next run needs no
 // --overwrite. Each command runs on one CPU (taskset; else GOMAXPROCS=1)
 // with --workers 8 over a dozen input files, and is signalled at points
@@ -47,7 +48,7 @@ func TestInterruptAnyMoment(t *testing.T) {
 	}
 	dir := t.TempDir()
 	inputs := writeInterruptInputs(t, filepath.Join(dir, "in"), 12)
-	// The index the audits read: two generations.
+	// The index the audits and the compactions read: two generations.
 	idx0, idx1 := filepath.Join(dir, "idx0"), filepath.Join(dir, "idx1")
 	if code, stderr := neardup(t, "", "run", "--quiet", "--input", strings.Join(inputs[:6], ","), "--output", filepath.Join(dir, "out0"), "--index-out", idx0); code != 0 {
 		t.Fatalf("run --index-out: exit %d: %s", code, stderr)
@@ -61,7 +62,7 @@ func TestInterruptAnyMoment(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		args  func(out, idx string) []string
-		index string // where it writes index files: "idx" or ""
+		index string // where it writes index files: "idx", "out" or ""
 	}{
 		{"run", func(out, _ string) []string {
 			return []string{"run", "--quiet", "--workers", "8", "--input", all, "--output", out}
@@ -72,6 +73,9 @@ func TestInterruptAnyMoment(t *testing.T) {
 		{"audit --update-index", func(out, idx string) []string {
 			return []string{"audit", "--quiet", "--workers", "8", "--index", idx1, "--input", all, "--output", out, "--update-index", idx}
 		}, "idx"},
+		{"index compact", func(out, _ string) []string {
+			return []string{"index", "compact", "--index", idx1, "--output", out}
+		}, "out"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -207,7 +211,7 @@ type signalPoint struct {
 // interruptPoint is the point of try i: in turn, right after the output
 // directory appears, after the work directory appears with a delay of 0
 // to 250 ms, and once index shards are being written in the directory
-// index names ("idx"; "": 500 ms after the work directory).
+// index names ("idx", "out"; "": 500 ms after the work directory).
 func interruptPoint(i int, tmp, out, idx string, index string) signalPoint {
 	exists := func(pattern string) func() bool {
 		return func() bool {
