@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/internal/diskroom"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 // compactPartitionDocs is about the documents of a key file of a compacted
@@ -20,9 +22,11 @@ const compactPartitionDocs = 1 << 16
 // the index in from, shard for shard in the same order (so that an audit
 // numbers and matches them as before), with the key files of them all: the
 // generations of from can then be removed. It also converts an index of
-// version 2. tmp is a local directory for the key entries on their way to
-// the key files (one file per partition, removed at the end), so that
-// memory holds one partition. index.json is written last.
+// version 2. tmp is a local directory of the caller's for the key entries
+// on their way to the key files (one file per partition, removed at the
+// end), so that memory holds one partition. index.json is written last.
+// A write that fails for lack of space says in which directory and about
+// how much the compaction needs there.
 func CompactIndex(ctx context.Context, from, to, tmp string) (*index.Manifest, error) {
 	m, err := OpenIndex(ctx, from)
 	if err != nil {
@@ -36,25 +40,36 @@ func CompactIndex(ctx context.Context, from, to, tmp string) (*index.Manifest, e
 	if err != nil {
 		return nil, err
 	}
-	parts, err := newPartFiles(tmp, 1<<bits)
-	if err != nil {
-		return nil, err
-	}
+	parts := newPartFiles(tmp, 1<<bits)
 	defer parts.remove()
+	outErr := func(err error) error { return compactSpaceError(to, err, compactOutputBytes(m)) }
 	gen := index.Generation{PartitionBits: bits, Keys: []index.KeyFile{}}
 	for n := range m.Shards {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		kr := newKeyRouter(bits, tables, n, parts.add)
 		sh, err := compactShard(ctx, m, n, to, kr)
 		if err != nil {
-			return nil, err
+			return nil, outErr(err)
 		}
 		kr.flush()
+		parts.docs += m.Shards[n].Records
+		if parts.err != nil {
+			return nil, parts.spaceError(m.Documents)
+		}
 		gen.Shards = append(gen.Shards, sh)
 	}
 	for p := range 1 << bits {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		k, ok, err := parts.writeKeyFile(ctx, p, bits, to)
 		if err != nil {
-			return nil, err
+			if parts.err != nil {
+				return nil, parts.spaceError(m.Documents)
+			}
+			return nil, outErr(err)
 		}
 		if ok {
 			gen.Keys = append(gen.Keys, k)
@@ -65,7 +80,34 @@ func CompactIndex(ctx context.Context, from, to, tmp string) (*index.Manifest, e
 	if err == nil {
 		err = writeAtomically(ctx, to, index.ManifestName, func(w io.Writer) error { _, err := w.Write(b); return err })
 	}
-	return &out, err
+	if err != nil {
+		return nil, outErr(err)
+	}
+	return &out, nil
+}
+
+// compactOutputBytes is about the size of the compaction of m: its shards
+// and key files as they are now.
+func compactOutputBytes(m *index.Manifest) int64 {
+	var n int64
+	for _, sh := range m.Shards {
+		n += sh.Bytes
+	}
+	for _, g := range m.Generations {
+		for _, k := range g.Keys {
+			n += k.Bytes
+		}
+	}
+	return n
+}
+
+// compactSpaceError is err, of a write in dir, with the space needed there
+// (about need bytes) when it failed for lack of space.
+func compactSpaceError(dir string, err error, need int64) error {
+	if !diskroom.NoSpace(err) {
+		return err
+	}
+	return fmt.Errorf("%w (the compaction needs about %s in %s)", err, aboutBytes(need), dir)
 }
 
 // compactShard copies the records of shard n of m into shard n of the
@@ -100,15 +142,13 @@ type partFiles struct {
 	dir   string
 	files []*os.File
 	bufs  []*bufio.Writer
+	bytes int64 // of the chunks added
+	docs  int64 // of the shards whose chunks were added
 	err   error
 }
 
-func newPartFiles(tmp string, n int) (*partFiles, error) {
-	dir, err := os.MkdirTemp(tmp, "compact-")
-	if err != nil {
-		return nil, err
-	}
-	return &partFiles{dir: dir, files: make([]*os.File, n), bufs: make([]*bufio.Writer, n)}, nil
+func newPartFiles(dir string, n int) *partFiles {
+	return &partFiles{dir: dir, files: make([]*os.File, n), bufs: make([]*bufio.Writer, n)}
 }
 
 // add appends chunk to partition p's file (an error is kept for the end).
@@ -117,12 +157,35 @@ func (pf *partFiles) add(p int, chunk []byte) {
 		return
 	}
 	if pf.files[p] == nil {
-		if pf.files[p], pf.err = os.Create(filepath.Join(pf.dir, fmt.Sprintf("part-%05d", p))); pf.err != nil {
+		pf.err = workfiles.Do(func() (err error) {
+			pf.files[p], err = os.Create(pf.name(p))
+			return err
+		})
+		if pf.err != nil {
 			return
 		}
-		pf.bufs[p] = bufio.NewWriterSize(pf.files[p], 64<<10)
+		pf.bufs[p] = bufio.NewWriterSize(workfiles.Writer(pf.files[p]), 64<<10)
 	}
 	_, pf.err = pf.bufs[p].Write(chunk)
+	pf.bytes += int64(len(chunk))
+}
+
+// name is the path of partition p's file.
+func (pf *partFiles) name(p int) string { return filepath.Join(pf.dir, fmt.Sprintf("part-%05d", p)) }
+
+// spaceError is the error of the partition files, which hold the key
+// entries of docs documents of the index's total, with the space they
+// need (their bytes so far, in proportion) if it was the lack of it.
+func (pf *partFiles) spaceError(total int64) error {
+	err := fmt.Errorf("writing the key entries in %s: %w", pf.dir, pf.err)
+	if !diskroom.NoSpace(pf.err) {
+		return err
+	}
+	need := pf.bytes
+	if pf.docs > 0 && total > pf.docs {
+		need = pf.bytes / pf.docs * total
+	}
+	return fmt.Errorf("%w (the compaction needs about %s there)", err, aboutBytes(max(need, 1)))
 }
 
 // writeKeyFile writes the key file of partition p from its entries, if it
@@ -132,8 +195,8 @@ func (pf *partFiles) writeKeyFile(ctx context.Context, p, bits int, to string) (
 	if pf.err != nil || pf.files[p] == nil {
 		return k, false, pf.err
 	}
-	if err := pf.bufs[p].Flush(); err != nil {
-		return k, false, err
+	if pf.err = pf.bufs[p].Flush(); pf.err != nil {
+		return k, false, pf.err
 	}
 	b, err := os.ReadFile(pf.files[p].Name())
 	if err != nil {
@@ -156,7 +219,7 @@ func (pf *partFiles) remove() {
 	for _, f := range pf.files {
 		if f != nil {
 			f.Close()
+			os.Remove(f.Name())
 		}
 	}
-	os.RemoveAll(pf.dir)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/diskroom"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/objects"
 )
 
@@ -58,13 +59,17 @@ func readParquetFile(rc io.Reader, fr *fingerprint.Reader, size int64, rd fileRe
 		}
 		return use(bytes.NewReader(data), int64(len(data)))
 	}
-	tmp, err := os.CreateTemp("", "neardup-parquet-*")
+	var tmp *os.File
+	err := workfiles.Do(func() (err error) {
+		tmp, err = os.CreateTemp("", "neardup-parquet-*")
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("a local copy of %s: %w", rd.open, err)
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	n, err := io.Copy(diskroom.Writer(tmp), fr)
+	n, err := io.Copy(diskroom.Writer(workfiles.Writer(tmp)), fr)
 	if err != nil {
 		return fmt.Errorf("a local copy of %s in %s: %w", rd.open, tmp.Name(), err)
 	}

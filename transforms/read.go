@@ -97,6 +97,12 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]b
 	return nil
 }
 
+// Teardown discards the output of the units still being read ahead and
+// waits for them to return: a bundle that fails, or whose emit panics
+// (the job cancelled downstream), ends without FinishBundle, and its
+// units would go on reading and writing work files after the job.
+func (fn *readKeysFn) Teardown() { fn.ahead.Abort() }
+
 // FinishBundle emits the output of the units still being read.
 func (fn *readKeysFn) FinishBundle(ctx context.Context, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
 	return fn.ahead.Drain(0, []func(int, []byte){emit, emitRejects, emitInput, emitSegment}, emitStat, busyIn(ctx, "Read"))
@@ -155,7 +161,13 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int, []byte
 	docShards := r.fn.Work.newDocSegments(ctx, r.u.File, r.u.Path)
 	b := wire.NewBatcher(0)
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
-		r.fp, err = readFileFrom(ctx, rd, doc, reject)
+		// A cancelled job stops the reading at its next document.
+		r.fp, err = readFileFrom(ctx, rd, func(d record.Doc) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return doc(d)
+		}, reject)
 		return err
 	}
 	err := docpool.Map(docpool.Parsed(read), r.fn.Work.Workers, r.normalizer, func(k *keyed) {

@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 // The spool keeps a copy of each compressed (gzip or zstd) input file,
@@ -243,12 +244,16 @@ func newSpoolFile(ctx context.Context, d *spoolDir, final, path string) *spoolFi
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	f, err := os.Create(final + ".tmp-" + hex.EncodeToString(rnd[:]))
+	var f *os.File
+	err := workfiles.Do(func() (err error) {
+		f, err = os.Create(final + ".tmp-" + hex.EncodeToString(rnd[:]))
+		return err
+	})
 	if err != nil {
 		log.Warnf(ctx, "no spool copy of %s, later passes read it again: %v", path, err)
 		return nil
 	}
-	s := &spoolFile{dir: d, file: f, bw: bufio.NewWriterSize(f, 256<<10), final: final, input: path}
+	s := &spoolFile{dir: d, file: f, bw: bufio.NewWriterSize(workfiles.Writer(f), 256<<10), final: final, input: path}
 	d.open[s] = true
 	return s
 }
@@ -269,7 +274,7 @@ func (s *spoolFile) commit(ctx context.Context) {
 		err = s.file.Close()
 	}
 	if err == nil {
-		err = os.Rename(s.file.Name(), s.final)
+		err = workfiles.Do(func() error { return os.Rename(s.file.Name(), s.final) })
 	}
 	if err != nil {
 		log.Warnf(ctx, "dropped the spool copy of %s, later passes read it again: %v", s.input, err)

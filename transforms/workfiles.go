@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 // Info shards carry the document infos (id, length, SimHash, MinHash
@@ -32,6 +34,14 @@ import (
 // candidate pair.
 // Config.Work must therefore be readable and writable by every worker: a
 // local directory on one machine, a bucket (gs://...) on a cluster.
+
+// StopWriters ends the writing of files by every job of this process, for
+// good: from now on no goroutine of a job (a unit read ahead, a shard
+// being written, a spill or spool file) creates, writes or renames a file,
+// and those under way are waited for, up to timeout; it reports whether
+// they ended. A command stopped by a signal calls it before it removes
+// its directories (see workfiles.Stop).
+func StopWriters(timeout time.Duration) bool { return workfiles.Stop(timeout) }
 
 // workDir is a stage's handle on the job's work directory: what every
 // DoFn that reads or writes work files holds, in place of the job's

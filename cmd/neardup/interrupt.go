@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,15 +15,22 @@ import (
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/cmd/neardup/internal/progress"
+	"github.com/neardup/neardup/transforms"
 )
 
 // Cleanups: what a run must undo if it does not end normally (its work
 // directory, its staging directories, its locks). Each is run once: by the
-// run itself (deferred) or by the signal handler.
+// run itself (deferred) or by the signal handler. Once the handler has
+// run them (ran), nothing more is made (see makeAtExit).
 var cleanups struct {
 	sync.Mutex
 	list []*cleanup
+	ran  bool
 }
+
+// errStopped is the error of what a run would make after the signal
+// handler has run the cleanups.
+var errStopped = errors.New("interrupted")
 
 type cleanup struct {
 	once sync.Once
@@ -41,11 +49,32 @@ func atExit(fn func()) func() {
 	return c.run
 }
 
-// runCleanups runs every registered cleanup, the last registered first.
+// makeAtExit runs create, which makes something the run must undo if it
+// does not end normally (a directory), and registers the undo it returns
+// as atExit does, as one step against the signal handler: the handler
+// waits for a create under way, and after the handler create is not run
+// (errStopped). It returns the undo for the caller to run (defer).
+func makeAtExit(create func() (undo func(), err error)) (func(), error) {
+	cleanups.Lock()
+	defer cleanups.Unlock()
+	if cleanups.ran {
+		return nil, errStopped
+	}
+	undo, err := create()
+	if err != nil {
+		return nil, err
+	}
+	c := &cleanup{fn: undo}
+	cleanups.list = append(cleanups.list, c)
+	return c.run, nil
+}
+
+// runCleanups runs every registered cleanup, the last registered first;
+// after it, makeAtExit makes nothing.
 func runCleanups() {
 	cleanups.Lock()
 	list := cleanups.list
-	cleanups.list = nil
+	cleanups.list, cleanups.ran = nil, true
 	cleanups.Unlock()
 	for i := len(list) - 1; i >= 0; i-- {
 		list[i].run()
@@ -101,7 +130,9 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 //
 // SIGINT, SIGTERM and SIGHUP (each unless the command was started with it
 // ignored, as nohup does) cancel the job (ctx's cancel), give it a moment
-// to stop, run the cleanups, print one line saying what is left, and exit
+// to stop, stop every writer of the job's files (transforms.StopWriters:
+// the goroutines the runner does not wait for, such as the units read
+// ahead, included), run the cleanups, print one line saying what is left, and exit
 // with 128 + the signal number (130, 143, 129). A commit under way ends
 // first (the cleanups wait for it): the outputs are then in place, and
 // the line says so. jobDone, once closed, says the job has returned.
@@ -131,12 +162,19 @@ func handleSignals(cancel context.CancelFunc, jobDone <-chan struct{}) {
 		case <-jobDone:
 		case <-time.After(time.Second):
 		}
+		// No goroutine of the job (a unit read ahead, a shard being
+		// written) creates or writes a file from now on.
+		transforms.StopWriters(stopWritersTimeout)
 		runCleanups()
 		progress.End(false) // clears the line on a terminal
 		fmt.Fprintln(os.Stderr, interruptMessage())
 		os.Exit(128 + int(sig.(syscall.Signal)))
 	}()
 }
+
+// stopWritersTimeout bounds the wait for the file operations under way
+// when a job is stopped: each is one create, write or rename.
+const stopWritersTimeout = 5 * time.Second
 
 // interruptMessage is the line an interrupted command prints: what it
 // left.

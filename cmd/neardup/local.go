@@ -40,11 +40,15 @@ func startLocal(f *runFlags, budget int64, cfg *transforms.Config, files []strin
 		// when the command ends, however it ends but SIGKILL, and a later
 		// run removes it then (outdir.SweepWorkDirs).
 		outdir.SweepWorkDirs(os.TempDir(), time.Now())
-		dir, err := outdir.MakeWorkDir()
+		var dir string
+		remove, err := makeAtExit(func() (func(), error) {
+			var err error
+			dir, err = outdir.MakeWorkDir()
+			return func() { outdir.RemoveAll(dir) }, err
+		})
 		if err != nil {
 			return stop, fmt.Errorf("making the work directory in %s: %w", os.TempDir(), err)
 		}
-		remove := atExit(func() { outdir.RemoveAll(dir) })
 		tmpdir, had := os.LookupEnv("TMPDIR")
 		os.Setenv("TMPDIR", dir)
 		undo = append(undo, func() {
@@ -122,7 +126,9 @@ var setMemoryLimit = debug.SetMemoryLimit
 // runPipeline runs p and closes jobDone when it ends. If the job failed on
 // a local runner, it returns once the DoFns of the bundles other than the
 // failed one, which go on in this process, have stopped writing into the
-// directories the caller's cleanups remove.
+// directories the caller's cleanups remove: it waits for them a moment
+// (transforms.WaitIdle; not when the job was cancelled), then stops every
+// writer (transforms.StopWriters).
 func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
 	transforms.Progress.Stages.Reset()
 	stopProxy, err := jobservice.Use(ctx, runnerName())
@@ -141,8 +147,13 @@ func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (
 	close(jobDone)
 	progress.End(err == nil)
 	if err != nil {
-		if localRunner() && ctx.Err() == nil {
-			transforms.WaitIdle(30 * time.Second)
+		if localRunner() {
+			// The caller's cleanups run next (deferred), also when a
+			// signal cancelled the job, before the signal handler does.
+			if ctx.Err() == nil {
+				transforms.WaitIdle(30 * time.Second)
+			}
+			transforms.StopWriters(stopWritersTimeout)
 		}
 		return nil, fmt.Errorf("pipeline failed: %s", rootCause(err))
 	}
@@ -157,11 +168,15 @@ func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (
 // never removes. (A local job's TMPDIR is its work directory already, see
 // startLocal.)
 func privateTempDir() (restore func(), err error) {
-	dir, err := os.MkdirTemp("", "neardup-job-*")
+	var dir string
+	remove, err := makeAtExit(func() (func(), error) {
+		var err error
+		dir, err = os.MkdirTemp("", "neardup-job-*")
+		return func() { os.RemoveAll(dir) }, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("making a temporary directory for the job in %s: %w", os.TempDir(), err)
 	}
-	remove := atExit(func() { os.RemoveAll(dir) })
 	tmpdir, had := os.LookupEnv("TMPDIR")
 	os.Setenv("TMPDIR", dir)
 	return func() {

@@ -25,6 +25,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/transforms/internal/diskroom"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 const magic = "NDSPILL1"
@@ -58,13 +59,18 @@ type Writer struct {
 
 // Create creates the file at path (which must not exist) for writing. A
 // write that fails for lack of space is retried once after the job's
-// optional files are dropped (see package diskroom).
+// optional files are dropped (see package diskroom). Once the job is
+// stopped (workfiles.Stop), it creates and writes nothing.
 func Create(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	var f *os.File
+	err := workfiles.Do(func() (err error) {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{path: path, f: f, bw: bufio.NewWriterSize(diskroom.Writer(f), 1<<20)}, nil
+	return &Writer{path: path, f: f, bw: bufio.NewWriterSize(diskroom.Writer(workfiles.Writer(f)), 1<<20)}, nil
 }
 
 // Add appends chunk under partition part (≥ 0). After an error every call

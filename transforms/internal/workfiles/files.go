@@ -24,7 +24,8 @@ import (
 // never leaves a partial final file. A write that fails for lack of space
 // is retried once after the job's optional files are dropped (see package
 // diskroom). If hooked, the test hook of fault
-// injection (stage "Write") runs before the rename.
+// injection (stage "Write") runs before the rename. Once Stop is called
+// it creates, writes and renames nothing (see Do).
 func Write(ctx context.Context, dir, name string, write func(w io.Writer) error, hooked bool) error {
 	final := output.JoinPath(dir, name)
 	fs, err := filesystem.New(ctx, final)
@@ -35,11 +36,15 @@ func Write(ctx context.Context, dir, name string, write func(w io.Writer) error,
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := output.JoinPath(dir, ".tmp-"+name+"-"+hex.EncodeToString(rnd[:]))
-	wc, err := fs.OpenWrite(ctx, tmp)
+	var wc io.WriteCloser
+	err = Do(func() (err error) {
+		wc, err = fs.OpenWrite(ctx, tmp)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", tmp, err)
 	}
-	bw := bufio.NewWriterSize(diskroom.Writer(wc), 1<<20)
+	bw := bufio.NewWriterSize(diskroom.Writer(Writer(wc)), 1<<20)
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
@@ -51,7 +56,7 @@ func Write(ctx context.Context, dir, name string, write func(w io.Writer) error,
 		err = faults.Inject("Write", name)
 	}
 	if err == nil {
-		err = filesystem.Rename(ctx, fs, tmp, final)
+		err = Do(func() error { return filesystem.Rename(ctx, fs, tmp, final) })
 	}
 	if err != nil {
 		if rm, ok := fs.(filesystem.Remover); ok {

@@ -101,7 +101,9 @@ const stagePrefix = ".tmp-run-"
 
 // New returns the directory dir of kind k, not taken yet: Open takes it.
 // Abort may be called from the start, also while Open runs (from a signal
-// handler): it undoes what Open did so far.
+// handler): it waits for the Open of a local directory under way and
+// undoes it (an Open after Abort makes nothing), and undoes what the Open
+// of a URL did so far.
 func (k Kind) New(dir string) *Dir {
 	return &Dir{kind: k, given: dir}
 }
@@ -130,7 +132,16 @@ func (t *Dir) Open(overwrite bool, inputs []string) error {
 		return err
 	}
 	t.dir = abs
-	if err := t.openLocal(overwrite, inputs); err != nil {
+	// Abort waits until openLocal has returned, and once it has run
+	// nothing is created: what openLocal made is always undone.
+	t.mu.Lock()
+	if t.aborted {
+		t.mu.Unlock()
+		return fmt.Errorf("%s: the run was stopped", t.name())
+	}
+	err = t.openLocal(overwrite, inputs)
+	t.mu.Unlock()
+	if err != nil {
 		t.Abort()
 		return err
 	}
@@ -155,15 +166,14 @@ func (t *Dir) name() string {
 	return t.given
 }
 
+// openLocal is Open for a local directory, with t.mu held.
 func (t *Dir) openLocal(overwrite bool, inputs []string) error {
 	if err := os.MkdirAll(filepath.Dir(t.dir), 0o755); err != nil {
 		return t.wrap(err)
 	}
 	switch err := os.Mkdir(t.dir, 0o755); {
 	case err == nil:
-		t.mu.Lock()
 		t.created = true
-		t.mu.Unlock()
 	case !errors.Is(err, fs.ErrExist):
 		return t.wrap(err)
 	}
@@ -175,9 +185,7 @@ func (t *Dir) openLocal(overwrite bool, inputs []string) error {
 	if err != nil {
 		return err
 	}
-	t.mu.Lock()
 	t.lock = lock
-	t.mu.Unlock()
 	if entries, err = os.ReadDir(t.dir); err != nil { // again, now that no other run changes it
 		return t.wrap(err)
 	}
@@ -195,9 +203,7 @@ func (t *Dir) openLocal(overwrite bool, inputs []string) error {
 	if err != nil {
 		return t.wrap(err)
 	}
-	t.mu.Lock()
 	t.stage = stage
-	t.mu.Unlock()
 	return nil
 }
 
