@@ -26,9 +26,9 @@ import (
 // the inputs and directories named on any of its filesystems.
 
 // initBeam initializes Beam. Unless verbose, the runner's log shows only
-// warnings, and not the errors of a failed job either: they repeat the
-// failed bundle's plan, and the command prints the error itself, on one
-// line (rootCause).
+// warnings (not the GCS filesystem's about missing credentials), and not
+// the errors of a failed job either: they repeat the failed bundle's plan,
+// and the command prints the error itself, on one line (rootCause).
 func initBeam(verbose bool) {
 	if !verbose {
 		log.LogLevel = "warn"
@@ -39,11 +39,25 @@ func initBeam(verbose bool) {
 	}
 }
 
-// dropErrors is a slog handler that drops records of level Error and above.
+// dropErrors is a slog handler that drops records of level Error and
+// above, and the GCS filesystem's warning that it found no credentials
+// (gcsNoCredentials): without them it reads public buckets, and any other
+// access fails with an error the command prints on its one line.
 type dropErrors struct{ slog.Handler }
+
+// gcsNoCredentials starts the warning of Beam's GCS filesystem when it
+// falls back to unauthenticated access.
+const gcsNoCredentials = "Warning: falling back to unauthenticated GCS access"
 
 func (d dropErrors) Enabled(ctx context.Context, l slog.Level) bool {
 	return l < slog.LevelError && d.Handler.Enabled(ctx, l)
+}
+
+func (d dropErrors) Handle(ctx context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, gcsNoCredentials) {
+		return nil
+	}
+	return d.Handler.Handle(ctx, r)
 }
 
 func (d dropErrors) WithAttrs(a []slog.Attr) slog.Handler { return dropErrors{d.Handler.WithAttrs(a)} }
