@@ -229,10 +229,13 @@ func rounds(o Options, r Runner, stored, input int64) (int, error) {
 		gib(stored), gib(input), gib(peak), with, given, gib(budget), raise)
 }
 
-// gib formats n bytes in GiB (MiB below one GiB).
+// gib formats n bytes in GiB (MiB below one GiB, TiB from one TiB).
 func gib(n int64) string {
-	if n < 1<<30 {
+	switch {
+	case n < 1<<30:
 		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	case n >= 1<<40:
+		return fmt.Sprintf("%.1f TiB", float64(n)/(1<<40))
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
