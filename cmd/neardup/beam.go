@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -25,9 +26,9 @@ import (
 // the inputs and directories named on any of its filesystems.
 
 // initBeam initializes Beam. Unless verbose, the runner's log shows only
-// warnings, and not the errors of a failed job either: they repeat the
-// failed bundle's plan, and the command prints the error itself, on one
-// line (rootCause).
+// warnings (not the GCS filesystem's about missing credentials), and not
+// the errors of a failed job either: they repeat the failed bundle's plan,
+// and the command prints the error itself, on one line (rootCause).
 func initBeam(verbose bool) {
 	if !verbose {
 		log.LogLevel = "warn"
@@ -38,11 +39,25 @@ func initBeam(verbose bool) {
 	}
 }
 
-// dropErrors is a slog handler that drops records of level Error and above.
+// dropErrors is a slog handler that drops records of level Error and
+// above, and the GCS filesystem's warning that it found no credentials
+// (gcsNoCredentials): without them it reads public buckets, and any other
+// access fails with an error the command prints on its one line.
 type dropErrors struct{ slog.Handler }
+
+// gcsNoCredentials starts the warning of Beam's GCS filesystem when it
+// falls back to unauthenticated access.
+const gcsNoCredentials = "Warning: falling back to unauthenticated GCS access"
 
 func (d dropErrors) Enabled(ctx context.Context, l slog.Level) bool {
 	return l < slog.LevelError && d.Handler.Enabled(ctx, l)
+}
+
+func (d dropErrors) Handle(ctx context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, gcsNoCredentials) {
+		return nil
+	}
+	return d.Handler.Handle(ctx, r)
 }
 
 func (d dropErrors) WithAttrs(a []slog.Attr) slog.Handler { return dropErrors{d.Handler.WithAttrs(a)} }
@@ -79,13 +94,15 @@ func localRunner() bool {
 // expandInputs lists the paths matching comma-separated globs, sorted and
 // without repeats (local paths absolute, URLs as typed), and their total
 // size. A local file reached by several paths (a symbolic link, a linked
-// folder) is one input, under the first of its paths in sorted order. A
+// folder, a hard link: one device and inode) is one input, under the first
+// of its paths in sorted order. A
 // glob that matches nothing is an error, before any work starts. Every
 // path a glob matches is an input, a directory or an unreadable file too:
 // the job reports each of those as one rejected record (not_a_file,
 // unreadable) instead of skipping it silently.
 func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 	sizes := map[string]int64{}
+	ids := map[string]fileID{} // of the local regular files
 	for _, glob := range strings.Split(spec, ",") {
 		glob = strings.TrimSpace(glob)
 		if glob == "" {
@@ -119,6 +136,9 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 				// Not fs.Size, which opens the file: that blocks on a FIFO.
 				if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
 					sizes[m] = fi.Size()
+					if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+						ids[m] = fileID{uint64(st.Dev), st.Ino}
+					}
 				}
 			} else if n, err := fs.Size(ctx, m); err == nil {
 				sizes[m] = n
@@ -128,19 +148,29 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 	}
 	var files []string
 	var total int64
-	seen := map[string]bool{}
+	seen, seenID := map[string]bool{}, map[fileID]bool{}
 	for _, m := range slices.Sorted(maps.Keys(sizes)) {
-		if real := outdir.Resolve(m); !seen[real] {
-			seen[real] = true
-			files = append(files, m)
-			total += sizes[m]
+		real := outdir.Resolve(m)
+		id, hasID := ids[m]
+		if seen[real] || hasID && seenID[id] {
+			continue
 		}
+		seen[real] = true
+		if hasID {
+			seenID[id] = true
+		}
+		files = append(files, m)
+		total += sizes[m]
 	}
 	if len(files) == 0 {
 		return nil, 0, fmt.Errorf("--input %q matches no file", spec)
 	}
 	return files, total, nil
 }
+
+// A fileID is a local file's device and inode: the paths of one file,
+// hard links included, have the same.
+type fileID struct{ dev, ino uint64 }
 
 // localDir is dir if it is a local directory, else "".
 func localDir(dir string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,7 +25,8 @@ and the exact Jaccard of the shingle sets, the cosine similarity of TF and of
 TF-IDF token vectors, the tokens only one of them has, and the verdict at
 --threshold and --hamming. For Chinese text it also shows gse's segmentation.
 
-A document is a whole file (FILE_A, FILE_B; .gz is decompressed), a string
+A document is a whole file (FILE_A, FILE_B; .gz is decompressed; a file
+that is not UTF-8 text, such as a binary file, is refused), a string
 (--text), or a record of a JSONL file found by its id (--jsonl, with
 --id-field and --text-field).
 
@@ -139,6 +141,10 @@ func readFiles(pa, pb string) (document, document, error) {
 	return docs[0], docs[1], nil
 }
 
+// readWhole reads a whole file as one document; a compressed file is
+// decompressed. A file that 'neardup run --format text' rejects for what
+// it holds (not UTF-8: a binary file) is refused with the reason; an
+// empty or blank one is a document without tokens.
 func readWhole(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -152,6 +158,20 @@ func readWhole(path string) (string, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	var bad *record.Reject
+	opt := record.Options{Format: record.Text, MaxDocBytes: max(len(b), 1)}
+	err = record.Read(bytes.NewReader(b), path, opt, func(record.Doc) error { return nil }, func(rj record.Reject) error {
+		if rj.Reason != record.ReasonEmptyText && bad == nil {
+			bad = &rj
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return "", err
+	case bad != nil:
+		return "", fmt.Errorf("%s: not a text document ('neardup run' rejects it as %s)", bad.Detail, bad.Reason)
 	}
 	return string(b), nil
 }

@@ -94,6 +94,14 @@ func TestReadDocuments(t *testing.T) {
 	if err := os.WriteFile(a, []byte("hello world"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	bin := filepath.Join(dir, "a.bin")
+	if err := os.WriteFile(bin, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	blank := filepath.Join(dir, "blank.txt")
+	if err := os.WriteFile(blank, []byte(" \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(corpus, []byte(`{"id":"x","text":"first"}`+"\n"+`{"id":"y","text":"second"}`+"\n"+`{"id":"y","text":"third"}`+"\n"+`{"id":"z","text":"fourth"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -105,6 +113,8 @@ func TestReadDocuments(t *testing.T) {
 	}{
 		{"files", func() (document, document, error) { return readFiles(a, a) }, "hello world", ""},
 		{"missing file", func() (document, document, error) { return readFiles(a, filepath.Join(dir, "nope")) }, "", "reading document B"},
+		{"binary file", func() (document, document, error) { return readFiles(a, bin) }, "", "reading document B: " + bin + ": invalid UTF-8 at byte 0 (0x89): not a text document ('neardup run' rejects it as invalid_utf8)"},
+		{"blank file", func() (document, document, error) { return readFiles(blank, a) }, " \n", ""},
 		{"records", func() (document, document, error) { return readRecords(corpus, "id", "text", "z", "x") }, "fourth", ""},
 		{"missing id", func() (document, document, error) { return readRecords(corpus, "id", "text", "x", "w") }, "", `no record with id "w"`},
 		{"id twice", func() (document, document, error) { return readRecords(corpus, "id", "text", "y", "y") }, "", `2 records with id "y": an id must name one record`},

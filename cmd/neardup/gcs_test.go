@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -216,5 +217,19 @@ func TestRunGCSLock(t *testing.T) {
 	}
 	if left := objects("interrupted/"); len(left) > 0 {
 		t.Errorf("left in gs://out/interrupted: %q", keys(left))
+	}
+}
+
+// TestGCSNoCredentials: the command's log drops the GCS filesystem's
+// warning that it found no credentials (a gs:// path then fails, if it
+// does, on the command's one line), and errors; other warnings still show.
+func TestGCSNoCredentials(t *testing.T) {
+	var b bytes.Buffer
+	log := slog.New(dropErrors{slog.NewTextHandler(&b, nil)})
+	log.Warn(gcsNoCredentials + ": dialing: credentials: could not find default credentials")
+	log.Error("a failed bundle")
+	log.Warn("another warning")
+	if got := b.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "another warning") {
+		t.Errorf("logged %q; want only the other warning", got)
 	}
 }

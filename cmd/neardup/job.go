@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -143,6 +145,9 @@ func planJob(ctx context.Context, j job, f *runFlags) (plan.Plan, []string, erro
 	p, err := plan.New(o, f.runner(), files, stored)
 	if err != nil {
 		return plan.Plan{}, nil, usageError{err}
+	}
+	if p.Note != "" {
+		fmt.Fprintf(os.Stderr, "neardup: %s\n", p.Note)
 	}
 	return p, files, nil
 }

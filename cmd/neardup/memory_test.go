@@ -19,7 +19,8 @@ import (
 // rounds exceed but 6 rounds meet, it runs with 6 rounds, and sets the Go
 // runtime's soft memory limit to nine tenths of the budget (seen through
 // setMemoryLimit, which the test binary's main records); the outputs are
-// those of the automatic rounds.
+// those of the automatic rounds. --workers 4096 in 2 GiB runs with fewer
+// workers, said once on stderr, and the same outputs.
 func TestMemoryBudgetRun(t *testing.T) {
 	pattern := sampleFile(t, "sample-*")
 	files, err := filepath.Glob(pattern)
@@ -84,6 +85,20 @@ func TestMemoryBudgetRun(t *testing.T) {
 		t.Fatalf("default --memory: summary %+v (%v), want 1 round (spilled)", s.Settings, err)
 	}
 	if n := sameOutputs(t, budgeted, plain, "6 rounds against the automatic ones"); n == 0 {
+		t.Error("no outputs compared")
+	}
+
+	// --workers 4096 takes more than 2 GiB leaves beside the input: the
+	// run says so once and runs with fewer, the outputs the same.
+	capped := filepath.Join(t.TempDir(), "capped")
+	code, stderr = neardup(t, "", "run", "--quiet", "--input", pattern, "--output", capped, "--workers", "4096", "--memory", "2GiB")
+	if code != 0 {
+		t.Fatalf("--workers 4096: exit %d, stderr:\n%.2000s", code, stderr)
+	}
+	if !strings.HasPrefix(stderr, "neardup: --workers 4096 with --branches ") || !strings.Contains(stderr, "more than --memory 2GiB (2.0 GiB) leaves: running with --workers ") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("--workers 4096 --memory 2GiB: stderr %q; want one line saying the workers were lowered", stderr)
+	}
+	if n := sameOutputs(t, capped, plain, "--workers 4096, lowered, against the default"); n == 0 {
 		t.Error("no outputs compared")
 	}
 }

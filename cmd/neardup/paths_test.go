@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,5 +129,21 @@ func TestLineBreakInFileName(t *testing.T) {
 	}
 	if lines := int64(bytes.Count(b, []byte("\n"))); sum.Counts[output.StatInput] != lines || len(sum.Inputs) != 1 || sum.Inputs[0].Path != name {
 		t.Errorf("read %d records of %v, want %d of %q", sum.Counts[output.StatInput], sum.Inputs, lines, name)
+	}
+}
+
+// TestInputsHardLink: a file and a hard link of it are one input, under
+// the first of the two paths in sorted order, counted once in the size.
+func TestInputsHardLink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, "b.jsonl", "c.jsonl")
+	if err := os.Link(filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "a.jsonl")); err != nil {
+		t.Skipf("no hard link here: %v", err)
+	}
+	files, size, err := expandInputs(context.Background(), filepath.Join(dir, "*.jsonl"))
+	want := []string{filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "c.jsonl")}
+	if err != nil || !slices.Equal(files, want) || size != int64(len("b.jsonl\nc.jsonl\n")) {
+		t.Errorf("expandInputs = %v, %d, %v; want %v, %d", files, size, err, want, len("b.jsonl\nc.jsonl\n"))
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/tune"
@@ -17,7 +18,9 @@ pair of the sample with exact Jaccard near the threshold, and prints how the
 choices trade recall for cost: LSH bands x rows (expected and measured recall
 at the threshold, the false-positive and false-negative integrals, candidate
 pairs per document), permutations, shingle sizes, and the SimHash Hamming
-bound (recall, precision, F1), with a recommendation.
+bound (recall, precision, F1), with a recommendation. A corpus cut short (a
+gzip file that ends mid-stream) is sampled from the documents before the
+damage, with a warning on stderr, as 'neardup run' uses them.
 
 Example:
 
@@ -48,7 +51,7 @@ func tuneMain(args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	texts, err := sampleTexts(*corpus, *sample, record.Options{IDField: *idField, TextField: *textField})
+	texts, err := sampleTexts(*corpus, *sample, record.Options{IDField: *idField, TextField: *textField}, os.Stderr)
 	if err != nil {
 		return err
 	}
@@ -63,7 +66,10 @@ func tuneMain(args []string) error {
 }
 
 // sampleTexts returns about n texts, every k-th good record of the file.
-func sampleTexts(path string, n int, opt record.Options) ([]string, error) {
+// A read error or damaged compressed data that cuts the file (a gzip file
+// cut short) does not stop it: as a run does, it uses the records before
+// the damage, and says so on one line to warn.
+func sampleTexts(path string, n int, opt record.Options, warn io.Writer) ([]string, error) {
 	var all []string
 	f, err := os.Open(path)
 	if err != nil {
@@ -74,12 +80,21 @@ func sampleTexts(path string, n int, opt record.Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	var cut *record.Reject
 	err = record.Read(r, path, opt, func(d record.Doc) error {
 		all = append(all, d.Text)
 		return nil
-	}, func(record.Reject) error { return nil })
+	}, func(rj record.Reject) error {
+		if record.EndsFile(rj.Reason) {
+			cut = &rj
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
+	}
+	if cut != nil {
+		fmt.Fprintf(warn, "neardup tune: %s (%s): the sample is of the %d documents before it\n", cut.Detail, cut.Reason, len(all))
 	}
 	if len(all) == 0 {
 		return nil, fmt.Errorf("%s: no documents", path)

@@ -229,10 +229,13 @@ func rounds(o Options, r Runner, stored, input int64) (int, error) {
 		gib(stored), gib(input), gib(peak), with, given, gib(budget), raise)
 }
 
-// gib formats n bytes in GiB (MiB below one GiB).
+// gib formats n bytes in GiB (MiB below one GiB, TiB from one TiB).
 func gib(n int64) string {
-	if n < 1<<30 {
+	switch {
+	case n < 1<<30:
 		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	case n >= 1<<40:
+		return fmt.Sprintf("%.1f TiB", float64(n)/(1<<40))
 	}
 	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 }
@@ -250,8 +253,25 @@ func gib(n int64) string {
 // of them is compressed (by its name) or Parquet. Local files that are not
 // regular files count 0 (the job rejects them).
 func DecompressedBytes(files []string, format string, stored int64) int64 {
+	return scanInputs(files, format, stored).input
+}
+
+// inputScan is what the plan learns of the input files before the job.
+type inputScan struct {
+	input int64 // DecompressedBytes
+	// window is the largest window of the first frames of the local zstd
+	// files (the history each of their readers holds), windowFile the
+	// first file with it; 0 and "" without a zstd file.
+	window     int64
+	windowFile string
+}
+
+// scanInputs returns DecompressedBytes of the files and their largest
+// zstd window.
+func scanInputs(files []string, format string, stored int64) inputScan {
 	f, _ := record.ParseFormat(format)
-	var total, local int64
+	var sc inputScan
+	var local int64
 	remote, compressed := false, false
 	for _, path := range files {
 		if strings.Contains(path, "://") {
@@ -259,33 +279,36 @@ func DecompressedBytes(files []string, format string, stored int64) int64 {
 			compressed = compressed || record.ByName(path) != record.Unknown || record.FormatFor(path, f) == record.Parquet
 			continue
 		}
-		size, n := fileInputBytes(path, f)
+		size, n, window := fileInputBytes(path, f)
 		local += size
-		total += n
+		sc.input += n
+		if window > sc.window {
+			sc.window, sc.windowFile = window, path
+		}
 	}
 	if rest := stored - local; remote && rest > 0 {
 		if compressed {
 			rest *= compressedRatio
 		}
-		total += rest
+		sc.input += rest
 	}
-	return total
+	return sc
 }
 
-// fileInputBytes returns the size of a local file and DecompressedBytes of
-// it.
-func fileInputBytes(path string, format record.Format) (size, input int64) {
+// fileInputBytes returns the size of a local file, DecompressedBytes of
+// it and, for a zstd file, the window of its first frame.
+func fileInputBytes(path string, format record.Format) (size, input, window int64) {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() {
-		return 0, 0
+		return 0, 0, 0
 	}
 	size = fi.Size()
 	if record.FormatFor(path, format) == record.Parquet {
-		return size, size * compressedRatio
+		return size, size * compressedRatio, 0
 	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return size, size
+		return size, size, 0
 	}
 	defer fh.Close()
 	head := make([]byte, zstd.HeaderMaxSize)
@@ -296,16 +319,23 @@ func fileInputBytes(path string, format record.Format) (size, input int64) {
 		var tail [4]byte
 		if _, err := fh.ReadAt(tail[:], size-4); err == nil {
 			if isize := int64(binary.LittleEndian.Uint32(tail[:])); isize >= size {
-				return size, isize
+				return size, isize, 0
 			}
 		}
-		return size, size * compressedRatio
+		return size, size * compressedRatio, 0
 	case record.Zstd:
 		var h zstd.Header
-		if err := h.Decode(head); err == nil && h.HasFCS && int64(h.FrameContentSize) >= size {
-			return size, int64(h.FrameContentSize)
+		if err := h.Decode(head); err != nil {
+			return size, size * compressedRatio, 0
 		}
-		return size, size * compressedRatio
+		window = int64(h.WindowSize)
+		if h.SingleSegment || window == 0 {
+			window = int64(h.FrameContentSize) // the decoder's window is then the content
+		}
+		if h.HasFCS && int64(h.FrameContentSize) >= size {
+			return size, int64(h.FrameContentSize), window
+		}
+		return size, size * compressedRatio, window
 	}
-	return size, size
+	return size, size, 0
 }

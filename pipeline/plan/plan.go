@@ -54,11 +54,15 @@ type Plan struct {
 	// Budget is the memory the job may use, in bytes; 0: no budget (a
 	// share of a machine whose memory is unknown).
 	Budget int64
+	// Note, if not "", says on one line that the workers or branches were
+	// lowered to fit the budget (see fitWorkers), for the command to print.
+	Note string
 }
 
 // New decides the settings o leaves open for a job on r over input files
 // of stored bytes in all (as stored), o having passed Check. It fails if
-// the input cannot fit the memory budget.
+// the input cannot fit the memory budget; on a local runner it lowers
+// the workers and branches to what fits beside the input (Plan.Note).
 func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 	c := o.Config
 	if c.Bands == 0 {
@@ -71,12 +75,22 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		// collision costs one comparison.
 		c.SimBlocks = blocking.ChooseDesign(c.Hamming, max(stored/1024, 1)).Blocks
 	}
-	input := DecompressedBytes(files, c.Format, stored)
+	sc := scanInputs(files, c.Format, stored)
+	input := sc.input
 	n, err := rounds(o, r, stored, input)
 	if err != nil {
 		return Plan{}, err
 	}
 	c.Rounds = n
+	mem, _ := ParseMemory(o.Memory)
+	budget := mem.Of(r.MachineMemory)
+	var note string
+	if r.Local() && budget > 0 {
+		room := max(budget-r.Peak(input, n), 0)
+		if note, err = fitWorkers(&c, o, r, budget, room, sc); err != nil {
+			return Plan{}, err
+		}
+	}
 	c.IndexKeyBits = KeyBits(input)
 	scale := PartitionScale(input, r.model() == spilledModel)
 	if !o.Given["partitions"] {
@@ -88,6 +102,5 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 	if c.CCRounds == -1 {
 		c.CCRounds = AutoCCRounds(r.Local(), scale)
 	}
-	mem, _ := ParseMemory(o.Memory)
-	return Plan{Config: c, Budget: mem.Of(r.MachineMemory)}, nil
+	return Plan{Config: c, Budget: budget, Note: note}, nil
 }

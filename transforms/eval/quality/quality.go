@@ -551,18 +551,37 @@ func ReadRun(pairsGlob string) ([]Pair, []Cluster, error) {
 	return pairs, clusters, nil
 }
 
-// eachJSON calls fn with a decoder of each line of the JSONL file at path
-// (gzip or zstd, by name or content).
-func eachJSON(path string, fn func(dec func(any) error) error) error {
+// openText opens the text file at path for reading, as the corpus, the
+// truth and the synthetic pairs are all read: gzip or zstd decompressed
+// (by name or content), a UTF-8 byte order mark at its start skipped.
+func openText(path string) (io.Reader, io.Closer, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer f.Close()
 	r, err := record.Decompress(path, f) // gzip or zstd, by name or content
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+	return br, f, nil
+}
+
+// utf8BOM is the byte order mark some tools write at the start of a file.
+const utf8BOM = "\xEF\xBB\xBF"
+
+// eachJSON calls fn with a decoder of each line of the JSONL file at path
+// (see openText).
+func eachJSON(path string, fn func(dec func(any) error) error) error {
+	r, c, err := openText(path)
 	if err != nil {
 		return err
 	}
+	defer c.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	line := 0
@@ -573,34 +592,63 @@ func eachJSON(path string, fn func(dec func(any) error) error) error {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // ReadTruth reads a ground-truth TSV (id_a id_b jaccard inter union, with a
-// header line).
+// header line; see openText). A row whose counts cannot be a Jaccard
+// (inter < 0, union < 1, inter > union) or that lists a pair again (in
+// either order) is an error naming its line.
 func ReadTruth(path string) ([]TruePair, error) {
 	var out []TruePair
-	err := eachTSV(path, 5, func(f []string) error {
+	first := map[key]int{} // the line of each pair
+	err := eachTSV(path, 5, func(line int, f []string) error {
 		i, err1 := strconv.Atoi(f[3])
 		u, err2 := strconv.Atoi(f[4])
 		if err1 != nil || err2 != nil || u <= 0 {
 			return fmt.Errorf("bad inter/union %q/%q", f[3], f[4])
 		}
+		if err := checkCounts(i, u); err != nil {
+			return err
+		}
+		k := mk(f[0], f[1])
+		if l, ok := first[k]; ok {
+			return fmt.Errorf("the pair %s %s again (first at line %d)", f[0], f[1], l)
+		}
+		first[k] = line
 		out = append(out, TruePair{A: f[0], B: f[1], Inter: i, Union: u})
 		return nil
 	})
 	return out, err
 }
 
+// checkCounts checks the shared and distinct shingles of a pair.
+func checkCounts(inter, union int) error {
+	switch {
+	case inter < 0 || union < 0:
+		return fmt.Errorf("negative inter/union %d/%d", inter, union)
+	case inter > union:
+		return fmt.Errorf("inter %d more than union %d (Jaccard above 1)", inter, union)
+	}
+	return nil
+}
+
 // ReadSynthetic reads dev_synthetic.tsv: id_a id_b edit_type lang jaccard
-// inter union params.
+// inter union params (see openText); counts that cannot be a Jaccard are an
+// error naming the line (0/0: a variant without shingles).
 func ReadSynthetic(path string) ([]Synthetic, error) {
 	var out []Synthetic
-	err := eachTSV(path, 7, func(f []string) error {
+	err := eachTSV(path, 7, func(_ int, f []string) error {
 		i, err1 := strconv.Atoi(f[5])
 		u, err2 := strconv.Atoi(f[6])
 		if err1 != nil || err2 != nil {
 			return fmt.Errorf("bad inter/union %q/%q", f[5], f[6])
+		}
+		if err := checkCounts(i, u); err != nil {
+			return err
 		}
 		out = append(out, Synthetic{A: f[0], B: f[1], Edit: f[2], Lang: f[3], Inter: i, Union: u})
 		return nil
@@ -622,13 +670,17 @@ func ReadLangs(path string) (map[string]string, error) {
 	return langs, err
 }
 
-func eachTSV(path string, cols int, fn func([]string) error) error {
-	f, err := os.Open(path)
+// eachTSV calls fn with the 1-based line number and the tab-separated
+// fields of each line of the TSV file at path (see openText) but a first
+// line starting "id_a", the header; a line of fewer than cols fields is an
+// error naming it.
+func eachTSV(path string, cols int, fn func(line int, fields []string) error) error {
+	r, c, err := openText(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	defer c.Close()
+	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -639,11 +691,14 @@ func eachTSV(path string, cols int, fn func([]string) error) error {
 		if len(fields) < cols {
 			return fmt.Errorf("%s:%d: want %d columns, got %d", path, line, cols, len(fields))
 		}
-		if err := fn(fields); err != nil {
+		if err := fn(line, fields); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // Print writes the report as tables, each measure named as in the package

@@ -2,6 +2,7 @@ package quality
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"maps"
@@ -568,12 +569,24 @@ func TestReadTruth(t *testing.T) {
 		{"zero union", "d1\td2\t0.5\t1\t2\nd3\td4\t0\t0\t0\n", "bad.tsv:2: bad inter/union"},
 		{"not a number", "id_a\tid_b\tjaccard\tinter\tunion\nd1\td2\t0.5\tx\t2\n", "bad.tsv:2: bad inter/union"},
 		{"space separated", "d1 d2 0.5 1 2\n", "bad.tsv:1: want 5 columns, got 1"},
+		{"inter above union", "id_a\tid_b\tjaccard\tinter\tunion\nd1\td2\t9\t9\t1\n", "bad.tsv:2: inter 9 more than union 1"},
+		{"negative inter", "d1\td2\t0.5\t-1\t2\n", "bad.tsv:1: negative inter/union -1/2"},
+		{"pair twice", "d1\td2\t0.5\t1\t2\nd3\td4\t0.5\t1\t2\nd2\td1\t0.5\t1\t2\n", "bad.tsv:3: the pair d2 d1 again (first at line 1)"},
 	}
 	for _, tt := range tests {
 		p := writeFile(t, dir, "bad.tsv", tt.text)
 		if _, err := ReadTruth(p); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: ReadTruth error %v, want one containing %q", tt.name, err, tt.want)
 		}
+	}
+	// A byte order mark and gzip, as --corpus and --pairs take them.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("\xEF\xBB\xBFid_a\tid_b\tjaccard\tinter\tunion\nd1\td2\t0.5\t1\t2\n"))
+	zw.Close()
+	p = writeFile(t, dir, "truth.tsv.gz", gz.String())
+	if got, err := ReadTruth(p); err != nil || !reflect.DeepEqual(got, []TruePair{{"d1", "d2", 1, 2}}) {
+		t.Errorf("ReadTruth of gzip with a BOM = %+v, %v", got, err)
 	}
 	if _, err := ReadTruth(filepath.Join(dir, "missing.tsv")); !os.IsNotExist(err) {
 		t.Errorf("ReadTruth of a missing file: error %v, want not exist", err)
@@ -597,6 +610,10 @@ func TestReadSynthetic(t *testing.T) {
 	p = writeFile(t, dir, "bad.tsv", "o1\tv1\ttypo\ten\t0.9\tnine\t10\n")
 	if _, err := ReadSynthetic(p); err == nil || !strings.Contains(err.Error(), "bad.tsv:1: bad inter/union") {
 		t.Errorf("ReadSynthetic of a bad line: error %v", err)
+	}
+	p = writeFile(t, dir, "bad.tsv", "o1\tv1\ttypo\ten\t0.9\t11\t10\n")
+	if _, err := ReadSynthetic(p); err == nil || !strings.Contains(err.Error(), "bad.tsv:1: inter 11 more than union 10") {
+		t.Errorf("ReadSynthetic of inter above union: error %v", err)
 	}
 	p = writeFile(t, dir, "short.tsv", "o1\tv1\ttypo\ten\t0.9\t9\n")
 	if _, err := ReadSynthetic(p); err == nil || !strings.Contains(err.Error(), "want 7 columns, got 6") {

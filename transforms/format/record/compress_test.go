@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -594,5 +596,29 @@ func TestZstdShortTrailer(t *testing.T) {
 				t.Errorf("detail %q, want %q", rejects[0].Detail, at)
 			}
 		})
+	}
+}
+
+// TestZstdLongWindow: a frame with the 2 GiB window of zstd --long=31
+// (testdata/bad/long31.jsonl.zst, written by the zstd command from a pipe)
+// is read; one whose header asks for 4 GiB, more than MaxZstdWindow, is
+// corrupt_zstd.
+func TestZstdLongWindow(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "bad", "long31.jsonl.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h zstd.Header
+	if err := h.Decode(in); err != nil || h.WindowSize != MaxZstdWindow || in[5] != 0xA8 {
+		t.Fatalf("long31.jsonl.zst: window %d, descriptor %#x, %v; want %d, 0xa8", h.WindowSize, in[5], err, MaxZstdWindow)
+	}
+	if res := run(t, in, "long31.jsonl.zst", Options{}); len(res.docs) != 2 || len(res.rejects) != 0 {
+		t.Errorf("a 2 GiB window: %d docs, rejects %v; want 2, none", len(res.docs), res.rejects)
+	}
+	larger := bytes.Clone(in)
+	larger[5] = 0xB0 // a window of 1<<32
+	res := run(t, larger, "long32.jsonl.zst", Options{})
+	if len(res.docs) != 0 || len(res.rejects) != 1 || res.rejects[0].Reason != ReasonCorruptZstd {
+		t.Errorf("a 4 GiB window: %d docs, rejects %v; want one corrupt_zstd", len(res.docs), res.rejects)
 	}
 }

@@ -100,6 +100,14 @@ func ByName(name string) Compression {
 	return Unknown
 }
 
+// MaxZstdWindow is the largest zstd window read: 2 GiB, that of zstd
+// --long=31, the largest the zstd command writes (the decoder's default
+// is 512 MiB). A frame with a larger window is damaged data
+// (ErrCorruptZstd). The decoder holds a frame's window while it reads it:
+// a local job counts the window of each zstd input's first frame against
+// its memory budget (pipeline/plan).
+const MaxZstdWindow = 1 << 31
+
 // The magic numbers that start a gzip member and a zstd frame.
 var (
 	gzipMagic = []byte{0x1F, 0x8B}
@@ -296,7 +304,7 @@ func (d *Reader) start() error {
 		}
 	case Zstd:
 		var zr *zstd.Decoder
-		zr, err = zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		zr, err = zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(MaxZstdWindow))
 		d.r = zr
 	}
 	if err != nil {

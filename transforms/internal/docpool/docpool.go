@@ -116,6 +116,24 @@ func putItems(items []Doc) {
 	}
 }
 
+// mapBatches is the most batches a Map call on workers goroutines holds:
+// one in work or waiting for each worker, as many done and waiting to be
+// emitted, one being filled and one being emitted.
+func mapBatches(workers int) int { return 2*workers + 2 }
+
+// MapBytes is the most memory a Map call on workers goroutines (0:
+// GOMAXPROCS) with results R holds in its batches, each document taking a
+// slot of the smallest storage (slotBytes, which holds most documents' text:
+// a longer document's slot holds the document, counted in the input).
+func MapBytes[R any](workers int) int64 {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var d Doc
+	var r R
+	return int64(mapBatches(workers)) * Batch * int64(unsafe.Sizeof(d)+unsafe.Sizeof(r)+slotBytes)
+}
+
 type docJob[R any] struct {
 	items []Doc
 	out   []R
@@ -163,9 +181,16 @@ func Map[R any](read Reader, workers int,
 	}
 	jobs := make(chan *docJob[R], workers)
 	done := make(chan *docJob[R], workers)
-	free := make(chan *docJob[R], 2*workers+2)
-	for i := 0; i < cap(free); i++ {
-		free <- &docJob[R]{items: getItems(), out: make([]R, Batch)}
+	// The batches, at most mapBatches(workers), are made as the reader
+	// needs them: a file of a few documents takes one.
+	free := make(chan *docJob[R], mapBatches(workers))
+	var made int
+	take := func() *docJob[R] {
+		if len(free) == 0 && made < cap(free) {
+			made++
+			return &docJob[R]{items: getItems(), out: make([]R, Batch)}
+		}
+		return <-free
 	}
 	// The batches' items, with their slots' text storage, serve the next
 	// files and passes.
@@ -177,7 +202,7 @@ func Map[R any](read Reader, workers int,
 	var readErr, setupErr error
 	go func() {
 		defer close(jobs)
-		readErr = feedDocs(read, onReject, jobs, free)
+		readErr = feedDocs(read, onReject, jobs, take)
 	}()
 	startWorkers(workers, newWorker, jobs, done, &setupErr)
 	emitInOrder(done, free, emit, &setupErr)
@@ -187,11 +212,11 @@ func Map[R any](read Reader, workers int,
 	return readErr
 }
 
-// feedDocs reads the documents with read into batches taken from free and
+// feedDocs reads the documents with read into batches from take and
 // sends them to jobs, numbered in read order; onReject (nil: none) gets the
 // rejects.
-func feedDocs[R any](read Reader, onReject func(record.Reject) error, jobs, free chan *docJob[R]) error {
-	j, seq := <-free, 0
+func feedDocs[R any](read Reader, onReject func(record.Reject) error, jobs chan *docJob[R], take func() *docJob[R]) error {
+	j, seq := take(), 0
 	if onReject == nil {
 		onReject = func(record.Reject) error { return nil }
 	}
@@ -214,7 +239,7 @@ func feedDocs[R any](read Reader, onReject func(record.Reject) error, jobs, free
 		if len(j.items) == Batch {
 			j.seq, seq = seq, seq+1
 			jobs <- j
-			j = <-free
+			j = take()
 		}
 		return nil
 	}, onReject)

@@ -3,6 +3,7 @@ package docpool
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -101,5 +102,28 @@ func TestMapDocsOrder(t *testing.T) {
 		if len(got) != docs || !slices.IsSorted(got) || got[docs-1] != 3*(docs-1)+(docs-1)%2 {
 			t.Errorf("%d workers: %d results, sorted %v", workers, len(got), slices.IsSorted(got))
 		}
+	}
+}
+
+// TestMapBatchesAsNeeded: Map makes its batches as the reader fills them,
+// so that a file of one document on many workers takes one batch, not
+// the MapBytes of all of them; a file of many documents takes no more
+// than mapBatches.
+func TestMapBatchesAsNeeded(t *testing.T) {
+	const workers = 1000
+	oneDoc := func(doc func(*Doc) error, _ func(record.Reject) error) error {
+		return doc(&Doc{ID: "a", Text: "one document", Normalized: true})
+	}
+	newWorker := func() (func(*Doc, *[64]byte), error) { return func(*Doc, *[64]byte) {}, nil }
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n := 0
+	if err := Map(oneDoc, workers, newWorker, func(*[64]byte) { n++ }, nil); err != nil || n != 1 {
+		t.Fatalf("Map: %d results, %v; want 1", n, err)
+	}
+	runtime.ReadMemStats(&after)
+	all := MapBytes[[64]byte](workers)
+	if got := int64(after.TotalAlloc - before.TotalAlloc); got > all/100 {
+		t.Errorf("Map of one document on %d workers allocated %d bytes; want at most %d, a hundredth of all its batches (%d)", workers, got, all/100, all)
 	}
 }
