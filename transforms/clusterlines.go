@@ -124,19 +124,31 @@ func decideComponents(members []wire.Member, links []wire.Match, longest bool, f
 	for i, m := range members {
 		at[m.Doc] = int32(i)
 	}
-	for _, l := range links {
-		_, okA := at[l.A]
-		_, okB := at[l.B]
+	// The links sorted by their documents' indices in members.
+	type linkAt struct{ a, b, k int32 }
+	order := make([]linkAt, len(links))
+	for k, l := range links {
+		a, okA := at[l.A]
+		b, okB := at[l.B]
 		if !okA || !okB {
 			return fmt.Errorf("a match of documents %d and %d, not both members", l.A, l.B)
 		}
+		order[k] = linkAt{a, b, int32(k)}
 	}
-	slices.SortFunc(links, func(x, y wire.Match) int {
-		if c := cmp.Compare(at[x.A], at[y.A]); c != 0 {
+	slices.SortFunc(order, func(x, y linkAt) int {
+		if c := cmp.Compare(x.a, y.a); c != 0 {
 			return c
 		}
-		return cmp.Compare(at[x.B], at[y.B])
+		if c := cmp.Compare(x.b, y.b); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.k, y.k)
 	})
+	sorted := make([]wire.Match, len(links))
+	for i, o := range order {
+		sorted[i] = links[o.k]
+	}
+	links = sorted
 	var nodes []greedy.Node
 	var glinks []greedy.Link
 	for i, k := 0, 0; i < len(members); {
@@ -148,15 +160,15 @@ func decideComponents(members []wire.Member, links []wire.Match, longest bool, f
 		// The component's links: those whose first document is a member
 		// (links are sorted by their first document's index).
 		n := k
-		for n < len(links) && at[links[n].A] < int32(j) {
+		for n < len(order) && order[n].a < int32(j) {
 			n++
 		}
 		nodes, glinks = nodes[:0], glinks[:0]
 		for _, m := range comp {
 			nodes = append(nodes, greedy.Node{Doc: m.Doc, Len: m.Len})
 		}
-		for _, l := range links[k:n] {
-			a, b := at[l.A]-int32(i), at[l.B]-int32(i)
+		for x, l := range links[k:n] {
+			a, b := order[k+x].a-int32(i), order[k+x].b-int32(i)
 			if a < 0 || b < 0 || int(b) >= len(comp) {
 				return fmt.Errorf("a match of documents %d and %d across components", l.A, l.B)
 			}

@@ -104,3 +104,25 @@ func TestDecideChain100k(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkDecideComponentsChain decides one component of 1,000,000
+// documents chained by their matches, as clusterFn does once it has read
+// them: B/op is what the decision adds to the members and links it holds.
+func BenchmarkDecideComponentsChain(b *testing.B) {
+	const n = 1_000_000
+	members := make([]wire.Member, n)
+	links := make([]wire.Match, n-1)
+	for i := range members {
+		members[i] = wire.Member{Root: wire.DocNum(0, 0), Doc: wire.DocNum(0, int64(i)), ID: fmt.Sprint(i), Len: int64(i % 1000)}
+		if i > 0 {
+			links[i-1] = wire.Match{A: members[i-1].Doc, B: members[i].Doc, Jaccard: 0.9, Method: wire.MinHash}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		err := decideComponents(members, links, true, func([]wire.Member, []greedy.Node, []wire.Match, []greedy.Decision) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
