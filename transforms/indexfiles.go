@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
@@ -47,8 +50,10 @@ func removeMatching(ctx context.Context, dir string, globs ...string) error {
 	return nil
 }
 
-// ReadManifest reads and checks DIR/index.json through Beam's filesystems,
-// and resolves its generations' directories (Generation.Path).
+// ReadManifest reads and checks DIR/index.json through Beam's filesystems
+// (index.ParseManifest), and resolves its generations' directories
+// (Generation.Path): one that lists dir itself besides its own generation
+// lists a generation twice.
 func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
 	path := output.JoinPath(dir, index.ManifestName)
 	rc, err := workfiles.Open(ctx, path)
@@ -70,5 +75,23 @@ func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
 			gen.Path = dir
 		}
 	}
+	own := slices.ContainsFunc(m.Generations, func(gen index.Generation) bool { return gen.Dir == "" })
+	for g, gen := range m.Generations {
+		if own && gen.Dir != "" && sameDir(gen.Dir, dir) {
+			return nil, fmt.Errorf("%s: %w: generation %s is listed twice (generation %d and the manifest's own)", path, index.ErrCorrupt, gen.Dir, g)
+		}
+	}
 	return m, nil
+}
+
+// sameDir reports whether the directories a and b (paths or URLs) are the
+// same, by their names cleaned.
+func sameDir(a, b string) bool {
+	clean := func(d string) string {
+		if strings.Contains(d, "://") {
+			return strings.TrimSuffix(d, "/")
+		}
+		return filepath.Clean(d)
+	}
+	return clean(a) == clean(b)
 }

@@ -125,8 +125,8 @@ func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 	if a.man, err = transforms.ReadManifest(ctx, a.idx); err != nil {
 		return plan.Options{}, err
 	}
-	if a.man.Version != index.Version {
-		return plan.Options{}, fmt.Errorf("index %s is of version %d: convert it once with `neardup index compact --index %s --output NEW_DIR` (this neardup audits version %d indexes)",
+	if a.man.Version == 2 {
+		return plan.Options{}, fmt.Errorf("index %s is of version %d: convert it once with `neardup index compact --index %s --output NEW_DIR` (this neardup audits versions 3 and %d)",
 			a.idx, a.man.Version, a.idx, index.Version)
 	}
 	if a.man, err = transforms.OpenIndex(ctx, a.idx); err != nil {
