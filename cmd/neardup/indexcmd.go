@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
@@ -81,12 +82,8 @@ func checkCompactOutput(ctx context.Context, src, dst string) error {
 	if err != nil {
 		return err
 	}
-	d := strings.TrimSuffix(dst, "/") + "/"
-	for _, gen := range m.Generations {
-		g := strings.TrimSuffix(gen.Path, "/") + "/"
-		if strings.HasPrefix(d, g) || strings.HasPrefix(g, d) {
-			return usagef("--output %s overlaps the index's generation %s", dst, gen.Path)
-		}
+	if err := outdir.CheckGenerations([]outdir.Path{{Name: "--output", Path: dst, Written: true}}, outdir.Path{Name: "--index", Path: src}, generationPaths(m)); err != nil {
+		return usageError{err}
 	}
 	if !strings.Contains(dst, "://") {
 		names, err := os.ReadDir(dst)
