@@ -104,22 +104,19 @@ func OpenIndex(ctx context.Context, dir string) (*index.Manifest, error) {
 // generation the index in dir lists in another directory, gives its own
 // generation gen's fingerprint.
 func sameGeneration(ctx context.Context, dir string, gen index.Generation) error {
-	m, err := ReadManifest(ctx, gen.Path)
+	b, path, err := readManifestBytes(ctx, gen.Path)
 	if err != nil {
 		return fmt.Errorf("index %s needs generation %s (%v)", dir, gen.Path, err)
 	}
-	for _, own := range m.Generations {
-		if own.Dir != "" {
-			continue
-		}
-		if own.Fingerprint != gen.Fingerprint {
-			return fmt.Errorf("index %s needs generation %s with fingerprint %s, but %s gives it %s: the generation was rebuilt or replaced since",
-				dir, gen.Path, gen.Fingerprint, output.JoinPath(gen.Path, index.ManifestName), own.Fingerprint)
-		}
-		return nil
+	fp, err := index.OwnFingerprint(b, path)
+	if err != nil {
+		return fmt.Errorf("index %s needs generation %s (%v)", dir, gen.Path, err)
 	}
-	return fmt.Errorf("index %s needs generation %s, but %s lists no generation in its own directory",
-		dir, gen.Path, output.JoinPath(gen.Path, index.ManifestName))
+	if fp != gen.Fingerprint {
+		return fmt.Errorf("index %s needs generation %s with fingerprint %s, but %s gives it %s: the generation was rebuilt or replaced since",
+			dir, gen.Path, gen.Fingerprint, path, fp)
+	}
+	return nil
 }
 
 // fileSize is the size of the file at path, on its Beam filesystem.

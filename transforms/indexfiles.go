@@ -55,15 +55,9 @@ func removeMatching(ctx context.Context, dir string, globs ...string) error {
 // (Generation.Path): one that lists dir itself besides its own generation
 // lists a generation twice.
 func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
-	path := output.JoinPath(dir, index.ManifestName)
-	rc, err := workfiles.Open(ctx, path)
+	b, path, err := readManifestBytes(ctx, dir)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: no manifest: %w", dir, err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, 256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("index %s: reading %s: %w", dir, path, err)
+		return nil, err
 	}
 	m, err := index.ParseManifest(b, path)
 	if err != nil {
@@ -82,6 +76,21 @@ func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
 		}
 	}
 	return m, nil
+}
+
+// readManifestBytes returns DIR/index.json and its path.
+func readManifestBytes(ctx context.Context, dir string) ([]byte, string, error) {
+	path := output.JoinPath(dir, index.ManifestName)
+	rc, err := workfiles.Open(ctx, path)
+	if err != nil {
+		return nil, path, fmt.Errorf("index %s: no manifest: %w", dir, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, 256<<20))
+	if err != nil {
+		return nil, path, fmt.Errorf("index %s: reading %s: %w", dir, path, err)
+	}
+	return b, path, nil
 }
 
 // sameDir reports whether the directories a and b (paths or URLs) are the

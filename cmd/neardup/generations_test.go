@@ -118,6 +118,18 @@ func TestIndexGenerations(t *testing.T) {
 		docs = m.Generations[1].Documents
 	})
 	refused("key files emptied", manifest+": index: corrupt: generation 1 (): its key files hold 0 exact keys for "+strconv.FormatInt(docs, 10)+" documents (one each)")
+	// A manifest of version 3 (no fingerprints) opens: its generations'
+	// fingerprints are computed from its lists.
+	toV3 := func(m *index.Manifest) {
+		m.Version = 3
+		for g := range m.Generations {
+			m.Generations[g].Fingerprint = ""
+		}
+	}
+	edit(toV3)
+	if code, stderr := neardup(t, "", "audit", "--quiet", "--index", g1, "--input", batch, "--output", filepath.Join(dir, "a3")); code != 0 {
+		t.Errorf("audit against a version 3 index: exit %d: %s", code, stderr)
+	}
 	if err := os.WriteFile(manifest, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -148,5 +160,8 @@ func TestIndexGenerations(t *testing.T) {
 		}
 	}
 	refused("a generation rebuilt in place", "index "+g1+" needs generation "+g0+" with fingerprint "+m0.Generations[0].Fingerprint+", but "+
+		filepath.Join(g0, index.ManifestName)+" gives it "+m0b.Generations[0].Fingerprint+": the generation was rebuilt or replaced since")
+	edit(toV3) // the same through the computed fingerprints
+	refused("a generation rebuilt in place, version 3", "index "+g1+" needs generation "+g0+" with fingerprint "+m0.Generations[0].Fingerprint+", but "+
 		filepath.Join(g0, index.ManifestName)+" gives it "+m0b.Generations[0].Fingerprint+": the generation was rebuilt or replaced since")
 }

@@ -195,6 +195,40 @@ func ParseManifest(b []byte, where string) (*Manifest, error) {
 	return &m, nil
 }
 
+// OwnFingerprint returns the fingerprint of the generation in the
+// directory of the manifest b read from where (the generation whose dir
+// is ""): as recorded, in a manifest of this version, without decoding
+// the generations' lists; computed from its lists (ParseManifest) in one
+// of version 3.
+func OwnFingerprint(b []byte, where string) (string, error) {
+	var light struct {
+		Format      string `json:"format"`
+		Version     int    `json:"version"`
+		Generations []struct {
+			Dir         string `json:"dir"`
+			Fingerprint string `json:"fingerprint"`
+		} `json:"generations"`
+	}
+	if err := json.Unmarshal(b, &light); err != nil || light.Format != FormatName || light.Version != Version {
+		m, err := ParseManifest(b, where)
+		if err != nil {
+			return "", err
+		}
+		for _, gen := range m.Generations {
+			if gen.Dir == "" {
+				return gen.Fingerprint, nil
+			}
+		}
+		return "", fmt.Errorf("%s: no generation in its own directory", where)
+	}
+	for _, gen := range light.Generations {
+		if gen.Dir == "" {
+			return gen.Fingerprint, nil
+		}
+	}
+	return "", fmt.Errorf("%s: no generation in its own directory", where)
+}
+
 // check checks the generations of a decoded manifest and flattens it.
 func (m *Manifest) check() error {
 	own := 0

@@ -273,3 +273,39 @@ func FuzzManifest(f *testing.F) {
 		}
 	})
 }
+
+// TestOwnFingerprint: the fingerprint of a manifest's own generation, as
+// recorded (version 4, even if its lists say otherwise: the listing
+// manifest checked those) or computed (version 3); an error without one.
+func TestOwnFingerprint(t *testing.T) {
+	m := testChain(t)
+	want := m.Generations[1].Fingerprint
+	b, _ := json.Marshal(m)
+	if got, err := OwnFingerprint(b, "x"); err != nil || got != want {
+		t.Errorf("version 4: %q, %v; want %q", got, err, want)
+	}
+	m.Generations[1].Fingerprint = "recorded"
+	b, _ = json.Marshal(m)
+	if got, err := OwnFingerprint(b, "x"); err != nil || got != "recorded" {
+		t.Errorf("version 4, as recorded: %q, %v; want %q", got, err, "recorded")
+	}
+	m = testChain(t)
+	m.Version = 3
+	for g := range m.Generations {
+		m.Generations[g].Fingerprint = ""
+	}
+	b, _ = json.Marshal(m)
+	if got, err := OwnFingerprint(b, "x"); err != nil || got != want {
+		t.Errorf("version 3: %q, %v; want %q", got, err, want)
+	}
+	m = testChain(t)
+	m.Generations = m.Generations[:1]
+	m.Documents = m.Generations[0].Documents
+	b, _ = json.Marshal(m)
+	if got, err := OwnFingerprint(b, "x"); err == nil || !strings.Contains(err.Error(), "x: no generation in its own directory") {
+		t.Errorf("no own generation: %q, %v", got, err)
+	}
+	if _, err := OwnFingerprint([]byte(`{"format":"neardup-index","version":1}`), "x"); !errors.Is(err, ErrVersion) {
+		t.Errorf("version 1: %v, want ErrVersion", err)
+	}
+}
