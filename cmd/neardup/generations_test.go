@@ -72,6 +72,15 @@ func TestIndexGenerations(t *testing.T) {
 		}
 	}
 
+	// The compaction of the chain: one generation, its fingerprint recorded.
+	c0 := filepath.Join(dir, "c0")
+	if code, stderr := neardup(t, "", "index", "compact", "--index", g1, "--output", c0); code != 0 {
+		t.Fatalf("index compact: exit %d: %s", code, stderr)
+	}
+	if m := readManifest(t, c0); m.Version != index.Version || len(m.Generations) != 1 || m.Generations[0].Fingerprint == "" || m.Documents != readManifest(t, g1).Documents {
+		t.Errorf("compacted manifest: version %d, %d generations, fingerprint %q, %d documents", m.Version, len(m.Generations), m.Generations[0].Fingerprint, m.Documents)
+	}
+
 	// Manifests that do not hold together: exit 1, nothing written.
 	manifest := filepath.Join(g1, index.ManifestName)
 	orig, err := os.ReadFile(manifest)
@@ -161,6 +170,12 @@ func TestIndexGenerations(t *testing.T) {
 	}
 	refused("a generation rebuilt in place", "index "+g1+" needs generation "+g0+" with fingerprint "+m0.Generations[0].Fingerprint+", but "+
 		filepath.Join(g0, index.ManifestName)+" gives it "+m0b.Generations[0].Fingerprint+": the generation was rebuilt or replaced since")
+	compact := filepath.Join(dir, "compact")
+	if code, stderr := neardup(t, "", "index", "compact", "--index", g1, "--output", compact); code != 1 || !strings.Contains(stderr, "the generation was rebuilt or replaced since") {
+		t.Errorf("index compact of an index whose generation was rebuilt: exit %d, stderr %q; want 1 and the refusal", code, stderr)
+	} else if _, err := os.Stat(compact); err == nil {
+		t.Errorf("index compact of an index whose generation was rebuilt made %s", compact)
+	}
 	edit(toV3) // the same through the computed fingerprints
 	refused("a generation rebuilt in place, version 3", "index "+g1+" needs generation "+g0+" with fingerprint "+m0.Generations[0].Fingerprint+", but "+
 		filepath.Join(g0, index.ManifestName)+" gives it "+m0b.Generations[0].Fingerprint+": the generation was rebuilt or replaced since")

@@ -74,11 +74,11 @@ func absPath(path string) string {
 	return path
 }
 
-// checkCompactOutput refuses an output directory that overlaps the index
-// or one of its generations, or that holds anything (a local directory)
-// or an index manifest.
+// checkCompactOutput opens the index (transforms.OpenIndex) and refuses
+// an output directory that overlaps the index or one of its generations,
+// or that holds anything (a local directory) or an index manifest.
 func checkCompactOutput(ctx context.Context, src, dst string) error {
-	m, err := transforms.ReadManifest(ctx, src)
+	m, err := transforms.OpenIndex(ctx, src)
 	if err != nil {
 		return err
 	}
