@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
@@ -71,7 +69,7 @@ func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
 	}
 	own := slices.ContainsFunc(m.Generations, func(gen index.Generation) bool { return gen.Dir == "" })
 	for g, gen := range m.Generations {
-		if own && gen.Dir != "" && sameDir(gen.Dir, dir) {
+		if own && gen.Dir != "" && index.CleanDir(gen.Dir) == index.CleanDir(dir) {
 			return nil, fmt.Errorf("%s: %w: generation %s is listed twice (generation %d and the manifest's own)", path, index.ErrCorrupt, gen.Dir, g)
 		}
 	}
@@ -91,16 +89,4 @@ func readManifestBytes(ctx context.Context, dir string) ([]byte, string, error) 
 		return nil, path, fmt.Errorf("index %s: reading %s: %w", dir, path, err)
 	}
 	return b, path, nil
-}
-
-// sameDir reports whether the directories a and b (paths or URLs) are the
-// same, by their names cleaned.
-func sameDir(a, b string) bool {
-	clean := func(d string) string {
-		if strings.Contains(d, "://") {
-			return strings.TrimSuffix(d, "/")
-		}
-		return filepath.Clean(d)
-	}
-	return clean(a) == clean(b)
 }

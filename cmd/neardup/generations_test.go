@@ -121,6 +121,8 @@ func TestIndexGenerations(t *testing.T) {
 		m.Documents += m.Generations[0].Documents
 	})
 	refused("a generation listed twice", manifest+": index: corrupt: generation "+g0+" is listed twice (generations 0 and 1)")
+	edit(func(m *index.Manifest) { m.Generations[0].Dir = g1 + "/" })
+	refused("the index's own directory listed as a generation", manifest+": index: corrupt: generation "+g1+"/ is listed twice (generation 0 and the manifest's own)")
 	var docs int64
 	edit(func(m *index.Manifest) {
 		m.Generations[1].Keys = []index.KeyFile{}

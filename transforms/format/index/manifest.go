@@ -42,7 +42,7 @@ type Generation struct {
 	PartitionBits int       `json:"partition_bits"`
 	Shards        []Shard   `json:"shards"`
 	Keys          []KeyFile `json:"keys"` // by partition; a partition without keys has none
-	// Fingerprint identifies the generation's files (see Fingerprint). The
+	// Fingerprint identifies the generation's files (ComputeFingerprint). The
 	// manifest a generation's job wrote records it, and so does every
 	// manifest that lists the generation since; an index opens only if
 	// they agree (transforms.OpenIndex). Manifests of version 3 lack it:
@@ -219,14 +219,14 @@ func OwnFingerprint(b []byte, where string) (string, error) {
 				return gen.Fingerprint, nil
 			}
 		}
-		return "", fmt.Errorf("%s: no generation in its own directory", where)
+		return "", fmt.Errorf("%s: %w: no generation in its own directory", where, ErrCorrupt)
 	}
 	for _, gen := range light.Generations {
 		if gen.Dir == "" {
 			return gen.Fingerprint, nil
 		}
 	}
-	return "", fmt.Errorf("%s: no generation in its own directory", where)
+	return "", fmt.Errorf("%s: %w: no generation in its own directory", where, ErrCorrupt)
 }
 
 // check checks the generations of a decoded manifest and flattens it.
@@ -240,10 +240,10 @@ func (m *Manifest) check() error {
 			own++
 		} else if !strings.HasPrefix(gen.Dir, "/") && !strings.Contains(gen.Dir, "://") {
 			return fmt.Errorf("generation %d: directory %q is neither absolute nor a URL", g, gen.Dir)
-		} else if d, ok := dirs[cleanDir(gen.Dir)]; ok {
+		} else if d, ok := dirs[CleanDir(gen.Dir)]; ok {
 			return fmt.Errorf("generation %s is listed twice (generations %d and %d)", gen.Dir, d, g)
 		} else {
-			dirs[cleanDir(gen.Dir)] = g
+			dirs[CleanDir(gen.Dir)] = g
 		}
 		if err := gen.check(m.Version); err != nil {
 			return fmt.Errorf("generation %d (%s): %v", g, gen.Dir, err)
@@ -292,9 +292,10 @@ func (m *Manifest) check() error {
 	return nil
 }
 
-// cleanDir is a generation's directory, a path or a URL, without a
-// trailing slash and, for a path, cleaned.
-func cleanDir(dir string) string {
+// CleanDir is a generation's directory, a path or a URL, without a
+// trailing slash and, for a path, cleaned: two names of a directory that
+// CleanDir makes the same name one directory.
+func CleanDir(dir string) string {
 	if strings.Contains(dir, "://") {
 		return strings.TrimSuffix(dir, "/")
 	}

@@ -241,10 +241,10 @@ func FuzzManifest(f *testing.F) {
 		}
 		dirs, fps := map[string]bool{}, map[string]bool{}
 		for _, gen := range m.Generations {
-			if gen.Dir != "" && dirs[cleanDir(gen.Dir)] || gen.Documents > 0 && fps[gen.Fingerprint] {
+			if gen.Dir != "" && dirs[CleanDir(gen.Dir)] || gen.Documents > 0 && fps[gen.Fingerprint] {
 				t.Fatalf("generation %q listed twice", gen.Dir)
 			}
-			dirs[cleanDir(gen.Dir)] = true
+			dirs[CleanDir(gen.Dir)] = true
 			if gen.Documents > 0 {
 				fps[gen.Fingerprint] = true
 			}
@@ -302,7 +302,7 @@ func TestOwnFingerprint(t *testing.T) {
 	m.Generations = m.Generations[:1]
 	m.Documents = m.Generations[0].Documents
 	b, _ = json.Marshal(m)
-	if got, err := OwnFingerprint(b, "x"); err == nil || !strings.Contains(err.Error(), "x: no generation in its own directory") {
+	if got, err := OwnFingerprint(b, "x"); err == nil || !strings.Contains(err.Error(), "x: index: corrupt: no generation in its own directory") {
 		t.Errorf("no own generation: %q, %v", got, err)
 	}
 	if _, err := OwnFingerprint([]byte(`{"format":"neardup-index","version":1}`), "x"); !errors.Is(err, ErrVersion) {
