@@ -114,7 +114,7 @@ type AuditOptions struct {
 //	batch matches ─ Clusters ─┐
 //	index matches ────────────┴─ WriteAudit ─ dedup, AuditSummary, [UpdateIndex]
 func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string, opt AuditOptions) error {
-	if opt.Manifest.Version != index.Version && !opt.Scan {
+	if opt.Manifest.Version == 2 && !opt.Scan { // no key files
 		return fmt.Errorf("index %s is of version %d: convert it with `neardup index compact --index %s --output NEW_DIR`", opt.Index, opt.Manifest.Version, opt.Index)
 	}
 	cfg.IndexOut = opt.UpdateIndex // the signature pass writes pre-shards there

@@ -82,8 +82,11 @@ func TestWriteAuditStage(t *testing.T) {
 	lines := []string{stageJSON("n1", stageText(1, 20)), stageJSON("n2", stageText(2, 20)), stageJSON("n3", stageText(3, 20)), stageJSON("n4", stageText(4, 20))}
 	paths := []string{stageInput(t, in, "new.jsonl", lines...)}
 	sources := []string{"/idx/src0.jsonl", "/idx/src1.jsonl"}
-	idxDir := t.TempDir() // an index whose manifest names the sources
-	man, err := index.NewManifest(cfg.IndexConfig(), []index.Generation{{Shards: []index.Shard{{Name: index.ShardName(0), Source: sources[0], Records: 1, Bytes: 100}, {Name: index.ShardName(1), Source: sources[1], Records: 1, Bytes: 100}}}}).Marshal()
+	idxDir := t.TempDir()                                                                               // an index whose manifest names the sources
+	keys := index.KeyFile{Name: index.KeyFileName(0), Bytes: 112, Sections: [index.Kinds]index.Section{ // the 2 exact keys the manifest requires
+		{Entries: 2, Start: 24, Dir: 40}, {Start: 64, Dir: 64}, {Start: 88, Dir: 88}}}
+	man, err := index.NewManifest(cfg.IndexConfig(), []index.Generation{{Shards: []index.Shard{{Name: index.ShardName(0), Source: sources[0], Records: 1, Bytes: 100}, {Name: index.ShardName(1), Source: sources[1], Records: 1, Bytes: 100}},
+		Keys: []index.KeyFile{keys}}}).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,8 +53,12 @@ func IndexLookup(s beam.Scope, cfg Config, dir string, keys, entries beam.PColle
 
 // OpenIndex reads the manifest of the index in dir (ReadManifest) and
 // checks that every file of every generation it lists is there with the
-// size it records: a generation removed or changed is an error naming it,
-// never a smaller index.
+// size it records, and that each generation in another directory is the
+// one the manifest lists: the manifest in that directory gives it the
+// fingerprint this one records (see index.Generation.Fingerprint). A
+// generation removed, changed or rebuilt is an error naming it, never
+// another index. It reads each generation's manifest and the size of each
+// file, none of the files.
 func OpenIndex(ctx context.Context, dir string) (*index.Manifest, error) {
 	m, err := ReadManifest(ctx, dir)
 	if err != nil {
@@ -85,7 +89,34 @@ func OpenIndex(ctx context.Context, dir string) (*index.Manifest, error) {
 			}
 		}
 	}
+	for _, gen := range m.Generations {
+		if gen.Dir == "" || m.Version == 2 {
+			continue
+		}
+		if err := sameGeneration(ctx, dir, gen); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
+}
+
+// sameGeneration checks that the manifest in the directory of gen, a
+// generation the index in dir lists in another directory, gives its own
+// generation gen's fingerprint.
+func sameGeneration(ctx context.Context, dir string, gen index.Generation) error {
+	b, path, err := readManifestBytes(ctx, gen.Path)
+	if err != nil {
+		return fmt.Errorf("index %s needs generation %s (%v)", dir, gen.Path, err)
+	}
+	fp, err := index.OwnFingerprint(b, path)
+	if err != nil {
+		return fmt.Errorf("index %s needs generation %s (%v)", dir, gen.Path, err)
+	}
+	if fp != gen.Fingerprint {
+		return fmt.Errorf("index %s needs generation %s with fingerprint %s, but %s gives it %s: the generation was rebuilt or replaced since",
+			dir, gen.Path, gen.Fingerprint, path, fp)
+	}
+	return nil
 }
 
 // fileSize is the size of the file at path, on its Beam filesystem.
@@ -171,7 +202,7 @@ func (fn *lookupTasksFn) ProcessElement(ctx context.Context, _ []byte, emit func
 	if err != nil {
 		return err
 	}
-	if m.Version != index.Version {
+	if m.Version == 2 {
 		return fmt.Errorf("index %s is of version %d, without key files: convert it with `neardup index compact`", fn.Dir, m.Version)
 	}
 	for t := range keyFileTasks(m) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
@@ -47,18 +48,14 @@ func removeMatching(ctx context.Context, dir string, globs ...string) error {
 	return nil
 }
 
-// ReadManifest reads and checks DIR/index.json through Beam's filesystems,
-// and resolves its generations' directories (Generation.Path).
+// ReadManifest reads and checks DIR/index.json through Beam's filesystems
+// (index.ParseManifest), and resolves its generations' directories
+// (Generation.Path): one that lists dir itself besides its own generation
+// lists a generation twice.
 func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
-	path := output.JoinPath(dir, index.ManifestName)
-	rc, err := workfiles.Open(ctx, path)
+	b, path, err := readManifestBytes(ctx, dir)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: no manifest: %w", dir, err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, 256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("index %s: reading %s: %w", dir, path, err)
+		return nil, err
 	}
 	m, err := index.ParseManifest(b, path)
 	if err != nil {
@@ -70,5 +67,26 @@ func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
 			gen.Path = dir
 		}
 	}
+	own := slices.ContainsFunc(m.Generations, func(gen index.Generation) bool { return gen.Dir == "" })
+	for g, gen := range m.Generations {
+		if own && gen.Dir != "" && index.CleanDir(gen.Dir) == index.CleanDir(dir) {
+			return nil, fmt.Errorf("%s: %w: generation %s is listed twice (generation %d and the manifest's own)", path, index.ErrCorrupt, gen.Dir, g)
+		}
+	}
 	return m, nil
+}
+
+// readManifestBytes returns DIR/index.json and its path.
+func readManifestBytes(ctx context.Context, dir string) ([]byte, string, error) {
+	path := output.JoinPath(dir, index.ManifestName)
+	rc, err := workfiles.Open(ctx, path)
+	if err != nil {
+		return nil, path, fmt.Errorf("index %s: no manifest: %w", dir, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, 256<<20))
+	if err != nil {
+		return nil, path, fmt.Errorf("index %s: reading %s: %w", dir, path, err)
+	}
+	return b, path, nil
 }

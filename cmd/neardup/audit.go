@@ -125,8 +125,11 @@ func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 	if a.man, err = transforms.ReadManifest(ctx, a.idx); err != nil {
 		return plan.Options{}, err
 	}
-	if a.man.Version != index.Version {
-		return plan.Options{}, fmt.Errorf("index %s is of version %d: convert it once with `neardup index compact --index %s --output NEW_DIR` (this neardup audits version %d indexes)",
+	if err := outdir.CheckGenerations(a.dirs(), outdir.Path{Name: "--index", Path: a.f.index}, generationPaths(a.man)); err != nil {
+		return plan.Options{}, usageError{err}
+	}
+	if a.man.Version == 2 {
+		return plan.Options{}, fmt.Errorf("index %s is of version %d: convert it once with `neardup index compact --index %s --output NEW_DIR` (this neardup audits versions 3 and %d)",
 			a.idx, a.man.Version, a.idx, index.Version)
 	}
 	if a.man, err = transforms.OpenIndex(ctx, a.idx); err != nil {
@@ -185,6 +188,15 @@ func (a *auditJob) finish(ctx context.Context, d doneJob) error {
 	}
 	auditReport(d.out.Path(), a.next, sum, len(d.files), a.man.Documents, d.took)
 	return nil
+}
+
+// generationPaths returns the directories of m's generations.
+func generationPaths(m *index.Manifest) []string {
+	paths := make([]string, len(m.Generations))
+	for g, gen := range m.Generations {
+		paths[g] = gen.Path
+	}
+	return paths
 }
 
 // openNextIndex checks and takes, with open, the directory of the next

@@ -135,19 +135,15 @@ func absPath(path string) string {
 	return path
 }
 
-// checkCompactOutput refuses an output directory that overlaps the index
-// or one of its generations.
+// checkCompactOutput opens the index (transforms.OpenIndex) and refuses
+// an output directory that overlaps the index or one of its generations.
 func checkCompactOutput(ctx context.Context, src, dst string) error {
-	m, err := transforms.ReadManifest(ctx, src)
+	m, err := transforms.OpenIndex(ctx, src)
 	if err != nil {
 		return err
 	}
-	d := strings.TrimSuffix(dst, "/") + "/"
-	for _, gen := range m.Generations {
-		g := strings.TrimSuffix(gen.Path, "/") + "/"
-		if strings.HasPrefix(d, g) || strings.HasPrefix(g, d) {
-			return usagef("--output %s overlaps the index's generation %s", dst, gen.Path)
-		}
+	if err := outdir.CheckGenerations([]outdir.Path{{Name: "--output", Path: dst, Written: true}}, outdir.Path{Name: "--index", Path: src}, generationPaths(m)); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

@@ -42,14 +42,19 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
-// FormatName and Version identify the layout. Version changes whenever a
-// reader of the previous version could not read a new index correctly, or
-// a value changes meaning. Version 2: a record's length is its text's bytes
-// in every format (version 1: a JSONL or TSV record's line).
+// FormatName and Version identify the layout of the manifest. Version
+// changes whenever a reader of the previous version could not read a new
+// index correctly, or a value changes meaning. Version 4: each generation
+// records its fingerprint; version 3: generations and key files; version
+// 2: a record's length is its text's bytes in every format (version 1: a
+// JSONL or TSV record's line).
 const (
 	FormatName = "neardup-index"
-	Version    = 3
+	Version    = 4
 )
+
+// KeyVersion is the version of the key files' layout, in their header.
+const KeyVersion = 3
 
 // ShardVersion is the version a Writer writes in a shard's header. A
 // Reader reads shards of versions 2 (no block directory, blocks of about

@@ -139,7 +139,7 @@ func TestShardDamage(t *testing.T) {
 
 func TestManifest(t *testing.T) {
 	cfg := Config{Tokens: "char", Shingle: 5, Perms: 128, MinHash: "classic", Method: "both", Threshold: 0.8, Hamming: 3, Bands: 16, Rows: 8, SimBlocks: 5, Format: "jsonl", IDField: "id", TextField: "text"}
-	m := NewManifest(cfg, []Generation{{Shards: []Shard{{Name: ShardName(0), Source: "a", Records: 3, Bytes: 40}, {Name: ShardName(1), Source: "b", Records: 4, Bytes: 50}}}})
+	m := NewManifest(cfg, []Generation{testGeneration(t, 3, 4)})
 	b, err := m.Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +158,7 @@ func TestManifest(t *testing.T) {
 		{"no version", `{"format":"neardup-index"}`, ErrCorrupt, "no version field"},
 		{"newer version", fmt.Sprintf(`{"format":"neardup-index","version":%d,"shards":"whatever"}`, Version+1), ErrVersion, fmt.Sprintf("version %d", Version+1)},
 		// Version 1 measured a JSONL or TSV record by its line, not its text.
-		{"version 1", `{"format":"neardup-index","version":1,"shards":[]}`, ErrVersion, "unsupported version 1 (this neardup reads versions 2 and 3; rebuild the index with `neardup run --index-out`)"},
+		{"version 1", `{"format":"neardup-index","version":1,"shards":[]}`, ErrVersion, "unsupported version 1 (this neardup reads versions 2 to 4; rebuild the index with `neardup run --index-out`)"},
 		{"relative generation", strings.Replace(string(b), `"dir": ""`, `"dir": "day1"`, 1), ErrCorrupt, "neither absolute nor a URL"},
 		{"bad generation count", strings.Replace(string(b), `"documents": 7,
       "partition_bits"`, `"documents": 6,

@@ -145,7 +145,7 @@ func (k KeyFile) check(pbits int) error {
 func WriteKeyFile(w io.Writer, part, pbits int, entries *[Kinds][]KeyEntry) (KeyFile, error) {
 	kw := &countWriter{w: w}
 	h := append([]byte(nil), keyMagic...)
-	h = binary.LittleEndian.AppendUint32(h, Version)
+	h = binary.LittleEndian.AppendUint32(h, KeyVersion)
 	h = binary.LittleEndian.AppendUint32(h, uint32(part))
 	h = binary.LittleEndian.AppendUint32(h, uint32(pbits))
 	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
@@ -241,7 +241,7 @@ func (k *KeyFileAt) header() error {
 		return k.corrupt("not a key file (bad magic %q)", h[:len(keyMagic)])
 	case crc32.Checksum(h[:20], castagnoli) != binary.LittleEndian.Uint32(h[20:]):
 		return k.corrupt("header checksum mismatch")
-	case binary.LittleEndian.Uint32(h[8:]) != Version:
+	case binary.LittleEndian.Uint32(h[8:]) != KeyVersion:
 		return fmt.Errorf("index key file %s: %w %d", k.name, ErrVersion, binary.LittleEndian.Uint32(h[8:]))
 	case int(binary.LittleEndian.Uint32(h[12:])) != k.f.Partition || int(binary.LittleEndian.Uint32(h[16:])) != k.pbits:
 		return k.corrupt("partition %d of %d bits, the manifest says %d of %d", binary.LittleEndian.Uint32(h[12:]),

@@ -1,8 +1,12 @@
 package index
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -38,6 +42,12 @@ type Generation struct {
 	PartitionBits int       `json:"partition_bits"`
 	Shards        []Shard   `json:"shards"`
 	Keys          []KeyFile `json:"keys"` // by partition; a partition without keys has none
+	// Fingerprint identifies the generation's files (ComputeFingerprint). The
+	// manifest a generation's job wrote records it, and so does every
+	// manifest that lists the generation since; an index opens only if
+	// they agree (transforms.OpenIndex). Manifests of version 3 lack it:
+	// ParseManifest computes it from the lists.
+	Fingerprint string `json:"fingerprint,omitempty"`
 
 	// Path is Dir resolved against the manifest's directory (set by the
 	// reader of the manifest; "" until then).
@@ -58,11 +68,51 @@ type Manifest struct {
 	Shards []Shard `json:"-"`
 }
 
-// NewManifest returns the manifest of the generations gens (in order).
+// NewManifest returns the manifest of the generations gens (in order),
+// with their fingerprints.
 func NewManifest(cfg Config, gens []Generation) Manifest {
 	m := Manifest{Format: FormatName, Version: Version, Config: cfg, Generations: gens}
 	m.flatten()
+	for g := range m.Generations {
+		m.Generations[g].Fingerprint = m.Generations[g].ComputeFingerprint()
+	}
 	return m
+}
+
+// ComputeFingerprint returns the fingerprint of the generation's files: the
+// first 16 bytes, in hex, of the SHA-256 of its partition bits and, for
+// each shard, its name, record count, size and CRC-32C, and for each key
+// file, its name, partition, size, CRC-32C and sections (see
+// docs/INDEX_FORMAT.md). The CRC-32C of a file is that of all its bytes,
+// computed as it is written, so that the fingerprint changes with any
+// file's contents without reading the files; it holds no path or time.
+func (gen *Generation) ComputeFingerprint() string {
+	b := []byte("neardup-generation\n")
+	b = binary.AppendUvarint(b, uint64(gen.PartitionBits))
+	b = binary.AppendUvarint(b, uint64(len(gen.Shards)))
+	for _, s := range gen.Shards {
+		b = binary.AppendUvarint(b, uint64(len(s.Name)))
+		b = append(b, s.Name...)
+		b = binary.AppendUvarint(b, uint64(s.Records))
+		b = binary.AppendUvarint(b, uint64(s.Bytes))
+		b = binary.LittleEndian.AppendUint32(b, s.CRC32C)
+	}
+	b = binary.AppendUvarint(b, uint64(len(gen.Keys)))
+	for _, k := range gen.Keys {
+		b = binary.AppendUvarint(b, uint64(len(k.Name)))
+		b = append(b, k.Name...)
+		b = binary.AppendUvarint(b, uint64(k.Partition))
+		b = binary.AppendUvarint(b, uint64(k.Bytes))
+		b = binary.LittleEndian.AppendUint32(b, k.CRC32C)
+		for _, sec := range k.Sections {
+			b = binary.AppendUvarint(b, uint64(sec.Entries))
+			b = binary.AppendUvarint(b, uint64(sec.Bits))
+			b = binary.AppendUvarint(b, uint64(sec.Start))
+			b = binary.AppendUvarint(b, uint64(sec.Dir))
+		}
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
 }
 
 // flatten sets Shards, the generations' documents and Documents.
@@ -95,9 +145,13 @@ type manifestV2 struct {
 	Shards    []Shard `json:"shards"`
 }
 
-// ParseManifest decodes and checks index.json read from where. A version 2
-// manifest reads as one generation without key runs, with Version 2: only
-// a compaction reads it (CompactCommand).
+// ParseManifest decodes and checks index.json read from where: its counts
+// (the manifest's, each generation's, the exact keys of each generation's
+// key files), that no generation is listed twice, and each generation's
+// fingerprint against its lists. A version 3 manifest, which has no
+// fingerprints, gets them computed from its lists. A version 2 manifest
+// reads as one generation without key runs, with Version 2: only a
+// compaction reads it (CompactCommand).
 func ParseManifest(b []byte, where string) (*Manifest, error) {
 	// The format and version come first, so that a manifest of another
 	// version fails with ErrVersion whatever else it holds.
@@ -114,8 +168,8 @@ func ParseManifest(b []byte, where string) (*Manifest, error) {
 	if head.Version == nil {
 		return nil, fmt.Errorf("%s: %w: no version field", where, ErrCorrupt)
 	}
-	if *head.Version != Version && *head.Version != 2 {
-		return nil, fmt.Errorf("%s: %w %d (this neardup reads versions 2 and %d; rebuild the index with `neardup run --index-out`)",
+	if *head.Version < 2 || *head.Version > Version {
+		return nil, fmt.Errorf("%s: %w %d (this neardup reads versions 2 to %d; rebuild the index with `neardup run --index-out`)",
 			where, ErrVersion, *head.Version, Version)
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
@@ -141,14 +195,55 @@ func ParseManifest(b []byte, where string) (*Manifest, error) {
 	return &m, nil
 }
 
+// OwnFingerprint returns the fingerprint of the generation in the
+// directory of the manifest b read from where (the generation whose dir
+// is ""): as recorded, in a manifest of this version, without decoding
+// the generations' lists; computed from its lists (ParseManifest) in one
+// of version 3.
+func OwnFingerprint(b []byte, where string) (string, error) {
+	var light struct {
+		Format      string `json:"format"`
+		Version     int    `json:"version"`
+		Generations []struct {
+			Dir         string `json:"dir"`
+			Fingerprint string `json:"fingerprint"`
+		} `json:"generations"`
+	}
+	if err := json.Unmarshal(b, &light); err != nil || light.Format != FormatName || light.Version != Version {
+		m, err := ParseManifest(b, where)
+		if err != nil {
+			return "", err
+		}
+		for _, gen := range m.Generations {
+			if gen.Dir == "" {
+				return gen.Fingerprint, nil
+			}
+		}
+		return "", fmt.Errorf("%s: %w: no generation in its own directory", where, ErrCorrupt)
+	}
+	for _, gen := range light.Generations {
+		if gen.Dir == "" {
+			return gen.Fingerprint, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w: no generation in its own directory", where, ErrCorrupt)
+}
+
 // check checks the generations of a decoded manifest and flattens it.
 func (m *Manifest) check() error {
 	own := 0
-	for g, gen := range m.Generations {
+	dirs := map[string]int{}     // by the directory's cleaned path
+	contents := map[string]int{} // by fingerprint, generations with documents
+	for g := range m.Generations {
+		gen := &m.Generations[g]
 		if gen.Dir == "" {
 			own++
 		} else if !strings.HasPrefix(gen.Dir, "/") && !strings.Contains(gen.Dir, "://") {
 			return fmt.Errorf("generation %d: directory %q is neither absolute nor a URL", g, gen.Dir)
+		} else if d, ok := dirs[CleanDir(gen.Dir)]; ok {
+			return fmt.Errorf("generation %s is listed twice (generations %d and %d)", gen.Dir, d, g)
+		} else {
+			dirs[CleanDir(gen.Dir)] = g
 		}
 		if err := gen.check(m.Version); err != nil {
 			return fmt.Errorf("generation %d (%s): %v", g, gen.Dir, err)
@@ -163,11 +258,48 @@ func (m *Manifest) check() error {
 	}
 	m.flatten()
 	for g := range m.Generations {
-		if m.Version != 2 && docs[g] != m.Generations[g].Documents {
-			return fmt.Errorf("generation %d: documents %d, but its shards hold %d", g, docs[g], m.Generations[g].Documents)
+		gen := &m.Generations[g]
+		if m.Version == 2 {
+			continue
+		}
+		if docs[g] != gen.Documents {
+			return fmt.Errorf("generation %d (%s): documents %d, but its shards hold %d", g, gen.Dir, docs[g], gen.Documents)
+		}
+		var exact int64
+		for _, k := range gen.Keys {
+			exact += k.Sections[KindExact].Entries
+		}
+		if exact != gen.Documents {
+			return fmt.Errorf("generation %d (%s): its key files hold %d exact keys for %d documents (one each)", g, gen.Dir, exact, gen.Documents)
+		}
+		fp := gen.ComputeFingerprint()
+		switch {
+		case m.Version == 3 && gen.Fingerprint != "":
+			return fmt.Errorf("generation %d (%s): a fingerprint in a version 3 manifest", g, gen.Dir)
+		case m.Version == 3:
+			gen.Fingerprint = fp
+		case gen.Fingerprint != fp:
+			return fmt.Errorf("generation %d (%s): fingerprint %q, but its lists of files give %s", g, gen.Dir, gen.Fingerprint, fp)
+		}
+		if gen.Documents > 0 {
+			if d, ok := contents[fp]; ok {
+				return fmt.Errorf("generations %d (%s) and %d (%s) are the same files (fingerprint %s): a generation listed twice",
+					d, m.Generations[d].Dir, g, gen.Dir, fp)
+			}
+			contents[fp] = g
 		}
 	}
 	return nil
+}
+
+// CleanDir is a generation's directory, a path or a URL, without a
+// trailing slash and, for a path, cleaned: two names of a directory that
+// CleanDir makes the same name one directory.
+func CleanDir(dir string) string {
+	if strings.Contains(dir, "://") {
+		return strings.TrimSuffix(dir, "/")
+	}
+	return path.Clean(dir)
 }
 
 func (gen *Generation) check(version int) error {

@@ -35,6 +35,28 @@ func CheckOverlap(dirs []Path) error {
 	return nil
 }
 
+// CheckGenerations checks that no directory of dirs that the command
+// writes (Written) is, is inside or holds a generation of the index idx
+// (a directory the command reads): gens are the generations' directories
+// its manifest lists. A command must not write into, replace or remove a
+// generation an index it reads needs. It compares as CheckOverlap does,
+// symbolic links resolved; the error names both directories.
+func CheckGenerations(dirs []Path, idx Path, gens []string) error {
+	for _, d := range dirs {
+		if !d.Written || d.Path == "" {
+			continue
+		}
+		dir := Resolve(d.Path)
+		for _, g := range gens {
+			if rel := relation(dir, Resolve(g)); rel != "" {
+				return fmt.Errorf("%s %s overlaps %s, a generation of the index %s %s (%s): a command must not write into a generation of an index it reads",
+					d.Name, d.Path, g, idx.Name, idx.Path, rel)
+			}
+		}
+	}
+	return nil
+}
+
 // CheckInputs checks that no input (a path as expandInputs lists it) is
 // one of dirs or holds one (an input directory), and that none is inside
 // a directory the command writes an index into (see Index), which holds
