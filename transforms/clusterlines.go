@@ -1,12 +1,9 @@
 package transforms
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
@@ -94,7 +91,7 @@ func (fn *clusterFn) ProcessElement(ctx context.Context, part int, memberChunks,
 	if fn.Lines.Components {
 		err = components.Clusters(all, fn.Lines.KeepLongest, w.addComponent)
 	} else {
-		err = decideComponents(all, links, fn.Lines.KeepLongest, w.addDecided)
+		err = greedy.DecideComponents(all, links, fn.Lines.KeepLongest, w.addDecided)
 	}
 	if err != nil {
 		return fmt.Errorf("clusters of components partition %d: %w", part, err)
@@ -104,85 +101,6 @@ func (fn *clusterFn) ProcessElement(ctx context.Context, part int, memberChunks,
 	w.stats().Emit(emitStat)
 	reportLines()
 	reportRemoved()
-	return nil
-}
-
-// decideComponents sorts members by root then document and links by the
-// root of their first document, and calls fn with each component's
-// members, their nodes (the order of members: which are removed
-// beforehand), the links of their matches (greedy.Link.Link indexes them)
-// and the decision of every member (greedy.Decide). A link of a document
-// with itself marks it removed beforehand (OutsideMarks).
-func decideComponents(members []wire.Member, links []wire.Match, longest bool, fn func(comp []wire.Member, nodes []greedy.Node, links []wire.Match, dec []greedy.Decision) error) error {
-	slices.SortFunc(members, func(a, b wire.Member) int {
-		if c := cmp.Compare(a.Root, b.Root); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Doc, b.Doc)
-	})
-	at := make(map[wire.Doc]int32, len(members)) // member index in members
-	for i, m := range members {
-		at[m.Doc] = int32(i)
-	}
-	// The links sorted by their documents' indices in members.
-	type linkAt struct{ a, b, k int32 }
-	order := make([]linkAt, len(links))
-	for k, l := range links {
-		a, okA := at[l.A]
-		b, okB := at[l.B]
-		if !okA || !okB {
-			return fmt.Errorf("a match of documents %d and %d, not both members", l.A, l.B)
-		}
-		order[k] = linkAt{a, b, int32(k)}
-	}
-	slices.SortFunc(order, func(x, y linkAt) int {
-		if c := cmp.Compare(x.a, y.a); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.b, y.b); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.k, y.k)
-	})
-	sorted := make([]wire.Match, len(links))
-	for i, o := range order {
-		sorted[i] = links[o.k]
-	}
-	links = sorted
-	var nodes []greedy.Node
-	var glinks []greedy.Link
-	for i, k := 0, 0; i < len(members); {
-		j := i + 1
-		for j < len(members) && members[j].Root == members[i].Root {
-			j++
-		}
-		comp := members[i:j]
-		// The component's links: those whose first document is a member
-		// (links are sorted by their first document's index).
-		n := k
-		for n < len(order) && order[n].a < int32(j) {
-			n++
-		}
-		nodes, glinks = nodes[:0], glinks[:0]
-		for _, m := range comp {
-			nodes = append(nodes, greedy.Node{Doc: m.Doc, Len: m.Len})
-		}
-		for x, l := range links[k:n] {
-			a, b := order[k+x].a-int32(i), order[k+x].b-int32(i)
-			if a < 0 || b < 0 || int(b) >= len(comp) {
-				return fmt.Errorf("a match of documents %d and %d across components", l.A, l.B)
-			}
-			if a == b {
-				nodes[a].Removed = true // OutsideMarks
-				continue
-			}
-			glinks = append(glinks, greedy.Link{A: a, B: b, Exact: l.Method == wire.Exact})
-		}
-		if err := fn(comp, nodes, links[k:n], greedy.Decide(nodes, glinks, longest)); err != nil {
-			return err
-		}
-		i, k = j, n
-	}
 	return nil
 }
 
@@ -218,45 +136,24 @@ func (w *clusterWriter) addComponent(comp []wire.Member, rep int) error {
 // its exact duplicate, is removed here, in no cluster.
 func (w *clusterWriter) addDecided(comp []wire.Member, nodes []greedy.Node, links []wire.Match, dec []greedy.Decision) error {
 	w.components++
-	removedFor := make(map[int32][]int32) // kept member -> the members removed for it
-	for i, d := range dec {
-		switch {
-		case d.Kept || nodes[i].Removed:
-		case d.For < 0:
-			w.remove(comp[i].Doc)
-		default:
-			removedFor[d.For] = append(removedFor[d.For], int32(i))
-			w.remove(comp[i].Doc)
-		}
-	}
 	var cluster []wire.Member
-	for _, kept := range slices.Sorted(maps.Keys(removedFor)) {
-		idx := append(removedFor[kept], kept)
-		slices.Sort(idx)
+	outside, err := greedy.Clusters(dec, nodes, func(kept int32, members []int32) error {
 		cluster = cluster[:0]
-		for _, i := range idx {
+		for _, i := range members {
 			cluster = append(cluster, comp[i])
-		}
-		cl := output.ClusterLine{Cluster: comp[idx[0]].ID, Size: len(idx), Representative: comp[kept].ID,
-			Members: make([]string, len(idx)), Removed: make([]output.RemovedMember, 0, len(idx)-1),
-			Component: comp[0].ID, ComponentSize: len(comp)}
-		for k, i := range idx {
-			cl.Members[k] = comp[i].ID
-			if i == kept {
-				continue
+			if i != kept {
+				w.remove(comp[i].Doc)
 			}
-			d, l := dec[i], links[dec[i].Link]
-			r := output.RemovedMember{ID: comp[i].ID, Method: l.Method.String(), Jaccard: output.RoundJaccard(l.Jaccard), Hamming: int(l.Hamming)}
-			if d.Via >= 0 {
-				r.Via = comp[d.Via].ID
-			}
-			cl.Removed = append(cl.Removed, r)
 		}
-		if err := w.add(comp[idx[0]].Doc, cluster, &cl); err != nil {
-			return err
+		cl := output.DecidedClusterLine(comp, members, kept, links, dec)
+		return w.add(cluster[0].Doc, cluster, &cl)
+	})
+	for _, i := range outside {
+		if !nodes[i].Removed {
+			w.remove(comp[i].Doc)
 		}
 	}
-	return nil
+	return err
 }
 
 // remove adds the removal of document d.

@@ -129,30 +129,25 @@ func (fn *edgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]b
 	members, links := wire.NewBatcher(0), wire.NewBatcher(0)
 	seen := make(map[wire.Doc]bool)
 	member := func(d wire.Doc, id string, n int64) {
-		if seen[d] {
-			return
+		if !seen[d] {
+			seen[d] = true
+			m := wire.Member{Doc: d, ID: id, Len: n}
+			members.Add(components.Owner(d, fn.Partitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emitMember)
 		}
-		seen[d] = true
-		m := wire.Member{Doc: d, ID: id, Len: n}
-		members.Add(components.Owner(d, fn.Partitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emitMember)
 	}
-	var m wire.Match
-	err := fn.in.each(fn.Work, key, chunks, func(c []byte) (err error) {
-		for len(c) > 0 {
-			if c, err = wire.DecodeMatch(c, &m); err != nil {
-				return err
-			}
+	err := fn.in.each(fn.Work, key, chunks, func(c []byte) error {
+		return wire.EachMatch(c, func(m *wire.Match, _ []byte) error {
 			if m.A != m.B {
 				edges.send(components.NewEdge(m.A, m.B), components.Both)
 				member(m.A, m.IDA, m.LenA)
 				member(m.B, m.IDB, m.LenB)
 			}
 			if fn.Links { // a link of A with itself: A is removed beforehand (OutsideMarks)
-				l := link(m)
+				l := link(*m)
 				links.Add(components.Owner(l.A, fn.Partitions), func(c []byte) []byte { return wire.AppendMatch(c, &l) }, emitLink)
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return err
@@ -341,8 +336,20 @@ func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 		return fmt.Errorf("components partition %d: %d documents were assigned to no component", part, len(members))
 	}
 	out.Flush(emit)
+	if err := fn.sendLinks(part, roots, linkChunks, emitLink); err != nil {
+		return err
+	}
+	report()
+	reportLinks()
+	return nil
+}
+
+// sendLinks sends each link of linkChunks to the partition of the root of
+// its first document (roots); a mark of a document in no component
+// (OutsideMarks) is dropped.
+func (fn *membersFn) sendLinks(part int, roots map[wire.Doc]wire.Doc, linkChunks func(*[]byte) bool, emitLink func(int, []byte)) error {
 	links := wire.NewBatcher(0)
-	err = fn.in.each(fn.Work, part, linkChunks, func(c []byte) error {
+	err := fn.in.each(fn.Work, part, linkChunks, func(c []byte) error {
 		return wire.EachMatch(c, func(l *wire.Match, rec []byte) error {
 			root, ok := roots[l.A]
 			switch {
@@ -359,7 +366,5 @@ func (fn *membersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 		return err
 	}
 	links.Flush(emitLink)
-	report()
-	reportLinks()
 	return nil
 }

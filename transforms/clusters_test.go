@@ -89,7 +89,7 @@ func TestDecideChain100k(t *testing.T) {
 		}
 	}
 	slices.Reverse(links) // in no order
-	err := decideComponents(members, links, true, func(comp []wire.Member, _ []greedy.Node, ls []wire.Match, dec []greedy.Decision) error {
+	err := greedy.DecideComponents(members, links, true, func(comp []wire.Member, _ []greedy.Node, ls []wire.Match, dec []greedy.Decision) error {
 		if len(comp) != n || len(ls) != n-1 {
 			t.Fatalf("one component of %d members and %d links, want %d and %d", len(comp), len(ls), n, n-1)
 		}
@@ -120,7 +120,7 @@ func BenchmarkDecideComponentsChain(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		err := decideComponents(members, links, true, func([]wire.Member, []greedy.Node, []wire.Match, []greedy.Decision) error { return nil })
+		err := greedy.DecideComponents(members, links, true, func([]wire.Member, []greedy.Node, []wire.Match, []greedy.Decision) error { return nil })
 		if err != nil {
 			b.Fatal(err)
 		}

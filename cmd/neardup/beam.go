@@ -20,6 +20,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
+	"github.com/neardup/neardup/cmd/neardup/internal/quietlog"
 )
 
 // Beam's side of the command: its initialization and log, the runner, and
@@ -35,33 +36,9 @@ func initBeam(verbose bool) {
 	}
 	beam.Init()
 	if !verbose {
-		slog.SetDefault(slog.New(dropErrors{slog.Default().Handler()}))
+		slog.SetDefault(slog.New(quietlog.Handler{Handler: slog.Default().Handler()}))
 	}
 }
-
-// dropErrors is a slog handler that drops records of level Error and
-// above, and the GCS filesystem's warning that it found no credentials
-// (gcsNoCredentials): without them it reads public buckets, and any other
-// access fails with an error the command prints on its one line.
-type dropErrors struct{ slog.Handler }
-
-// gcsNoCredentials starts the warning of Beam's GCS filesystem when it
-// falls back to unauthenticated access.
-const gcsNoCredentials = "Warning: falling back to unauthenticated GCS access"
-
-func (d dropErrors) Enabled(ctx context.Context, l slog.Level) bool {
-	return l < slog.LevelError && d.Handler.Enabled(ctx, l)
-}
-
-func (d dropErrors) Handle(ctx context.Context, r slog.Record) error {
-	if strings.HasPrefix(r.Message, gcsNoCredentials) {
-		return nil
-	}
-	return d.Handler.Handle(ctx, r)
-}
-
-func (d dropErrors) WithAttrs(a []slog.Attr) slog.Handler { return dropErrors{d.Handler.WithAttrs(a)} }
-func (d dropErrors) WithGroup(n string) slog.Handler      { return dropErrors{d.Handler.WithGroup(n)} }
 
 // runnerName is the value of Beam's --runner flag, "direct" if unset (see
 // setDefaultRunner).

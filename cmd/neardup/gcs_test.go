@@ -16,6 +16,7 @@ import (
 
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/quietlog"
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
@@ -225,8 +226,8 @@ func TestRunGCSLock(t *testing.T) {
 // does, on the command's one line), and errors; other warnings still show.
 func TestGCSNoCredentials(t *testing.T) {
 	var b bytes.Buffer
-	log := slog.New(dropErrors{slog.NewTextHandler(&b, nil)})
-	log.Warn(gcsNoCredentials + ": dialing: credentials: could not find default credentials")
+	log := slog.New(quietlog.Handler{Handler: slog.NewTextHandler(&b, nil)})
+	log.Warn(quietlog.NoGCSCredentials + ": dialing: credentials: could not find default credentials")
 	log.Error("a failed bundle")
 	log.Warn("another warning")
 	if got := b.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "another warning") {

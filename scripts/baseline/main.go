@@ -19,7 +19,8 @@
 //     (verify), and compute the exact Jaccard of the pairs it cannot decide
 //     from their shingle sets, the documents re-tokenized from the spool
 //     (similarity), in batches of first documents as the job's rounds;
-//   - connected components of all matches and the longest member of each
+//   - connected components of all matches, each decided longest first (a
+//     document removed only for a match with a kept one)
 //     kept (components);
 //   - write pairs-, clusters-, rejects- and dedup-NNNNN files, the copies
 //     compressed as their inputs, named and formatted as the job's.

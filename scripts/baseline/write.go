@@ -13,11 +13,13 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
+	"github.com/neardup/neardup/transforms/graph/greedy"
 )
 
 // clusters takes the connected components of all matches (no
 // large-star/small-star rounds: the job's --cc-rounds on one machine) and
-// keeps the longest member of each; the others are removed.
+// decides each, longest first (greedy.DecideComponents): a document is
+// removed only for a match with a document that is kept.
 func (j *job) clusters() error {
 	edges := make([]components.Edge, 0, len(j.matches))
 	members := map[wire.Doc]wire.Member{}
@@ -40,24 +42,26 @@ func (j *job) clusters() error {
 		m.Root = a.Root
 		all = append(all, m)
 	}
-	return components.Clusters(all, true, func(comp []wire.Member, rep int) error {
-		cl := output.ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
-		for k, m := range comp {
-			cl.Members[k] = m.ID
-			if k != rep {
-				j.files[wire.File(m.Doc)].drop.Add(wire.Line(m.Doc))
-				j.counts.removed++
+	return greedy.DecideComponents(all, slices.Clone(j.matches), true, func(comp []wire.Member, nodes []greedy.Node, links []wire.Match, dec []greedy.Decision) error {
+		_, err := greedy.Clusters(dec, nodes, func(kept int32, idx []int32) error {
+			for _, i := range idx {
+				if i != kept {
+					j.files[wire.File(comp[i].Doc)].drop.Add(wire.Line(comp[i].Doc))
+					j.counts.removed++
+				}
 			}
-		}
-		text, err := jsonLine(cl)
-		if err != nil {
-			return err
-		}
-		f := j.files[wire.File(comp[0].Doc)]
-		f.clusters = append(f.clusters, wire.OutLine{K1: comp[0].Doc, Text: text})
-		j.counts.clusters++
-		j.counts.clustered += int64(len(comp))
-		return nil
+			text, err := jsonLine(output.DecidedClusterLine(comp, idx, kept, links, dec))
+			if err != nil {
+				return err
+			}
+			first := comp[idx[0]].Doc
+			f := j.files[wire.File(first)]
+			f.clusters = append(f.clusters, wire.OutLine{K1: first, Text: text})
+			j.counts.clusters++
+			j.counts.clustered += int64(len(idx))
+			return nil
+		})
+		return err
 	})
 }
 

@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/graph/greedy"
 )
 
 // Kinds: the file name prefixes of the per-input-file outputs.
@@ -126,6 +129,29 @@ type RemovedMember struct {
 	Jaccard float64 `json:"jaccard"`
 	Hamming int     `json:"hamming"`
 	Via     string  `json:"via,omitempty"`
+}
+
+// DecidedClusterLine is the cluster line of the members (indices into comp,
+// in document order) of a decided component (greedy.DecideComponents) that
+// are kept (kept) or removed for it, with the match (links[dec[i].Link])
+// that removes each, without locations.
+func DecidedClusterLine(comp []wire.Member, members []int32, kept int32, links []wire.Match, dec []greedy.Decision) ClusterLine {
+	cl := ClusterLine{Cluster: comp[members[0]].ID, Size: len(members), Representative: comp[kept].ID,
+		Members: make([]string, len(members)), Removed: make([]RemovedMember, 0, len(members)-1),
+		Component: comp[0].ID, ComponentSize: len(comp)}
+	for k, i := range members {
+		cl.Members[k] = comp[i].ID
+		if i == kept {
+			continue
+		}
+		d, l := dec[i], links[dec[i].Link]
+		r := RemovedMember{ID: comp[i].ID, Method: l.Method.String(), Jaccard: RoundJaccard(l.Jaccard), Hamming: int(l.Hamming)}
+		if d.Via >= 0 {
+			r.Via = comp[d.Via].ID
+		}
+		cl.Removed = append(cl.Removed, r)
+	}
+	return cl
 }
 
 // RoundJaccard is j as the outputs print it: to 4 decimals.

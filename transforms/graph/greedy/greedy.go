@@ -76,67 +76,19 @@ func compare(a, b Node, longest bool) int {
 // exact group, with Via the group's highest-priority member (or -1 for a
 // member removed beforehand itself).
 func Decide(nodes []Node, links []Link, longest bool) []Decision {
-	n := len(nodes)
-	dec := make([]Decision, n)
+	dec := make([]Decision, len(nodes))
 	lead := leaders(nodes, links, longest)
-
-	// rank: the position of each leader in priority order.
-	order := make([]int32, 0, n)
-	for i := range n {
-		if lead[i] == int32(i) {
-			order = append(order, int32(i))
-		}
-	}
-	slices.SortFunc(order, func(x, y int32) int { return compare(nodes[x], nodes[y], longest) })
-	rank := make([]int32, n)
-	for r, i := range order {
-		rank[i] = int32(r)
-	}
-
-	// For each leader, its near links to higher-priority leaders, sorted by
-	// (its rank, the other's rank, link): each leader's links are one run of
-	// ups, in priority order of the other end.
-	var ups []upLink
-	for k, l := range links {
-		if l.Exact {
-			continue
-		}
-		a, b := lead[l.A], lead[l.B]
-		if a == b {
-			continue
-		}
-		ra, rb := rank[a], rank[b]
-		if ra > rb {
-			ra, rb = rb, ra
-		}
-		ups = append(ups, upLink{lo: rb, hi: ra, link: int32(k)})
-	}
-	slices.SortFunc(ups, func(x, y upLink) int {
-		if c := cmp.Compare(x.lo, y.lo); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.hi, y.hi); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.link, y.link)
-	})
-	start := make([]int32, len(order)+1)
-	for _, u := range ups {
-		start[u.lo+1]++
-	}
-	for r := range order {
-		start[r+1] += start[r]
-	}
-
-	// Greedy in rank order: a leader is removed for its first (highest
-	// priority) kept higher neighbour, else kept, unless its group is
-	// removed beforehand.
-	outside := make([]bool, n) // per leader: a member of its group is Removed
+	order := ranked(nodes, lead, longest)
+	ups, start := upLinks(links, lead, order)
+	outside := make([]bool, len(nodes)) // per leader: a member of its group is Removed
 	for i, nd := range nodes {
 		if nd.Removed {
 			outside[lead[i]] = true
 		}
 	}
+	// Greedy in rank order: a leader is removed for its first (highest
+	// priority) kept higher neighbour, else kept, unless its group is
+	// removed beforehand.
 	kept := make([]bool, len(order))
 	for r, i := range order {
 		d := Decision{Kept: !outside[i], For: -1, Via: -1, Link: -1}
@@ -151,9 +103,62 @@ func Decide(nodes []Node, links []Link, longest bool) []Decision {
 		kept[r] = d.Kept
 		dec[i] = d
 	}
+	follow(dec, nodes, links, lead, outside)
+	return dec
+}
 
-	// The other members of exact groups follow their leader.
-	exactLink := make([]int32, n) // a member's exact link (to any member of its group)
+// ranked returns the leaders (lead[i] == i) in priority order.
+func ranked(nodes []Node, lead []int32, longest bool) []int32 {
+	order := make([]int32, 0, len(nodes))
+	for i := range nodes {
+		if lead[i] == int32(i) {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order, func(x, y int32) int { return compare(nodes[x], nodes[y], longest) })
+	return order
+}
+
+// upLinks returns, for each leader, its near links to higher-priority
+// leaders, sorted by (its rank, the other's rank, link): the links of the
+// leader of rank r are ups[start[r]:start[r+1]], in priority order of the
+// other end.
+func upLinks(links []Link, lead, order []int32) (ups []upLink, start []int32) {
+	rank := make([]int32, len(lead))
+	for r, i := range order {
+		rank[i] = int32(r)
+	}
+	for k, l := range links {
+		a, b := lead[l.A], lead[l.B]
+		if l.Exact || a == b {
+			continue
+		}
+		ra, rb := rank[a], rank[b]
+		ups = append(ups, upLink{lo: max(ra, rb), hi: min(ra, rb), link: int32(k)})
+	}
+	slices.SortFunc(ups, func(x, y upLink) int {
+		if c := cmp.Compare(x.lo, y.lo); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.hi, y.hi); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.link, y.link)
+	})
+	start = make([]int32, len(order)+1)
+	for _, u := range ups {
+		start[u.lo+1]++
+	}
+	for r := range order {
+		start[r+1] += start[r]
+	}
+	return ups, start
+}
+
+// follow decides the members of exact groups other than their leaders:
+// each follows its leader (see Decide).
+func follow(dec []Decision, nodes []Node, links []Link, lead []int32, outside []bool) {
+	exactLink := make([]int32, len(nodes)) // a member's exact link (to any member of its group)
 	for i := range exactLink {
 		exactLink[i] = -1
 	}
@@ -166,11 +171,10 @@ func Decide(nodes []Node, links []Link, longest bool) []Decision {
 			}
 		}
 	}
-	for i := range n {
+	for i := range nodes {
 		l := lead[i]
 		switch {
 		case l == int32(i):
-			continue
 		case nodes[i].Removed:
 			dec[i] = Decision{For: -1, Via: -1, Link: -1}
 		case outside[l]:
@@ -181,7 +185,6 @@ func Decide(nodes []Node, links []Link, longest bool) []Decision {
 			dec[i] = Decision{For: dec[l].For, Via: l, Link: dec[l].Link}
 		}
 	}
-	return dec
 }
 
 // upLink is a near link seen from its lower-priority end: the ranks of

@@ -1,4 +1,4 @@
-package main
+package tune
 
 import (
 	"bytes"
@@ -30,11 +30,11 @@ func TestSampleTextsCutGzip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warn bytes.Buffer
-	texts, err := sampleTexts(whole, 100, record.Options{}, &warn)
+	texts, err := SampleTexts(whole, 100, record.Options{}, &warn)
 	if err != nil || len(texts) != 100 || warn.Len() > 0 {
 		t.Errorf("whole: %d texts, %v, warning %q; want 100, no warning", len(texts), err, warn.String())
 	}
-	texts, err = sampleTexts(cut, 100, record.Options{}, &warn)
+	texts, err = SampleTexts(cut, 100, record.Options{}, &warn)
 	if err != nil || len(texts) != 100 {
 		t.Fatalf("cut: %d texts, %v; want 100", len(texts), err)
 	}
