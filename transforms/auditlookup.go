@@ -3,17 +3,14 @@ package transforms
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/index"
@@ -45,101 +42,10 @@ func IndexLookup(s beam.Scope, cfg Config, dir string, keys, entries beam.PColle
 		beam.ParDo(s, &blockKeysFn{Partitions: cfg.Partitions, Tables: cfg.simDesign()}, entries))
 	tasks, docStats := beam.ParDo2(s, &lookupTasksFn{Dir: dir}, beam.Impulse(s))
 	refs, lookStats := beam.ParDo2(s, &lookupFn{Dir: dir, Hamming: cfg.Hamming}, beam.Reshuffle(s, tasks), beam.SideInput{Input: keySet})
-	fetch := &fetchFn{Dir: dir, Blocking: cfg.blockingConfig()}
+	fetch := &fetchFn{Dir: dir, Blocking: blockingOf(cfg)}
 	outs := beam.ParDoN(s, fetch, beam.GroupByKey(s, refs), beam.SideInput{Input: keySet})
 	o := rounds.FlattenEach(s, [][]beam.PCollection{{outs[0]}, {outs[1]}, {outs[2]}, {outs[3], docStats, lookStats}})
 	return o[0], o[1], o[2], o[3]
-}
-
-// OpenIndex reads the manifest of the index in dir (ReadManifest) and
-// checks that every file of every generation it lists is there with the
-// size it records, and that each generation in another directory is the
-// one the manifest lists: the manifest in that directory gives it the
-// fingerprint this one records (see index.Generation.Fingerprint). A
-// generation removed, changed or rebuilt is an error naming it, never
-// another index. It reads each generation's manifest and the size of each
-// file, none of the files.
-func OpenIndex(ctx context.Context, dir string) (*index.Manifest, error) {
-	m, err := ReadManifest(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	for _, gen := range m.Generations {
-		names := map[string]int64{}
-		for _, sh := range gen.Shards {
-			names[sh.Name] = sh.Bytes
-		}
-		for _, k := range gen.Keys {
-			names[k.Name] = k.Bytes
-		}
-		for _, name := range slices.Sorted(maps.Keys(names)) {
-			path := output.JoinPath(gen.Path, name)
-			size, err := fileSize(ctx, path)
-			why := ""
-			switch {
-			case errors.Is(err, fs.ErrNotExist) || err != nil && strings.Contains(err.Error(), "not exist"):
-				why = path + " is missing"
-			case err != nil:
-				why = fmt.Sprintf("%s: %v", path, err)
-			case size != names[name]:
-				why = fmt.Sprintf("%s has %d bytes, the manifest says %d", path, size, names[name])
-			}
-			if why != "" {
-				return nil, fmt.Errorf("index %s needs generation %s (%s)", dir, gen.Path, why)
-			}
-		}
-	}
-	for _, gen := range m.Generations {
-		if gen.Dir == "" || m.Version == 2 {
-			continue
-		}
-		if err := sameGeneration(ctx, dir, gen); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
-}
-
-// sameGeneration checks that the manifest in the directory of gen, a
-// generation the index in dir lists in another directory, gives its own
-// generation gen's fingerprint.
-func sameGeneration(ctx context.Context, dir string, gen index.Generation) error {
-	b, path, err := readManifestBytes(ctx, gen.Path)
-	if err != nil {
-		return fmt.Errorf("index %s needs generation %s (%v)", dir, gen.Path, err)
-	}
-	fp, err := index.OwnFingerprint(b, path)
-	if err != nil {
-		return fmt.Errorf("index %s needs generation %s (%v)", dir, gen.Path, err)
-	}
-	if fp != gen.Fingerprint {
-		return fmt.Errorf("index %s needs generation %s with fingerprint %s, but %s gives it %s: the generation was rebuilt or replaced since",
-			dir, gen.Path, gen.Fingerprint, path, fp)
-	}
-	return nil
-}
-
-// fileSize is the size of the file at path, on its Beam filesystem.
-func fileSize(ctx context.Context, path string) (int64, error) {
-	if !strings.Contains(path, "://") {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return 0, err
-		}
-		return fi.Size(), nil
-	}
-	fsys, err := filesystem.New(ctx, path)
-	if err != nil {
-		return 0, err
-	}
-	defer fsys.Close()
-	return fsys.Size(ctx, path)
-}
-
-// shardPath is the path of shard n (of the flattened list) of m.
-func shardPath(m *index.Manifest, n int) string {
-	sh := m.Shards[n]
-	return output.JoinPath(m.Generations[sh.Gen].Path, sh.Name)
 }
 
 // openRanged opens the file at path for ranged reads: a local file, a

@@ -30,7 +30,7 @@ func init() {
 // chunk), stats.
 func AuditExact(s beam.Scope, cfg Config, keys, idxKeys beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("AuditExact")
-	return beam.ParDo2(s, &auditExactFn{Work: cfg.work()}, beam.GroupByKey(s, beam.Flatten(s, keys, idxKeys)))
+	return beam.ParDo2(s, &auditExactFn{Work: workDirOf(cfg)}, beam.GroupByKey(s, beam.Flatten(s, keys, idxKeys)))
 }
 
 // AuditCandidates is Candidates over the block entries of the new batch
@@ -39,7 +39,7 @@ func AuditExact(s beam.Scope, cfg Config, keys, idxKeys beam.PCollection) (match
 // Out: candidate pairs (partition of the first document, chunk), stats.
 func AuditCandidates(s beam.Scope, cfg Config, entries, idxEntries beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
-	return beam.ParDo2(s, &auditCandidatesFn{Blocking: cfg.blockingConfig()}, beam.GroupByKey(s, beam.Flatten(s, entries, idxEntries)))
+	return beam.ParDo2(s, &auditCandidatesFn{Blocking: blockingOf(cfg)}, beam.GroupByKey(s, beam.Flatten(s, entries, idxEntries)))
 }
 
 // AuditVerify is Verify for an audit, with the infos shuffled. Pairs are

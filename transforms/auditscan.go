@@ -36,7 +36,7 @@ func IndexScan(s beam.Scope, cfg Config, dir string, keys, entries beam.PCollect
 	keySet := beam.Flatten(s,
 		beam.ParDo(s, &exactKeysFn{}, keys),
 		beam.ParDo(s, &blockKeysFn{Partitions: cfg.Partitions, Tables: cfg.simDesign()}, entries))
-	scan := &indexScanFn{Dir: dir, Blocking: cfg.blockingConfig()}
+	scan := &indexScanFn{Dir: dir, Blocking: blockingOf(cfg)}
 	var outs [4][]beam.PCollection
 	for _, b := range indexShards(s, dir, cfg.Branches) {
 		for i, o := range beam.ParDoN(s, scan, b, beam.SideInput{Input: keySet}) {
@@ -292,5 +292,3 @@ func (fn *exactKeysFn) ProcessElement(_ int, chunk []byte, emit func([]byte)) er
 	emit(out)
 	return nil
 }
-
-const keyMask = 1<<wire.KeyBits - 1

@@ -44,7 +44,7 @@ func WriteAudit(s beam.Scope, cfg Config, indexDir string, files Files, batchMat
 // read them (files.Seen).
 func AuditSummary(s beam.Scope, cfg Config, dir string, files Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
-	beam.ParDo0(s, &writeAuditSummaryFn{Out: cfg.Output, Work: cfg.work(), Index: dir}, sumStats(s, files, sts...))
+	beam.ParDo0(s, &writeAuditSummaryFn{Out: cfg.Output, Work: workDirOf(cfg), Index: dir}, sumStats(s, files, sts...))
 }
 
 // RenameStat renames the stats named from in st to to.

@@ -29,7 +29,7 @@ func init() {
 // document, chunk), stats.
 func Candidates(s beam.Scope, cfg Config, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
-	fn := &candidatesFn{Work: cfg.work(), Blocking: cfg.blockingConfig()}
+	fn := &candidatesFn{Work: workDirOf(cfg), Blocking: blockingOf(cfg)}
 	o := rounds.Run(s, 2, fn, entries)
 	return o[0], o[1]
 }
@@ -43,7 +43,7 @@ type blockingConfig struct {
 	Tables     blocking.Design // SimHash tables; the zero Design: none
 }
 
-func (c Config) blockingConfig() blockingConfig {
+func blockingOf(c Config) blockingConfig {
 	return blockingConfig{Limits: c.limits(), Hamming: c.Hamming, Partitions: c.Partitions, Tables: c.simDesign()}
 }
 

@@ -111,7 +111,7 @@ func testCandidates(t *testing.T, cfg Config, tables *blocking.Tables, bands []t
 	var chunks []stageChunk
 	collect := func(part int, c []byte) { chunks = append(chunks, stageChunk{Key: part, Chunk: c}) }
 	for file := range 2 {
-		spilled := cfg.work().spillTo("entries")
+		spilled := workDirOf(cfg).spillTo("entries")
 		snd := blockkeys.NewSender(cfg.Partitions, spilled.wrap(collect))
 		for _, b := range bands {
 			if wire.File(b.doc) == file {

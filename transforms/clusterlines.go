@@ -12,40 +12,6 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 )
 
-// ClusterRule says which documents the matches remove and what a cluster
-// of the outputs is.
-type ClusterRule int
-
-const (
-	// ClustersKept removes a document only for a match with a document that
-	// is kept: documents are decided in --keep order, and a document is kept
-	// unless a kept document before it is its match. A cluster is a kept
-	// document and the documents removed for it.
-	ClustersKept ClusterRule = iota
-	// ClustersComponents keeps one document of each connected component of
-	// the matches, which is one cluster: removals chain (A ~ B ~ C removes C
-	// for A, although they may not be alike).
-	ClustersComponents
-)
-
-// ParseClusterRule parses the name of a ClusterRule: kept or components.
-func ParseClusterRule(name string) (ClusterRule, error) {
-	switch name {
-	case "kept":
-		return ClustersKept, nil
-	case "components":
-		return ClustersComponents, nil
-	}
-	return 0, fmt.Errorf("clusters %q: want kept or components", name)
-}
-
-func (r ClusterRule) String() string {
-	if r == ClustersComponents {
-		return "components"
-	}
-	return "kept"
-}
-
 // clusterFn decides the components of one partition of roots and writes
 // their clusters.
 //
@@ -67,7 +33,7 @@ type clusterLines struct {
 	Locations   bool // the members' locations (Config.Locations)
 }
 
-func (c Config) clusterLines() clusterLines {
+func clusterLinesOf(c Config) clusterLines {
 	return clusterLines{KeepLongest: c.Keep == "longest", Components: c.Clusters == ClustersComponents, Locations: c.Locations}
 }
 

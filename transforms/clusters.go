@@ -48,7 +48,7 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 		return o[:len(o)-1]
 	}
 	spilled := func(kind string, cols ...beam.PCollection) beam.PCollection { return spilledCol(s, cfg, kind, cols...) }
-	w, p := cfg.work(), cfg.CCPartitions
+	w, p := workDirOf(cfg), cfg.CCPartitions
 	o := counted(beam.ParDoN(s, &edgesFn{Work: w, Partitions: p, Links: cfg.Clusters == ClustersKept}, matches))
 	edges, members, links := o[0], o[1], o[2]
 	for range cfg.CCRounds {
@@ -62,7 +62,7 @@ func Clusters(s beam.Scope, cfg Config, matches beam.PCollection) (clusters, rem
 	unsettled := counted(beam.ParDoN(s, &remainderFn{Work: w, Partitions: p}, groupSpilled(s, cfg, "edges", rest, rest2)))[0]
 	o = counted(beam.ParDoN(s, &membersFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("members", members), spilled("edges", settled, unsettled), spilled("links", links))))
 	rooted, links := o[0], o[1]
-	o = counted(beam.ParDoN(s, &clusterFn{Work: w, Partitions: p, Lines: cfg.clusterLines()}, beam.CoGroupByKey(s, spilled("members", rooted), spilled("links", links))))
+	o = counted(beam.ParDoN(s, &clusterFn{Work: w, Partitions: p, Lines: clusterLinesOf(cfg)}, beam.CoGroupByKey(s, spilled("members", rooted), spilled("links", links))))
 	return o[0], o[1], beam.Flatten(s, sts...)
 }
 
@@ -367,4 +367,11 @@ func (fn *membersFn) sendLinks(part int, roots map[wire.Doc]wire.Doc, linkChunks
 	}
 	links.Flush(emitLink)
 	return nil
+}
+
+// GroupMatches groups the matches of cols (file index, wire.Match chunks)
+// by file, for Clusters and the pairs output; with cfg.Spill through spill
+// files (groupSpilled).
+func GroupMatches(s beam.Scope, cfg Config, cols ...beam.PCollection) beam.PCollection {
+	return groupSpilled(s.Scope("Matches"), cfg, "matches", cols...)
 }

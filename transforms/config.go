@@ -250,11 +250,6 @@ func (c Config) segmentBits() int { return cmp.Or(c.SegmentBits, defaultSegmentB
 // (blocking.Design), verification (verify.Config), bucket limits
 // (candidates.Limits) and the output directory (outDir).
 
-// work is the stages' handle on c's work directory.
-func (c Config) work() workDir {
-	return workDir{Dir: c.Work, SegmentBits: c.segmentBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers}
-}
-
 // reading is how c's input is parsed.
 func (c Config) reading() readOptions {
 	return readOptions{Format: c.Format, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes, Workers: c.Workers}
@@ -296,11 +291,6 @@ func (c Config) checkCompression() error {
 		}
 	}
 	return nil
-}
-
-// splitter is how c's first pass cuts input files into units.
-func (c Config) splitter() splitter {
-	return splitter{Read: c.reading(), UnitRows: c.unitRows(), SegmentBits: c.segmentBits()}
 }
 
 // unitRows is the rows (lines) of a unit of a split file: SplitRows
@@ -389,4 +379,13 @@ func (c Config) Settings(runner string) output.Settings {
 		Runner: runner, Branches: c.Branches, Partitions: c.Partitions, Rounds: c.ShuffleRounds(),
 		CCPartitions: c.CCPartitions, CCRounds: c.CCRounds,
 	}
+}
+
+// ShuffleRounds is the number of rounds of the large shuffles: Rounds, or
+// Branches if Rounds is 0, and at least 1.
+func (c Config) ShuffleRounds() int {
+	if c.Rounds > 0 {
+		return c.Rounds
+	}
+	return max(1, c.Branches)
 }

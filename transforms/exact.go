@@ -25,7 +25,7 @@ func init() {
 // chunk), lines to skip in the signature pass (segment, chunk), stats.
 func ExactDuplicates(s beam.Scope, cfg Config, keys beam.PCollection) (matches, skips, st beam.PCollection) {
 	s = s.Scope("ExactDuplicates")
-	return beam.ParDo3(s, &exactFn{Work: cfg.work(), KeepLongest: cfg.Keep == "longest"}, groupSpilled(s, cfg, "keys", keys))
+	return beam.ParDo3(s, &exactFn{Work: workDirOf(cfg), KeepLongest: cfg.Keep == "longest"}, groupSpilled(s, cfg, "keys", keys))
 }
 
 // exactFn finds exact duplicates within one partition of exact-key records.
@@ -96,16 +96,6 @@ func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int, []byt
 	reportMatches()
 	reportSkips()
 	Progress.Skipped.Add(dups)
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // byExactKey returns the infos of group part (readExactInfos) sorted by

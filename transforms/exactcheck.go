@@ -45,7 +45,7 @@ func init() {
 // matches (file index of A, chunk), stats.
 func ExactChecks(s beam.Scope, cfg Config, manifest string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
 	n := cfg.ShuffleRounds()
-	check := shingleChecks{Work: cfg.work(), Sign: cfg.signing(), Read: cfg.reading(), Manifest: manifest}
+	check := shingleChecks{Work: workDirOf(cfg), Sign: cfg.signing(), Read: cfg.reading(), Manifest: manifest}
 	var ms, sts []beam.PCollection
 	for i := range n {
 		part := unsure
@@ -294,22 +294,6 @@ func (r shingleReader) each(ctx context.Context, key int, byLine map[int64][]int
 	}
 	return nil
 }
-
-// checkKey is the key of document d in the exact checks: its segment,
-// whose document shard the check reads; for an audit's indexed document,
-// whose source has no document shards and is parsed, the first segment
-// of its source, so that a source is parsed once a round, not once for
-// each of its segments.
-func checkKey(d wire.Doc, bits int) int {
-	if isIndexed(d) {
-		d = wire.DocNum(wire.File(d), 0)
-	}
-	return wire.Segment(d, bits)
-}
-
-// checkRound is the round, of n, of the exact check of a pair whose second
-// document is b: the round of its key (wire.SegmentRound).
-func checkRound(b wire.Doc, bits, n int) int { return wire.SegmentRound(checkKey(b, bits), bits, n) }
 
 // shingleSet is the shingle set of the document on a line.
 type shingleSet struct {

@@ -134,3 +134,8 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 func byFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {
 	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col))
 }
+
+// waitFor emits nothing. Flattened into the input of a grouped stage, it
+// makes the stage wait until the collection it reads (Files.Seen) is
+// complete: every seen-NNNNN.json is then written.
+func waitFor(int, []byte, func(int, []byte)) {}

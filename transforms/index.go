@@ -14,7 +14,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/match/blocking"
 )
 
@@ -233,16 +232,6 @@ func newGeneration(metas func(*[]byte) bool, bits int) (index.Generation, error)
 	return gen, nil
 }
 
-// IndexFileBase is the file index of the first index shard in an audit's
-// document numbers: indexed document d of shard k is wire.DocNum(
-// IndexFileBase+k, its record index in its source). New documents have file
-// indexes below it, so in every pair (A < B) of a new and an indexed
-// document A is the new one.
-const IndexFileBase = 1 << 23
-
-// isIndexed reports whether document number d is an indexed document.
-func isIndexed(d wire.Doc) bool { return wire.File(d) >= IndexFileBase }
-
 // shardMeta is what a shard or key file writer tells the manifest
 // writer: shard N, or the key file Key.
 type shardMeta struct {
@@ -266,10 +255,6 @@ func emitMeta(n int, s index.Shard, emit func(int, []byte)) error {
 // then copies the kept ones into the final shard, so that an index costs no
 // second signing pass and signatures are not shuffled. The manifest writer
 // removes the pre-shards.
-
-// preShardName is the name of the pre-shard of segment index (within the
-// file) of input file index file: names sort by file, then segment.
-func preShardName(file, index int) string { return fmt.Sprintf(".sig-%05d-%06d.bin", file, index) }
 
 // listPreShards returns the paths of the pre-shards of input file index
 // file in dir, in segment order; a file without a signed document has none.
@@ -302,63 +287,4 @@ func copyKept(ctx context.Context, pre, path string, remove wire.LineSet, iw *in
 		kr.add(r)
 		return iw.Add(r)
 	})
-}
-
-// newPreShard returns a pre-shard to fill, or nil when the job writes no
-// index (indexOut "").
-func newPreShard(indexOut string) *recordShard {
-	if indexOut == "" {
-		return nil
-	}
-	return &recordShard{}
-}
-
-// A recordShard collects the records of one input file for a shard in the
-// index format: a pre-shard (above) or an info shard (workfiles.go). A nil
-// *recordShard collects and writes nothing.
-type recordShard struct{ recs []index.Record }
-
-// add appends a copy of r.
-func (s *recordShard) add(r *index.Record) {
-	if s == nil {
-		return
-	}
-	rec := *r
-	rec.Sketch, rec.Bands = slices.Clone(r.Sketch), slices.Clone(r.Bands)
-	s.recs = append(s.recs, rec)
-}
-
-// write writes the records, in line order, to dir/name as the shard of the
-// input file source, atomically.
-func (s *recordShard) write(ctx context.Context, dir, name, source string) error {
-	if s == nil {
-		return nil
-	}
-	if dir == "" {
-		return fmt.Errorf("writing %s of %s: no directory", name, source)
-	}
-	slices.SortFunc(s.recs, func(a, b index.Record) int { return cmpU64(uint64(a.Line), uint64(b.Line)) })
-	return writeAtomically(ctx, dir, name, func(w io.Writer) error {
-		iw := index.NewWriter(w, source)
-		for i := range s.recs {
-			if err := iw.Add(&s.recs[i]); err != nil {
-				return err
-			}
-		}
-		_, err := iw.Close()
-		return err
-	})
-}
-
-// openShard opens the shard in the index format at path; close c when done.
-func openShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer, err error) {
-	rc, err := workfiles.Open(ctx, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if rd, err = index.NewReader(rc, path); err != nil {
-		rc.Close()
-		return nil, nil, err
-	}
-	return rd, rc, nil
 }

@@ -26,7 +26,7 @@ func init() {
 // descriptions (shardMeta JSON).
 func writeKeyFiles(s beam.Scope, cfg Config, entries beam.PCollection) beam.PCollection {
 	s = s.Scope("KeyFiles")
-	return beam.ParDo(s, &writeKeysFn{Dir: cfg.IndexOut, Bits: cfg.IndexKeyBits, Work: cfg.work()},
+	return beam.ParDo(s, &writeKeysFn{Dir: cfg.IndexOut, Bits: cfg.IndexKeyBits, Work: workDirOf(cfg)},
 		groupSpilled(s, cfg, "keys", entries))
 }
 

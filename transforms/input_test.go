@@ -162,7 +162,7 @@ func TestReadFingerprint(t *testing.T) {
 	}
 	later := func(cfg Config, opt record.Options) (int, error) {
 		n := 0
-		err := cfg.work().reader(context.Background(), 0, path, opt)(func(record.Doc) error { n++; return nil },
+		err := workDirOf(cfg).reader(context.Background(), 0, path, opt)(func(record.Doc) error { n++; return nil },
 			func(record.Reject) error { return nil })
 		return n, err
 	}
@@ -195,7 +195,7 @@ func TestReadFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Spool = dir
-	if err := os.Rename(copyPath, cfg.work().spoolPath(0)); err != nil {
+	if err := os.Rename(copyPath, workDirOf(cfg).spoolPath(0)); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := later(cfg, record.Options{}); err != nil || n != 2 {

@@ -38,7 +38,7 @@ func init() {
 func Read(s beam.Scope, cfg Config, files Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
 	outs := make([][]beam.PCollection, 5)
-	read := &readKeysFn{Work: cfg.work(), Read: cfg.reading(), Partitions: cfg.Partitions}
+	read := &readKeysFn{Work: workDirOf(cfg), Read: cfg.reading(), Partitions: cfg.Partitions}
 	for _, units := range readUnits(s, cfg, files) {
 		for i, o := range beam.ParDoN(s, read, units) {
 			outs[i] = append(outs[i], o)

@@ -38,7 +38,7 @@ func TestRejectsBounded(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.Work = t.TempDir()
-	fn := &readKeysFn{Work: cfg.work(), Read: cfg.reading(), Partitions: cfg.Partitions}
+	fn := &readKeysFn{Work: workDirOf(cfg), Read: cfg.reading(), Partitions: cfg.Partitions}
 	nop := func(int, []byte) {}
 	var chunks, total, biggest int
 	seen := map[uint64]bool{}

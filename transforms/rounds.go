@@ -15,15 +15,6 @@ func init() {
 	register.DoFn3x1[int, []byte, func(int, []byte), error](&destBranchFn{})
 }
 
-// ShuffleRounds is the number of rounds of the large shuffles: Rounds, or
-// Branches if Rounds is 0, and at least 1.
-func (c Config) ShuffleRounds() int {
-	if c.Rounds > 0 {
-		return c.Rounds
-	}
-	return max(1, c.Branches)
-}
-
 // splitSegmentRounds is rounds.SplitSegments of the job's rounds and
 // segments, for collections keyed by segment.
 func splitSegmentRounds(s beam.Scope, cfg Config, cols ...beam.PCollection) []beam.PCollection {
@@ -51,3 +42,19 @@ func (fn *destBranchFn) ProcessElement(key int, chunk []byte, emit func(int, []b
 	}
 	return nil
 }
+
+// checkKey is the key of document d in the exact checks: its segment,
+// whose document shard the check reads; for an audit's indexed document,
+// whose source has no document shards and is parsed, the first segment
+// of its source, so that a source is parsed once a round, not once for
+// each of its segments.
+func checkKey(d wire.Doc, bits int) int {
+	if isIndexed(d) {
+		d = wire.DocNum(wire.File(d), 0)
+	}
+	return wire.Segment(d, bits)
+}
+
+// checkRound is the round, of n, of the exact check of a pair whose second
+// document is b: the round of its key (wire.SegmentRound).
+func checkRound(b wire.Doc, bits, n int) int { return wire.SegmentRound(checkKey(b, bits), bits, n) }

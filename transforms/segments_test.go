@@ -34,7 +34,7 @@ func TestInfoSegments(t *testing.T) {
 		}
 		return nil
 	}
-	s := cfg.work().newInfoSegments(context.Background(), file, "in.jsonl")
+	s := workDirOf(cfg).newInfoSegments(context.Background(), file, "in.jsonl")
 	err := docpool.Map(read, 4, func() (func(*docpool.Doc, *wire.Info), error) {
 		return func(d *docpool.Doc, in *wire.Info) {
 			if d.Index%50 == 0 {
@@ -52,7 +52,7 @@ func TestInfoSegments(t *testing.T) {
 	next := int64(0) // the next document's number
 	last := wire.Segment(wire.DocNum(file, line(docs-1)), bits)
 	for seg := wire.Segment(wire.DocNum(file, 0), bits); seg <= last; seg++ {
-		tab, err := cfg.work().readInfoShard(context.Background(), seg)
+		tab, err := workDirOf(cfg).readInfoShard(context.Background(), seg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestInfoSegments(t *testing.T) {
 // shard that cannot be written, with the directory and the space needed.
 func TestInfoSegmentsErrors(t *testing.T) {
 	cfg := Config{Work: t.TempDir(), SegmentBits: 4}
-	s := cfg.work().newInfoSegments(context.Background(), 0, "in.jsonl")
+	s := workDirOf(cfg).newInfoSegments(context.Background(), 0, "in.jsonl")
 	for _, l := range []int64{3, 17, 15} {
 		s.add(&wire.Info{Doc: wire.DocNum(0, l)})
 	}
@@ -84,7 +84,7 @@ func TestInfoSegmentsErrors(t *testing.T) {
 		t.Errorf("infos out of line order: %v", err)
 	}
 	cfg.Work = "full://work"
-	s = cfg.work().newInfoSegments(context.Background(), 1, "in.jsonl")
+	s = workDirOf(cfg).newInfoSegments(context.Background(), 1, "in.jsonl")
 	for l := range int64(40) {
 		s.add(&wire.Info{Doc: wire.DocNum(1, l), ID: "id", Sketch: make([]uint8, 128)})
 	}

@@ -8,10 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
@@ -53,21 +50,6 @@ func (fn *shuffleStatFn) ProcessElement(name string, v int64, emit func(string, 
 }
 
 func shuffleStr(name string, v int64) string { return fmt.Sprintf("%s=%d", name, v) }
-
-// stageShuffled asserts that the tallies of shuffle name in the stats st
-// equal the bytes and elements of cols (keys in [lo, hi), hi 0: any),
-// measured as the next stage would receive them.
-func stageShuffled(s beam.Scope, st beam.PCollection, name string, lo, hi int, cols ...beam.PCollection) {
-	s = s.Scope("shuffled." + name)
-	var sizes []beam.PCollection
-	for _, c := range cols {
-		sizes = append(sizes, beam.ParDo(s, &shuffleSizeFn{Name: name, Lo: lo, Hi: hi}, c))
-	}
-	measured := beam.ParDo(s, shuffleStr, stats.SumPerKey(s, beam.Flatten(s, sizes...)))
-	tallied := beam.ParDo(s, shuffleStr, stats.SumPerKey(s, beam.ParDo(s, &shuffleStatFn{Name: name}, st)))
-	passert.Equals(s, tallied, measured)
-	passert.Count(s, measured, "measured", 2) // the stage did emit into the shuffle
-}
 
 // shuffleTap runs DoFns by hand, as a runner would, and checks their
 // shuffle tallies: every output chunk is measured as emitted and kept by
@@ -149,14 +131,14 @@ func TestClustersShuffleTallies(t *testing.T) {
 			cfg.Clusters = tc.rule
 			tp := newShuffleTap()
 			edges, members, links := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
-			if err := (&edgesFn{Work: cfg.work(), Partitions: cfg.CCPartitions, Links: tc.rule == ClustersKept}).ProcessElement(ctx, 0, iterOf([][]byte{stageMatchChunk(ms...).Chunk}),
+			if err := (&edgesFn{Work: workDirOf(cfg), Partitions: cfg.CCPartitions, Links: tc.rule == ClustersKept}).ProcessElement(ctx, 0, iterOf([][]byte{stageMatchChunk(ms...).Chunk}),
 				tp.emit(output.ShuffleEdges, edges), tp.emit(output.ShuffleMembers, members), tp.emit(output.ShuffleLinks, links), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			step := func(large bool) {
 				next := map[int][][]byte{}
 				for _, k := range slices.Sorted(maps.Keys(edges)) {
-					if err := (&starFn{Work: cfg.work(), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
+					if err := (&starFn{Work: workDirOf(cfg), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -168,30 +150,30 @@ func TestClustersShuffleTallies(t *testing.T) {
 			}
 			stars, leaves, rest := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
 			for _, k := range slices.Sorted(maps.Keys(edges)) {
-				if err := (&settleFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
+				if err := (&settleFn{Work: workDirOf(cfg), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
 					tp.emit(output.ShuffleEdges, leaves), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			assigns := map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&resolveFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(stars[k]), iterOf(leaves[k]),
+				if err := (&resolveFn{Work: workDirOf(cfg), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(stars[k]), iterOf(leaves[k]),
 					tp.emit(output.ShuffleAssignments, assigns), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := (&remainderFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, iterOf(rest[0]), tp.emit(output.ShuffleAssignments, assigns), tp.emitStat); err != nil {
+			if err := (&remainderFn{Work: workDirOf(cfg), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, iterOf(rest[0]), tp.emit(output.ShuffleAssignments, assigns), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			rooted, rootLinks := map[int][][]byte{}, map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&membersFn{Work: cfg.work(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(members[k]), iterOf(assigns[k]), iterOf(links[k]),
+				if err := (&membersFn{Work: workDirOf(cfg), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, iterOf(members[k]), iterOf(assigns[k]), iterOf(links[k]),
 					tp.emit(output.ShuffleMembers, rooted), tp.emit(output.ShuffleLinks, rootLinks), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(rooted)) {
-				if err := (&clusterFn{Work: cfg.work(), Partitions: cfg.CCPartitions, Lines: cfg.clusterLines()}).ProcessElement(ctx, k, iterOf(rooted[k]), iterOf(rootLinks[k]),
+				if err := (&clusterFn{Work: workDirOf(cfg), Partitions: cfg.CCPartitions, Lines: clusterLinesOf(cfg)}).ProcessElement(ctx, k, iterOf(rooted[k]), iterOf(rootLinks[k]),
 					tp.emit(output.ShuffleOutLines, nil), tp.emit(output.ShuffleRemoved, nil), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
@@ -273,7 +255,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 		wire.Match{A: wire.DocNum(0, 0), B: wire.DocNum(1, 1), IDA: "a", IDB: "c2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash})
 	tp := newShuffleTap()
 	sets := map[int][][]byte{}
-	first := &shingleSetsFn{Check: shingleChecks{Work: cfg.work(), Sign: cfg.signing(), Read: cfg.reading(), Manifest: manifest}}
+	first := &shingleSetsFn{Check: shingleChecks{Work: workDirOf(cfg), Sign: cfg.signing(), Read: cfg.reading(), Manifest: manifest}}
 	if err := first.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +266,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 	if err := first.FinishBundle(ctx, emitSet, tp.emitStat); err != nil {
 		t.Fatal(err)
 	}
-	second := &exactJaccardFn{Check: shingleChecks{Work: cfg.work(), Sign: cfg.signing(), Read: cfg.reading(), Manifest: manifest}, Verify: cfg.verifyConfig()}
+	second := &exactJaccardFn{Check: shingleChecks{Work: workDirOf(cfg), Sign: cfg.signing(), Read: cfg.reading(), Manifest: manifest}, Verify: cfg.verifyConfig()}
 	if err := second.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
@@ -77,7 +76,7 @@ type signFn struct {
 }
 
 func newSignFn(cfg Config, infoShards bool) *signFn {
-	return &signFn{Work: cfg.work(), Sign: cfg.signing(), Bands: blocking.Bands{B: cfg.Bands, R: cfg.Rows},
+	return &signFn{Work: workDirOf(cfg), Sign: cfg.signing(), Bands: blocking.Bands{B: cfg.Bands, R: cfg.Rows},
 		NoBands: cfg.verifyConfig().Blocking == verify.SimHash, Tables: cfg.simDesign(), Partitions: cfg.Partitions,
 		IndexOut: cfg.IndexOut, InfoShards: infoShards}
 }
@@ -255,13 +254,4 @@ func (ss *segmentSigner) stats() tally.Counts {
 		{Name: output.StatTruncated, N: ss.truncated},
 		{Name: output.StatKeys, N: ss.keys},
 	}
-}
-
-// addDoc adds the index record of a signed document to pre.
-func (pre *recordShard) addDoc(d *blockkeys.Doc) {
-	if pre == nil {
-		return
-	}
-	rec := index.NewRecord(&d.Info, d.Exact, d.Bands)
-	pre.add(&rec)
 }

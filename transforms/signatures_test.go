@@ -120,7 +120,7 @@ func TestSignaturesStage(t *testing.T) {
 	stageRun(t, p)
 
 	for file, ids := range map[int][]string{0: {"a", "e"}, 1: {"d"}} {
-		tab, err := cfg.work().readInfoShard(context.Background(), cfg.segment(wire.DocNum(file, 0)))
+		tab, err := workDirOf(cfg).readInfoShard(context.Background(), cfg.segment(wire.DocNum(file, 0)))
 		if err != nil {
 			t.Fatal(err)
 		}

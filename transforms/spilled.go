@@ -38,13 +38,6 @@ func init() {
 // steps the graph is the same as without spilling, so the stages, their
 // rounds and their outputs are too.
 
-// GroupMatches groups the matches of cols (file index, wire.Match chunks)
-// by file, for Clusters and the pairs output; with cfg.Spill through spill
-// files (groupSpilled).
-func GroupMatches(s beam.Scope, cfg Config, cols ...beam.PCollection) beam.PCollection {
-	return groupSpilled(s.Scope("Matches"), cfg, "matches", cols...)
-}
-
 // groupSpilled is beam.GroupByKey of the (key, chunk) elements of cols,
 // flattened; with cfg.Spill the chunks first go to spill files of kind
 // (spillFn), so that the runner groups their names and the DoFn that reads
@@ -65,7 +58,7 @@ func spilledCol(s beam.Scope, cfg Config, kind string, cols ...beam.PCollection)
 		col = beam.Flatten(s, cols...)
 	}
 	if cfg.Spill {
-		col = beam.ParDo(s, &spillFn{Work: cfg.work(), Kind: kind}, col)
+		col = beam.ParDo(s, &spillFn{Work: workDirOf(cfg), Kind: kind}, col)
 	}
 	return col
 }

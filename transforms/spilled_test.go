@@ -39,7 +39,7 @@ func TestSpilled(t *testing.T) {
 		shuffled := map[int][][]byte{}
 		var names []int
 		for _, b := range bundles {
-			out := cfg.work().spillTo("test")
+			out := workDirOf(cfg).spillTo("test")
 			emit := func(k int, c []byte) { shuffled[k] = append(shuffled[k], slices.Clone(c)) }
 			send := out.wrap(emit)
 			for _, kc := range b {
@@ -62,7 +62,7 @@ func TestSpilled(t *testing.T) {
 		var in spillIn
 		for k, w := range want {
 			var got []string
-			err := in.each(cfg.work(), k, iterOf(shuffled[k]), func(c []byte) error { got = append(got, string(c)); return nil })
+			err := in.each(workDirOf(cfg), k, iterOf(shuffled[k]), func(c []byte) error { got = append(got, string(c)); return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func TestSpilled(t *testing.T) {
 // a name that is not a spill file's, or a damaged file, fails the reader.
 func TestSpilledErrors(t *testing.T) {
 	cfg := Config{Spill: true, Work: filepath.Join(t.TempDir(), "missing")}
-	out := cfg.work().spillTo("test")
+	out := workDirOf(cfg).spillTo("test")
 	out.wrap(nil)(0, []byte("x"))
 	err := out.finish(func(int, []byte) { t.Error("names emitted after a failure") })
 	if err == nil || !strings.Contains(err.Error(), cfg.Work) || !strings.Contains(err.Error(), "needs about") {
@@ -87,7 +87,7 @@ func TestSpilledErrors(t *testing.T) {
 	}
 
 	cfg.Work = t.TempDir()
-	out = cfg.work().spillTo("test")
+	out = workDirOf(cfg).spillTo("test")
 	out.wrap(nil)(0, []byte("x"))
 	if err := finishSpilled(errors.New("bundle failed"), nil, out); err == nil {
 		t.Error("finishSpilled dropped the bundle's error")
@@ -99,7 +99,7 @@ func TestSpilledErrors(t *testing.T) {
 	var in spillIn
 	defer in.close()
 	for _, name := range []string{"", "../spill-x-1-1.bin", "info-00001.bin"} {
-		if err := in.each(cfg.work(), 0, iterOf([][]byte{[]byte(name)}), func([]byte) error { return nil }); err == nil {
+		if err := in.each(workDirOf(cfg), 0, iterOf([][]byte{[]byte(name)}), func([]byte) error { return nil }); err == nil {
 			t.Errorf("name %q: no error", name)
 		}
 	}
@@ -107,7 +107,7 @@ func TestSpilledErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg.Work, bad), []byte("not a spill file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = in.each(cfg.work(), 0, iterOf([][]byte{[]byte(bad)}), func([]byte) error { return nil })
+	err = in.each(workDirOf(cfg), 0, iterOf([][]byte{[]byte(bad)}), func([]byte) error { return nil })
 	if !errors.Is(err, spill.ErrCorrupt) {
 		t.Errorf("damaged file: got %v, want spill.ErrCorrupt", err)
 	}
@@ -120,7 +120,7 @@ func stageUnspill(s beam.Scope, cfg Config, col beam.PCollection) beam.PCollecti
 	if !cfg.Spill {
 		return col
 	}
-	return beam.ParDo(s, &stageUnspillFn{Work: cfg.work()}, col)
+	return beam.ParDo(s, &stageUnspillFn{Work: workDirOf(cfg)}, col)
 }
 
 type stageUnspillFn struct{ Work workDir }

@@ -119,7 +119,7 @@ func (d *spoolDir) drop() bool {
 
 // Spooled returns the spool copy of input file index file if there is one,
 // else path itself.
-func (c Config) Spooled(file int, path string) string { return c.work().spooled(file, path) }
+func Spooled(c Config, file int, path string) string { return workDirOf(c).spooled(file, path) }
 
 // spooled is Config.Spooled.
 func (w workDir) spooled(file int, path string) string {

@@ -68,7 +68,7 @@ func TestSpoolDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var docs int64
-	fn := &readKeysFn{Work: cfg.work(), Read: cfg.reading(), Partitions: cfg.Partitions}
+	fn := &readKeysFn{Work: workDirOf(cfg), Read: cfg.reading(), Partitions: cfg.Partitions}
 	nop := func(int, []byte) {}
 	err = fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(name string, n int64) {
 		if name == output.StatDocuments {
@@ -78,7 +78,7 @@ func TestSpoolDropped(t *testing.T) {
 	if err != nil || docs != 2 {
 		t.Fatalf("first pass without a usable spool: %v, %d documents, want 2", err, docs)
 	}
-	if got := collectDocs(t, docpool.Parsed(cfg.work().reader(ctx, 0, in, cfg.recordOptions()))); len(got) != 2 {
+	if got := collectDocs(t, docpool.Parsed(workDirOf(cfg).reader(ctx, 0, in, cfg.recordOptions()))); len(got) != 2 {
 		t.Errorf("the input read again without a spool copy: %d documents, want 2", len(got))
 	}
 
@@ -175,7 +175,7 @@ func TestSpoolYields(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.Spool = t.TempDir()
-	w := cfg.work()
+	w := workDirOf(cfg)
 	fn := &readKeysFn{Work: w, Read: cfg.reading(), Partitions: cfg.Partitions}
 	nop := func(int, []byte) {}
 	if err := fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(string, int64) {}); err != nil {

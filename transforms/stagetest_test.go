@@ -17,13 +17,12 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 
-	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/internal/rounds"
 )
 
 func init() {
@@ -289,62 +288,6 @@ func stageStats(s beam.Scope, st beam.PCollection, names ...string) beam.PCollec
 	return beam.ParDo(s, &stageStatFn{Names: names}, stats.SumPerKey(s, st))
 }
 
-// stageIndex runs Read, ExactDuplicates, Signatures and WriteIndex over
-// paths with cfg (cfg.IndexOut set), removing besides the exact duplicates
-// the lines of removes (by file index), and returns the index's manifest.
-func stageIndex(t *testing.T, cfg Config, paths []string, removes ...stageChunk) *index.Manifest {
-	t.Helper()
-	p, s := beam.NewPipelineWithRoot()
-	files := stageFiles(t, s, paths, cfg.Branches)
-	keys, _, _, segs, _ := Read(s, cfg, files)
-	_, skips, _ := ExactDuplicates(s, cfg, keys)
-	_, signStats := Signatures(s, cfg, segs, skips)
-	// The index shards copy the pre-shards of the signature pass: wait
-	// for it (in a run, the removals come after it).
-	rm := beam.Flatten(s, stageChunks(s, removes...), beam.ParDo(s, rounds.After, signStats))
-	WriteIndex(s, cfg, files, rm)
-	stageRun(t, p)
-	man, err := ReadManifest(context.Background(), cfg.IndexOut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return man
-}
-
-// stageShardIDs reads the ids of the records of index shard name in dir.
-func stageShardIDs(t *testing.T, cfg Config, dir, name string) []string {
-	t.Helper()
-	var ids []string
-	eachShardRecord(t, output.JoinPath(dir, name), func(r *index.Record) {
-		if r.Exact == 0 || len(r.Sketch) != cfg.Perms || len(r.Bands) != cfg.Bands {
-			t.Errorf("%s: record %s: exact key %x, %d sketch values, %d band keys", name, r.ID, r.Exact, len(r.Sketch), len(r.Bands))
-		}
-		ids = append(ids, r.ID)
-	})
-	return ids
-}
-
-// eachShardRecord calls fn for every record of the index shard at path.
-func eachShardRecord(t *testing.T, path string, fn func(*index.Record)) {
-	t.Helper()
-	rd, c, err := openShard(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var r index.Record
-	for {
-		ok, err := rd.Next(&r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			return
-		}
-		fn(&r)
-	}
-}
-
 // stageAny converts ss for passert.Equals.
 func stageAny(ss []string) []any {
 	out := make([]any, len(ss))
@@ -397,4 +340,19 @@ func stageManifest(t *testing.T, refs []FileRef) string {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// stageShuffled asserts that the tallies of shuffle name in the stats st
+// equal the bytes and elements of cols (keys in [lo, hi), hi 0: any),
+// measured as the next stage would receive them.
+func stageShuffled(s beam.Scope, st beam.PCollection, name string, lo, hi int, cols ...beam.PCollection) {
+	s = s.Scope("shuffled." + name)
+	var sizes []beam.PCollection
+	for _, c := range cols {
+		sizes = append(sizes, beam.ParDo(s, &shuffleSizeFn{Name: name, Lo: lo, Hi: hi}, c))
+	}
+	measured := beam.ParDo(s, shuffleStr, stats.SumPerKey(s, beam.Flatten(s, sizes...)))
+	tallied := beam.ParDo(s, shuffleStr, stats.SumPerKey(s, beam.ParDo(s, &shuffleStatFn{Name: name}, st)))
+	passert.Equals(s, tallied, measured)
+	passert.Count(s, measured, "measured", 2) // the stage did emit into the shuffle
 }

@@ -28,7 +28,7 @@ func init() {
 // In: stats (name, n) of every stage.
 func Summary(s beam.Scope, cfg Config, files Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
-	beam.ParDo0(s, &writeSummaryFn{Out: cfg.Output, Work: cfg.work()}, sumStats(s, files, sts...))
+	beam.ParDo0(s, &writeSummaryFn{Out: cfg.Output, Work: workDirOf(cfg)}, sumStats(s, files, sts...))
 }
 
 // sumStats sums the stats sts by name and gathers the sums under one key,

@@ -87,7 +87,7 @@ type unitResult struct {
 func readUnits(s beam.Scope, cfg Config, files Files) []beam.PCollection {
 	var splits []beam.PCollection
 	for _, b := range files.Branches {
-		splits = append(splits, beam.ParDo(s, &splitFn{Split: cfg.splitter()}, b))
+		splits = append(splits, beam.ParDo(s, &splitFn{Split: splitterOf(cfg)}, b))
 	}
 	units := beam.Flatten(s, splits...)
 	n := len(files.Branches)
@@ -314,7 +314,7 @@ func (fn *mergeReadFn) ProcessElement(ctx context.Context, file int, results fun
 	return nil
 }
 
-// waitFor emits nothing. Flattened into the input of a grouped stage, it
-// makes the stage wait until the collection it reads (Files.Seen) is
-// complete: every seen-NNNNN.json is then written.
-func waitFor(int, []byte, func(int, []byte)) {}
+// splitter is how c's first pass cuts input files into units.
+func splitterOf(c Config) splitter {
+	return splitter{Read: c.reading(), UnitRows: c.unitRows(), SegmentBits: c.segmentBits()}
+}

@@ -37,8 +37,8 @@ func init() {
 // matches (file index of A, chunk), stats.
 func Verify(s beam.Scope, cfg Config, files Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Work: cfg.work()}, pairs)
-	checked := rounds.Run(s.Scope("Check"), 3, &verifyFileFn{Work: cfg.work(), Verify: cfg.verifyConfig()}, splitSegmentRounds(s, cfg, halves[0]))
+	halves := byFile(s.Scope("JoinFirst"), &halfJoinFileFn{Work: workDirOf(cfg)}, pairs)
+	checked := rounds.Run(s.Scope("Check"), 3, &verifyFileFn{Work: workDirOf(cfg), Verify: cfg.verifyConfig()}, splitSegmentRounds(s, cfg, halves[0]))
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	exact, st3 := ExactChecks(s, cfg, files.Manifest, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -328,4 +329,32 @@ func (w workDir) removeAll(ctx context.Context) error {
 		_ = os.Remove(w.Dir) // only if empty; a command's own work directory is its to remove
 	}
 	return nil
+}
+
+// partName is the name of the part of index (within the file) of input
+// file index file's shard of kind.
+func partName(kind string, file, index int) string {
+	return fmt.Sprintf("part-%s-%05d-%06d.jsonl", kind, file, index)
+}
+
+// isPartName reports whether name is a part's.
+func isPartName(name string) bool {
+	for _, kind := range []string{output.KindPairs, output.KindClusters, output.KindRejects} {
+		var file, index int
+		if _, err := fmt.Sscanf(name, "part-"+kind+"-%05d-%06d.jsonl", &file, &index); err == nil && name == partName(kind, file, index) {
+			return true
+		}
+	}
+	return false
+}
+
+// work is the stages' handle on c's work directory.
+func workDirOf(c Config) workDir {
+	return workDir{Dir: c.Work, SegmentBits: c.segmentBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers}
+}
+
+// writeAtomically is workfiles.Write with the test hook of fault
+// injection (stage "Write").
+func writeAtomically(ctx context.Context, dir, name string, write func(w io.Writer) error) error {
+	return workfiles.Write(ctx, dir, name, write, true)
 }

@@ -44,7 +44,7 @@ func TestInfoShardRoundTrip(t *testing.T) {
 	if err := s.write(ctx, cfg.Work, infoShardName(file, 1<<24), "in/file-3.jsonl"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := cfg.work().readInfoShard(ctx, seg)
+	got, err := workDirOf(cfg).readInfoShard(ctx, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestInfoShardRoundTrip(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfg.Work, ".tmp-info-00001.bin-00ff"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := cfg.work().removeAll(ctx); err != nil {
+	if err := workDirOf(cfg).removeAll(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(cfg.Work); !errors.Is(err, os.ErrNotExist) {
@@ -85,7 +85,7 @@ func TestInfoShardErrors(t *testing.T) {
 	ctx := context.Background()
 	cfg := Config{Work: t.TempDir()}
 	seg := cfg.segment(wire.DocNum(2, 1<<16))
-	_, err := cfg.work().readInfoShard(ctx, seg)
+	_, err := workDirOf(cfg).readInfoShard(ctx, seg)
 	if want := "info shard of input file 2, lines 65536 to 131071: "; err == nil || !strings.HasPrefix(err.Error(), want) ||
 		!strings.Contains(err.Error(), infoShardName(2, 1)) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("reading a missing shard: %v, want %q, the name and fs.ErrNotExist", err, want)
@@ -102,7 +102,7 @@ func TestInfoShardErrors(t *testing.T) {
 	if err := os.Rename(filepath.Join(cfg.Work, infoShardName(0, 0)), filepath.Join(cfg.Work, infoShardName(0, 1))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cfg.work().readInfoShard(ctx, 1); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "another segment") {
+	if _, err := workDirOf(cfg).readInfoShard(ctx, 1); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "another segment") {
 		t.Errorf("reading a shard of another segment: %v, want index.ErrCorrupt", err)
 	}
 	if err := s.write(ctx, cfg.Work, infoShardName(0, 0), "in"); err != nil {
@@ -117,7 +117,7 @@ func TestInfoShardErrors(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cfg.work().readInfoShard(ctx, 0); !errors.Is(err, index.ErrCorrupt) {
+	if _, err := workDirOf(cfg).readInfoShard(ctx, 0); !errors.Is(err, index.ErrCorrupt) {
 		t.Errorf("reading a damaged shard: %v, want index.ErrCorrupt", err)
 	}
 	if err := (&recordShard{}).write(ctx, "", infoShardName(0, 0), "in"); err == nil {
@@ -222,7 +222,7 @@ func BenchmarkReadInfoShard(b *testing.B) {
 	seg := cfg.segment(wire.DocNum(file, 0))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := cfg.work().readInfoShard(ctx, seg); err != nil {
+		if _, err := workDirOf(cfg).readInfoShard(ctx, seg); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 func init() {
@@ -27,7 +26,7 @@ func init() {
 func Write(s beam.Scope, cfg Config, files Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
 	rejected := beam.ParDo(s.Scope("rejected"), &rejectedLinesFn{}, rejects)
-	dedup := files.perFile(s.Scope("dedup"), 1, &writeDedupFn{Work: cfg.work(), Read: cfg.reading(), Out: cfg.outputs()}, removes, rejected)[0]
+	dedup := files.perFile(s.Scope("dedup"), 1, &writeDedupFn{Work: workDirOf(cfg), Read: cfg.reading(), Out: cfg.outputs()}, removes, rejected)[0]
 	return beam.Flatten(s, writeLines(s, cfg, output.KindPairs, matches),
 		writeLines(s, cfg, output.KindClusters, clusters),
 		writeLines(s, cfg, output.KindRejects, rejects),
@@ -189,10 +188,4 @@ func writeCompressed(ctx context.Context, dir, name string, c outCompression, wr
 		}
 		return cw.Close()
 	})
-}
-
-// writeAtomically is workfiles.Write with the test hook of fault
-// injection (stage "Write").
-func writeAtomically(ctx context.Context, dir, name string, write func(w io.Writer) error) error {
-	return workfiles.Write(ctx, dir, name, write, true)
 }

@@ -40,26 +40,9 @@ func init() {
 func writeLines(s beam.Scope, cfg Config, kind string, col beam.PCollection) beam.PCollection {
 	s = s.Scope(kind)
 	parts, st1 := beam.ParDo2(s, &splitPartsFn{SegmentBits: cfg.segmentBits(), Kind: kind}, col)
-	named, st2 := beam.ParDo2(s, &writePartFn{Work: cfg.work(), Kind: kind, Locations: cfg.Locations}, groupSpilled(s, cfg, "parts", parts))
+	named, st2 := beam.ParDo2(s, &writePartFn{Work: workDirOf(cfg), Kind: kind, Locations: cfg.Locations}, groupSpilled(s, cfg, "parts", parts))
 	st3 := beam.ParDo(s, &joinPartsFn{WorkDir: cfg.Work, Out: cfg.outputs(), Kind: kind}, beam.GroupByKey(s, named))
 	return beam.Flatten(s, st1, st2, st3)
-}
-
-// partName is the name of the part of index (within the file) of input
-// file index file's shard of kind.
-func partName(kind string, file, index int) string {
-	return fmt.Sprintf("part-%s-%05d-%06d.jsonl", kind, file, index)
-}
-
-// isPartName reports whether name is a part's.
-func isPartName(name string) bool {
-	for _, kind := range []string{output.KindPairs, output.KindClusters, output.KindRejects} {
-		var file, index int
-		if _, err := fmt.Sscanf(name, "part-"+kind+"-%05d-%06d.jsonl", &file, &index); err == nil && name == partName(kind, file, index) {
-			return true
-		}
-	}
-	return false
 }
 
 // partKey is the key of the part of input file file that holds the line

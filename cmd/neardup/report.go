@@ -21,7 +21,7 @@ func writeReport(dir, out string, files []string, cfg *transforms.Config) error 
 	var inputs []htmlreport.Input
 	if (cfg.Format == "jsonl" || cfg.Format == "parquet") && !slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "://") }) {
 		for i, f := range files {
-			inputs = append(inputs, htmlreport.Input{Name: f, Path: cfg.Spooled(i, f)})
+			inputs = append(inputs, htmlreport.Input{Name: f, Path: transforms.Spooled(cfg, i, f)})
 		}
 	}
 	if err := htmlreport.WriteNamed(dir, out, inputs, cfg.IDField, cfg.TextField); err != nil {
