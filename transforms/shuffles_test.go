@@ -8,48 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
-
-func init() {
-	register.DoFn3x0[int, []byte, func(string, int64)](&shuffleSizeFn{})
-	register.DoFn3x0[string, int64, func(string, int64)](&shuffleStatFn{})
-	register.Function2x1(shuffleStr)
-}
-
-// shuffleSizeFn measures the chunks of a stage's output as they are: the
-// bytes (Name+".bytes") and elements (Name+".elements") of those whose key
-// is in [Lo, Hi) (Hi 0: any key).
-type shuffleSizeFn struct {
-	Name   string
-	Lo, Hi int
-}
-
-func (fn *shuffleSizeFn) ProcessElement(key int, chunk []byte, emit func(string, int64)) {
-	if key < fn.Lo || fn.Hi > 0 && key >= fn.Hi {
-		return
-	}
-	emit(fn.Name+".bytes", int64(len(chunk)))
-	emit(fn.Name+".elements", 1)
-}
-
-// shuffleStatFn renames the shuffle tallies of shuffle Name in a stage's
-// stats as shuffleSizeFn names them, and drops the other stats.
-type shuffleStatFn struct{ Name string }
-
-func (fn *shuffleStatFn) ProcessElement(name string, v int64, emit func(string, int64)) {
-	switch name {
-	case output.ShuffleBytesPrefix + fn.Name:
-		emit(fn.Name+".bytes", v)
-	case output.ShuffleElementsPrefix + fn.Name:
-		emit(fn.Name+".elements", v)
-	}
-}
-
-func shuffleStr(name string, v int64) string { return fmt.Sprintf("%s=%d", name, v) }
 
 // shuffleTap runs DoFns by hand, as a runner would, and checks their
 // shuffle tallies: every output chunk is measured as emitted and kept by
