@@ -15,16 +15,17 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/indexing"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // runIndexed runs the job on files and writes its index to a new directory,
 // returning the output and index directories.
-func runIndexed(t *testing.T, cfg transforms.Config, files []string) (out, idx string) {
+func runIndexed(t *testing.T, cfg job.Config, files []string) (out, idx string) {
 	t.Helper()
 	cfg.IndexOut = t.TempDir()
 	return runJob(t, "", cfg, files), cfg.IndexOut
@@ -32,16 +33,16 @@ func runIndexed(t *testing.T, cfg transforms.Config, files []string) (out, idx s
 
 // runAudit audits files against the index in idx (with the index's
 // settings) and returns the output directory.
-func runAudit(t *testing.T, cfg transforms.Config, idx string, files []string, readSources bool, update string) string {
+func runAudit(t *testing.T, cfg job.Config, idx string, files []string, readSources bool, update string) string {
 	t.Helper()
 	return runAuditOpt(t, cfg, files, AuditOptions{Index: idx, ReadSources: readSources, UpdateIndex: update})
 }
 
 // runAuditOpt is runAudit with the options opt (its manifest read here).
-func runAuditOpt(t *testing.T, cfg transforms.Config, files []string, opt AuditOptions) string {
+func runAuditOpt(t *testing.T, cfg job.Config, files []string, opt AuditOptions) string {
 	t.Helper()
 	idx := opt.Index
-	man, err := transforms.ReadManifest(context.Background(), idx)
+	man, err := indexing.ReadManifest(context.Background(), idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,11 +194,11 @@ func splitJSONL(t *testing.T, src, a, b string, pct uint32) {
 // old documents and the new ones kept, and what the two jobs report links
 // the true pairs a single run over both shards links.
 func TestAuditSample(t *testing.T) {
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	files := inputs(t, sampleFiles...)
 	run0, idx0 := runIndexed(t, cfg, files[:1])
 	c0 := checkAccounting(t, run0)
-	man0, err := transforms.ReadManifest(context.Background(), idx0)
+	man0, err := indexing.ReadManifest(context.Background(), idx0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestAuditSample(t *testing.T) {
 	if c[output.StatIndexJoined] >= man0.Documents {
 		t.Errorf("all %d indexed documents joined", c[output.StatIndexJoined])
 	}
-	man1, err := transforms.ReadManifest(context.Background(), next)
+	man1, err := indexing.ReadManifest(context.Background(), next)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestAuditDevSplit(t *testing.T) {
 	dir := t.TempDir()
 	yesterday, today := filepath.Join(dir, "yesterday.jsonl"), filepath.Join(dir, "today.jsonl")
 	splitJSONL(t, filepath.Join(dcDir, "dev.jsonl"), yesterday, today, 70)
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 
 	full := runJob(t, "", cfg, []string{filepath.Join(dcDir, "dev.jsonl")})
 	fullPair, fullComp := scores(runPairs(t, full), truth)
@@ -314,7 +315,7 @@ func TestAuditDevSplit(t *testing.T) {
 // readManifest reads the manifest of the index in dir.
 func readManifest(t *testing.T, dir string) *index.Manifest {
 	t.Helper()
-	m, err := transforms.ReadManifest(context.Background(), dir)
+	m, err := indexing.ReadManifest(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +325,7 @@ func readManifest(t *testing.T, dir string) *index.Manifest {
 // TestAuditRefusesBadIndex: a damaged shard or key file fails the audit
 // with an error naming it and saying what is wrong.
 func TestAuditRefusesBadIndex(t *testing.T) {
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	files := inputs(t, sampleFiles...)
 	for _, c := range []struct {
 		name, file string
@@ -368,7 +369,7 @@ func TestAuditRefusesBadIndex(t *testing.T) {
 // converts the same way; removing a generation the chain needs is an error
 // naming it.
 func TestAuditChainCompact(t *testing.T) {
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	dir := t.TempDir()
 	a, rest, b1, b2 := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "rest.jsonl"), filepath.Join(dir, "b1.jsonl"), filepath.Join(dir, "b2.jsonl")
 	splitJSONL(t, "../testdata/sample/sample-0.jsonl", a, rest, 40)
@@ -386,7 +387,7 @@ func TestAuditChainCompact(t *testing.T) {
 	sameAudit(t, "chain by lookups and by a scan", chain, runAuditOpt(t, cfg, files, AuditOptions{Index: idx2, Scan: true}))
 
 	compact := filepath.Join(dir, "compact")
-	cm, err := transforms.CompactIndex(context.Background(), idx2, compact, t.TempDir())
+	cm, err := indexing.CompactIndex(context.Background(), idx2, compact, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +412,7 @@ func TestAuditChainCompact(t *testing.T) {
 		t.Errorf("audit of a version 2 index: %v, want a refusal naming the conversion", err)
 	}
 	conv := filepath.Join(dir, "converted")
-	if _, err := transforms.CompactIndex(context.Background(), old, conv, t.TempDir()); err != nil {
+	if _, err := indexing.CompactIndex(context.Background(), old, conv, t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	sameAudit(t, "an index and its conversion from version 2", runAuditOpt(t, cfg, files, AuditOptions{Index: idx0}),
@@ -421,11 +422,11 @@ func TestAuditChainCompact(t *testing.T) {
 	if err := os.RemoveAll(idx1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := transforms.OpenIndex(context.Background(), compact); err != nil {
+	if _, err := indexing.OpenIndex(context.Background(), compact); err != nil {
 		t.Errorf("compacted index after removing a generation of the chain: %v", err)
 	}
 	want := "index " + idx2 + " needs generation " + idx1 + " (" + filepath.Join(idx1, index.ShardName(0)) + " is missing)"
-	if _, err := transforms.OpenIndex(context.Background(), idx2); err == nil || err.Error() != want {
+	if _, err := indexing.OpenIndex(context.Background(), idx2); err == nil || err.Error() != want {
 		t.Errorf("generation removed: got %v, want %s", err, want)
 	}
 }

@@ -21,15 +21,16 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 // runInto builds the job for files (absolute paths or URLs, used as given:
 // their order is their file index) with cfg writing into dir, runs it on
 // runner ("" is Prism) and returns the runner's error.
-func runInto(t *testing.T, runner string, cfg transforms.Config, files []string, dir string) error {
+func runInto(t *testing.T, runner string, cfg job.Config, files []string, dir string) error {
 	t.Helper()
 	cfg.Output = dir
 	if err := cfg.Validate(); err != nil {
@@ -45,7 +46,7 @@ func runInto(t *testing.T, runner string, cfg transforms.Config, files []string,
 	} else {
 		_, err = beam.Run(context.Background(), runner, p)
 	}
-	if err != nil && !transforms.WaitIdle(30*time.Second) {
+	if err != nil && !jobstate.WaitIdle(30*time.Second) {
 		t.Errorf("the DoFns of the failed job still run 30 s after it failed")
 	}
 	return err
@@ -274,7 +275,7 @@ func TestBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			files := tt.files(t)
-			cfg := transforms.DefaultConfig()
+			cfg := job.DefaultConfig()
 			cfg.Format = tt.format
 			if tt.maxDocBytes > 0 {
 				cfg.MaxDocBytes = tt.maxDocBytes
@@ -358,7 +359,7 @@ func keptIDs(t *testing.T, dir string) map[string][]string {
 func TestBadInputDuplicateIDs(t *testing.T) {
 	files := inputs(t, "../testdata/bad/dupid-0.jsonl", "../testdata/bad/dupid-1.jsonl")
 	dir := t.TempDir()
-	if err := runInto(t, "", transforms.DefaultConfig(), files, dir); err != nil {
+	if err := runInto(t, "", job.DefaultConfig(), files, dir); err != nil {
 		t.Fatal(err)
 	}
 	c := checkAccounting(t, dir)
@@ -404,7 +405,7 @@ func writeJSONL(t *testing.T, path string, docs ...string) {
 // job allocates no more for a 50 MB line than for one just over the limit
 // (each pass over the file buffers at most max-doc-bytes of a line).
 func TestBadInputHugeLine(t *testing.T) {
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	first := `{"id":"before","text":"a good record before the huge one, long enough to shingle"}` + "\n"
 	var allocs []uint64
 	for _, size := range []int{cfg.MaxDocBytes + 1<<20, 50 << 20} {
@@ -486,10 +487,10 @@ func TestBadInputMaxTokens(t *testing.T) {
 		clusters  int
 	}{
 		{60, 2, 1},
-		{transforms.DefaultConfig().MaxTokens, 0, 0},
+		{job.DefaultConfig().MaxTokens, 0, 0},
 	} {
 		t.Run(fmt.Sprint("max-tokens ", tt.maxTokens), func(t *testing.T) {
-			cfg := transforms.DefaultConfig()
+			cfg := job.DefaultConfig()
 			cfg.MaxTokens = tt.maxTokens
 			dir := t.TempDir()
 			if err := runInto(t, "", cfg, []string{path}, dir); err != nil {
@@ -507,7 +508,7 @@ func TestBadInputMaxTokens(t *testing.T) {
 	}
 }
 
-// TestFault injects a failure into one stage (transforms.SetFailOnce: each
+// TestFault injects a failure into one stage (jobstate.SetFailOnce: each
 // DoFn of the stage fails the first time it sees a key). Prism does not
 // retry a failed bundle: the job fails with an error naming the fault, and
 // the output directory holds no partial file: every file there is complete
@@ -517,31 +518,31 @@ func TestBadInputMaxTokens(t *testing.T) {
 // without the fault into the same directory, which then gives the complete
 // result. On a runner that retries, the job
 // succeeds and its outputs are complete and not duplicated. A stage whose
-// DoFns no longer call the fault hook (transforms.FaultHooked) fails the
+// DoFns no longer call the fault hook (jobstate.FaultHooked) fails the
 // test: its fault would go untested.
 func TestFault(t *testing.T) {
 	files := inputs(t, sampleFiles...)
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	want := outputs(t, runJob(t, "", cfg, sampleFiles))
 	for _, stage := range []string{"Read", "Signatures", "Write"} {
 		t.Run(stage, func(t *testing.T) {
-			transforms.SetFailOnce(stage)
-			defer transforms.SetFailOnce("")
+			jobstate.SetFailOnce(stage)
+			defer jobstate.SetFailOnce("")
 			dir := t.TempDir()
 			err := runInto(t, "", cfg, files, dir)
 			if err == nil {
-				if !transforms.FaultHooked(stage) {
-					t.Fatalf("no DoFn of stage %s calls the fault hook (transforms.SetFailOnce)", stage)
+				if !jobstate.FaultHooked(stage) {
+					t.Fatalf("no DoFn of stage %s calls the fault hook (jobstate.SetFailOnce)", stage)
 				}
 				sameOutputs(t, "after retries", want, outputs(t, dir))
 				return
 			}
 			// The error crossed the runner as text.
-			if !strings.Contains(err.Error(), transforms.ErrInjectedFault.Error()) {
+			if !strings.Contains(err.Error(), jobstate.ErrInjectedFault.Error()) {
 				t.Fatalf("job failed with %v, want the injected fault", err)
 			}
 			msg := err.Error()
-			msg = msg[strings.Index(msg, transforms.ErrInjectedFault.Error()):]
+			msg = msg[strings.Index(msg, jobstate.ErrInjectedFault.Error()):]
 			t.Logf("the job failed: ...%s", msg[:strings.IndexByte(msg+"\n", '\n')])
 			got := outputs(t, dir)
 			t.Logf("left in the output directory: %v", slices.Sorted(maps.Keys(got)))
@@ -566,7 +567,7 @@ func TestFault(t *testing.T) {
 			if stage == "Read" && final > 0 {
 				t.Errorf("every output depends on Read, yet the failed job wrote %d files", final)
 			}
-			transforms.SetFailOnce("")
+			jobstate.SetFailOnce("")
 			if err := runInto(t, "", cfg, files, dir); err != nil {
 				t.Fatal(err)
 			}
@@ -591,7 +592,7 @@ func TestTextDedup(t *testing.T) {
 		}
 		files = append(files, path)
 	}
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	cfg.Format = "text"
 	out := runJob(t, "", cfg, files)
 	for i, want := range []string{a, "", c} {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // TestDeterministic: the same input gives byte-identical output files
@@ -28,27 +28,27 @@ func TestDeterministic(t *testing.T) {
 		rounds              int  // 0: as many as branches
 		spill               bool // the large shuffles through spill files
 	}{
-		{"", transforms.DefaultPartitions, 1, 0, 1, 1, false}, // the reference
+		{"", job.DefaultPartitions, 1, 0, 1, 1, false}, // the reference
 		{"", 1, 2, 1, 2, 3, false},
 		{"", 7, 1, 1, 3, 0, false},
 		{"", 7, 1, 0, 2, 5, false},
 		{"", 3, 2, 0, 1, 0, false},
-		{"", transforms.DefaultPartitions, 2, 0, 4, 0, false},
+		{"", job.DefaultPartitions, 2, 0, 4, 0, false},
 		{"direct", 1, 1, 0, 1, 2, false},
 		{"direct", 7, 2, 1, 2, 4, false},
-		{"direct", transforms.DefaultPartitions, 2, 0, 3, 0, false},
+		{"direct", job.DefaultPartitions, 2, 0, 3, 0, false},
 		{"direct", 1000, 1, 0, 1, 0, false},
 		{"", 7, 2, 1, 2, 3, true},
 		{"direct", 7, 2, 1, 2, 4, true},
-		{"direct", transforms.DefaultPartitions, 2, 0, 1, 1, true},
-		{"direct", 8 * transforms.DefaultPartitions, 2, 0, 2, 0, true}, // and 8 times the components partitions: plan.PartitionScale of 12 GB
+		{"direct", job.DefaultPartitions, 2, 0, 1, 1, true},
+		{"direct", 8 * job.DefaultPartitions, 2, 0, 2, 0, true}, // and 8 times the components partitions: plan.PartitionScale of 12 GB
 	}
 	var want map[string][]byte
 	for i, v := range variants {
-		cfg := transforms.DefaultConfig()
+		cfg := job.DefaultConfig()
 		cfg.Partitions, cfg.Workers, cfg.Branches, cfg.Rounds, cfg.Spill = v.partitions, v.workers, v.branches, v.rounds, v.spill
-		if v.spill && v.partitions > transforms.DefaultPartitions {
-			cfg.CCPartitions *= v.partitions / transforms.DefaultPartitions // as plan.PartitionScale scales both
+		if v.spill && v.partitions > job.DefaultPartitions {
+			cfg.CCPartitions *= v.partitions / job.DefaultPartitions // as plan.PartitionScale scales both
 		}
 		if v.spool == 1 {
 			cfg.Spool = t.TempDir()
@@ -139,7 +139,7 @@ func TestOrderIndependent(t *testing.T) {
 			}
 		}
 		dir := t.TempDir()
-		if err := runInto(t, "", transforms.DefaultConfig(), r.files, dir); err != nil {
+		if err := runInto(t, "", job.DefaultConfig(), r.files, dir); err != nil {
 			t.Fatal(err)
 		}
 		c := checkAccounting(t, dir)
@@ -192,7 +192,7 @@ func TestOrderIndependent(t *testing.T) {
 func TestComponentsShape(t *testing.T) {
 	files := inputs(t, append([]string{"../testdata/bad/bad.jsonl"}, sampleFiles...)...)
 	variants := []struct{ partitions, rounds int }{
-		{transforms.DefaultConfig().CCPartitions, transforms.DefaultConfig().CCRounds}, // the reference
+		{job.DefaultConfig().CCPartitions, job.DefaultConfig().CCRounds}, // the reference
 		{1, 0},
 		{7, 0},
 		{7, 1},
@@ -203,7 +203,7 @@ func TestComponentsShape(t *testing.T) {
 	var wantCounts map[string]int64
 	remainders := map[int]int64{}
 	for i, v := range variants {
-		cfg := transforms.DefaultConfig()
+		cfg := job.DefaultConfig()
 		cfg.CCPartitions, cfg.CCRounds = v.partitions, v.rounds
 		dir := t.TempDir()
 		if err := runInto(t, "", cfg, files, dir); err != nil {

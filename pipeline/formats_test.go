@@ -13,9 +13,9 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // sampleLines returns the decompressed lines of the bundled sample's files.
@@ -123,7 +123,7 @@ func positions(t *testing.T, dir string) []string {
 // keeps and removes the same documents and gives the same clusters, by the
 // positions --locations reports.
 func TestInputForms(t *testing.T) {
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	cfg.Locations = true
 	base := runJob(t, "", cfg, sampleFiles)
 	want, wantCl := checkAccounting(t, base), positions(t, base)
@@ -205,7 +205,7 @@ func TestInputForms(t *testing.T) {
 // shape of the job.
 func TestCompressOutputs(t *testing.T) {
 	files := append(slices.Clone(sampleFiles), "../testdata/bad/bad.jsonl") // with rejects
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	cfg.Compress = "none"
 	plain := outputs(t, runJob(t, "", cfg, files))
 	delete(plain, output.SummaryName)

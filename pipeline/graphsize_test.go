@@ -9,7 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // graphBytes builds the job for n input paths (gs://, never read) and
@@ -20,7 +20,7 @@ func graphBytes(t *testing.T, n int) int {
 	for i := range files {
 		files[i] = fmt.Sprintf("gs://bucket/shard-%06d.jsonl.gz", i)
 	}
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	cfg.Output, cfg.Work, cfg.IndexOut = "gs://bucket/out", t.TempDir(), "gs://bucket/index"
 	cfg.Rounds, cfg.CCRounds = 1, 3
 	p, s := beam.NewPipelineWithRoot()

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 // copyFile copies the file src to dst.
@@ -84,20 +85,20 @@ func TestInputChanged(t *testing.T) {
 			in := filepath.Join(t.TempDir(), "in.jsonl")
 			copyFile(t, sampleFiles[0], in)
 			files := inputs(t, in, sampleFiles[1])
-			cfg := transforms.DefaultConfig()
+			cfg := job.DefaultConfig()
 			if tt.spool {
 				cfg.Spool = t.TempDir()
 			}
 			var changed atomic.Bool
 			var changeErr atomic.Pointer[error]
-			transforms.SetStageHook("Read", func(key string) {
+			jobstate.SetStageHook("Read", func(key string) {
 				if key == in && !changed.Swap(true) {
 					if err := tt.change(in); err != nil {
 						changeErr.Store(&err)
 					}
 				}
 			})
-			defer transforms.SetStageHook("", nil)
+			defer jobstate.SetStageHook("", nil)
 			dir := t.TempDir()
 			err := runInto(t, "", cfg, files, dir)
 			if p := changeErr.Load(); !changed.Load() || p != nil {
@@ -140,15 +141,15 @@ func TestInputNotAFile(t *testing.T) {
 	}
 	good := "../testdata/bad/good.jsonl.gz"
 	files := inputs(t, good, fifo, dangling, loop)
-	transforms.SetStageHook("Read", func(key string) {
+	jobstate.SetStageHook("Read", func(key string) {
 		if key == dangling {
 			os.WriteFile(later, []byte(`{"id":"late","text":"a record the first pass never saw"}`+"\n"), 0o644)
 		}
 	})
-	defer transforms.SetStageHook("", nil)
+	defer jobstate.SetStageHook("", nil)
 	out := t.TempDir()
 	done := make(chan error, 1)
-	go func() { done <- runInto(t, "", transforms.DefaultConfig(), files, out) }()
+	go func() { done <- runInto(t, "", job.DefaultConfig(), files, out) }()
 	select {
 	case err := <-done:
 		if err != nil {

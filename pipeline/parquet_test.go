@@ -12,9 +12,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // pqWithID and pqNoID are the rows of the sample converted to Parquet; N
@@ -91,7 +91,7 @@ func TestParquetSample(t *testing.T) {
 		return p
 	}
 	for _, keep := range []string{"first", "longest"} {
-		cfg := transforms.DefaultConfig()
+		cfg := job.DefaultConfig()
 		cfg.Keep = keep
 		jsonl := runJob(t, "", cfg, sampleFiles)
 		want, wantCounts := clustersAt(t, jsonl, idPos), readSummary(t, jsonl).Counts
@@ -250,7 +250,7 @@ func TestParquetDamaged(t *testing.T) {
 	if err := os.WriteFile(damaged, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := runJob(t, "", transforms.DefaultConfig(), []string{damaged, cut})
+	out := runJob(t, "", job.DefaultConfig(), []string{damaged, cut})
 	rejects := readRejects(t, out)
 	if len(rejects) != 2 || rejects[0].Reason != record.ReasonCorruptParquet || rejects[1].Reason != record.ReasonCorruptParquet {
 		t.Fatalf("rejects %+v, want one corrupt_parquet for each file", rejects)

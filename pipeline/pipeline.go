@@ -10,9 +10,18 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/audit"
+	"github.com/neardup/neardup/transforms/cluster"
+	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/indexing"
+	"github.com/neardup/neardup/transforms/ingest"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/near"
+	"github.com/neardup/neardup/transforms/sign"
+	"github.com/neardup/neardup/transforms/write"
 )
 
 // Build adds the whole job to s: read files (sorted, indexed), find
@@ -24,21 +33,21 @@ import (
 //
 // The file list goes to a file manifest in the work directory (by default
 // inside cfg.Output), which the job reads at run time: Build writes it.
-func Build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error {
+func Build(ctx context.Context, s beam.Scope, cfg job.Config, files []string) error {
 	fileCol, r, err := read(ctx, s, &cfg, files)
 	if err != nil {
 		return err
 	}
-	exactMatches, skips, exactStats := transforms.ExactDuplicates(s, cfg, r.keys)
-	entries, signStats := transforms.Signatures(s, cfg, r.segments, skips)
-	pairs, candStats := transforms.Candidates(s, cfg, entries)
-	verified, verifyStats := transforms.Verify(s, cfg, fileCol, pairs)
-	clusters, removes, clusterStats := transforms.Clusters(s, cfg, transforms.GroupMatches(s, cfg, exactMatches, verified))
-	writeStats := transforms.Write(s, cfg, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes)
+	exactMatches, skips, exactStats := exact.ExactDuplicates(s, cfg, r.keys)
+	entries, signStats := sign.Signatures(s, cfg, r.segments, skips)
+	pairs, candStats := near.Candidates(s, cfg, entries)
+	verified, verifyStats := near.Verify(s, cfg, fileCol, pairs)
+	clusters, removes, clusterStats := cluster.Clusters(s, cfg, cluster.GroupMatches(s, cfg, exactMatches, verified))
+	writeStats := write.Write(s, cfg, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes)
 	if cfg.IndexOut != "" { // the summary, which removes the work directory, waits for it
-		writeStats = beam.Flatten(s, writeStats, transforms.WriteIndex(s, cfg, fileCol, removes))
+		writeStats = beam.Flatten(s, writeStats, indexing.WriteIndex(s, cfg, fileCol, removes))
 	}
-	transforms.Summary(s, cfg, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
+	write.Summary(s, cfg, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }
 
@@ -52,37 +61,37 @@ type readOut struct {
 // first pass over them (Read).
 // It returns the files, with what the first pass read of each (Seen: the
 // later passes check the files against it), and Read's other outputs.
-func read(ctx context.Context, s beam.Scope, cfg *transforms.Config, files []string) (fc transforms.Files, r readOut, err error) {
+func read(ctx context.Context, s beam.Scope, cfg *job.Config, files []string) (fc jobfiles.Files, r readOut, err error) {
 	if err := cfg.Validate(); err != nil {
 		return fc, r, fmt.Errorf("job configuration: %w", err)
 	}
 	if cfg.Work == "" {
-		cfg.Work = output.JoinPath(cfg.Output, transforms.WorkDirName)
+		cfg.Work = output.JoinPath(cfg.Output, jobfiles.WorkDirName)
 	}
-	if fc, err = newFiles(ctx, s, *cfg, transforms.InputsManifest, refsOf(files), len(files)); err != nil {
+	if fc, err = newFiles(ctx, s, *cfg, jobfiles.InputsManifest, refsOf(files), len(files)); err != nil {
 		return fc, r, err
 	}
-	r.keys, r.rejects, fc.Seen, r.segments, r.stats = transforms.Read(s, *cfg, fc)
+	r.keys, r.rejects, fc.Seen, r.segments, r.stats = ingest.Read(s, *cfg, fc)
 	return fc, r, nil
 }
 
 // refsOf numbers files in order.
-func refsOf(files []string) []transforms.FileRef {
-	refs := make([]transforms.FileRef, len(files))
+func refsOf(files []string) []jobfiles.FileRef {
+	refs := make([]jobfiles.FileRef, len(files))
 	for i, f := range files {
-		refs[i] = transforms.FileRef{Index: i, Path: f}
+		refs[i] = jobfiles.FileRef{Index: i, Path: f}
 	}
 	return refs
 }
 
 // newFiles writes refs as the file manifest name in cfg.Work and returns
 // its file collections, in at most n branches (and cfg.Branches).
-func newFiles(ctx context.Context, s beam.Scope, cfg transforms.Config, name string, refs []transforms.FileRef, n int) (transforms.Files, error) {
-	manifest, err := transforms.WriteFileManifest(ctx, cfg.Work, name, refs)
+func newFiles(ctx context.Context, s beam.Scope, cfg job.Config, name string, refs []jobfiles.FileRef, n int) (jobfiles.Files, error) {
+	manifest, err := jobfiles.WriteFileManifest(ctx, cfg.Work, name, refs)
 	if err != nil {
-		return transforms.Files{}, fmt.Errorf("writing the input list: %w", err)
+		return jobfiles.Files{}, fmt.Errorf("writing the input list: %w", err)
 	}
-	return transforms.NewFiles(s, manifest, max(1, min(cfg.Branches, n))), nil
+	return jobfiles.NewFiles(s, manifest, max(1, min(cfg.Branches, n))), nil
 }
 
 // AuditOptions says what an audit checks the new files against.
@@ -113,7 +122,7 @@ type AuditOptions struct {
 //	                                            └─ AuditCandidates (new+indexed) ─ AuditVerify ─ split
 //	batch matches ─ Clusters ─┐
 //	index matches ────────────┴─ WriteAudit ─ dedup, AuditSummary, [UpdateIndex]
-func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string, opt AuditOptions) error {
+func BuildAudit(ctx context.Context, s beam.Scope, cfg job.Config, files []string, opt AuditOptions) error {
 	if opt.Manifest.Version == 2 && !opt.Scan { // no key files
 		return fmt.Errorf("index %s is of version %d: convert it with `neardup index compact --index %s --output NEW_DIR`", opt.Index, opt.Manifest.Version, opt.Index)
 	}
@@ -125,39 +134,39 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg transforms.Config, files 
 		return err
 	}
 	keys, rejects, readStats := r.keys, r.rejects, r.stats
-	batchExact, skips, exactStats := transforms.ExactDuplicates(s, cfg, keys)
-	entries, infos, signStats := transforms.AuditSignatures(s, cfg, r.segments, skips)
-	meet := transforms.IndexLookup
+	batchExact, skips, exactStats := exact.ExactDuplicates(s, cfg, keys)
+	entries, infos, signStats := sign.AuditSignatures(s, cfg, r.segments, skips)
+	meet := audit.IndexLookup
 	if opt.Scan {
-		meet = transforms.IndexScan
+		meet = audit.IndexScan
 	}
 	idxKeys, idxEntries, idxInfos, scanStats := meet(s, cfg, opt.Index, keys, entries)
-	idxExact, auditExactStats := transforms.AuditExact(s, cfg, keys, idxKeys)
-	pairs, candStats := transforms.AuditCandidates(s, cfg, entries, idxEntries)
+	idxExact, auditExactStats := audit.AuditExact(s, cfg, keys, idxKeys)
+	pairs, candStats := audit.AuditCandidates(s, cfg, entries, idxEntries)
 
 	checkManifest := "" // (new, indexed) pairs decided by the estimate
 	if opt.ReadSources {
 		refs := refsOf(files)
 		for k, sh := range shards {
-			refs = append(refs, transforms.FileRef{Index: transforms.IndexFileBase + k, Path: sh.Source})
+			refs = append(refs, jobfiles.FileRef{Index: jobfiles.IndexFileBase + k, Path: sh.Source})
 		}
-		if checkManifest, err = transforms.WriteFileManifest(ctx, cfg.Work, transforms.CheckManifest, refs); err != nil {
+		if checkManifest, err = jobfiles.WriteFileManifest(ctx, cfg.Work, jobfiles.CheckManifest, refs); err != nil {
 			return fmt.Errorf("writing the list of files to check: %w", err)
 		}
 	}
-	batchMatches, idxMatches, verifyStats := transforms.AuditVerify(s, cfg, newFiles, checkManifest, beam.Flatten(s, infos, idxInfos), pairs)
+	batchMatches, idxMatches, verifyStats := audit.AuditVerify(s, cfg, newFiles, checkManifest, beam.Flatten(s, infos, idxInfos), pairs)
 	batchMatches = beam.Flatten(s, batchExact, batchMatches) // keyed by file index: grouped for Clusters, in parts for the pairs shards
 	idxMatches = beam.Flatten(s, idxExact, idxMatches)
 
 	// The batch is decided with its documents that have an indexed match
 	// removed beforehand: the index's documents are all kept.
-	clusters, removes, clusterStats := transforms.Clusters(s, cfg, beam.GroupByKey(s, beam.Flatten(s, batchMatches, transforms.OutsideMarks(s, idxMatches))))
-	clusterStats = transforms.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
+	clusters, removes, clusterStats := cluster.Clusters(s, cfg, beam.GroupByKey(s, beam.Flatten(s, batchMatches, cluster.OutsideMarks(s, idxMatches))))
+	clusterStats = audit.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
 
-	allRemoves, writeStats := transforms.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
+	allRemoves, writeStats := audit.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
 	if opt.UpdateIndex != "" { // the summary, which removes the work directory, waits for it
-		writeStats = beam.Flatten(s, writeStats, transforms.UpdateIndex(s, cfg, opt.Index, newFiles, allRemoves))
+		writeStats = beam.Flatten(s, writeStats, indexing.UpdateIndex(s, cfg, opt.Index, newFiles, allRemoves))
 	}
-	transforms.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
+	audit.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }

@@ -19,12 +19,12 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // registers every runner
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/beamtest"
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 func TestMain(m *testing.M) { beamtest.Main(m) }
@@ -33,7 +33,7 @@ var sampleFiles = []string{"../testdata/sample/sample-0.jsonl", "../testdata/sam
 
 // runJob builds the job for files with cfg (Output set to a new temporary
 // directory) and runs it on runner ("" is the default, Prism).
-func runJob(t *testing.T, runner string, cfg transforms.Config, files []string) string {
+func runJob(t *testing.T, runner string, cfg job.Config, files []string) string {
 	t.Helper()
 	cfg.Output = t.TempDir()
 	if err := cfg.Validate(); err != nil {
@@ -126,7 +126,7 @@ func evaluate(t *testing.T, dir string, truth quality.Truth) quality.Report {
 // TestSample runs the bundled sample on Prism and checks the outputs against
 // the sample's ground truth.
 func TestSample(t *testing.T) {
-	dir := runJob(t, "", transforms.DefaultConfig(), sampleFiles)
+	dir := runJob(t, "", job.DefaultConfig(), sampleFiles)
 	c := checkAccounting(t, dir)
 	if c[output.StatInput] != 1200 || c[output.StatRejected] != 0 {
 		t.Errorf("read %d records, %d rejected; want 1200, 0", c[output.StatInput], c[output.StatRejected])
@@ -166,7 +166,7 @@ func TestDevCorpus(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	dir := runJob(t, "", transforms.DefaultConfig(), []string{filepath.Join(dcDir, "dev.jsonl")})
+	dir := runJob(t, "", job.DefaultConfig(), []string{filepath.Join(dcDir, "dev.jsonl")})
 	checkAccounting(t, dir)
 	truth, err := quality.ReadTruth(filepath.Join(dcDir, "dev_pairs.tsv"))
 	if err != nil {
@@ -297,7 +297,7 @@ func TestJobServer(t *testing.T) {
 		}
 		defer flag.Set(name, old)
 	}
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	got := outputs(t, runJob(t, "universal", cfg, sampleFiles))
 	sameOutputs(t, "job server", outputs(t, runJob(t, "", cfg, sampleFiles)), got)
 }

@@ -9,8 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/objects/objectstest"
 )
 
@@ -77,7 +78,7 @@ func TestRemoteParquetSplit(t *testing.T) {
 	dir := t.TempDir()
 	files, _ := sampleParquet(t, dir, 7, false) // ids FILE:ROW: the paths are in the pairs too
 	run := func(t *testing.T, in []string, split int) (map[string][]byte, int64) {
-		cfg := transforms.DefaultConfig()
+		cfg := job.DefaultConfig()
 		cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers = 4, split, 2, 2
 		out := t.TempDir()
 		if err := runInto(t, "", cfg, in, out); err != nil {
@@ -125,13 +126,13 @@ func TestRemoteParquetReplaced(t *testing.T) {
 			}
 			data[len(data)/2] ^= 1
 			var calls atomic.Int64
-			transforms.SetStageHook("Read", func(key string) {
+			jobstate.SetStageHook("Read", func(key string) {
 				if key == remote[1] && calls.Add(1) == 1 {
 					st.put(t, "in/"+filepath.Base(files[1]), data) // a new version, the same size
 				}
 			})
-			defer transforms.SetStageHook("", nil)
-			cfg := transforms.DefaultConfig()
+			defer jobstate.SetStageHook("", nil)
+			cfg := job.DefaultConfig()
 			cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers = 4, 64, 1, 1 // the units one after the other
 			out := t.TempDir()
 			err = runInto(t, "", cfg, remote, out)
@@ -158,7 +159,7 @@ func TestRemoteParquetReplaced(t *testing.T) {
 // and shards, give the outputs and read the bytes of the same indexes on
 // local disk.
 func TestRemoteIndex(t *testing.T) {
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
 	splitJSONL(t, "../testdata/sample/sample-0.jsonl", a, b, 50)

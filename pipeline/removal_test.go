@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // chainCorpus writes a JSONL file of n documents, each a near-duplicate of
@@ -144,7 +144,7 @@ func greedyByHand(pairs []quality.Pair, lens map[string]int64, longest bool, out
 func TestRemovalRule(t *testing.T) {
 	path, lens := chainCorpus(t, 300)
 	for _, keep := range []string{"longest", "first"} {
-		cfg := transforms.DefaultConfig()
+		cfg := job.DefaultConfig()
 		cfg.Keep = keep
 		dir := runJob(t, "", cfg, []string{path})
 		c := checkAccounting(t, dir)
@@ -175,8 +175,8 @@ func TestRemovalRule(t *testing.T) {
 		t.Logf("keep %s: %d pairs, %d removed, %d clusters", keep, len(pairs), len(want), len(clusters))
 	}
 
-	cfg := transforms.DefaultConfig()
-	cfg.Clusters = transforms.ClustersComponents
+	cfg := job.DefaultConfig()
+	cfg.Clusters = job.ClustersComponents
 	dir := runJob(t, "", cfg, []string{path})
 	_, clusters, err := quality.ReadRun(filepath.Join(dir, "pairs-*.jsonl"))
 	if err != nil {
@@ -212,7 +212,7 @@ func TestAuditRemovalRule(t *testing.T) {
 	if err := os.WriteFile(idxFile, []byte(strings.Join(indexed, "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := transforms.DefaultConfig()
+	cfg := job.DefaultConfig()
 	cfg.Keep = "first"
 	_, idx := runIndexed(t, cfg, []string{idxFile})
 	dir := runAudit(t, cfg, idx, []string{path}, false, "")

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // takeStat removes the count name from the summary.json of outs and returns
@@ -77,7 +77,7 @@ func TestSegmentSize(t *testing.T) {
 	}{{"sample", inputs(t, sampleFiles...)}, {"one file", inputs(t, one)}} {
 		var want map[string][]byte
 		for i, v := range variants {
-			cfg := transforms.DefaultConfig()
+			cfg := job.DefaultConfig()
 			cfg.SegmentBits, cfg.Workers, cfg.Rounds, cfg.Branches = v.bits, v.workers, v.rounds, 2
 			if v.spool {
 				cfg.Spool = t.TempDir()

@@ -12,9 +12,10 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 // writeParquetGroups writes rows to path, per rows to a row group, with
@@ -102,8 +103,8 @@ var splitRuns = []splitRun{
 
 // config is the default configuration with segments of 16 rows and the
 // run's split, branches and workers.
-func (v splitRun) config() transforms.Config {
-	cfg := transforms.DefaultConfig()
+func (v splitRun) config() job.Config {
+	cfg := job.DefaultConfig()
 	cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers = 4, v.split, v.branches, v.wkr
 	return cfg
 }
@@ -204,15 +205,15 @@ func splitChanged(t *testing.T, files []string, file int, units int64, split int
 		t.Run(fmt.Sprint("after unit ", at), func(t *testing.T) {
 			var calls atomic.Int64
 			var changeErr atomic.Pointer[error]
-			transforms.SetStageHook("Read", func(key string) {
+			jobstate.SetStageHook("Read", func(key string) {
 				if key == in && calls.Add(1) == at {
 					if err := touch(); err != nil {
 						changeErr.Store(&err)
 					}
 				}
 			})
-			defer transforms.SetStageHook("", nil)
-			cfg := transforms.DefaultConfig()
+			defer jobstate.SetStageHook("", nil)
+			cfg := job.DefaultConfig()
 			cfg.SegmentBits, cfg.SplitRows, cfg.Branches, cfg.Workers = 4, split, 1, 1 // the units one after the other
 			dir := t.TempDir()
 			err := runInto(t, "", cfg, files, dir)

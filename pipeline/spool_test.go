@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // TestSpoolHoldsRecordsOnly: the spool copy of a compressed input holds
@@ -61,7 +61,7 @@ func TestSpoolHoldsRecordsOnly(t *testing.T) {
 
 	var outs [2]map[string][]byte
 	for i, spool := range []bool{false, true} {
-		cfg := transforms.DefaultConfig()
+		cfg := job.DefaultConfig()
 		cfg.MaxDocBytes = 64 << 10
 		if spool {
 			cfg.Spool = t.TempDir()

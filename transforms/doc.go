@@ -1,36 +1,36 @@
-// Package transforms is neardup's Beam layer: one file per stage of the job,
-// each holding the stage's composite transform followed by its DoFns, which
-// move compact records (package format/wire) between the runner and the
-// Beam-free algorithm packages below (text, sketch, match, graph, format).
-// Package pipeline chains the composites into the run and the audit:
+// Package transforms is neardup's Beam layer and the algorithms under it.
+// It holds no code of its own: its packages do, one per role, each a set
+// of composite transforms followed by their DoFns, which move compact
+// records (package format/wire) between the runner and the Beam-free
+// algorithm packages (text, sketch, match, graph, format). Package
+// pipeline chains the composites into the run and the audit:
 //
-//	files ─ Read ─ ExactDuplicates ─┬──────────────────────────────────────────────┐
-//	   └──────────── Signatures ─ Candidates ─ Verify (─ ExactChecks) ─ matches ─┴─ Clusters ─ Write ─ Summary
+//	files ─ ingest.Read ─ exact.ExactDuplicates ─┬────────────────────────────────────────────────────────┐
+//	   └──────────── sign.Signatures ─ near.Candidates ─ near.Verify (─ near.ExactChecks) ─ matches ─┴─ cluster.Clusters ─ write.Write ─ write.Summary
 //
-// Every shuffle carries partition numbers and byte chunks of packed records,
-// never document text; documents are re-read from their files where their
-// bytes are needed again (signatures, exact checks, the deduplicated copy).
+// The stage packages, in the order the data passes them; each imports only
+// those before it:
 //
-// The stages, in the order the data passes them: read.go (with units.go
-// and lineunits.go, the units a file is read in), exact.go, signatures.go,
-// candidates.go, verify.go, exactcheck.go, clusters.go (with
-// clusteredges.go), write.go (with writeparts.go), summary.go and index.go.
-// An audit's own stages: auditscan.go (the index scan), auditmatch.go and
-// auditwrite.go.
+//	job       the job's Config and the narrow configurations of the DoFns
+//	jobstate  progress, busy times and fault hooks of the job in this process
+//	jobfiles  the input list, the work directory and its files, spilled shuffles
+//	ingest    the first pass: read, parse, normalize, document shards
+//	exact     exact duplicates
+//	sign      signatures and block entries
+//	near      candidates, verification, exact checks
+//	cluster   connected components and the removal rule
+//	write     pairs, clusters, rejects, deduplicated copies, summary.json
+//	indexing  the signature index: write, update, compact, open
+//	audit     new files against an index
 //
-// No DoFn holds the job's Config: each holds the narrow configuration of
-// its algorithm (stageconfig.go, verify.Config) and a handle on the work
-// directory (workDir, workfiles.go), which the composites derive from
-// Config (config.go). What the stages share: the input file list and its
-// branches (files.go), the job's shuffle rounds (rounds.go), spilled shuffles
-// (spilled.go), the work files (workfiles.go: info shards; docshards.go:
-// each segment's documents, normalized; seen.go: the first pass's reading
-// of each input; spool.go: decompressed copies of the inputs), the reading
-// of an input file (input.go, parquet.go), the signers (signers.go), busy
-// times and progress (metrics.go), and in internal packages: the worker
-// goroutines over a file's documents and the work ahead of the runner
-// (internal/docpool), the rounds and
-// branches of the large shuffles (internal/rounds), the tallies of the
-// shuffles and the counts of the stages (internal/tally) and fault
-// injection (internal/faults, with its test hooks in faults.go).
+// Every shuffle carries partition numbers and byte chunks of packed
+// records, never document text; documents are read from the work
+// directory's document shards, or from their files where their bytes are
+// needed again (the exact checks, the deduplicated copy). The internal
+// packages are the Beam layer's own: the worker goroutines over a file's
+// documents (internal/docpool), the rounds and branches of the large
+// shuffles (internal/rounds), the tallies of shuffles and stages
+// (internal/tally), fault injection (internal/faults), the job files'
+// writers and their stop gate (internal/workfiles), free disk space
+// (internal/diskroom) and the stage tests' helpers (internal/stagetest).
 package transforms

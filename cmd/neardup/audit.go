@@ -14,9 +14,11 @@ import (
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/pipeline/plan"
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/indexing"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
 type auditFlags struct {
@@ -122,7 +124,7 @@ func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 		a.idx = abs
 	}
 	var err error
-	if a.man, err = transforms.ReadManifest(ctx, a.idx); err != nil {
+	if a.man, err = indexing.ReadManifest(ctx, a.idx); err != nil {
 		return plan.Options{}, err
 	}
 	if err := outdir.CheckGenerations(a.dirs(), outdir.Path{Name: "--index", Path: a.f.index}, generationPaths(a.man)); err != nil {
@@ -132,7 +134,7 @@ func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 		return plan.Options{}, fmt.Errorf("index %s is of version %d: convert it once with `neardup index compact --index %s --output NEW_DIR` (this neardup audits versions 3 and %d)",
 			a.idx, a.man.Version, a.idx, index.Version)
 	}
-	if a.man, err = transforms.OpenIndex(ctx, a.idx); err != nil {
+	if a.man, err = indexing.OpenIndex(ctx, a.idx); err != nil {
 		return plan.Options{}, err
 	}
 	a.f.spill = false
@@ -143,9 +145,9 @@ func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 	return o, nil
 }
 
-func (a *auditJob) stage(ctx context.Context, open opener, cfg *transforms.Config, files []string) (*outdir.Dir, error) {
-	if len(files) >= transforms.IndexFileBase || len(a.man.Shards) >= transforms.IndexFileBase {
-		return nil, fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(a.man.Shards), transforms.IndexFileBase-1)
+func (a *auditJob) stage(ctx context.Context, open opener, cfg *job.Config, files []string) (*outdir.Dir, error) {
+	if len(files) >= jobfiles.IndexFileBase || len(a.man.Shards) >= jobfiles.IndexFileBase {
+		return nil, fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(a.man.Shards), jobfiles.IndexFileBase-1)
 	}
 	a.opt = pipeline.AuditOptions{Index: a.idx, Manifest: a.man, ReadSources: a.f.sources}
 	if a.f.updateIndex != "" {
@@ -168,7 +170,7 @@ func (a *auditJob) stage(ctx context.Context, open opener, cfg *transforms.Confi
 	return out, nil
 }
 
-func (a *auditJob) build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error {
+func (a *auditJob) build(ctx context.Context, s beam.Scope, cfg job.Config, files []string) error {
 	return pipeline.BuildAudit(ctx, s, cfg, files, a.opt)
 }
 

@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 // The engine tests run the command on a real Flink (or Spark) cluster of
@@ -416,7 +416,7 @@ func stallOnce(spec string) {
 		return
 	}
 	var once sync.Once
-	transforms.SetStageHook(stage, func(key string) {
+	jobstate.SetStageHook(stage, func(key string) {
 		once.Do(func() {
 			_ = os.WriteFile(filepath.Join(dir, strconv.Itoa(os.Getpid())), []byte(key), 0o644)
 			for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/indexing"
 )
 
 const indexUsage = `usage: neardup index compact --index DIR --output NEW_DIR [--tmp DIR] [--overwrite]
@@ -97,7 +97,7 @@ func compact(src, dst, given, tmp, tmpName string, overwrite bool) error {
 		return fmt.Errorf("%s: %w", tmpName, err)
 	}
 	defer removeParts()
-	m, err := transforms.CompactIndex(ctx, src, out.Stage(), parts)
+	m, err := indexing.CompactIndex(ctx, src, out.Stage(), parts)
 	if err != nil {
 		return err
 	}
@@ -135,10 +135,10 @@ func absPath(path string) string {
 	return path
 }
 
-// checkCompactOutput opens the index (transforms.OpenIndex) and refuses
+// checkCompactOutput opens the index (indexing.OpenIndex) and refuses
 // an output directory that overlaps the index or one of its generations.
 func checkCompactOutput(ctx context.Context, src, dst string) error {
-	m, err := transforms.OpenIndex(ctx, src)
+	m, err := indexing.OpenIndex(ctx, src)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/cmd/neardup/internal/progress"
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
 // Cleanups: what a run must undo if it does not end normally (its work
@@ -130,7 +130,7 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 //
 // SIGINT, SIGTERM and SIGHUP (each unless the command was started with it
 // ignored, as nohup does) cancel the job (ctx's cancel), give it a moment
-// to stop, stop every writer of the job's files (transforms.StopWriters:
+// to stop, stop every writer of the job's files (jobfiles.StopWriters:
 // the goroutines the runner does not wait for, such as the units read
 // ahead, included), run the cleanups, print one line saying what is left, and exit
 // with 128 + the signal number (130, 143, 129). A commit under way ends
@@ -164,7 +164,7 @@ func handleSignals(cancel context.CancelFunc, jobDone <-chan struct{}) {
 		}
 		// No goroutine of the job (a unit read ahead, a shard being
 		// written) creates or writes a file from now on.
-		transforms.StopWriters(stopWritersTimeout)
+		jobfiles.StopWriters(stopWritersTimeout)
 		runCleanups()
 		progress.End(false) // clears the line on a terminal
 		fmt.Fprintln(os.Stderr, interruptMessage())

@@ -11,13 +11,13 @@ import (
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline/plan"
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // A job is what 'neardup run' and 'neardup audit' do their own way; doJob
 // does what they do alike: parse the flags, plan the job, stage its
 // outputs, run it, commit the outputs and print what it did.
-type job interface {
+type jobCommand interface {
 	// register registers the job's flags on fs and returns the shared ones.
 	register(fs *flag.FlagSet) *runFlags
 	// usage prints the help.
@@ -33,9 +33,9 @@ type job interface {
 	// stage opens, with open, the directories the job writes into and
 	// returns the output directory (--output); it sets cfg's other
 	// directories.
-	stage(ctx context.Context, open opener, cfg *transforms.Config, files []string) (*outdir.Dir, error)
+	stage(ctx context.Context, open opener, cfg *job.Config, files []string) (*outdir.Dir, error)
 	// build adds the job to the pipeline.
-	build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error
+	build(ctx context.Context, s beam.Scope, cfg job.Config, files []string) error
 	// finish checks and commits the outputs of a job that ran, and prints
 	// what it did.
 	finish(ctx context.Context, d doneJob) error
@@ -50,14 +50,14 @@ type doneJob struct {
 	res            beam.PipelineResult
 	start          time.Time
 	took           time.Duration
-	cfg            transforms.Config
+	cfg            job.Config
 	files          []string
 	out            *outdir.Dir
 	maxRejectRatio float64
 }
 
 // doJob runs the command of j with the arguments args.
-func doJob(j job, args []string) error {
+func doJob(j jobCommand, args []string) error {
 	f, err := parseJob(j, args)
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func doJob(j job, args []string) error {
 }
 
 // parseJob parses and checks the flags of j.
-func parseJob(j job, args []string) (*runFlags, error) {
+func parseJob(j jobCommand, args []string) (*runFlags, error) {
 	f := j.register(flag.CommandLine)
 	if err := parseFlags(flag.CommandLine, args, j.usage); err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func parseJob(j job, args []string) (*runFlags, error) {
 }
 
 // planJob lists the inputs of j and plans it.
-func planJob(ctx context.Context, j job, f *runFlags) (plan.Plan, []string, error) {
+func planJob(ctx context.Context, j jobCommand, f *runFlags) (plan.Plan, []string, error) {
 	o, err := j.options(ctx)
 	if err != nil {
 		return plan.Plan{}, nil, err

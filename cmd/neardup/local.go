@@ -16,14 +16,16 @@ import (
 	"github.com/neardup/neardup/cmd/neardup/internal/jobservice"
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/cmd/neardup/internal/progress"
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 // startLocal prepares what a job running on one machine needs, for run and
 // audit alike: the soft memory limit, the spool of decompressed inputs, the
 // CPU and heap profiles and the progress lines. The returned stop ends them;
 // call it once the job is done.
-func startLocal(f *runFlags, budget int64, cfg *transforms.Config, files []string) (stop func(), err error) {
+func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (stop func(), err error) {
 	var undo []func()
 	var once sync.Once
 	stop = func() {
@@ -57,7 +59,7 @@ func startLocal(f *runFlags, budget int64, cfg *transforms.Config, files []strin
 			} else {
 				os.Unsetenv("TMPDIR")
 			}
-			transforms.ForgetSpool(dir)
+			jobfiles.ForgetSpool(dir)
 			remove()
 		})
 		cfg.Work = dir
@@ -127,10 +129,10 @@ var setMemoryLimit = debug.SetMemoryLimit
 // a local runner, it returns once the DoFns of the bundles other than the
 // failed one, which go on in this process, have stopped writing into the
 // directories the caller's cleanups remove: it waits for them a moment
-// (transforms.WaitIdle; not when the job was cancelled), then stops every
-// writer (transforms.StopWriters).
+// (jobstate.WaitIdle; not when the job was cancelled), then stops every
+// writer (jobfiles.StopWriters).
 func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
-	transforms.Progress.Stages.Reset()
+	jobstate.Progress.Stages.Reset()
 	stopProxy, err := jobservice.Use(ctx, runnerName())
 	if err != nil {
 		return nil, err
@@ -151,9 +153,9 @@ func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (
 			// The caller's cleanups run next (deferred), also when a
 			// signal cancelled the job, before the signal handler does.
 			if ctx.Err() == nil {
-				transforms.WaitIdle(30 * time.Second)
+				jobstate.WaitIdle(30 * time.Second)
 			}
-			transforms.StopWriters(stopWritersTimeout)
+			jobfiles.StopWriters(stopWritersTimeout)
 		}
 		return nil, fmt.Errorf("pipeline failed: %s", rootCause(err))
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/pipeline/plan"
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // TestMemoryBudgetRun runs the command on the sample: with a --memory too
@@ -42,7 +42,7 @@ func TestMemoryBudgetRun(t *testing.T) {
 	}
 
 	input := plan.DecompressedBytes(files, "jsonl", stored)
-	auto := plan.AutoRounds(stored, transforms.DefaultConfig().Branches, true)
+	auto := plan.AutoRounds(stored, job.DefaultConfig().Branches, true)
 	if auto >= 6 {
 		t.Fatalf("the sample has %d automatic rounds; the test needs fewer than 6", auto)
 	}

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	htmlreport "github.com/neardup/neardup/cmd/neardup/internal/report"
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
 // writeReport writes report.html into a local staging directory dir, for
@@ -14,14 +15,14 @@ import (
 // texts of sample pairs read from the run's input files when they are JSONL
 // or Parquet (from their decompressed spool copies while those exist). Remote outputs
 // (URLs) get no report, and remote inputs are not read.
-func writeReport(dir, out string, files []string, cfg *transforms.Config) error {
+func writeReport(dir, out string, files []string, cfg *job.Config) error {
 	if strings.Contains(dir, "://") {
 		return nil
 	}
 	var inputs []htmlreport.Input
 	if (cfg.Format == "jsonl" || cfg.Format == "parquet") && !slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "://") }) {
 		for i, f := range files {
-			inputs = append(inputs, htmlreport.Input{Name: f, Path: transforms.Spooled(cfg, i, f)})
+			inputs = append(inputs, htmlreport.Input{Name: f, Path: jobfiles.Spooled(*cfg, i, f)})
 		}
 	}
 	if err := htmlreport.WriteNamed(dir, out, inputs, cfg.IDField, cfg.TextField); err != nil {

@@ -16,8 +16,8 @@ import (
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/pipeline/plan"
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // runFlags are the flags of 'neardup run', which 'neardup audit' shares,
@@ -34,7 +34,7 @@ type runFlags struct {
 }
 
 func registerRunFlags(fs *flag.FlagSet) *runFlags {
-	f := &runFlags{opts: plan.Options{Config: transforms.DefaultConfig()}}
+	f := &runFlags{opts: plan.Options{Config: job.DefaultConfig()}}
 	c := &f.opts.Config
 	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip (.gz) or zstd (.zst, .zstd)\nby extension or by content")
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
@@ -77,7 +77,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(plan.AutoCCRounds(true, 1))+" on one machine for up to 1.5 GiB of input (decompressed),\nelse "+fmt.Sprint(plan.AutoCCRounds(false, 1)))
 	fs.StringVar(&c.Keep, "keep", c.Keep, "which documents have the priority to be kept: longest (text, in bytes) or first")
 	fs.Func("clusters", "which documents are removed: kept (default: a document only for a near-duplicate that is\nkept, deciding in --keep order; a cluster is a kept document and those removed for it) or\ncomponents (one document kept per connected component of the pairs: removals chain)", func(v string) (err error) {
-		c.Clusters, err = transforms.ParseClusterRule(v)
+		c.Clusters, err = job.ParseClusterRule(v)
 		return err
 	})
 	fs.IntVar(&c.Branches, "branches", c.Branches, "copies of each file-reading stage, each reading every n-th file (parallelism on Prism)")
@@ -163,7 +163,7 @@ func (r *runJob) dirs() []outdir.Path {
 
 func (r *runJob) options(context.Context) (plan.Options, error) { return r.f.opts, nil }
 
-func (r *runJob) stage(_ context.Context, open opener, cfg *transforms.Config, _ []string) (*outdir.Dir, error) {
+func (r *runJob) stage(_ context.Context, open opener, cfg *job.Config, _ []string) (*outdir.Dir, error) {
 	out, err := open(outdir.Output, r.f.output)
 	if err != nil {
 		return nil, err
@@ -177,7 +177,7 @@ func (r *runJob) stage(_ context.Context, open opener, cfg *transforms.Config, _
 	return out, nil
 }
 
-func (r *runJob) build(ctx context.Context, s beam.Scope, cfg transforms.Config, files []string) error {
+func (r *runJob) build(ctx context.Context, s beam.Scope, cfg job.Config, files []string) error {
 	return pipeline.Build(ctx, s, cfg, files)
 }
 

@@ -22,8 +22,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 
 	"github.com/neardup/neardup/pipeline/plan"
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 // TestMain doubles as the neardup command: with NEARDUP_TEST_MAIN=1 the test
@@ -33,7 +34,7 @@ import (
 // exit codes and messages of whole runs.
 func TestMain(m *testing.M) {
 	if os.Getenv("NEARDUP_TEST_MAIN") == "1" {
-		transforms.SetFailOnce(os.Getenv("NEARDUP_TEST_FAIL_ONCE"))
+		jobstate.SetFailOnce(os.Getenv("NEARDUP_TEST_FAIL_ONCE"))
 		registerSlowFS()
 		stallOnce(os.Getenv("NEARDUP_TEST_STALL")) // engines_test.go
 		if p := os.Getenv("NEARDUP_TEST_MEMLIMIT_FILE"); p != "" {
@@ -391,7 +392,7 @@ func TestRunAutoSettings(t *testing.T) {
 		rounds, ccRounds int
 		remainder        bool
 	}{
-		{auto, plan.AutoRounds(size, transforms.DefaultConfig().Branches, false), 0, true}, // spilled: 1 round
+		{auto, plan.AutoRounds(size, job.DefaultConfig().Branches, false), 0, true}, // spilled: 1 round
 		{three, 3, 3, false},
 	} {
 		s, err := output.ReadSummary(tt.dir)

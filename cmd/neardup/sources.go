@@ -10,9 +10,9 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/indexing"
 )
 
 // recordSources adds to the manifest of the index the job wrote in dir the
@@ -22,7 +22,7 @@ import (
 // job read: if a file has another size now, that one is recorded, so that
 // an audit will not trust the file.
 func recordSources(ctx context.Context, dir string, offset int, files []string, inputs []output.InputFile) error {
-	m, err := transforms.ReadManifest(ctx, dir)
+	m, err := indexing.ReadManifest(ctx, dir)
 	if err != nil {
 		return err
 	}

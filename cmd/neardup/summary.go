@@ -16,8 +16,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 // completeSummary adds the wall time, the busy time and span of each stage
@@ -33,9 +33,9 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 			return
 		}
 		if localRunner() { // the DoFns ran here: their own record is complete
-			sum.StageSeconds, sum.StageSpans = localStages(&transforms.Progress.Stages, start)
-			sum.Workers = map[string]output.WorkerStats{transforms.WorkerID: {
-				Signed: transforms.Progress.Signed.Load(), StageSeconds: sum.StageSeconds}}
+			sum.StageSeconds, sum.StageSpans = localStages(&jobstate.Progress.Stages, start)
+			sum.Workers = map[string]output.WorkerStats{jobstate.WorkerID: {
+				Signed: jobstate.Progress.Signed.Load(), StageSeconds: sum.StageSeconds}}
 			return
 		}
 		all := res.Metrics().AllMetrics()
@@ -100,7 +100,7 @@ func writeAny(ctx context.Context, path string, b []byte) error {
 }
 
 // stageClock is the record of the stages' work kept by the DoFns of this
-// process (transforms.Progress.Stages).
+// process (jobstate.Progress.Stages).
 type stageClock interface {
 	Busy() map[string]time.Duration
 	Spans() map[string][2]time.Time

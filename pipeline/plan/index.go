@@ -3,28 +3,28 @@ package plan
 import (
 	"fmt"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // indexOptions maps the options that set an index's settings to a copy of
 // the setting from one configuration to another.
-var indexOptions = map[string]func(dst, src *transforms.Config){
-	"threshold":      func(d, s *transforms.Config) { d.Threshold = s.Threshold },
-	"method":         func(d, s *transforms.Config) { d.Method = s.Method },
-	"hamming":        func(d, s *transforms.Config) { d.Hamming = s.Hamming },
-	"shingle":        func(d, s *transforms.Config) { d.Tokens, d.Shingle = s.Tokens, s.Shingle },
-	"dict":           func(d, s *transforms.Config) { d.Dictionary = s.Dictionary },
-	"perms":          func(d, s *transforms.Config) { d.Perms = s.Perms },
-	"minhash":        func(d, s *transforms.Config) { d.MinHash = s.MinHash },
-	"bands":          func(d, s *transforms.Config) { d.Bands = s.Bands },
-	"rows":           func(d, s *transforms.Config) { d.Rows = s.Rows },
-	"simhash-blocks": func(d, s *transforms.Config) { d.SimBlocks = s.SimBlocks },
-	"max-tokens":     func(d, s *transforms.Config) { d.MaxTokens = s.MaxTokens },
-	"format":         func(d, s *transforms.Config) { d.Format = s.Format },
-	"id-field":       func(d, s *transforms.Config) { d.IDField = s.IDField },
-	"text-field":     func(d, s *transforms.Config) { d.TextField = s.TextField },
-	"max-doc-bytes":  func(d, s *transforms.Config) { d.MaxDocBytes = s.MaxDocBytes },
+var indexOptions = map[string]func(dst, src *job.Config){
+	"threshold":      func(d, s *job.Config) { d.Threshold = s.Threshold },
+	"method":         func(d, s *job.Config) { d.Method = s.Method },
+	"hamming":        func(d, s *job.Config) { d.Hamming = s.Hamming },
+	"shingle":        func(d, s *job.Config) { d.Tokens, d.Shingle = s.Tokens, s.Shingle },
+	"dict":           func(d, s *job.Config) { d.Dictionary = s.Dictionary },
+	"perms":          func(d, s *job.Config) { d.Perms = s.Perms },
+	"minhash":        func(d, s *job.Config) { d.MinHash = s.MinHash },
+	"bands":          func(d, s *job.Config) { d.Bands = s.Bands },
+	"rows":           func(d, s *job.Config) { d.Rows = s.Rows },
+	"simhash-blocks": func(d, s *job.Config) { d.SimBlocks = s.SimBlocks },
+	"max-tokens":     func(d, s *job.Config) { d.MaxTokens = s.MaxTokens },
+	"format":         func(d, s *job.Config) { d.Format = s.Format },
+	"id-field":       func(d, s *job.Config) { d.IDField = s.IDField },
+	"text-field":     func(d, s *job.Config) { d.TextField = s.TextField },
+	"max-doc-bytes":  func(d, s *job.Config) { d.MaxDocBytes = s.MaxDocBytes },
 }
 
 // WithIndex returns the options of a job against an index built with the

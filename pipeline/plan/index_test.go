@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // TestWithIndex: an audit takes every index setting from the manifest,
 // and an option given with another value is refused, naming the
 // difference.
 func TestWithIndex(t *testing.T) {
-	built := transforms.DefaultConfig()
+	built := job.DefaultConfig()
 	built.SimBlocks, built.Threshold = 6, 0.85
 	ic := built.IndexConfig()
 	cases := []struct {

@@ -9,7 +9,7 @@
 package plan
 
 import (
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/blocking"
 )
 
@@ -17,7 +17,7 @@ import (
 type Options struct {
 	// Config holds the settings of the job; Bands and Rows, SimBlocks and
 	// Rounds 0 and CCRounds -1 are chosen by New.
-	Config transforms.Config
+	Config job.Config
 	// Shingle is the shingles as "char:N" or "word:N"; "": Config.Tokens
 	// and Config.Shingle as they are.
 	Shingle string
@@ -50,7 +50,7 @@ func (r Runner) Local() bool { return r.Name == "direct" || r.Name == "prism" }
 
 // A Plan is a job's settings, decided.
 type Plan struct {
-	Config transforms.Config
+	Config job.Config
 	// Budget is the memory the job may use, in bytes; 0: no budget (a
 	// share of a machine whose memory is unknown).
 	Budget int64

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/blocking"
 )
 
@@ -22,29 +22,29 @@ func TestNew(t *testing.T) {
 		change func(*Options)
 		runner Runner
 		stored int64
-		check  func(c transforms.Config) bool
+		check  func(c job.Config) bool
 		err    string
 	}{
-		{"bands and blocks chosen", nil, spilled, 1 << 20, func(c transforms.Config) bool {
+		{"bands and blocks chosen", nil, spilled, 1 << 20, func(c job.Config) bool {
 			b := blocking.ChooseBands(c.Threshold, c.Perms, blocking.DefaultWeights)
 			return c.Bands == b.B && c.Rows == b.R && c.SimBlocks == blocking.ChooseDesign(c.Hamming, 1024).Blocks
 		}, ""},
 		{"bands given", func(o *Options) { o.Config.Bands, o.Config.Rows, o.Config.SimBlocks = 8, 4, 9 }, spilled, 1 << 20,
-			func(c transforms.Config) bool { return c.Bands == 8 && c.Rows == 4 && c.SimBlocks == 9 }, ""},
-		{"small input: 1 round, partitions as they are, no components rounds", nil, spilled, 1 << 20, func(c transforms.Config) bool {
-			return c.Rounds == 1 && c.Partitions == transforms.DefaultPartitions && c.CCRounds == 0
+			func(c job.Config) bool { return c.Bands == 8 && c.Rows == 4 && c.SimBlocks == 9 }, ""},
+		{"small input: 1 round, partitions as they are, no components rounds", nil, spilled, 1 << 20, func(c job.Config) bool {
+			return c.Rounds == 1 && c.Partitions == job.DefaultPartitions && c.CCRounds == 0
 		}, ""},
-		{"large input spilled: partitions scaled", nil, spilled, 3 * gb, func(c transforms.Config) bool {
+		{"large input spilled: partitions scaled", nil, spilled, 3 * gb, func(c job.Config) bool {
 			k := PartitionScale(3*gb, true)
-			return k > 1 && c.Partitions == k*transforms.DefaultPartitions && c.CCRounds == ClusterCCRounds
+			return k > 1 && c.Partitions == k*job.DefaultPartitions && c.CCRounds == ClusterCCRounds
 		}, ""},
 		{"large input, partitions given", func(o *Options) { o.Given, o.Config.Partitions = map[string]bool{"partitions": true}, 7 }, spilled, 3 * gb,
-			func(c transforms.Config) bool { return c.Partitions == 7 }, ""},
-		{"cluster: 1 round, components rounds", nil, Runner{Name: "flink"}, 3 * gb, func(c transforms.Config) bool {
-			return c.Rounds == 1 && c.Partitions == transforms.DefaultPartitions && c.CCRounds == ClusterCCRounds
+			func(c job.Config) bool { return c.Partitions == 7 }, ""},
+		{"cluster: 1 round, components rounds", nil, Runner{Name: "flink"}, 3 * gb, func(c job.Config) bool {
+			return c.Rounds == 1 && c.Partitions == job.DefaultPartitions && c.CCRounds == ClusterCCRounds
 		}, ""},
 		{"rounds given", func(o *Options) { o.Config.Rounds = 3 }, Runner{Name: "flink"}, 1 << 20,
-			func(c transforms.Config) bool { return c.Rounds == 3 }, ""},
+			func(c job.Config) bool { return c.Rounds == 3 }, ""},
 		{"too little memory", func(o *Options) { o.Memory = "64MiB" }, spilled, gb, nil,
 			"needs about 671 MiB of memory with the large shuffles spilled to disk, more than --memory 64MiB (64 MiB): raise --memory"},
 	}
@@ -73,7 +73,7 @@ func TestNew(t *testing.T) {
 // defaults are the options of the command's defaults: what New chooses
 // left open.
 func defaults() Options {
-	o := Options{Config: transforms.DefaultConfig(), Shingle: "char:5", Memory: DefaultMemory, MaxRejectRatio: 0.5}
+	o := Options{Config: job.DefaultConfig(), Shingle: "char:5", Memory: DefaultMemory, MaxRejectRatio: 0.5}
 	c := &o.Config
 	c.Bands, c.Rows, c.SimBlocks, c.Rounds, c.CCRounds = 0, 0, 0, 0, -1
 	return o

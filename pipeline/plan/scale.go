@@ -1,6 +1,6 @@
 package plan
 
-import "github.com/neardup/neardup/transforms"
+import "github.com/neardup/neardup/transforms/job"
 
 // RoundInputBytes and MaxRounds shape AutoRounds.
 const (
@@ -32,7 +32,7 @@ func AutoRounds(inputBytes int64, branches int, held bool) int {
 const partitionInputBytes = 1536 << 20
 
 // PartitionScale is the factor a run multiplies the default
-// partitions (transforms.DefaultPartitions) and components partitions by when
+// partitions (job.DefaultPartitions) and components partitions by when
 // --partitions and --cc-partitions are not given, for input bytes
 // (decompressed): 1, and with the large shuffles spilled (spilled: the
 // direct runner) one per partitionInputBytes of input, at most 64. The
@@ -69,7 +69,7 @@ func AutoCCRounds(local bool, scale int) int {
 }
 
 // ClusterCCRounds is AutoCCRounds on a cluster: the Config default.
-const ClusterCCRounds = transforms.DefaultCCRounds
+const ClusterCCRounds = job.DefaultCCRounds
 
 // keyInputBytes is the decompressed input per key file of an index
 // generation (KeyBits).

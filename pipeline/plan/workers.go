@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // The memory that grows with --workers and --branches
-// (transforms.WorkerBytes) and with the window of a zstd input, which each
-// of the files read at once holds (transforms.ReadersAtOnce), on top of
+// (WorkerBytes) and with the window of a zstd input, which each
+// of the files read at once holds (ReadersAtOnce), on top of
 // the model's peak of the input (Runner.Peak): a local job with a budget
 // gets the most workers, then branches, up to those given or chosen, that
 // fit what the budget leaves beside that peak. Fewer workers or branches
@@ -19,7 +19,7 @@ import (
 // workerMemory is what workers and branches hold, a zstd input's window
 // of window bytes in each file read at once included.
 func workerMemory(workers, branches int, window int64) int64 {
-	return transforms.WorkerBytes(workers, branches) + int64(transforms.ReadersAtOnce(workers, branches))*window
+	return WorkerBytes(workers, branches) + int64(ReadersAtOnce(workers, branches))*window
 }
 
 // fitWorkers lowers c's workers (0: GOMAXPROCS), then its branches, until
@@ -27,7 +27,7 @@ func workerMemory(workers, branches int, window int64) int64 {
 // input. It returns a line that says what it lowered, "" if nothing; an
 // error if a zstd window does not fit one file at a time. o and r, the
 // job's, name the budget in the line.
-func fitWorkers(c *transforms.Config, o Options, r Runner, budget, room int64, sc inputScan) (string, error) {
+func fitWorkers(c *job.Config, o Options, r Runner, budget, room int64, sc inputScan) (string, error) {
 	workers := c.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)

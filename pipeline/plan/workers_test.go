@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/neardup/neardup/transforms"
 )
 
 // TestFitWorkers: on a local runner New lowers --workers, then --branches,
@@ -53,7 +51,7 @@ func TestFitWorkers(t *testing.T) {
 		t.Errorf("a cluster: %d workers, note %q, %v; want 4096, no note", p.Config.Workers, p.Note, err)
 	}
 	// Twice the workers, about four times the memory.
-	if a, b := transforms.WorkerBytes(64, 1), transforms.WorkerBytes(128, 1); b < 3*a {
+	if a, b := WorkerBytes(64, 1), WorkerBytes(128, 1); b < 3*a {
 		t.Errorf("WorkerBytes: %d for 64 workers, %d for 128; want about 4 times", a, b)
 	}
 }

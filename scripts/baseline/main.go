@@ -52,13 +52,13 @@ import (
 	"github.com/neardup/neardup/transforms/sketch/signature"
 )
 
-// The defaults of `neardup run` (transforms.DefaultConfig, which this
+// The defaults of `neardup run` (job.DefaultConfig, which this
 // command does not import: it would bring Beam in).
 const (
 	threshold    = 0.8
 	hamming      = 3
 	confidence   = 0.99
-	partitions   = 256 // transforms.DefaultPartitions
+	partitions   = 256 // job.DefaultPartitions
 	ccPartitions = 16
 	// setDocs bounds the first documents whose shingle sets the exact
 	// checks hold at once (the job's rounds bound them likewise).

@@ -35,7 +35,7 @@ func Check(root string) ([]string, error) {
 	var problems []string
 	commandLines := 0
 	dofns := map[string]bool{}            // "dir.Type" with a ProcessElement
-	configFields := map[string][]string{} // "dir.Type" -> positions of fields of type transforms.Config
+	configFields := map[string][]string{} // "dir.Type" -> positions of fields of type job.Config
 	refs := newReferences()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -65,7 +65,10 @@ func Check(root string) ([]string, error) {
 		if dir == commandDir {
 			commandLines += fset.File(f.Pos()).LineCount()
 		}
-		problems = append(problems, checkFile(fset, f, rel)...)
+		problems = append(problems, checkImports(fset, f, filepath.ToSlash(rel))...)
+		if !testSupport(rel) {
+			problems = append(problems, checkFile(fset, f, rel)...)
+		}
 		collectDoFns(fset, f, dir, filepath.Base(dir), dofns, configFields)
 		return nil
 	})
@@ -90,6 +93,13 @@ func Check(root string) ([]string, error) {
 	problems = append(problems, docs...)
 	sort.Strings(problems)
 	return problems, nil
+}
+
+// testSupport reports whether the file at rel is in a package of test
+// helpers (one whose name ends in "test", as objectstest and stagetest):
+// the length rules are for the product's code.
+func testSupport(rel string) bool {
+	return strings.HasSuffix(filepath.Base(filepath.Dir(rel)), "test")
 }
 
 // checkFile returns the long functions and the comments quoting a commit
@@ -147,7 +157,7 @@ func funcName(fn *ast.FuncDecl) string {
 
 // collectDoFns records the types of f with a ProcessElement method, and
 // the struct fields of f whose type is the job Config of package
-// transforms (Config inside it, transforms.Config outside).
+// transforms (Config inside it, job.Config outside).
 func collectDoFns(fset *token.FileSet, f *ast.File, dir, pkg string, dofns map[string]bool, configFields map[string][]string) {
 	for _, decl := range f.Decls {
 		switch d := decl.(type) {
@@ -183,10 +193,10 @@ func isJobConfig(t ast.Expr, pkg string) bool {
 	}
 	switch t := t.(type) {
 	case *ast.Ident:
-		return pkg == "transforms" && t.Name == "Config"
+		return pkg == "job" && t.Name == "Config"
 	case *ast.SelectorExpr:
 		id, ok := t.X.(*ast.Ident)
-		return ok && id.Name == "transforms" && t.Sel.Name == "Config"
+		return ok && id.Name == "job" && t.Sel.Name == "Config"
 	}
 	return false
 }

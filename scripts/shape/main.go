@@ -7,7 +7,11 @@
 //   - no ProcessElement, Setup, StartBundle or FinishBundle longer than 40 lines;
 //
 //   - no DoFn (a struct with a ProcessElement method) with a field of the
-//     whole job configuration (a type named Config of package transforms);
+//     whole job configuration (Config of package transforms/job);
+//
+//   - imports that follow the data: a stage package of transforms/ imports
+//     only the stages before it, the algorithm packages import no stage,
+//     and nothing under transforms/ imports pipeline/ or cmd/;
 //
 //   - package main of cmd/neardup at most 3,000 lines;
 //

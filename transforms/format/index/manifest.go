@@ -45,7 +45,7 @@ type Generation struct {
 	// Fingerprint identifies the generation's files (ComputeFingerprint). The
 	// manifest a generation's job wrote records it, and so does every
 	// manifest that lists the generation since; an index opens only if
-	// they agree (transforms.OpenIndex). Manifests of version 3 lack it:
+	// they agree (indexing.OpenIndex). Manifests of version 3 lack it:
 	// ParseManifest computes it from the lists.
 	Fingerprint string `json:"fingerprint,omitempty"`
 
@@ -64,7 +64,7 @@ type Manifest struct {
 
 	// Shards is every generation's shards in order: an indexed document of
 	// Shards[n] is numbered in an audit as the document of shard n (see
-	// transforms.IndexFileBase), whatever generation holds it.
+	// jobfiles.IndexFileBase), whatever generation holds it.
 	Shards []Shard `json:"-"`
 }
 

@@ -21,9 +21,9 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/neardup/neardup/transforms"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
 // A Kind is a kind of local directory the commands write into: which
@@ -58,7 +58,7 @@ type Kind struct {
 var (
 	// Output is --output: --overwrite removes neardup's outputs and the
 	// work directory of a failed job, and leaves anything else.
-	Output = Kind{flag: "--output", replaces: "neardup's files", owns: isOutputName, workDir: transforms.WorkDirName, final: isFinalName}
+	Output = Kind{flag: "--output", replaces: "neardup's files", owns: isOutputName, workDir: jobfiles.WorkDirName, final: isFinalName}
 	// Index is an index directory (--index-out, --update-index):
 	// --overwrite empties a directory that holds only an index's files.
 	Index = Kind{replaces: "an index, or what a failed run left,", owns: isIndexName, foreign: "part of an index", trimURL: true, final: isIndexFinal}
@@ -276,12 +276,12 @@ func (k Kind) replaceableURL(dir string, objects []string) ([]string, error) {
 			ok = k.owns(name)
 		case strings.HasPrefix(parts[0], stagePrefix):
 			ok = len(parts) == 2 && (isOutputName(name) || isIndexName(name)) ||
-				len(parts) == 3 && parts[1] == transforms.WorkDirName && transforms.IsWorkFile(name)
+				len(parts) == 3 && parts[1] == jobfiles.WorkDirName && jobfiles.IsWorkFile(name)
 			if !ok {
 				return nil, fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, rel)
 			}
 		case k.workDir != "" && parts[0] == k.workDir:
-			ok = len(parts) == 2 && transforms.IsWorkFile(name)
+			ok = len(parts) == 2 && jobfiles.IsWorkFile(name)
 			if !ok {
 				return nil, fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, rel)
 			}
@@ -341,7 +341,7 @@ func checkWorkDir(dir string) error {
 		return err
 	}
 	for _, e := range entries {
-		if e.IsDir() || !transforms.IsWorkFile(e.Name()) {
+		if e.IsDir() || !jobfiles.IsWorkFile(e.Name()) {
 			return fmt.Errorf("%s holds %s, which neardup did not write; remove it yourself", dir, e.Name())
 		}
 	}
@@ -360,7 +360,7 @@ func checkStageDir(dir string) error {
 		name := e.Name()
 		switch {
 		case !e.IsDir() && (isOutputName(name) || isIndexName(name)):
-		case e.IsDir() && name == transforms.WorkDirName:
+		case e.IsDir() && name == jobfiles.WorkDirName:
 			if err := checkWorkDir(filepath.Join(dir, name)); err != nil {
 				return err
 			}
@@ -761,7 +761,7 @@ func removeURLDir(dir string) {
 	if !ok {
 		return
 	}
-	for _, glob := range []string{"*", transforms.WorkDirName + "/*"} {
+	for _, glob := range []string{"*", jobfiles.WorkDirName + "/*"} {
 		names, _ := fsys.List(ctx, output.JoinPath(dir, glob))
 		for _, n := range names {
 			_ = rm.Remove(ctx, n)

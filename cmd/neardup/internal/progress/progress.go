@@ -15,7 +15,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 // The progress display of a job that runs in this process (Prism, direct):
@@ -23,7 +23,7 @@ import (
 // be done, then the share of the documents signed; at the end one line
 // with the time of each stage. On a terminal it is one line redrawn in
 // place; otherwise a line every few seconds. The counts come from
-// transforms.Progress (the DoFns run in this process).
+// jobstate.Progress (the DoFns run in this process).
 
 // progressSample is what the display knows at one moment.
 type progressSample struct {
@@ -226,9 +226,9 @@ func fit(line string, width int) string {
 	return string(r[:width-1]) + "…"
 }
 
-// sample reads transforms.Progress at since start.
+// sample reads jobstate.Progress at since start.
 func sample(start time.Time) progressSample {
-	p := &transforms.Progress
+	p := &jobstate.Progress
 	s := progressSample{
 		at:    time.Since(start),
 		bytes: p.Bytes.Load(), read: p.Read.Load(), signed: p.Signed.Load(),

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/neardup/neardup/transforms"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 const sec = time.Second
@@ -238,14 +238,14 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestProgress runs the display on transforms.Progress: plain lines when
+// TestProgress runs the display on jobstate.Progress: plain lines when
 // not on a terminal, one line redrawn with \r on one, a last line with the
 // stage times once stopped, and nothing after.
 func TestProgress(t *testing.T) {
-	transforms.Progress.Read.Store(1000)
-	transforms.Progress.Bytes.Store(5000)
-	defer transforms.Progress.Read.Store(0)
-	defer transforms.Progress.Bytes.Store(0)
+	jobstate.Progress.Read.Store(1000)
+	jobstate.Progress.Bytes.Store(5000)
+	defer jobstate.Progress.Read.Store(0)
+	defer jobstate.Progress.Bytes.Store(0)
 	for _, tty := range []bool{false, true} {
 		stop := make(chan bool, 1)
 		done := make(chan struct{})

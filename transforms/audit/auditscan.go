@@ -1,0 +1,299 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/indexing"
+	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobstate"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
+	"github.com/neardup/neardup/transforms/near"
+)
+
+func init() {
+	register.DoFn3x1[int, []byte, func([]byte), error](&blockKeysFn{})
+	register.DoFn3x1[int, []byte, func([]byte), error](&exactKeysFn{})
+	register.DoFn8x1[context.Context, int, string, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&indexScanFn{})
+}
+
+// IndexScan reads the index shards (in dir) and keeps what meets the new
+// batch: the exact keys and block keys the batch has too, and the infos of
+// the indexed documents with such block keys.
+//
+// In: the batch's exact-key records and block entries. Out: indexed
+// exact-key records (partition of the key, chunk), indexed block entries
+// (partition of the key, chunk), indexed infos (partition of the document,
+// chunk), stats.
+func IndexScan(s beam.Scope, cfg job.Config, dir string, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
+	s = s.Scope("IndexScan")
+	keySet := beam.Flatten(s,
+		beam.ParDo(s, &exactKeysFn{}, keys),
+		beam.ParDo(s, &blockKeysFn{Partitions: cfg.Partitions, Tables: cfg.SimDesign()}, entries))
+	scan := &indexScanFn{Dir: dir, Blocking: near.BlockingOf(cfg)}
+	var outs [4][]beam.PCollection
+	for _, b := range indexing.IndexShards(s, dir, cfg.Branches) {
+		for i, o := range beam.ParDoN(s, scan, b, beam.SideInput{Input: keySet}) {
+			outs[i] = append(outs[i], o)
+		}
+	}
+	o := rounds.FlattenEach(s, outs[:])
+	return o[0], o[1], o[2], o[3]
+}
+
+// indexScanFn reads one index shard and passes on only what meets the new
+// batch: the exact keys and MinHash band keys the batch has too, and the
+// SimHash table keys the batch has with a fingerprint within Hamming bits
+// (a semi-join against the batch's key set, a side input), so that what is
+// shuffled follows the size of the batch, not of the index. (A SimHash table
+// key holds only 64/simhash_blocks bits of a fingerprint: most indexed
+// documents share one with some new document.)
+//
+// In: (shard number, shard name), side input: key set chunks. Out: exact-key
+// records of indexed documents whose key the batch has (wire.Info chunks
+// keyed by partition of the key, as readKeysFn), block entries whose key the
+// batch has (partitioned as signFn's), the infos of the indexed documents
+// with any such entry (keyed by partition of the document), and stats.
+type indexScanFn struct {
+	Dir      string              // the index
+	Blocking near.BlockingConfig // Partitions, Hamming and Tables
+
+	m  *index.Manifest // in Dir
+	bk batchKeys
+}
+
+func (fn *indexScanFn) Setup(ctx context.Context) (err error) {
+	if fn.m, err = indexing.OpenIndex(ctx, fn.Dir); err != nil {
+		return err
+	}
+	return fn.bk.setup(fn.Blocking)
+}
+
+// batchKeys is the key set of a new batch (a side input), for the
+// stages that meet the index with it.
+type batchKeys struct {
+	exact, block map[uint64]struct{}
+	sim          map[uint64][]uint64 // table key -> fingerprints of new documents
+	tables       *blocking.Tables
+	hamming      int
+	partitions   int
+}
+
+func (bk *batchKeys) setup(c near.BlockingConfig) (err error) {
+	bk.hamming, bk.partitions = c.Hamming, c.Partitions
+	bk.tables, err = job.NewTables(c.Tables)
+	return err
+}
+
+// load reads the key set chunks of keys, once: the side input is the same
+// for every element.
+func (bk *batchKeys) load(keys func(*[]byte) bool) error {
+	if bk.exact != nil {
+		return nil
+	}
+	bk.exact, bk.block, bk.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
+	var chunk []byte
+	for keys(&chunk) {
+		_, err := wire.DecodeKeySet(chunk, func(tag byte, k uint64) {
+			if tag == wire.KeySetExact {
+				bk.exact[k] = struct{}{}
+			} else {
+				bk.block[k] = struct{}{}
+			}
+		}, func(k, fp uint64) { bk.sim[k] = append(bk.sim[k], fp) })
+		if err != nil {
+			return fmt.Errorf("index scan: %w", err)
+		}
+	}
+	return nil
+}
+
+func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, keys func(*[]byte) bool,
+	emitExact, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+	defer jobstate.Busy(ctx, "IndexScan", jobstate.Begin())
+	if err := fn.bk.load(keys); err != nil {
+		return err
+	}
+	if n < 0 || n >= len(fn.m.Shards) || fn.m.Shards[n].Name != name {
+		return fmt.Errorf("index scan: shard %d (%s) is not in the manifest", n, name)
+	}
+	path := indexing.ShardPath(fn.m, n)
+	rd, rc, err := jobfiles.OpenShard(ctx, path)
+	if err != nil {
+		return fmt.Errorf("index scan: %s: %w", path, err)
+	}
+	defer rc.Close()
+	sc := newShardScan(&fn.bk, n, emitExact, emitEntry, emitInfo)
+	if err := rd.Each(sc.record); err != nil {
+		return err
+	}
+	if err := rd.Check(fn.m.Shards[n]); err != nil {
+		return err
+	}
+	sc.flush()
+	sc.stats(true).Emit(emitStat)
+	emitStat(output.StatIndexBytesRead, fn.m.Shards[n].Bytes)
+	return nil
+}
+
+// newShardScan returns the scan of the records of index shard n.
+func newShardScan(bk *batchKeys, n int, emitExact, emitEntry, emitInfo func(int, []byte)) *shardScan {
+	return &shardScan{fn: bk, file: jobfiles.IndexFileBase + n, exacts: wire.NewBatcher(0), infos: wire.NewBatcher(0),
+		entries: blockkeys.NewSender(bk.partitions, emitEntry), emitExact: emitExact, emitInfo: emitInfo}
+}
+
+// flush emits what the scan holds.
+func (sc *shardScan) flush() {
+	sc.exacts.Flush(sc.emitExact)
+	sc.entries.Flush()
+	sc.infos.Flush(sc.emitInfo)
+}
+
+// shardScan is the scan of one index shard.
+type shardScan struct {
+	fn                  *batchKeys
+	file                int // the shard's file index (IndexFileBase + its number)
+	exacts, infos       *wire.Batcher
+	entries             *blockkeys.Sender
+	emitExact, emitInfo func(int, []byte)
+	tkeys               []uint64 // scratch
+
+	docs, joined, nentries int64
+}
+
+// record passes on what of the indexed record r meets the batch.
+func (sc *shardScan) record(r *index.Record) error {
+	fn, P := sc.fn, sc.fn.partitions
+	sc.docs++
+	doc := wire.DocNum(sc.file, r.Line)
+	if _, hit := fn.exact[r.Exact]; hit {
+		in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact}
+		sc.exacts.Add(wire.Partition(r.Exact, P), func(c []byte) []byte { return wire.AppendInfo(c, &in) }, sc.emitExact)
+	}
+	if len(r.Sketch) == 0 {
+		return nil // no shingles: matches nothing but its exact duplicates
+	}
+	hits := 0
+	for _, k := range r.Bands {
+		if _, hit := fn.block[k&indexing.KeyMask]; hit {
+			hits++
+			sc.entries.Band(k, doc)
+		}
+	}
+	if fn.tables != nil {
+		sc.tkeys = fn.tables.AppendKeys(sc.tkeys[:0], r.SimHash)
+		for i, k := range sc.tkeys {
+			if fn.near(k, r.SimHash) {
+				hits++
+				sc.entries.Table(i, k, doc, r.SimHash)
+			}
+		}
+	}
+	if hits > 0 {
+		sc.joined++
+		sc.nentries += int64(hits)
+		in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact, SimHash: r.SimHash, Sketch: r.Sketch}
+		sc.infos.Add(wire.Partition(doc, P), func(c []byte) []byte { return wire.AppendInfo(c, &in) }, sc.emitInfo)
+	}
+	return nil
+}
+
+// stats is what the scan of the shard counted; the documents read only
+// if docs (a lookup counts the index's documents once, lookupTasksFn).
+func (sc *shardScan) stats(docs bool) tally.Counts {
+	c := tally.Counts{
+		{Name: output.StatIndexJoined, N: sc.joined},
+		{Name: output.StatIndexEntries, N: sc.nentries},
+	}
+	if docs {
+		c = append(c, tally.Stat{Name: output.StatIndexDocs, N: sc.docs})
+	}
+	return c
+}
+
+// near reports whether a new document with table key k has a fingerprint
+// within Hamming bits of fp.
+func (fn *batchKeys) near(k, fp uint64) bool {
+	for _, f := range fn.sim[k&indexing.KeyMask] {
+		if bits.OnesCount64(f^fp) <= fn.hamming {
+			return true
+		}
+	}
+	return false
+}
+
+// blockKeysFn turns the new batch's block entries into key set chunks: the
+// MinHash band keys, and the SimHash table keys with the fingerprint of
+// their document (low wire.KeyBits bits of the keys, as the shuffle carries
+// them).
+//
+// In: (partition, wire.Entry chunk, or wire.SimEntry for partitions >=
+// Partitions). Out: a key set chunk.
+type blockKeysFn struct {
+	Partitions int             // band partitions; SimHash table partitions are P and above
+	Tables     blocking.Design // SimHash tables; the zero Design: none
+
+	tables *blocking.Tables
+}
+
+func (fn *blockKeysFn) Setup() (err error) {
+	fn.tables, err = job.NewTables(fn.Tables)
+	return err
+}
+
+func (fn *blockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte)) error {
+	var out []byte
+	var err error
+	if part < fn.Partitions {
+		out = wire.NewKeySet(wire.KeySetBlock)
+		var es []wire.Entry
+		if es, err = wire.AppendEntries(es, chunk); err == nil {
+			for _, e := range es {
+				out = wire.AppendKey(out, e.Key&indexing.KeyMask)
+			}
+		}
+	} else {
+		out = wire.NewKeySet(wire.KeySetSim)
+		var es []wire.SimEntry
+		if es, err = job.SimEntries(es, chunk, fn.tables); err == nil {
+			for _, e := range es {
+				out = wire.AppendSimKey(out, e.Key&indexing.KeyMask, e.FP)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("key set: %w", err)
+	}
+	emit(out)
+	return nil
+}
+
+// exactKeysFn turns the new batch's exact-key records into a key set chunk.
+//
+// In: (partition, wire.Info chunk with Exact set). Out: a key set chunk.
+type exactKeysFn struct{}
+
+func (fn *exactKeysFn) ProcessElement(_ int, chunk []byte, emit func([]byte)) error {
+	out := wire.NewKeySet(wire.KeySetExact)
+	var in wire.Info
+	for c := chunk; len(c) > 0; {
+		var err error
+		if c, err = wire.DecodeInfo(c, &in); err != nil {
+			return fmt.Errorf("key set: %w", err)
+		}
+		out = wire.AppendKey(out, in.Exact)
+	}
+	emit(out)
+	return nil
+}

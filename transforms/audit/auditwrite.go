@@ -1,0 +1,259 @@
+package audit
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/indexing"
+	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobstate"
+	"github.com/neardup/neardup/transforms/write"
+)
+
+func init() {
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&writeAuditFn{})
+	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, error](&writeAuditSummaryFn{})
+	register.DoFn3x0[string, int64, func(string, int64)](&renameStatFn{})
+}
+
+// WriteAudit writes the audit lines of the new documents with an indexed
+// match, and then the outputs of a run (Write) for the new files, whose
+// deduplicated copies leave out both the duplicates of the index and those
+// the clusters within the batch remove. indexDir is the index directory, whose
+// manifest names the source file of each shard.
+//
+// In: files, batch matches keyed by file, (new, indexed) matches, cluster
+// lines, rejects, documents removed within the batch (keyed by file index).
+// Out: every document removed (line lists keyed by file index), stats.
+func WriteAudit(s beam.Scope, cfg job.Config, indexDir string, files jobfiles.Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {
+	s = s.Scope("Write")
+	allRemoves, st = beam.ParDo2(s, &writeAuditFn{Out: cfg.Outputs(), Index: indexDir}, beam.CoGroupByKey(s, idxMatches, removes))
+	return allRemoves, beam.Flatten(s, st, write.Write(s, cfg, files, batchMatches, clusters, rejects, allRemoves))
+}
+
+// AuditSummary sums every stage's stats and writes audit-summary.json for
+// an audit against the index in dir, with the new files as the first pass
+// read them (files.Seen).
+func AuditSummary(s beam.Scope, cfg job.Config, dir string, files jobfiles.Files, sts ...beam.PCollection) {
+	s = s.Scope("Summary")
+	beam.ParDo0(s, &writeAuditSummaryFn{Out: cfg.Output, Work: jobfiles.WorkDirOf(cfg), Index: dir}, write.SumStats(s, files, sts...))
+}
+
+// RenameStat renames the stats named from in st to to.
+func RenameStat(s beam.Scope, st beam.PCollection, from, to string) beam.PCollection {
+	return beam.ParDo(s, &renameStatFn{From: from, To: to}, st)
+}
+
+// writeAuditFn writes the audit lines of one new input file and merges its
+// two removal lists.
+//
+// In: (file index, (new, indexed) matches of its documents, its documents
+// removed within the batch). Out: audit-<file>.jsonl (when any document of
+// the file has an indexed match), one line per such document in input
+// order; the union of both removal lists (uvarint lines keyed by file) for
+// the deduplicated copy; and the counts.
+type writeAuditFn struct {
+	Out   job.OutDir
+	Index string // the index directory
+
+	sources []string // source file of each index shard, from its manifest
+}
+
+func (fn *writeAuditFn) Setup(ctx context.Context) error {
+	m, err := indexing.ReadManifest(ctx, fn.Index)
+	if err != nil {
+		return err
+	}
+	for _, sh := range m.Shards {
+		fn.sources = append(fn.sources, sh.Source)
+	}
+	return nil
+}
+
+func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunks, removeChunks func(*[]byte) bool, emitRemove func(int, []byte), emitStat func(string, int64)) error {
+	defer jobstate.Busy(ctx, "Write.audit", jobstate.Begin())
+	inBatch, err := wire.ReadLineSet(removeChunks)
+	if err != nil {
+		return fmt.Errorf("audit: removal list of file %d: %w", file, err)
+	}
+	best, err := bestMatches(matchChunks)
+	if err != nil {
+		return err
+	}
+	docs := slices.Sorted(maps.Keys(best))
+	var st auditCounts
+	if len(docs) > 0 {
+		err = write.WriteCompressed(ctx, fn.Out.Dir, output.ShardName(output.KindAudit, file), fn.Out.Compression(record.None), func(w io.Writer) error {
+			return fn.writeLines(w, docs, best, &st)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	removed := wire.NewBatcher(0)
+	all, batchOnly := mergeRemovals(file, docs, best, inBatch)
+	for _, l := range all {
+		removed.Add(file, func(c []byte) []byte { return wire.AppendLineNum(c, l) }, emitRemove)
+	}
+	removed.Flush(emitRemove)
+	tally.Counts{
+		{Name: output.StatDupOfIndex, N: int64(len(docs))},
+		{Name: output.StatExactOfIndex, N: st.exact},
+		{Name: output.StatIndexMatches, N: st.matches},
+		{Name: output.StatBatchOnly, N: batchOnly},
+		{Name: output.StatRemoved, N: int64(len(all))},
+	}.Emit(emitStat)
+	return nil
+}
+
+// bestMatches decodes the (new, indexed) matches of matchChunks and keeps
+// the best (see better) of each pair of documents: new document -> indexed
+// document -> match.
+func bestMatches(matchChunks func(*[]byte) bool) (map[wire.Doc]map[wire.Doc]wire.Match, error) {
+	best := map[wire.Doc]map[wire.Doc]wire.Match{}
+	var chunk []byte
+	var err error
+	for matchChunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			var m wire.Match
+			if c, err = wire.DecodeMatch(c, &m); err != nil {
+				return nil, err
+			}
+			byIdx := best[m.A]
+			if byIdx == nil {
+				byIdx = map[wire.Doc]wire.Match{}
+				best[m.A] = byIdx
+			}
+			if old, ok := byIdx[m.B]; !ok || better(m, old) {
+				byIdx[m.B] = m
+			}
+		}
+	}
+	return best, nil
+}
+
+// auditCounts is what the audit lines of a file counted.
+type auditCounts struct {
+	exact   int64 // documents whose best match is exact
+	matches int64 // (new, indexed) matches
+}
+
+// writeLines writes the audit line of each of docs, in order, to w: its
+// matches in best, best first.
+func (fn *writeAuditFn) writeLines(w io.Writer, docs []wire.Doc, best map[wire.Doc]map[wire.Doc]wire.Match, st *auditCounts) error {
+	for _, d := range docs {
+		ms := slices.Collect(maps.Values(best[d]))
+		slices.SortFunc(ms, func(a, b wire.Match) int {
+			if better(a, b) {
+				return -1
+			}
+			if better(b, a) {
+				return 1
+			}
+			return cmp.Compare(a.B, b.B)
+		})
+		line := output.AuditLine{Doc: ms[0].IDA}
+		for _, m := range ms {
+			k := wire.File(m.B) - jobfiles.IndexFileBase
+			src := ""
+			if k >= 0 && k < len(fn.sources) {
+				src = fn.sources[k]
+			}
+			j, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m.Jaccard), 'f', 4, 32), 64)
+			line.Matches = append(line.Matches, output.AuditMatch{ID: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String(), Source: src})
+		}
+		if ms[0].Method == wire.Exact {
+			st.exact++
+		}
+		st.matches += int64(len(ms))
+		b, err := json.Marshal(line)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeRemovals returns the lines of input file file that its copy leaves
+// out, sorted: the documents with an indexed match (docs, in best) and
+// those removed within the batch (inBatch), and how many of these have no
+// indexed match.
+func mergeRemovals(file int, docs []wire.Doc, best map[wire.Doc]map[wire.Doc]wire.Match, inBatch wire.LineSet) (all []int64, batchOnly int64) {
+	batchLines := inBatch.Lines()
+	all = make([]int64, 0, len(docs)+len(batchLines))
+	for _, d := range docs {
+		all = append(all, wire.Line(d))
+	}
+	for _, l := range batchLines {
+		if _, dup := best[wire.DocNum(file, l)]; !dup {
+			all = append(all, l)
+			batchOnly++
+		}
+	}
+	slices.Sort(all)
+	return all, batchOnly
+}
+
+// better orders matches of one new document: exact first, then by
+// Jaccard, then by Hamming distance.
+func better(a, b wire.Match) bool {
+	if (a.Method == wire.Exact) != (b.Method == wire.Exact) {
+		return a.Method == wire.Exact
+	}
+	if a.Jaccard != b.Jaccard {
+		return a.Jaccard > b.Jaccard
+	}
+	return a.Hamming < b.Hamming
+}
+
+// writeAuditSummaryFn writes audit-summary.json from the summed stats.
+type writeAuditSummaryFn struct {
+	Out   string           // the output directory
+	Work  jobfiles.WorkDir // removed once the summary is written
+	Index string
+}
+
+func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inputs func(*[]byte) bool) error {
+	defer jobstate.Busy(ctx, "Summary", jobstate.Begin())
+	counts, err := write.ReadStats(chunks)
+	if err != nil {
+		return err
+	}
+	output.AllCounts(counts, true)
+	sum := output.NewAuditSummary(fn.Index, counts)
+	if sum.Inputs, err = write.ReadInputs(inputs); err != nil {
+		return err
+	}
+	if err := write.WriteJSON(ctx, fn.Out, output.AuditSummaryName, sum); err != nil {
+		return err
+	}
+	// Every stage that reads the file manifests has sent its stats here.
+	return fn.Work.RemoveAll(ctx)
+}
+
+// renameStatFn renames stat From to To.
+type renameStatFn struct{ From, To string }
+
+func (fn *renameStatFn) ProcessElement(name string, v int64, emit func(string, int64)) {
+	if name == fn.From {
+		name = fn.To
+	}
+	emit(name, v)
+}

@@ -1,0 +1,130 @@
+package exact
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobstate"
+	"github.com/neardup/neardup/transforms/match/exactdup"
+)
+
+func init() {
+	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&exactFn{})
+}
+
+// ExactDuplicates groups documents by the hash of their normalized text.
+//
+// In: exact-key records (partition, chunk). Out: exact matches (file index,
+// chunk), lines to skip in the signature pass (segment, chunk), stats.
+func ExactDuplicates(s beam.Scope, cfg job.Config, keys beam.PCollection) (matches, skips, st beam.PCollection) {
+	s = s.Scope("ExactDuplicates")
+	return beam.ParDo3(s, &exactFn{Work: jobfiles.WorkDirOf(cfg), KeepLongest: cfg.Keep == "longest"}, jobfiles.GroupSpilled(s, cfg, "keys", keys))
+}
+
+// exactFn finds exact duplicates within one partition of exact-key records.
+//
+// In: (partition, chunks of wire.Info with Exact set). Out: for every group
+// of documents with the same normalized text, one exact match per
+// non-representative member (wire.Match chunks keyed by the file of the
+// smaller document), and the members to leave out of the signature pass
+// (chunks of uvarint line numbers keyed by segment). A partition's records
+// are decoded on the DoFn's goroutine and grouped on another while the
+// runner hands over the next partition (see docpool.AheadEmits).
+type exactFn struct {
+	Work                 jobfiles.WorkDir
+	KeepLongest          bool // the longest member is its group's representative, else the first
+	jobfiles.GroupReader      // with Work.Spill, the records are in spill files
+
+	ahead docpool.AheadEmits
+}
+
+func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
+	start := time.Now()
+	infos, err := readExactInfos(&fn.In, fn.Work, part, chunks)
+	if err != nil {
+		return err
+	}
+	jobstate.AddBusy(ctx, "ExactDuplicates", time.Since(start), start)
+	fn.ahead.Start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		jobstate.Running.Add(1) // for WaitIdle
+		defer jobstate.Running.Add(-1)
+		fn.groups(infos, emits[0], emits[1], emitStat)
+		return nil
+	})
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emitMatch, emitSkip}, emitStat, jobstate.BusyIn(ctx, "ExactDuplicates"))
+}
+
+// FinishBundle emits the output of the partitions still being grouped.
+func (fn *exactFn) FinishBundle(ctx context.Context, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.Drain(0, []func(int, []byte){emitMatch, emitSkip}, emitStat, jobstate.BusyIn(ctx, "ExactDuplicates"))
+}
+
+// groups sorts the infos of one partition by exact key, then document, and
+// emits an exact match and a line to skip for each member of a group but
+// its representative: each run of equal keys is one group.
+func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) {
+	emitMatch, reportMatches := tally.CountShuffle(output.ShuffleMatches, emitMatch, emitStat)
+	emitSkip, reportSkips := tally.CountShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
+	exactdup.Sort(infos)
+	matches := wire.NewBatcher(0)
+	skips := wire.NewBatcher(0)
+	bits := fn.Work.SegmentBits
+	var dups int64
+	exactdup.Groups(infos, func(group []wire.Info) {
+		rep := exactdup.Representative(group, fn.KeepLongest)
+		for k := range group {
+			if k == rep {
+				continue
+			}
+			dups++
+			m := exactdup.Match(&group[rep], &group[k])
+			matches.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitMatch)
+			line := wire.Line(group[k].Doc)
+			skips.Add(wire.Segment(group[k].Doc, bits), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, emitSkip)
+		}
+	})
+	matches.Flush(emitMatch)
+	skips.Flush(emitSkip)
+	emitStat(output.StatExactDups, dups)
+	reportMatches()
+	reportSkips()
+	jobstate.Progress.Skipped.Add(dups)
+}
+
+// ByExactKey returns the infos of group part (readExactInfos) sorted by
+// exact key, then document: each run of equal keys is one exact-duplicate
+// group, its first document the earliest in input order.
+func ByExactKey(in *jobfiles.SpillIn, w jobfiles.WorkDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
+	infos, err := readExactInfos(in, w, part, chunks)
+	if err != nil {
+		return nil, err
+	}
+	exactdup.Sort(infos)
+	return infos, nil
+}
+
+// readExactInfos decodes every wire.Info chunk of group part.
+func readExactInfos(in *jobfiles.SpillIn, w jobfiles.WorkDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
+	var infos []wire.Info
+	err := in.Each(w, part, chunks, func(c []byte) (err error) {
+		for len(c) > 0 {
+			var info wire.Info
+			if c, err = wire.DecodeInfo(c, &info); err != nil {
+				return err
+			}
+			infos = append(infos, info)
+		}
+		return nil
+	})
+	return infos, err
+}

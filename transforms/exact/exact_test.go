@@ -1,0 +1,61 @@
+package exact
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/ingest"
+	"github.com/neardup/neardup/transforms/internal/stagetest"
+)
+
+// TestExactDuplicatesStage: of three documents with the same text and one
+// other (Read, then ExactDuplicates), the representative is kept and the
+// two others are exact matches of it and skip lines (file, line): with
+// keep=first the first document in input order, with keep=longest the
+// longest text (not the longest record).
+func TestExactDuplicatesStage(t *testing.T) {
+	text := stagetest.Text(1, 30)
+	f0 := []string{
+		stagetest.JSON("a", text),
+		stagetest.JSON("b", stagetest.Text(2, 30)),
+		// c: the longest record, its text as a's.
+		`{"id":"c","source":"` + strings.Repeat("somewhere else ", 10) + `","text":"` + text + `"}`,
+	}
+	// d: the longest text, normalized as a's (NFKC: a full-width first
+	// letter, 3 bytes instead of 1), in a shorter record than c's.
+	f1 := []string{stagetest.JSON("d", string(rune(0xFF00+int(text[0])-0x20))+text[1:])}
+	if len(f1[0]) >= len(f0[2]) {
+		t.Fatalf("d's record (%d bytes) is not shorter than c's (%d)", len(f1[0]), len(f0[2]))
+	}
+	for _, tc := range []struct {
+		keep           string
+		matches, skips []string
+	}{
+		// Lines to skip are keyed by segment: file 1's first is 1<<24.
+		{"first", []string{"0/a-c:exact", "0/a-d:exact"}, []string{"0:2", fmt.Sprintf("%d:0", wire.Segment(wire.DocNum(1, 0), 16))}},
+		{"longest", []string{"0/a-d:exact", "0/c-d:exact"}, []string{"0:0", "0:2"}},
+	} {
+		t.Run(tc.keep, func(t *testing.T) {
+			cfg := stagetest.Config(t)
+			cfg.Keep = tc.keep
+			in := t.TempDir()
+			paths := []string{stagetest.Input(t, in, "f0.jsonl", f0...), stagetest.Input(t, in, "f1.jsonl", f1...)}
+
+			p, s := beam.NewPipelineWithRoot()
+			keys, _, _, _, _ := ingest.Read(s, cfg, stagetest.Files(t, s, paths, cfg.Branches))
+			matches, skips, st := ExactDuplicates(s, cfg, keys)
+			passert.Equals(s, stagetest.Decode(s, "match", 0, matches), stagetest.Any(tc.matches)...)
+			passert.Equals(s, stagetest.Decode(s, "lines", 0, skips), stagetest.Any(tc.skips)...)
+			passert.Equals(s, stagetest.Stats(s, st, output.StatExactDups), "exact_duplicates=2")
+			stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)
+			stagetest.Shuffled(s, st, output.ShuffleSkipLines, 0, 0, skips)
+			stagetest.Run(t, p)
+		})
+	}
+}

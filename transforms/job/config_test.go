@@ -1,0 +1,52 @@
+package job
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestShuffleRounds(t *testing.T) {
+	tests := []struct{ rounds, branches, want int }{
+		{0, 3, 3},
+		{0, 0, 1},
+		{5, 2, 5},
+		{1, 4, 1},
+	}
+	for _, tt := range tests {
+		c := Config{Rounds: tt.rounds, Branches: tt.branches}
+		if got := c.ShuffleRounds(); got != tt.want {
+			t.Errorf("Config{Rounds: %d, Branches: %d}.ShuffleRounds() = %d, want %d", tt.rounds, tt.branches, got, tt.want)
+		}
+	}
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	c.Rounds = -1
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "rounds -1") {
+		t.Errorf("Validate with rounds -1: %v, want a rounds error", err)
+	}
+}
+
+// TestConfigValidate: the job's own check refuses what the flags refuse
+// where a caller of the Beam layer skips them: NaN, no permutations,
+// negative sizes.
+func TestConfigValidate(t *testing.T) {
+	for name, change := range map[string]func(*Config){
+		"threshold NaN":     func(c *Config) { c.Threshold = math.NaN() },
+		"confidence NaN":    func(c *Config) { c.Confidence = math.NaN() },
+		"perms 0":           func(c *Config) { c.Perms = 0 },
+		"max doc bytes -1":  func(c *Config) { c.MaxDocBytes = -1 },
+		"bands overflowing": func(c *Config) { c.Bands, c.Rows = 1<<40, 1<<40 },
+	} {
+		c := DefaultConfig()
+		change(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}

@@ -1,0 +1,125 @@
+package jobfiles
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
+)
+
+// PreShardName is the name of the pre-shard of segment index (within the
+// file) of input file index file: names sort by file, then segment.
+func PreShardName(file, index int) string { return fmt.Sprintf(".sig-%05d-%06d.bin", file, index) }
+
+// NewPreShard returns a pre-shard to fill, or nil when the job writes no
+// index (indexOut "").
+func NewPreShard(indexOut string) *recordShard {
+	if indexOut == "" {
+		return nil
+	}
+	return &recordShard{}
+}
+
+// A recordShard collects the records of one input file for a shard in the
+// index format: a pre-shard (above) or an info shard (workfiles.go). A nil
+// *recordShard collects and writes nothing.
+type recordShard struct{ recs []index.Record }
+
+// add appends a copy of r.
+func (s *recordShard) add(r *index.Record) {
+	if s == nil {
+		return
+	}
+	rec := *r
+	rec.Sketch, rec.Bands = slices.Clone(r.Sketch), slices.Clone(r.Bands)
+	s.recs = append(s.recs, rec)
+}
+
+// Write writes the records, in line order, to dir/name as the shard of the
+// input file source, atomically.
+func (s *recordShard) Write(ctx context.Context, dir, name, source string) error {
+	if s == nil {
+		return nil
+	}
+	if dir == "" {
+		return fmt.Errorf("writing %s of %s: no directory", name, source)
+	}
+	slices.SortFunc(s.recs, func(a, b index.Record) int { return cmp.Compare(uint64(a.Line), uint64(b.Line)) })
+	return WriteAtomically(ctx, dir, name, func(w io.Writer) error {
+		iw := index.NewWriter(w, source)
+		for i := range s.recs {
+			if err := iw.Add(&s.recs[i]); err != nil {
+				return err
+			}
+		}
+		_, err := iw.Close()
+		return err
+	})
+}
+
+// AddDoc adds the index record of a signed document to pre.
+func (pre *recordShard) AddDoc(d *blockkeys.Doc) {
+	if pre == nil {
+		return
+	}
+	rec := index.NewRecord(&d.Info, d.Exact, d.Bands)
+	pre.add(&rec)
+}
+
+// IndexFileBase is the file index of the first index shard in an audit's
+// document numbers: indexed document d of shard k is wire.DocNum(
+// IndexFileBase+k, its record index in its source). New documents have file
+// indexes below it, so in every pair (A < B) of a new and an indexed
+// document A is the new one.
+const IndexFileBase = 1 << 23
+
+// IsIndexed reports whether document number d is an indexed document.
+func IsIndexed(d wire.Doc) bool { return wire.File(d) >= IndexFileBase }
+
+// OpenShard opens the shard in the index format at path; close c when done.
+func OpenShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer, err error) {
+	rc, err := workfiles.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rd, err = index.NewReader(rc, path); err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	return rd, rc, nil
+}
+
+// RemoveMatching removes the files of dir that match any of globs, on dir's
+// Beam filesystem; nothing if that filesystem cannot remove files.
+func RemoveMatching(ctx context.Context, dir string, globs ...string) error {
+	fsys, err := filesystem.New(ctx, output.JoinPath(dir, "x"))
+	if err != nil {
+		return err
+	}
+	defer fsys.Close()
+	rm, ok := fsys.(filesystem.Remover)
+	if !ok {
+		return nil
+	}
+	for _, glob := range globs {
+		names, err := fsys.List(ctx, output.JoinPath(dir, glob))
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", dir, err)
+		}
+		for _, name := range names {
+			if err := rm.Remove(ctx, name); err != nil {
+				return fmt.Errorf("removing %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,311 @@
+package jobfiles
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/spill"
+	"github.com/neardup/neardup/transforms/job"
+)
+
+func init() {
+	register.DoFn3x0[int, []byte, func(int, []byte)](&spillFn{})
+}
+
+// Spilled shuffles (Config.Spill, one machine). A local runner keeps every
+// element of a shuffle in memory until the stage after it has read all of
+// it, whatever the rounds: a stage emits all of its rounds at once, and the
+// block entries and the half-join records are most of the memory a large
+// run holds. So on one machine the large shuffles carry file
+// names instead of chunks: each DoFn bundle (or signed file) that emits
+// into one appends its chunks to a spill file of its own in the work directory
+// (package spill: the chunks, then an index of their keys) and, once the
+// file is closed, emits (key, file name) once for each key it wrote. The
+// runner groups those names by key as it grouped the chunks, and the DoFn
+// that reads the group reads the key's chunks from the named files. What
+// the job holds of a spilled shuffle is then the groups being worked on;
+// the page cache holds the rest. The files go with the work directory.
+//
+// The smaller shuffles that grow with the input (the exact keys, the
+// matches, Clusters' shuffles, the cluster and reject lines) are spilled by
+// one more step before their GroupByKey (groupSpilled). Apart from those
+// steps the graph is the same as without spilling, so the stages, their
+// rounds and their outputs are too.
+
+// GroupSpilled is beam.GroupByKey of the (key, chunk) elements of cols,
+// flattened; with cfg.Spill the chunks first go to spill files of kind
+// (spillFn), so that the runner groups their names and the DoFn that reads
+// a group reads it with spillIn. The smaller shuffles, whose producers emit
+// their chunks as they go, are spilled this way: a runner that runs the
+// producer and spillFn in one bundle (the direct runner, one bundle for
+// the job) holds none of their chunks.
+func GroupSpilled(s beam.Scope, cfg job.Config, kind string, cols ...beam.PCollection) beam.PCollection {
+	return beam.GroupByKey(s, SpilledCol(s, cfg, kind, cols...))
+}
+
+// SpilledCol is cols flattened, and with cfg.Spill their chunks written to
+// spill files of kind and replaced by the files' names: the input of a
+// (Co)GroupByKey whose DoFn reads its groups with spillIn.
+func SpilledCol(s beam.Scope, cfg job.Config, kind string, cols ...beam.PCollection) beam.PCollection {
+	col := cols[0]
+	if len(cols) > 1 {
+		col = beam.Flatten(s, cols...)
+	}
+	if cfg.Spill {
+		col = beam.ParDo(s, &spillFn{Work: WorkDirOf(cfg), Kind: kind}, col)
+	}
+	return col
+}
+
+// spillFn writes the chunks of one bundle to a spill file of Kind and
+// emits (key, file name) once per key at the end of the bundle.
+type spillFn struct {
+	Work WorkDir
+	Kind string
+	out  *SpillOut
+}
+
+func (fn *spillFn) Setup() { fn.out = fn.Work.SpillTo(fn.Kind) }
+
+// ProcessElement spills chunk; a write error fails the bundle in
+// FinishBundle.
+func (fn *spillFn) ProcessElement(key int, chunk []byte, _ func(int, []byte)) {
+	fn.out.add(key, chunk)
+}
+
+func (fn *spillFn) FinishBundle(emit func(int, []byte)) error {
+	return fn.out.Finish(emit)
+}
+
+// spillPattern matches the names of spill files: spill-KIND-PID-N.bin.
+const spillPattern = "spill-*.bin"
+
+// isSpillName reports whether name is a spill file's.
+func isSpillName(name string) bool {
+	ok, _ := filepath.Match(spillPattern, name)
+	return ok && !strings.ContainsAny(name, `/\`)
+}
+
+// spillSeq numbers the spill files of this process.
+var SpillSeq atomic.Int64
+
+// SpillOut is one DoFn bundle's side of a spilled shuffle: nil unless
+// workDir.Spill, and then a spill file of its own, opened at its first
+// chunk.
+type SpillOut struct {
+	dir, kind string
+	name      string
+	w         *spill.Writer
+	keys      map[int]bool
+	err       error
+}
+
+// SpillTo returns the writing side of spilled shuffle kind (a file name
+// prefix), or nil when w.Spill is off: a nil spillOut passes chunks on.
+func (w WorkDir) SpillTo(kind string) *SpillOut {
+	if !w.Spill {
+		return nil
+	}
+	return &SpillOut{dir: w.Dir, kind: kind}
+}
+
+// Wrap returns what to emit chunks to: emit itself when o is nil, else o's
+// spill file.
+func (o *SpillOut) Wrap(emit func(int, []byte)) func(int, []byte) {
+	if o == nil {
+		return emit
+	}
+	return o.add
+}
+
+func (o *SpillOut) add(key int, chunk []byte) {
+	if o.err != nil {
+		return
+	}
+	if o.w == nil {
+		o.name = fmt.Sprintf("spill-%s-%d-%d.bin", o.kind, os.Getpid(), SpillSeq.Add(1))
+		if o.w, o.err = spill.Create(filepath.Join(o.dir, o.name)); o.err != nil {
+			return
+		}
+		o.keys = map[int]bool{}
+	}
+	o.keys[key] = true
+	o.err = o.w.Add(key, chunk)
+}
+
+// Finish closes o's file and emits (key, file name) for each key it holds,
+// in key order: what the runner shuffles instead of the chunks. Its error
+// names the work directory and about the space needed. A nil o, or one
+// given no chunk, emits nothing.
+func (o *SpillOut) Finish(emit func(int, []byte)) error {
+	if o == nil || (o.w == nil && o.err == nil) {
+		return nil
+	}
+	err := o.err
+	var size int64
+	if o.w != nil {
+		size = o.w.Size()
+		if cerr := o.w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	name, keys := o.name, o.keys
+	o.w, o.keys, o.err = nil, nil, nil
+	if err != nil {
+		return WorkFileError(name, o.dir, err, size)
+	}
+	sorted := make([]int, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	for _, k := range sorted {
+		emit(k, []byte(name))
+	}
+	return nil
+}
+
+// FinishSpilled ends a bundle of a DoFn that emits into the spilled
+// shuffle o: after err, the bundle's error, it removes o's file; else it
+// finishes it, emitting the file's names to emit.
+func FinishSpilled(err error, emit func(int, []byte), o *SpillOut) error {
+	if err != nil {
+		o.abort()
+		return err
+	}
+	return o.Finish(emit)
+}
+
+// abort removes the file being written, after an error elsewhere.
+func (o *SpillOut) abort() {
+	if o != nil && o.w != nil {
+		o.w.Abort()
+		o.w, o.keys = nil, nil
+	}
+}
+
+// SpillIn is a DoFn's reading side of spilled shuffles: the spill files it
+// has opened, kept open for the bundle.
+type SpillIn struct {
+	files map[string]*spill.File
+	buf   []byte
+}
+
+// Each calls do with every chunk of group key: the chunks of chunks, or
+// with w.Spill the key's chunks in the spill files chunks names. A chunk
+// is valid only during its call.
+func (in *SpillIn) Each(w WorkDir, key int, chunks func(*[]byte) bool, do func([]byte) error) error {
+	next, failed := in.Iter(w, key, chunks)
+	var chunk []byte
+	for next(&chunk) {
+		if err := do(chunk); err != nil {
+			return err
+		}
+	}
+	return failed()
+}
+
+// Collect returns copies of the chunks of group key (see each), which the
+// caller may keep.
+func (in *SpillIn) Collect(w WorkDir, key int, chunks func(*[]byte) bool) ([][]byte, error) {
+	var out [][]byte
+	err := in.Each(w, key, chunks, func(b []byte) error {
+		out = append(out, slices.Clone(b))
+		return nil
+	})
+	return out, err
+}
+
+// Iter returns an iterator over the chunks of group key: chunks itself, or
+// with w.Spill one that reads the key's chunks from the spill files chunks
+// names, each valid until the next call. It stops at the first error,
+// which failed then returns.
+func (in *SpillIn) Iter(w WorkDir, key int, chunks func(*[]byte) bool) (next func(*[]byte) bool, failed func() error) {
+	if !w.Spill {
+		return chunks, func() error { return nil }
+	}
+	var err error
+	var r *spill.Reader
+	var name []byte
+	next = func(chunk *[]byte) bool {
+		for err == nil {
+			if r == nil {
+				if !chunks(&name) {
+					return false
+				}
+				var f *spill.File
+				if f, err = in.open(w, string(name)); err != nil {
+					return false
+				}
+				r = f.Reader(key)
+			}
+			var ok bool
+			if in.buf, ok, err = r.Next(in.buf); ok {
+				*chunk = in.buf
+				return true
+			}
+			r = nil
+		}
+		return false
+	}
+	return next, func() error {
+		if err != nil {
+			return fmt.Errorf("spilled shuffle: %w", err)
+		}
+		return nil
+	}
+}
+
+// open returns the spill file name in w.Dir, opened once per bundle.
+func (in *SpillIn) open(w WorkDir, name string) (*spill.File, error) {
+	if f := in.files[name]; f != nil {
+		return f, nil
+	}
+	if !isSpillName(name) {
+		return nil, fmt.Errorf("%q is not a spill file name", name)
+	}
+	f, err := spill.Open(filepath.Join(w.Dir, name))
+	if err != nil {
+		return nil, err
+	}
+	if in.files == nil {
+		in.files = map[string]*spill.File{}
+	}
+	in.files[name] = f
+	return f, nil
+}
+
+// GroupReader is embedded in the DoFns that read groups of groupSpilled
+// shuffles: their spill files are opened once for the DoFn (each open
+// reads the file's index, which lists every chunk of every key, so once
+// per group would read it once per key) and closed at its Teardown (FinishBundle would have to take
+// the DoFn's emitters).
+type GroupReader struct{ In SpillIn }
+
+func (g *GroupReader) Teardown() { g.In.Close() }
+
+// IterOf is an iterator over chunks.
+func IterOf(chunks [][]byte) func(*[]byte) bool {
+	return func(c *[]byte) bool {
+		if len(chunks) == 0 {
+			return false
+		}
+		*c, chunks = chunks[0], chunks[1:]
+		return true
+	}
+}
+
+// Close closes the files in has opened.
+func (in *SpillIn) Close() {
+	for _, f := range in.files {
+		f.Close()
+	}
+	in.files = nil
+}

@@ -1,0 +1,108 @@
+package jobfiles
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms/format/spill"
+	"github.com/neardup/neardup/transforms/job"
+)
+
+type keyedChunks struct {
+	key    int
+	chunks []string
+}
+
+// TestSpilled: what a bundle emits into a spilled shuffle reaches the DoFn
+// that reads the group, key by key, whatever the bundles; the runner sees
+// only file names, once per key and file, in key order; without Spill the
+// chunks pass as they are.
+func TestSpilled(t *testing.T) {
+	bundles := [][]keyedChunks{
+		{{3, []string{"a", "b"}}, {1, []string{"c"}}},
+		{{1, []string{"d", "e"}}, {7, []string{"f"}}},
+		{}, // a bundle that emits nothing writes no file
+	}
+	want := map[int][]string{1: {"c", "d", "e"}, 3: {"a", "b"}, 7: {"f"}}
+	for _, spilled := range []bool{false, true} {
+		cfg := job.Config{Spill: spilled, Work: t.TempDir()}
+		shuffled := map[int][][]byte{}
+		var names []int
+		for _, b := range bundles {
+			out := WorkDirOf(cfg).SpillTo("test")
+			emit := func(k int, c []byte) { shuffled[k] = append(shuffled[k], slices.Clone(c)) }
+			send := out.Wrap(emit)
+			for _, kc := range b {
+				for _, c := range kc.chunks {
+					send(kc.key, []byte(c))
+				}
+			}
+			if err := out.Finish(func(k int, c []byte) { names = append(names, k); emit(k, c) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files, _ := filepath.Glob(filepath.Join(cfg.Work, spillPattern))
+		if spilled {
+			if len(files) != 2 || !slices.Equal(names, []int{1, 3, 1, 7}) {
+				t.Errorf("spill: %d files, names emitted for keys %v; want 2 files, keys [1 3 1 7]", len(files), names)
+			}
+		} else if len(files) != 0 || len(names) != 0 {
+			t.Errorf("no spill: %d files, %v names", len(files), names)
+		}
+		var in SpillIn
+		for k, w := range want {
+			var got []string
+			err := in.Each(WorkDirOf(cfg), k, IterOf(shuffled[k]), func(c []byte) error { got = append(got, string(c)); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, w) {
+				t.Errorf("spill %v, key %d: got %q, want %q", spilled, k, got, w)
+			}
+		}
+		in.Close()
+	}
+}
+
+// TestSpilledErrors: a spill file that cannot be written fails the bundle
+// with the file, the directory and the space needed, and leaves no file;
+// a name that is not a spill file's, or a damaged file, fails the reader.
+func TestSpilledErrors(t *testing.T) {
+	cfg := job.Config{Spill: true, Work: filepath.Join(t.TempDir(), "missing")}
+	out := WorkDirOf(cfg).SpillTo("test")
+	out.Wrap(nil)(0, []byte("x"))
+	err := out.Finish(func(int, []byte) { t.Error("names emitted after a failure") })
+	if err == nil || !strings.Contains(err.Error(), cfg.Work) || !strings.Contains(err.Error(), "needs about") {
+		t.Errorf("unwritable directory: got %v", err)
+	}
+
+	cfg.Work = t.TempDir()
+	out = WorkDirOf(cfg).SpillTo("test")
+	out.Wrap(nil)(0, []byte("x"))
+	if err := FinishSpilled(errors.New("bundle failed"), nil, out); err == nil {
+		t.Error("finishSpilled dropped the bundle's error")
+	}
+	if files, _ := filepath.Glob(filepath.Join(cfg.Work, "*")); len(files) != 0 {
+		t.Errorf("files left after a failed bundle: %v", files)
+	}
+
+	var in SpillIn
+	defer in.Close()
+	for _, name := range []string{"", "../spill-x-1-1.bin", "info-00001.bin"} {
+		if err := in.Each(WorkDirOf(cfg), 0, IterOf([][]byte{[]byte(name)}), func([]byte) error { return nil }); err == nil {
+			t.Errorf("name %q: no error", name)
+		}
+	}
+	bad := "spill-test-1-1.bin"
+	if err := os.WriteFile(filepath.Join(cfg.Work, bad), []byte("not a spill file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = in.Each(WorkDirOf(cfg), 0, IterOf([][]byte{[]byte(bad)}), func([]byte) error { return nil })
+	if !errors.Is(err, spill.ErrCorrupt) {
+		t.Errorf("damaged file: got %v, want spill.ErrCorrupt", err)
+	}
+}

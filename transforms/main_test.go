@@ -1,9 +1,0 @@
-package transforms
-
-import (
-	"testing"
-
-	"github.com/neardup/neardup/transforms/beamtest"
-)
-
-func TestMain(m *testing.M) { beamtest.Main(m) }

@@ -1,0 +1,214 @@
+package near
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobstate"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/candidates"
+)
+
+func init() {
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&candidatesFn{})
+}
+
+// Candidates groups block entries by partition and proposes pairs, one
+// round of entries after the other (see rounds.Run).
+//
+// In: rounds of block entries (partition, chunk; with cfg.Spill, spill
+// files: see spilled.go). Out: candidate pairs (segment of the first
+// document, chunk), stats.
+func Candidates(s beam.Scope, cfg job.Config, entries []beam.PCollection) (pairs, st beam.PCollection) {
+	s = s.Scope("Candidates")
+	fn := &candidatesFn{Work: jobfiles.WorkDirOf(cfg), Blocking: BlockingOf(cfg)}
+	o := rounds.Run(s, 2, fn, entries)
+	return o[0], o[1]
+}
+
+// BlockingConfig is what turns buckets of block entries into candidate
+// pairs.
+type BlockingConfig struct {
+	Limits     candidates.Limits
+	Hamming    int             // SimHash bits
+	Partitions int             // band partitions; SimHash table partitions are P and above
+	Tables     blocking.Design // SimHash tables; the zero Design: none
+}
+
+func BlockingOf(c job.Config) BlockingConfig {
+	return BlockingConfig{Limits: c.Limits(), Hamming: c.Hamming, Partitions: c.Partitions, Tables: c.SimDesign()}
+}
+
+// candidatesFn turns one partition of the blocking shuffle into candidate
+// pairs.
+//
+// In: (partition, chunks of wire.Entry, or of wire.SimEntry for partitions
+// >= Blocking.Partitions). Out: candidate-pair chunks
+// (wire.AppendCandidate) keyed by the segment of the pair's first
+// document, whose info shard the join that follows reads.
+//
+// The pairs of a partition are computed on another goroutine while the next
+// partition arrives (see docpool.Ahead), and emitted in partition order.
+//
+// The entry and pair slices of a partition are reused for later partitions:
+// fresh ones cost page faults as well as garbage while the runner's copies
+// of the shuffle grow the heap.
+type candidatesFn struct {
+	Work     jobfiles.WorkDir
+	Blocking BlockingConfig
+
+	tables    *blocking.Tables
+	ahead     docpool.Ahead[candidatesResult]
+	entryBufs docpool.Reuse[wire.Entry]
+	simBufs   docpool.Reuse[wire.SimEntry]
+	pairBufs  docpool.Reuse[wire.Pair]
+	spilled   jobfiles.SpillIn   // block entries
+	pairsOut  *jobfiles.SpillOut // see spilled.go
+}
+
+type candidatesResult struct {
+	pairs []wire.Pair
+	st    candidates.Stats
+	began time.Time
+	took  time.Duration
+}
+
+func (fn *candidatesFn) Setup() (err error) {
+	fn.pairsOut = fn.Work.SpillTo("pairs")
+	fn.tables, err = job.NewTables(fn.Blocking.Tables)
+	return err
+}
+
+func (fn *candidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	start := time.Now()
+	var err error
+	if part < fn.Blocking.Partitions {
+		err = fn.startBands(part, chunks)
+	} else {
+		err = fn.startTables(part, chunks)
+	}
+	if err != nil {
+		return err
+	}
+	jobstate.AddBusy(ctx, "Candidates", time.Since(start), start)
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), fn.emitter(ctx, emit, emitStat))
+}
+
+// startBands decodes the band entries of partition part and starts their
+// pairs' work.
+func (fn *candidatesFn) startBands(part int, chunks func(*[]byte) bool) error {
+	entries := fn.entryBufs.Get()
+	err := fn.spilled.Each(fn.Work, part, chunks, func(chunk []byte) (err error) {
+		entries, err = wire.AppendEntries(entries, chunk)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	limits := fn.Blocking.Limits
+	fn.ahead.Start(func() (r candidatesResult) {
+		t := time.Now()
+		sorted, scratch := candidates.SortBuf(entries, fn.entryBufs.Get())
+		r.pairs = fn.unique(candidates.Append(fn.pairBufs.Get(), sorted, limits, &r.st))
+		fn.entryBufs.Put(entries)
+		fn.entryBufs.Put(scratch)
+		r.began, r.took = t, time.Since(t)
+		return r
+	})
+	return nil
+}
+
+// startTables decodes the SimHash table entries of partition part and
+// starts their pairs' work.
+func (fn *candidatesFn) startTables(part int, chunks func(*[]byte) bool) error {
+	entries := fn.simBufs.Get()
+	err := fn.spilled.Each(fn.Work, part, chunks, func(chunk []byte) (err error) {
+		entries, err = job.SimEntries(entries, chunk, fn.tables)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	k, limits := fn.Blocking.Hamming, fn.Blocking.Limits
+	fn.ahead.Start(func() (r candidatesResult) {
+		t := time.Now()
+		sorted, scratch := candidates.SortSimBuf(entries, fn.simBufs.Get())
+		r.pairs = fn.unique(candidates.AppendNear(fn.pairBufs.Get(), sorted, k, limits, &r.st))
+		fn.simBufs.Put(entries)
+		fn.simBufs.Put(scratch)
+		r.began, r.took = t, time.Since(t)
+		return r
+	})
+	return nil
+}
+
+// unique sorts pairs and drops repeats, with a working buffer from the pool.
+func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
+	pairs, scratch := candidates.UniqueBuf(pairs, fn.pairBufs.Get())
+	fn.pairBufs.Put(scratch)
+	return pairs
+}
+
+// FinishBundle emits the partitions still being worked on and lets go of
+// the reused slices: a runner that keeps the DoFn for the rest of the job
+// (the direct runner) would otherwise keep the largest partition's entries
+// through the stages after.
+func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer fn.spilled.Close()
+	err := jobfiles.FinishSpilled(fn.ahead.Drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
+	fn.entryBufs.Clear()
+	fn.simBufs.Clear()
+	fn.pairBufs.Clear()
+	return err
+}
+
+func (fn *candidatesFn) emitter(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) func(candidatesResult) error {
+	return func(r candidatesResult) error {
+		start := time.Now()
+		var pairs tally.Shuffle
+		EmitCandidates(r.pairs, fn.Work.Segment, pairs.Count(fn.pairsOut.Wrap(emit)))
+		pairs.Report(output.ShuffleCandidates, emitStat)
+		fn.pairBufs.Put(r.pairs)
+		BucketStats(r.st).Emit(emitStat)
+		jobstate.AddBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
+		return nil
+	}
+}
+
+// BucketStats is what proposing the pairs of a partition counted.
+func BucketStats(st candidates.Stats) tally.Counts {
+	return tally.Counts{
+		{Name: output.StatBuckets, N: st.Buckets},
+		{Name: output.StatHot, N: st.HotBuckets},
+		{Name: output.StatSkipped, N: st.Skipped},
+		{Name: output.StatFar, N: st.Far},
+	}
+}
+
+// EmitCandidates emits pairs as candidate-pair chunks (wire.AppendCandidate)
+// keyed by route of their first document.
+func EmitCandidates(pairs []wire.Pair, route func(wire.Doc) int, emit func(int, []byte)) {
+	b := wire.NewBatcher(0)
+	prev := map[int]wire.Doc{}
+	for _, p := range pairs {
+		r := route(p.A)
+		b.Add(r, func(c []byte) []byte {
+			last := prev[r]
+			c = wire.AppendCandidate(c, p, &last)
+			prev[r] = last
+			return c
+		}, emit)
+	}
+	b.Flush(emit)
+}

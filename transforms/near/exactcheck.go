@@ -1,0 +1,364 @@
+package near
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobstate"
+	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sign"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
+)
+
+func init() {
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
+}
+
+// ExactChecks computes the exact Jaccard of the unsure pairs in
+// cfg.ShuffleRounds() rounds, one after the other, each for the pairs whose
+// second document's segment belongs to the round (see checkRound):
+// shingleSetsFn sends the first documents' shingle sets to the segments of
+// the second ones, and exactJaccardFn compares them there. Both work by
+// segment (see checkKey), reading its document shard, so a pass holds one
+// segment's checks however long the file. A round's grouped input waits
+// for the stats of the round before it (the first for wait), flattened in
+// by rounds.After. A runner that keeps every shuffled byte in memory
+// (Prism) then holds one round's shingle sets at a time, the largest
+// shuffle of a run at full size; each round reads the document
+// shards again, but decodes only the records it needs.
+//
+// In: unsure matches (checkKey of A, chunk), stats to wait for. Out:
+// matches (file index of A, chunk), stats.
+func ExactChecks(s beam.Scope, cfg job.Config, manifest string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
+	n := cfg.ShuffleRounds()
+	check := ShingleChecks{Work: jobfiles.WorkDirOf(cfg), Sign: cfg.Signing(), Read: cfg.Reading(), Manifest: manifest}
+	var ms, sts []beam.PCollection
+	for i := range n {
+		part := unsure
+		if n > 1 && !cfg.Spill { // spilled, shingleSetsFn keeps the round's matches
+			part = beam.ParDo(s, &jobfiles.DestBranchFn{N: n, I: i, Bits: cfg.SegBits()}, unsure)
+		}
+		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, rounds.After, wait)))
+		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &ShingleSetsFn{Check: check, Rounds: n, Round: i}, grouped)
+		exact := jobfiles.ByFile(s.Scope("ExactJaccard"), &ExactJaccardFn{Check: check, Verify: cfg.VerifyConfig()}, sets)
+		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
+		wait = exact[1]
+	}
+	return beam.Flatten(s, ms...), beam.Flatten(s, sts...)
+}
+
+// ShingleSetsFn is the first half of the exact check of unsure pairs.
+//
+// In: (checkKey, unsure matches whose first document has that key);
+// ExactChecks makes the group wait for the round before (see rounds.After). It
+// reads the segment's documents again, and Out: for each first
+// document and each key of second documents of its matches, one record
+// under that key: uvarint count, the matches, then the first document's
+// shingle set (wire.AppendSet). A set thus travels once per destination
+// segment, not once per match.
+type ShingleSetsFn struct {
+	Check ShingleChecks
+	// With Check.Work.Spill, the function keeps only the matches of round
+	// Round of Rounds (see destBranchFn), which ExactChecks cannot select
+	// from the names of the spill files it shuffles.
+	Rounds, Round int
+
+	docs    shingleReader
+	ahead   docpool.AheadEmits
+	spilled jobfiles.SpillIn   // unsure matches
+	sets    *jobfiles.SpillOut // see spilled.go
+}
+
+func (fn *ShingleSetsFn) Setup(ctx context.Context) (err error) {
+	fn.sets = fn.Check.Work.SpillTo("sets")
+	fn.docs, err = fn.Check.reader(ctx)
+	return err
+}
+
+func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	start := time.Now()
+	chunks, failed := fn.spilled.Iter(fn.Check.Work, key, chunks)
+	var keep func(*wire.Match) bool
+	if fn.Check.Work.Spill && fn.Rounds > 1 {
+		bits := fn.Check.Work.SegmentBits
+		keep = func(m *wire.Match) bool { return jobfiles.CheckRound(m.B, bits, fn.Rounds) == fn.Round }
+	}
+	byLine, ms, _, err := readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
+	if err == nil {
+		err = failed()
+	}
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	jobstate.AddBusy(ctx, "ShingleSets", time.Since(start), start)
+	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		emit, report := tally.CountShuffle(output.ShuffleSets, emits[0], emitStat)
+		defer report()
+		return fn.work(ctx, key, byLine, ms, emit)
+	})
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets"))
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer fn.spilled.Close()
+	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets")), emit, fn.sets)
+}
+
+func (fn *ShingleSetsFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
+	b := wire.NewBatcher(0)
+	bits := fn.Check.Work.SegmentBits
+	destOf := func(i int) int { return jobfiles.CheckKey(ms[i].B, bits) }
+	err := fn.docs.each(ctx, key, byLine, func(set []uint32, idx []int) {
+		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(destOf(i), destOf(j)) })
+		for len(idx) > 0 {
+			dest := destOf(idx[0])
+			n := 1
+			for n < len(idx) && destOf(idx[n]) == dest {
+				n++
+			}
+			group := idx[:n]
+			b.Add(dest, func(c []byte) []byte {
+				return wire.AppendMatchSet(c, len(group), func(i int) *wire.Match { return &ms[group[i]] }, set)
+			}, emit)
+			idx = idx[n:]
+		}
+	})
+	b.Flush(emit)
+	return err
+}
+
+// ExactJaccardFn is the second half of the exact check.
+//
+// In: (checkKey, unsure matches with their first document's shingle set,
+// whose second document has that key). It reads the segment's documents
+// again, and Out: the matches whose exact Jaccard reaches the threshold,
+// with that Jaccard, keyed by the file of their first document.
+type ExactJaccardFn struct {
+	Check  ShingleChecks
+	Verify verify.Config // the threshold the exact Jaccard must reach
+
+	docs    shingleReader
+	ahead   docpool.AheadEmits
+	spilled jobfiles.SpillIn // shingle sets
+}
+
+func (fn *ExactJaccardFn) Setup(ctx context.Context) (err error) {
+	fn.docs, err = fn.Check.reader(ctx)
+	return err
+}
+
+func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+	start := time.Now()
+	chunks, failed := fn.spilled.Iter(fn.Check.Work, key, chunks)
+	byLine, ms, sets, err := readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
+	if err == nil {
+		err = failed()
+	}
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	jobstate.AddBusy(ctx, "ExactJaccard", time.Since(start), start)
+	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+		return fn.work(ctx, key, byLine, ms, sets, emits[0], emitStat)
+	})
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard"))
+}
+
+// FinishBundle emits the output of the files still being worked on.
+func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+	defer fn.spilled.Close()
+	return fn.ahead.Drain(0, []func(int, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard"))
+}
+
+func (fn *ExactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
+	emit func(int, []byte), emitStat func(string, int64)) error {
+	emit, report := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
+	defer report()
+	b := wire.NewBatcher(0)
+	var accepted int64
+	err := fn.docs.each(ctx, key, byLine, func(set []uint32, idx []int) {
+		for _, i := range idx {
+			m := &ms[i]
+			j := similarity.Jaccard(sets[i], set)
+			if !fn.Verify.Passes(j) {
+				continue
+			}
+			m.Jaccard = float32(j)
+			accepted++
+			jobstate.Progress.Matched.Add(1)
+			b.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, m) }, emit)
+		}
+	})
+	b.Flush(emit)
+	emitStat(output.StatByExact, accepted)
+	return err
+}
+
+// ShingleChecks is what the exact checks read documents with: the work
+// directory (their document shards), how to parse an input that has none
+// (an audit's indexed sources), the file manifest (workfiles.WriteManifest)
+// that gives the inputs' paths, and the signers whose shingles they
+// compare.
+type ShingleChecks struct {
+	Work     jobfiles.WorkDir
+	Sign     job.Signing
+	Read     job.ReadOptions
+	Manifest string
+}
+
+// reader returns c's shingleReader, set up once per DoFn instance: the
+// manifest's paths and the process's signers.
+func (c ShingleChecks) reader(ctx context.Context) (shingleReader, error) {
+	r := shingleReader{ShingleChecks: c}
+	var err error
+	if r.paths, err = workfiles.FilePaths(ctx, c.Manifest); err != nil {
+		return r, err
+	}
+	r.signers, err = sign.SharedSigners(c.Sign)
+	return r, err
+}
+
+// shingleReader reads documents again for the exact checks.
+type shingleReader struct {
+	ShingleChecks
+	paths   map[int]string // the manifest's, by file index
+	signers *sign.SignerPool
+}
+
+// each re-reads the documents under key (see checkKey, checkDocs) and
+// calls fn with the 32-bit shingle set of every document whose line is in
+// byLine, and the match indexes listed there. The sets are computed on
+// Work.Workers goroutines, with signers from the pool, and fn is called on
+// the calling goroutine in the order they complete. It fails if a listed
+// document is not found.
+func (r shingleReader) each(ctx context.Context, key int, byLine map[int64][]int, fn func(set []uint32, idx []int)) error {
+	file, _ := wire.SegmentFile(key, r.Work.SegmentBits)
+	path, ok := r.paths[file]
+	if !ok {
+		return fmt.Errorf("exact check: no path for file %d", file)
+	}
+	opt := r.Read.Options()
+	var want wire.LineSet
+	for l := range byLine {
+		want.Add(l)
+	}
+	opt.Only = want.Has
+	signers := r.signers
+	var mu sync.Mutex
+	var held []*signature.Signer
+	defer func() {
+		for _, s := range held {
+			signers.Put(s)
+		}
+	}()
+	newWorker := func() (func(*docpool.Doc, *shingleSet), error) {
+		signer, err := signers.Get()
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		held = append(held, signer)
+		mu.Unlock()
+		var sorter similarity.Sorter
+		return func(d *docpool.Doc, r *shingleSet) {
+			r.set = set32(&sorter, r.set, signer.Shingles(d.Norm()))
+			r.line = d.Index
+		}, nil
+	}
+	found := 0
+	err := docpool.Map(r.Work.CheckDocs(ctx, key, path, opt), r.Work.Workers, newWorker, func(r *shingleSet) {
+		// The reader reads only the lines in byLine, each once.
+		found++
+		fn(r.set, byLine[r.line])
+	}, nil)
+	if err != nil {
+		return err
+	}
+	if found < len(byLine) {
+		return fmt.Errorf("exact check: %d documents of %s not found on re-reading", len(byLine)-found, path)
+	}
+	return nil
+}
+
+// shingleSet is the shingle set of the document on a line.
+type shingleSet struct {
+	set  []uint32
+	line int64
+}
+
+// readMatches decodes wire.Match chunks or, withSet, chunks of shingle-set
+// records (see shingleSetsFn), indexing the matches by the line of their
+// document in this file. With withSet, sets[i] is the set that came with
+// match i (matches of one record share it). Matches without a set are
+// kept only if keep (if not nil) says so.
+func readMatches(chunks func(*[]byte) bool, withSet bool, keep func(*wire.Match) bool, line func(*wire.Match) int64) (map[int64][]int, []wire.Match, [][]uint32, error) {
+	byLine := map[int64][]int{}
+	var ms []wire.Match
+	var sets [][]uint32
+	add := func(m wire.Match, set []uint32) {
+		l := line(&m)
+		byLine[l] = append(byLine[l], len(ms))
+		ms = append(ms, m)
+		sets = append(sets, set)
+	}
+	var chunk []byte
+	var group []wire.Match
+	for chunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			var err error
+			if !withSet {
+				var m wire.Match
+				if c, err = wire.DecodeMatch(c, &m); err != nil {
+					return nil, nil, nil, err
+				}
+				if keep == nil || keep(&m) {
+					add(m, nil)
+				}
+				continue
+			}
+			var set []uint32
+			if c, group, set, err = wire.DecodeMatchSet(c, group, nil); err != nil {
+				return nil, nil, nil, fmt.Errorf("shingle-set record: %w", err)
+			}
+			for _, m := range group {
+				add(m, set)
+			}
+		}
+	}
+	return byLine, ms, sets, nil
+}
+
+// set32 returns the sorted set of the low 32 bits of shingle hashes. Exact
+// checks compare these: half the bytes to ship, and two of the ~10^3
+// shingles of a document agree in 32 bits with probability ~10^-4, which
+// moves a Jaccard value by about 10^-3 at most.
+func set32(s *similarity.Sorter, dst []uint32, shingles []uint64) []uint32 {
+	dst = dst[:0]
+	for _, v := range shingles {
+		dst = append(dst, uint32(v))
+	}
+	return s.Set(dst)
+}
+
+// MapBytes is the most memory the batches of one file's docpool.Map in
+// the exact checks hold on workers goroutines (docpool.MapBytes).
+func MapBytes(workers int) int64 { return docpool.MapBytes[shingleSet](workers) }

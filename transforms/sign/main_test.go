@@ -1,0 +1,9 @@
+package sign
+
+import (
+	"testing"
+
+	"github.com/neardup/neardup/transforms/beamtest"
+)
+
+func TestMain(m *testing.M) { beamtest.Main(m) }

@@ -1,0 +1,264 @@
+package sign
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/internal/faults"
+	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobstate"
+	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
+	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+)
+
+func init() {
+	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&signFn{})
+}
+
+// Signatures is the second pass, segment by segment of each input file:
+// SimHash, MinHash, block keys. A segment's documents come from its
+// document shard (see docshards.go), so a 1-file input has as many keys as
+// segments. The documents' infos go to one info shard per segment in
+// cfg.Work, which Verify reads.
+//
+// In: Read's segment markers (segment, marker) and lines to skip (segment,
+// chunk). Out: block entries (partition, chunk) in cfg.ShuffleRounds()
+// collections, by partition mod that (see rounds.Split), and stats. With
+// cfg.Spill the chunks go to spill files, and the entries name them (see
+// spilled.go).
+func Signatures(s beam.Scope, cfg job.Config, segments, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
+	s = s.Scope("Signatures")
+	o := beam.ParDoN(s, newSignFn(cfg, true), beam.CoGroupByKey(s, segments, skips))
+	return rounds.Split(s, cfg.ShuffleRounds(), o[0]), o[2] // o[1], the shuffled infos, stays empty
+}
+
+// AuditSignatures is Signatures with the infos shuffled rather than written
+// to info shards: an audit joins them with the infos of indexed documents.
+//
+// Out: block entries (partition, chunk), infos (partition, chunk), stats.
+func AuditSignatures(s beam.Scope, cfg job.Config, segments, skips beam.PCollection) (entries, infos, st beam.PCollection) {
+	s = s.Scope("Signatures")
+	return beam.ParDo3(s, newSignFn(cfg, false), beam.CoGroupByKey(s, segments, skips))
+}
+
+// signFn is the second pass over an input file: signatures and block keys.
+//
+// In: (segment, its marker, line lists to skip: the exact duplicates that
+// are not their group's representative). Out: block entries keyed by
+// partition of the block key (see blockkeys.Sender), to a spill file of
+// the bundle with Work.Spill; and document infos for verification
+// (wire.Info chunks keyed by partition of the document), or, with
+// InfoShards, none: the infos go to the segment's info shard in the work
+// directory instead. Documents without any shingle get no keys and can
+// match nothing.
+type signFn struct {
+	Work       jobfiles.WorkDir
+	Sign       job.Signing
+	Bands      blocking.Bands  // MinHash bands
+	NoBands    bool            // no band keys (the simhash method)
+	Tables     blocking.Design // SimHash tables; the zero Design: none
+	Partitions int             // of the block keys and infos
+	IndexOut   string          // where the pre-shards go; "": no index
+	InfoShards bool
+
+	keyer   blockkeys.Keyer
+	signers *SignerPool        // shared in the process (signers.go), reused from segment to segment
+	spilled *jobfiles.SpillOut // block entries, see spilled.go
+}
+
+func newSignFn(cfg job.Config, infoShards bool) *signFn {
+	return &signFn{Work: jobfiles.WorkDirOf(cfg), Sign: cfg.Signing(), Bands: blocking.Bands{B: cfg.Bands, R: cfg.Rows},
+		NoBands: cfg.VerifyConfig().Blocking == verify.SimHash, Tables: cfg.SimDesign(), Partitions: cfg.Partitions,
+		IndexOut: cfg.IndexOut, InfoShards: infoShards}
+}
+
+// Setup gets the process's signers of the configuration (sharedSigners,
+// which checks it; gse's dictionary, in word mode, loads once per worker
+// process) and the block keyer, once per DoFn instance.
+func (fn *signFn) Setup() (err error) {
+	if fn.signers, err = SharedSigners(fn.Sign); err != nil {
+		return err
+	}
+	fn.keyer = blockkeys.Keyer{Bands: fn.Bands, Index: fn.IndexOut != "", NoBands: fn.NoBands}
+	fn.keyer.Tables, err = job.NewTables(fn.Tables)
+	fn.spilled = fn.Work.SpillTo("entries")
+	return err
+}
+
+// signResult is what a worker computes for one document.
+type signResult struct {
+	skip bool
+	blockkeys.Doc
+}
+
+func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]byte) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+	defer jobstate.Busy(ctx, "Signatures", jobstate.Begin())
+	file, index := wire.SegmentFile(seg, fn.Work.SegmentBits)
+	var marker []byte
+	if !markers(&marker) {
+		return fmt.Errorf("sign: lines to skip in input file %d, segment %d, which the first pass did not write", file, index)
+	}
+	ndocs, path, err := wire.DecodeMarker(marker)
+	if err != nil {
+		return fmt.Errorf("sign: input file %d, segment %d: %w", file, index, err)
+	}
+	if markers(&marker) {
+		return fmt.Errorf("sign: input file %d, segment %d written twice by the first pass", file, index)
+	}
+	skip, err := wire.ReadLineSet(skipChunks)
+	if err != nil {
+		return fmt.Errorf("sign: skip list for %s: %w", path, err)
+	}
+	ss := segmentSigner{fn: fn, file: file, index: index, path: path, skip: skip}
+	if err := ss.run(ctx, seg, ndocs, emitEntry, emitInfo, emitStat); err != nil {
+		return err
+	}
+	ss.stats().Emit(emitStat)
+	beam.NewCounter(output.MetricsNamespace, output.WorkerSignedPrefix+jobstate.WorkerID).Inc(ctx, ss.signed)
+	return faults.Inject("Signatures", path)
+}
+
+// FinishBundle emits the names of the bundle's spill file of block entries
+// (see spilled.go).
+func (fn *signFn) FinishBundle(emitEntry, _ func(int, []byte), _ func(string, int64)) error {
+	return jobfiles.FinishSpilled(nil, emitEntry, fn.spilled)
+}
+
+// segmentSigner signs the documents of one segment.
+type segmentSigner struct {
+	fn          *signFn
+	file, index int    // the segment's input file and segment within it
+	path        string // the input file's
+	skip        wire.LineSet
+
+	signed, empty, truncated, keys int64
+
+	mu   sync.Mutex
+	held []*signature.Signer // the signers its workers took from fn.signers
+}
+
+// run signs the segment seg of ndocs documents (from its document shard):
+// block entries to emitEntry, infos to the segment's info shard (with
+// fn.InfoShards) or to emitInfo, signatures to the pre-shard (with an
+// index).
+func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+	fn := ss.fn
+	defer ss.release()
+	sendEntry := fn.spilled.Wrap(emitEntry)
+	var bands, tables tally.Shuffle // band entries in [0, P), SimHash table entries in [P, 2P)
+	emitBand, emitTable := bands.Count(sendEntry), tables.Count(sendEntry)
+	entries := blockkeys.NewSender(fn.Partitions, func(part int, chunk []byte) {
+		if part < fn.Partitions {
+			emitBand(part, chunk)
+		} else {
+			emitTable(part, chunk)
+		}
+	})
+	emitInfo, reportInfos := tally.CountShuffle(output.ShuffleInfos, emitInfo, emitStat)
+	infos := wire.NewBatcher(0)
+	pre := jobfiles.NewPreShard(fn.IndexOut) // nil unless the job writes an index
+	var shards *jobfiles.InfoSegments        // nil unless the infos go to info shards
+	if fn.InfoShards {
+		shards = fn.Work.NewInfoSegments(ctx, ss.file, ss.path)
+	}
+	err := docpool.Map(fn.Work.SegmentDocs(ctx, seg, ndocs, nil), fn.Work.Workers, ss.worker, func(r *signResult) {
+		if !ss.count(r) {
+			return
+		}
+		pre.AddDoc(&r.Doc)
+		if r.Empty {
+			return
+		}
+		entries.Send(&r.Doc)
+		if shards != nil {
+			shards.Add(&r.Info)
+		} else {
+			infos.Add(wire.Partition(r.Info.Doc, fn.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, &r.Info) }, emitInfo)
+		}
+	}, nil) // rejects: counted by the first pass
+	if err := shards.Close(err); err != nil {
+		return err
+	}
+	if err := pre.Write(ctx, fn.IndexOut, jobfiles.PreShardName(ss.file, ss.index), ss.path); err != nil {
+		return err
+	}
+	entries.Flush()
+	infos.Flush(emitInfo)
+	bands.Report(output.ShuffleBands, emitStat)
+	tables.Report(output.ShuffleTables, emitStat)
+	reportInfos()
+	return nil
+}
+
+// worker is docpool.Map' worker: a signer of its own, held until the segment
+// is signed.
+func (ss *segmentSigner) worker() (func(*docpool.Doc, *signResult), error) {
+	signer, err := ss.fn.signers.Get()
+	if err != nil {
+		return nil, err
+	}
+	ss.mu.Lock()
+	ss.held = append(ss.held, signer)
+	ss.mu.Unlock()
+	var sig signature.Signature
+	keyer, file, skip := &ss.fn.keyer, ss.file, &ss.skip
+	return func(d *docpool.Doc, r *signResult) {
+		if r.skip = skip.Has(d.Index); !r.skip {
+			text := d.Norm()
+			signer.Sign(text, &sig)
+			keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.Len, text, &sig)
+		}
+	}, nil
+}
+
+// count counts a result and reports whether it is a signed document.
+func (ss *segmentSigner) count(r *signResult) bool {
+	if r.skip {
+		return false
+	}
+	ss.signed++
+	jobstate.Progress.Signed.Add(1)
+	if r.Truncated {
+		ss.truncated++
+	}
+	if r.Empty {
+		ss.empty++
+	} else {
+		ss.keys += int64(len(r.Bands) + len(r.Tables))
+	}
+	return true
+}
+
+// release gives the workers' signers back.
+func (ss *segmentSigner) release() {
+	for _, s := range ss.held {
+		ss.fn.signers.Put(s)
+	}
+}
+
+// stats is what the segment counted.
+func (ss *segmentSigner) stats() tally.Counts {
+	return tally.Counts{
+		{Name: output.StatSignSegments, N: 1},
+		{Name: output.StatSigned, N: ss.signed},
+		{Name: output.StatNoShingles, N: ss.empty},
+		{Name: output.StatTruncated, N: ss.truncated},
+		{Name: output.StatKeys, N: ss.keys},
+	}
+}
+
+// MapBytes is the most memory the batches of one segment's docpool.Map
+// hold on workers goroutines (docpool.MapBytes).
+func MapBytes(workers int) int64 { return docpool.MapBytes[signResult](workers) }

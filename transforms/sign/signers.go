@@ -1,0 +1,88 @@
+package sign
+
+import (
+	"sync"
+
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/tokenize"
+)
+
+// The signers of the signature pass and the exact checks (signatures.go,
+// exactcheck.go): one configuration, so one pool in the process.
+
+// exactSigner builds the signer of sg: the signature pass's, whose shingle
+// sets exact Jaccard compares.
+// It is safe to call from several goroutines.
+func exactSigner(sg job.Signing) (*signature.Signer, error) {
+	sc, err := sg.Config()
+	if err != nil {
+		return nil, err
+	}
+	exactSignerMu.Lock()
+	defer exactSignerMu.Unlock()
+	if sc.Tokens == tokenize.Word {
+		tokenize.Dictionary = sg.Dictionary
+	}
+	return signature.New(sc)
+}
+
+var exactSignerMu sync.Mutex
+
+// SignerPool hands out exact signers (see exactSigner), one to each
+// goroutine at a time.
+type SignerPool struct {
+	sg   job.Signing
+	mu   sync.Mutex
+	free []*signature.Signer
+}
+
+// signerPools holds one signerPool per signer configuration (signerKey)
+// in the process: the exact-check DoFns of every round share it, so that a
+// signer, whose token and shingle buffers grow to the longest document it
+// has cut, exists once per goroutine at work rather than once per DoFn
+// instance and goroutine.
+var signerPools sync.Map // signerKey -> *signerPool
+
+type signerKey struct {
+	sc   signature.Config
+	dict string
+}
+
+// SharedSigners returns the process's signerPool for sg's exact signers,
+// checking the configuration by building the first signer.
+func SharedSigners(sg job.Signing) (*SignerPool, error) {
+	sc, err := sg.Config()
+	if err != nil {
+		return nil, err
+	}
+	key := signerKey{sc, sg.Dictionary}
+	if p, ok := signerPools.Load(key); ok {
+		return p.(*SignerPool), nil
+	}
+	s, err := exactSigner(sg)
+	if err != nil {
+		return nil, err
+	}
+	p := &SignerPool{sg: sg}
+	p.Put(s)
+	got, _ := signerPools.LoadOrStore(key, p)
+	return got.(*SignerPool), nil
+}
+
+func (p *SignerPool) Get() (*signature.Signer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		s := p.free[n-1]
+		p.free = p.free[:n-1]
+		return s, nil
+	}
+	return exactSigner(p.sg)
+}
+
+func (p *SignerPool) Put(s *signature.Signer) {
+	p.mu.Lock()
+	p.free = append(p.free, s)
+	p.mu.Unlock()
+}

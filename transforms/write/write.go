@@ -1,0 +1,195 @@
+package write
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/ingest"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobstate"
+)
+
+func init() {
+	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&writeDedupFn{})
+}
+
+// Write writes pairs, clusters, rejects and the deduplicated input, one
+// shard per input file that has any.
+//
+// In: files, matches, cluster lines, reject lines (keyed by file index, not
+// grouped: see writeparts.go), removals (keyed by file index). Out: stats.
+func Write(s beam.Scope, cfg job.Config, files jobfiles.Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
+	s = s.Scope("Write")
+	rejected := beam.ParDo(s.Scope("rejected"), &ingest.RejectedLinesFn{}, rejects)
+	dedup := files.PerFile(s.Scope("dedup"), 1, &writeDedupFn{Work: jobfiles.WorkDirOf(cfg), Read: cfg.Reading(), Out: cfg.Outputs()}, removes, rejected)[0]
+	return beam.Flatten(s, writeLines(s, cfg, output.KindPairs, matches),
+		writeLines(s, cfg, output.KindClusters, clusters),
+		writeLines(s, cfg, output.KindRejects, rejects),
+		dedup)
+}
+
+// appendPairLines appends the pairs lines of the matches in chunk, with
+// the documents' locations if locations.
+func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.OutLine, error) {
+	var m wire.Match
+	var err error
+	for len(chunk) > 0 {
+		if chunk, err = wire.DecodeMatch(chunk, &m); err != nil {
+			return dst, err
+		}
+		pl := output.PairLine{A: m.IDA, B: m.IDB, Jaccard: output.RoundJaccard(m.Jaccard), Hamming: int(m.Hamming), Method: m.Method.String()}
+		if locations {
+			a, b := output.LocationOf(wire.File(m.A), wire.Line(m.A)), output.LocationOf(wire.File(m.B), wire.Line(m.B))
+			pl.ALocation, pl.BLocation = &a, &b
+		}
+		text, err := json.Marshal(pl)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, wire.OutLine{K1: m.A, K2: m.B, Text: text})
+	}
+	return dst, nil
+}
+
+// writeDedupFn writes the deduplicated copy of one input file.
+//
+// In: (file index, its path, chunks of uvarint line numbers to remove, the
+// line lists of the file's rejected records from the first pass: see
+// rejectedLinesFn). Out: the file's
+// output.DedupName with every good record of the file that is not removed,
+// byte for byte as read (each line with its own line ending, "\n" for a
+// last line without one; a text file's content as
+// it is, or nothing if it is removed; a Parquet input's good rows not
+// removed, as a Parquet file with its schema: see parquet.go), and the
+// count kept. The file is copied without parsing: the first pass already
+// said which lines are records (rejected ones are in rejects-*.jsonl). The
+// copy is compressed with Out.Compress, or else as the input is (a
+// .jsonl.gz input gives a .jsonl.gz copy), at Out.Level. Reading the input itself, not
+// its spool copy, it checks the file against the first pass's reading (see
+// input.go) before the copy is renamed into place.
+type writeDedupFn struct {
+	Work jobfiles.WorkDir
+	Read job.ReadOptions
+	Out  job.OutDir
+}
+
+func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks, rejectChunks func(*[]byte) bool, emitStat func(string, int64)) error {
+	defer jobstate.Busy(ctx, "WriteDedup", jobstate.Begin())
+	var path string
+	if !paths(&path) {
+		return fmt.Errorf("dedup: no path for file %d", file)
+	}
+	remove, err := dedupRemovals(path, removeChunks, rejectChunks)
+	if err != nil {
+		return err
+	}
+	opt := fn.Read.Options()
+	opt.Raw = true
+	opt.Only = func(index int64) bool { return !remove.Has(index) }
+	var kept int64
+	if record.FormatFor(path, opt.Format) == record.Parquet { // parquet.go
+		kept, err = fn.copyParquet(ctx, file, path, opt)
+	} else {
+		kept, err = fn.copyLines(ctx, file, path, opt)
+	}
+	if err != nil {
+		return err
+	}
+	emitStat(output.StatKept, kept)
+	return nil
+}
+
+// dedupRemovals returns the lines of input path that its copy leaves out:
+// the removed ones (removeChunks) and the rejected ones (rejectChunks,
+// line lists of rejectedLinesFn).
+func dedupRemovals(path string, removeChunks, rejectChunks func(*[]byte) bool) (wire.LineSet, error) {
+	remove, err := wire.ReadLineSet(removeChunks)
+	if err != nil {
+		return remove, fmt.Errorf("dedup: removal list for %s: %w", path, err)
+	}
+	var chunk []byte
+	for rejectChunks(&chunk) {
+		for c := chunk; len(c) > 0; {
+			line, rest, err := wire.DecodeLineNum(c)
+			if err != nil {
+				return remove, fmt.Errorf("dedup: rejected lines of %s: %w", path, err)
+			}
+			remove.Add(line)
+			c = rest
+		}
+	}
+	return remove, nil
+}
+
+// copyParquet writes the deduplicated copy of a Parquet input and returns
+// the rows kept.
+func (fn *writeDedupFn) copyParquet(ctx context.Context, file int, path string, opt record.Options) (kept int64, err error) {
+	opt.Raw = false
+	err = jobfiles.WriteAtomically(ctx, fn.Out.Dir, output.DedupName("parquet", file), func(w io.Writer) (err error) {
+		kept, err = fn.Work.WriteParquetDedup(ctx, file, path, opt, w)
+		return err
+	})
+	return kept, err
+}
+
+// copyLines writes the deduplicated copy of a line (or text) input and
+// returns the records kept.
+func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path string, opt record.Options) (kept int64, err error) {
+	end := []byte{'\n'} // a line's terminator
+	if fn.Read.Format == "text" {
+		end = nil // the record is the whole file, terminators and all
+	}
+	in, err := inputCompression(ctx, fn.Work.Dir, file, path)
+	if err != nil {
+		return 0, err
+	}
+	err = WriteCompressed(ctx, fn.Out.Dir, output.DedupName(fn.Read.Format, file), fn.Out.Compression(in), func(w io.Writer) error {
+		return fn.Work.Reader(ctx, file, path, opt)(func(d record.Doc) error {
+			kept++
+			if _, err := w.Write(d.Raw); err != nil {
+				return err
+			}
+			_, err := w.Write(end)
+			return err
+		}, func(record.Reject) error { return nil })
+	})
+	return kept, err
+}
+
+// inputCompression is the compression the first pass found in input file
+// index file at path (see input.go), or, without its reading (a stage
+// tested alone), the one its name says.
+func inputCompression(ctx context.Context, work string, file int, path string) (record.Compression, error) {
+	seen, err := jobfiles.ReadSeen(ctx, work, file)
+	if err != nil {
+		return record.None, err
+	}
+	if seen != nil {
+		return seen.Comp, nil
+	}
+	return max(record.ByName(path), record.None), nil
+}
+
+// WriteCompressed writes the file name, with the extension of c's
+// compression, through writeAtomically, compressed as c says.
+func WriteCompressed(ctx context.Context, dir, name string, c job.OutCompression, write func(w io.Writer) error) error {
+	return jobfiles.WriteAtomically(ctx, dir, name+c.C.Ext(), func(w io.Writer) error {
+		cw, err := record.NewWriterLevel(w, c.C, c.Level)
+		if err != nil {
+			return err
+		}
+		if err := write(cw); err != nil {
+			return err
+		}
+		return cw.Close()
+	})
+}
