@@ -46,7 +46,7 @@ func runAuditOpt(t *testing.T, cfg job.Config, files []string, opt AuditOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg = cfg.WithIndexConfig(man.Config)
+	cfg = must(cfg.WithIndexConfig(man.Config))
 	cfg.Output = t.TempDir()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
@@ -346,7 +346,7 @@ func TestAuditRefusesBadIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			man := readManifest(t, idx)
-			cfg := cfg.WithIndexConfig(man.Config)
+			cfg := must(cfg.WithIndexConfig(man.Config))
 			cfg.Output = t.TempDir()
 			p, s := beam.NewPipelineWithRoot()
 			if err := BuildAudit(context.Background(), s, cfg, files[1:], AuditOptions{Index: idx, Manifest: man}); err != nil {

@@ -276,7 +276,7 @@ func TestBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			files := tt.files(t)
 			cfg := job.DefaultConfig()
-			cfg.Format = tt.format
+			cfg.Format = must(record.ParseFormat(tt.format))
 			if tt.maxDocBytes > 0 {
 				cfg.MaxDocBytes = tt.maxDocBytes
 			}
@@ -593,7 +593,7 @@ func TestTextDedup(t *testing.T) {
 		files = append(files, path)
 	}
 	cfg := job.DefaultConfig()
-	cfg.Format = "text"
+	cfg.Format = record.Text
 	out := runJob(t, "", cfg, files)
 	for i, want := range []string{a, "", c} {
 		got, err := os.ReadFile(filepath.Join(out, output.DedupName("text", i)))

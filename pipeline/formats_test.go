@@ -206,7 +206,7 @@ func TestInputForms(t *testing.T) {
 func TestCompressOutputs(t *testing.T) {
 	files := append(slices.Clone(sampleFiles), "../testdata/bad/bad.jsonl") // with rejects
 	cfg := job.DefaultConfig()
-	cfg.Compress = "none"
+	cfg.Compress = record.None
 	plain := outputs(t, runJob(t, "", cfg, files))
 	delete(plain, output.SummaryName)
 	for _, kind := range []string{"pairs-00000.jsonl", "clusters-00000.jsonl", "rejects-00002.jsonl", "dedup-00001.jsonl"} {
@@ -221,7 +221,7 @@ func TestCompressOutputs(t *testing.T) {
 	for _, comp := range []string{"gzip", "zstd"} {
 		var first map[string][]byte
 		for _, branches := range []int{1, 3} {
-			cfg.Compress, cfg.Branches = comp, branches
+			cfg.Compress, cfg.Branches = must(record.ParseCompression(comp)), branches
 			dir := runJob(t, "", cfg, files)
 			got := outputs(t, dir)
 			delete(got, output.SummaryName)

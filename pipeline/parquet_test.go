@@ -92,7 +92,7 @@ func TestParquetSample(t *testing.T) {
 	}
 	for _, keep := range []string{"first", "longest"} {
 		cfg := job.DefaultConfig()
-		cfg.Keep = keep
+		cfg.Keep = must(job.ParseKeep(keep))
 		jsonl := runJob(t, "", cfg, sampleFiles)
 		want, wantCounts := clustersAt(t, jsonl, idPos), readSummary(t, jsonl).Counts
 		for _, run := range []struct {

@@ -301,3 +301,12 @@ func TestJobServer(t *testing.T) {
 	got := outputs(t, runJob(t, "universal", cfg, sampleFiles))
 	sameOutputs(t, "job server", outputs(t, runJob(t, "", cfg, sampleFiles)), got)
 }
+
+// must returns v, or panics with err: for a test's parse of a table's
+// value, which is never wrong.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -145,7 +145,7 @@ func TestRemovalRule(t *testing.T) {
 	path, lens := chainCorpus(t, 300)
 	for _, keep := range []string{"longest", "first"} {
 		cfg := job.DefaultConfig()
-		cfg.Keep = keep
+		cfg.Keep = must(job.ParseKeep(keep))
 		dir := runJob(t, "", cfg, []string{path})
 		c := checkAccounting(t, dir)
 		pairs, clusters, err := quality.ReadRun(filepath.Join(dir, "pairs-*.jsonl"))
@@ -213,7 +213,7 @@ func TestAuditRemovalRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := job.DefaultConfig()
-	cfg.Keep = "first"
+	cfg.Keep = job.KeepFirst
 	_, idx := runIndexed(t, cfg, []string{idxFile})
 	dir := runAudit(t, cfg, idx, []string{path}, false, "")
 	c := checkAuditAccounting(t, dir)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -41,7 +42,7 @@ func TestMemoryBudgetRun(t *testing.T) {
 		t.Errorf("a refused run left %s (%v)", out, err)
 	}
 
-	input := plan.DecompressedBytes(files, "jsonl", stored)
+	input := plan.DecompressedBytes(files, record.JSONL, stored)
 	auto := plan.AutoRounds(stored, job.DefaultConfig().Branches, true)
 	if auto >= 6 {
 		t.Fatalf("the sample has %d automatic rounds; the test needs fewer than 6", auto)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	htmlreport "github.com/neardup/neardup/cmd/neardup/internal/report"
+	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 )
@@ -20,7 +21,7 @@ func writeReport(dir, out string, files []string, cfg *job.Config) error {
 		return nil
 	}
 	var inputs []htmlreport.Input
-	if (cfg.Format == "jsonl" || cfg.Format == "parquet") && !slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "://") }) {
+	if (cfg.Format == record.JSONL || cfg.Format == record.Parquet) && !slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "://") }) {
 		for i, f := range files {
 			inputs = append(inputs, htmlreport.Input{Name: f, Path: jobfiles.Spooled(*cfg, i, f)})
 		}

@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"strings"
-
-	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // Limits of the options, beyond which a job would not run, or not sensibly.
@@ -27,8 +25,6 @@ const (
 // (when set) in Config.Tokens and Config.Shingle, and Config.SegmentBits
 // from o.SegmentLines (0: chosen for r).
 func Check(o *Options, r Runner) error {
-	c := &o.Config
-	c.Format = strings.ToLower(strings.TrimSpace(c.Format))
 	for _, check := range []func(*Options, Runner) error{
 		checkSimilarity, checkSignatures, checkShuffles, checkSegments, checkLimits, checkNames, checkShingle, checkMemory,
 	} {
@@ -153,73 +149,6 @@ func checkLimits(o *Options, _ Runner) error {
 		func() error { return inRange("branches", c.Branches, 1, maxBranches) },
 		func() error { return inRange("workers", c.Workers, 0, maxWorkers) },
 	)
-}
-
-// checkCompressLevel checks --compress-level against --compress: a gzip
-// level (fast, default, best, 1 to 9) unless every compressed output is
-// zstd, which also has 10 to 22 (or none is).
-func checkCompressLevel(compress, level string) error {
-	if level == "" {
-		return nil
-	}
-	l, err := record.ParseLevel(level)
-	if err != nil {
-		return bad("compress-level", fmt.Sprintf("%q", level), "want fast, default, best, or 1 to 9 (with --compress zstd, 1 to 22)")
-	}
-	if compress != "zstd" && compress != "none" && l.Check(record.Gzip) != nil {
-		return bad("compress-level", level, "gzip levels are 1 to 9 (a copy of a gzipped input is gzipped); 10 to 22 need --compress zstd")
-	}
-	return nil
-}
-
-// checkNames checks the options that name a choice, and the fields of the
-// records.
-func checkNames(o *Options, _ Runner) error {
-	c := &o.Config
-	return first(
-		func() error { return oneOf("format", c.Format, "jsonl", "tsv", "text", "parquet") },
-		func() error {
-			if c.Compress == "" {
-				return nil
-			}
-			return oneOf("compress", c.Compress, "none", "gzip", "zstd")
-		},
-		func() error { return checkCompressLevel(c.Compress, c.CompressLevel) },
-		func() error { return oneOf("method", c.Method, "both", "minhash", "simhash") },
-		func() error { return oneOf("verify", c.Verify, "auto", "estimate", "exact") },
-		func() error { return oneOf("minhash", c.MinHash, "classic", "oph") },
-		func() error { return oneOf("keep", c.Keep, "longest", "first") },
-		func() error { return oneOf("dict", c.Dictionary, "auto", "zh_s", "zh_t", "zh") },
-		func() error {
-			if c.IDField != "" && strings.TrimSpace(c.IDField) == "" {
-				return bad("id-field", fmt.Sprintf("%q", c.IDField), "want a field name, or '' for FILE:LINE ids")
-			}
-			if strings.TrimSpace(c.TextField) == "" {
-				return bad("text-field", `""`, "want a field name")
-			}
-			return nil
-		},
-	)
-}
-
-// checkShingle reads o.Shingle, "char:5" or "word:5", into Config.Tokens
-// and Config.Shingle; if o.Shingle is "", it checks those as they are.
-func checkShingle(o *Options, _ Runner) error {
-	c := &o.Config
-	s := o.Shingle
-	if s == "" {
-		s = fmt.Sprintf("%s:%d", c.Tokens, c.Shingle)
-	}
-	mode, n, ok := strings.Cut(s, ":")
-	if !ok || (mode != "char" && mode != "word") {
-		return fmt.Errorf("--shingle %q: want char:N or word:N", s)
-	}
-	var k int
-	if _, err := fmt.Sscanf(n, "%d", &k); err != nil || k < 1 || k > maxShingle || fmt.Sprint(k) != n {
-		return fmt.Errorf("--shingle %q: want a shingle size from 1 to %d", s, maxShingle)
-	}
-	c.Tokens, c.Shingle = mode, k
-	return nil
 }
 
 // checkMemory checks o.Memory (see ParseMemory).

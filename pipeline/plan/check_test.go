@@ -4,6 +4,11 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 // TestCheck: each option out of range is refused with an error naming it
@@ -26,17 +31,21 @@ func TestCheck(t *testing.T) {
 		{"bands without rows", func(o *Options) { o.Config.Bands = 16 }, "--bands 16 needs --rows"},
 		{"simhash blocks", func(o *Options) { o.Config.SimBlocks = 3 }, "--simhash-blocks 3"},
 		{"segment lines", func(o *Options) { o.SegmentLines = 3 }, "--segment-lines 3"},
-		{"format", func(o *Options) { o.Config.Format = "csv" }, "--format \"csv\""},
+		{"format", func(o *Options) { o.Names.Format = "csv" }, "--format \"csv\""},
 		{"shingle", func(o *Options) { o.Shingle = "char:0" }, "--shingle \"char:0\""},
-		{"shingle of the config", func(o *Options) { o.Shingle, o.Config.Tokens = "", "bytes" }, "--shingle \"bytes:5\""},
+		{"shingle of the config", func(o *Options) { o.Shingle, o.Config.Tokens = "", tokenize.Mode(7) }, "--shingle \"Mode(7):5\""},
+		{"method", func(o *Options) { o.Names.Method = "lsh" }, "--method \"lsh\": want both, minhash, simhash"},
+		{"keep", func(o *Options) { o.Names.Keep = "shortest" }, "--keep \"shortest\""},
+		{"clusters", func(o *Options) { o.Names.Clusters = "all" }, "--clusters \"all\""},
+		{"dict", func(o *Options) { o.Names.Dictionary = "en" }, "--dict \"en\""},
 		{"memory", func(o *Options) { o.Memory = "8" }, "--memory \"8\""},
-		{"compress level", func(o *Options) { o.Config.CompressLevel = "quick" }, "--compress-level \"quick\""},
-		{"compress level 0", func(o *Options) { o.Config.CompressLevel = "0" }, "--compress-level \"0\""},
-		{"gzip level 19", func(o *Options) { o.Config.CompressLevel = "19" }, "--compress-level 19: gzip levels are 1 to 9"},
-		{"gzip level 19, --compress gzip", func(o *Options) { o.Config.Compress, o.Config.CompressLevel = "gzip", "19" }, "--compress-level 19"},
-		{"zstd level 19", func(o *Options) { o.Config.Compress, o.Config.CompressLevel = "zstd", "19" }, ""},
-		{"no compression, level 19", func(o *Options) { o.Config.Compress, o.Config.CompressLevel = "none", "19" }, ""},
-		{"best", func(o *Options) { o.Config.CompressLevel = "best" }, ""},
+		{"compress level", func(o *Options) { o.Names.CompressLevel = "quick" }, "--compress-level \"quick\""},
+		{"compress level 0", func(o *Options) { o.Names.CompressLevel = "0" }, "--compress-level \"0\""},
+		{"gzip level 19", func(o *Options) { o.Names.CompressLevel = "19" }, "--compress-level 19: gzip levels are 1 to 9"},
+		{"gzip level 19, --compress gzip", func(o *Options) { o.Names.Compress, o.Names.CompressLevel = "gzip", "19" }, "--compress-level 19"},
+		{"zstd level 19", func(o *Options) { o.Names.Compress, o.Names.CompressLevel = "zstd", "19" }, ""},
+		{"no compression, level 19", func(o *Options) { o.Names.Compress, o.Names.CompressLevel = "none", "19" }, ""},
+		{"best", func(o *Options) { o.Names.CompressLevel = "best" }, ""},
 	}
 	for _, tt := range tests {
 		o := defaults()
@@ -50,9 +59,10 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	o := defaults()
-	o.Shingle, o.Config.Format = "word:3", " JSONL "
-	if err := Check(&o, local); err != nil || o.Config.Tokens != "word" || o.Config.Shingle != 3 || o.Config.Format != "jsonl" || o.Config.SegmentBits != 16 {
-		t.Errorf("Check = %v, completing %+v; want word shingles of 3, jsonl, 16 segment bits", err, o.Config)
+	o.Shingle, o.Names.Format, o.Names.Method, o.Names.Keep = "word:3", " TSV ", "simhash", "first"
+	if err := Check(&o, local); err != nil || o.Config.Tokens != tokenize.Word || o.Config.Shingle != 3 || o.Config.Format != record.TSV ||
+		o.Config.Method != verify.SimHash || o.Config.Keep != job.KeepFirst || o.Config.SegmentBits != 16 {
+		t.Errorf("Check = %v, completing %+v; want word shingles of 3, tsv, simhash, keep first, 16 segment bits", err, o.Config)
 	}
 }
 

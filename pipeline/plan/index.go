@@ -32,7 +32,14 @@ var indexOptions = map[string]func(dst, src *job.Config){
 // blocking and record settings. An option given (o.Given) that sets one
 // of those must equal the index's. The result is checked as o was (Check).
 func WithIndex(o Options, r Runner, ic index.Config) (Options, error) {
-	cfg := o.Config.WithIndexConfig(ic)
+	if err := checkNames(&o, r); err != nil { // the options given, parsed
+		return o, err
+	}
+	o.Names = Names{}
+	cfg, err := o.Config.WithIndexConfig(ic)
+	if err != nil {
+		return o, err
+	}
 	for name, copyOption := range indexOptions {
 		if o.Given[name] {
 			copyOption(&cfg, &o.Config)

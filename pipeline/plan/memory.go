@@ -252,7 +252,7 @@ func gib(n int64) string {
 // Remote files count what is left of stored, times compressedRatio if one
 // of them is compressed (by its name) or Parquet. Local files that are not
 // regular files count 0 (the job rejects them).
-func DecompressedBytes(files []string, format string, stored int64) int64 {
+func DecompressedBytes(files []string, format record.Format, stored int64) int64 {
 	return scanInputs(files, format, stored).input
 }
 
@@ -268,8 +268,7 @@ type inputScan struct {
 
 // scanInputs returns DecompressedBytes of the files and their largest
 // zstd window.
-func scanInputs(files []string, format string, stored int64) inputScan {
-	f, _ := record.ParseFormat(format)
+func scanInputs(files []string, f record.Format, stored int64) inputScan {
 	var sc inputScan
 	var local int64
 	remote, compressed := false, false

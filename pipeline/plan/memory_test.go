@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 func TestParseMemory(t *testing.T) {
@@ -246,24 +247,24 @@ func TestDecompressedBytes(t *testing.T) {
 		{filepath.Join(dir, "missing.jsonl"), 0},
 	}
 	for _, tt := range tests {
-		if got := DecompressedBytes([]string{tt.path}, "jsonl", size0(tt.path)); got != tt.want {
+		if got := DecompressedBytes([]string{tt.path}, record.JSONL, size0(tt.path)); got != tt.want {
 			t.Errorf("%s: %d bytes, want %d", filepath.Base(tt.path), got, tt.want)
 		}
 	}
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.jsonl"), 0o644); err == nil {
-		if got := DecompressedBytes([]string{filepath.Join(dir, "fifo.jsonl")}, "jsonl", 0); got != 0 { // and no hang
+		if got := DecompressedBytes([]string{filepath.Join(dir, "fifo.jsonl")}, record.JSONL, 0); got != 0 { // and no hang
 			t.Errorf("a named pipe counts %d bytes, want 0", got)
 		}
 	}
 	// Remote files: what is left of the stored size, times the ratio if one
 	// of them is compressed.
-	if got := DecompressedBytes([]string{plain, "gs://b/x.jsonl"}, "jsonl", n+100); got != n+100 {
+	if got := DecompressedBytes([]string{plain, "gs://b/x.jsonl"}, record.JSONL, n+100); got != n+100 {
 		t.Errorf("plain remote file: %d, want %d", got, n+100)
 	}
-	if got := DecompressedBytes([]string{"gs://b/x.jsonl.gz"}, "jsonl", 100); got != 100*compressedRatio {
+	if got := DecompressedBytes([]string{"gs://b/x.jsonl.gz"}, record.JSONL, 100); got != 100*compressedRatio {
 		t.Errorf("gzip remote file: %d, want %d", got, 100*compressedRatio)
 	}
-	if got := DecompressedBytes([]string{plain, oneMember}, "jsonl", 0); got != 2*n {
+	if got := DecompressedBytes([]string{plain, oneMember}, record.JSONL, 0); got != 2*n {
 		t.Errorf("two files: %d, want %d", got, 2*n)
 	}
 }

@@ -18,6 +18,9 @@ type Options struct {
 	// Config holds the settings of the job; Bands and Rows, SimBlocks and
 	// Rounds 0 and CCRounds -1 are chosen by New.
 	Config job.Config
+	// Names are the options that name a choice, parsed by Check into
+	// Config.
+	Names Names
 	// Shingle is the shingles as "char:N" or "word:N"; "": Config.Tokens
 	// and Config.Shingle as they are.
 	Shingle string

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // TestFitWorkers: on a local runner New lowers --workers, then --branches,
@@ -62,7 +64,7 @@ func TestFitWorkers(t *testing.T) {
 func TestZstdWindow(t *testing.T) {
 	const gib = int64(1) << 30
 	long := filepath.Join("..", "..", "testdata", "bad", "long31.jsonl.zst")
-	if sc := scanInputs([]string{long}, "jsonl", 120); sc.window != 1<<31 || sc.windowFile != long {
+	if sc := scanInputs([]string{long}, record.JSONL, 120); sc.window != 1<<31 || sc.windowFile != long {
 		t.Fatalf("scanInputs(%s): window %d of %q; want 2 GiB", long, sc.window, sc.windowFile)
 	}
 	spilled := Runner{Name: "direct", Spill: true, MachineMemory: 24 * gib}

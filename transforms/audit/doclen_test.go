@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/rounds"
@@ -71,7 +72,7 @@ func TestDocLength(t *testing.T) {
 		for _, spool := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s spool=%v", filepath.Ext(c.paths[0]), spool), func(t *testing.T) {
 				cfg := stagetest.Config(t)
-				cfg.Format = c.format
+				cfg.Format = stagetest.Must(record.ParseFormat(c.format))
 				cfg.IndexOut = t.TempDir()
 				if spool {
 					cfg.Spool = t.TempDir()

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/stagetest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/near"
 )
 
@@ -170,7 +171,7 @@ func TestClustersShuffleTallies(t *testing.T) {
 // Verify and an audit share) against the chunks they emit.
 func TestVerifyShuffleTallies(t *testing.T) {
 	cfg := stagetest.Config(t)
-	cfg.Verify = "auto"
+	cfg.Verify = verify.Auto
 	infos := map[wire.Doc]*wire.Info{}
 	var pairs []wire.Pair
 	for i := range 300 {

@@ -37,7 +37,7 @@ type clusterLines struct {
 }
 
 func ClusterLinesOf(c job.Config) clusterLines {
-	return clusterLines{KeepLongest: c.Keep == "longest", Components: c.Clusters == job.ClustersComponents, Locations: c.Locations}
+	return clusterLines{KeepLongest: c.Keep == job.KeepLongest, Components: c.Clusters == job.ClustersComponents, Locations: c.Locations}
 }
 
 func (fn *ClusterFn) ProcessElement(ctx context.Context, part int, memberChunks, linkChunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {

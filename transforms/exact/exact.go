@@ -28,7 +28,7 @@ func init() {
 // chunk), lines to skip in the signature pass (segment, chunk), stats.
 func ExactDuplicates(s beam.Scope, cfg job.Config, keys beam.PCollection) (matches, skips, st beam.PCollection) {
 	s = s.Scope("ExactDuplicates")
-	return beam.ParDo3(s, &exactFn{Work: jobfiles.WorkDirOf(cfg), KeepLongest: cfg.Keep == "longest"}, jobfiles.GroupSpilled(s, cfg, "keys", keys))
+	return beam.ParDo3(s, &exactFn{Work: jobfiles.WorkDirOf(cfg), KeepLongest: cfg.Keep == job.KeepLongest}, jobfiles.GroupSpilled(s, cfg, "keys", keys))
 }
 
 // exactFn finds exact duplicates within one partition of exact-key records.

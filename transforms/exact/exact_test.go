@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/stagetest"
+	"github.com/neardup/neardup/transforms/job"
 )
 
 // TestExactDuplicatesStage: of three documents with the same text and one
@@ -43,7 +44,7 @@ func TestExactDuplicatesStage(t *testing.T) {
 	} {
 		t.Run(tc.keep, func(t *testing.T) {
 			cfg := stagetest.Config(t)
-			cfg.Keep = tc.keep
+			cfg.Keep = stagetest.Must(job.ParseKeep(tc.keep))
 			in := t.TempDir()
 			paths := []string{stagetest.Input(t, in, "f0.jsonl", f0...), stagetest.Input(t, in, "f1.jsonl", f1...)}
 

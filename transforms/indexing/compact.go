@@ -38,7 +38,11 @@ func CompactIndex(ctx context.Context, from, to, tmp string) (*index.Manifest, e
 	for m.Documents>>bits > compactPartitionDocs && bits < index.MaxPartitionBits {
 		bits++
 	}
-	tables, err := job.NewTables(job.DefaultConfig().WithIndexConfig(m.Config).SimDesign())
+	cfg, err := job.DefaultConfig().WithIndexConfig(m.Config)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", from, err)
+	}
+	tables, err := job.NewTables(cfg.SimDesign())
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func TestSplitLineFile(t *testing.T) {
 			t.Errorf("%s: %+v, want one unit", name, u)
 		}
 	}
-	cfg.Format = "text"
+	cfg.Format = record.Text
 	if u := splitterOf(cfg).splitFile(t.Context(), 1, path); len(u) != 1 {
 		t.Errorf("a text file: %+v, want one unit", u)
 	}

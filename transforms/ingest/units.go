@@ -134,8 +134,7 @@ type splitter struct {
 func (c splitter) splitFile(ctx context.Context, file int, path string) []readUnit {
 	whole := []readUnit{{File: file, Path: path, Of: 1}}
 	per := c.UnitRows
-	f, _ := record.ParseFormat(c.Read.Format)
-	switch format := record.FormatFor(path, f); {
+	switch format := record.FormatFor(path, c.Read.Format); {
 	case per == 0:
 		return whole
 	case format == record.JSONL || format == record.TSV:

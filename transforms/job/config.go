@@ -12,14 +12,16 @@ import (
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/minhash"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 // Config is the job configuration. DoFns carry it as an exported field, so
 // Beam serializes it to the workers; it holds only plain values.
 type Config struct {
 	Output string // output directory (local path or a Beam filesystem URL)
-	Format string // jsonl, tsv or text
+	Format record.Format
 	// IDField names the JSONL id field (a dotted path for a nested one);
 	// "": documents are FILE:LINE. A JSONL file whose first record has no
 	// such field is identified by FILE:LINE too (record.IDAuto).
@@ -28,17 +30,17 @@ type Config struct {
 	MaxDocBytes int
 	MaxTokens   int
 
-	Tokens     string // char or word
-	Dictionary string // gse dictionary for word mode: auto (by script), zh_s, zh_t or zh
+	Tokens     tokenize.Mode
+	Dictionary string // gse dictionary for word mode: auto (by script), zh_s, zh_t or zh (see Dictionaries)
 	Shingle    int
 	Perms      int
-	MinHash    string // classic or oph
+	MinHash    minhash.Mode
 	Seed       uint64
 
-	Method    string  // both, minhash or simhash
-	Verify    string  // auto, estimate or exact
-	Threshold float64 // Jaccard
-	Hamming   int     // SimHash bits
+	Method    verify.Blocking // candidates from MinHash bands, SimHash tables or both
+	Verify    verify.Mode     // how candidates are verified
+	Threshold float64         // Jaccard
+	Hamming   int             // SimHash bits
 	// Confidence that a pair exactly at the threshold passes verification
 	// (see verify.Config).
 	Confidence float64
@@ -55,7 +57,7 @@ type Config struct {
 	MaxBucket    int
 	Window       int
 
-	Keep string // longest or first
+	Keep Keep
 	// Clusters says which documents the matches remove (ClustersKept by
 	// default).
 	Clusters ClusterRule
@@ -104,15 +106,14 @@ type Config struct {
 	SplitRows int
 
 	// Compress is the compression of the line outputs (pairs, clusters,
-	// rejects, audit) and deduplicated copies: none, gzip or zstd; ""
-	// gives each deduplicated copy its input's compression and leaves the
-	// rest plain.
-	Compress string
-	// CompressLevel is the level of every compressed output: fast,
-	// default, best, or a number (gzip 1 to 9, zstd 1 to 22; see
-	// record.ParseLevel); "" is fast. It changes the compressed bytes,
+	// rejects, audit) and deduplicated copies: record.None, Gzip or Zstd;
+	// record.Unknown gives each deduplicated copy its input's compression
+	// and leaves the rest plain.
+	Compress record.Compression
+	// CompressLevel is the level of every compressed output (gzip 1 to 9,
+	// zstd 1 to 22; see record.Level). It changes the compressed bytes,
 	// never the data.
-	CompressLevel string
+	CompressLevel record.Level
 	// Locations adds each document's input file index and line to the
 	// pairs and clusters lines.
 	Locations bool
@@ -155,19 +156,19 @@ func DefaultConfig() Config {
 	sig := signature.DefaultConfig()
 	bands := blocking.ChooseBands(0.8, sig.Perms, blocking.DefaultWeights)
 	return Config{
-		Format:       "jsonl",
+		Format:       record.JSONL,
 		IDField:      record.DefaultIDField,
 		TextField:    record.DefaultTextField,
 		MaxDocBytes:  record.DefaultMaxDocBytes,
 		MaxTokens:    sig.MaxTokens,
-		Tokens:       "char",
+		Tokens:       tokenize.Char,
 		Dictionary:   "auto",
 		Shingle:      sig.N,
 		Perms:        sig.Perms,
-		MinHash:      "classic",
+		MinHash:      minhash.Classic,
 		Seed:         sig.Seed,
-		Method:       "both",
-		Verify:       "auto",
+		Method:       verify.Both,
+		Verify:       verify.Auto,
 		Threshold:    0.8,
 		Hamming:      3,
 		Confidence:   0.99,
@@ -179,9 +180,9 @@ func DefaultConfig() Config {
 		CCRounds:     DefaultCCRounds,
 		MaxBucket:    candidates.DefaultLimits.MaxBucket,
 		Window:       candidates.DefaultLimits.Window,
-		Keep:         "longest",
+		Keep:         KeepLongest,
+		Compress:     record.Unknown,
 		Branches:     min(runtime.NumCPU(), 4),
-		// CompressLevel "" is fast
 	}
 }
 
@@ -190,22 +191,15 @@ func DefaultConfig() Config {
 // command's narrower limits before; pipeline.Build asserts this of any
 // Config it is given). The comparisons are written so that NaN fails them.
 func (c Config) Validate() error {
-	if _, err := record.ParseFormat(c.Format); err != nil {
+	if err := c.checkChoices(); err != nil {
 		return err
 	}
 	if err := c.checkCompression(); err != nil {
 		return err
 	}
-	if _, err := c.signatureConfig(); err != nil {
-		return err
-	}
-	if _, err := verify.ParseBlocking(c.Method); err != nil {
-		return err
-	}
-	if _, err := verify.ParseMode(c.Verify); err != nil {
-		return err
-	}
 	switch {
+	case c.Shingle < 1:
+		return fmt.Errorf("shingle size %d < 1", c.Shingle)
 	case !(c.Threshold > 0 && c.Threshold <= 1):
 		return fmt.Errorf("threshold %v out of (0, 1]", c.Threshold)
 	case !(c.Confidence >= 0.5 && c.Confidence < 1):
@@ -230,12 +224,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("segment bits %d out of [0, 40]", c.SegmentBits)
 	case c.IndexKeyBits < 0 || c.IndexKeyBits > index.MaxPartitionBits:
 		return fmt.Errorf("index key bits %d out of [0, %d]", c.IndexKeyBits, index.MaxPartitionBits)
-	case c.Keep != "longest" && c.Keep != "first":
-		return fmt.Errorf("keep %q: want longest or first", c.Keep)
-	case c.Clusters != ClustersKept && c.Clusters != ClustersComponents:
-		return fmt.Errorf("cluster rule %d unknown", c.Clusters)
 	}
-	if _, err := blocking.NewTables(blocking.Design{K: c.Hamming, Blocks: c.SimBlocks}); c.Method != "minhash" && err != nil {
+	if _, err := blocking.NewTables(blocking.Design{K: c.Hamming, Blocks: c.SimBlocks}); c.Method != verify.MinHash && err != nil {
 		return err
 	}
 	return nil
@@ -266,33 +256,6 @@ func (c Config) Outputs() OutDir {
 	return OutDir{Dir: c.Output, Compress: c.Compress, Level: c.CompressLevel}
 }
 
-// checkCompression reports a Compress or CompressLevel that is not one, or
-// a level the compression does not have (gzip has no level above 9; with
-// no Compress, a level must suit both gzip and zstd inputs).
-func (c Config) checkCompression() error {
-	comps := []record.Compression{record.Gzip, record.Zstd}
-	if c.Compress != "" {
-		comp, err := record.ParseCompression(c.Compress)
-		if err != nil {
-			return err
-		}
-		comps = []record.Compression{comp}
-	}
-	if c.CompressLevel == "" {
-		return nil
-	}
-	level, err := record.ParseLevel(c.CompressLevel)
-	if err != nil {
-		return err
-	}
-	for _, comp := range comps {
-		if err := level.Check(comp); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // UnitRows is the rows (lines) of a unit of a split file: SplitRows
 // rounded to whole segments, at least one; 0 if files are not split.
 func (c Config) UnitRows() int64 {
@@ -309,12 +272,9 @@ func (c Config) Segment(d wire.Doc) int { return wire.Segment(d, c.SegBits()) }
 
 func (c Config) RecordOptions() record.Options { return c.Reading().Options() }
 
-func (c Config) signatureConfig() (signature.Config, error) { return c.Signing().Config() }
-
+// VerifyConfig is how c's candidate pairs are verified.
 func (c Config) VerifyConfig() verify.Config {
-	m, _ := verify.ParseBlocking(c.Method)
-	mode, _ := verify.ParseMode(c.Verify)
-	return verify.Config{Blocking: m, Mode: mode, Threshold: c.Threshold, Hamming: c.Hamming, Confidence: c.Confidence}
+	return verify.Config{Blocking: c.Method, Mode: c.Verify, Threshold: c.Threshold, Hamming: c.Hamming, Confidence: c.Confidence}
 }
 
 func (c Config) Limits() candidates.Limits {
@@ -355,27 +315,40 @@ func SimEntries(dst []wire.SimEntry, chunk []byte, tables *blocking.Tables) ([]w
 // IndexConfig is the part of c an index records and an audit must share.
 func (c Config) IndexConfig() index.Config {
 	return index.Config{
-		Tokens: c.Tokens, Dictionary: c.Dictionary, Shingle: c.Shingle, Perms: c.Perms, MinHash: c.MinHash,
-		Seed: c.Seed, MaxTokens: c.MaxTokens, Method: c.Method, Threshold: c.Threshold, Hamming: c.Hamming,
+		Tokens: c.Tokens.String(), Dictionary: c.Dictionary, Shingle: c.Shingle, Perms: c.Perms, MinHash: c.MinHash.String(),
+		Seed: c.Seed, MaxTokens: c.MaxTokens, Method: c.Method.String(), Threshold: c.Threshold, Hamming: c.Hamming,
 		Bands: c.Bands, Rows: c.Rows, SimBlocks: c.SimBlocks,
-		Format: c.Format, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes,
+		Format: c.Format.String(), IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes,
 	}
 }
 
-// WithIndexConfig returns c with the settings of ic.
-func (c Config) WithIndexConfig(ic index.Config) Config {
-	c.Tokens, c.Dictionary, c.Shingle, c.Perms, c.MinHash = ic.Tokens, ic.Dictionary, ic.Shingle, ic.Perms, ic.MinHash
-	c.Seed, c.MaxTokens, c.Method, c.Threshold, c.Hamming = ic.Seed, ic.MaxTokens, ic.Method, ic.Threshold, ic.Hamming
-	c.Bands, c.Rows, c.SimBlocks = ic.Bands, ic.Rows, ic.SimBlocks
-	c.Format, c.IDField, c.TextField, c.MaxDocBytes = ic.Format, ic.IDField, ic.TextField, ic.MaxDocBytes
-	return c
+// WithIndexConfig returns c with the settings of ic, or the first of them
+// that names no choice (an index written by another version).
+func (c Config) WithIndexConfig(ic index.Config) (Config, error) {
+	var err error
+	if c.Tokens, err = tokenize.ParseMode(ic.Tokens); err != nil {
+		return c, fmt.Errorf("the index's tokens: %w", err)
+	}
+	if c.MinHash, err = minhash.ParseMode(ic.MinHash); err != nil {
+		return c, fmt.Errorf("the index's MinHash mode: %w", err)
+	}
+	if c.Method, err = verify.ParseBlocking(ic.Method); err != nil {
+		return c, fmt.Errorf("the index's method: %w", err)
+	}
+	if c.Format, err = record.ParseFormat(ic.Format); err != nil {
+		return c, fmt.Errorf("the index's format: %w", err)
+	}
+	c.Dictionary, c.Shingle, c.Perms, c.Seed, c.MaxTokens = ic.Dictionary, ic.Shingle, ic.Perms, ic.Seed, ic.MaxTokens
+	c.Threshold, c.Hamming, c.Bands, c.Rows, c.SimBlocks = ic.Threshold, ic.Hamming, ic.Bands, ic.Rows, ic.SimBlocks
+	c.IDField, c.TextField, c.MaxDocBytes = ic.IDField, ic.TextField, ic.MaxDocBytes
+	return c, nil
 }
 
 // Settings returns the settings of c for a job on runner.
 func (c Config) Settings(runner string) output.Settings {
 	return output.Settings{
-		Config: c.IndexConfig(), Verify: c.Verify, Confidence: c.Confidence,
-		MaxBucket: c.MaxBucket, Window: c.Window, Keep: c.Keep, Clusters: c.Clusters.String(),
+		Config: c.IndexConfig(), Verify: c.Verify.String(), Confidence: c.Confidence,
+		MaxBucket: c.MaxBucket, Window: c.Window, Keep: c.Keep.String(), Clusters: c.Clusters.String(),
 		Runner: runner, Branches: c.Branches, Partitions: c.Partitions, Rounds: c.ShuffleRounds(),
 		CCPartitions: c.CCPartitions, CCRounds: c.CCRounds,
 	}

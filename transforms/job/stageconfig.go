@@ -18,20 +18,20 @@ import (
 // ReadOptions is how a job parses its input: the part of record.Options
 // that a DoFn holds (the rest is set per read).
 type ReadOptions struct {
-	Format      string
+	Format      record.Format
 	IDField     string // "": documents are FILE:LINE
 	TextField   string
 	MaxDocBytes int
 	Workers     int // Parquet row groups decoded at once (0: GOMAXPROCS)
 }
 
+// Options is r as the record readers take it.
 func (r ReadOptions) Options() record.Options {
-	f, _ := record.ParseFormat(r.Format)
 	ids := record.IDAuto
 	if r.IDField == "" {
 		ids = record.IDFromLine
 	}
-	return record.Options{Format: f, IDField: r.IDField, TextField: r.TextField, IDs: ids, MaxDocBytes: r.MaxDocBytes,
+	return record.Options{Format: r.Format, IDField: r.IDField, TextField: r.TextField, IDs: ids, MaxDocBytes: r.MaxDocBytes,
 		Workers: cmp.Or(r.Workers, runtime.GOMAXPROCS(0))}
 }
 
@@ -39,25 +39,21 @@ func (r ReadOptions) Options() record.Options {
 // checks: signature.Config's settings as the user gives them, and gse's
 // dictionary in word mode.
 type Signing struct {
-	Tokens, Dictionary, MinHash string
-	Shingle, Perms, MaxTokens   int
-	Seed                        uint64
+	Tokens                    tokenize.Mode
+	MinHash                   minhash.Mode
+	Dictionary                string
+	Shingle, Perms, MaxTokens int
+	Seed                      uint64
 }
 
 // Config returns the signature.Config of s, or the first setting that
 // cannot work.
 func (s Signing) Config() (signature.Config, error) {
 	sc := signature.DefaultConfig()
-	var err error
-	if sc.Tokens, err = tokenize.ParseMode(s.Tokens); err != nil {
-		return sc, err
-	}
-	if sc.MinHash, err = minhash.ParseMode(s.MinHash); err != nil {
-		return sc, err
-	}
 	if s.Shingle < 1 {
 		return sc, fmt.Errorf("shingle size %d < 1", s.Shingle)
 	}
+	sc.Tokens, sc.MinHash = s.Tokens, s.MinHash
 	sc.N, sc.Perms, sc.Seed, sc.MaxTokens = s.Shingle, s.Perms, s.Seed, s.MaxTokens
 	return sc, nil
 }
@@ -67,8 +63,8 @@ func (s Signing) Config() (signature.Config, error) {
 // (Config.CompressLevel).
 type OutDir struct {
 	Dir      string
-	Compress string
-	Level    string
+	Compress record.Compression // record.Unknown: as the input (Config.Compress)
+	Level    record.Level
 }
 
 // OutCompression is how one output file is compressed.
@@ -80,13 +76,8 @@ type OutCompression struct {
 // Compression is the compression of the line outputs; for a deduplicated
 // copy, in is its input's.
 func (o OutDir) Compression(in record.Compression) OutCompression {
-	level, _ := record.ParseLevel(o.Level) // Config.Validate checked it
-	if o.Level == "" {
-		level = record.LevelFast
+	if o.Compress == record.Unknown {
+		return OutCompression{in, o.Level}
 	}
-	if o.Compress == "" {
-		return OutCompression{in, level}
-	}
-	comp, _ := record.ParseCompression(o.Compress)
-	return OutCompression{comp, level}
+	return OutCompression{o.Compress, o.Level}
 }

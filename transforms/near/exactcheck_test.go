@@ -57,7 +57,7 @@ func TestSharedSigners(t *testing.T) {
 		t.Errorf("another shingle size: pool %p (%v), want a pool of its own", c, err)
 	}
 	bad := cfg
-	bad.Tokens = "bogus"
+	bad.Shingle = 0
 	if _, err := sign.SharedSigners(bad.Signing()); err == nil {
 		t.Error("bad configuration: no error")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/stagetest"
+	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sign"
 )
 
@@ -30,7 +31,7 @@ func TestVerifyStage(t *testing.T) {
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			cfg := stagetest.Config(t)
-			cfg.Verify = tc.mode
+			cfg.Verify = stagetest.Must(verify.ParseMode(tc.mode))
 			in := t.TempDir()
 			text := stagetest.Text(1, 60)
 			paths := []string{

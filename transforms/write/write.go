@@ -145,14 +145,14 @@ func (fn *writeDedupFn) copyParquet(ctx context.Context, file int, path string, 
 // returns the records kept.
 func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path string, opt record.Options) (kept int64, err error) {
 	end := []byte{'\n'} // a line's terminator
-	if fn.Read.Format == "text" {
+	if fn.Read.Format == record.Text {
 		end = nil // the record is the whole file, terminators and all
 	}
 	in, err := inputCompression(ctx, fn.Work.Dir, file, path)
 	if err != nil {
 		return 0, err
 	}
-	err = WriteCompressed(ctx, fn.Out.Dir, output.DedupName(fn.Read.Format, file), fn.Out.Compression(in), func(w io.Writer) error {
+	err = WriteCompressed(ctx, fn.Out.Dir, output.DedupName(fn.Read.Format.String(), file), fn.Out.Compression(in), func(w io.Writer) error {
 		return fn.Work.Reader(ctx, file, path, opt)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {

@@ -430,3 +430,12 @@ func SpillKinds(t *testing.T, cfg job.Config, kinds ...string) {
 		}
 	}
 }
+
+// Must returns v, or panics with err: for a test's parse of a table's
+// value, which is never wrong.
+func Must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
