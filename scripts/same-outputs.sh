@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 for side in a b; do
   bin=${!side}
   "$bin" run "$@" --output "$tmp/$side" --index-out "$tmp/$side-index" --quiet >/dev/null
-  input=$(for ((i = 1; i < $#; i++)); do [[ ${!i} == --input ]] && { j=$((i + 1)); echo "${!j}"; }; done)
+  input=$(for ((i = 1; i < $#; i++)); do if [[ ${!i} == --input ]]; then j=$((i + 1)); echo "${!j}"; fi; done)
   "$bin" audit --input "$input" --index "$tmp/$side-index" --output "$tmp/$side-audit" \
     --update-index "$tmp/$side-index2" --quiet >/dev/null
 done
