@@ -31,6 +31,14 @@
 // what the spilled pass holds besides is one bit per document (the kept
 // set, N/8 bytes: 125 KB for 1,000,000 documents) and, for the documents
 // with an exact link only, a union-find over their ranks (16 bytes each).
+//
+// Partition decides a partition of components (DecideComponents' input)
+// for the clusters stage: in memory by DecideComponents while its members
+// and links fit a budget, beyond by ClusterSpill, which streams them to
+// disk, decides them with one Stream (the greedy decision of disjoint
+// components is each one's) and sorts the decisions by component, kept
+// document and document, to give the same clusters in the same order
+// (ClusterOut) while holding one cluster at a time.
 package greedy
 
 import (
