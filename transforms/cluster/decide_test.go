@@ -63,7 +63,8 @@ func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest 
 // lengths (ties included): each component a random tree of near matches
 // plus others, some repeated from the other end; exact duplicates (of
 // equal length, linked by an exact match, some also by a near one); and,
-// with marks, documents matched with themselves (OutsideMarks). Members and
+// with marks, documents matched with themselves once or more
+// (OutsideMarks). Members and
 // links come in no order.
 func testPartition(r *rand.Rand, comps, size int, marks bool) ([]wire.Member, []wire.Match) {
 	var members []wire.Member
@@ -101,8 +102,8 @@ func testPartition(r *rand.Rand, comps, size int, marks bool) ([]wire.Member, []
 		root := slices.MinFunc(comp, func(a, b wire.Member) int { return int(a.Doc>>1) - int(b.Doc>>1) }).Doc
 		for i := range comp {
 			comp[i].Root = root
-			if marks && r.IntN(8) == 0 {
-				links = append(links, wire.Match{A: comp[i].Doc, B: comp[i].Doc, IDA: comp[i].ID, IDB: comp[i].ID, Jaccard: 1, Method: wire.Exact})
+			for k := 0; marks && r.IntN(8) == 0 && k < 2; k++ { // one mark or two, as OutsideMarks makes them
+				links = append(links, wire.Match{A: comp[i].Doc, B: comp[i].Doc, IDA: comp[i].ID, IDB: comp[i].ID, Jaccard: 1, Method: wire.Method(r.IntN(2))})
 			}
 		}
 		members = append(members, comp...)
@@ -194,4 +195,45 @@ func TestClustersChain100kSpilled(t *testing.T) {
 	passert.Equals(s, stagetest.Decode(s, "lines", 0, removes), wantRemoved...)
 	passert.Equals(s, stagetest.Decode(s, "cluster", 0, clusters), wantLines...)
 	stagetest.Run(t, p)
+}
+
+// TestDecideSpilledStarClique: a star of 2,000 documents around its
+// shortest, first one (kept with --keep first, every leaf removed for it;
+// with --keep longest the leaves kept) and a clique of 40 documents, some
+// pairs of them exact duplicates, in one partition: the spilled decision
+// gives what the in-memory one gives.
+func TestDecideSpilledStarClique(t *testing.T) {
+	var members []wire.Member
+	var links []wire.Match
+	add := func(root wire.Doc, d wire.Doc, n int64) wire.Member {
+		m := wire.Member{Root: root, Doc: d, ID: fmt.Sprintf("d%d", d), Len: n}
+		members = append(members, m)
+		return m
+	}
+	centre := add(wire.DocNum(0, 0), wire.DocNum(0, 0), 1)
+	for i := 1; i < 2000; i++ {
+		leaf := add(centre.Doc, wire.DocNum(i%3, int64(i)), int64(2+i%5))
+		links = append(links, wire.Match{A: leaf.Doc, B: centre.Doc, IDA: leaf.ID, IDB: centre.ID, Jaccard: 0.8, Method: wire.MinHash})
+	}
+	root := wire.DocNum(1, 5000)
+	var clique []wire.Member
+	for i := range 40 {
+		clique = append(clique, add(root, wire.DocNum(1, int64(5000+i)), int64(10+i%3)))
+	}
+	for i, a := range clique {
+		for _, b := range clique[i+1:] {
+			method := wire.MinHash
+			if a.Len == b.Len && (a.Doc+b.Doc)%4 == 0 {
+				method = wire.Exact
+			}
+			links = append(links, wire.Match{A: b.Doc, B: a.Doc, IDA: b.ID, IDB: a.ID, Jaccard: 0.7, Method: method})
+		}
+	}
+	for _, longest := range []bool{true, false} {
+		want := runDecide(t, members, links, longest, 1<<30)
+		got := runDecide(t, members, links, longest, 8<<10)
+		if !slices.Equal(got.clusters, want.clusters) || !slices.Equal(got.removes, want.removes) || fmt.Sprint(got.stats) != fmt.Sprint(want.stats) {
+			t.Fatalf("longest %v: the spilled decision differs: %v, in memory %v", longest, got.stats, want.stats)
+		}
+	}
 }
