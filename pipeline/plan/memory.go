@@ -161,6 +161,12 @@ func estimatePeak(runner string, input int64, rounds int) int64 {
 	return int64(peakFixed + peakPerByte*u + peakRoundBytes*u/float64(min(max(rounds, 1), MaxRounds)))
 }
 
+// DecideBytes is the memory the clusters stage may hold to decide one
+// partition of components in memory (job.Config.DecideBytes) on a local
+// run with a budget of budget bytes: an eighth of it, from 64 MiB to 1
+// GiB; beyond, the partition is decided spilled to disk.
+func DecideBytes(budget int64) int64 { return min(max(budget/8, 64<<20), 1<<30) }
+
 // chooseRounds returns the shuffle rounds of a local run over input files
 // of stored bytes as stored and input bytes decompressed, and the model's
 // peak with them: rounds if the user gave them (non-zero), else the fewest

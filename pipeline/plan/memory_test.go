@@ -276,3 +276,12 @@ func size0(p string) int64 {
 	}
 	return 0
 }
+
+// TestDecideBytes: an eighth of the budget, from 64 MiB to 1 GiB.
+func TestDecideBytes(t *testing.T) {
+	for _, c := range []struct{ budget, want int64 }{{0, 64 << 20}, {256 << 20, 64 << 20}, {4 << 30, 512 << 20}, {64 << 30, 1 << 30}} {
+		if got := DecideBytes(c.budget); got != c.want {
+			t.Errorf("DecideBytes(%d) = %d, want %d", c.budget, got, c.want)
+		}
+	}
+}

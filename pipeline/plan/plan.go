@@ -93,6 +93,7 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		if note, err = fitWorkers(&c, o, r, budget, room, sc); err != nil {
 			return Plan{}, err
 		}
+		c.DecideBytes = DecideBytes(budget)
 	}
 	c.IndexKeyBits = KeyBits(input)
 	scale := PartitionScale(input, r.model() == spilledModel)

@@ -65,14 +65,16 @@ func decodeEdges(in *jobfiles.SpillIn, w jobfiles.WorkDir, key int, iter func(*[
 
 // decodeMembers calls do with every wire.Member of group key (iter, or
 // with w.Spill the spill files it names, opened with in).
-func decodeMembers(in *jobfiles.SpillIn, w jobfiles.WorkDir, key int, iter func(*[]byte) bool, do func(wire.Member)) error {
+func decodeMembers(in *jobfiles.SpillIn, w jobfiles.WorkDir, key int, iter func(*[]byte) bool, do func(wire.Member) error) error {
 	return in.Each(w, key, iter, func(c []byte) (err error) {
 		for len(c) > 0 {
 			var m wire.Member
 			if c, err = wire.DecodeMember(c, &m); err != nil {
 				return err
 			}
-			do(m)
+			if err := do(m); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -31,36 +31,34 @@ type ClusterFn struct {
 
 // clusterLines says how a component is decided and what its lines hold.
 type clusterLines struct {
-	KeepLongest bool // the longest member has the priority, else the first (Config.Keep)
-	Components  bool // one cluster a component (Config.Clusters is ClustersComponents)
-	Locations   bool // the members' locations (Config.Locations)
+	KeepLongest bool  // the longest member has the priority, else the first (Config.Keep)
+	Components  bool  // one cluster a component (Config.Clusters is ClustersComponents)
+	Locations   bool  // the members' locations (Config.Locations)
+	DecideBytes int64 // a partition decided in memory within it, else spilled (Config.DecideBytes; 0: defaultDecideBytes)
 }
 
+// defaultDecideBytes is clusterLines.DecideBytes when Config.DecideBytes is
+// 0.
+const defaultDecideBytes = 256 << 20
+
 func ClusterLinesOf(c job.Config) clusterLines {
-	return clusterLines{KeepLongest: c.Keep == job.KeepLongest, Components: c.Clusters == job.ClustersComponents, Locations: c.Locations}
+	b := c.DecideBytes
+	if b <= 0 {
+		b = defaultDecideBytes
+	}
+	return clusterLines{KeepLongest: c.Keep == job.KeepLongest, Components: c.Clusters == job.ClustersComponents, Locations: c.Locations, DecideBytes: b}
 }
 
 func (fn *ClusterFn) ProcessElement(ctx context.Context, part int, memberChunks, linkChunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	emitCluster, reportLines := tally.CountShuffle(output.ShuffleOutLines, emitCluster, emitStat)
 	emitRemove, reportRemoved := tally.CountShuffle(output.ShuffleRemoved, emitRemove, emitStat)
-	var all []wire.Member
-	err := decodeMembers(&fn.In, fn.Work, part, memberChunks, func(m wire.Member) { all = append(all, m) })
-	if err != nil {
-		return err
-	}
-	var links []wire.Match
-	err = fn.In.Each(fn.Work, part, linkChunks, func(c []byte) error {
-		return wire.EachMatch(c, func(l *wire.Match, _ []byte) error { links = append(links, *l); return nil })
-	})
-	if err != nil {
-		return err
-	}
 	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove, locations: fn.Lines.Locations}
+	var err error
 	if fn.Lines.Components {
-		err = components.Clusters(all, fn.Lines.KeepLongest, w.addComponent)
+		err = fn.components(part, memberChunks, &w)
 	} else {
-		err = greedy.DecideComponents(all, links, fn.Lines.KeepLongest, w.addDecided)
+		err = fn.decide(part, memberChunks, linkChunks, &w)
 	}
 	if err != nil {
 		return fmt.Errorf("clusters of components partition %d: %w", part, err)
@@ -71,6 +69,38 @@ func (fn *ClusterFn) ProcessElement(ctx context.Context, part int, memberChunks,
 	reportLines()
 	reportRemoved()
 	return nil
+}
+
+// components writes the clusters of partition part, one a component.
+func (fn *ClusterFn) components(part int, memberChunks func(*[]byte) bool, w *clusterWriter) error {
+	var all []wire.Member
+	err := decodeMembers(&fn.In, fn.Work, part, memberChunks, func(m wire.Member) error { all = append(all, m); return nil })
+	if err != nil {
+		return err
+	}
+	return components.Clusters(all, fn.Lines.KeepLongest, w.addComponent)
+}
+
+// decide decides the components of partition part and writes their
+// clusters: in memory while its members and links fit
+// fn.Lines.DecideBytes, else spilled to a temporary directory in the work
+// directory (greedy.Partition), with the same lines in the same order.
+func (fn *ClusterFn) decide(part int, memberChunks, linkChunks func(*[]byte) bool, w *clusterWriter) error {
+	p := greedy.NewPartition(fn.Lines.KeepLongest, fn.Lines.DecideBytes, fn.Work.Dir)
+	defer p.Close()
+	if err := decodeMembers(&fn.In, fn.Work, part, memberChunks, p.AddMember); err != nil {
+		return err
+	}
+	err := fn.In.Each(fn.Work, part, linkChunks, func(c []byte) error {
+		return wire.EachMatch(c, func(l *wire.Match, _ []byte) error { return p.AddLink(l) })
+	})
+	if err != nil {
+		return err
+	}
+	if err := p.Decide(w.addDecided, w.spilled()); err != nil {
+		return err
+	}
+	return p.Close()
 }
 
 // clusterWriter batches the cluster lines and removals of a partition.
@@ -123,6 +153,33 @@ func (w *clusterWriter) addDecided(comp []wire.Member, nodes []greedy.Node, link
 		}
 	}
 	return err
+}
+
+// spilled is how w takes the decision of a spilled partition: the same
+// lines and removals as addDecided's.
+func (w *clusterWriter) spilled() greedy.ClusterOut {
+	var first string
+	var size int
+	var cluster []wire.Member
+	return greedy.ClusterOut{
+		Component: func(f string, n int) error {
+			w.components++
+			first, size = f, n
+			return nil
+		},
+		Cluster: func(members []greedy.ClusterMember, kept int) error {
+			cluster = cluster[:0]
+			for k, m := range members {
+				cluster = append(cluster, wire.Member{Doc: m.Doc, ID: m.ID})
+				if k != kept {
+					w.remove(m.Doc)
+				}
+			}
+			cl := output.SpilledClusterLine(members, kept, first, size)
+			return w.add(cluster[0].Doc, cluster, &cl)
+		},
+		Outside: func(doc uint64) error { w.remove(doc); return nil },
+	}
 }
 
 // remove adds the removal of document d.

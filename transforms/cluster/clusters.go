@@ -317,7 +317,7 @@ func (fn *MembersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 	emit, report := tally.CountShuffle(output.ShuffleMembers, emit, emitStat)
 	emitLink, reportLinks := tally.CountShuffle(output.ShuffleLinks, emitLink, emitStat)
 	members := make(map[wire.Doc]wire.Member)
-	err := decodeMembers(&fn.In, fn.Work, part, memberChunks, func(m wire.Member) { members[m.Doc] = m })
+	err := decodeMembers(&fn.In, fn.Work, part, memberChunks, func(m wire.Member) error { members[m.Doc] = m; return nil })
 	if err != nil {
 		return err
 	}

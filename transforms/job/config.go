@@ -125,6 +125,11 @@ type Config struct {
 	// generation a job writes: 1<<IndexKeyBits key files, each sorted in
 	// memory by one worker (see plan.KeyBits).
 	IndexKeyBits int
+	// DecideBytes is the memory the clusters stage may hold to decide one
+	// partition of components in memory; a partition beyond it is decided
+	// spilled to disk, with the same outputs (see greedy.Partition). 0: 256
+	// MiB (see plan.DecideBytes for what a run picks).
+	DecideBytes int64
 }
 
 // Partitions default: enough groups to spread work and keep each group far

@@ -145,13 +145,36 @@ func DecidedClusterLine(comp []wire.Member, members []int32, kept int32, links [
 			continue
 		}
 		d, l := dec[i], links[dec[i].Link]
-		r := RemovedMember{ID: comp[i].ID, Method: l.Method.String(), Jaccard: RoundJaccard(l.Jaccard), Hamming: int(l.Hamming)}
+		via := ""
 		if d.Via >= 0 {
-			r.Via = comp[d.Via].ID
+			via = comp[d.Via].ID
 		}
-		cl.Removed = append(cl.Removed, r)
+		cl.Removed = append(cl.Removed, removedMember(comp[i].ID, l.Method, l.Jaccard, l.Hamming, via))
 	}
 	return cl
+}
+
+// SpilledClusterLine is the cluster line of the members of a cluster of a
+// spilled decision (greedy.ClusterOut), the same as DecidedClusterLine's:
+// kept indexes members, first and size are the first document's ID and
+// the size of the component.
+func SpilledClusterLine(members []greedy.ClusterMember, kept int, first string, size int) ClusterLine {
+	cl := ClusterLine{Cluster: members[0].ID, Size: len(members), Representative: members[kept].ID,
+		Members: make([]string, len(members)), Removed: make([]RemovedMember, 0, len(members)-1),
+		Component: first, ComponentSize: size}
+	for k, m := range members {
+		cl.Members[k] = m.ID
+		if k != kept {
+			cl.Removed = append(cl.Removed, removedMember(m.ID, m.Method, m.Jaccard, m.Hamming, m.Via))
+		}
+	}
+	return cl
+}
+
+// removedMember is the RemovedMember of document id, removed by a match
+// of method, jaccard and hamming, via the document of ID via ("" for none).
+func removedMember(id string, method wire.Method, jaccard float32, hamming uint8, via string) RemovedMember {
+	return RemovedMember{ID: id, Method: method.String(), Jaccard: RoundJaccard(jaccard), Hamming: int(hamming), Via: via}
 }
 
 // RoundJaccard is j as the outputs print it: to 4 decimals.

@@ -75,6 +75,10 @@ func DecideComponents(members []wire.Member, links []wire.Match, longest bool, f
 			}
 			if a == b {
 				nodes[a].Removed = true // OutsideMarks
+				// A near link of a node with itself, which Decide ignores,
+				// keeps glinks[k] the link of links[k]: Decision.Link
+				// indexes both.
+				glinks = append(glinks, Link{A: a, B: b})
 				continue
 			}
 			glinks = append(glinks, Link{A: a, B: b, Exact: l.Method == wire.Exact})

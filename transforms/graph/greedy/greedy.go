@@ -21,6 +21,24 @@
 //
 // In: the component's documents and its verified pairs. Out: a Decision per
 // document. Memory: a few words per document and per pair.
+//
+// Stream decides a component too large for that: in, its documents
+// (Node) and its pairs by document number (AddLink), in any order; out,
+// a DocDecision per document, in document order, the same as Decide's.
+// Memory: while the component's in-memory cost fits the budget it is
+// decided by Decide; beyond, its records go to sorted runs in a temporary
+// directory (external sorts, each buffering a quarter of the budget), and
+// what the spilled pass holds besides is one bit per document (the kept
+// set, N/8 bytes: 125 KB for 1,000,000 documents) and, for the documents
+// with an exact link only, a union-find over their ranks (16 bytes each).
+//
+// Partition decides a partition of components (DecideComponents' input)
+// for the clusters stage: in memory by DecideComponents while its members
+// and links fit a budget, beyond by ClusterSpill, which streams them to
+// disk, decides them with one Stream (the greedy decision of disjoint
+// components is each one's) and sorts the decisions by component, kept
+// document and document, to give the same clusters in the same order
+// (ClusterOut) while holding one cluster at a time.
 package greedy
 
 import (

@@ -1,0 +1,239 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/stagetest"
+	"github.com/neardup/neardup/transforms/jobfiles"
+)
+
+// decideOut is what ClusterFn emits for one partition, in order.
+type decideOut struct {
+	clusters, removes []string
+	stats             map[string]int64
+}
+
+// runDecide runs ClusterFn over one partition of members and links (each
+// in chunks of a few records, in the order given) within budget bytes and
+// returns what it emits; the work directory must be empty afterwards.
+func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest bool, budget int64) decideOut {
+	t.Helper()
+	work := t.TempDir()
+	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: clusterLines{KeepLongest: longest, Locations: true, DecideBytes: budget}}
+	var mc, lc [][]byte
+	for i := 0; i < len(members); i += 7 {
+		var c []byte
+		for k := i; k < min(i+7, len(members)); k++ {
+			c = wire.AppendMember(c, &members[k])
+		}
+		mc = append(mc, c)
+	}
+	for i := 0; i < len(links); i += 5 {
+		var c []byte
+		for k := i; k < min(i+5, len(links)); k++ {
+			c = wire.AppendMatch(c, &links[k])
+		}
+		lc = append(lc, c)
+	}
+	out := decideOut{stats: map[string]int64{}}
+	err := fn.ProcessElement(context.Background(), 0, jobfiles.IterOf(mc), jobfiles.IterOf(lc),
+		func(k int, c []byte) { out.clusters = append(out.clusters, fmt.Sprintf("%d/%x", k, c)) },
+		func(k int, c []byte) { out.removes = append(out.removes, fmt.Sprintf("%d/%x", k, c)) },
+		func(name string, n int64) { out.stats[name] += n })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, err := os.ReadDir(work); err != nil || len(left) > 0 {
+		t.Fatalf("the work directory holds %v after the decision (%v)", left, err)
+	}
+	return out
+}
+
+// testPartition is a partition of components of random documents and
+// lengths (ties included): each component a random tree of near matches
+// plus others, some repeated from the other end; exact duplicates (of
+// equal length, linked by an exact match, some also by a near one); and,
+// with marks, documents matched with themselves once or more
+// (OutsideMarks). Members and
+// links come in no order.
+func testPartition(r *rand.Rand, comps, size int, marks bool) ([]wire.Member, []wire.Match) {
+	var members []wire.Member
+	var links []wire.Match
+	used := map[wire.Doc]bool{}
+	for range comps {
+		n := 1 + r.IntN(size)
+		var comp []wire.Member
+		for len(comp) < n {
+			d := wire.DocNum(r.IntN(3), int64(r.IntN(20*comps*size)))
+			if used[d] {
+				continue
+			}
+			used[d] = true
+			m := wire.Member{Doc: d, ID: fmt.Sprintf("doc-%d", d), Len: int64(1 + r.IntN(4))}
+			if len(comp) > 0 && r.IntN(4) == 0 { // an exact duplicate of an earlier member
+				e := comp[r.IntN(len(comp))]
+				m.Len = e.Len
+				links = append(links, wire.Match{A: e.Doc, B: d, IDA: e.ID, IDB: m.ID, Jaccard: 1, Method: wire.Exact})
+				if r.IntN(3) == 0 {
+					links = append(links, wire.Match{A: d, B: e.Doc, IDA: m.ID, IDB: e.ID, Jaccard: 0.95, Method: wire.MinHash})
+				}
+			} else if len(comp) > 0 {
+				e := comp[r.IntN(len(comp))]
+				links = append(links, wire.Match{A: e.Doc, B: d, IDA: e.ID, IDB: m.ID, Jaccard: 0.5 + r.Float32()/2, Hamming: uint8(r.IntN(4)), Method: wire.MinHash})
+			}
+			comp = append(comp, m)
+		}
+		for range n / 2 {
+			a, b := comp[r.IntN(n)], comp[r.IntN(n)]
+			if a.Doc != b.Doc {
+				links = append(links, wire.Match{A: a.Doc, B: b.Doc, IDA: a.ID, IDB: b.ID, Jaccard: 0.5 + r.Float32()/2, Method: wire.SimHash, Hamming: uint8(r.IntN(4))})
+			}
+		}
+		root := slices.MinFunc(comp, func(a, b wire.Member) int { return int(a.Doc>>1) - int(b.Doc>>1) }).Doc
+		for i := range comp {
+			comp[i].Root = root
+			for k := 0; marks && r.IntN(8) == 0 && k < 2; k++ { // one mark or two, as OutsideMarks makes them
+				links = append(links, wire.Match{A: comp[i].Doc, B: comp[i].Doc, IDA: comp[i].ID, IDB: comp[i].ID, Jaccard: 1, Method: wire.Method(r.IntN(2))})
+			}
+		}
+		members = append(members, comp...)
+	}
+	r.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	r.Shuffle(len(links), func(i, j int) { links[i], links[j] = links[j], links[i] })
+	return members, links
+}
+
+// TestDecideSpilledSame: a partition decided spilled to disk (a budget of
+// 1 byte, or of a few KB) gives the same cluster lines, removals and stats,
+// byte for byte and in the same order, as decided in memory: for --keep
+// longest and first, with exact duplicates and with outside marks.
+func TestDecideSpilledSame(t *testing.T) {
+	for seed := range uint64(6) {
+		for _, longest := range []bool{true, false} {
+			for _, marks := range []bool{false, true} {
+				r := rand.New(rand.NewPCG(seed, 42))
+				members, links := testPartition(r, 1+r.IntN(30), 1+r.IntN(40), marks)
+				want := runDecide(t, members, links, longest, 1<<30)
+				if len(want.clusters) == 0 || len(want.removes) == 0 {
+					t.Fatalf("seed %d: no clusters or no removals", seed)
+				}
+				for _, budget := range []int64{1, 8 << 10} {
+					got := runDecide(t, members, links, longest, budget)
+					if !slices.Equal(got.clusters, want.clusters) || !slices.Equal(got.removes, want.removes) || fmt.Sprint(got.stats) != fmt.Sprint(want.stats) {
+						t.Fatalf("seed %d longest %v marks %v budget %d: spilled\n%v\n%v\n%v\nin memory\n%v\n%v\n%v", seed, longest, marks, budget,
+							got.clusters, got.removes, got.stats, want.clusters, want.removes, want.stats)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDecideSpilledChain: a chain of 20,000 documents in one component,
+// decided spilled, gives what it gives decided in memory.
+func TestDecideSpilledChain(t *testing.T) {
+	const n = 20_000
+	members, links := chain(n)
+	for _, longest := range []bool{true, false} {
+		want := runDecide(t, members, links, longest, 1<<30)
+		got := runDecide(t, members, links, longest, 64<<10)
+		if !slices.Equal(got.clusters, want.clusters) || !slices.Equal(got.removes, want.removes) || fmt.Sprint(got.stats) != fmt.Sprint(want.stats) {
+			t.Fatalf("longest %v: the spilled decision differs: %v, in memory %v", longest, got.stats, want.stats)
+		}
+	}
+}
+
+// chain is a component of n documents of one length in input order, each
+// matched with the next only, its members and links in no order.
+func chain(n int) ([]wire.Member, []wire.Match) {
+	members := make([]wire.Member, n)
+	links := make([]wire.Match, n-1)
+	for i := range members {
+		members[i] = wire.Member{Root: wire.DocNum(0, 0), Doc: wire.DocNum(0, int64(i)), ID: fmt.Sprint(i), Len: 100}
+		if i > 0 {
+			links[i-1] = wire.Match{A: members[i-1].Doc, B: members[i].Doc, IDA: members[i-1].ID, IDB: members[i].ID, Jaccard: 0.9, Method: wire.MinHash}
+		}
+	}
+	slices.Reverse(links)
+	slices.Reverse(members[n/2:])
+	return members, links
+}
+
+// TestClustersChain100kSpilled: the chain of 100,000 documents through
+// Clusters with a budget of 1 MiB, which it exceeds (so decided spilled):
+// every other document kept, each removed document in a cluster with the
+// one before it.
+func TestClustersChain100kSpilled(t *testing.T) {
+	const n = 100_000
+	cfg := stagetest.Config(t)
+	cfg.DecideBytes = 1 << 20
+	_, links := chain(n)
+	p, s := beam.NewPipelineWithRoot()
+	var chunks []stagetest.Chunk
+	for i := 0; i < len(links); i += 1000 {
+		chunks = append(chunks, stagetest.MatchChunk(links[i:min(i+1000, len(links))]...))
+	}
+	clusters, removes, st := Clusters(s, cfg, GroupMatches(s, cfg, stagetest.Chunks(s, chunks...)))
+	passert.Equals(s, stagetest.Stats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved, output.StatComponents),
+		"clusters=50000", "clustered_documents=100000", "removed=50000", "components=1")
+	wantRemoved := make([]any, 0, n/2)
+	wantLines := make([]any, 0, n/2)
+	for i := 1; i < n; i += 2 {
+		wantRemoved = append(wantRemoved, fmt.Sprintf("0:%d", i))
+		wantLines = append(wantLines, fmt.Sprintf("0/%d:2:%d:%d,%d", i-1, i-1, i-1, i))
+	}
+	passert.Equals(s, stagetest.Decode(s, "lines", 0, removes), wantRemoved...)
+	passert.Equals(s, stagetest.Decode(s, "cluster", 0, clusters), wantLines...)
+	stagetest.Run(t, p)
+}
+
+// TestDecideSpilledStarClique: a star of 2,000 documents around its
+// shortest, first one (kept with --keep first, every leaf removed for it;
+// with --keep longest the leaves kept) and a clique of 40 documents, some
+// pairs of them exact duplicates, in one partition: the spilled decision
+// gives what the in-memory one gives.
+func TestDecideSpilledStarClique(t *testing.T) {
+	var members []wire.Member
+	var links []wire.Match
+	add := func(root wire.Doc, d wire.Doc, n int64) wire.Member {
+		m := wire.Member{Root: root, Doc: d, ID: fmt.Sprintf("d%d", d), Len: n}
+		members = append(members, m)
+		return m
+	}
+	centre := add(wire.DocNum(0, 0), wire.DocNum(0, 0), 1)
+	for i := 1; i < 2000; i++ {
+		leaf := add(centre.Doc, wire.DocNum(i%3, int64(i)), int64(2+i%5))
+		links = append(links, wire.Match{A: leaf.Doc, B: centre.Doc, IDA: leaf.ID, IDB: centre.ID, Jaccard: 0.8, Method: wire.MinHash})
+	}
+	root := wire.DocNum(1, 5000)
+	var clique []wire.Member
+	for i := range 40 {
+		clique = append(clique, add(root, wire.DocNum(1, int64(5000+i)), int64(10+i%3)))
+	}
+	for i, a := range clique {
+		for _, b := range clique[i+1:] {
+			method := wire.MinHash
+			if a.Len == b.Len && (a.Doc+b.Doc)%4 == 0 {
+				method = wire.Exact
+			}
+			links = append(links, wire.Match{A: b.Doc, B: a.Doc, IDA: b.ID, IDB: a.ID, Jaccard: 0.7, Method: method})
+		}
+	}
+	for _, longest := range []bool{true, false} {
+		want := runDecide(t, members, links, longest, 1<<30)
+		got := runDecide(t, members, links, longest, 8<<10)
+		if !slices.Equal(got.clusters, want.clusters) || !slices.Equal(got.removes, want.removes) || fmt.Sprint(got.stats) != fmt.Sprint(want.stats) {
+			t.Fatalf("longest %v: the spilled decision differs: %v, in memory %v", longest, got.stats, want.stats)
+		}
+	}
+}
