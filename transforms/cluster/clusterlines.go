@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
@@ -84,9 +86,15 @@ func (fn *ClusterFn) components(part int, memberChunks func(*[]byte) bool, w *cl
 // decide decides the components of partition part and writes their
 // clusters: in memory while its members and links fit
 // fn.Lines.DecideBytes, else spilled to a temporary directory in the work
-// directory (greedy.Partition), with the same lines in the same order.
+// directory (greedy.Partition), with the same lines in the same order. A
+// work directory on an object store (gs://, s3://) is not a local path:
+// the worker's own temporary directory holds the spill then.
 func (fn *ClusterFn) decide(part int, memberChunks, linkChunks func(*[]byte) bool, w *clusterWriter) error {
-	p := greedy.NewPartition(fn.Lines.KeepLongest, fn.Lines.DecideBytes, fn.Work.Dir)
+	scratch := fn.Work.Dir
+	if strings.Contains(scratch, "://") {
+		scratch = os.TempDir()
+	}
+	p := greedy.NewPartition(fn.Lines.KeepLongest, fn.Lines.DecideBytes, scratch)
 	defer p.Close()
 	if err := decodeMembers(&fn.In, fn.Work, part, memberChunks, p.AddMember); err != nil {
 		return err

@@ -237,3 +237,36 @@ func TestDecideSpilledStarClique(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideSpilledObjectStoreWork: with the work directory on an object
+// store (a cluster's gs:// or s3:// work), the spilled decision goes to the
+// worker's temporary directory and decides as in memory, leaving nothing
+// there.
+func TestDecideSpilledObjectStoreWork(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	members, links := chain(2_000)
+	want := runDecide(t, members, links, true, 1<<30)
+	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: "gs://no-bucket/work"}, Lines: clusterLines{KeepLongest: true, Locations: true, DecideBytes: 8 << 10}}
+	var clusters, removes []string
+	mc, lc := [][]byte{}, [][]byte{}
+	for i := range members {
+		mc = append(mc, wire.AppendMember(nil, &members[i]))
+	}
+	for i := range links {
+		lc = append(lc, wire.AppendMatch(nil, &links[i]))
+	}
+	err := fn.ProcessElement(context.Background(), 0, jobfiles.IterOf(mc), jobfiles.IterOf(lc),
+		func(k int, c []byte) { clusters = append(clusters, fmt.Sprintf("%d/%x", k, c)) },
+		func(k int, c []byte) { removes = append(removes, fmt.Sprintf("%d/%x", k, c)) },
+		func(string, int64) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(clusters, want.clusters) || !slices.Equal(removes, want.removes) {
+		t.Errorf("the spilled decision differs from the one in memory: %d and %d cluster chunks", len(clusters), len(want.clusters))
+	}
+	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+		t.Errorf("the temporary directory holds %v after the decision (%v)", left, err)
+	}
+}
