@@ -1,4 +1,4 @@
-// Package pipeline chains the stages of package transforms into neardup's
+// Package pipeline chains the stage packages under transforms/ into neardup's
 // two jobs: Build, a run, and BuildAudit, an audit of new files against an
 // index. Each stage is a composite transform; what flows between them is
 // described there and in docs/ARCHITECTURE.md.

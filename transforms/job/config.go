@@ -239,11 +239,11 @@ func (c Config) Validate() error {
 // segmentBits is SegmentBits or its default.
 func (c Config) SegBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits) }
 
-// The composites derive from the job's Config the narrow configuration
-// each of their DoFns holds: the work directory handle (workDir), how the
-// input is parsed (readOptions), the signers (signing), the SimHash tables
-// (blocking.Design), verification (verify.Config), bucket limits
-// (candidates.Limits) and the output directory (outDir).
+// The stages derive from the job's Config the narrow configuration each
+// of their DoFns holds: the work directory handle (jobfiles.WorkDirOf),
+// how the input is parsed (Reading), the signers (Signing), the SimHash
+// tables (SimDesign), verification (VerifyConfig), bucket limits (Limits)
+// and the output directory (Outputs).
 
 // Reading is how c's input is parsed.
 func (c Config) Reading() ReadOptions {

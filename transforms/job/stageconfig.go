@@ -12,7 +12,7 @@ import (
 )
 
 // The narrow configurations the DoFns hold, beside the work directory
-// handle (workDir, workfiles.go) and verify.Config: plain exported fields,
+// handle (jobfiles.WorkDir) and verify.Config: plain exported fields,
 // which Beam serializes to the workers. Config derives them (config.go).
 
 // ReadOptions is how a job parses its input: the part of record.Options

@@ -97,7 +97,7 @@ func isSpillName(name string) bool {
 var SpillSeq atomic.Int64
 
 // SpillOut is one DoFn bundle's side of a spilled shuffle: nil unless
-// workDir.Spill, and then a spill file of its own, opened at its first
+// WorkDir.Spill, and then a spill file of its own, opened at its first
 // chunk.
 type SpillOut struct {
 	dir, kind string

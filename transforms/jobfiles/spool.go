@@ -31,7 +31,7 @@ import (
 // read plain bytes instead of inflating the file again. (The passes that
 // shingle documents read the document shards instead: see docshards.go.)
 // It is a local-disk cache for runs on one machine
-// (workDir.Spool names a directory the command creates and removes); a pass
+// (WorkDir.Spool names a directory the command creates and removes); a pass
 // that finds no spool file, as on a cluster where passes run on other
 // machines, reads the input itself. A file whose reading ended in an error
 // gets no spool, and a copy that cannot be written (a full disk, say) is
