@@ -510,16 +510,17 @@ func TestBadInputMaxTokens(t *testing.T) {
 
 // TestFault injects a failure into one stage (jobstate.SetFailOnce: each
 // DoFn of the stage fails the first time it sees a key). Prism does not
-// retry a failed bundle: the job fails with an error naming the fault, and
-// the output directory holds no partial file: every file there is complete
-// (the same as in a clean run) and summary.json, written last, is absent.
-// Writers that other bundles had under way when the job stopped may leave
-// .tmp-* files; --overwrite removes them, as the test does before a run
-// without the fault into the same directory, which then gives the complete
-// result. On a runner that retries, the job
-// succeeds and its outputs are complete and not duplicated. A stage whose
-// DoFns no longer call the fault hook (jobstate.FaultHooked) fails the
-// test: its fault would go untested.
+// retry a failed bundle: the job fails with an error naming the fault. It
+// drops the failed bundle's elements and lets later stages run on what is
+// left until the cancellation reaches them (ElementManager.FailBundle in
+// Prism's engine), so a failed job may leave files written from part of
+// the input in the directory it writes to: the command writes into a
+// staging directory and commits it only after the job succeeded, which
+// TestRunFault checks for each of these stages. Here, a run without the
+// fault into the same directory replaces them with the complete result. On a
+// runner that retries, the job succeeds and its outputs are complete and
+// not duplicated. A stage whose DoFns no longer call the fault hook
+// (jobstate.FaultHooked) fails the test: its fault would go untested.
 func TestFault(t *testing.T) {
 	files := inputs(t, sampleFiles...)
 	cfg := job.DefaultConfig()
@@ -544,28 +545,12 @@ func TestFault(t *testing.T) {
 			msg := err.Error()
 			msg = msg[strings.Index(msg, jobstate.ErrInjectedFault.Error()):]
 			t.Logf("the job failed: ...%s", msg[:strings.IndexByte(msg+"\n", '\n')])
-			got := outputs(t, dir)
-			t.Logf("left in the output directory: %v", slices.Sorted(maps.Keys(got)))
-			final := 0
-			for name, b := range got {
-				if !strings.HasPrefix(name, ".tmp-") {
-					final++
-				}
-				switch {
-				case strings.HasPrefix(name, ".tmp-"):
-					// An interrupted writer of another bundle, or the work
-					// directory of the failed job: not a final file.
+			for name := range outputs(t, dir) {
+				if strings.HasPrefix(name, ".tmp-") { // the failed job's work directory and unfinished writers
 					if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 						t.Fatal(err)
 					}
-				case name == "summary.json":
-					t.Errorf("a failed job wrote summary.json")
-				case !bytes.Equal(b, want[name]):
-					t.Errorf("%s is not the complete file (%d bytes, want %d)", name, len(b), len(want[name]))
 				}
-			}
-			if stage == "Read" && final > 0 {
-				t.Errorf("every output depends on Read, yet the failed job wrote %d files", final)
 			}
 			jobstate.SetFailOnce("")
 			if err := runInto(t, "", cfg, files, dir); err != nil {

@@ -170,6 +170,31 @@ func TestRunNoInput(t *testing.T) {
 	}
 }
 
+// TestRunFault injects a failure into each stage that has a fault hook:
+// the command exits 1 with one line naming the fault, and the output
+// directory is as it was (the job's outputs stay in its staging directory,
+// whatever later stages wrote on the part of the input a failed runner
+// let through: see TestFault in package pipeline).
+func TestRunFault(t *testing.T) {
+	input, err := filepath.Abs("../../testdata/sample/sample-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stage := range []string{"Read", "Signatures", "Write"} {
+		t.Run(stage, func(t *testing.T) {
+			out := t.TempDir()
+			writeFiles(t, out, "notes.txt")
+			code, stderr := neardup(t, stage, "run", "--input", input, "--output", out, "--overwrite")
+			if code != 1 || !strings.Contains(stderr, "injected fault") || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit code %d with an injected fault in %s; want 1 and one line naming it; stderr:\n%.2000s", code, stage, stderr)
+			}
+			if left := listDir(t, out); !slices.Equal(left, []string{"notes.txt"}) {
+				t.Errorf("after the failed run: %q, want the directory as before", left)
+			}
+		})
+	}
+}
+
 // TestRunFaultThenOverwrite runs the command three times into one directory
 // holding an unrelated file and a stale shard of an earlier run: with an
 // injected fault and --overwrite (fails, naming the fault on one line: the
