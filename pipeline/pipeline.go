@@ -38,16 +38,17 @@ func Build(ctx context.Context, s beam.Scope, cfg job.Config, files []string) er
 	if err != nil {
 		return err
 	}
-	exactMatches, skips, exactStats := exact.ExactDuplicates(s, cfg, r.keys)
-	entries, signStats := sign.Signatures(s, cfg, r.segments, skips)
-	pairs, candStats := near.Candidates(s, cfg, entries)
-	verified, verifyStats := near.Verify(s, cfg, fileCol, pairs)
-	clusters, removes, clusterStats := cluster.Clusters(s, cfg, cluster.GroupMatches(s, cfg, exactMatches, verified))
-	writeStats := write.Write(s, cfg, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes)
+	nearOpt, clusterOpt, writeOpt := near.OptionsFor(cfg), cluster.OptionsFor(cfg), write.OptionsFor(cfg)
+	exactMatches, skips, exactStats := exact.ExactDuplicates(s, exact.OptionsFor(cfg), r.keys)
+	entries, signStats := sign.Signatures(s, sign.OptionsFor(cfg), r.segments, skips)
+	pairs, candStats := near.Candidates(s, nearOpt, entries)
+	verified, verifyStats := near.Verify(s, nearOpt, fileCol, pairs)
+	clusters, removes, clusterStats := cluster.Clusters(s, clusterOpt, cluster.GroupMatches(s, clusterOpt.Work, exactMatches, verified))
+	writeStats := write.Write(s, writeOpt, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes)
 	if cfg.IndexOut != "" { // the summary, which removes the work directory, waits for it
-		writeStats = beam.Flatten(s, writeStats, indexing.WriteIndex(s, cfg, fileCol, removes))
+		writeStats = beam.Flatten(s, writeStats, indexing.WriteIndex(s, indexing.OptionsFor(cfg), fileCol, removes))
 	}
-	write.Summary(s, cfg, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
+	write.Summary(s, writeOpt, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }
 
@@ -71,7 +72,7 @@ func read(ctx context.Context, s beam.Scope, cfg *job.Config, files []string) (f
 	if fc, err = newFiles(ctx, s, *cfg, jobfiles.InputsManifest, refsOf(files), len(files)); err != nil {
 		return fc, r, err
 	}
-	r.keys, r.rejects, fc.Seen, r.segments, r.stats = ingest.Read(s, *cfg, fc)
+	r.keys, r.rejects, fc.Seen, r.segments, r.stats = ingest.Read(s, ingest.OptionsFor(*cfg), fc)
 	return fc, r, nil
 }
 
@@ -134,15 +135,16 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg job.Config, files []strin
 		return err
 	}
 	keys, rejects, readStats := r.keys, r.rejects, r.stats
-	batchExact, skips, exactStats := exact.ExactDuplicates(s, cfg, keys)
-	entries, infos, signStats := sign.AuditSignatures(s, cfg, r.segments, skips)
+	auditOpt := audit.OptionsFor(cfg, opt.Index)
+	batchExact, skips, exactStats := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
+	entries, infos, signStats := sign.AuditSignatures(s, sign.OptionsFor(cfg), r.segments, skips)
 	meet := audit.IndexLookup
 	if opt.Scan {
 		meet = audit.IndexScan
 	}
-	idxKeys, idxEntries, idxInfos, scanStats := meet(s, cfg, opt.Index, keys, entries)
-	idxExact, auditExactStats := audit.AuditExact(s, cfg, keys, idxKeys)
-	pairs, candStats := audit.AuditCandidates(s, cfg, entries, idxEntries)
+	idxKeys, idxEntries, idxInfos, scanStats := meet(s, auditOpt, keys, entries)
+	idxExact, auditExactStats := audit.AuditExact(s, auditOpt, keys, idxKeys)
+	pairs, candStats := audit.AuditCandidates(s, auditOpt, entries, idxEntries)
 
 	checkManifest := "" // (new, indexed) pairs decided by the estimate
 	if opt.ReadSources {
@@ -154,19 +156,19 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg job.Config, files []strin
 			return fmt.Errorf("writing the list of files to check: %w", err)
 		}
 	}
-	batchMatches, idxMatches, verifyStats := audit.AuditVerify(s, cfg, newFiles, checkManifest, beam.Flatten(s, infos, idxInfos), pairs)
+	batchMatches, idxMatches, verifyStats := audit.AuditVerify(s, auditOpt, newFiles, checkManifest, beam.Flatten(s, infos, idxInfos), pairs)
 	batchMatches = beam.Flatten(s, batchExact, batchMatches) // keyed by file index: grouped for Clusters, in parts for the pairs shards
 	idxMatches = beam.Flatten(s, idxExact, idxMatches)
 
 	// The batch is decided with its documents that have an indexed match
 	// removed beforehand: the index's documents are all kept.
-	clusters, removes, clusterStats := cluster.Clusters(s, cfg, beam.GroupByKey(s, beam.Flatten(s, batchMatches, cluster.OutsideMarks(s, idxMatches))))
+	clusters, removes, clusterStats := cluster.Clusters(s, cluster.OptionsFor(cfg), beam.GroupByKey(s, beam.Flatten(s, batchMatches, cluster.OutsideMarks(s, idxMatches))))
 	clusterStats = audit.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
 
-	allRemoves, writeStats := audit.WriteAudit(s, cfg, opt.Index, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
+	allRemoves, writeStats := audit.WriteAudit(s, auditOpt, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
 	if opt.UpdateIndex != "" { // the summary, which removes the work directory, waits for it
-		writeStats = beam.Flatten(s, writeStats, indexing.UpdateIndex(s, cfg, opt.Index, newFiles, allRemoves))
+		writeStats = beam.Flatten(s, writeStats, indexing.UpdateIndex(s, indexing.OptionsFor(cfg), opt.Index, newFiles, allRemoves))
 	}
-	audit.AuditSummary(s, cfg, opt.Index, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
+	audit.AuditSummary(s, auditOpt, newFiles, readStats, exactStats, signStats, scanStats, auditExactStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }

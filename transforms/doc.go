@@ -9,11 +9,12 @@
 //	   └──────────── sign.Signatures ─ near.Candidates ─ near.Verify (─ near.ExactChecks) ─ matches ─┴─ cluster.Clusters ─ write.Write ─ write.Summary
 //
 // The stage packages, in the order the data passes them; each imports only
-// those before it:
+// those before it. Each stage's composites take its Options, which its
+// OptionsFor derives from the job's Config once, when the job is built:
 //
-//	job       the job's Config and the narrow configurations of the DoFns
 //	jobstate  progress, busy times and fault hooks of the job in this process
 //	jobfiles  the input list, the work directory and its files, spilled shuffles
+//	job       the job's Config and the narrow configurations of the DoFns
 //	ingest    the first pass: read, parse, normalize, document shards
 //	exact     exact duplicates
 //	sign      signatures and block entries

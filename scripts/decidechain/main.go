@@ -41,7 +41,7 @@ func main() {
 		log.Fatal(err)
 	}
 	cfg.DecideBytes = *budget
-	fn := &cluster.ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: cluster.ClusterLinesOf(cfg)}
+	fn := &cluster.ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: cluster.OptionsFor(cfg).Lines}
 	h := sha256.New()
 	hash := func(tag string) func(int, []byte) {
 		return func(k int, c []byte) {

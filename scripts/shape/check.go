@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -66,6 +67,7 @@ func Check(root string) ([]string, error) {
 			commandLines += fset.File(f.Pos()).LineCount()
 		}
 		problems = append(problems, checkImports(fset, f, filepath.ToSlash(rel))...)
+		problems = append(problems, checkConfigParams(fset, f, filepath.ToSlash(rel))...)
 		if !testSupport(rel) {
 			problems = append(problems, checkFile(fset, f, rel)...)
 		}
@@ -185,6 +187,30 @@ func collectDoFns(fset *token.FileSet, f *ast.File, dir, pkg string, dofns map[s
 			}
 		}
 	}
+}
+
+// checkConfigParams returns the functions of a stage package after job
+// (see stageOrder) that take the whole job Config: only OptionsFor does,
+// and every other function takes the stage's Options or narrower values.
+func checkConfigParams(fset *token.FileSet, f *ast.File, rel string) []string {
+	i, ok := stageOf(filepath.Dir(rel))
+	if !ok || i <= slices.Index(stageOrder, "job") {
+		return nil
+	}
+	var problems []string
+	for _, decl := range f.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Name.Name == "OptionsFor" {
+			continue
+		}
+		for _, field := range fn.Type.Params.List {
+			if isJobConfig(field.Type, "") {
+				problems = append(problems, fmt.Sprintf("%s:%d: %s takes the whole job Config; give it the stage's Options",
+					rel, fset.Position(fn.Pos()).Line, funcName(fn)))
+			}
+		}
+	}
+	return problems
 }
 
 func isJobConfig(t ast.Expr, pkg string) bool {

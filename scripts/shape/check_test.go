@@ -55,6 +55,10 @@ func TestCheck(t *testing.T) {
 				"transforms/ingest/r.go:3: imports transforms/near: stage ingest comes before near",
 				"transforms/job/j.go:3: imports pipeline/plan: the Beam layer and the algorithms import neither"}},
 		{"test helpers may be long", map[string]string{"a/atest/a.go": "package atest\n\n" + body("f", 200)}, nil},
+		{"a stage composite with the job Config", map[string]string{
+			"transforms/sign/s.go": "package sign\n\nimport \"github.com/neardup/neardup/transforms/job\"\n\ntype Options struct{}\n\nfunc OptionsFor(c job.Config) Options { return Options{} }\n\nfunc Signatures(o Options) {}\n\nfunc Old(cfg job.Config) {}\n",
+			"transforms/job/j.go":  "package job\n\ntype Config struct{}\n\nfunc Check(c Config) {}\n"},
+			[]string{"transforms/sign/s.go:11: Old takes the whole job Config"}},
 		{"DoFn elsewhere with job.Config", map[string]string{"x/x.go": "package x\n\nimport \"m/transforms/job\"\n\ntype fn struct{ Cfg *job.Config }\n\nfunc (f *fn) ProcessElement() {}\n"},
 			[]string{"DoFn x.fn carries the whole job Config"}},
 		{"commit in a comment", map[string]string{"a/a.go": "package a\n\n// Measured at 8eb9330.\nvar x = 1\n"}, []string{`comment quotes "8eb9330"`}},

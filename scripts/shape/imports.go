@@ -16,7 +16,7 @@ const modulePath = "github.com/neardup/neardup"
 // stageOrder is the Beam layer's packages under transforms/, in the order
 // the data passes them (see transforms/doc.go): a stage package imports
 // only the stage packages before it.
-var stageOrder = []string{"job", "jobstate", "jobfiles", "ingest", "exact", "sign", "near", "cluster", "write", "indexing", "audit"}
+var stageOrder = []string{"jobstate", "jobfiles", "job", "ingest", "exact", "sign", "near", "cluster", "write", "indexing", "audit"}
 
 // algorithmRoots are the Beam-free packages under transforms/: they import
 // no stage package.

@@ -53,22 +53,22 @@ func TestAuditMatchStages(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	files := stagetest.Files(t, s, paths, cfg.Branches)
-	keys, _, _, segs, _ := ingest.Read(s, cfg, files)
-	_, skips, _ := exact.ExactDuplicates(s, cfg, keys)
-	entries, infos, _ := sign.AuditSignatures(s, cfg, segs, skips)
+	keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
+	_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
+	entries, infos, _ := sign.AuditSignatures(s, sign.OptionsFor(cfg), segs, skips)
 
-	idxKeys, idxEntries, idxInfos, scanStats := IndexScan(s, cfg, idxDir, keys, entries)
+	idxKeys, idxEntries, idxInfos, scanStats := IndexScan(s, OptionsFor(cfg, idxDir), keys, entries)
 	passert.Equals(s, stagetest.Decode(s, "info", cfg.Partitions, idxKeys), idx(0)+":a")
 	passert.Equals(s, stagetest.Decode(s, "infodoc", cfg.Partitions, idxInfos), idx(0)+":a", idx(1)+":b")
 	passert.Equals(s, stagetest.Stats(s, scanStats, output.StatIndexDocs, output.StatIndexJoined), "index_documents=3", "index_documents_joined=2")
 
-	idxExact, _ := AuditExact(s, cfg, keys, idxKeys)
+	idxExact, _ := AuditExact(s, OptionsFor(cfg, ""), keys, idxKeys)
 	passert.Equals(s, stagetest.Decode(s, "match", 0, idxExact), "0/n1-a:exact")
 
-	pairs, _ := AuditCandidates(s, cfg, entries, idxEntries)
+	pairs, _ := AuditCandidates(s, OptionsFor(cfg, ""), entries, idxEntries)
 	passert.Equals(s, filter.Distinct(s, stagetest.Decode(s, "pair", cfg.Partitions, pairs)), "0:0-"+idx(0), "0:1-"+idx(1), "0:2-0:3")
 
-	batch, idxMatches, _ := AuditVerify(s, cfg, files, "", beam.Flatten(s, infos, idxInfos), pairs)
+	batch, idxMatches, _ := AuditVerify(s, OptionsFor(cfg, ""), files, "", beam.Flatten(s, infos, idxInfos), pairs)
 	passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, batch), "0/n3-n4:minhash")
 	passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, idxMatches), "0/n1-a:minhash", "0/n2-b:minhash")
 	stagetest.Run(t, p)
@@ -117,7 +117,7 @@ func TestWriteAuditStage(t *testing.T) {
 	// The batch removed n4 (its cluster) and n2 (say, of a cluster with a
 	// document of another file).
 	removes := stagetest.Chunks(s, stagetest.LineChunk(0, 1, 3))
-	allRemoves, writeStats := WriteAudit(s, cfg, idxDir, files, stagetest.Chunks(s, batchMatch),
+	allRemoves, writeStats := WriteAudit(s, OptionsFor(cfg, idxDir), files, stagetest.Chunks(s, batchMatch),
 		stagetest.Chunks(s, idxMatches...), stagetest.Chunks(s, cluster), stagetest.Chunks(s), removes)
 	passert.Equals(s, stagetest.Decode(s, "lines", 0, allRemoves), "0:0", "0:1", "0:3")
 	passert.Equals(s, stagetest.Stats(s, writeStats, output.StatDupOfIndex, output.StatExactOfIndex, output.StatIndexMatches,
@@ -128,7 +128,7 @@ func TestWriteAuditStage(t *testing.T) {
 		output.StatRemoved, output.StatRemovedInBatch)
 	passert.Equals(s, stagetest.Stats(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch, output.StatClusters),
 		"removed_in_batch=2", "clusters=1")
-	AuditSummary(s, cfg, "/idx", jobfiles.Files{}, stagetest.StatCol(s, stagetest.Stat{Name: output.StatInput, N: 4}, stagetest.Stat{Name: output.StatRejected, N: 0}), clusterStats, writeStats)
+	AuditSummary(s, OptionsFor(cfg, "/idx"), jobfiles.Files{}, stagetest.StatCol(s, stagetest.Stat{Name: output.StatInput, N: 4}, stagetest.Stat{Name: output.StatRejected, N: 0}), clusterStats, writeStats)
 	stagetest.Run(t, p)
 
 	var got []output.AuditLine

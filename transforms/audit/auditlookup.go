@@ -19,7 +19,6 @@ import (
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
-	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/near"
 	"github.com/neardup/neardup/transforms/objects"
@@ -31,7 +30,7 @@ func init() {
 	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&fetchFn{})
 }
 
-// IndexLookup finds what of the index in dir meets the new batch by its
+// IndexLookup finds what of the index in o.Index meets the new batch by its
 // keys: the batch's keys are looked up in the key files of every
 // generation (lookupFn), and the records of the indexed documents found
 // are read from their shards (fetchFn), each passed through the same
@@ -39,17 +38,17 @@ func init() {
 // What it reads follows the batch, not the index (output.StatIndexBytesRead).
 //
 // In: the batch's exact-key records and block entries. Out: as IndexScan.
-func IndexLookup(s beam.Scope, cfg job.Config, dir string, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
+func IndexLookup(s beam.Scope, o Options, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
 	s = s.Scope("IndexLookup")
 	keySet := beam.Flatten(s,
 		beam.ParDo(s, &exactKeysFn{}, keys),
-		beam.ParDo(s, &blockKeysFn{Partitions: cfg.Partitions, Tables: cfg.SimDesign()}, entries))
-	tasks, docStats := beam.ParDo2(s, &lookupTasksFn{Dir: dir}, beam.Impulse(s))
-	refs, lookStats := beam.ParDo2(s, &lookupFn{Dir: dir, Hamming: cfg.Hamming}, beam.Reshuffle(s, tasks), beam.SideInput{Input: keySet})
-	fetch := &fetchFn{Dir: dir, Blocking: near.BlockingOf(cfg)}
+		beam.ParDo(s, &blockKeysFn{Partitions: o.Near.Blocking.Partitions, Tables: o.Near.Blocking.Tables}, entries))
+	tasks, docStats := beam.ParDo2(s, &lookupTasksFn{Dir: o.Index}, beam.Impulse(s))
+	refs, lookStats := beam.ParDo2(s, &lookupFn{Dir: o.Index, Hamming: o.Near.Blocking.Hamming}, beam.Reshuffle(s, tasks), beam.SideInput{Input: keySet})
+	fetch := &fetchFn{Dir: o.Index, Blocking: o.Near.Blocking}
 	outs := beam.ParDoN(s, fetch, beam.GroupByKey(s, refs), beam.SideInput{Input: keySet})
-	o := rounds.FlattenEach(s, [][]beam.PCollection{{outs[0]}, {outs[1]}, {outs[2]}, {outs[3], docStats, lookStats}})
-	return o[0], o[1], o[2], o[3]
+	all := rounds.FlattenEach(s, [][]beam.PCollection{{outs[0]}, {outs[1]}, {outs[2]}, {outs[3], docStats, lookStats}})
+	return all[0], all[1], all[2], all[3]
 }
 
 // openRanged opens the file at path for ranged reads: a local file, a

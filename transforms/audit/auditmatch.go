@@ -33,18 +33,18 @@ func init() {
 // In: the batch's and the index scan's exact-key records (partition,
 // chunk). Out: (new, indexed) exact matches (file of the new document,
 // chunk), stats.
-func AuditExact(s beam.Scope, cfg job.Config, keys, idxKeys beam.PCollection) (matches, st beam.PCollection) {
+func AuditExact(s beam.Scope, o Options, keys, idxKeys beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("AuditExact")
-	return beam.ParDo2(s, &auditExactFn{Work: jobfiles.WorkDirOf(cfg)}, beam.GroupByKey(s, beam.Flatten(s, keys, idxKeys)))
+	return beam.ParDo2(s, &auditExactFn{Work: o.Near.Work}, beam.GroupByKey(s, beam.Flatten(s, keys, idxKeys)))
 }
 
 // AuditCandidates is Candidates over the block entries of the new batch
 // and of the index scan, without pairs of two indexed documents.
 //
 // Out: candidate pairs (partition of the first document, chunk), stats.
-func AuditCandidates(s beam.Scope, cfg job.Config, entries, idxEntries beam.PCollection) (pairs, st beam.PCollection) {
+func AuditCandidates(s beam.Scope, o Options, entries, idxEntries beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
-	return beam.ParDo2(s, &auditCandidatesFn{Blocking: near.BlockingOf(cfg)}, beam.GroupByKey(s, beam.Flatten(s, entries, idxEntries)))
+	return beam.ParDo2(s, &auditCandidatesFn{Blocking: o.Near.Blocking}, beam.GroupByKey(s, beam.Flatten(s, entries, idxEntries)))
 }
 
 // AuditVerify is Verify for an audit, with the infos shuffled. Pairs are
@@ -57,20 +57,20 @@ func AuditCandidates(s beam.Scope, cfg job.Config, entries, idxEntries beam.PCol
 // In: infos (partition of the document, chunk), candidate pairs (partition
 // of the first document, chunk). Out: matches within the batch and (new,
 // indexed) matches, both keyed by the new document's file, and stats.
-func AuditVerify(s beam.Scope, cfg job.Config, newFiles jobfiles.Files, checkManifest string, infos, pairs beam.PCollection) (batch, idx, st beam.PCollection) {
+func AuditVerify(s beam.Scope, o Options, newFiles jobfiles.Files, checkManifest string, infos, pairs beam.PCollection) (batch, idx, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves, st1 := beam.ParDo2(s, &halfJoinFn{Partitions: cfg.Partitions}, beam.CoGroupByKey(s, infos, pairs))
-	accepted, unsure, st2 := beam.ParDo3(s, &verifyFn{Verify: cfg.VerifyConfig(), SegmentBits: cfg.SegBits()}, beam.CoGroupByKey(s, infos, halves))
+	halves, st1 := beam.ParDo2(s, &halfJoinFn{Partitions: o.Near.Blocking.Partitions}, beam.CoGroupByKey(s, infos, pairs))
+	accepted, unsure, st2 := beam.ParDo3(s, &verifyFn{Verify: o.Near.Verify, SegmentBits: o.Near.Work.SegmentBits}, beam.CoGroupByKey(s, infos, halves))
 	manifest := newFiles.Manifest
 	if checkManifest != "" {
 		manifest = checkManifest
 	} else {
 		var byEstimate beam.PCollection
-		unsure, byEstimate = beam.ParDo2(s, &splitMatchesFn{Verify: cfg.VerifyConfig(), Decide: true}, unsure)
+		unsure, byEstimate = beam.ParDo2(s, &splitMatchesFn{Verify: o.Near.Verify, Decide: true}, unsure)
 		accepted = beam.Flatten(s, accepted, byEstimate)
 	}
-	exact, st3 := near.ExactChecks(s, cfg, manifest, unsure, st2)
-	batch, idx = beam.ParDo2(s, &splitMatchesFn{Verify: cfg.VerifyConfig()}, beam.Flatten(s, accepted, exact))
+	exact, st3 := near.ExactChecks(s, o.Near, manifest, unsure, st2)
+	batch, idx = beam.ParDo2(s, &splitMatchesFn{Verify: o.Near.Verify}, beam.Flatten(s, accepted, exact))
 	return batch, idx, beam.Flatten(s, st1, st2, st3)
 }
 

@@ -28,7 +28,7 @@ func init() {
 	register.DoFn8x1[context.Context, int, string, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&indexScanFn{})
 }
 
-// IndexScan reads the index shards (in dir) and keeps what meets the new
+// IndexScan reads the index shards (in o.Index) and keeps what meets the new
 // batch: the exact keys and block keys the batch has too, and the infos of
 // the indexed documents with such block keys.
 //
@@ -36,20 +36,20 @@ func init() {
 // exact-key records (partition of the key, chunk), indexed block entries
 // (partition of the key, chunk), indexed infos (partition of the document,
 // chunk), stats.
-func IndexScan(s beam.Scope, cfg job.Config, dir string, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
+func IndexScan(s beam.Scope, o Options, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
 	s = s.Scope("IndexScan")
 	keySet := beam.Flatten(s,
 		beam.ParDo(s, &exactKeysFn{}, keys),
-		beam.ParDo(s, &blockKeysFn{Partitions: cfg.Partitions, Tables: cfg.SimDesign()}, entries))
-	scan := &indexScanFn{Dir: dir, Blocking: near.BlockingOf(cfg)}
+		beam.ParDo(s, &blockKeysFn{Partitions: o.Near.Blocking.Partitions, Tables: o.Near.Blocking.Tables}, entries))
+	scan := &indexScanFn{Dir: o.Index, Blocking: o.Near.Blocking}
 	var outs [4][]beam.PCollection
-	for _, b := range indexing.IndexShards(s, dir, cfg.Branches) {
-		for i, o := range beam.ParDoN(s, scan, b, beam.SideInput{Input: keySet}) {
-			outs[i] = append(outs[i], o)
+	for _, b := range indexing.IndexShards(s, o.Index, o.Branches) {
+		for i, out := range beam.ParDoN(s, scan, b, beam.SideInput{Input: keySet}) {
+			outs[i] = append(outs[i], out)
 		}
 	}
-	o := rounds.FlattenEach(s, outs[:])
-	return o[0], o[1], o[2], o[3]
+	all := rounds.FlattenEach(s, outs[:])
+	return all[0], all[1], all[2], all[3]
 }
 
 // indexScanFn reads one index shard and passes on only what meets the new

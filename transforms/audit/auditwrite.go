@@ -33,24 +33,24 @@ func init() {
 // WriteAudit writes the audit lines of the new documents with an indexed
 // match, and then the outputs of a run (Write) for the new files, whose
 // deduplicated copies leave out both the duplicates of the index and those
-// the clusters within the batch remove. indexDir is the index directory, whose
+// the clusters within the batch remove. o.Index is the index directory, whose
 // manifest names the source file of each shard.
 //
 // In: files, batch matches keyed by file, (new, indexed) matches, cluster
 // lines, rejects, documents removed within the batch (keyed by file index).
 // Out: every document removed (line lists keyed by file index), stats.
-func WriteAudit(s beam.Scope, cfg job.Config, indexDir string, files jobfiles.Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {
+func WriteAudit(s beam.Scope, o Options, files jobfiles.Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {
 	s = s.Scope("Write")
-	allRemoves, st = beam.ParDo2(s, &writeAuditFn{Out: cfg.Outputs(), Index: indexDir}, beam.CoGroupByKey(s, idxMatches, removes))
-	return allRemoves, beam.Flatten(s, st, write.Write(s, cfg, files, batchMatches, clusters, rejects, allRemoves))
+	allRemoves, st = beam.ParDo2(s, &writeAuditFn{Out: o.Write.Out, Index: o.Index}, beam.CoGroupByKey(s, idxMatches, removes))
+	return allRemoves, beam.Flatten(s, st, write.Write(s, o.Write, files, batchMatches, clusters, rejects, allRemoves))
 }
 
 // AuditSummary sums every stage's stats and writes audit-summary.json for
-// an audit against the index in dir, with the new files as the first pass
+// an audit against the index in o.Index, with the new files as the first pass
 // read them (files.Seen).
-func AuditSummary(s beam.Scope, cfg job.Config, dir string, files jobfiles.Files, sts ...beam.PCollection) {
+func AuditSummary(s beam.Scope, o Options, files jobfiles.Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
-	beam.ParDo0(s, &writeAuditSummaryFn{Out: cfg.Output, Work: jobfiles.WorkDirOf(cfg), Index: dir}, write.SumStats(s, files, sts...))
+	beam.ParDo0(s, &writeAuditSummaryFn{Out: o.Write.Out.Dir, Work: o.Write.Work, Index: o.Index}, write.SumStats(s, files, sts...))
 }
 
 // RenameStat renames the stats named from in st to to.

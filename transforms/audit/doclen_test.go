@@ -79,11 +79,11 @@ func TestDocLength(t *testing.T) {
 				}
 				p, s := beam.NewPipelineWithRoot()
 				files := stagetest.Files(t, s, c.paths, cfg.Branches)
-				keys, _, _, segs, _ := ingest.Read(s, cfg, files)
+				keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
 				passert.Equals(s, stagetest.Decode(s, "infolen", 0, keys), stagetest.Any(want)...)
-				_, skips, _ := exact.ExactDuplicates(s, cfg, keys)
-				_, signStats := sign.Signatures(s, cfg, segs, skips)
-				indexing.WriteIndex(s, cfg, files, beam.ParDo(s, rounds.After, signStats))
+				_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
+				_, signStats := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
+				indexing.WriteIndex(s, indexing.OptionsFor(cfg), files, beam.ParDo(s, rounds.After, signStats))
 				stagetest.Run(t, p)
 				if !slices.ContainsFunc(stagetest.DirNames(t, cfg.Work), jobfiles.IsDocShardName) {
 					t.Fatal("no document shards: the signature pass parsed the input")

@@ -65,10 +65,10 @@ func TestWriteIndexStage(t *testing.T) {
 	newPaths := []string{stagetest.Input(t, in, "f2.jsonl", stagetest.JSON("g", stagetest.Text(5, 30)), stagetest.JSON("h", stagetest.Text(6, 30)))}
 	p, s := beam.NewPipelineWithRoot()
 	files := stagetest.Files(t, s, newPaths, cfg2.Branches)
-	keys, _, _, segs, _ := ingest.Read(s, cfg2, files)
-	_, skips, _ := exact.ExactDuplicates(s, cfg2, keys)
-	_, signStats := sign.Signatures(s, cfg2, segs, skips)
-	indexing.UpdateIndex(s, cfg2, cfg.IndexOut, files,
+	keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg2), files)
+	_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg2), keys)
+	_, signStats := sign.Signatures(s, sign.OptionsFor(cfg2), segs, skips)
+	indexing.UpdateIndex(s, indexing.OptionsFor(cfg2), cfg.IndexOut, files,
 		beam.Flatten(s, stagetest.Chunks(s, stagetest.LineChunk(0, 1)), beam.ParDo(s, rounds.After, signStats)))
 	stagetest.Run(t, p)
 	man2, err := indexing.ReadManifest(t.Context(), cfg2.IndexOut)

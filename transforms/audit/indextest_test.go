@@ -25,13 +25,13 @@ func stageIndex(t *testing.T, cfg job.Config, paths []string, removes ...stagete
 	t.Helper()
 	p, s := beam.NewPipelineWithRoot()
 	files := stagetest.Files(t, s, paths, cfg.Branches)
-	keys, _, _, segs, _ := ingest.Read(s, cfg, files)
-	_, skips, _ := exact.ExactDuplicates(s, cfg, keys)
-	_, signStats := sign.Signatures(s, cfg, segs, skips)
+	keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
+	_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
+	_, signStats := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
 	// The index shards copy the pre-shards of the signature pass: wait
 	// for it (in a run, the removals come after it).
 	rm := beam.Flatten(s, stagetest.Chunks(s, removes...), beam.ParDo(s, rounds.After, signStats))
-	indexing.WriteIndex(s, cfg, files, rm)
+	indexing.WriteIndex(s, indexing.OptionsFor(cfg), files, rm)
 	stagetest.Run(t, p)
 	man, err := indexing.ReadManifest(context.Background(), cfg.IndexOut)
 	if err != nil {

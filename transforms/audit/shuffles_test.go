@@ -98,14 +98,14 @@ func TestClustersShuffleTallies(t *testing.T) {
 			cfg.Clusters = tc.rule
 			tp := newShuffleTap()
 			edges, members, links := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
-			if err := (&cluster.EdgesFn{Work: jobfiles.WorkDirOf(cfg), Partitions: cfg.CCPartitions, Links: tc.rule == job.ClustersKept}).ProcessElement(ctx, 0, jobfiles.IterOf([][]byte{stagetest.MatchChunk(ms...).Chunk}),
+			if err := (&cluster.EdgesFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Links: tc.rule == job.ClustersKept}).ProcessElement(ctx, 0, jobfiles.IterOf([][]byte{stagetest.MatchChunk(ms...).Chunk}),
 				tp.emit(output.ShuffleEdges, edges), tp.emit(output.ShuffleMembers, members), tp.emit(output.ShuffleLinks, links), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			step := func(large bool) {
 				next := map[int][][]byte{}
 				for _, k := range slices.Sorted(maps.Keys(edges)) {
-					if err := (&cluster.StarFn{Work: jobfiles.WorkDirOf(cfg), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, k, jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
+					if err := (&cluster.StarFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, k, jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -117,30 +117,30 @@ func TestClustersShuffleTallies(t *testing.T) {
 			}
 			stars, leaves, rest := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
 			for _, k := range slices.Sorted(maps.Keys(edges)) {
-				if err := (&cluster.SettleFn{Work: jobfiles.WorkDirOf(cfg), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
+				if err := (&cluster.SettleFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
 					tp.emit(output.ShuffleEdges, leaves), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			assigns := map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&cluster.ResolveFn{Work: jobfiles.WorkDirOf(cfg), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, jobfiles.IterOf(stars[k]), jobfiles.IterOf(leaves[k]),
+				if err := (&cluster.ResolveFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, jobfiles.IterOf(stars[k]), jobfiles.IterOf(leaves[k]),
 					tp.emit(output.ShuffleAssignments, assigns), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := (&cluster.RemainderFn{Work: jobfiles.WorkDirOf(cfg), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, jobfiles.IterOf(rest[0]), tp.emit(output.ShuffleAssignments, assigns), tp.emitStat); err != nil {
+			if err := (&cluster.RemainderFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, jobfiles.IterOf(rest[0]), tp.emit(output.ShuffleAssignments, assigns), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			rooted, rootLinks := map[int][][]byte{}, map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&cluster.MembersFn{Work: jobfiles.WorkDirOf(cfg), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, jobfiles.IterOf(members[k]), jobfiles.IterOf(assigns[k]), jobfiles.IterOf(links[k]),
+				if err := (&cluster.MembersFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, jobfiles.IterOf(members[k]), jobfiles.IterOf(assigns[k]), jobfiles.IterOf(links[k]),
 					tp.emit(output.ShuffleMembers, rooted), tp.emit(output.ShuffleLinks, rootLinks), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(rooted)) {
-				if err := (&cluster.ClusterFn{Work: jobfiles.WorkDirOf(cfg), Partitions: cfg.CCPartitions, Lines: cluster.ClusterLinesOf(cfg)}).ProcessElement(ctx, k, jobfiles.IterOf(rooted[k]), jobfiles.IterOf(rootLinks[k]),
+				if err := (&cluster.ClusterFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Lines: cluster.OptionsFor(cfg).Lines}).ProcessElement(ctx, k, jobfiles.IterOf(rooted[k]), jobfiles.IterOf(rootLinks[k]),
 					tp.emit(output.ShuffleOutLines, nil), tp.emit(output.ShuffleRemoved, nil), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
@@ -222,7 +222,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 		wire.Match{A: wire.DocNum(0, 0), B: wire.DocNum(1, 1), IDA: "a", IDB: "c2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash})
 	tp := newShuffleTap()
 	sets := map[int][][]byte{}
-	first := &near.ShingleSetsFn{Check: near.ShingleChecks{Work: jobfiles.WorkDirOf(cfg), Sign: cfg.Signing(), Read: cfg.Reading(), Manifest: manifest}}
+	first := &near.ShingleSetsFn{Check: near.ShingleChecks{Work: cfg.WorkDir(), Sign: cfg.Signing(), Read: cfg.Reading(), Manifest: manifest}}
 	if err := first.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 	if err := first.FinishBundle(ctx, emitSet, tp.emitStat); err != nil {
 		t.Fatal(err)
 	}
-	second := &near.ExactJaccardFn{Check: near.ShingleChecks{Work: jobfiles.WorkDirOf(cfg), Sign: cfg.Signing(), Read: cfg.Reading(), Manifest: manifest}, Verify: cfg.VerifyConfig()}
+	second := &near.ExactJaccardFn{Check: near.ShingleChecks{Work: cfg.WorkDir(), Sign: cfg.Signing(), Read: cfg.Reading(), Manifest: manifest}, Verify: cfg.VerifyConfig()}
 	if err := second.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

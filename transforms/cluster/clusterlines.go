@@ -12,7 +12,6 @@ import (
 	"github.com/neardup/neardup/transforms/graph/components"
 	"github.com/neardup/neardup/transforms/graph/greedy"
 	"github.com/neardup/neardup/transforms/internal/tally"
-	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
@@ -27,29 +26,21 @@ import (
 type ClusterFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int // Config.CCPartitions
-	Lines      clusterLines
+	Lines      ClusterLines
 	jobfiles.GroupReader
 }
 
-// clusterLines says how a component is decided and what its lines hold.
-type clusterLines struct {
+// ClusterLines says how a component is decided and what its lines hold.
+type ClusterLines struct {
 	KeepLongest bool  // the longest member has the priority, else the first (Config.Keep)
 	Components  bool  // one cluster a component (Config.Clusters is ClustersComponents)
 	Locations   bool  // the members' locations (Config.Locations)
 	DecideBytes int64 // a partition decided in memory within it, else spilled (Config.DecideBytes; 0: defaultDecideBytes)
 }
 
-// defaultDecideBytes is clusterLines.DecideBytes when Config.DecideBytes is
+// defaultDecideBytes is ClusterLines.DecideBytes when Config.DecideBytes is
 // 0.
 const defaultDecideBytes = 256 << 20
-
-func ClusterLinesOf(c job.Config) clusterLines {
-	b := c.DecideBytes
-	if b <= 0 {
-		b = defaultDecideBytes
-	}
-	return clusterLines{KeepLongest: c.Keep == job.KeepLongest, Components: c.Clusters == job.ClustersComponents, Locations: c.Locations, DecideBytes: b}
-}
 
 func (fn *ClusterFn) ProcessElement(ctx context.Context, part int, memberChunks, linkChunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())

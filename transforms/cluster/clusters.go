@@ -11,7 +11,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
 	"github.com/neardup/neardup/transforms/internal/tally"
-	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
@@ -42,33 +41,33 @@ func init() {
 //
 // In: matches grouped by any key (GroupMatches). Out: cluster lines (file
 // index, chunk), documents to remove (file index, chunk), stats. With
-// cfg.Spill its shuffles go through spill files (groupSpilled).
-func Clusters(s beam.Scope, cfg job.Config, matches beam.PCollection) (clusters, removes, st beam.PCollection) {
+// o.Work.Spill its shuffles go through spill files (jobfiles.GroupSpilled).
+func Clusters(s beam.Scope, o Options, matches beam.PCollection) (clusters, removes, st beam.PCollection) {
 	s = s.Scope("Clusters")
 	var sts []beam.PCollection // every step's stats (the shuffle tallies)
-	counted := func(o []beam.PCollection) []beam.PCollection {
-		sts = append(sts, o[len(o)-1])
-		return o[:len(o)-1]
+	counted := func(step []beam.PCollection) []beam.PCollection {
+		sts = append(sts, step[len(step)-1])
+		return step[:len(step)-1]
 	}
 	spilled := func(kind string, cols ...beam.PCollection) beam.PCollection {
-		return jobfiles.SpilledCol(s, cfg, kind, cols...)
+		return jobfiles.SpilledCol(s, o.Work, kind, cols...)
 	}
-	w, p := jobfiles.WorkDirOf(cfg), cfg.CCPartitions
-	o := counted(beam.ParDoN(s, &EdgesFn{Work: w, Partitions: p, Links: cfg.Clusters == job.ClustersKept}, matches))
-	edges, members, links := o[0], o[1], o[2]
-	for range cfg.CCRounds {
-		edges = counted(beam.ParDoN(s, &StarFn{Work: w, Partitions: p, Large: true}, jobfiles.GroupSpilled(s, cfg, "edges", edges)))[0]
-		edges = counted(beam.ParDoN(s, &StarFn{Work: w, Partitions: p}, jobfiles.GroupSpilled(s, cfg, "edges", edges)))[0]
+	w, p := o.Work, o.Partitions
+	out := counted(beam.ParDoN(s, &EdgesFn{Work: w, Partitions: p, Links: o.Links}, matches))
+	edges, members, links := out[0], out[1], out[2]
+	for range o.Rounds {
+		edges = counted(beam.ParDoN(s, &StarFn{Work: w, Partitions: p, Large: true}, jobfiles.GroupSpilled(s, w, "edges", edges)))[0]
+		edges = counted(beam.ParDoN(s, &StarFn{Work: w, Partitions: p}, jobfiles.GroupSpilled(s, w, "edges", edges)))[0]
 	}
-	o = counted(beam.ParDoN(s, &SettleFn{Work: w, Partitions: p}, jobfiles.GroupSpilled(s, cfg, "edges", edges)))
-	stars, leaves, rest := o[0], o[1], o[2]
-	o = counted(beam.ParDoN(s, &ResolveFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("edges", stars), spilled("edges", leaves))))
-	settled, rest2 := o[0], o[1]
-	unsettled := counted(beam.ParDoN(s, &RemainderFn{Work: w, Partitions: p}, jobfiles.GroupSpilled(s, cfg, "edges", rest, rest2)))[0]
-	o = counted(beam.ParDoN(s, &MembersFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("members", members), spilled("edges", settled, unsettled), spilled("links", links))))
-	rooted, links := o[0], o[1]
-	o = counted(beam.ParDoN(s, &ClusterFn{Work: w, Partitions: p, Lines: ClusterLinesOf(cfg)}, beam.CoGroupByKey(s, spilled("members", rooted), spilled("links", links))))
-	return o[0], o[1], beam.Flatten(s, sts...)
+	out = counted(beam.ParDoN(s, &SettleFn{Work: w, Partitions: p}, jobfiles.GroupSpilled(s, w, "edges", edges)))
+	stars, leaves, rest := out[0], out[1], out[2]
+	out = counted(beam.ParDoN(s, &ResolveFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("edges", stars), spilled("edges", leaves))))
+	settled, rest2 := out[0], out[1]
+	unsettled := counted(beam.ParDoN(s, &RemainderFn{Work: w, Partitions: p}, jobfiles.GroupSpilled(s, w, "edges", rest, rest2)))[0]
+	out = counted(beam.ParDoN(s, &MembersFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("members", members), spilled("edges", settled, unsettled), spilled("links", links))))
+	rooted, links := out[0], out[1]
+	out = counted(beam.ParDoN(s, &ClusterFn{Work: w, Partitions: p, Lines: o.Lines}, beam.CoGroupByKey(s, spilled("members", rooted), spilled("links", links))))
+	return out[0], out[1], beam.Flatten(s, sts...)
 }
 
 // OutsideMarks turns an audit's (new, indexed) matches into matches of
@@ -375,8 +374,8 @@ func (fn *MembersFn) sendLinks(part int, roots map[wire.Doc]wire.Doc, linkChunks
 }
 
 // GroupMatches groups the matches of cols (file index, wire.Match chunks)
-// by file, for Clusters and the pairs output; with cfg.Spill through spill
-// files (groupSpilled).
-func GroupMatches(s beam.Scope, cfg job.Config, cols ...beam.PCollection) beam.PCollection {
-	return jobfiles.GroupSpilled(s.Scope("Matches"), cfg, "matches", cols...)
+// by file, for Clusters and the pairs output; with w.Spill through spill
+// files (jobfiles.GroupSpilled).
+func GroupMatches(s beam.Scope, w jobfiles.WorkDir, cols ...beam.PCollection) beam.PCollection {
+	return jobfiles.GroupSpilled(s.Scope("Matches"), w, "matches", cols...)
 }

@@ -48,11 +48,11 @@ func TestClustersStage(t *testing.T) {
 			p, s := beam.NewPipelineWithRoot()
 			// Matches grouped by the file of A, as a run groups them; b-c
 			// comes twice (from two files' chunks), as from two stages.
-			matches := GroupMatches(s, cfg, stagetest.Chunks(s,
+			matches := GroupMatches(s, cfg.WorkDir(), stagetest.Chunks(s,
 				stagetest.MatchChunk(match("a", "b"), match("c", "b")),
 				stagetest.MatchChunk(match("b", "c")),
 				stagetest.MatchChunk(match("d", "e"))))
-			clusters, removes, st := Clusters(s, cfg, matches)
+			clusters, removes, st := Clusters(s, OptionsFor(cfg), matches)
 			if v.rule == job.ClustersComponents {
 				passert.Equals(s, stagetest.Decode(s, "cluster", 0, clusters), "0/a:3:c:a,c,b", "1/d:2:d:d,e")
 				passert.Equals(s, stagetest.Decode(s, "lines", 0, removes), "0:0", "1:2", "1:1")

@@ -29,7 +29,7 @@ type decideOut struct {
 func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest bool, budget int64) decideOut {
 	t.Helper()
 	work := t.TempDir()
-	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: clusterLines{KeepLongest: longest, Locations: true, DecideBytes: budget}}
+	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: ClusterLines{KeepLongest: longest, Locations: true, DecideBytes: budget}}
 	var mc, lc [][]byte
 	for i := 0; i < len(members); i += 7 {
 		var c []byte
@@ -183,7 +183,7 @@ func TestClustersChain100kSpilled(t *testing.T) {
 	for i := 0; i < len(links); i += 1000 {
 		chunks = append(chunks, stagetest.MatchChunk(links[i:min(i+1000, len(links))]...))
 	}
-	clusters, removes, st := Clusters(s, cfg, GroupMatches(s, cfg, stagetest.Chunks(s, chunks...)))
+	clusters, removes, st := Clusters(s, OptionsFor(cfg), GroupMatches(s, cfg.WorkDir(), stagetest.Chunks(s, chunks...)))
 	passert.Equals(s, stagetest.Stats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved, output.StatComponents),
 		"clusters=50000", "clustered_documents=100000", "removed=50000", "components=1")
 	wantRemoved := make([]any, 0, n/2)
@@ -247,7 +247,7 @@ func TestDecideSpilledObjectStoreWork(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	members, links := chain(2_000)
 	want := runDecide(t, members, links, true, 1<<30)
-	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: "gs://no-bucket/work"}, Lines: clusterLines{KeepLongest: true, Locations: true, DecideBytes: 8 << 10}}
+	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: "gs://no-bucket/work"}, Lines: ClusterLines{KeepLongest: true, Locations: true, DecideBytes: 8 << 10}}
 	var clusters, removes []string
 	mc, lc := [][]byte{}, [][]byte{}
 	for i := range members {

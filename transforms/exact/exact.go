@@ -12,7 +12,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/tally"
-	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/exactdup"
@@ -26,9 +25,9 @@ func init() {
 //
 // In: exact-key records (partition, chunk). Out: exact matches (file index,
 // chunk), lines to skip in the signature pass (segment, chunk), stats.
-func ExactDuplicates(s beam.Scope, cfg job.Config, keys beam.PCollection) (matches, skips, st beam.PCollection) {
+func ExactDuplicates(s beam.Scope, o Options, keys beam.PCollection) (matches, skips, st beam.PCollection) {
 	s = s.Scope("ExactDuplicates")
-	return beam.ParDo3(s, &exactFn{Work: jobfiles.WorkDirOf(cfg), KeepLongest: cfg.Keep == job.KeepLongest}, jobfiles.GroupSpilled(s, cfg, "keys", keys))
+	return beam.ParDo3(s, &exactFn{Work: o.Work, KeepLongest: o.KeepLongest}, jobfiles.GroupSpilled(s, o.Work, "keys", keys))
 }
 
 // exactFn finds exact duplicates within one partition of exact-key records.

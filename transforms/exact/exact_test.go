@@ -49,8 +49,8 @@ func TestExactDuplicatesStage(t *testing.T) {
 			paths := []string{stagetest.Input(t, in, "f0.jsonl", f0...), stagetest.Input(t, in, "f1.jsonl", f1...)}
 
 			p, s := beam.NewPipelineWithRoot()
-			keys, _, _, _, _ := ingest.Read(s, cfg, stagetest.Files(t, s, paths, cfg.Branches))
-			matches, skips, st := ExactDuplicates(s, cfg, keys)
+			keys, _, _, _, _ := ingest.Read(s, ingest.OptionsFor(cfg), stagetest.Files(t, s, paths, cfg.Branches))
+			matches, skips, st := ExactDuplicates(s, OptionsFor(cfg), keys)
 			passert.Equals(s, stagetest.Decode(s, "match", 0, matches), stagetest.Any(tc.matches)...)
 			passert.Equals(s, stagetest.Decode(s, "lines", 0, skips), stagetest.Any(tc.skips)...)
 			passert.Equals(s, stagetest.Stats(s, st, output.StatExactDups), "exact_duplicates=2")

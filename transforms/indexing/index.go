@@ -28,37 +28,37 @@ func init() {
 }
 
 // WriteIndex writes the signature index of the documents a job keeps to
-// cfg.IndexOut as its one generation: one shard per input file, the key
+// o.Dir as its one generation: one shard per input file, the key
 // files, then index.json.
 //
 // In: files, documents removed (line lists keyed by file index). Out: an
 // empty stats collection, complete once the index is written: the summary
 // takes it, so that the work directory (where the key entries are
 // spilled) is removed only then.
-func WriteIndex(s beam.Scope, cfg job.Config, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
+func WriteIndex(s beam.Scope, o Options, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("WriteIndex")
-	return writeGeneration(s, cfg, "", files, removes)
+	return writeGeneration(s, o, "", files, removes)
 }
 
 // UpdateIndex writes the index that follows an audit of the index in from
-// to cfg.IndexOut: a manifest that lists the generations of the old index
+// to o.Dir: a manifest that lists the generations of the old index
 // (by their directories, nothing copied) and one new generation in
-// cfg.IndexOut, the shards and key files of the new documents kept.
+// o.Dir, the shards and key files of the new documents kept.
 //
 // In: the new files, the new documents removed (line lists keyed by file
 // index). Out: as WriteIndex.
-func UpdateIndex(s beam.Scope, cfg job.Config, from string, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
+func UpdateIndex(s beam.Scope, o Options, from string, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("UpdateIndex")
-	return writeGeneration(s, cfg, from, files, removes)
+	return writeGeneration(s, o, from, files, removes)
 }
 
 // writeGeneration writes the shards of files (their documents kept), the
 // key files of those documents and the manifest: the generations of the
 // index in from (none if "") and the new one.
-func writeGeneration(s beam.Scope, cfg job.Config, from string, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
-	outs := files.PerFile(s, 2, &writeIndexFn{Dir: cfg.IndexOut, Bits: cfg.IndexKeyBits, Tables: cfg.SimDesign()}, removes)
-	keyMetas := writeKeyFiles(s, cfg, outs[1])
-	return writeManifest(s, manifestOf{Dir: cfg.IndexOut, Config: cfg.IndexConfig(), From: from, Bits: cfg.IndexKeyBits}, beam.Flatten(s, outs[0], keyMetas))
+func writeGeneration(s beam.Scope, o Options, from string, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
+	outs := files.PerFile(s, 2, &writeIndexFn{Dir: o.Dir, Bits: o.KeyBits, Tables: o.Tables}, removes)
+	keyMetas := writeKeyFiles(s, o, outs[1])
+	return writeManifest(s, manifestOf{Dir: o.Dir, Config: o.Config, From: from, Bits: o.KeyBits}, beam.Flatten(s, outs[0], keyMetas))
 }
 
 // IndexShards returns the shards of the index in dir as (shard number,

@@ -11,7 +11,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
@@ -22,15 +21,15 @@ func init() {
 }
 
 // writeKeyFiles groups the key entries of a generation's documents by
-// partition (through spill files with cfg.Spill, so that no stage holds
+// partition (through spill files with o.Work.Spill, so that no stage holds
 // more than a partition) and writes a key file of each partition.
 //
 // In: (partition, key entry chunks, see keyRouter). Out: the key files'
 // descriptions (shardMeta JSON).
-func writeKeyFiles(s beam.Scope, cfg job.Config, entries beam.PCollection) beam.PCollection {
+func writeKeyFiles(s beam.Scope, o Options, entries beam.PCollection) beam.PCollection {
 	s = s.Scope("KeyFiles")
-	return beam.ParDo(s, &writeKeysFn{Dir: cfg.IndexOut, Bits: cfg.IndexKeyBits, Work: jobfiles.WorkDirOf(cfg)},
-		jobfiles.GroupSpilled(s, cfg, "keys", entries))
+	return beam.ParDo(s, &writeKeysFn{Dir: o.Dir, Bits: o.KeyBits, Work: o.Work},
+		jobfiles.GroupSpilled(s, o.Work, "keys", entries))
 }
 
 // keyEntrySize is the size of a key entry in a chunk: kind byte, uint64

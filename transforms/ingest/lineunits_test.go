@@ -56,7 +56,7 @@ func TestSplitLineFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	units := splitterOf(cfg).splitFile(t.Context(), 4, path)
+	units := splitterOf(OptionsFor(cfg)).splitFile(t.Context(), 4, path)
 	if len(units) != 5 { // 100 lines: 4 units of 24, the last of 4
 		t.Fatalf("%d units of 100 lines: %+v", len(units), units)
 	}
@@ -71,20 +71,20 @@ func TestSplitLineFile(t *testing.T) {
 			t.Errorf("unit %d: %+v", k, u)
 		}
 	}
-	if u := splitterOf(cfg).splitFile(t.Context(), 0, filepath.Join(dir, "in.tsv")); len(u) != 5 || u[1].Offset != tsvStarts[24] || *u[1].IDs != record.IDAuto {
+	if u := splitterOf(OptionsFor(cfg)).splitFile(t.Context(), 0, filepath.Join(dir, "in.tsv")); len(u) != 5 || u[1].Offset != tsvStarts[24] || *u[1].IDs != record.IDAuto {
 		t.Errorf("TSV: %+v, want 5 units, the second at byte %d", u, tsvStarts[24])
 	}
-	if u := splitterOf(cfg).splitFile(t.Context(), 0, filepath.Join(dir, "tail.jsonl")); len(u) != 2 || u[1].First != 24 {
+	if u := splitterOf(OptionsFor(cfg)).splitFile(t.Context(), 0, filepath.Join(dir, "tail.jsonl")); len(u) != 2 || u[1].First != 24 {
 		t.Errorf("25 lines, the last without a newline: %+v, want 2 units", u)
 	}
 	for _, name := range []string{"in.jsonl.gz", "gzip.jsonl", "short.jsonl"} {
 		p := filepath.Join(dir, name)
-		if u := splitterOf(cfg).splitFile(t.Context(), 1, p); len(u) != 1 || u[0] != (readUnit{File: 1, Path: p, Of: 1}) {
+		if u := splitterOf(OptionsFor(cfg)).splitFile(t.Context(), 1, p); len(u) != 1 || u[0] != (readUnit{File: 1, Path: p, Of: 1}) {
 			t.Errorf("%s: %+v, want one unit", name, u)
 		}
 	}
 	cfg.Format = record.Text
-	if u := splitterOf(cfg).splitFile(t.Context(), 1, path); len(u) != 1 {
+	if u := splitterOf(OptionsFor(cfg)).splitFile(t.Context(), 1, path); len(u) != 1 {
 		t.Errorf("a text file: %+v, want one unit", u)
 	}
 }

@@ -36,20 +36,20 @@ func init() {
 // output.InputFile JSON: set Files.Seen to it for the summary), segment
 // markers (segment, marker: see docshards.go), for Signatures, and stats
 // (name, n). It reads the files in units (see units.go). The later passes
-// find what it read in cfg.Work: the first reading of each file (see
+// find what it read in o.Work: the first reading of each file (see
 // input.go) and the documents of each segment (see docshards.go).
-func Read(s beam.Scope, cfg job.Config, files jobfiles.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
+func Read(s beam.Scope, o Options, files jobfiles.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
 	outs := make([][]beam.PCollection, 5)
-	read := &readKeysFn{Work: jobfiles.WorkDirOf(cfg), Read: cfg.Reading(), Partitions: cfg.Partitions}
-	for _, units := range readUnits(s, cfg, files) {
-		for i, o := range beam.ParDoN(s, read, units) {
-			outs[i] = append(outs[i], o)
+	read := &readKeysFn{Work: o.Work, Read: o.Read, Partitions: o.Partitions}
+	for _, units := range readUnits(s, o, files) {
+		for i, out := range beam.ParDoN(s, read, units) {
+			outs[i] = append(outs[i], out)
 		}
 	}
-	o := rounds.FlattenEach(s, outs)
-	inputs = beam.ParDo(s, &mergeReadFn{WorkDir: cfg.Work}, beam.GroupByKey(s, o[2]))
-	return o[0], o[1], inputs, o[3], o[4]
+	all := rounds.FlattenEach(s, outs)
+	inputs = beam.ParDo(s, &mergeReadFn{WorkDir: o.Work.Dir}, beam.GroupByKey(s, all[2]))
+	return all[0], all[1], inputs, all[3], all[4]
 }
 
 // readKeysFn is the first pass over a unit of an input file (see units.go).

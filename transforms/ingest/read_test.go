@@ -35,7 +35,7 @@ func TestReadStage(t *testing.T) {
 	}
 
 	p, s := beam.NewPipelineWithRoot()
-	keys, rejects, _, _, st := Read(s, cfg, stagetest.Files(t, s, paths, cfg.Branches))
+	keys, rejects, _, _, st := Read(s, OptionsFor(cfg), stagetest.Files(t, s, paths, cfg.Branches))
 	passert.Equals(s, stagetest.Decode(s, "info", cfg.Partitions, keys), "0:0:a", "0:2:b", "0:3:c", "1:0:d")
 	passert.Equals(s, stagetest.Decode(s, "reject", 0, rejects), "0/2:bad_json:f0.jsonl", "1/2:empty_text:f1.jsonl")
 	stagetest.Shuffled(s, st, output.ShuffleExactKeys, 0, 0, keys)

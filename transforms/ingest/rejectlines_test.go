@@ -12,7 +12,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
 // TestRejectsBounded (issue 32): the first pass over a file of many
@@ -40,7 +39,7 @@ func TestRejectsBounded(t *testing.T) {
 	}
 	cfg := job.DefaultConfig()
 	cfg.Work = t.TempDir()
-	fn := &readKeysFn{Work: jobfiles.WorkDirOf(cfg), Read: cfg.Reading(), Partitions: cfg.Partitions}
+	fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Partitions: cfg.Partitions}
 	nop := func(int, []byte) {}
 	var chunks, total, biggest int
 	seen := map[uint64]bool{}

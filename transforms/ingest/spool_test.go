@@ -70,7 +70,7 @@ func TestSpoolDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	var docs int64
-	fn := &readKeysFn{Work: jobfiles.WorkDirOf(cfg), Read: cfg.Reading(), Partitions: cfg.Partitions}
+	fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Partitions: cfg.Partitions}
 	nop := func(int, []byte) {}
 	err = fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(name string, n int64) {
 		if name == output.StatDocuments {
@@ -80,7 +80,7 @@ func TestSpoolDropped(t *testing.T) {
 	if err != nil || docs != 2 {
 		t.Fatalf("first pass without a usable spool: %v, %d documents, want 2", err, docs)
 	}
-	if got := collectDocs(t, docpool.Parsed(jobfiles.WorkDirOf(cfg).Reader(ctx, 0, in, cfg.RecordOptions()))); len(got) != 2 {
+	if got := collectDocs(t, docpool.Parsed(cfg.WorkDir().Reader(ctx, 0, in, cfg.RecordOptions()))); len(got) != 2 {
 		t.Errorf("the input read again without a spool copy: %d documents, want 2", len(got))
 	}
 
@@ -177,7 +177,7 @@ func TestSpoolYields(t *testing.T) {
 	}
 	cfg := job.DefaultConfig()
 	cfg.Spool = t.TempDir()
-	w := jobfiles.WorkDirOf(cfg)
+	w := cfg.WorkDir()
 	fn := &readKeysFn{Work: w, Read: cfg.Reading(), Partitions: cfg.Partitions}
 	nop := func(int, []byte) {}
 	if err := fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(string, int64) {}); err != nil {

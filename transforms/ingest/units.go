@@ -86,10 +86,10 @@ type unitResult struct {
 
 // readUnits splits the files of every branch into units and returns them
 // in as many branches, grouped by unit (one unit a key).
-func readUnits(s beam.Scope, cfg job.Config, files jobfiles.Files) []beam.PCollection {
+func readUnits(s beam.Scope, o Options, files jobfiles.Files) []beam.PCollection {
 	var splits []beam.PCollection
 	for _, b := range files.Branches {
-		splits = append(splits, beam.ParDo(s, &splitFn{Split: splitterOf(cfg)}, b))
+		splits = append(splits, beam.ParDo(s, &splitFn{Split: splitterOf(o)}, b))
 	}
 	units := beam.Flatten(s, splits...)
 	n := len(files.Branches)
@@ -315,7 +315,7 @@ func (fn *mergeReadFn) ProcessElement(ctx context.Context, file int, results fun
 	return nil
 }
 
-// splitter is how c's first pass cuts input files into units.
-func splitterOf(c job.Config) splitter {
-	return splitter{Read: c.Reading(), UnitRows: c.UnitRows(), SegmentBits: c.SegBits()}
+// splitterOf is how the first pass cuts input files into units.
+func splitterOf(o Options) splitter {
+	return splitter{Read: o.Read, UnitRows: o.UnitRows, SegmentBits: o.Work.SegmentBits}
 }

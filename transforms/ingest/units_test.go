@@ -58,7 +58,7 @@ func TestSplitFile(t *testing.T) {
 	}
 	cfg := job.DefaultConfig()
 	cfg.SegmentBits, cfg.SplitRows = 3, 20 // units of 3 segments of 8 rows (20 rounds to 24)
-	units := splitterOf(cfg).splitFile(t.Context(), 4, big)
+	units := splitterOf(OptionsFor(cfg)).splitFile(t.Context(), 4, big)
 	if len(units) != 5 { // 100 rows: 4 units of 24, the last of 4
 		t.Fatalf("%d units of 100 rows: %+v", len(units), units)
 	}
@@ -73,12 +73,12 @@ func TestSplitFile(t *testing.T) {
 		}
 	}
 	for _, path := range []string{small, jsonl, fake, fifo, filepath.Join(dir, "missing.parquet"), "memfs://bucket/big.parquet"} {
-		if u := splitterOf(cfg).splitFile(t.Context(), 1, path); len(u) != 1 || u[0] != (readUnit{File: 1, Path: path, Of: 1}) {
+		if u := splitterOf(OptionsFor(cfg)).splitFile(t.Context(), 1, path); len(u) != 1 || u[0] != (readUnit{File: 1, Path: path, Of: 1}) {
 			t.Errorf("%s: %+v, want one unit", path, u)
 		}
 	}
 	cfg.SplitRows = -1
-	if u := splitterOf(cfg).splitFile(t.Context(), 1, big); len(u) != 1 || u[0].Of != 1 {
+	if u := splitterOf(OptionsFor(cfg)).splitFile(t.Context(), 1, big); len(u) != 1 || u[0].Of != 1 {
 		t.Errorf("splitting off: %+v, want one unit", u)
 	}
 	if got := job.DefaultConfig().UnitRows(); got != 8<<16 {

@@ -9,6 +9,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -240,10 +241,15 @@ func (c Config) Validate() error {
 func (c Config) SegBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits) }
 
 // The stages derive from the job's Config the narrow configuration each
-// of their DoFns holds: the work directory handle (jobfiles.WorkDirOf),
+// of their DoFns holds: the work directory handle (WorkDir),
 // how the input is parsed (Reading), the signers (Signing), the SimHash
 // tables (SimDesign), verification (VerifyConfig), bucket limits (Limits)
 // and the output directory (Outputs).
+
+// WorkDir is the stages' handle on c's work directory.
+func (c Config) WorkDir() jobfiles.WorkDir {
+	return jobfiles.WorkDir{Dir: c.Work, SegmentBits: c.SegBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers}
+}
 
 // Reading is how c's input is parsed.
 func (c Config) Reading() ReadOptions {
@@ -271,9 +277,6 @@ func (c Config) UnitRows() int64 {
 	n := (int64(cmp.Or(c.SplitRows, defaultSplitRows)) + seg/2) / seg
 	return max(n, 1) * seg
 }
-
-// Segment returns the key of the segment of document d (wire.Segment).
-func (c Config) Segment(d wire.Doc) int { return wire.Segment(d, c.SegBits()) }
 
 func (c Config) RecordOptions() record.Options { return c.Reading().Options() }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
-	"github.com/neardup/neardup/transforms/job"
 )
 
 // readAll reads rd with readFileFrom, failing the test if that takes more
@@ -148,28 +147,28 @@ func TestReadFingerprint(t *testing.T) {
 		t.Errorf("fingerprint %v, want %v", fp, want)
 	}
 	// The first pass's reading, as readKeysFn leaves it in the work
-	// directory, and a later pass's reader (cfg.reader), which finds it.
+	// directory, and a later pass's reader (work.reader), which finds it.
 	b, err := json.Marshal(output.InputFile{Path: path, Fingerprint: fp.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := job.Config{Work: t.TempDir()}
-	if err := WriteSeen(context.Background(), cfg.Work, 0, b); err != nil {
+	work := WorkDir{Dir: t.TempDir(), SegmentBits: 16}
+	if err := WriteSeen(context.Background(), work.Dir, 0, b); err != nil {
 		t.Fatal(err)
 	}
-	seen, err := ReadSeen(context.Background(), cfg.Work, 0)
+	seen, err := ReadSeen(context.Background(), work.Dir, 0)
 	if err != nil || seen == nil || seen.fp.String() != fp.String() {
 		t.Fatalf("readSeen = %+v, %v; want %v", seen, err, fp)
 	}
-	later := func(cfg job.Config, opt record.Options) (int, error) {
+	later := func(work WorkDir, opt record.Options) (int, error) {
 		n := 0
-		err := WorkDirOf(cfg).Reader(context.Background(), 0, path, opt)(func(record.Doc) error { n++; return nil },
+		err := work.Reader(context.Background(), 0, path, opt)(func(record.Doc) error { n++; return nil },
 			func(record.Reject) error { return nil })
 		return n, err
 	}
 	// Only the first line: the pass still checks the whole file.
 	opt := record.Options{Only: func(i int64) bool { return i == 0 }}
-	if n, err := later(cfg, opt); err != nil || n != 1 {
+	if n, err := later(work, opt); err != nil || n != 1 {
 		t.Errorf("later pass over the same file: %d documents, %v", n, err)
 	}
 
@@ -180,14 +179,14 @@ func TestReadFingerprint(t *testing.T) {
 	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	_, err = later(cfg, opt)
+	_, err = later(work, opt)
 	var ce *fingerprint.ChangedError
 	if !errors.As(err, &ce) || ce.Name != path || !strings.Contains(err.Error(), "CRC-32C") {
 		t.Errorf("later pass over a swapped file: %v, want a checksum mismatch naming %s", err, path)
 	}
 	// Without the first pass's reading (no work directory), nothing to
 	// check against.
-	if n, err := later(job.Config{}, opt); err != nil || n != 1 {
+	if n, err := later(WorkDir{SegmentBits: 16}, opt); err != nil || n != 1 {
 		t.Errorf("later pass without a work directory: %d documents, %v", n, err)
 	}
 	// A spool copy, written from what the first pass read, is not checked.
@@ -195,11 +194,11 @@ func TestReadFingerprint(t *testing.T) {
 	if err := os.WriteFile(copyPath, []byte(lines[0]+"\n"+lines[1]+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Spool = dir
-	if err := os.Rename(copyPath, WorkDirOf(cfg).SpoolPath(0)); err != nil {
+	work.Spool = dir
+	if err := os.Rename(copyPath, work.SpoolPath(0)); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := later(cfg, record.Options{}); err != nil || n != 2 {
+	if n, err := later(work, record.Options{}); err != nil || n != 2 {
 		t.Errorf("later pass over the spool copy: %d documents, %v", n, err)
 	}
 

@@ -1,12 +1,9 @@
 package jobfiles
 
 import (
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/internal/rounds"
-	"github.com/neardup/neardup/transforms/job"
 )
 
 // Shuffle rounds (package internal/rounds): a runner that keeps every
@@ -14,12 +11,6 @@ import (
 // when the largest shuffles are grouped in rounds, one after the other.
 func init() {
 	register.DoFn3x1[int, []byte, func(int, []byte), error](&DestBranchFn{})
-}
-
-// SplitSegmentRounds is rounds.SplitSegments of the job's rounds and
-// segments, for collections keyed by segment.
-func SplitSegmentRounds(s beam.Scope, cfg job.Config, cols ...beam.PCollection) []beam.PCollection {
-	return rounds.SplitSegments(s, cfg.ShuffleRounds(), cfg.SegBits(), cols...)
 }
 
 // DestBranchFn keeps, of chunks of wire.Match, the matches whose exact

@@ -14,7 +14,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
-	"github.com/neardup/neardup/transforms/job"
 )
 
 // TestInfoSegments: the infos of a file, computed by docpool.Map' workers in
@@ -24,7 +23,7 @@ import (
 // fewer than the file's.
 func TestInfoSegments(t *testing.T) {
 	const docs, bits = 5000, 6
-	cfg := job.Config{Work: t.TempDir(), SegmentBits: bits}
+	work := WorkDir{Dir: t.TempDir(), SegmentBits: bits}
 	const file = 2
 	line := func(i int64) int64 { return i + i/7 } // every 8th line a reject: gaps
 	read := func(doc func(*docpool.Doc) error, _ func(record.Reject) error) error {
@@ -35,7 +34,7 @@ func TestInfoSegments(t *testing.T) {
 		}
 		return nil
 	}
-	s := WorkDirOf(cfg).NewInfoSegments(context.Background(), file, "in.jsonl")
+	s := work.NewInfoSegments(context.Background(), file, "in.jsonl")
 	err := docpool.Map(read, 4, func() (func(*docpool.Doc, *wire.Info), error) {
 		return func(d *docpool.Doc, in *wire.Info) {
 			if d.Index%50 == 0 {
@@ -53,7 +52,7 @@ func TestInfoSegments(t *testing.T) {
 	next := int64(0) // the next document's number
 	last := wire.Segment(wire.DocNum(file, line(docs-1)), bits)
 	for seg := wire.Segment(wire.DocNum(file, 0), bits); seg <= last; seg++ {
-		tab, err := WorkDirOf(cfg).ReadInfoShard(context.Background(), seg)
+		tab, err := work.ReadInfoShard(context.Background(), seg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +66,7 @@ func TestInfoSegments(t *testing.T) {
 	if next != docs {
 		t.Errorf("the shards hold %d infos, want %d", next, docs)
 	}
-	if names, _ := filepath.Glob(filepath.Join(cfg.Work, "info-*")); len(names) != int(last-wire.Segment(wire.DocNum(file, 0), bits)+1) {
+	if names, _ := filepath.Glob(filepath.Join(work.Dir, "info-*")); len(names) != int(last-wire.Segment(wire.DocNum(file, 0), bits)+1) {
 		t.Errorf("%d info shards: %v", len(names), names)
 	}
 }
@@ -76,16 +75,16 @@ func TestInfoSegments(t *testing.T) {
 // the pass (the shard of its segment is written already), and so does a
 // shard that cannot be written, with the directory and the space needed.
 func TestInfoSegmentsErrors(t *testing.T) {
-	cfg := job.Config{Work: t.TempDir(), SegmentBits: 4}
-	s := WorkDirOf(cfg).NewInfoSegments(context.Background(), 0, "in.jsonl")
+	work := WorkDir{Dir: t.TempDir(), SegmentBits: 4}
+	s := work.NewInfoSegments(context.Background(), 0, "in.jsonl")
 	for _, l := range []int64{3, 17, 15} {
 		s.Add(&wire.Info{Doc: wire.DocNum(0, l)})
 	}
 	if err := s.Close(nil); err == nil || !strings.Contains(err.Error(), "line 15 after lines of segment 1: not in line order") {
 		t.Errorf("infos out of line order: %v", err)
 	}
-	cfg.Work = "full://work"
-	s = WorkDirOf(cfg).NewInfoSegments(context.Background(), 1, "in.jsonl")
+	work.Dir = "full://work"
+	s = work.NewInfoSegments(context.Background(), 1, "in.jsonl")
 	for l := range int64(40) {
 		s.Add(&wire.Info{Doc: wire.DocNum(1, l), ID: "id", Sketch: make([]uint8, 128)})
 	}

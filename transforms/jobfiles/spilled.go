@@ -12,7 +12,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/spill"
-	"github.com/neardup/neardup/transforms/job"
 )
 
 func init() {
@@ -40,26 +39,26 @@ func init() {
 // rounds and their outputs are too.
 
 // GroupSpilled is beam.GroupByKey of the (key, chunk) elements of cols,
-// flattened; with cfg.Spill the chunks first go to spill files of kind
+// flattened; with w.Spill the chunks first go to spill files of kind
 // (spillFn), so that the runner groups their names and the DoFn that reads
 // a group reads it with spillIn. The smaller shuffles, whose producers emit
 // their chunks as they go, are spilled this way: a runner that runs the
 // producer and spillFn in one bundle (the direct runner, one bundle for
 // the job) holds none of their chunks.
-func GroupSpilled(s beam.Scope, cfg job.Config, kind string, cols ...beam.PCollection) beam.PCollection {
-	return beam.GroupByKey(s, SpilledCol(s, cfg, kind, cols...))
+func GroupSpilled(s beam.Scope, w WorkDir, kind string, cols ...beam.PCollection) beam.PCollection {
+	return beam.GroupByKey(s, SpilledCol(s, w, kind, cols...))
 }
 
-// SpilledCol is cols flattened, and with cfg.Spill their chunks written to
+// SpilledCol is cols flattened, and with w.Spill their chunks written to
 // spill files of kind and replaced by the files' names: the input of a
 // (Co)GroupByKey whose DoFn reads its groups with spillIn.
-func SpilledCol(s beam.Scope, cfg job.Config, kind string, cols ...beam.PCollection) beam.PCollection {
+func SpilledCol(s beam.Scope, w WorkDir, kind string, cols ...beam.PCollection) beam.PCollection {
 	col := cols[0]
 	if len(cols) > 1 {
 		col = beam.Flatten(s, cols...)
 	}
-	if cfg.Spill {
-		col = beam.ParDo(s, &spillFn{Work: WorkDirOf(cfg), Kind: kind}, col)
+	if w.Spill {
+		col = beam.ParDo(s, &spillFn{Work: w, Kind: kind}, col)
 	}
 	return col
 }

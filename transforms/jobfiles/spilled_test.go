@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/spill"
-	"github.com/neardup/neardup/transforms/job"
 )
 
 type keyedChunks struct {
@@ -29,11 +28,11 @@ func TestSpilled(t *testing.T) {
 	}
 	want := map[int][]string{1: {"c", "d", "e"}, 3: {"a", "b"}, 7: {"f"}}
 	for _, spilled := range []bool{false, true} {
-		cfg := job.Config{Spill: spilled, Work: t.TempDir()}
+		work := WorkDir{Spill: spilled, Dir: t.TempDir(), SegmentBits: 16}
 		shuffled := map[int][][]byte{}
 		var names []int
 		for _, b := range bundles {
-			out := WorkDirOf(cfg).SpillTo("test")
+			out := work.SpillTo("test")
 			emit := func(k int, c []byte) { shuffled[k] = append(shuffled[k], slices.Clone(c)) }
 			send := out.Wrap(emit)
 			for _, kc := range b {
@@ -45,7 +44,7 @@ func TestSpilled(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		files, _ := filepath.Glob(filepath.Join(cfg.Work, spillPattern))
+		files, _ := filepath.Glob(filepath.Join(work.Dir, spillPattern))
 		if spilled {
 			if len(files) != 2 || !slices.Equal(names, []int{1, 3, 1, 7}) {
 				t.Errorf("spill: %d files, names emitted for keys %v; want 2 files, keys [1 3 1 7]", len(files), names)
@@ -56,7 +55,7 @@ func TestSpilled(t *testing.T) {
 		var in SpillIn
 		for k, w := range want {
 			var got []string
-			err := in.Each(WorkDirOf(cfg), k, IterOf(shuffled[k]), func(c []byte) error { got = append(got, string(c)); return nil })
+			err := in.Each(work, k, IterOf(shuffled[k]), func(c []byte) error { got = append(got, string(c)); return nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,36 +71,36 @@ func TestSpilled(t *testing.T) {
 // with the file, the directory and the space needed, and leaves no file;
 // a name that is not a spill file's, or a damaged file, fails the reader.
 func TestSpilledErrors(t *testing.T) {
-	cfg := job.Config{Spill: true, Work: filepath.Join(t.TempDir(), "missing")}
-	out := WorkDirOf(cfg).SpillTo("test")
+	work := WorkDir{Spill: true, Dir: filepath.Join(t.TempDir(), "missing"), SegmentBits: 16}
+	out := work.SpillTo("test")
 	out.Wrap(nil)(0, []byte("x"))
 	err := out.Finish(func(int, []byte) { t.Error("names emitted after a failure") })
-	if err == nil || !strings.Contains(err.Error(), cfg.Work) || !strings.Contains(err.Error(), "needs about") {
+	if err == nil || !strings.Contains(err.Error(), work.Dir) || !strings.Contains(err.Error(), "needs about") {
 		t.Errorf("unwritable directory: got %v", err)
 	}
 
-	cfg.Work = t.TempDir()
-	out = WorkDirOf(cfg).SpillTo("test")
+	work.Dir = t.TempDir()
+	out = work.SpillTo("test")
 	out.Wrap(nil)(0, []byte("x"))
 	if err := FinishSpilled(errors.New("bundle failed"), nil, out); err == nil {
 		t.Error("finishSpilled dropped the bundle's error")
 	}
-	if files, _ := filepath.Glob(filepath.Join(cfg.Work, "*")); len(files) != 0 {
+	if files, _ := filepath.Glob(filepath.Join(work.Dir, "*")); len(files) != 0 {
 		t.Errorf("files left after a failed bundle: %v", files)
 	}
 
 	var in SpillIn
 	defer in.Close()
 	for _, name := range []string{"", "../spill-x-1-1.bin", "info-00001.bin"} {
-		if err := in.Each(WorkDirOf(cfg), 0, IterOf([][]byte{[]byte(name)}), func([]byte) error { return nil }); err == nil {
+		if err := in.Each(work, 0, IterOf([][]byte{[]byte(name)}), func([]byte) error { return nil }); err == nil {
 			t.Errorf("name %q: no error", name)
 		}
 	}
 	bad := "spill-test-1-1.bin"
-	if err := os.WriteFile(filepath.Join(cfg.Work, bad), []byte("not a spill file"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work.Dir, bad), []byte("not a spill file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = in.Each(WorkDirOf(cfg), 0, IterOf([][]byte{[]byte(bad)}), func([]byte) error { return nil })
+	err = in.Each(work, 0, IterOf([][]byte{[]byte(bad)}), func([]byte) error { return nil })
 	if !errors.Is(err, spill.ErrCorrupt) {
 		t.Errorf("damaged file: got %v, want spill.ErrCorrupt", err)
 	}

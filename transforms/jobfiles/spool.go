@@ -19,7 +19,6 @@ import (
 	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
-	"github.com/neardup/neardup/transforms/job"
 )
 
 // The spool keeps a copy of each compressed (gzip or zstd) input file,
@@ -120,9 +119,6 @@ func (d *spoolDir) drop() bool {
 
 // Spooled returns the spool copy of input file index file if there is one,
 // else path itself.
-func Spooled(c job.Config, file int, path string) string { return WorkDirOf(c).Spooled(file, path) }
-
-// Spooled is Config.Spooled.
 func (w WorkDir) Spooled(file int, path string) string {
 	if w.Spool != "" && !SpoolDirOf(w.Spool).IsDropped() {
 		if _, err := os.Stat(w.SpoolPath(file)); err == nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
-	"github.com/neardup/neardup/transforms/job"
 )
 
 // Info shards carry the document infos (id, length, SimHash, MinHash
@@ -347,11 +346,6 @@ func IsPartName(name string) bool {
 		}
 	}
 	return false
-}
-
-// work is the stages' handle on c's work directory.
-func WorkDirOf(c job.Config) WorkDir {
-	return WorkDir{Dir: c.Work, SegmentBits: c.SegBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers}
 }
 
 // WriteAtomically is workfiles.Write with the test hook of fault

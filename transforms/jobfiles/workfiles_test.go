@@ -19,7 +19,6 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/job"
 )
 
 // TestInfoShardRoundTrip: the infos a signature pass adds, in any order,
@@ -27,9 +26,9 @@ import (
 // documents, and documents of other segments or files, are not found.
 func TestInfoShardRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	cfg := job.Config{Work: filepath.Join(t.TempDir(), "work"), SegmentBits: 10}
+	work := WorkDir{Dir: filepath.Join(t.TempDir(), "work"), SegmentBits: 10}
 	const file = 3
-	seg := cfg.Segment(wire.DocNum(file, 1<<34+7))
+	seg := work.Segment(wire.DocNum(file, 1<<34+7))
 	var want []wire.Info
 	var s recordShard
 	for _, line := range []int64{1<<34 + 7, 1 << 34, 1<<34 + 1023, 1<<34 + 2, 1<<34 + 500} {
@@ -43,10 +42,10 @@ func TestInfoShardRoundTrip(t *testing.T) {
 		in.Sketch[1] = 99 // add keeps its own copy
 
 	}
-	if err := s.Write(ctx, cfg.Work, InfoShardName(file, 1<<24), "in/file-3.jsonl"); err != nil {
+	if err := s.Write(ctx, work.Dir, InfoShardName(file, 1<<24), "in/file-3.jsonl"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := WorkDirOf(cfg).ReadInfoShard(ctx, seg)
+	got, err := work.ReadInfoShard(ctx, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,13 +69,13 @@ func TestInfoShardRoundTrip(t *testing.T) {
 	}
 
 	// A leftover of an interrupted write goes too.
-	if err := os.WriteFile(filepath.Join(cfg.Work, ".tmp-info-00001.bin-00ff"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work.Dir, ".tmp-info-00001.bin-00ff"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WorkDirOf(cfg).RemoveAll(ctx); err != nil {
+	if err := work.RemoveAll(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(cfg.Work); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(work.Dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("work directory left after removing its shards: %v", err)
 	}
 }
@@ -85,9 +84,9 @@ func TestInfoShardRoundTrip(t *testing.T) {
 // segment, is an error naming it, never an empty table.
 func TestInfoShardErrors(t *testing.T) {
 	ctx := context.Background()
-	cfg := job.Config{Work: t.TempDir()}
-	seg := cfg.Segment(wire.DocNum(2, 1<<16))
-	_, err := WorkDirOf(cfg).ReadInfoShard(ctx, seg)
+	work := WorkDir{Dir: t.TempDir(), SegmentBits: 16}
+	seg := work.Segment(wire.DocNum(2, 1<<16))
+	_, err := work.ReadInfoShard(ctx, seg)
 	if want := "info shard of input file 2, lines 65536 to 131071: "; err == nil || !strings.HasPrefix(err.Error(), want) ||
 		!strings.Contains(err.Error(), InfoShardName(2, 1)) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("reading a missing shard: %v, want %q, the name and fs.ErrNotExist", err, want)
@@ -97,20 +96,20 @@ func TestInfoShardErrors(t *testing.T) {
 		rec := infoRecord(&wire.Info{Doc: wire.DocNum(0, line), ID: "x", Sketch: make([]uint8, 128)})
 		s.add(&rec)
 	}
-	if err := s.Write(ctx, cfg.Work, InfoShardName(0, 0), "in"); err != nil {
+	if err := s.Write(ctx, work.Dir, InfoShardName(0, 0), "in"); err != nil {
 		t.Fatal(err)
 	}
 	// A shard under the name of another segment.
-	if err := os.Rename(filepath.Join(cfg.Work, InfoShardName(0, 0)), filepath.Join(cfg.Work, InfoShardName(0, 1))); err != nil {
+	if err := os.Rename(filepath.Join(work.Dir, InfoShardName(0, 0)), filepath.Join(work.Dir, InfoShardName(0, 1))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WorkDirOf(cfg).ReadInfoShard(ctx, 1); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "another segment") {
+	if _, err := work.ReadInfoShard(ctx, 1); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "another segment") {
 		t.Errorf("reading a shard of another segment: %v, want index.ErrCorrupt", err)
 	}
-	if err := s.Write(ctx, cfg.Work, InfoShardName(0, 0), "in"); err != nil {
+	if err := s.Write(ctx, work.Dir, InfoShardName(0, 0), "in"); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(cfg.Work, InfoShardName(0, 0))
+	path := filepath.Join(work.Dir, InfoShardName(0, 0))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +118,7 @@ func TestInfoShardErrors(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WorkDirOf(cfg).ReadInfoShard(ctx, 0); !errors.Is(err, index.ErrCorrupt) {
+	if _, err := work.ReadInfoShard(ctx, 0); !errors.Is(err, index.ErrCorrupt) {
 		t.Errorf("reading a damaged shard: %v, want index.ErrCorrupt", err)
 	}
 	if err := (&recordShard{}).Write(ctx, "", InfoShardName(0, 0), "in"); err == nil {
@@ -205,7 +204,7 @@ func TestInfoShardNoSpace(t *testing.T) {
 // documents with 128-byte sketches, as the joins and the verification do.
 func BenchmarkReadInfoShard(b *testing.B) {
 	ctx := context.Background()
-	cfg := job.Config{Work: filepath.Join(b.TempDir(), "work"), SegmentBits: 16}
+	work := WorkDir{Dir: filepath.Join(b.TempDir(), "work"), SegmentBits: 16}
 	const file = 2
 	var s recordShard
 	sketch := make([]uint8, 128)
@@ -218,13 +217,13 @@ func BenchmarkReadInfoShard(b *testing.B) {
 		rec := infoRecord(&in)
 		s.add(&rec)
 	}
-	if err := s.Write(ctx, cfg.Work, InfoShardName(file, 0), "in/file-2.jsonl"); err != nil {
+	if err := s.Write(ctx, work.Dir, InfoShardName(file, 0), "in/file-2.jsonl"); err != nil {
 		b.Fatal(err)
 	}
-	seg := cfg.Segment(wire.DocNum(file, 0))
+	seg := work.Segment(wire.DocNum(file, 0))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := WorkDirOf(cfg).ReadInfoShard(ctx, seg); err != nil {
+		if _, err := work.ReadInfoShard(ctx, seg); err != nil {
 			b.Fatal(err)
 		}
 	}

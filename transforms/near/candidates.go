@@ -27,14 +27,13 @@ func init() {
 // Candidates groups block entries by partition and proposes pairs, one
 // round of entries after the other (see rounds.Run).
 //
-// In: rounds of block entries (partition, chunk; with cfg.Spill, spill
+// In: rounds of block entries (partition, chunk; with o.Work.Spill, spill
 // files: see spilled.go). Out: candidate pairs (segment of the first
 // document, chunk), stats.
-func Candidates(s beam.Scope, cfg job.Config, entries []beam.PCollection) (pairs, st beam.PCollection) {
+func Candidates(s beam.Scope, o Options, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
-	fn := &candidatesFn{Work: jobfiles.WorkDirOf(cfg), Blocking: BlockingOf(cfg)}
-	o := rounds.Run(s, 2, fn, entries)
-	return o[0], o[1]
+	out := rounds.Run(s, 2, &candidatesFn{Work: o.Work, Blocking: o.Blocking}, entries)
+	return out[0], out[1]
 }
 
 // BlockingConfig is what turns buckets of block entries into candidate
@@ -44,10 +43,6 @@ type BlockingConfig struct {
 	Hamming    int             // SimHash bits
 	Partitions int             // band partitions; SimHash table partitions are P and above
 	Tables     blocking.Design // SimHash tables; the zero Design: none
-}
-
-func BlockingOf(c job.Config) BlockingConfig {
-	return BlockingConfig{Limits: c.Limits(), Hamming: c.Hamming, Partitions: c.Partitions, Tables: c.SimDesign()}
 }
 
 // candidatesFn turns one partition of the blocking shuffle into candidate

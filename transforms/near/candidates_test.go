@@ -114,7 +114,7 @@ func testCandidates(t *testing.T, cfg job.Config, tables *blocking.Tables, bands
 	var chunks []stagetest.Chunk
 	collect := func(part int, c []byte) { chunks = append(chunks, stagetest.Chunk{Key: part, Chunk: c}) }
 	for file := range 2 {
-		spilled := jobfiles.WorkDirOf(cfg).SpillTo("entries")
+		spilled := cfg.WorkDir().SpillTo("entries")
 		snd := blockkeys.NewSender(cfg.Partitions, spilled.Wrap(collect))
 		for _, b := range bands {
 			if wire.File(b.doc) == file {
@@ -141,7 +141,7 @@ func testCandidates(t *testing.T, cfg job.Config, tables *blocking.Tables, bands
 
 	p, s := beam.NewPipelineWithRoot()
 	entries := rounds.Split(s, cfg.ShuffleRounds(), stagetest.Chunks(s, chunks...))
-	got, st := Candidates(s, cfg, entries)
+	got, st := Candidates(s, OptionsFor(cfg), entries)
 	got = stagetest.Unspill(s, cfg, got)
 	// A pair met in buckets of several partitions comes once from each;
 	// Verify drops the repeats.

@@ -47,18 +47,18 @@ func init() {
 //
 // In: unsure matches (checkKey of A, chunk), stats to wait for. Out:
 // matches (file index of A, chunk), stats.
-func ExactChecks(s beam.Scope, cfg job.Config, manifest string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
-	n := cfg.ShuffleRounds()
-	check := ShingleChecks{Work: jobfiles.WorkDirOf(cfg), Sign: cfg.Signing(), Read: cfg.Reading(), Manifest: manifest}
+func ExactChecks(s beam.Scope, o Options, manifest string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
+	n := o.Rounds
+	check := ShingleChecks{Work: o.Work, Sign: o.Sign, Read: o.Read, Manifest: manifest}
 	var ms, sts []beam.PCollection
 	for i := range n {
 		part := unsure
-		if n > 1 && !cfg.Spill { // spilled, shingleSetsFn keeps the round's matches
-			part = beam.ParDo(s, &jobfiles.DestBranchFn{N: n, I: i, Bits: cfg.SegBits()}, unsure)
+		if n > 1 && !o.Work.Spill { // spilled, shingleSetsFn keeps the round's matches
+			part = beam.ParDo(s, &jobfiles.DestBranchFn{N: n, I: i, Bits: o.Work.SegmentBits}, unsure)
 		}
 		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, rounds.After, wait)))
 		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &ShingleSetsFn{Check: check, Rounds: n, Round: i}, grouped)
-		exact := jobfiles.ByFile(s.Scope("ExactJaccard"), &ExactJaccardFn{Check: check, Verify: cfg.VerifyConfig()}, sets)
+		exact := jobfiles.ByFile(s.Scope("ExactJaccard"), &ExactJaccardFn{Check: check, Verify: o.Verify}, sets)
 		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
 		wait = exact[1]
 	}

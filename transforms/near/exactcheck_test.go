@@ -31,7 +31,7 @@ func TestExactChecksStage(t *testing.T) {
 		wire.Match{A: a, B: a2, IDA: "a", IDB: "a2", LenA: int64(len(l0[1])), LenB: int64(len(l1[0])), Jaccard: 0.5, Method: wire.MinHash})
 
 	p, s := beam.NewPipelineWithRoot()
-	matches, st := ExactChecks(s, cfg, stagetest.Manifest(t, []jobfiles.FileRef{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stagetest.Chunks(s, unsure), stagetest.EmptyStats(s))
+	matches, st := ExactChecks(s, OptionsFor(cfg), stagetest.Manifest(t, []jobfiles.FileRef{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stagetest.Chunks(s, unsure), stagetest.EmptyStats(s))
 	passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 	passert.Equals(s, stagetest.Stats(s, st, output.StatByExact), "verified_exactly=1")
 	stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)

@@ -16,7 +16,6 @@ import (
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/tally"
-	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/candidates"
@@ -31,19 +30,20 @@ func init() {
 // Verify joins candidate pairs with both documents' infos, in two steps
 // keyed by segment (Config.SegmentBits: lines of one input file), each
 // reading the segment's info shard, and keeps the pairs that pass the test.
-// The second step (Check) runs in cfg.ShuffleRounds() rounds by the segment
-// of the second document (see rounds.Run, splitSegmentRounds). Pairs whose
+// The second step (Check) runs in o.Rounds rounds by the segment
+// of the second document (see rounds.Run, rounds.SplitSegments). Pairs whose
 // MinHash estimate cannot decide go to an exact check of their shingle sets
 // (ExactChecks).
 //
 // In: files (index, path), pairs (segment of A, chunk). Out: verified
 // matches (file index of A, chunk), stats.
-func Verify(s beam.Scope, cfg job.Config, files jobfiles.Files, pairs beam.PCollection) (matches, st beam.PCollection) {
+func Verify(s beam.Scope, o Options, files jobfiles.Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := jobfiles.ByFile(s.Scope("JoinFirst"), &halfJoinFileFn{Work: jobfiles.WorkDirOf(cfg)}, pairs)
-	checked := rounds.Run(s.Scope("Check"), 3, &verifyFileFn{Work: jobfiles.WorkDirOf(cfg), Verify: cfg.VerifyConfig()}, jobfiles.SplitSegmentRounds(s, cfg, halves[0]))
+	halves := jobfiles.ByFile(s.Scope("JoinFirst"), &halfJoinFileFn{Work: o.Work}, pairs)
+	byRound := rounds.SplitSegments(s, o.Rounds, o.Work.SegmentBits, halves[0])
+	checked := rounds.Run(s.Scope("Check"), 3, &verifyFileFn{Work: o.Work, Verify: o.Verify}, byRound)
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
-	exact, st3 := ExactChecks(s, cfg, files.Manifest, unsure, st2)
+	exact, st3 := ExactChecks(s, o, files.Manifest, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
 }
 

@@ -46,13 +46,13 @@ func TestVerifyStage(t *testing.T) {
 
 			p, s := beam.NewPipelineWithRoot()
 			files := stagetest.Files(t, s, paths, cfg.Branches)
-			keys, _, _, segs, _ := ingest.Read(s, cfg, files)
-			_, skips, _ := exact.ExactDuplicates(s, cfg, keys)
-			_, signStats := sign.Signatures(s, cfg, segs, skips)
+			keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
+			_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
+			_, signStats := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
 			// The pairs wait for the signature pass, which writes the info
 			// shards Verify reads (in a run, they come from its entries).
 			cands := beam.Flatten(s, stagetest.Chunks(s, stagetest.Chunk{Key: 0, Chunk: pairs}), beam.ParDo(s, rounds.After, signStats))
-			matches, st := Verify(s, cfg, files, cands)
+			matches, st := Verify(s, OptionsFor(cfg), files, cands)
 			passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 			passert.Equals(s, stagetest.Stats(s, st, output.StatCandidates, output.StatUnsure, output.StatByEstimate, output.StatByExact), tc.stats...)
 			stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)

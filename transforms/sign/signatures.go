@@ -19,7 +19,6 @@ import (
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
-	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 )
 
@@ -31,26 +30,26 @@ func init() {
 // SimHash, MinHash, block keys. A segment's documents come from its
 // document shard (see docshards.go), so a 1-file input has as many keys as
 // segments. The documents' infos go to one info shard per segment in
-// cfg.Work, which Verify reads.
+// o.Work, which Verify reads.
 //
 // In: Read's segment markers (segment, marker) and lines to skip (segment,
-// chunk). Out: block entries (partition, chunk) in cfg.ShuffleRounds()
+// chunk). Out: block entries (partition, chunk) in o.Rounds
 // collections, by partition mod that (see rounds.Split), and stats. With
-// cfg.Spill the chunks go to spill files, and the entries name them (see
+// o.Work.Spill the chunks go to spill files, and the entries name them (see
 // spilled.go).
-func Signatures(s beam.Scope, cfg job.Config, segments, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
+func Signatures(s beam.Scope, o Options, segments, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	o := beam.ParDoN(s, newSignFn(cfg, true), beam.CoGroupByKey(s, segments, skips))
-	return rounds.Split(s, cfg.ShuffleRounds(), o[0]), o[2] // o[1], the shuffled infos, stays empty
+	out := beam.ParDoN(s, newSignFn(o, true), beam.CoGroupByKey(s, segments, skips))
+	return rounds.Split(s, o.Rounds, out[0]), out[2] // out[1], the shuffled infos, stays empty
 }
 
 // AuditSignatures is Signatures with the infos shuffled rather than written
 // to info shards: an audit joins them with the infos of indexed documents.
 //
 // Out: block entries (partition, chunk), infos (partition, chunk), stats.
-func AuditSignatures(s beam.Scope, cfg job.Config, segments, skips beam.PCollection) (entries, infos, st beam.PCollection) {
+func AuditSignatures(s beam.Scope, o Options, segments, skips beam.PCollection) (entries, infos, st beam.PCollection) {
 	s = s.Scope("Signatures")
-	return beam.ParDo3(s, newSignFn(cfg, false), beam.CoGroupByKey(s, segments, skips))
+	return beam.ParDo3(s, newSignFn(o, false), beam.CoGroupByKey(s, segments, skips))
 }
 
 // signFn is the second pass over an input file: signatures and block keys.
@@ -78,10 +77,9 @@ type signFn struct {
 	spilled *jobfiles.SpillOut // block entries, see spilled.go
 }
 
-func newSignFn(cfg job.Config, infoShards bool) *signFn {
-	return &signFn{Work: jobfiles.WorkDirOf(cfg), Sign: cfg.Signing(), Bands: blocking.Bands{B: cfg.Bands, R: cfg.Rows},
-		NoBands: cfg.VerifyConfig().Blocking == verify.SimHash, Tables: cfg.SimDesign(), Partitions: cfg.Partitions,
-		IndexOut: cfg.IndexOut, InfoShards: infoShards}
+func newSignFn(o Options, infoShards bool) *signFn {
+	return &signFn{Work: o.Work, Sign: o.Sign, Bands: o.Bands, NoBands: o.NoBands, Tables: o.Tables, Partitions: o.Partitions,
+		IndexOut: o.IndexOut, InfoShards: infoShards}
 }
 
 // Setup gets the process's signers of the configuration (sharedSigners,

@@ -17,7 +17,6 @@ import (
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/stagetest"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/blocking"
 )
 
@@ -105,9 +104,9 @@ func TestSignaturesStage(t *testing.T) {
 
 	p, s := beam.NewPipelineWithRoot()
 	files := stagetest.Files(t, s, paths, cfg.Branches)
-	keys, _, _, segs, _ := ingest.Read(s, cfg, files)
-	_, skips, _ := exact.ExactDuplicates(s, cfg, keys)
-	entries, st := Signatures(s, cfg, segs, skips)
+	keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
+	_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
+	entries, st := Signatures(s, OptionsFor(cfg), segs, skips)
 	if len(entries) != cfg.ShuffleRounds() {
 		t.Fatalf("Signatures gave %d rounds of entries, want %d", len(entries), cfg.ShuffleRounds())
 	}
@@ -118,14 +117,14 @@ func TestSignaturesStage(t *testing.T) {
 	stagetest.Shuffled(s, st, output.ShuffleTables, cfg.Partitions, 0, entries...)
 
 	s2 := s.Scope("audit")
-	auditEntries, infos, auditStats := AuditSignatures(s2, cfg, segs, skips)
+	auditEntries, infos, auditStats := AuditSignatures(s2, OptionsFor(cfg), segs, skips)
 	stagetest.Shuffled(s2, auditStats, output.ShuffleInfos, 0, 0, infos)
 	passert.Equals(s2, stageEntryCounts(s2, cfg, auditEntries), stagetest.Any(want)...)
 	passert.Equals(s2, stagetest.Decode(s2, "infodoc", cfg.Partitions, infos), "0:0:a", "0:3:e", "1:0:d")
 	stagetest.Run(t, p)
 
 	for file, ids := range map[int][]string{0: {"a", "e"}, 1: {"d"}} {
-		tab, err := jobfiles.WorkDirOf(cfg).ReadInfoShard(context.Background(), cfg.Segment(wire.DocNum(file, 0)))
+		tab, err := cfg.WorkDir().ReadInfoShard(context.Background(), cfg.WorkDir().Segment(wire.DocNum(file, 0)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
@@ -29,9 +28,9 @@ func init() {
 // files as the first pass read them (files.Seen).
 //
 // In: stats (name, n) of every stage.
-func Summary(s beam.Scope, cfg job.Config, files jobfiles.Files, sts ...beam.PCollection) {
+func Summary(s beam.Scope, o Options, files jobfiles.Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
-	beam.ParDo0(s, &writeSummaryFn{Out: cfg.Output, Work: jobfiles.WorkDirOf(cfg)}, SumStats(s, files, sts...))
+	beam.ParDo0(s, &writeSummaryFn{Out: o.Out.Dir, Work: o.Work}, SumStats(s, files, sts...))
 }
 
 // SumStats sums the stats sts by name and gathers the sums under one key,

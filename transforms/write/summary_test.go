@@ -32,7 +32,7 @@ func TestSummaryStage(t *testing.T) {
 				}
 			}
 			p, s := beam.NewPipelineWithRoot()
-			Summary(s, cfg, jobfiles.Files{},
+			Summary(s, OptionsFor(cfg), jobfiles.Files{},
 				stagetest.StatCol(s, stagetest.Stat{Name: output.StatInput, N: 4}, stagetest.Stat{Name: output.StatRejected, N: 1}, stagetest.Stat{Name: output.StatInput, N: 3}),
 				stagetest.StatCol(s, stagetest.Stat{Name: output.StatKept, N: 4}, stagetest.Stat{Name: output.StatRemoved, N: tc.removed},
 					stagetest.Stat{Name: output.StatByEstimate, N: 2}, stagetest.Stat{Name: output.StatByExact, N: 1}),

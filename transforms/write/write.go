@@ -27,13 +27,13 @@ func init() {
 //
 // In: files, matches, cluster lines, reject lines (keyed by file index, not
 // grouped: see writeparts.go), removals (keyed by file index). Out: stats.
-func Write(s beam.Scope, cfg job.Config, files jobfiles.Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
+func Write(s beam.Scope, o Options, files jobfiles.Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
 	rejected := beam.ParDo(s.Scope("rejected"), &ingest.RejectedLinesFn{}, rejects)
-	dedup := files.PerFile(s.Scope("dedup"), 1, &writeDedupFn{Work: jobfiles.WorkDirOf(cfg), Read: cfg.Reading(), Out: cfg.Outputs()}, removes, rejected)[0]
-	return beam.Flatten(s, writeLines(s, cfg, output.KindPairs, matches),
-		writeLines(s, cfg, output.KindClusters, clusters),
-		writeLines(s, cfg, output.KindRejects, rejects),
+	dedup := files.PerFile(s.Scope("dedup"), 1, &writeDedupFn{Work: o.Work, Read: o.Read, Out: o.Out}, removes, rejected)[0]
+	return beam.Flatten(s, writeLines(s, o, output.KindPairs, matches),
+		writeLines(s, o, output.KindClusters, clusters),
+		writeLines(s, o, output.KindRejects, rejects),
 		dedup)
 }
 

@@ -43,11 +43,11 @@ func testWriteStage(t *testing.T, cfg job.Config) {
 
 	p, s := beam.NewPipelineWithRoot()
 	files := stagetest.Files(t, s, paths, cfg.Branches)
-	keys, rejects, _, _, _ := ingest.Read(s, cfg, files)
-	exact, _, _ := exact.ExactDuplicates(s, cfg, keys)
-	matches := cluster.GroupMatches(s, cfg, exact)
-	clusters, removes, _ := cluster.Clusters(s, cfg, matches)
-	st := Write(s, cfg, files, exact, clusters, rejects, removes)
+	keys, rejects, _, _, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
+	exact, _, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
+	matches := cluster.GroupMatches(s, cfg.WorkDir(), exact)
+	clusters, removes, _ := cluster.Clusters(s, cluster.OptionsFor(cfg), matches)
+	st := Write(s, OptionsFor(cfg), files, exact, clusters, rejects, removes)
 	passert.Equals(s, stagetest.Stats(s, st, output.StatKept, "pairs_lines", "clusters_lines", "rejects_lines"),
 		"kept=3", "pairs_lines=2", "clusters_lines=2", "rejects_lines=1")
 	stagetest.Run(t, p)

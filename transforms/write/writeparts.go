@@ -41,11 +41,11 @@ func init() {
 // file index, not grouped): wire.Match chunks for pairs, wire.OutLine
 // chunks for the others. Their parts are grouped through spill files on one
 // machine (groupSpilled). Out: stats.
-func writeLines(s beam.Scope, cfg job.Config, kind string, col beam.PCollection) beam.PCollection {
+func writeLines(s beam.Scope, o Options, kind string, col beam.PCollection) beam.PCollection {
 	s = s.Scope(kind)
-	parts, st1 := beam.ParDo2(s, &splitPartsFn{SegmentBits: cfg.SegBits(), Kind: kind}, col)
-	named, st2 := beam.ParDo2(s, &writePartFn{Work: jobfiles.WorkDirOf(cfg), Kind: kind, Locations: cfg.Locations}, jobfiles.GroupSpilled(s, cfg, "parts", parts))
-	st3 := beam.ParDo(s, &joinPartsFn{WorkDir: cfg.Work, Out: cfg.Outputs(), Kind: kind}, beam.GroupByKey(s, named))
+	parts, st1 := beam.ParDo2(s, &splitPartsFn{SegmentBits: o.Work.SegmentBits, Kind: kind}, col)
+	named, st2 := beam.ParDo2(s, &writePartFn{Work: o.Work, Kind: kind, Locations: o.Locations}, jobfiles.GroupSpilled(s, o.Work, "parts", parts))
+	st3 := beam.ParDo(s, &joinPartsFn{WorkDir: o.Work.Dir, Out: o.Out, Kind: kind}, beam.GroupByKey(s, named))
 	return beam.Flatten(s, st1, st2, st3)
 }
 

@@ -50,7 +50,7 @@ func TestWriteParts(t *testing.T) {
 			cfg := stagetest.Config(t)
 			cfg.SegmentBits, cfg.Spill = 6, spill
 			p, s := beam.NewPipelineWithRoot()
-			writeLines(s, cfg, output.KindClusters, stagetest.Chunks(s, chunks...))
+			writeLines(s, OptionsFor(cfg), output.KindClusters, stagetest.Chunks(s, chunks...))
 			stagetest.Run(t, p)
 			for file := range 2 {
 				var want []string

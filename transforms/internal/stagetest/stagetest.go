@@ -402,7 +402,7 @@ func Unspill(s beam.Scope, cfg job.Config, col beam.PCollection) beam.PCollectio
 	if !cfg.Spill {
 		return col
 	}
-	return beam.ParDo(s, &stageUnspillFn{Work: jobfiles.WorkDirOf(cfg)}, col)
+	return beam.ParDo(s, &stageUnspillFn{Work: cfg.WorkDir()}, col)
 }
 
 type stageUnspillFn struct{ Work jobfiles.WorkDir }
