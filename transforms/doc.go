@@ -32,6 +32,7 @@
 // documents (internal/docpool), the rounds and branches of the large
 // shuffles (internal/rounds), the tallies of shuffles and stages
 // (internal/tally), fault injection (internal/faults), the job files'
-// writers and their stop gate (internal/workfiles), free disk space
-// (internal/diskroom) and the stage tests' helpers (internal/stagetest).
+// writers and their stop gate (internal/workfiles) and free disk space
+// (internal/diskroom). The stage tests share their helpers in package
+// stagetest, which only tests import.
 package transforms

@@ -8,7 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
 	"github.com/neardup/neardup/transforms/format/output"
-	"github.com/neardup/neardup/transforms/internal/stagetest"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // TestReadStage: Read emits one exact-key record per good document (its

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/transforms/format/output"
-	"github.com/neardup/neardup/transforms/internal/stagetest"
+	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
