@@ -8,7 +8,10 @@
 # memory over the baseline's compare like with like. Each row gives wall
 # time, CPU-seconds (user + system, GNU time), CPU-seconds per GB of input
 # text (the decompressed input, summary.json's input_bytes) and cores busy
-# (CPU-seconds over the process's wall time).
+# (CPU-seconds over the process's wall time) and the work files written in
+# GB: the bytes the process wrote to files (GNU time's file system outputs,
+# 512-byte blocks, which count a page when it is first written, also for a
+# file removed before it reaches the disk) less the outputs' size.
 #
 #   scripts/bench.sh                  # COPIES="1 2 4 10"
 #   COPIES="1 2" scripts/bench.sh     # only x1 and x2
@@ -83,15 +86,19 @@ median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 
 # cpu FILE: user + system seconds from the output of GNU time -v in FILE.
 cpu() { awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { print s }' "$1"; }
 
+# written FILE: the bytes the process wrote to files, from GNU time -v's
+# output in FILE.
+written() { awk -F': ' '/File system outputs/ { printf "%.0f\n", $2 * 512 }' "$1"; }
+
 # elapsed FILE: the process's wall seconds from GNU time -v's output in FILE.
 elapsed() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$1"; }
 
 # run_size K [BINARY NAME]: one run of neardup (or BINARY, its rows named
 # NAME) on K copies; prints its row and appends its wall time, peak RSS and
 # CPU-seconds to the lists of xK (NAME).
-declare -A runwalls runrsss runcpus textbytes
+declare -A runwalls runrsss runcpus runworks textbytes
 run_size() {
-  local k=$1 bin=${2:-$BIN/neardup} size=${3:-x$1} inputs dir wall rss docs bytes cs ela
+  local k=$1 bin=${2:-$BIN/neardup} size=${3:-x$1} inputs dir wall rss docs bytes cs ela work
   inputs=$(shards "$k")
   dir="$OUT/run-$size"
   rm -rf "$dir"
@@ -100,13 +107,14 @@ run_size() {
   wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
   rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')
   cs=$(cpu "$OUT/$size.time") ela=$(elapsed "$OUT/$size.time")
-  runwalls[$size]+=" $wall" runrsss[$size]+=" $rss" runcpus[$size]+=" $cs"
+  work=$(($(written "$OUT/$size.time") - $(du -sb "$dir" | cut -f1)))
+  runwalls[$size]+=" $wall" runrsss[$size]+=" $rss" runcpus[$size]+=" $cs" runworks[$size]+=" $work"
   docs=$(summary input_records "$dir/summary.json")
   bytes=$(summary input_bytes "$dir/summary.json")
   textbytes[$size]=$bytes
   awk -v size="$size" -v k="$(tr , '\n' <<<"$inputs" | wc -l)" -v docs="$docs" -v bytes="$bytes" -v wall="$wall" -v rss="$rss" \
-    -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" -v cs="$cs" -v ela="$ela" \
-    'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s %8.1f %8.1f %6.2f\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm, cs, cs/(bytes/1e9), cs/ela }'
+    -v cl="$(summary clusters "$dir/summary.json")" -v rm="$(summary removed "$dir/summary.json")" -v cs="$cs" -v ela="$ela" -v work="$work" \
+    'BEGIN { printf "%-8s %8d %9d %8.0f %8.1f %9.0f %8.1f %9.2f %9s %9s %8.1f %8.1f %6.2f %8.2f\n", size, k, docs, bytes/1e6, wall, docs/wall, bytes/1e6/wall, rss/1048576, cl, rm, cs, cs/(bytes/1e9), cs/ela, work/1e9 }'
   sed -n 's/^  stage spans (s since start):/           spans:/p' "$OUT/$size.stdout"
 }
 
@@ -137,7 +145,7 @@ run_baseline() {
 # With REPEAT > 1 the sizes take turns (x1 and its baseline, x2 and its
 # baseline, ..., x1, ...), so that a slow spell of the machine falls on all of
 # them alike.
-printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s %8s %8s %6s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed cpu_s cpu_s/GB cores
+printf '%-8s %8s %9s %8s %8s %9s %8s %9s %9s %9s %8s %8s %6s %8s\n' size shards docs MB wall_s docs/s MB/s peak_GiB clusters removed cpu_s cpu_s/GB cores work_GB
 for ((run = 1; run <= REPEAT; run++)); do
   for k in $COPIES; do
     run_size "$k"
@@ -147,7 +155,7 @@ for ((run = 1; run <= REPEAT; run++)); do
 done
 SIZES=$(printf 'x%s ' $COPIES)
 
-declare -A walls rsss cpus
+declare -A walls rsss cpus works
 echo
 BASES=
 [ "$BASELINE" = 0 ] || BASES=$(printf 'baseline-x%s ' $COPIES)
@@ -156,6 +164,7 @@ VSES=
 for size in $SIZES $VSES $BASES; do
   # shellcheck disable=SC2086 # the lists are space-separated numbers
   walls[$size]=$(median ${runwalls[$size]}) rsss[$size]=$(median ${runrsss[$size]}) cpus[$size]=$(median ${runcpus[$size]})
+  [ -z "${runworks[$size]:-}" ] || works[$size]=$(median ${runworks[$size]})
   if [ "$REPEAT" -gt 1 ]; then
     awk -v size="$size" -v w="${walls[$size]}" -v r="${rsss[$size]}" -v c="${cpus[$size]}" -v n="$REPEAT" \
       'BEGIN { printf "%-8s median of %d runs: %.2f s, %.1f CPU-s, %.2f GiB\n", size, n, w, c, r/1048576 }'
@@ -178,7 +187,7 @@ if [ -n "${walls[x1]:-}" ] && [ -n "${walls[x10]:-}" ] && [ "$(echo $SIZES)" != 
 fi
 for size in $SIZES; do
   if [ -n "${walls[vs-$size]:-}" ]; then
-    echo "$size job / $VS: time $(ratio "${walls[vs-$size]}" "${walls[$size]}"), CPU-s $(ratio "${cpus[vs-$size]}" "${cpus[$size]}"), peak RSS $(ratio "${rsss[vs-$size]}" "${rsss[$size]}")"
+    echo "$size job / $VS: time $(ratio "${walls[vs-$size]}" "${walls[$size]}"), CPU-s $(ratio "${cpus[vs-$size]}" "${cpus[$size]}"), peak RSS $(ratio "${rsss[vs-$size]}" "${rsss[$size]}"), work files $(ratio "${works[vs-$size]}" "${works[$size]}")"
     differ=$(cd "$OUT/run-$size" && for f in *; do
       case $f in summary.json | report.html) continue ;; esac
       cmp -s "$f" "$OUT/run-vs-$size/$f" && continue
