@@ -17,7 +17,6 @@ import (
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
-	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 )
@@ -63,13 +62,7 @@ func AuditSignatures(s beam.Scope, o Options, segments, skips beam.PCollection) 
 // directory instead. Documents without any shingle get no keys and can
 // match nothing.
 type signFn struct {
-	Work       jobfiles.WorkDir
-	Sign       job.Signing
-	Bands      blocking.Bands  // MinHash bands
-	NoBands    bool            // no band keys (the simhash method)
-	Tables     blocking.Design // SimHash tables; the zero Design: none
-	Partitions int             // of the block keys and infos
-	IndexOut   string          // where the pre-shards go; "": no index
+	Options
 	InfoShards bool
 
 	keyer   blockkeys.Keyer
@@ -77,10 +70,7 @@ type signFn struct {
 	spilled *jobfiles.SpillOut // block entries, see spilled.go
 }
 
-func newSignFn(o Options, infoShards bool) *signFn {
-	return &signFn{Work: o.Work, Sign: o.Sign, Bands: o.Bands, NoBands: o.NoBands, Tables: o.Tables, Partitions: o.Partitions,
-		IndexOut: o.IndexOut, InfoShards: infoShards}
-}
+func newSignFn(o Options, infoShards bool) *signFn { return &signFn{Options: o, InfoShards: infoShards} }
 
 // Setup gets the process's signers of the configuration (sharedSigners,
 // which checks it; gse's dictionary, in word mode, loads once per worker
