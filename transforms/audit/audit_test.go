@@ -18,9 +18,9 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/sign"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // TestAuditMatchStages audits a batch against an index of a, b and c

@@ -20,9 +20,9 @@ import (
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/rounds"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/sign"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // TestDocLength: a document's length (what --keep longest compares) is its

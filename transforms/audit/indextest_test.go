@@ -12,10 +12,10 @@ import (
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/rounds"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/sign"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // stageIndex runs Read, ExactDuplicates, Signatures and WriteIndex over

@@ -11,11 +11,11 @@ import (
 	"github.com/neardup/neardup/transforms/cluster"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/near"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // shuffleTap runs DoFns by hand, as a runner would, and checks their

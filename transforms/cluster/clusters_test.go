@@ -11,8 +11,8 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/greedy"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // TestClustersStage: the matches a-b, b-c and d-e give the components

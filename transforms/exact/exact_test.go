@@ -11,8 +11,8 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // TestExactDuplicatesStage: of three documents with the same text and one

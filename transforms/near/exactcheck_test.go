@@ -8,10 +8,10 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/sign"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // TestExactChecksStage: of the unsure matches (a, a2), near-duplicates in

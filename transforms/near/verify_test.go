@@ -11,9 +11,9 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/rounds"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sign"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // TestVerifyStage: given the candidate pairs (a, a2), a near-duplicate,

@@ -70,7 +70,9 @@ type signFn struct {
 	spilled *jobfiles.SpillOut // block entries, see spilled.go
 }
 
-func newSignFn(o Options, infoShards bool) *signFn { return &signFn{Options: o, InfoShards: infoShards} }
+func newSignFn(o Options, infoShards bool) *signFn {
+	return &signFn{Options: o, InfoShards: infoShards}
+}
 
 // Setup gets the process's signers of the configuration (sharedSigners,
 // which checks it; gse's dictionary, in word mode, loads once per worker

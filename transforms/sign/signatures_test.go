@@ -15,9 +15,9 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 func init() {

@@ -9,8 +9,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/transforms/format/output"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // TestSummaryStage: Summary sums the stats of several collections by name

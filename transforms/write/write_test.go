@@ -14,8 +14,8 @@ import (
 	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/stagetest"
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 // TestWriteStage: after Read, ExactDuplicates and Clusters over two files
