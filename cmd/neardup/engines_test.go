@@ -394,6 +394,7 @@ func testEngine(t *testing.T, name string) {
 			t.Logf("%s job: %s", name, time.Since(start).Round(time.Millisecond))
 			runCommand(t, ctx, tmp, []string{"run", "--input", in.glob, "--output", direct, "--quiet"})
 			sum := sameResults(t, onEngine, direct)
+			checkWorkBytes(t, sum, "doc_shards", "info_shards") // from the workers' counters
 			if in.share {
 				workShare(t, sum, 2, "Signatures", "Verify")
 			}

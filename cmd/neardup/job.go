@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobstate"
 )
 
 // A job is what 'neardup run' and 'neardup audit' do their own way; doJob
@@ -101,6 +102,7 @@ func doJob(j jobCommand, args []string) error {
 		return err
 	}
 	defer stop()
+	jobstate.ResetWork() // building the job writes the file manifest
 	pipe, s := beam.NewPipelineWithRoot()
 	if err := j.build(ctx, s, cfg, files); err != nil {
 		return err

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -208,31 +206,6 @@ func report(w io.Writer, out string, sum output.Summary, files int, took time.Du
 		c[output.StatRejected], c[output.StatExactDups], c[output.StatCandidates], c[output.StatVerified])
 	fmt.Fprintf(w, "  clusters %d covering %d documents: kept %d, removed %d\n",
 		c[output.StatClusters], c[output.StatClustered], c[output.StatKept], c[output.StatRemoved])
-	if len(sum.StageSeconds) > 0 {
-		names := make([]string, 0, len(sum.StageSeconds))
-		for n := range sum.StageSeconds {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		fmt.Fprintf(w, "  busy seconds per stage:")
-		for _, n := range names {
-			fmt.Fprintf(w, " %s %.1f", n, sum.StageSeconds[n])
-		}
-		fmt.Fprintln(w)
-	}
-	if len(sum.StageSpans) > 0 {
-		names := make([]string, 0, len(sum.StageSpans))
-		for n := range sum.StageSpans {
-			names = append(names, n)
-		}
-		slices.SortFunc(names, func(a, b string) int {
-			return cmp.Or(cmp.Compare(sum.StageSpans[a][0], sum.StageSpans[b][0]), cmp.Compare(a, b))
-		})
-		fmt.Fprintf(w, "  stage spans (s since start):")
-		for _, n := range names {
-			fmt.Fprintf(w, " %s %.1f-%.1f", n, sum.StageSpans[n][0], sum.StageSpans[n][1])
-		}
-		fmt.Fprintln(w)
-	}
+	sum.WriteStages(w)
 	fmt.Fprintf(w, "outputs in %s (summary.json, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
 }

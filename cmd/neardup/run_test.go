@@ -231,6 +231,11 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 		t.Fatalf("exit code %d; stderr:\n%.2000s", code, stderr)
 	}
 	checkSpans(t, fresh)
+	s, err := output.ReadSummary(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWorkBytes(t, s, "spool", "doc_shards", "info_shards", "seen", "manifest") // sample-1 is compressed
 	want := append(listDir(t, fresh), "notes.txt")
 	slices.Sort(want)
 	if got := listDir(t, out); !slices.Equal(got, want) {
@@ -257,6 +262,24 @@ func checkSpans(t *testing.T, dir string) {
 	}
 	if s.StageSpans["Read"][0] > s.StageSpans["Signatures"][0] || s.StageSpans["Summary"][1] < s.StageSpans["WriteDedup"][1] {
 		t.Errorf("spans out of the job's order: %v", s.StageSpans)
+	}
+}
+
+// checkWorkBytes: summary.json counts bytes written to each of kinds of
+// work file, and none to a kind the product does not write.
+func checkWorkBytes(t *testing.T, s output.Summary, kinds ...string) {
+	t.Helper()
+	for _, k := range kinds {
+		if s.WorkBytes[k] <= 0 {
+			t.Errorf("work bytes written %v: none of kind %s", s.WorkBytes, k)
+		}
+	}
+	known := []string{"spool", "doc_shards", "info_shards", "seen", "signature_shards", "spilled_shuffles",
+		"output_parts", "decide_spill", "parquet_copies", "index_parts", "manifest"}
+	for k := range s.WorkBytes {
+		if !slices.Contains(known, k) {
+			t.Errorf("work bytes written %v: unknown kind %s", s.WorkBytes, k)
+		}
 	}
 }
 

@@ -36,6 +36,7 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 			sum.StageSeconds, sum.StageSpans = localStages(&jobstate.Progress.Stages, start)
 			sum.Workers = map[string]output.WorkerStats{jobstate.WorkerID: {
 				Signed: jobstate.Progress.Signed.Load(), StageSeconds: sum.StageSeconds}}
+			sum.WorkBytes = jobstate.WorkWritten()
 			return
 		}
 		all := res.Metrics().AllMetrics()
@@ -46,6 +47,7 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 			}
 		}
 		sum.StageSpans = stageSpans(all.Distributions(), start)
+		sum.WorkBytes = workBytes(all.Counters())
 		sum.Workers = workerStats(all.Counters())
 	})
 }
@@ -187,4 +189,22 @@ func randomHex() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// workBytes returns the bytes written to work files by kind, from the
+// counters output.WorkBytesPrefix+KIND, or nil if the runner reported
+// none.
+func workBytes(counters []metrics.CounterResult) map[string]int64 {
+	var wb map[string]int64
+	for _, c := range counters {
+		kind, ok := strings.CutPrefix(c.Name(), output.WorkBytesPrefix)
+		if !ok || c.Namespace() != output.MetricsNamespace {
+			continue
+		}
+		if wb == nil {
+			wb = map[string]int64{}
+		}
+		wb[kind] += c.Result()
+	}
+	return wb
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/graph/components"
 	"github.com/neardup/neardup/transforms/graph/greedy"
 	"github.com/neardup/neardup/transforms/internal/tally"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
@@ -86,7 +87,10 @@ func (fn *ClusterFn) decide(part int, memberChunks, linkChunks func(*[]byte) boo
 		scratch = os.TempDir()
 	}
 	p := greedy.NewPartition(fn.Lines.KeepLongest, fn.Lines.DecideBytes, scratch)
-	defer p.Close()
+	defer func() {
+		p.Close()
+		workfiles.Count(workfiles.KindDecide, greedy.TakeSpilledBytes())
+	}()
 	if err := decodeMembers(&fn.In, fn.Work, part, memberChunks, p.AddMember); err != nil {
 		return err
 	}

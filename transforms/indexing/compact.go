@@ -170,7 +170,7 @@ func (pf *partFiles) add(p int, chunk []byte) {
 		if pf.err != nil {
 			return
 		}
-		pf.bufs[p] = bufio.NewWriterSize(workfiles.Writer(pf.files[p]), 64<<10)
+		pf.bufs[p] = bufio.NewWriterSize(workfiles.Writer(workfiles.KindIndexParts, pf.files[p]), 64<<10)
 	}
 	_, pf.err = pf.bufs[p].Write(chunk)
 	pf.bytes += int64(len(chunk))

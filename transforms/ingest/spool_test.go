@@ -194,7 +194,7 @@ func TestSpoolYields(t *testing.T) {
 
 	roomFull.Store(&copyPath)
 	defer roomFull.Store(nil)
-	err := workfiles.Write(ctx, "room://work", "docs-00000-000000.bin", func(w io.Writer) error {
+	err := workfiles.Write(ctx, "room://work", "docs-00000-000000.bin", workfiles.KindDocShards, func(w io.Writer) error {
 		_, err := w.Write([]byte("a document shard"))
 		return err
 	}, false)
@@ -228,7 +228,7 @@ func TestSpoolYields(t *testing.T) {
 		t.Fatal(err)
 	}
 	roomFull.Store(&full)
-	err = workfiles.Write(ctx, "room://work", "docs-00000-000000.bin", func(w io.Writer) error {
+	err = workfiles.Write(ctx, "room://work", "docs-00000-000000.bin", workfiles.KindDocShards, func(w io.Writer) error {
 		_, err := w.Write([]byte("a document shard"))
 		return err
 	}, false)

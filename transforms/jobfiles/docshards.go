@@ -108,7 +108,7 @@ func (s *docSegments) open(seg int) {
 	done := make(chan error, 1)
 	name := DocShardName(s.file, seg)
 	go func() {
-		err := workfiles.Write(s.ctx, s.dir, name, func(w io.Writer) error {
+		err := workfiles.Write(s.ctx, s.dir, name, workfiles.KindDocShards, func(w io.Writer) error {
 			_, err := io.Copy(w, pr)
 			return err
 		}, false)

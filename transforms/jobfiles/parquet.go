@@ -69,7 +69,7 @@ func ReadParquetFile(rc io.Reader, fr *fingerprint.Reader, size int64, rd FileRe
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	n, err := io.Copy(diskroom.Writer(workfiles.Writer(tmp)), fr)
+	n, err := io.Copy(diskroom.Writer(workfiles.Writer(workfiles.KindParquet, tmp)), fr)
 	if err != nil {
 		return fmt.Errorf("a local copy of %s in %s: %w", rd.Open, tmp.Name(), err)
 	}

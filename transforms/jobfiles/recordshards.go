@@ -26,13 +26,16 @@ func NewPreShard(indexOut string) *recordShard {
 	if indexOut == "" {
 		return nil
 	}
-	return &recordShard{}
+	return &recordShard{kind: workfiles.KindSigShards}
 }
 
 // A recordShard collects the records of one input file for a shard in the
 // index format: a pre-shard (above) or an info shard (workfiles.go). A nil
 // *recordShard collects and writes nothing.
-type recordShard struct{ recs []index.Record }
+type recordShard struct {
+	recs []index.Record
+	kind string // the kind of work file it is written as (workfiles.Count)
+}
 
 // add appends a copy of r.
 func (s *recordShard) add(r *index.Record) {
@@ -54,7 +57,7 @@ func (s *recordShard) Write(ctx context.Context, dir, name, source string) error
 		return fmt.Errorf("writing %s of %s: no directory", name, source)
 	}
 	slices.SortFunc(s.recs, func(a, b index.Record) int { return cmp.Compare(uint64(a.Line), uint64(b.Line)) })
-	return WriteAtomically(ctx, dir, name, func(w io.Writer) error {
+	return workfiles.Write(ctx, dir, name, s.kind, func(w io.Writer) error {
 		iw := index.NewWriter(w, source)
 		for i := range s.recs {
 			if err := iw.Add(&s.recs[i]); err != nil {
@@ -63,7 +66,7 @@ func (s *recordShard) Write(ctx context.Context, dir, name, source string) error
 		}
 		_, err := iw.Close()
 		return err
-	})
+	}, true)
 }
 
 // AddDoc adds the index record of a signed document to pre.

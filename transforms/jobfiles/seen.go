@@ -34,7 +34,7 @@ func seenName(file int) string { return fmt.Sprintf("seen-%05d.json", file) }
 // WriteSeen writes in (JSON, b) to dir as the first pass's reading of its
 // file.
 func WriteSeen(ctx context.Context, dir string, file int, b []byte) error {
-	err := workfiles.Write(ctx, dir, seenName(file), func(w io.Writer) error {
+	err := workfiles.Write(ctx, dir, seenName(file), workfiles.KindSeen, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	}, false)

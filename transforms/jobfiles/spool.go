@@ -250,7 +250,7 @@ func NewSpoolFile(ctx context.Context, d *spoolDir, final, path string) *SpoolFi
 		log.Warnf(ctx, "no spool copy of %s, later passes read it again: %v", path, err)
 		return nil
 	}
-	s := &SpoolFile{Dir: d, File: f, Bw: bufio.NewWriterSize(workfiles.Writer(f), 256<<10), Final: final, Input: path}
+	s := &SpoolFile{Dir: d, File: f, Bw: bufio.NewWriterSize(workfiles.Writer(workfiles.KindSpool, f), 256<<10), Final: final, Input: path}
 	d.open[s] = true
 	return s
 }

@@ -254,7 +254,7 @@ type InfoSegments struct {
 }
 
 func (w WorkDir) NewInfoSegments(ctx context.Context, file int, path string) *InfoSegments {
-	return &InfoSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits, cur: &recordShard{}}
+	return &InfoSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits, cur: &recordShard{kind: workfiles.KindInfoShards}}
 }
 
 // Add adds the info in, whose line must not be before the last one's.
@@ -284,7 +284,7 @@ func (s *InfoSegments) flush() {
 		return
 	}
 	shard, seg := s.cur, s.index
-	s.cur, s.spare = &recordShard{recs: s.spare[:0]}, shard.recs // spare: held until written
+	s.cur, s.spare = &recordShard{recs: s.spare[:0], kind: workfiles.KindInfoShards}, shard.recs // spare: held until written
 	done := make(chan error, 1)
 	s.writing = done
 	go func() { done <- writeInfoShard(s.ctx, s.dir, s.file, seg, s.path, shard) }()
@@ -351,5 +351,5 @@ func IsPartName(name string) bool {
 // WriteAtomically is workfiles.Write with the test hook of fault
 // injection (stage "Write").
 func WriteAtomically(ctx context.Context, dir, name string, write func(w io.Writer) error) error {
-	return workfiles.Write(ctx, dir, name, write, true)
+	return workfiles.Write(ctx, dir, name, "", write, true)
 }

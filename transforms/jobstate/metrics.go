@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 // Progress counts work done by the DoFns of this process, for the
@@ -148,7 +149,19 @@ func AddBusy(ctx context.Context, stage string, d time.Duration, from time.Time)
 	span.Update(ctx, from.UnixMilli())
 	span.Update(ctx, now.UnixMilli())
 	Progress.Stages.note(stage, from, now)
+	for kind, n := range workfiles.TakeUnsent() {
+		beam.NewCounter(output.MetricsNamespace, output.WorkBytesPrefix+kind).Inc(ctx, n)
+	}
 }
+
+// WorkWritten returns the bytes the DoFns of this process have written to
+// work files since the last ResetWork, by kind (the Kind constants of
+// package workfiles).
+func WorkWritten() map[string]int64 { return workfiles.Written() }
+
+// ResetWork forgets the work bytes written, for the next job of this
+// process.
+func ResetWork() { workfiles.ResetWritten() }
 
 // BusyIn returns addBusy for stage, for work done ahead of the runner
 // (docpool.AheadEmits).

@@ -141,7 +141,7 @@ func writePart(ctx context.Context, dir, name string, lines []wire.OutLine) erro
 		}
 		return cmp.Compare(a.K2, b.K2)
 	})
-	err := workfiles.Write(ctx, dir, name, func(w io.Writer) error {
+	err := workfiles.Write(ctx, dir, name, workfiles.KindOutputParts, func(w io.Writer) error {
 		for _, l := range lines {
 			if _, err := w.Write(l.Text); err != nil {
 				return err

@@ -148,13 +148,15 @@ const (
 // ended. WorkerBusyPrefix and WorkerSignedPrefix start the names of the
 // same busy time and of the documents signed by one worker process:
 // WorkerBusyPrefix+WORKER+"/"+STAGE and WorkerSignedPrefix+WORKER, WORKER
-// being the process's host:pid.
+// being the process's host:pid. WorkBytesPrefix starts the names of the
+// counters of bytes written to work files, by kind: WorkBytesPrefix+KIND.
 const (
 	MetricsNamespace   = "neardup"
 	BusyPrefix         = "busy_ms."
 	SpanPrefix         = "span_ms."
 	WorkerBusyPrefix   = "worker_busy_ms."
 	WorkerSignedPrefix = "worker_signed."
+	WorkBytesPrefix    = "work_bytes."
 )
 
 // WorkerStats is the work one worker process did in a job.
@@ -209,6 +211,10 @@ type Summary struct {
 	// StageSpans holds, per stage, the seconds since the job started at
 	// which its work first started and last ended.
 	StageSpans map[string][2]float64 `json:"stage_spans_seconds,omitempty"`
+	// WorkBytes holds the bytes the job wrote to its work files, by kind
+	// (spool, doc_shards, spilled_shuffles, ...): they depend on the
+	// memory the job had and on the runner.
+	WorkBytes map[string]int64 `json:"work_bytes_written,omitempty"`
 	// Workers holds the work of each worker process (by host:pid) that
 	// did any: on a cluster, how the runner spread the job.
 	Workers map[string]WorkerStats `json:"workers,omitempty"`

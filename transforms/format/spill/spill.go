@@ -70,7 +70,7 @@ func Create(path string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{path: path, f: f, bw: bufio.NewWriterSize(diskroom.Writer(workfiles.Writer(f)), 1<<20)}, nil
+	return &Writer{path: path, f: f, bw: bufio.NewWriterSize(diskroom.Writer(workfiles.Writer(workfiles.KindSpills, f)), 1<<20)}, nil
 }
 
 // Add appends chunk under partition part (≥ 0). After an error every call

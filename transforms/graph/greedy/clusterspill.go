@@ -130,6 +130,7 @@ func (c *ClusterSpill) decide(out ClusterOut) error {
 	if err := c.idw.Flush(); err != nil {
 		return fileErr("write", c.ids.Name(), err)
 	}
+	spilledBytes.Add(int64(c.idOff))
 	st := NewStream(c.longest, c.budget/2, c.sp.dir)
 	defer st.Close()
 	byDoc, err := c.addNodes(st)

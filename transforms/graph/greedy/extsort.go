@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -78,7 +79,16 @@ type writer[T any] struct {
 	w    *bufio.Writer
 	b    []byte
 	name string
+	n    int64 // records put
 }
+
+// spilledBytes counts the bytes this process has written to the files of
+// spilled decisions and not yet taken (TakeSpilledBytes).
+var spilledBytes atomic.Int64
+
+// TakeSpilledBytes returns the bytes this process has written to spilled
+// decisions' files since the last call.
+func TakeSpilledBytes() int64 { return spilledBytes.Swap(0) }
 
 func newWriter[T any](sp *spillDir, c *codec[T]) (*writer[T], error) {
 	name := filepath.Join(sp.dir, strconv.Itoa(sp.files)+".run")
@@ -92,6 +102,7 @@ func newWriter[T any](sp *spillDir, c *codec[T]) (*writer[T], error) {
 
 func (w *writer[T]) put(v *T) error {
 	w.c.put(w.b, v)
+	w.n++
 	if _, err := w.w.Write(w.b); err != nil {
 		return fileErr("write", w.name, err)
 	}
@@ -101,6 +112,7 @@ func (w *writer[T]) put(v *T) error {
 // close flushes and closes the file and returns its name; on an error the
 // file is removed.
 func (w *writer[T]) close() (string, error) {
+	spilledBytes.Add(w.n * int64(len(w.b)))
 	err := w.w.Flush()
 	if cerr := w.f.Close(); err == nil {
 		err = cerr

@@ -25,8 +25,9 @@ import (
 // is retried once after the job's optional files are dropped (see package
 // diskroom). If hooked, the test hook of fault
 // injection (stage "Write") runs before the rename. Once Stop is called
-// it creates, writes and renames nothing (see Do).
-func Write(ctx context.Context, dir, name string, write func(w io.Writer) error, hooked bool) error {
+// it creates, writes and renames nothing (see Do). The bytes count as
+// written to a work file of kind ("" for an output: see Writer).
+func Write(ctx context.Context, dir, name, kind string, write func(w io.Writer) error, hooked bool) error {
 	final := output.JoinPath(dir, name)
 	fs, err := filesystem.New(ctx, final)
 	if err != nil {
@@ -44,7 +45,7 @@ func Write(ctx context.Context, dir, name string, write func(w io.Writer) error,
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", tmp, err)
 	}
-	bw := bufio.NewWriterSize(diskroom.Writer(Writer(wc)), 1<<20)
+	bw := bufio.NewWriterSize(diskroom.Writer(Writer(kind, wc)), 1<<20)
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()

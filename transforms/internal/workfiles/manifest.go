@@ -27,7 +27,7 @@ type FileRef struct {
 // WriteManifest writes refs as the file manifest name in dir (any Beam
 // filesystem) and returns its path.
 func WriteManifest(ctx context.Context, dir, name string, refs []FileRef) (string, error) {
-	err := Write(ctx, dir, name, func(w io.Writer) error {
+	err := Write(ctx, dir, name, KindManifest, func(w io.Writer) error {
 		for _, r := range refs {
 			if _, err := fmt.Fprintf(w, "%d\t%s\n", r.Index, manifestPath(r.Path)); err != nil {
 				return err

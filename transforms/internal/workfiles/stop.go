@@ -57,15 +57,22 @@ func Stop(timeout time.Duration) bool {
 func Stopped() bool { return gate.stopped.Load() }
 
 // Writer returns a writer to w, a file of a job, whose writes go through
-// Do.
-func Writer(w io.Writer) io.Writer { return gated{w} }
+// Do and count as written to a work file of kind (see Count; "" for a
+// file that is not a work file: an output).
+func Writer(kind string, w io.Writer) io.Writer { return gated{w, kind} }
 
-type gated struct{ w io.Writer }
+type gated struct {
+	w    io.Writer
+	kind string
+}
 
 func (g gated) Write(p []byte) (n int, err error) {
 	err = Do(func() error {
 		n, err = g.w.Write(p)
 		return err
 	})
+	if g.kind != "" {
+		Count(g.kind, int64(n))
+	}
 	return n, err
 }

@@ -21,7 +21,7 @@ func TestStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	w := Writer(f)
+	w := Writer("", f)
 	inside, release := make(chan struct{}), make(chan struct{})
 	go Do(func() error {
 		close(inside)
@@ -37,7 +37,7 @@ func TestStop(t *testing.T) {
 		t.Error("Stop returned false once the operation had ended")
 	}
 	sub := filepath.Join(dir, "sub")
-	err = Write(context.Background(), sub, "file", func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }, false)
+	err = Write(context.Background(), sub, "file", "", func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }, false)
 	if !errors.Is(err, ErrStopped) {
 		t.Errorf("Write after Stop: %v, want ErrStopped", err)
 	}

@@ -1,0 +1,76 @@
+package workfiles
+
+import (
+	"maps"
+	"sync"
+)
+
+// The kinds of work file, for the bytes a job writes to each
+// (summary.json's work_bytes_written). A job's outputs are not work files.
+const (
+	KindSpool       = "spool"            // decompressed copies of compressed inputs, for the last pass
+	KindDocShards   = "doc_shards"       // normalized documents by segment, for the signature pass
+	KindInfoShards  = "info_shards"      // each document's id, length and position, by segment
+	KindSeen        = "seen"             // what the first pass read of each input file
+	KindSigShards   = "signature_shards" // signature records for the index (--index-out)
+	KindSpills      = "spilled_shuffles" // shuffles kept on disk (chunks larger than the runner should carry)
+	KindOutputParts = "output_parts"     // pairs, cluster and reject records by part of their shard
+	KindDecide      = "decide_spill"     // partitions decided on disk (over the decide budget)
+	KindParquet     = "parquet_copies"   // local copies of remote Parquet inputs
+	KindIndexParts  = "index_parts"      // key partitions of an index being compacted
+	KindManifest    = "manifest"         // the list of the input files
+)
+
+// written holds the bytes written to work files by this process, by kind:
+// all of them since Reset, and those no runner counter has been given yet
+// (TakeUnsent).
+var written struct {
+	mu          sync.Mutex
+	total, sent map[string]int64
+}
+
+// Count adds n bytes written to a work file of kind.
+func Count(kind string, n int64) {
+	if n <= 0 {
+		return
+	}
+	written.mu.Lock()
+	if written.total == nil {
+		written.total, written.sent = map[string]int64{}, map[string]int64{}
+	}
+	written.total[kind] += n
+	written.mu.Unlock()
+}
+
+// Written returns the bytes this process has written to work files since
+// the last ResetWritten, by kind.
+func Written() map[string]int64 {
+	written.mu.Lock()
+	defer written.mu.Unlock()
+	return maps.Clone(written.total)
+}
+
+// TakeUnsent returns the bytes written by kind since the last TakeUnsent,
+// for a runner's counters (summed over the processes of a cluster).
+func TakeUnsent() map[string]int64 {
+	written.mu.Lock()
+	defer written.mu.Unlock()
+	var d map[string]int64
+	for k, v := range written.total {
+		if v > written.sent[k] {
+			if d == nil {
+				d = map[string]int64{}
+			}
+			d[k] = v - written.sent[k]
+			written.sent[k] = v
+		}
+	}
+	return d
+}
+
+// ResetWritten forgets the bytes written, for the next job of this process.
+func ResetWritten() {
+	written.mu.Lock()
+	written.total, written.sent = nil, nil
+	written.mu.Unlock()
+}
