@@ -74,12 +74,13 @@ func MinOverlap(size int, t float64) int {
 // Join returns every pair of docs whose smaller document (fewer shingles)
 // has containment at least t in the larger, sorted by A then B. t must be
 // in (0, 1]. Two documents with the same id are an error, as the pairs
-// could not tell them apart.
+// could not tell them apart, and so is a set that is not sorted without
+// repeats.
 func Join(docs []Doc, t float64) ([]Pair, error) {
 	if !(t > 0 && t <= 1) {
 		return nil, fmt.Errorf("containjoin: threshold %v out of (0, 1]", t)
 	}
-	if err := uniqueIDs(docs); err != nil {
+	if err := checkDocs(docs); err != nil {
 		return nil, err
 	}
 	ranks, distinct := rankSets(docs)
@@ -99,14 +100,20 @@ func Join(docs []Doc, t float64) ([]Pair, error) {
 	return j.out, nil
 }
 
-// uniqueIDs fails on the first id that two documents share.
-func uniqueIDs(docs []Doc) error {
+// checkDocs fails on the first id that two documents share, or the first
+// set that is not sorted without repeats.
+func checkDocs(docs []Doc) error {
 	seen := make(map[string]int, len(docs))
 	for i, d := range docs {
 		if first, ok := seen[d.ID]; ok {
 			return fmt.Errorf("containjoin: documents %d and %d have the same id %q", first, i, d.ID)
 		}
 		seen[d.ID] = i
+		for k := 1; k < len(d.Set); k++ {
+			if d.Set[k] <= d.Set[k-1] {
+				return fmt.Errorf("containjoin: document %q: set not sorted without repeats at %d", d.ID, k)
+			}
+		}
 	}
 	return nil
 }

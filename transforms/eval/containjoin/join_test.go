@@ -85,6 +85,8 @@ func TestJoinErrors(t *testing.T) {
 		{"zero threshold", nil, 0, "threshold 0 out of (0, 1]"},
 		{"above one", nil, 1.5, "threshold 1.5 out of (0, 1]"},
 		{"same id", []Doc{{"a", []uint64{1}}, {"b", nil}, {"a", []uint64{2}}}, 0.5, `documents 0 and 2 have the same id "a"`},
+		{"unsorted", []Doc{{"a", []uint64{1, 3, 2}}}, 0.5, `document "a": set not sorted without repeats at 2`},
+		{"repeat", []Doc{{"a", []uint64{1, 1}}}, 0.5, `document "a": set not sorted without repeats at 1`},
 	}
 	for _, tt := range tests {
 		if _, err := Join(tt.docs, tt.t); err == nil || !strings.Contains(err.Error(), tt.want) {
