@@ -1,5 +1,6 @@
 // Package similarity measures how alike two documents are from their hashed
-// features: exact Jaccard of shingle sets and cosine of weighted feature
+// features: exact Jaccard of shingle sets, the containment of one set in
+// another (Containment, on the same sets) and cosine of weighted feature
 // vectors. The other two measures neardup uses live with their sketches:
 // simhash.Distance (Hamming distance of fingerprints) and minhash.Estimate
 // (estimated Jaccard).
