@@ -21,7 +21,9 @@ const compareUsage = `usage: neardup compare [flags] FILE_A FILE_B
 Compare prints every similarity measure neardup knows for two documents, side
 by side, computed by the same code as 'neardup run': the SimHash of each and
 their Hamming distance, the Jaccard similarity estimated from MinHash sketches
-and the exact Jaccard of the shingle sets, the cosine similarity of TF and of
+and the exact Jaccard of the shingle sets, the containment of each shingle
+set in the other (how much of one document lies inside the other), the
+cosine similarity of TF and of
 TF-IDF token vectors, the tokens only one of them has, and the verdict at
 --threshold and --hamming. For Chinese text it also shows gse's segmentation.
 
@@ -236,6 +238,8 @@ func printComparison(w io.Writer, a, b string, c *compare.Result) {
 	kv("hamming distance", "%d of 64 bits", c.Hamming)
 	kv("jaccard (minhash)", "%.4f  estimate from %d permutations", c.Estimate, c.Options.Perms)
 	kv("jaccard (exact)", "%.4f  %d shared of %d distinct shingles", c.Jaccard, c.Inter, c.Union)
+	kv("containment", "A in B %.4f (%d of %d shingles), B in A %.4f (%d of %d)",
+		c.ContainAB, c.Inter, c.A.Shingles, c.ContainBA, c.Inter, c.B.Shingles)
 	kv("cosine tf", "%.4f  token vectors", c.CosineTF)
 	kv("cosine tf-idf", "%.4f  token vectors, IDF from %s", c.CosineTFIDF, c.IDFSource)
 	kv("only in A", "%s", tokenList(c.A.Only, c.A.OnlyTotal, " "))

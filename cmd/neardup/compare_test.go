@@ -27,6 +27,7 @@ func TestComparePrint(t *testing.T) {
 		"bytes     27                29\n",
 		fmt.Sprintf("simhash   %016x  %016x", c.A.SimHash, c.B.SimHash),
 		"jaccard (exact)    0.3333  1 shared of 3 distinct shingles",
+		"containment        A in B 0.5000 (1 of 2 shingles), B in A 0.5000 (1 of 2)",
 		"only in A          six\n",
 		"only in B          seven\n",
 		"IDF from document frequencies of A and B",

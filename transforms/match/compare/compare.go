@@ -59,6 +59,9 @@ type Result struct {
 	Estimate     float64 // MinHash estimate of the Jaccard similarity
 	Jaccard      float64 // exact Jaccard of the shingle sets
 	Inter, Union int     // shingle set sizes behind Jaccard
+	// ContainAB and ContainBA are the containment of A's shingle set in
+	// B's (Inter / A.Shingles) and of B's in A's.
+	ContainAB, ContainBA float64
 	CosineTF     float64 // over token vectors
 	CosineTFIDF  float64
 	IDFSource    string // which IDF table CosineTFIDF used
@@ -129,6 +132,7 @@ func Texts(a, b string, opt Options) (*Result, error) {
 	r.A.Shingles, r.B.Shingles = len(setA), len(setB)
 	r.Jaccard = similarity.Jaccard(setA, setB)
 	r.Inter, r.Union = similarity.Overlap(setA, setB)
+	r.ContainAB, r.ContainBA = similarity.Containment(setA, setB), similarity.Containment(setB, setA)
 
 	if err := r.cosines(s, na, nb); err != nil {
 		return nil, err

@@ -256,3 +256,23 @@ func TestOnlyIn(t *testing.T) {
 		}
 	}
 }
+
+// TestContainment: a document cut short lies wholly inside the original
+// (worked out by hand: the first 30 of 60 distinct words give 26 shingles,
+// all among the original's 56), while their Jaccard is low.
+func TestContainment(t *testing.T) {
+	words := make([]string, 60)
+	for i := range words {
+		words[i] = fmt.Sprintf("t%d", i)
+	}
+	r, err := Texts(strings.Join(words[:30], " "), strings.Join(words, " "), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ContainAB != 1 || r.ContainBA != 26.0/56 || r.Jaccard != 26.0/56 {
+		t.Errorf("containment A in B %v, B in A %v, Jaccard %v; want 1, 26/56, 26/56", r.ContainAB, r.ContainBA, r.Jaccard)
+	}
+	if r.NearDup() {
+		t.Error("a half-length prefix is a Jaccard near-duplicate at 0.8")
+	}
+}
