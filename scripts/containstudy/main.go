@@ -4,14 +4,22 @@
 // query), the recall of the true pairs at containment >= C+0.05 and in
 // [C, C+0.05), for contained documents of at least 10 and at least 20
 // shingles, by language (the input's "lang" field, of the contained
-// document), and the time the candidates took.
+// document), and the time the candidates took. Columns: queries (documents
+// of at least -min-size shingles), candidates (distinct pairs, by the
+// language of the smaller document), per query, >=C (candidates that are
+// true pairs at >= C), the two recalls (the fraction found, then the true
+// pairs), ikeys and qkeys (index and query keys per document of the
+// corpus; for jaccard:J the same keys serve both), hot (hot buckets) and
+// seconds (keys, sort and pairing, in one goroutine). Stderr adds the
+// recall by size ratio |B|/|A|.
 //
 //	go build -o /tmp/containjoin ./scripts/containjoin
 //	/tmp/containjoin -input ../shared/corpus/dev.jsonl -out /tmp/truth.tsv
 //	go run ./scripts/containstudy -input ../shared/corpus/dev.jsonl -truth /tmp/truth.tsv
 //
 // Methods: "ensemble" (ensemble.Plan, -partitions equal-depth size
-// partitions) and "jaccard:J" (plain MinHash LSH, blocking.ChooseBands at
+// partitions), "asym" (asymmetric minwise hashing, asymKeys) and
+// "jaccard:J" (plain MinHash LSH, blocking.ChooseBands at
 // Jaccard J, pairs of a bucket with the smaller document of at least
 // -min-size shingles). Documents are read and shingled as
 // scripts/containjoin reads them.
@@ -21,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +48,7 @@ import (
 type flags struct {
 	input, truth, thresholds, methods string
 	partitions, minSize               int
+	fnWeight                          float64
 	limits                            ensemble.Limits
 }
 
@@ -47,8 +57,9 @@ func main() {
 	flag.StringVar(&f.input, "input", "", "JSONL corpus with \"lang\" fields")
 	flag.StringVar(&f.truth, "truth", "", "containment truth (scripts/containjoin -out)")
 	flag.StringVar(&f.thresholds, "thresholds", "0.8,0.9", "containment thresholds C, comma-separated")
-	flag.StringVar(&f.methods, "methods", "ensemble,jaccard:0.5", "methods, comma-separated: ensemble, jaccard:J")
+	flag.StringVar(&f.methods, "methods", "ensemble,asym,jaccard:0.3,jaccard:0.5", "methods, comma-separated: ensemble, asym, jaccard:J")
 	flag.IntVar(&f.partitions, "partitions", ensemble.DefaultConfig(1).Partitions, "ensemble: size partitions")
+	flag.Float64Var(&f.fnWeight, "fn-weight", blocking.DefaultWeights.FalseNegative, "ensemble: weight of false negatives in ensemble.Choose (false positives: 1 minus it)")
 	flag.IntVar(&f.minSize, "min-size", ensemble.DefaultConfig(1).MinSize, "smallest document queried or indexed (shingles)")
 	flag.IntVar(&f.limits.MaxBucket, "max-bucket", ensemble.DefaultLimits.MaxBucket, "buckets of up to this many sets give all pairs")
 	flag.IntVar(&f.limits.Window, "window", ensemble.DefaultLimits.Window, "hot buckets: sets per query")
@@ -70,7 +81,7 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println("C     method        lang  queries  candidates  per query  recall>=C+.05 A>=10  A>=20  recall[C,C+.05) A>=10  A>=20  ikeys  qkeys  hot  seconds")
+	fmt.Println("C     method        lang  queries  candidates  per query    >=C  recall>=C+.05 A>=10  A>=20  recall[C,C+.05) A>=10  A>=20  ikeys  qkeys  hot  seconds")
 	for _, s := range strings.Split(f.thresholds, ",") {
 		t, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || !(t > 0 && t <= 1) {
@@ -95,6 +106,7 @@ func newKeyer(m string, t float64, f flags, sizes []int) (ensemble.Keyer, error)
 	if m == "ensemble" {
 		cfg := ensemble.DefaultConfig(t)
 		cfg.Partitions, cfg.MinSize = f.partitions, f.minSize
+		cfg.Weights = blocking.Weights{FalsePositive: 1 - f.fnWeight, FalseNegative: f.fnWeight}
 		p, err := ensemble.NewPlan(cfg, sizes)
 		if err == nil {
 			fmt.Fprintf(os.Stderr, "containstudy: C=%v partitions %v\n", t, p.Uppers())
@@ -110,7 +122,10 @@ func newKeyer(m string, t float64, f flags, sizes []int) (ensemble.Keyer, error)
 		fmt.Fprintf(os.Stderr, "containstudy: %s bands %v\n", m, b)
 		return jaccardKeys{b, f.minSize}, nil
 	}
-	return nil, fmt.Errorf("method %q: want ensemble or jaccard:J", m)
+	if m == "asym" {
+		return asymKeys{maxSize: slices.Max(sizes), minSize: f.minSize}, nil
+	}
+	return nil, fmt.Errorf("method %q: want ensemble, asym or jaccard:J", m)
 }
 
 // jaccardKeys are the band keys of plain MinHash LSH, for sets and queries

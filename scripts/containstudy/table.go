@@ -11,6 +11,7 @@ import (
 // row is one line of the table: one language at one threshold.
 type row struct {
 	queries, candidates int
+	hits                int       // candidates that are true pairs at >= t
 	above, band         [2]recall // contained document >= 10, >= 20 shingles
 }
 
@@ -42,10 +43,22 @@ func printRows(c *corpus, t float64, method string, pairs []ensemble.Pair, st en
 			add(c.langs[i], func(r *row) { r.queries++ })
 		}
 	}
+	truth := map[[2]int32]bool{}
+	for _, p := range c.truth {
+		if a, b := c.index[p.A], c.index[p.B]; p.ContainA() >= t {
+			truth[[2]int32{min(a, b), max(a, b)}] = true
+		}
+	}
 	found := map[[2]int32]bool{}
 	for _, p := range pairs {
-		add(c.langs[p.Query], func(r *row) { r.candidates++ })
-		found[[2]int32{min(p.Query, p.Set), max(p.Query, p.Set)}] = true
+		k := [2]int32{min(p.Query, p.Set), max(p.Query, p.Set)}
+		add(c.langs[p.Query], func(r *row) {
+			r.candidates++
+			if truth[k] {
+				r.hits++
+			}
+		})
+		found[k] = true
 	}
 	for _, p := range c.truth {
 		a, b := c.index[p.A], c.index[p.B]
@@ -71,8 +84,8 @@ func printRows(c *corpus, t float64, method string, pairs []ensemble.Pair, st en
 	n := float64(len(c.docs))
 	for _, lang := range []string{"en", "zh", "all"} {
 		r := rows[lang]
-		fmt.Printf("%-5v %-13s %-4s %8d %11d %10.1f  %s %s  %s %s %6.1f %6.1f %4d %8.2f\n",
-			t, method, lang, r.queries, r.candidates, float64(r.candidates)/float64(max(r.queries, 1)),
+		fmt.Printf("%-5v %-13s %-4s %8d %11d %10.1f %8d  %s %s  %s %s %6.1f %6.1f %4d %8.2f\n",
+			t, method, lang, r.queries, r.candidates, float64(r.candidates)/float64(max(r.queries, 1)), r.hits,
 			r.above[0], r.above[1], r.band[0], r.band[1], float64(st.IndexKeys)/n, float64(st.QueryKeys)/n, st.HotBuckets, took.Seconds())
 	}
 }

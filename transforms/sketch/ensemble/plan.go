@@ -173,6 +173,10 @@ func (p *Plan) AppendQueryKeys(dst, sig []uint64, size int) []uint64 {
 	return dst
 }
 
+// maxRows is the most rows of a band appendKeys hashes from a stack
+// buffer; longer bands take one from the heap.
+const maxRows = 128
+
 // appendKeys appends the keys of the first b.B bands of b.R rows of sig in
 // partition part: the xxhash of part, R and the band's number (8 bytes
 // each, little-endian) and the band's values. Band j of R rows holds values
@@ -181,19 +185,20 @@ func appendKeys(dst, sig []uint64, part int, b blocking.Bands) []uint64 {
 	if b.B*b.R > len(sig) {
 		panic(fmt.Sprintf("ensemble: %v bands of a signature of %d values", b, len(sig)))
 	}
-	var d xxhash.Digest
-	var buf [8]byte
+	var stack [8 * (3 + maxRows)]byte
+	buf := stack[:]
+	if b.R > maxRows {
+		buf = make([]byte, 8*(3+b.R))
+	}
+	binary.LittleEndian.PutUint64(buf[0:], uint64(part))
+	binary.LittleEndian.PutUint64(buf[8:], uint64(b.R))
+	n := 8 * (3 + b.R)
 	for j := range b.B {
-		d.Reset()
-		for _, v := range [3]int{part, b.R, j} {
-			binary.LittleEndian.PutUint64(buf[:], uint64(v))
-			d.Write(buf[:])
+		binary.LittleEndian.PutUint64(buf[16:], uint64(j))
+		for k, v := range sig[j*b.R : (j+1)*b.R] {
+			binary.LittleEndian.PutUint64(buf[24+8*k:], v)
 		}
-		for _, v := range sig[j*b.R : (j+1)*b.R] {
-			binary.LittleEndian.PutUint64(buf[:], v)
-			d.Write(buf[:])
-		}
-		dst = append(dst, d.Sum64())
+		dst = append(dst, xxhash.Sum64(buf[:n]))
 	}
 	return dst
 }

@@ -3,6 +3,8 @@ package ensemble
 import (
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/match/blocking"
 )
 
 func TestBounds(t *testing.T) {
@@ -116,5 +118,18 @@ func TestKeysDifferAcrossPartitions(t *testing.T) {
 	}
 	if got := p.AppendQueryKeys(nil, sig, 9); len(got) != 0 {
 		t.Errorf("a query below MinSize has %d keys", len(got))
+	}
+}
+
+// TestAppendKeysLongBands checks that bands longer than maxRows hash like
+// the others: the key depends on every value.
+func TestAppendKeysLongBands(t *testing.T) {
+	sig := make([]uint64, 2*maxRows+2)
+	b := blocking.Bands{B: 2, R: maxRows + 1}
+	a := appendKeys(nil, sig, 0, b)
+	sig[2*maxRows+1] = 1
+	c := appendKeys(nil, sig, 0, b)
+	if len(a) != 2 || a[0] != c[0] || a[1] == c[1] {
+		t.Errorf("keys %x then %x: want the first equal and the second changed", a, c)
 	}
 }
