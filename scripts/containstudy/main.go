@@ -49,6 +49,7 @@ type flags struct {
 	input, truth, thresholds, methods string
 	partitions, minSize               int
 	fnWeight                          float64
+	maxLevel                          int
 	limits                            ensemble.Limits
 }
 
@@ -60,6 +61,7 @@ func main() {
 	flag.StringVar(&f.methods, "methods", "ensemble,asym,jaccard:0.3,jaccard:0.5", "methods, comma-separated: ensemble, asym, jaccard:J")
 	flag.IntVar(&f.partitions, "partitions", ensemble.DefaultConfig(1).Partitions, "ensemble: size partitions")
 	flag.Float64Var(&f.fnWeight, "fn-weight", blocking.DefaultWeights.FalseNegative, "ensemble: weight of false negatives in ensemble.Choose (false positives: 1 minus it)")
+	flag.IntVar(&f.maxLevel, "max-level", 0, "ensemble: last size-ratio level a banding is chosen for (ensemble.Config.MaxLevel; 0: none)")
 	flag.IntVar(&f.minSize, "min-size", ensemble.DefaultConfig(1).MinSize, "smallest document queried or indexed (shingles)")
 	flag.IntVar(&f.limits.MaxBucket, "max-bucket", ensemble.DefaultLimits.MaxBucket, "buckets of up to this many sets give all pairs")
 	flag.IntVar(&f.limits.Window, "window", ensemble.DefaultLimits.Window, "hot buckets: sets per query")
@@ -105,7 +107,7 @@ func run(f flags) error {
 func newKeyer(m string, t float64, f flags, sizes []int) (ensemble.Keyer, error) {
 	if m == "ensemble" {
 		cfg := ensemble.DefaultConfig(t)
-		cfg.Partitions, cfg.MinSize = f.partitions, f.minSize
+		cfg.Partitions, cfg.MinSize, cfg.MaxLevel = f.partitions, f.minSize, f.maxLevel
 		cfg.Weights = blocking.Weights{FalsePositive: 1 - f.fnWeight, FalseNegative: f.fnWeight}
 		p, err := ensemble.NewPlan(cfg, sizes)
 		if err == nil {

@@ -17,11 +17,12 @@ type Config struct {
 	Partitions int              // size partitions, at most
 	MinSize    int              // smallest set indexed or queried
 	Weights    blocking.Weights // false positives against false negatives
+	MaxLevel   int              // if > 0, the last size-ratio level (ratio 2^(MaxLevel/2)) a banding is chosen for
 }
 
 // DefaultConfig is 8 partitions over 128 MinHash values, sets of at least
 // 10 elements, and blocking.DefaultWeights (candidates are verified, a
-// missed pair is lost).
+// missed pair is lost), with no cap on the size-ratio levels.
 func DefaultConfig(t float64) Config {
 	return Config{Threshold: t, NumPerm: 128, Partitions: 8, MinSize: 10, Weights: blocking.DefaultWeights}
 }
@@ -30,7 +31,9 @@ func DefaultConfig(t float64) Config {
 // serves the queries of q elements with q*q*2^k >= Upper*Upper > q*q*2^(k-1)
 // (Upper/q rounded up to a half octave), with the banding Choose picks for
 // ratio 2^(k/2): the rounding only lowers the Jaccard the banding is chosen
-// for, so it can only add candidates.
+// for, so it can only add candidates. With Config.MaxLevel, the queries of
+// the levels above it use its banding: fewer keys (the bandings of large
+// ratios have the most bands), less recall for the pairs of larger ratios.
 type Plan struct {
 	cfg    Config
 	uppers []int              // largest set of each partition, increasing
@@ -40,13 +43,13 @@ type Plan struct {
 
 // NewPlan returns the plan of cfg for sets of the given sizes (Bounds).
 func NewPlan(cfg Config, sizes []int) (*Plan, error) {
-	if !(cfg.Threshold > 0 && cfg.Threshold <= 1) || cfg.NumPerm < 1 || cfg.Partitions < 1 || cfg.MinSize < 1 {
-		return nil, fmt.Errorf("ensemble: config %+v: need 0 < Threshold <= 1 and NumPerm, Partitions, MinSize >= 1", cfg)
+	if !(cfg.Threshold > 0 && cfg.Threshold <= 1) || cfg.NumPerm < 1 || cfg.Partitions < 1 || cfg.MinSize < 1 || cfg.MaxLevel < 0 {
+		return nil, fmt.Errorf("ensemble: config %+v: need 0 < Threshold <= 1, NumPerm, Partitions, MinSize >= 1 and MaxLevel >= 0", cfg)
 	}
 	p := &Plan{cfg: cfg, uppers: Bounds(sizes, cfg.Partitions, cfg.MinSize)}
 	chosen := map[int]blocking.Bands{} // by level: the same for every partition
 	for _, u := range p.uppers {
-		n := level(cfg.MinSize, u) + 1
+		n := p.level(cfg.MinSize, u) + 1
 		lv := make([]blocking.Bands, n)
 		most := map[int]int{}
 		for k := range lv {
@@ -131,7 +134,16 @@ func (p *Plan) Partition(size int) int {
 // QueryBands returns the banding a query of q elements uses in partition
 // i, whose upper bound must be at least q.
 func (p *Plan) QueryBands(i, q int) blocking.Bands {
-	return p.levels[i][level(max(q, p.cfg.MinSize), p.uppers[i])]
+	return p.levels[i][p.level(max(q, p.cfg.MinSize), p.uppers[i])]
+}
+
+// level returns level(q, u), capped at Config.MaxLevel when it is set.
+func (p *Plan) level(q, u int) int {
+	k := level(q, u)
+	if p.cfg.MaxLevel > 0 {
+		k = min(k, p.cfg.MaxLevel)
+	}
+	return k
 }
 
 // IndexKeys returns how many keys AppendIndexKeys gives a set of partition

@@ -66,6 +66,7 @@ func TestNewPlanErrors(t *testing.T) {
 		{Threshold: 0.8, NumPerm: 0, Partitions: 8, MinSize: 10},
 		{Threshold: 0.8, NumPerm: 128, Partitions: 0, MinSize: 10},
 		{Threshold: 0.8, NumPerm: 128, Partitions: 8, MinSize: 0},
+		{Threshold: 0.8, NumPerm: 128, Partitions: 8, MinSize: 10, MaxLevel: -1},
 	} {
 		if _, err := NewPlan(cfg, []int{10, 20}); err == nil {
 			t.Errorf("NewPlan(%+v): no error", cfg)
@@ -131,5 +132,29 @@ func TestAppendKeysLongBands(t *testing.T) {
 	c := appendKeys(nil, sig, 0, b)
 	if len(a) != 2 || a[0] != c[0] || a[1] == c[1] {
 		t.Errorf("keys %x then %x: want the first equal and the second changed", a, c)
+	}
+}
+
+// TestMaxLevel checks that capping the levels caps the bandings: a query
+// far below its partition's bound uses the banding of MaxLevel, and the
+// partition indexes fewer keys.
+func TestMaxLevel(t *testing.T) {
+	sizes := []int{10, 2560}
+	full, err := NewPlan(DefaultConfig(0.8), sizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig(0.8)
+	cfg.MaxLevel = 4
+	capped, err := NewPlan(cfg, sizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(full.Uppers()) - 1
+	if got, want := capped.QueryBands(last, 10), full.QueryBands(last, 640); got != want {
+		t.Errorf("capped QueryBands(%d, 10) = %v, want the ratio-4 banding %v", last, got, want)
+	}
+	if capped.IndexKeys(last) >= full.IndexKeys(last) {
+		t.Errorf("capped: %d index keys, uncapped %d", capped.IndexKeys(last), full.IndexKeys(last))
 	}
 }
