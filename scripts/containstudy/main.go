@@ -28,6 +28,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -70,20 +71,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "containstudy: -input and -truth are required, and nothing else (see -help)")
 		os.Exit(2)
 	}
-	if err := run(f); err != nil {
+	if err := run(os.Stdout, f); err != nil {
 		fmt.Fprintln(os.Stderr, "containstudy:", err)
 		os.Exit(1)
 	}
 }
 
-// run reads the corpus and the truth and prints one table row per
+// run reads the corpus and the truth and prints to w one table row per
 // threshold, method and language.
-func run(f flags) error {
+func run(w io.Writer, f flags) error {
 	c, err := load(f.input, f.truth)
 	if err != nil {
 		return err
 	}
-	fmt.Println("C     method        lang  queries  candidates  per query    >=C  recall>=C+.05 A>=10  A>=20  recall[C,C+.05) A>=10  A>=20  ikeys  qkeys  hot  seconds")
+	fmt.Fprintln(w, "C     method        lang  queries  candidates  per query    >=C  recall>=C+.05 A>=10  A>=20  recall[C,C+.05) A>=10  A>=20  ikeys  qkeys  hot  seconds")
 	for _, s := range strings.Split(f.thresholds, ",") {
 		t, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || !(t > 0 && t <= 1) {
@@ -97,7 +98,7 @@ func run(f flags) error {
 			start := time.Now()
 			pairs, st := ensemble.Candidates(keyer, c.docs, f.limits)
 			took := time.Since(start)
-			printRows(c, t, m, pairs, st, took, f.minSize)
+			printRows(w, c, t, m, pairs, st, took, f.minSize)
 		}
 	}
 	return nil

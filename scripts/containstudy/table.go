@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -28,9 +29,9 @@ func (r recall) String() string {
 // minSizes are the sizes of contained documents recall is reported from.
 var minSizes = [2]int{10, 20}
 
-// printRows prints the rows of en, zh and all for the candidate pairs of
+// printRows prints to w the rows of en, zh and all for the candidate pairs of
 // one method at threshold t.
-func printRows(c *corpus, t float64, method string, pairs []ensemble.Pair, st ensemble.Stats, took time.Duration, minSize int) {
+func printRows(w io.Writer, c *corpus, t float64, method string, pairs []ensemble.Pair, st ensemble.Stats, took time.Duration, minSize int) {
 	rows := map[string]*row{"en": {}, "zh": {}, "all": {}}
 	add := func(lang string, f func(r *row)) {
 		f(rows["all"])
@@ -84,7 +85,7 @@ func printRows(c *corpus, t float64, method string, pairs []ensemble.Pair, st en
 	n := float64(len(c.docs))
 	for _, lang := range []string{"en", "zh", "all"} {
 		r := rows[lang]
-		fmt.Printf("%-5v %-13s %-4s %8d %11d %10.1f %8d  %s %s  %s %s %6.1f %6.1f %4d %8.2f\n",
+		fmt.Fprintf(w, "%-5v %-13s %-4s %8d %11d %10.1f %8d  %s %s  %s %s %6.1f %6.1f %4d %8.2f\n",
 			t, method, lang, r.queries, r.candidates, float64(r.candidates)/float64(max(r.queries, 1)), r.hits,
 			r.above[0], r.above[1], r.band[0], r.band[1], float64(st.IndexKeys)/n, float64(st.QueryKeys)/n, st.HotBuckets, took.Seconds())
 	}
