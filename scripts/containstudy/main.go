@@ -98,6 +98,7 @@ func run(w io.Writer, f flags) error {
 			start := time.Now()
 			pairs, st := ensemble.Candidates(keyer, c.docs, f.limits)
 			took := time.Since(start)
+			fmt.Fprintf(os.Stderr, "containstudy: C=%v %s: %d hot buckets, %d pairs of them left out\n", t, m, st.HotBuckets, st.Skipped)
 			printRows(w, c, t, m, pairs, st, took, f.minSize)
 		}
 	}
