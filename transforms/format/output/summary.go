@@ -209,6 +209,11 @@ type Summary struct {
 	// StageSpans holds, per stage, the seconds since the job started at
 	// which its work first started and last ended.
 	StageSpans map[string][2]float64 `json:"stage_spans_seconds,omitempty"`
+	// FirstWorkSeconds is the earliest start of StageSpans: the seconds
+	// from the job's submission to its first document read. On a cluster
+	// it is the runner's start-up: the job server's preparation and
+	// submission, the engine's scheduling and the Go workers' start.
+	FirstWorkSeconds float64 `json:"first_work_seconds,omitempty"`
 	// Workers holds the work of each worker process (by host:pid) that
 	// did any: on a cluster, how the runner spread the job.
 	Workers map[string]WorkerStats `json:"workers,omitempty"`
@@ -311,4 +316,15 @@ func ReadSummary(dir string) (Summary, error) {
 		return s, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// NoteFirstWork sets FirstWorkSeconds from StageSpans (zero without spans).
+func (s *Summary) NoteFirstWork() {
+	s.FirstWorkSeconds = 0
+	first := true
+	for _, span := range s.StageSpans {
+		if first || span[0] < s.FirstWorkSeconds {
+			s.FirstWorkSeconds, first = span[0], false
+		}
+	}
 }
