@@ -4,7 +4,8 @@
 # one core), in one run on this machine: job wall, CPU
 # and peak resident memory of all the processes involved (the command, the
 # JVMs, the Go workers: scripts/engines/procstat.py), the per-stage spans
-# and the bytes each shuffle carried (summary.json), and whether the
+# and the bytes each shuffle carried (summary.json), the time from
+# submission to the first document read and signed, and whether the
 # outputs are byte-identical.
 #
 #   scripts/engines-bench.sh                # direct, flink, spark
@@ -83,6 +84,8 @@ s = json.load(open(sys.argv[1]))
 spans = sorted(s.get("stage_spans_seconds", {}).items(), key=lambda kv: kv[1][0])
 print("  " + "  ".join("%s %.1f-%.1f" % (k, v[0], v[1]) for k, v in spans))
 print("  shuffle bytes:", sum(s.get("shuffle_bytes", {}).values()))
+print("  first document read %.1f s, signed %.1f s after submission" % (
+    s.get("first_work_seconds", 0), s.get("stage_spans_seconds", {}).get("Signatures", [0])[0]))
 w = s.get("workers", {})
 print("  workers:", len(w), " signed:", [v.get("signed", 0) for v in w.values()])
 ' "$OUT/out-$r/summary.json"

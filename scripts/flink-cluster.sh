@@ -12,7 +12,9 @@
 #   jobmanager     Flink's StandaloneSessionClusterEntrypoint (REST/web UI)
 #   taskmanager-1  Flink's TaskManagerRunner, 1 slot
 #   taskmanager-2  Flink's TaskManagerRunner, 1 slot
-#   jobserver      Beam's FlinkJobServerDriver, --flink-master=the REST port
+#   jobserver      Beam's FlinkJobServerDriver, --flink-master=the REST port,
+#                  through scripts/engines/FlinkJobServer.java: it stages no
+#                  jars with a job (the TaskManagers hold them already)
 # Each is waited for: the REST port, both TaskManagers registered, the job
 # port. `start` writes DIR/endpoints.env and prints it:
 #   FLINK_REST=localhost:PORT  FLINK_JOB_ENDPOINT=localhost:PORT
@@ -57,6 +59,20 @@ cp=$(classpath "flink-$FLINK_MINOR-beam-$BEAM_JAVA_VERSION" \
 	"org.apache.beam:beam-runners-flink-$FLINK_MINOR:$BEAM_JAVA_VERSION" \
 	"org.apache.logging.log4j:log4j-slf4j-impl:$LOG4J_VERSION" \
 	"org.apache.logging.log4j:log4j-core:$LOG4J_VERSION")
+# scripts/engines/FlinkJobServer.java, the job server that stages no jars
+# with a job, compiled once against that class path into the cache. Every
+# JVM of the cluster has it on its class path: a job's options name its
+# NoFiles class, and the TaskManagers read them.
+src=$here/engines/FlinkJobServer.java
+classes=$ENGINES_CACHE/flink-$FLINK_MINOR-beam-$BEAM_JAVA_VERSION/jobserver-$({ cat "$src"; echo "$cp"; } | sha256sum | cut -c1-16)
+if [ ! -s "$classes/neardup/engines/FlinkJobServer.class" ]; then
+	need javac
+	rm -rf "$classes.$$"
+	mkdir -p "$classes.$$"
+	javac -nowarn -d "$classes.$$" -cp "$cp" "$src" || die "could not compile $src"
+	mv -T "$classes.$$" "$classes" 2>/dev/null || rm -rf "$classes.$$" # another start made it
+fi
+cp=$cp:$classes
 
 # Beam's Go boot, of the Go SDK release in go.mod, and the PROCESS
 # environment's command: each TaskManager starts one Go worker through it.
@@ -93,11 +109,11 @@ restart-strategy.fixed-delay.delay: 15 s
 slot.request.timeout: 20000
 heartbeat.timeout: 20000
 web.submit.enable: false
-# Beam is on the TaskManagers' classpath (the same jars the job server
-# stages with each job): loading it from there lets a TaskManager keep its
-# Go worker from one stage of a job to the next (Beam releases a stage's
-# environment at once when its function comes from the job's own class
-# loader).
+# Beam is on the TaskManagers' class path (the job server's, which stages
+# none of it with a job: FlinkJobServer.java): loading it from there lets a
+# TaskManager keep its Go worker from one stage of a job to the next (Beam
+# releases a stage's environment at once when its function comes from the
+# job's own class loader).
 classloader.resolve-order: parent-first
 EOF
 [ "${FLINK_RESTARTS:-3}" = 0 ] && sed -i 's/^restart-strategy.type: fixed-delay$/restart-strategy.type: none/' "$RUN/conf/flink-conf.yaml"
@@ -136,7 +152,11 @@ tm_memory=(-D taskmanager.cpu.cores=1 -D taskmanager.memory.framework.heap.size=
 	-D taskmanager.memory.jvm-overhead.max=192m)
 heap_mb=$((128 + $(numfmt --from=iec "${task_heap^^}") / 1048576))
 tm_jvm="-Xmx${heap_mb}m -Xms${heap_mb}m -XX:MaxDirectMemorySize=1024m -XX:MaxMetaspaceSize=256m"
-jvm jobmanager "-Xmx768m -XX:MaxMetaspaceSize=256m" org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint --configDir "$RUN/conf"
+# The JobManager and the job server only schedule, translate and submit:
+# C1's code is enough, and they reach it sooner (a job's start, most of
+# all the first one's, waits on them), with less compiling on the cores
+# the TaskManagers share.
+jvm jobmanager "-Xmx768m -XX:MaxMetaspaceSize=256m -XX:TieredStopAtLevel=1" org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint --configDir "$RUN/conf"
 wait_for jobmanager 90 curl -sf "http://localhost:$rest_port/overview" -o /dev/null
 # RUN/taskmanager N [ID] runs TaskManager N, resource id ID (default tm-N),
 # for start and start-taskmanager.
@@ -155,7 +175,7 @@ for i in 1 2; do launch "taskmanager-$i" "$RUN/taskmanager" "$i"; done
 registered() { [ "$(curl -sf "http://localhost:$rest_port/overview" | python3 -c 'import json,sys; print(json.load(sys.stdin)["taskmanagers"])')" = 2 ]; }
 wait_for taskmanager-1 120 registered
 alive taskmanager-2 || die "taskmanager-2 exited while starting (logs: $RUN)"
-jvm jobserver "-Xmx1g" org.apache.beam.runners.flink.FlinkJobServerDriver \
+jvm jobserver "-Xmx1g -XX:TieredStopAtLevel=1" neardup.engines.FlinkJobServer \
 	--flink-master="localhost:$rest_port" --flink-conf-dir="$RUN/conf" --job-host=localhost \
 	--job-port="$job_port" --artifact-port=0 --expansion-port=0 --artifacts-dir="$RUN/artifacts"
 wait_for jobserver 120 listening "$job_port"

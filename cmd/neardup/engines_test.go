@@ -391,10 +391,15 @@ func testEngine(t *testing.T, name string) {
 			direct := filepath.Join(tmp, fmt.Sprintf("direct-%d", i))
 			start := time.Now()
 			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", onEngine, "--quiet"}, in.args, e.flags(t, nil)))
-			t.Logf("%s job: %s", name, time.Since(start).Round(time.Millisecond))
+			took := time.Since(start)
 			runCommand(t, ctx, tmp, []string{"run", "--input", in.glob, "--output", direct, "--quiet"})
 			sum := sameResults(t, onEngine, direct)
 			checkWorkBytes(t, sum, "doc_shards", "info_shards") // from the workers' counters
+			t.Logf("%s job: %s, its first document read after %.1f s", name, took.Round(time.Millisecond), sum.FirstWorkSeconds)
+			// Flink reports the spans (attempted metrics); elsewhere they may be missing.
+			if read, ok := sum.StageSpans["Read"]; (ok || name == "flink") && (read[0] <= 0 || sum.FirstWorkSeconds != read[0]) {
+				t.Errorf("first_work_seconds %v; want Read's start, %v", sum.FirstWorkSeconds, read[0])
+			}
 			if in.share {
 				workShare(t, sum, 2, "Signatures", "Verify")
 			}

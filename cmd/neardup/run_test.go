@@ -263,6 +263,9 @@ func checkSpans(t *testing.T, dir string) {
 	if s.StageSpans["Read"][0] > s.StageSpans["Signatures"][0] || s.StageSpans["Summary"][1] < s.StageSpans["WriteDedup"][1] {
 		t.Errorf("spans out of the job's order: %v", s.StageSpans)
 	}
+	if s.FirstWorkSeconds != s.StageSpans["Read"][0] {
+		t.Errorf("first_work_seconds %v, want Read's start %v", s.FirstWorkSeconds, s.StageSpans["Read"][0])
+	}
 }
 
 // checkWorkBytes: summary.json counts bytes written to each of kinds of

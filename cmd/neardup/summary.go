@@ -27,6 +27,7 @@ import (
 // beside them do not.
 func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, start time.Time, wall time.Duration, settings output.Settings) (output.Summary, error) {
 	return updateJSON(ctx, dir, output.SummaryName, func(sum *output.Summary) {
+		defer sum.NoteFirstWork()
 		sum.WallSeconds = wall.Seconds()
 		sum.Settings = &settings
 		if res == nil {

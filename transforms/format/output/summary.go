@@ -215,6 +215,11 @@ type Summary struct {
 	// (spool, doc_shards, spilled_shuffles, ...): they depend on the
 	// memory the job had and on the runner.
 	WorkBytes map[string]int64 `json:"work_bytes_written,omitempty"`
+	// FirstWorkSeconds is the earliest start of StageSpans: the seconds
+	// from the job's submission to its first document read. On a cluster
+	// it is the runner's start-up: the job server's preparation and
+	// submission, the engine's scheduling and the Go workers' start.
+	FirstWorkSeconds float64 `json:"first_work_seconds,omitempty"`
 	// Workers holds the work of each worker process (by host:pid) that
 	// did any: on a cluster, how the runner spread the job.
 	Workers map[string]WorkerStats `json:"workers,omitempty"`
@@ -317,4 +322,15 @@ func ReadSummary(dir string) (Summary, error) {
 		return s, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// NoteFirstWork sets FirstWorkSeconds from StageSpans (zero without spans).
+func (s *Summary) NoteFirstWork() {
+	s.FirstWorkSeconds = 0
+	first := true
+	for _, span := range s.StageSpans {
+		if first || span[0] < s.FirstWorkSeconds {
+			s.FirstWorkSeconds, first = span[0], false
+		}
+	}
 }

@@ -62,10 +62,10 @@ type Result struct {
 	// ContainAB and ContainBA are the containment of A's shingle set in
 	// B's (Inter / A.Shingles) and of B's in A's.
 	ContainAB, ContainBA float64
-	CosineTF     float64 // over token vectors
-	CosineTFIDF  float64
-	IDFSource    string // which IDF table CosineTFIDF used
-	CJK          bool   // either text has CJK runes
+	CosineTF             float64 // over token vectors
+	CosineTFIDF          float64
+	IDFSource            string // which IDF table CosineTFIDF used
+	CJK                  bool   // either text has CJK runes
 }
 
 // NearDup reports the Jaccard verdict: exact Jaccard at or above the
