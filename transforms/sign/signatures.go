@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&signFn{})
+	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&signFn{})
 }
 
 // Signatures is the second pass, segment by segment of each input file:
@@ -93,7 +93,8 @@ type signResult struct {
 	blockkeys.Doc
 }
 
-func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]byte) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+func (fn *signFn) ProcessElement(ctx context.Context, k int64, markers func(*[]byte) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int64, []byte), emitStat func(string, int64)) error {
+	seg := int(k)
 	defer jobstate.Busy(ctx, "Signatures", jobstate.Begin())
 	file, index := wire.SegmentFile(seg, fn.Work.SegmentBits)
 	var marker []byte
@@ -122,7 +123,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]b
 
 // FinishBundle emits the names of the bundle's spill file of block entries
 // (see spilled.go).
-func (fn *signFn) FinishBundle(emitEntry, _ func(int, []byte), _ func(string, int64)) error {
+func (fn *signFn) FinishBundle(emitEntry, _ func(int64, []byte), _ func(string, int64)) error {
 	return jobfiles.FinishSpilled(nil, emitEntry, fn.spilled)
 }
 
@@ -143,14 +144,14 @@ type segmentSigner struct {
 // block entries to emitEntry, infos to the segment's info shard (with
 // fn.InfoShards) or to emitInfo, signatures to the pre-shard (with an
 // index).
-func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntry, emitInfo func(int64, []byte), emitStat func(string, int64)) error {
 	fn := ss.fn
 	defer ss.release()
 	sendEntry := fn.spilled.Wrap(emitEntry)
 	var bands, tables tally.Shuffle // band entries in [0, P), SimHash table entries in [P, 2P)
 	emitBand, emitTable := bands.Count(sendEntry), tables.Count(sendEntry)
-	entries := blockkeys.NewSender(fn.Partitions, func(part int, chunk []byte) {
-		if part < fn.Partitions {
+	entries := blockkeys.NewSender(fn.Partitions, func(part int64, chunk []byte) {
+		if part < int64(fn.Partitions) {
 			emitBand(part, chunk)
 		} else {
 			emitTable(part, chunk)

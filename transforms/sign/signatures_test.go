@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[int, []byte, func(string), error](&stageEntryFn{})
+	register.DoFn3x1[int64, []byte, func(string), error](&stageEntryFn{})
 	register.Function2x1(stageCountStr)
 }
 
@@ -41,7 +41,8 @@ func (fn *stageEntryFn) Setup() (err error) {
 	return err
 }
 
-func (fn *stageEntryFn) ProcessElement(part int, chunk []byte, emit func(string)) error {
+func (fn *stageEntryFn) ProcessElement(k int64, chunk []byte, emit func(string)) error {
+	part := int(k)
 	P := fn.Partitions
 	if part < P {
 		es, err := wire.AppendEntries(nil, chunk)
