@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
+	"github.com/neardup/neardup/transforms/sign"
 )
 
 func init() {
@@ -28,8 +29,9 @@ func init() {
 // round of entries after the other (see rounds.Run).
 //
 // In: rounds of block entries (partition, chunk; with o.Work.Spill, spill
-// files: see spilled.go). Out: candidate pairs (segment of the first
-// document, chunk), stats.
+// files: see spilled.go), and the signature pass's stats under
+// sign.StatsKey. Out: candidate pairs (segment of the first document,
+// chunk), stats (the signature pass's too).
 func Candidates(s beam.Scope, o Options, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
 	out := rounds.Run(s, 2, &candidatesFn{Work: o.Work, Blocking: o.Blocking}, entries)
@@ -87,6 +89,9 @@ func (fn *candidatesFn) Setup() (err error) {
 
 func (fn *candidatesFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
+	if part == sign.StatsKey(fn.Blocking.Partitions) {
+		return sign.PassStats(chunks, emitStat)
+	}
 	start := time.Now()
 	var err error
 	if part < fn.Blocking.Partitions {

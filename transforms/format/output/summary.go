@@ -148,13 +148,15 @@ const (
 // ended. WorkerBusyPrefix and WorkerSignedPrefix start the names of the
 // same busy time and of the documents signed by one worker process:
 // WorkerBusyPrefix+WORKER+"/"+STAGE and WorkerSignedPrefix+WORKER, WORKER
-// being the process's host:pid.
+// being the process's host:pid. SignedCounter names the counter of the
+// documents signed, summed over workers.
 const (
 	MetricsNamespace   = "neardup"
 	BusyPrefix         = "busy_ms."
 	SpanPrefix         = "span_ms."
 	WorkerBusyPrefix   = "worker_busy_ms."
 	WorkerSignedPrefix = "worker_signed."
+	SignedCounter      = "signed"
 )
 
 // WorkerStats is the work one worker process did in a job.
@@ -209,6 +211,10 @@ type Summary struct {
 	// StageSpans holds, per stage, the seconds since the job started at
 	// which its work first started and last ended.
 	StageSpans map[string][2]float64 `json:"stage_spans_seconds,omitempty"`
+	// Signed is the documents the workers signed (SignedCounter): the
+	// documents signed, counts' signed, unless the runner signed some
+	// again.
+	Signed int64 `json:"signed,omitempty"`
 	// Workers holds the work of each worker process (by host:pid) that
 	// did any: on a cluster, how the runner spread the job.
 	Workers map[string]WorkerStats `json:"workers,omitempty"`
