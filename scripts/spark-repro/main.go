@@ -28,6 +28,7 @@
 //	2 partitions (Spark's default here):
 //	                     int keys: 1 worker process(es); 16 keys
 //	                     int64 keys: 2 worker process(es); 8 and 8 keys
+//	                     segment keys: 2 worker process(es); 8 and 8 keys
 //	SPARK_PARALLELISM=5: int keys: 5 worker process(es); 3, 3, 4, 3, 3 keys
 //	                     int64 keys: 5 worker process(es); 3, 3, 3, 4, 3 keys
 //
