@@ -40,15 +40,15 @@ func Build(ctx context.Context, s beam.Scope, cfg job.Config, files []string) er
 	}
 	nearOpt, clusterOpt, writeOpt := near.OptionsFor(cfg), cluster.OptionsFor(cfg), write.OptionsFor(cfg)
 	exactMatches, skips, exactStats := exact.ExactDuplicates(s, exact.OptionsFor(cfg), r.keys)
-	entries, signStats := sign.Signatures(s, sign.OptionsFor(cfg), r.segments, skips)
-	pairs, candStats := near.Candidates(s, nearOpt, entries)
+	entries := sign.Signatures(s, sign.OptionsFor(cfg), r.segments, skips)
+	pairs, candStats := near.Candidates(s, nearOpt, entries) // with the signature pass's stats
 	verified, verifyStats := near.Verify(s, nearOpt, fileCol, pairs)
 	clusters, removes, clusterStats := cluster.Clusters(s, clusterOpt, cluster.GroupMatches(s, clusterOpt.Work, exactMatches, verified))
 	writeStats := write.Write(s, writeOpt, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes)
 	if cfg.IndexOut != "" { // the summary, which removes the work directory, waits for it
 		writeStats = beam.Flatten(s, writeStats, indexing.WriteIndex(s, indexing.OptionsFor(cfg), fileCol, removes))
 	}
-	write.Summary(s, writeOpt, fileCol, r.stats, exactStats, signStats, candStats, verifyStats, clusterStats, writeStats)
+	write.Summary(s, writeOpt, fileCol, r.stats, exactStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }
 

@@ -242,7 +242,7 @@ func sameOutputs(t *testing.T, what string, want, got map[string][]byte) {
 func withoutShuffles(t *testing.T, what string, want, got []byte) ([]byte, []byte) {
 	t.Helper()
 	var names [2][]string
-	strip := func(i int, b []byte) []byte {
+	strip := func(i int64, b []byte) []byte {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatalf("%s: summary: %v", what, err)

@@ -2,7 +2,7 @@
 # same-outputs.sh: runs two neardup binaries on the same input and options
 # and checks that their outputs are the same: every output and index file
 # byte for byte, summary.json without its timings (wall and busy seconds,
-# stage spans, workers) and report.html without the output path and times (its lines
+# stage spans, workers, signed, work bytes, first work) and report.html without the output path and times (its lines
 # compared as a set: the chart orders stages by time).
 #
 #   scripts/same-outputs.sh BIN_A BIN_B RUN_ARGS...
@@ -27,7 +27,7 @@ done
 python3 - "$tmp" <<'PY'
 import json, os, re, sys
 tmp = sys.argv[1]
-timing = {"wall_seconds", "stage_busy_seconds", "stage_spans_seconds", "workers"}
+timing = {"wall_seconds", "stage_busy_seconds", "stage_spans_seconds", "workers", "signed", "work_bytes_written", "first_work_seconds"}
 bad = 0
 for sub in ("", "-index", "-audit", "-index2"):
     da, db = os.path.join(tmp, "a" + sub), os.path.join(tmp, "b" + sub)

@@ -30,7 +30,8 @@
 #
 # Environment: SPARK_UI_PORT, SPARK_JOB_PORT (default: free ports),
 # SPARK_WORKER_MEM (per worker and its executor's heap, default 1g),
-# SPARK_PARALLELISM (spark.default.parallelism, default 15; see below),
+# SPARK_PARALLELISM (spark.default.parallelism: the partitions of each
+# shuffle; default Spark's, the executors' cores, 2),
 # NEARDUP_ENGINES_CACHE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -75,7 +76,7 @@ ui_port=${SPARK_UI_PORT:-$(free_port)}
 job_port=${SPARK_JOB_PORT:-$(free_port)}
 master_port=$(free_port)
 mem=${SPARK_WORKER_MEM:-1g}
-parallelism=${SPARK_PARALLELISM:-15}
+parallelism=${SPARK_PARALLELISM:+-Dspark.default.parallelism=$SPARK_PARALLELISM}
 rm -rf "$RUN"
 mkdir -p "$RUN/conf" "$RUN/tmp" "$RUN/work"
 go_worker "$RUN" "$bin/boot"
@@ -124,25 +125,12 @@ alive worker-2 || die "worker-2 exited while starting (logs: $RUN)"
 #   3 s wait for the executor that holds a task's shuffle input, the
 #   executor that read the input files ran every later task shorter than
 #   that.
-# - spark.default.parallelism odd: Beam's Spark runner partitions each
-#   GroupByKey's output with a HashPartitioner of that many partitions
-#   (the cores, 2, by default) over Arrays.hashCode of the encoded key. A Go
-#   int key is a length-prefixed zigzag varint, and for the pipeline's keys
-#   (segments, partitions) that hash is always even: with 2 partitions
-#   every key went to one, and one of the two Go workers signed all
-#   documents of the 4-shard dev corpus (scripts/spark-repro shows it).
-# - and 15 of them: Spark hands a stage's tasks to whichever executor is
-#   free, so an executor's share moves by whole partitions. Signing the
-#   4-shard dev corpus in 20 segments (TestSpark), the smaller of the two
-#   executors' shares was 34-38% of the documents with 5 partitions (6
-#   runs), 31-50% with 9 (5 runs) and 44-50% with 15 (5 runs); a job took
-#   about 6 s longer with 15 than with 9 (medians 41.4 and 35.8 s).
 # Beam's Spark runner also ships the job server's classpath (263 jars,
 # ~250 MB) to each executor of each job, though Beam is on the executors'
 # own classpath here: about 9 s of each executor's start (DIR/work/APP/N/).
 jvm jobserver "-Xmx1g -Dspark.driver.host=localhost -Dspark.driver.bindAddress=127.0.0.1 \
 -Dspark.ui.enabled=false -Dspark.executor.memory=$mem -Dspark.local.dir=$RUN/tmp -Dspark.locality.wait=0s \
--Dspark.default.parallelism=$parallelism" \
+$parallelism" \
 	org.apache.beam.runners.spark.SparkJobServerDriver \
 	--spark-master-url="$master" --job-host=localhost \
 	--job-port="$job_port" --artifact-port=0 --expansion-port=0 --artifacts-dir="$RUN/artifacts"

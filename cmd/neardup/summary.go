@@ -35,8 +35,9 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 		}
 		if localRunner() { // the DoFns ran here: their own record is complete
 			sum.StageSeconds, sum.StageSpans = localStages(&jobstate.Progress.Stages, start)
+			sum.Signed = jobstate.Progress.Signed.Load()
 			sum.Workers = map[string]output.WorkerStats{jobstate.WorkerID: {
-				Signed: jobstate.Progress.Signed.Load(), StageSeconds: sum.StageSeconds}}
+				Signed: sum.Signed, StageSeconds: sum.StageSeconds}}
 			sum.WorkBytes = jobstate.WorkWritten()
 			return
 		}
@@ -45,6 +46,8 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 		for _, c := range all.Counters() {
 			if c.Namespace() == output.MetricsNamespace && strings.HasPrefix(c.Name(), output.BusyPrefix) {
 				sum.StageSeconds[strings.TrimPrefix(c.Name(), output.BusyPrefix)] += float64(c.Result()) / 1000
+			} else if c.Namespace() == output.MetricsNamespace && c.Name() == output.SignedCounter {
+				sum.Signed += c.Result()
 			}
 		}
 		sum.StageSpans = stageSpans(all.Distributions(), start)

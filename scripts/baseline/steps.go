@@ -235,7 +235,7 @@ func (j *job) sign() error {
 		}
 		pf.f, pf.w = f, bufio.NewWriterSize(f, 32<<10) // 512 of them
 	}
-	emit := func(p int, chunk []byte) {
+	emit := func(p int64, chunk []byte) {
 		pf := &j.parts[p]
 		pf.mu.Lock()
 		var n [binary.MaxVarintLen64]byte

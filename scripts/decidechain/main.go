@@ -43,8 +43,8 @@ func main() {
 	cfg.DecideBytes = *budget
 	fn := &cluster.ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: cluster.OptionsFor(cfg).Lines}
 	h := sha256.New()
-	hash := func(tag string) func(int, []byte) {
-		return func(k int, c []byte) {
+	hash := func(tag string) func(int64, []byte) {
+		return func(k int64, c []byte) {
 			h.Write([]byte(tag))
 			h.Write(binary.AppendUvarint(nil, uint64(k)))
 			h.Write(c)

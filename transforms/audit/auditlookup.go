@@ -26,8 +26,8 @@ import (
 
 func init() {
 	register.DoFn4x1[context.Context, []byte, func(int), func(string, int64), error](&lookupTasksFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&lookupFn{})
-	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&fetchFn{})
+	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&lookupFn{})
+	register.DoFn8x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(int64, []byte), func(string, int64), error](&fetchFn{})
 }
 
 // IndexLookup finds what of the index in o.Index meets the new batch by its
@@ -154,7 +154,7 @@ func (fn *lookupFn) Setup(ctx context.Context) (err error) {
 	return nil
 }
 
-func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer jobstate.Busy(ctx, "IndexLookup", jobstate.Begin())
 	if fn.exact == nil {
 		if err := fn.bk.load(keys); err != nil {
@@ -173,7 +173,7 @@ func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte
 		if n >= len(fn.m.Shards) {
 			return fmt.Errorf("index lookup: key file %d refers to shard %d of %d", t, n, len(fn.m.Shards))
 		}
-		emit(n, refs[n])
+		emit(int64(n), refs[n])
 	}
 	emitStat(output.StatIndexBytesRead, read)
 	return nil
@@ -238,9 +238,10 @@ func (fn *fetchFn) Setup(ctx context.Context) (err error) {
 	return fn.bk.setup(fn.Blocking)
 }
 
-func (fn *fetchFn) ProcessElement(ctx context.Context, n int, chunks func(*[]byte) bool, keys func(*[]byte) bool,
-	emitExact, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+func (fn *fetchFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, keys func(*[]byte) bool,
+	emitExact, emitEntry, emitInfo func(int64, []byte), emitStat func(string, int64)) error {
 	defer jobstate.Busy(ctx, "IndexFetch", jobstate.Begin())
+	n := int(k)
 	if err := fn.bk.load(keys); err != nil {
 		return err
 	}

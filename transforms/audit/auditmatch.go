@@ -21,11 +21,11 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&auditExactFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&auditCandidatesFn{})
-	register.DoFn4x1[int, []byte, func(int, []byte), func(int, []byte), error](&splitMatchesFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&halfJoinFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&verifyFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&auditExactFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&auditCandidatesFn{})
+	register.DoFn4x1[int64, []byte, func(int64, []byte), func(int64, []byte), error](&splitMatchesFn{})
+	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&halfJoinFn{})
+	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&verifyFn{})
 }
 
 // AuditExact finds the new documents identical to an indexed one.
@@ -86,7 +86,8 @@ type auditExactFn struct {
 	jobfiles.GroupReader
 }
 
-func (fn *auditExactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *auditExactFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "AuditExact", jobstate.Begin())
 	infos, err := exact.ByExactKey(&fn.In, fn.Work, part, chunks)
 	if err != nil {
@@ -119,7 +120,8 @@ func (fn *auditCandidatesFn) Setup() (err error) {
 	return err
 }
 
-func (fn *auditCandidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *auditCandidatesFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "Candidates", jobstate.Begin())
 	var st candidates.Stats
 	pairs, err := fn.pairs(part, chunks, &st)
@@ -169,7 +171,8 @@ type halfJoinFn struct {
 	Partitions int // of the infos
 }
 
-func (fn *halfJoinFn) ProcessElement(ctx context.Context, part int, infoChunks, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *halfJoinFn) ProcessElement(ctx context.Context, k int64, infoChunks, pairChunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "JoinFirst", jobstate.Begin())
 	infos, err := decodeInfos(infoChunks)
 	if err != nil {
@@ -195,7 +198,8 @@ type verifyFn struct {
 	SegmentBits int // of the exact checks' keys
 }
 
-func (fn *verifyFn) ProcessElement(ctx context.Context, part int, infoChunks, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+func (fn *verifyFn) ProcessElement(ctx context.Context, k int64, infoChunks, halfChunks func(*[]byte) bool, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "Verify", jobstate.Begin())
 	infos, err := decodeInfos(infoChunks)
 	if err != nil {
@@ -234,7 +238,7 @@ type splitMatchesFn struct {
 	Decide bool
 }
 
-func (fn *splitMatchesFn) ProcessElement(file int, chunk []byte, emitBatch, emitIndex func(int, []byte)) error {
+func (fn *splitMatchesFn) ProcessElement(file int64, chunk []byte, emitBatch, emitIndex func(int64, []byte)) error {
 	var batch, idx []byte
 	err := wire.EachMatch(chunk, func(m *wire.Match, rec []byte) error {
 		switch {

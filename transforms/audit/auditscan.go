@@ -23,9 +23,9 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[int, []byte, func([]byte), error](&blockKeysFn{})
-	register.DoFn3x1[int, []byte, func([]byte), error](&exactKeysFn{})
-	register.DoFn8x1[context.Context, int, string, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&indexScanFn{})
+	register.DoFn3x1[int64, []byte, func([]byte), error](&blockKeysFn{})
+	register.DoFn3x1[int64, []byte, func([]byte), error](&exactKeysFn{})
+	register.DoFn8x1[context.Context, int64, string, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(int64, []byte), func(string, int64), error](&indexScanFn{})
 }
 
 // IndexScan reads the index shards (in o.Index) and keeps what meets the new
@@ -119,9 +119,10 @@ func (bk *batchKeys) load(keys func(*[]byte) bool) error {
 	return nil
 }
 
-func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, keys func(*[]byte) bool,
-	emitExact, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+func (fn *indexScanFn) ProcessElement(ctx context.Context, k int64, name string, keys func(*[]byte) bool,
+	emitExact, emitEntry, emitInfo func(int64, []byte), emitStat func(string, int64)) error {
 	defer jobstate.Busy(ctx, "IndexScan", jobstate.Begin())
+	n := int(k)
 	if err := fn.bk.load(keys); err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, n int, name string, k
 }
 
 // newShardScan returns the scan of the records of index shard n.
-func newShardScan(bk *batchKeys, n int, emitExact, emitEntry, emitInfo func(int, []byte)) *shardScan {
+func newShardScan(bk *batchKeys, n int, emitExact, emitEntry, emitInfo func(int64, []byte)) *shardScan {
 	return &shardScan{fn: bk, file: jobfiles.IndexFileBase + n, exacts: wire.NewBatcher(0), infos: wire.NewBatcher(0),
 		entries: blockkeys.NewSender(bk.partitions, emitEntry), emitExact: emitExact, emitInfo: emitInfo}
 }
@@ -166,7 +167,7 @@ type shardScan struct {
 	file                int // the shard's file index (IndexFileBase + its number)
 	exacts, infos       *wire.Batcher
 	entries             *blockkeys.Sender
-	emitExact, emitInfo func(int, []byte)
+	emitExact, emitInfo func(int64, []byte)
 	tkeys               []uint64 // scratch
 
 	docs, joined, nentries int64
@@ -252,7 +253,8 @@ func (fn *blockKeysFn) Setup() (err error) {
 	return err
 }
 
-func (fn *blockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte)) error {
+func (fn *blockKeysFn) ProcessElement(k int64, chunk []byte, emit func([]byte)) error {
+	part := int(k)
 	var out []byte
 	var err error
 	if part < fn.Partitions {
@@ -284,7 +286,7 @@ func (fn *blockKeysFn) ProcessElement(part int, chunk []byte, emit func([]byte))
 // In: (partition, wire.Info chunk with Exact set). Out: a key set chunk.
 type exactKeysFn struct{}
 
-func (fn *exactKeysFn) ProcessElement(_ int, chunk []byte, emit func([]byte)) error {
+func (fn *exactKeysFn) ProcessElement(_ int64, chunk []byte, emit func([]byte)) error {
 	out := wire.NewKeySet(wire.KeySetExact)
 	var in wire.Info
 	for c := chunk; len(c) > 0; {

@@ -25,8 +25,8 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&writeAuditFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, error](&writeAuditSummaryFn{})
+	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&writeAuditFn{})
+	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, error](&writeAuditSummaryFn{})
 	register.DoFn3x0[string, int64, func(string, int64)](&renameStatFn{})
 }
 
@@ -84,7 +84,8 @@ func (fn *writeAuditFn) Setup(ctx context.Context) error {
 	return nil
 }
 
-func (fn *writeAuditFn) ProcessElement(ctx context.Context, file int, matchChunks, removeChunks func(*[]byte) bool, emitRemove func(int, []byte), emitStat func(string, int64)) error {
+func (fn *writeAuditFn) ProcessElement(ctx context.Context, k int64, matchChunks, removeChunks func(*[]byte) bool, emitRemove func(int64, []byte), emitStat func(string, int64)) error {
+	file := int(k)
 	defer jobstate.Busy(ctx, "Write.audit", jobstate.Begin())
 	inBatch, err := wire.ReadLineSet(removeChunks)
 	if err != nil {
@@ -230,7 +231,7 @@ type writeAuditSummaryFn struct {
 	Index string
 }
 
-func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inputs func(*[]byte) bool) error {
+func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int64, chunks, inputs func(*[]byte) bool) error {
 	defer jobstate.Busy(ctx, "Summary", jobstate.Begin())
 	counts, err := write.ReadStats(chunks)
 	if err != nil {

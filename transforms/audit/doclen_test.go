@@ -19,7 +19,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -82,8 +81,8 @@ func TestDocLength(t *testing.T) {
 				keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
 				passert.Equals(s, stagetest.Decode(s, "infolen", 0, keys), stagetest.Any(want)...)
 				_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
-				_, signStats := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
-				indexing.WriteIndex(s, indexing.OptionsFor(cfg), files, beam.ParDo(s, rounds.After, signStats))
+				entries := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
+				indexing.WriteIndex(s, indexing.OptionsFor(cfg), files, beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
 				stagetest.Run(t, p)
 				if !slices.ContainsFunc(stagetest.DirNames(t, cfg.Work), jobfiles.IsDocShardName) {
 					t.Fatal("no document shards: the signature pass parsed the input")

@@ -12,7 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -67,9 +67,9 @@ func TestWriteIndexStage(t *testing.T) {
 	files := stagetest.Files(t, s, newPaths, cfg2.Branches)
 	keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg2), files)
 	_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg2), keys)
-	_, signStats := sign.Signatures(s, sign.OptionsFor(cfg2), segs, skips)
+	entries := sign.Signatures(s, sign.OptionsFor(cfg2), segs, skips)
 	indexing.UpdateIndex(s, indexing.OptionsFor(cfg2), cfg.IndexOut, files,
-		beam.Flatten(s, stagetest.Chunks(s, stagetest.LineChunk(0, 1)), beam.ParDo(s, rounds.After, signStats)))
+		beam.Flatten(s, stagetest.Chunks(s, stagetest.LineChunk(0, 1)), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...))))
 	stagetest.Run(t, p)
 	man2, err := indexing.ReadManifest(t.Context(), cfg2.IndexOut)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/sign"
@@ -27,10 +26,10 @@ func stageIndex(t *testing.T, cfg job.Config, paths []string, removes ...stagete
 	files := stagetest.Files(t, s, paths, cfg.Branches)
 	keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
 	_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
-	_, signStats := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
+	entries := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
 	// The index shards copy the pre-shards of the signature pass: wait
 	// for it (in a run, the removals come after it).
-	rm := beam.Flatten(s, stagetest.Chunks(s, removes...), beam.ParDo(s, rounds.After, signStats))
+	rm := beam.Flatten(s, stagetest.Chunks(s, removes...), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
 	indexing.WriteIndex(s, indexing.OptionsFor(cfg), files, rm)
 	stagetest.Run(t, p)
 	man, err := indexing.ReadManifest(context.Background(), cfg.IndexOut)

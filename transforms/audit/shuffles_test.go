@@ -32,14 +32,14 @@ func newShuffleTap() *shuffleTap {
 
 // emit returns an emitter into shuffle name that keeps the chunks in into
 // (nil: measured only).
-func (tp *shuffleTap) emit(name string, into map[int][][]byte) func(int, []byte) {
-	return func(k int, c []byte) {
+func (tp *shuffleTap) emit(name string, into map[int][][]byte) func(int64, []byte) {
+	return func(k int64, c []byte) {
 		m := tp.measured[name]
 		m[0] += int64(len(c))
 		m[1]++
 		tp.measured[name] = m
 		if into != nil {
-			into[k] = append(into[k], slices.Clone(c))
+			into[int(k)] = append(into[int(k)], slices.Clone(c))
 		}
 	}
 }
@@ -105,7 +105,7 @@ func TestClustersShuffleTallies(t *testing.T) {
 			step := func(large bool) {
 				next := map[int][][]byte{}
 				for _, k := range slices.Sorted(maps.Keys(edges)) {
-					if err := (&cluster.StarFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, k, jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
+					if err := (&cluster.StarFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, int64(k), jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -117,14 +117,14 @@ func TestClustersShuffleTallies(t *testing.T) {
 			}
 			stars, leaves, rest := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
 			for _, k := range slices.Sorted(maps.Keys(edges)) {
-				if err := (&cluster.SettleFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
+				if err := (&cluster.SettleFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
 					tp.emit(output.ShuffleEdges, leaves), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			assigns := map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&cluster.ResolveFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, jobfiles.IterOf(stars[k]), jobfiles.IterOf(leaves[k]),
+				if err := (&cluster.ResolveFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), jobfiles.IterOf(stars[k]), jobfiles.IterOf(leaves[k]),
 					tp.emit(output.ShuffleAssignments, assigns), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
@@ -134,13 +134,13 @@ func TestClustersShuffleTallies(t *testing.T) {
 			}
 			rooted, rootLinks := map[int][][]byte{}, map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&cluster.MembersFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, k, jobfiles.IterOf(members[k]), jobfiles.IterOf(assigns[k]), jobfiles.IterOf(links[k]),
+				if err := (&cluster.MembersFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), jobfiles.IterOf(members[k]), jobfiles.IterOf(assigns[k]), jobfiles.IterOf(links[k]),
 					tp.emit(output.ShuffleMembers, rooted), tp.emit(output.ShuffleLinks, rootLinks), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(rooted)) {
-				if err := (&cluster.ClusterFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Lines: cluster.OptionsFor(cfg).Lines}).ProcessElement(ctx, k, jobfiles.IterOf(rooted[k]), jobfiles.IterOf(rootLinks[k]),
+				if err := (&cluster.ClusterFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Lines: cluster.OptionsFor(cfg).Lines}).ProcessElement(ctx, int64(k), jobfiles.IterOf(rooted[k]), jobfiles.IterOf(rootLinks[k]),
 					tp.emit(output.ShuffleOutLines, nil), tp.emit(output.ShuffleRemoved, nil), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
@@ -239,7 +239,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 	}
 	emitMatch := tp.emit(output.ShuffleMatches, nil)
 	for _, k := range slices.Sorted(maps.Keys(sets)) {
-		if err := second.ProcessElement(ctx, k, jobfiles.IterOf(sets[k]), emitMatch, tp.emitStat); err != nil {
+		if err := second.ProcessElement(ctx, int64(k), jobfiles.IterOf(sets[k]), emitMatch, tp.emitStat); err != nil {
 			t.Fatal(err)
 		}
 	}

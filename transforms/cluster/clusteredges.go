@@ -14,10 +14,10 @@ import (
 type edgeSender struct {
 	b     *wire.Batcher
 	parts int
-	emit  func(int, []byte)
+	emit  func(int64, []byte)
 }
 
-func newEdgeSender(parts int, emit func(int, []byte)) *edgeSender {
+func newEdgeSender(parts int, emit func(int64, []byte)) *edgeSender {
 	return &edgeSender{b: wire.NewBatcher(0), parts: parts, emit: emit}
 }
 
@@ -37,10 +37,10 @@ func (s *edgeSender) flush() { s.b.Flush(s.emit) }
 type assigner struct {
 	b     *wire.Batcher
 	parts int
-	emit  func(int, []byte)
+	emit  func(int64, []byte)
 }
 
-func newAssigner(parts int, emit func(int, []byte)) *assigner {
+func newAssigner(parts int, emit func(int64, []byte)) *assigner {
 	return &assigner{b: wire.NewBatcher(0), parts: parts, emit: emit}
 }
 

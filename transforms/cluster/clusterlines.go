@@ -43,7 +43,8 @@ type ClusterLines struct {
 // 0.
 const defaultDecideBytes = 256 << 20
 
-func (fn *ClusterFn) ProcessElement(ctx context.Context, part int, memberChunks, linkChunks func(*[]byte) bool, emitCluster, emitRemove func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ClusterFn) ProcessElement(ctx context.Context, k int64, memberChunks, linkChunks func(*[]byte) bool, emitCluster, emitRemove func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	emitCluster, reportLines := tally.CountShuffle(output.ShuffleOutLines, emitCluster, emitStat)
 	emitRemove, reportRemoved := tally.CountShuffle(output.ShuffleRemoved, emitRemove, emitStat)
@@ -109,7 +110,7 @@ func (fn *ClusterFn) decide(part int, memberChunks, linkChunks func(*[]byte) boo
 // clusterWriter batches the cluster lines and removals of a partition.
 type clusterWriter struct {
 	lines, removes          *wire.Batcher
-	emitCluster, emitRemove func(int, []byte)
+	emitCluster, emitRemove func(int64, []byte)
 	locations               bool // the members' locations (Config.Locations)
 
 	clusters, clustered, removed, components int64

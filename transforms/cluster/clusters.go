@@ -16,15 +16,15 @@ import (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&EdgesFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&StarFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&SettleFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ResolveFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&RemainderFn{})
+	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(int64, []byte), func(string, int64), error](&EdgesFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&StarFn{})
+	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(int64, []byte), func(string, int64), error](&SettleFn{})
+	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&ResolveFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&RemainderFn{})
 	register.Function3x1(outsideMarksFn)
-	register.Emitter2[int, []byte]()
-	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&MembersFn{})
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&ClusterFn{})
+	register.Emitter2[int64, []byte]()
+	register.DoFn8x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&MembersFn{})
+	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&ClusterFn{})
 }
 
 // Clusters decides which documents the matches remove. It finds the
@@ -83,7 +83,7 @@ func OutsideMarks(s beam.Scope, idxMatches beam.PCollection) beam.PCollection {
 	return beam.ParDo(s, outsideMarksFn, idxMatches)
 }
 
-func outsideMarksFn(key int, chunk []byte, emit func(int, []byte)) error {
+func outsideMarksFn(key int64, chunk []byte, emit func(int64, []byte)) error {
 	var out []byte
 	err := wire.EachMatch(chunk, func(m *wire.Match, _ []byte) error {
 		mark := wire.Match{A: m.A, B: m.A, IDA: m.IDA, IDB: m.IDA, LenA: m.LenA, LenB: m.LenA, Jaccard: 1, Method: m.Method}
@@ -124,7 +124,7 @@ type EdgesFn struct {
 	jobfiles.GroupReader
 }
 
-func (fn *EdgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emitEdge, emitMember, emitLink func(int, []byte), emitStat func(string, int64)) error {
+func (fn *EdgesFn) ProcessElement(ctx context.Context, key int64, chunks func(*[]byte) bool, emitEdge, emitMember, emitLink func(int64, []byte), emitStat func(string, int64)) error {
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	emitEdge, reportEdges := tally.CountShuffle(output.ShuffleEdges, emitEdge, emitStat)
 	emitMember, reportMembers := tally.CountShuffle(output.ShuffleMembers, emitMember, emitStat)
@@ -139,7 +139,7 @@ func (fn *EdgesFn) ProcessElement(ctx context.Context, key int, chunks func(*[]b
 			members.Add(components.Owner(d, fn.Partitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emitMember)
 		}
 	}
-	err := fn.In.Each(fn.Work, key, chunks, func(c []byte) error {
+	err := fn.In.Each(fn.Work, int(key), chunks, func(c []byte) error {
 		return wire.EachMatch(c, func(m *wire.Match, _ []byte) error {
 			if m.A != m.B {
 				edges.send(components.NewEdge(m.A, m.B), components.Both)
@@ -184,7 +184,8 @@ type StarFn struct {
 	Large bool
 }
 
-func (fn *StarFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *StarFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	emit, report := tally.CountShuffle(output.ShuffleEdges, emit, emitStat)
 	edges, err := decodeEdges(&fn.In, fn.Work, part, chunks)
@@ -215,7 +216,8 @@ type SettleFn struct {
 	jobfiles.GroupReader
 }
 
-func (fn *SettleFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int, []byte), emitStat func(string, int64)) error {
+func (fn *SettleFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	var edgeBytes tally.Shuffle // stars, leaves and the rest: all edges
 	emitStar, emitLeaf, emitRest = edgeBytes.Count(emitStar), edgeBytes.Count(emitLeaf), edgeBytes.Count(emitRest)
@@ -225,7 +227,7 @@ func (fn *SettleFn) ProcessElement(ctx context.Context, part int, chunks func(*[
 	}
 	p := fn.Partitions
 	stars, leaves, rest := wire.NewBatcher(0), wire.NewBatcher(0), wire.NewBatcher(0)
-	add := func(b *wire.Batcher, part int, e components.Edge, emit func(int, []byte)) {
+	add := func(b *wire.Batcher, part int, e components.Edge, emit func(int64, []byte)) {
 		b.Add(part, func(c []byte) []byte { return wire.AppendPair(c, e) }, emit)
 	}
 	components.Settle(components.Arcs(nil, edges, part, p),
@@ -251,7 +253,8 @@ type ResolveFn struct {
 	jobfiles.GroupReader
 }
 
-func (fn *ResolveFn) ProcessElement(ctx context.Context, part int, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ResolveFn) ProcessElement(ctx context.Context, k int64, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	emitAssign, reportAssign := tally.CountShuffle(output.ShuffleAssignments, emitAssign, emitStat)
 	emitRest, reportRest := tally.CountShuffle(output.ShuffleEdges, emitRest, emitStat)
@@ -283,7 +286,8 @@ type RemainderFn struct {
 	jobfiles.GroupReader
 }
 
-func (fn *RemainderFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitAssign func(int, []byte), emitStat func(string, int64)) error {
+func (fn *RemainderFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emitAssign func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	edges, err := decodeEdges(&fn.In, fn.Work, part, chunks)
 	if err != nil {
@@ -311,7 +315,8 @@ type MembersFn struct {
 	jobfiles.GroupReader
 }
 
-func (fn *MembersFn) ProcessElement(ctx context.Context, part int, memberChunks, assignChunks, linkChunks func(*[]byte) bool, emit, emitLink func(int, []byte), emitStat func(string, int64)) error {
+func (fn *MembersFn) ProcessElement(ctx context.Context, k int64, memberChunks, assignChunks, linkChunks func(*[]byte) bool, emit, emitLink func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	emit, report := tally.CountShuffle(output.ShuffleMembers, emit, emitStat)
 	emitLink, reportLinks := tally.CountShuffle(output.ShuffleLinks, emitLink, emitStat)
@@ -351,7 +356,7 @@ func (fn *MembersFn) ProcessElement(ctx context.Context, part int, memberChunks,
 // sendLinks sends each link of linkChunks to the partition of the root of
 // its first document (roots); a mark of a document in no component
 // (OutsideMarks) is dropped.
-func (fn *MembersFn) sendLinks(part int, roots map[wire.Doc]wire.Doc, linkChunks func(*[]byte) bool, emitLink func(int, []byte)) error {
+func (fn *MembersFn) sendLinks(part int, roots map[wire.Doc]wire.Doc, linkChunks func(*[]byte) bool, emitLink func(int64, []byte)) error {
 	links := wire.NewBatcher(0)
 	err := fn.In.Each(fn.Work, part, linkChunks, func(c []byte) error {
 		return wire.EachMatch(c, func(l *wire.Match, rec []byte) error {

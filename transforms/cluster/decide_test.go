@@ -47,8 +47,8 @@ func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest 
 	}
 	out := decideOut{stats: map[string]int64{}}
 	err := fn.ProcessElement(context.Background(), 0, jobfiles.IterOf(mc), jobfiles.IterOf(lc),
-		func(k int, c []byte) { out.clusters = append(out.clusters, fmt.Sprintf("%d/%x", k, c)) },
-		func(k int, c []byte) { out.removes = append(out.removes, fmt.Sprintf("%d/%x", k, c)) },
+		func(k int64, c []byte) { out.clusters = append(out.clusters, fmt.Sprintf("%d/%x", k, c)) },
+		func(k int64, c []byte) { out.removes = append(out.removes, fmt.Sprintf("%d/%x", k, c)) },
 		func(name string, n int64) { out.stats[name] += n })
 	if err != nil {
 		t.Fatal(err)
@@ -257,8 +257,8 @@ func TestDecideSpilledObjectStoreWork(t *testing.T) {
 		lc = append(lc, wire.AppendMatch(nil, &links[i]))
 	}
 	err := fn.ProcessElement(context.Background(), 0, jobfiles.IterOf(mc), jobfiles.IterOf(lc),
-		func(k int, c []byte) { clusters = append(clusters, fmt.Sprintf("%d/%x", k, c)) },
-		func(k int, c []byte) { removes = append(removes, fmt.Sprintf("%d/%x", k, c)) },
+		func(k int64, c []byte) { clusters = append(clusters, fmt.Sprintf("%d/%x", k, c)) },
+		func(k int64, c []byte) { removes = append(removes, fmt.Sprintf("%d/%x", k, c)) },
 		func(string, int64) {})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&exactFn{})
+	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&exactFn{})
 }
 
 // ExactDuplicates groups documents by the hash of their normalized text.
@@ -47,31 +47,32 @@ type exactFn struct {
 	ahead docpool.AheadEmits
 }
 
-func (fn *exactFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
+func (fn *exactFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emitMatch, emitSkip func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	start := time.Now()
 	infos, err := readExactInfos(&fn.In, fn.Work, part, chunks)
 	if err != nil {
 		return err
 	}
 	jobstate.AddBusy(ctx, "ExactDuplicates", time.Since(start), start)
-	fn.ahead.Start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(2, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
 		jobstate.Running.Add(1) // for WaitIdle
 		defer jobstate.Running.Add(-1)
 		fn.groups(infos, emits[0], emits[1], emitStat)
 		return nil
 	})
-	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emitMatch, emitSkip}, emitStat, jobstate.BusyIn(ctx, "ExactDuplicates"))
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){emitMatch, emitSkip}, emitStat, jobstate.BusyIn(ctx, "ExactDuplicates"))
 }
 
 // FinishBundle emits the output of the partitions still being grouped.
-func (fn *exactFn) FinishBundle(ctx context.Context, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) error {
-	return fn.ahead.Drain(0, []func(int, []byte){emitMatch, emitSkip}, emitStat, jobstate.BusyIn(ctx, "ExactDuplicates"))
+func (fn *exactFn) FinishBundle(ctx context.Context, emitMatch, emitSkip func(int64, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.Drain(0, []func(int64, []byte){emitMatch, emitSkip}, emitStat, jobstate.BusyIn(ctx, "ExactDuplicates"))
 }
 
 // groups sorts the infos of one partition by exact key, then document, and
 // emits an exact match and a line to skip for each member of a group but
 // its representative: each run of equal keys is one group.
-func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int, []byte), emitStat func(string, int64)) {
+func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int64, []byte), emitStat func(string, int64)) {
 	emitMatch, reportMatches := tally.CountShuffle(output.ShuffleMatches, emitMatch, emitStat)
 	emitSkip, reportSkips := tally.CountShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
 	exactdup.Sort(infos)

@@ -54,7 +54,7 @@ func CompactIndex(ctx context.Context, from, to, tmp string) (*index.Manifest, e
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		kr := newKeyRouter(bits, tables, n, parts.add)
+		kr := newKeyRouter(bits, tables, n, func(p int64, c []byte) { parts.add(int(p), c) })
 		sh, err := compactShard(ctx, m, n, to, kr)
 		if err != nil {
 			return nil, outErr(err)

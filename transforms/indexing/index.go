@@ -22,9 +22,9 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), error](&writeIndexFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&writeManifestFn{})
-	register.DoFn3x1[context.Context, []byte, func(int, string), error](&readIndexShardsFn{})
+	register.DoFn6x1[context.Context, int64, func(*string) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), error](&writeIndexFn{})
+	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(string, int64), error](&writeManifestFn{})
+	register.DoFn3x1[context.Context, []byte, func(int64, string), error](&readIndexShardsFn{})
 }
 
 // WriteIndex writes the signature index of the documents a job keeps to
@@ -81,14 +81,14 @@ type readIndexShardsFn struct {
 	N, I int
 }
 
-func (fn *readIndexShardsFn) ProcessElement(ctx context.Context, _ []byte, emit func(int, string)) error {
+func (fn *readIndexShardsFn) ProcessElement(ctx context.Context, _ []byte, emit func(int64, string)) error {
 	m, err := ReadManifest(ctx, fn.Dir)
 	if err != nil {
 		return err
 	}
 	for n, sh := range m.Shards {
 		if n%fn.N == fn.I {
-			emit(n, sh.Name)
+			emit(int64(n), sh.Name)
 		}
 	}
 	return nil
@@ -121,8 +121,8 @@ func (fn *writeIndexFn) Setup() (err error) {
 	return err
 }
 
-func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks func(*[]byte) bool,
-	emit, emitKeys func(int, []byte)) error {
+func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int64, paths func(*string) bool, removeChunks func(*[]byte) bool,
+	emit, emitKeys func(int64, []byte)) error {
 	defer jobstate.Busy(ctx, "WriteIndex", jobstate.Begin())
 	var path string
 	if !paths(&path) {
@@ -132,11 +132,11 @@ func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int, paths func
 	if err != nil {
 		return fmt.Errorf("index: removal list for %s: %w", path, err)
 	}
-	pres, err := listPreShards(ctx, fn.Dir, file)
+	pres, err := listPreShards(ctx, fn.Dir, int(file))
 	if err != nil {
 		return fmt.Errorf("index: signatures of %s: %w", path, err)
 	}
-	n := file
+	n := int(file)
 	var meta index.Shard
 	err = jobfiles.WriteAtomically(ctx, fn.Dir, index.ShardName(n), func(w io.Writer) error {
 		iw := index.NewWriter(w, path)
@@ -176,7 +176,7 @@ type writeManifestFn struct {
 	M manifestOf
 }
 
-func (fn *writeManifestFn) ProcessElement(ctx context.Context, _ int, metas func(*[]byte) bool, _ func(string, int64)) error {
+func (fn *writeManifestFn) ProcessElement(ctx context.Context, _ int64, metas func(*[]byte) bool, _ func(string, int64)) error {
 	defer jobstate.Busy(ctx, "WriteManifest", jobstate.Begin())
 	gen, err := newGeneration(metas, fn.M.Bits)
 	if err != nil {
@@ -244,12 +244,12 @@ type shardMeta struct {
 	Key   *index.KeyFile `json:"key,omitempty"`
 }
 
-func emitMeta(n int, s index.Shard, emit func(int, []byte)) error {
+func emitMeta(n int, s index.Shard, emit func(int64, []byte)) error {
 	b, err := json.Marshal(shardMeta{N: n, Shard: s})
 	if err != nil {
 		return err
 	}
-	emit(n, b)
+	emit(int64(n), b)
 	return nil
 }
 

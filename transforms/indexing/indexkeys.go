@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&writeKeysFn{})
+	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), error](&writeKeysFn{})
 }
 
 // writeKeyFiles groups the key entries of a generation's documents by
@@ -49,11 +49,11 @@ type keyRouter struct {
 	shard  uint32
 	ord    uint32
 	chunks map[int][]byte
-	emit   func(int, []byte)
+	emit   func(int64, []byte)
 	tkeys  []uint64
 }
 
-func newKeyRouter(bits int, tables *blocking.Tables, shard int, emit func(int, []byte)) *keyRouter {
+func newKeyRouter(bits int, tables *blocking.Tables, shard int, emit func(int64, []byte)) *keyRouter {
 	return &keyRouter{bits: bits, tables: tables, shard: uint32(shard), chunks: map[int][]byte{}, emit: emit}
 }
 
@@ -83,7 +83,7 @@ func (kr *keyRouter) put(kind int, key, fp uint64) {
 	c = binary.LittleEndian.AppendUint32(c, kr.ord)
 	c = binary.LittleEndian.AppendUint64(c, fp)
 	if len(c) >= keyChunkBytes {
-		kr.emit(p, c)
+		kr.emit(int64(p), c)
 		c = nil
 	}
 	kr.chunks[p] = c
@@ -93,7 +93,7 @@ func (kr *keyRouter) put(kind int, key, fp uint64) {
 func (kr *keyRouter) flush() {
 	for p, c := range kr.chunks {
 		if len(c) > 0 {
-			kr.emit(p, c)
+			kr.emit(int64(p), c)
 		}
 		delete(kr.chunks, p)
 	}
@@ -111,7 +111,8 @@ type writeKeysFn struct {
 	spilled jobfiles.SpillIn
 }
 
-func (fn *writeKeysFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte)) error {
+func (fn *writeKeysFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "WriteKeys", jobstate.Begin())
 	var es [index.Kinds][]index.KeyEntry
 	err := fn.spilled.Each(fn.Work, part, chunks, func(c []byte) error {
@@ -148,11 +149,11 @@ func decodeKeyEntries(c []byte, es *[index.Kinds][]index.KeyEntry) error {
 	return nil
 }
 
-func emitKeyMeta(f index.KeyFile, emit func(int, []byte)) error {
+func emitKeyMeta(f index.KeyFile, emit func(int64, []byte)) error {
 	b, err := json.Marshal(shardMeta{N: -1, Key: &f})
 	if err != nil {
 		return err
 	}
-	emit(f.Partition, b)
+	emit(int64(f.Partition), b)
 	return nil
 }

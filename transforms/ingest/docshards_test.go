@@ -64,11 +64,11 @@ func TestDocShards(t *testing.T) {
 	if err := os.Mkdir(cfg.Work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	markers := map[int][]byte{}
+	markers := map[int64][]byte{}
 	for file, path := range []string{plain, cut} {
 		fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Partitions: cfg.Partitions}
-		nop := func(int, []byte) {}
-		emitSegment := func(seg int, m []byte) {
+		nop := func(int64, []byte) {}
+		emitSegment := func(seg int64, m []byte) {
 			if _, dup := markers[seg]; dup {
 				t.Errorf("segment %d marked twice", seg)
 			}
@@ -83,7 +83,7 @@ func TestDocShards(t *testing.T) {
 	// json" are rejects.
 	parsedDocs := collectDocs(t, docpool.Parsed(cfg.WorkDir().Reader(ctx, 0, plain, cfg.RecordOptions())))
 	for _, seg := range []int{wire.Segment(wire.DocNum(0, 0), 2), wire.Segment(wire.DocNum(0, 4), 2)} {
-		n, path, err := wire.DecodeMarker(markers[seg])
+		n, path, err := wire.DecodeMarker(markers[int64(seg)])
 		if err != nil || n != 2 || path != plain {
 			t.Fatalf("marker of segment %d: %d documents of %q (%v), want 2 of %s", seg, n, path, err, plain)
 		}
@@ -132,7 +132,7 @@ func TestDocShards(t *testing.T) {
 	// The cut file: shards of what was read, every document of them.
 	var cutDocs int64
 	for seg, m := range markers {
-		if file, _ := wire.SegmentFile(seg, 2); file == 1 {
+		if file, _ := wire.SegmentFile(int(seg), 2); file == 1 {
 			n, _, _ := wire.DecodeMarker(m)
 			if n != 4 {
 				t.Errorf("cut file: segment %d holds %d documents, want 4", seg, n)
@@ -169,8 +169,8 @@ func TestDocShardsUnwritable(t *testing.T) {
 	cfg.Work = in // a file: nothing can be created in it
 	marked := false
 	fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Partitions: cfg.Partitions}
-	nop := func(int, []byte) {}
-	err := fn.read(context.Background(), readUnit{Path: in, Of: 1}, nop, nop, nop, func(int, []byte) { marked = true }, func(string, int64) {})
+	nop := func(int64, []byte) {}
+	err := fn.read(context.Background(), readUnit{Path: in, Of: 1}, nop, nop, nop, func(int64, []byte) { marked = true }, func(string, int64) {})
 	if err == nil || !strings.Contains(err.Error(), "document shard "+jobfiles.DocShardName(0, 0)) || !strings.Contains(err.Error(), cfg.Work) {
 		t.Fatalf("first pass with a work directory that cannot be written: %v", err)
 	}

@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	register.DoFn8x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(int, []byte), func(int, []byte), func(string, int64), error](&readKeysFn{})
+	register.DoFn8x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(int64, []byte), func(int64, []byte), func(string, int64), error](&readKeysFn{})
 }
 
 // Read is the first pass over the input.
@@ -77,8 +77,8 @@ const ReadAheadBytes = 8 << 20
 // instance.
 func (fn *readKeysFn) Setup() { fn.ahead.Limit = ReadAheadBytes }
 
-func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]byte) bool, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
-	emits := []func(int, []byte){emit, emitRejects, emitInput, emitSegment}
+func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int64, units func(*[]byte) bool, emit, emitRejects, emitInput, emitSegment func(int64, []byte), emitStat func(string, int64)) error {
+	emits := []func(int64, []byte){emit, emitRejects, emitInput, emitSegment}
 	var b []byte
 	for units(&b) {
 		var u readUnit
@@ -86,7 +86,7 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]b
 			fn.ahead.Abort()
 			return fmt.Errorf("read unit: %w", err)
 		}
-		fn.ahead.Start(len(emits), func(e []func(int, []byte), emitStat func(string, int64)) error {
+		fn.ahead.Start(len(emits), func(e []func(int64, []byte), emitStat func(string, int64)) error {
 			jobstate.Running.Add(1) // for WaitIdle: the unit writes files
 			defer jobstate.Running.Add(-1)
 			return fn.read(ctx, u, e[0], e[1], e[2], e[3], emitStat)
@@ -107,14 +107,14 @@ func (fn *readKeysFn) ProcessElement(ctx context.Context, _ int, units func(*[]b
 func (fn *readKeysFn) Teardown() { fn.ahead.Abort() }
 
 // FinishBundle emits the output of the units still being read.
-func (fn *readKeysFn) FinishBundle(ctx context.Context, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
-	return fn.ahead.Drain(0, []func(int, []byte){emit, emitRejects, emitInput, emitSegment}, emitStat, jobstate.BusyIn(ctx, "Read"))
+func (fn *readKeysFn) FinishBundle(ctx context.Context, emit, emitRejects, emitInput, emitSegment func(int64, []byte), emitStat func(string, int64)) error {
+	return fn.ahead.Drain(0, []func(int64, []byte){emit, emitRejects, emitInput, emitSegment}, emitStat, jobstate.BusyIn(ctx, "Read"))
 }
 
 // read reads unit u, on a goroutine of its own: its documents' exact keys
 // to emit, its rejects to emitRejects, what it read to emitInput, its
 // document shards' markers to emitSegment.
-func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, emitInput, emitSegment func(int, []byte), emitStat func(string, int64)) error {
+func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, emitInput, emitSegment func(int64, []byte), emitStat func(string, int64)) error {
 	emit, reportKeys := tally.CountShuffle(output.ShuffleExactKeys, emit, emitStat)
 	emitRejects, reportRejects := tally.CountShuffle(output.ShuffleOutLines, emitRejects, emitStat)
 	r := unitReader{fn: fn, u: u, reasons: map[string]int64{}, rejects: newRejectLines(fn.Work.Dir)}
@@ -129,7 +129,7 @@ func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, e
 	if err != nil {
 		return err
 	}
-	emitInput(u.File, line)
+	emitInput(int64(u.File), line)
 	r.stats().Emit(emitStat)
 	reportKeys()
 	reportRejects()
@@ -155,7 +155,7 @@ type unitReader struct {
 // run reads the unit, emitting its documents' exact keys in chunks to emit
 // and writing their document shards, whose markers go to emitSegment; it
 // commits the spool copy of a file read whole and without error.
-func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int, []byte)) error {
+func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []byte)) error {
 	rd, spool := r.open(ctx)
 	if spool != nil {
 		rd.Tee = spool

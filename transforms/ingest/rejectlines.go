@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[int, []byte, func(int, []byte), error](&RejectedLinesFn{})
+	register.DoFn3x1[int64, []byte, func(int64, []byte), error](&RejectedLinesFn{})
 }
 
 // The first pass gets a unit's rejects on its reading goroutine, where it
@@ -73,7 +73,7 @@ func (r *rejectLines) spill() {
 
 // emit emits the lines, keyed by file, in chunks (the spilled ones first,
 // as added), and removes the spill file.
-func (r *rejectLines) emit(file int, emit func(int, []byte)) error {
+func (r *rejectLines) emit(file int, emit func(int64, []byte)) error {
 	defer r.abort()
 	if r.err != nil {
 		return jobfiles.WorkFileError(filepath.Base(r.path), r.dir, r.err, rejectMemBytes)
@@ -89,12 +89,12 @@ func (r *rejectLines) emit(file int, emit func(int, []byte)) error {
 			return fmt.Errorf("rejects of input file %d: %w", file, err)
 		}
 		defer f.Close()
-		if _, err := f.Each(0, nil, func(c []byte) error { emit(file, slices.Clone(c)); return nil }); err != nil {
+		if _, err := f.Each(0, nil, func(c []byte) error { emit(int64(file), slices.Clone(c)); return nil }); err != nil {
 			return fmt.Errorf("rejects of input file %d: %w", file, err)
 		}
 	}
 	if len(r.buf) > 0 {
-		emit(file, r.buf)
+		emit(int64(file), r.buf)
 		r.buf = nil
 	}
 	return nil
@@ -123,7 +123,7 @@ type RejectedLinesFn struct {
 	lines []wire.OutLine
 }
 
-func (fn *RejectedLinesFn) ProcessElement(file int, chunk []byte, emit func(int, []byte)) error {
+func (fn *RejectedLinesFn) ProcessElement(file int64, chunk []byte, emit func(int64, []byte)) error {
 	var err error
 	if fn.lines, err = wire.AppendLines(fn.lines[:0], chunk); err != nil {
 		return fmt.Errorf("rejects of input file %d: %w", file, err)

@@ -40,10 +40,10 @@ func TestRejectsBounded(t *testing.T) {
 	cfg := job.DefaultConfig()
 	cfg.Work = t.TempDir()
 	fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Partitions: cfg.Partitions}
-	nop := func(int, []byte) {}
+	nop := func(int64, []byte) {}
 	var chunks, total, biggest int
 	seen := map[uint64]bool{}
-	emitRejects := func(file int, chunk []byte) {
+	emitRejects := func(file int64, chunk []byte) {
 		chunks++
 		total += len(chunk)
 		biggest = max(biggest, len(chunk))
@@ -88,7 +88,7 @@ func TestRejectLines(t *testing.T) {
 			r.add(uint64(i+1), uint64(i), text)
 		}
 		var next uint64 = 1
-		err := r.emit(3, func(file int, chunk []byte) {
+		err := r.emit(3, func(file int64, chunk []byte) {
 			if file != 3 || len(chunk) > rejectMemBytes {
 				t.Errorf("a chunk of %d bytes for file %d", len(chunk), file)
 			}

@@ -71,7 +71,7 @@ func TestSpoolDropped(t *testing.T) {
 	}
 	var docs int64
 	fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Partitions: cfg.Partitions}
-	nop := func(int, []byte) {}
+	nop := func(int64, []byte) {}
 	err = fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(name string, n int64) {
 		if name == output.StatDocuments {
 			docs = n
@@ -179,7 +179,7 @@ func TestSpoolYields(t *testing.T) {
 	cfg.Spool = t.TempDir()
 	w := cfg.WorkDir()
 	fn := &readKeysFn{Work: w, Read: cfg.Reading(), Partitions: cfg.Partitions}
-	nop := func(int, []byte) {}
+	nop := func(int64, []byte) {}
 	if err := fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(string, int64) {}); err != nil {
 		t.Fatal(err)
 	}

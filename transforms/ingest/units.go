@@ -52,9 +52,9 @@ import (
 // footer or lines cannot be read: its reading says why.
 
 func init() {
-	register.DoFn4x1[context.Context, int, string, func(int, []byte), error](&splitFn{})
-	register.DoFn3x1[int, []byte, func(int, []byte), error](&unitBranchFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(int, []byte), error](&mergeReadFn{})
+	register.DoFn4x1[context.Context, int64, string, func(int64, []byte), error](&splitFn{})
+	register.DoFn3x1[int64, []byte, func(int64, []byte), error](&unitBranchFn{})
+	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), error](&mergeReadFn{})
 	register.Function3x0(jobfiles.WaitFor)
 }
 
@@ -112,13 +112,14 @@ type splitFn struct {
 	Split splitter
 }
 
-func (fn *splitFn) ProcessElement(ctx context.Context, file int, path string, emit func(int, []byte)) error {
+func (fn *splitFn) ProcessElement(ctx context.Context, k int64, path string, emit func(int64, []byte)) error {
+	file := int(k)
 	for _, u := range fn.Split.splitFile(ctx, file, path) {
 		b, err := json.Marshal(u)
 		if err != nil {
 			return err
 		}
-		emit(wire.Segment(wire.DocNum(file, u.First), fn.Split.SegmentBits), b)
+		emit(int64(wire.Segment(wire.DocNum(file, u.First), fn.Split.SegmentBits)), b)
 	}
 	return nil
 }
@@ -254,7 +255,7 @@ func unitCuts(groups []int64, per, seg int64) []int64 {
 // number, mod N, is I.
 type unitBranchFn struct{ N, I int }
 
-func (fn *unitBranchFn) ProcessElement(key int, b []byte, emit func(int, []byte)) error {
+func (fn *unitBranchFn) ProcessElement(key int64, b []byte, emit func(int64, []byte)) error {
 	var u readUnit
 	if err := json.Unmarshal(b, &u); err != nil {
 		return fmt.Errorf("read unit: %w", err)
@@ -274,7 +275,7 @@ type mergeReadFn struct {
 	WorkDir string // Config.Work
 }
 
-func (fn *mergeReadFn) ProcessElement(ctx context.Context, file int, results func(*[]byte) bool, emit func(int, []byte)) error {
+func (fn *mergeReadFn) ProcessElement(ctx context.Context, file int64, results func(*[]byte) bool, emit func(int64, []byte)) error {
 	var parts []unitResult
 	var b []byte
 	for results(&b) {
@@ -307,7 +308,7 @@ func (fn *mergeReadFn) ProcessElement(ctx context.Context, file int, results fun
 		return err
 	}
 	if fn.WorkDir != "" { // for the later passes, see input.go
-		if err := jobfiles.WriteSeen(ctx, fn.WorkDir, file, line); err != nil {
+		if err := jobfiles.WriteSeen(ctx, fn.WorkDir, int(file), line); err != nil {
 			return err
 		}
 	}

@@ -142,7 +142,7 @@ func (s *docSegments) closeShard() {
 // Finish closes the last shard and emits the marker of every shard written,
 // keyed by segment; after an error in the writes it emits none and
 // returns the first.
-func (s *docSegments) Finish(emit func(int, []byte)) error {
+func (s *docSegments) Finish(emit func(int64, []byte)) error {
 	if s == nil {
 		return nil
 	}
@@ -155,7 +155,7 @@ func (s *docSegments) Finish(emit func(int, []byte)) error {
 	}
 	for _, c := range s.counts {
 		seg := wire.Segment(wire.DocNum(s.file, c[0]<<s.bits), s.bits)
-		emit(seg, wire.AppendMarker(nil, c[1], s.path))
+		emit(int64(seg), wire.AppendMarker(nil, c[1], s.path))
 	}
 	return nil
 }

@@ -18,11 +18,11 @@ import (
 type FileRef = workfiles.FileRef
 
 func init() {
-	register.DoFn3x1[context.Context, []byte, func(int, string), error](&readManifestFn{})
+	register.DoFn3x1[context.Context, []byte, func(int64, string), error](&readManifestFn{})
 	register.Function2x0(noSeen)
 	register.Emitter1[[]byte]()
-	register.Emitter2[int, []byte]()
-	register.Emitter2[int, string]()
+	register.Emitter2[int64, []byte]()
+	register.Emitter2[int64, string]()
 	register.Emitter2[string, int64]()
 	register.Iter1[string]()
 	register.Iter1[[]byte]()
@@ -43,10 +43,10 @@ type readManifestFn struct {
 	N, I int
 }
 
-func (fn *readManifestFn) ProcessElement(ctx context.Context, _ []byte, emit func(int, string)) error {
+func (fn *readManifestFn) ProcessElement(ctx context.Context, _ []byte, emit func(int64, string)) error {
 	return workfiles.EachManifestLine(ctx, fn.Path, func(i int, p string) {
 		if i%fn.N == fn.I {
-			emit(i, p)
+			emit(int64(i), p)
 		}
 	})
 }
@@ -59,7 +59,7 @@ func (f Files) SeenCol(s beam.Scope) beam.PCollection {
 	return beam.ParDo(s, noSeen, beam.CreateList(s, [][]byte{}))
 }
 
-func noSeen([]byte, func(int, []byte)) {}
+func noSeen([]byte, func(int64, []byte)) {}
 
 // Files is the input file list as (index, path), read from a file manifest
 // at run time and split into branches by index mod the number of branches.
@@ -138,4 +138,4 @@ func ByFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {
 // WaitFor emits nothing. Flattened into the input of a grouped stage, it
 // makes the stage wait until the collection it reads (Files.Seen) is
 // complete: every seen-NNNNN.json is then written.
-func WaitFor(int, []byte, func(int, []byte)) {}
+func WaitFor(int64, []byte, func(int64, []byte)) {}

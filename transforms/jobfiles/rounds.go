@@ -10,7 +10,7 @@ import (
 // shuffled byte in memory (Prism) holds only one round's groups at a time
 // when the largest shuffles are grouped in rounds, one after the other.
 func init() {
-	register.DoFn3x1[int, []byte, func(int, []byte), error](&DestBranchFn{})
+	register.DoFn3x1[int64, []byte, func(int64, []byte), error](&DestBranchFn{})
 }
 
 // DestBranchFn keeps, of chunks of wire.Match, the matches whose exact
@@ -18,7 +18,7 @@ func init() {
 // chunks under the same key.
 type DestBranchFn struct{ N, I, Bits int }
 
-func (fn *DestBranchFn) ProcessElement(key int, chunk []byte, emit func(int, []byte)) error {
+func (fn *DestBranchFn) ProcessElement(key int64, chunk []byte, emit func(int64, []byte)) error {
 	var out []byte
 	err := wire.EachMatch(chunk, func(m *wire.Match, rec []byte) error {
 		if CheckRound(m.B, fn.Bits, fn.N) == fn.I {

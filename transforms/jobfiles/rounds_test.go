@@ -28,7 +28,7 @@ func TestDestBranchFn(t *testing.T) {
 	for i := range 2 {
 		fn := &DestBranchFn{N: 2, I: i, Bits: 16}
 		var n int
-		err := fn.ProcessElement(3, chunk, func(key int, out []byte) {
+		err := fn.ProcessElement(3, chunk, func(key int64, out []byte) {
 			n++
 			if key != 3 {
 				t.Errorf("branch %d: key %d, want 3", i, key)
@@ -57,7 +57,7 @@ func TestDestBranchFn(t *testing.T) {
 	if !slices.Equal(got, all) {
 		t.Errorf("branches together = %v, want %v", got, all)
 	}
-	if err := (&DestBranchFn{N: 2}).ProcessElement(0, chunk[:len(chunk)-1], func(int, []byte) {}); !errors.Is(err, wire.ErrCorrupt) {
+	if err := (&DestBranchFn{N: 2}).ProcessElement(0, chunk[:len(chunk)-1], func(int64, []byte) {}); !errors.Is(err, wire.ErrCorrupt) {
 		t.Errorf("truncated chunk: err %v, want ErrCorrupt", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x0[int, []byte, func(int, []byte)](&spillFn{})
+	register.DoFn3x0[int64, []byte, func(int64, []byte)](&spillFn{})
 }
 
 // Spilled shuffles (Config.Spill, one machine). A local runner keeps every
@@ -75,11 +75,11 @@ func (fn *spillFn) Setup() { fn.out = fn.Work.SpillTo(fn.Kind) }
 
 // ProcessElement spills chunk; a write error fails the bundle in
 // FinishBundle.
-func (fn *spillFn) ProcessElement(key int, chunk []byte, _ func(int, []byte)) {
+func (fn *spillFn) ProcessElement(key int64, chunk []byte, _ func(int64, []byte)) {
 	fn.out.add(key, chunk)
 }
 
-func (fn *spillFn) FinishBundle(emit func(int, []byte)) error {
+func (fn *spillFn) FinishBundle(emit func(int64, []byte)) error {
 	return fn.out.Finish(emit)
 }
 
@@ -102,7 +102,7 @@ type SpillOut struct {
 	dir, kind string
 	name      string
 	w         *spill.Writer
-	keys      map[int]bool
+	keys      map[int64]bool
 	err       error
 }
 
@@ -117,14 +117,14 @@ func (w WorkDir) SpillTo(kind string) *SpillOut {
 
 // Wrap returns what to emit chunks to: emit itself when o is nil, else o's
 // spill file.
-func (o *SpillOut) Wrap(emit func(int, []byte)) func(int, []byte) {
+func (o *SpillOut) Wrap(emit func(int64, []byte)) func(int64, []byte) {
 	if o == nil {
 		return emit
 	}
 	return o.add
 }
 
-func (o *SpillOut) add(key int, chunk []byte) {
+func (o *SpillOut) add(key int64, chunk []byte) {
 	if o.err != nil {
 		return
 	}
@@ -133,17 +133,17 @@ func (o *SpillOut) add(key int, chunk []byte) {
 		if o.w, o.err = spill.Create(filepath.Join(o.dir, o.name)); o.err != nil {
 			return
 		}
-		o.keys = map[int]bool{}
+		o.keys = map[int64]bool{}
 	}
 	o.keys[key] = true
-	o.err = o.w.Add(key, chunk)
+	o.err = o.w.Add(int(key), chunk)
 }
 
 // Finish closes o's file and emits (key, file name) for each key it holds,
 // in key order: what the runner shuffles instead of the chunks. Its error
 // names the work directory and about the space needed. A nil o, or one
 // given no chunk, emits nothing.
-func (o *SpillOut) Finish(emit func(int, []byte)) error {
+func (o *SpillOut) Finish(emit func(int64, []byte)) error {
 	if o == nil || (o.w == nil && o.err == nil) {
 		return nil
 	}
@@ -160,7 +160,7 @@ func (o *SpillOut) Finish(emit func(int, []byte)) error {
 	if err != nil {
 		return WorkFileError(name, o.dir, err, size)
 	}
-	sorted := make([]int, 0, len(keys))
+	sorted := make([]int64, 0, len(keys))
 	for k := range keys {
 		sorted = append(sorted, k)
 	}
@@ -174,7 +174,7 @@ func (o *SpillOut) Finish(emit func(int, []byte)) error {
 // FinishSpilled ends a bundle of a DoFn that emits into the spilled
 // shuffle o: after err, the bundle's error, it removes o's file; else it
 // finishes it, emitting the file's names to emit.
-func FinishSpilled(err error, emit func(int, []byte), o *SpillOut) error {
+func FinishSpilled(err error, emit func(int64, []byte), o *SpillOut) error {
 	if err != nil {
 		o.abort()
 		return err

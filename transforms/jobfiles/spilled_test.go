@@ -33,14 +33,14 @@ func TestSpilled(t *testing.T) {
 		var names []int
 		for _, b := range bundles {
 			out := work.SpillTo("test")
-			emit := func(k int, c []byte) { shuffled[k] = append(shuffled[k], slices.Clone(c)) }
+			emit := func(k int64, c []byte) { shuffled[int(k)] = append(shuffled[int(k)], slices.Clone(c)) }
 			send := out.Wrap(emit)
 			for _, kc := range b {
 				for _, c := range kc.chunks {
-					send(kc.key, []byte(c))
+					send(int64(kc.key), []byte(c))
 				}
 			}
-			if err := out.Finish(func(k int, c []byte) { names = append(names, k); emit(k, c) }); err != nil {
+			if err := out.Finish(func(k int64, c []byte) { names = append(names, int(k)); emit(k, c) }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -74,7 +74,7 @@ func TestSpilledErrors(t *testing.T) {
 	work := WorkDir{Spill: true, Dir: filepath.Join(t.TempDir(), "missing"), SegmentBits: 16}
 	out := work.SpillTo("test")
 	out.Wrap(nil)(0, []byte("x"))
-	err := out.Finish(func(int, []byte) { t.Error("names emitted after a failure") })
+	err := out.Finish(func(int64, []byte) { t.Error("names emitted after a failure") })
 	if err == nil || !strings.Contains(err.Error(), work.Dir) || !strings.Contains(err.Error(), "needs about") {
 		t.Errorf("unwritable directory: got %v", err)
 	}

@@ -18,18 +18,20 @@ import (
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
+	"github.com/neardup/neardup/transforms/sign"
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&candidatesFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&candidatesFn{})
 }
 
 // Candidates groups block entries by partition and proposes pairs, one
 // round of entries after the other (see rounds.Run).
 //
 // In: rounds of block entries (partition, chunk; with o.Work.Spill, spill
-// files: see spilled.go). Out: candidate pairs (segment of the first
-// document, chunk), stats.
+// files: see spilled.go), and the signature pass's stats under
+// sign.StatsKey. Out: candidate pairs (segment of the first document,
+// chunk), stats (the signature pass's too).
 func Candidates(s beam.Scope, o Options, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
 	out := rounds.Run(s, 2, &candidatesFn{Work: o.Work, Blocking: o.Blocking}, entries)
@@ -85,7 +87,11 @@ func (fn *candidatesFn) Setup() (err error) {
 	return err
 }
 
-func (fn *candidatesFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *candidatesFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
+	if part == sign.StatsKey(fn.Blocking.Partitions) {
+		return sign.PassStats(chunks, emitStat)
+	}
 	start := time.Now()
 	var err error
 	if part < fn.Blocking.Partitions {
@@ -159,7 +165,7 @@ func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
 // the reused slices: a runner that keeps the DoFn for the rest of the job
 // (the direct runner) would otherwise keep the largest partition's entries
 // through the stages after.
-func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
 	err := jobfiles.FinishSpilled(fn.ahead.Drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
 	fn.entryBufs.Clear()
@@ -168,7 +174,7 @@ func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int, []byte)
 	return err
 }
 
-func (fn *candidatesFn) emitter(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) func(candidatesResult) error {
+func (fn *candidatesFn) emitter(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) func(candidatesResult) error {
 	return func(r candidatesResult) error {
 		start := time.Now()
 		var pairs tally.Shuffle
@@ -193,7 +199,7 @@ func BucketStats(st candidates.Stats) tally.Counts {
 
 // EmitCandidates emits pairs as candidate-pair chunks (wire.AppendCandidate)
 // keyed by route of their first document.
-func EmitCandidates(pairs []wire.Pair, route func(wire.Doc) int, emit func(int, []byte)) {
+func EmitCandidates(pairs []wire.Pair, route func(wire.Doc) int, emit func(int64, []byte)) {
 	b := wire.NewBatcher(0)
 	prev := map[int]wire.Doc{}
 	for _, p := range pairs {

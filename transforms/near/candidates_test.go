@@ -112,7 +112,7 @@ func TestCandidatesStage(t *testing.T) {
 // checks it finds the pairs want.
 func testCandidates(t *testing.T, cfg job.Config, tables *blocking.Tables, bands []testBand, sims []testSim, want []string, buckets, far int) {
 	var chunks []stagetest.Chunk
-	collect := func(part int, c []byte) { chunks = append(chunks, stagetest.Chunk{Key: part, Chunk: c}) }
+	collect := func(part int64, c []byte) { chunks = append(chunks, stagetest.Chunk{Key: int(part), Chunk: c}) }
 	for file := range 2 {
 		spilled := cfg.WorkDir().SpillTo("entries")
 		snd := blockkeys.NewSender(cfg.Partitions, spilled.Wrap(collect))

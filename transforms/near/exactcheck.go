@@ -28,8 +28,8 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ShingleSetsFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&ExactJaccardFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&ShingleSetsFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&ExactJaccardFn{})
 }
 
 // ExactChecks computes the exact Jaccard of the unsure pairs in
@@ -93,7 +93,8 @@ func (fn *ShingleSetsFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	key := int(k)
 	start := time.Now()
 	chunks, failed := fn.spilled.Iter(fn.Check.Work, key, chunks)
 	var keep func(*wire.Match) bool
@@ -109,21 +110,21 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, key int, chunks fun
 		return err
 	}
 	jobstate.AddBusy(ctx, "ShingleSets", time.Since(start), start)
-	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
 		emit, report := tally.CountShuffle(output.ShuffleSets, emits[0], emitStat)
 		defer report()
 		return fn.work(ctx, key, byLine, ms, emit)
 	})
-	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets"))
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets"))
 }
 
 // FinishBundle emits the output of the files still being worked on.
-func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets")), emit, fn.sets)
+	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets")), emit, fn.sets)
 }
 
-func (fn *ShingleSetsFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, emit func(int, []byte)) error {
+func (fn *ShingleSetsFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, emit func(int64, []byte)) error {
 	b := wire.NewBatcher(0)
 	bits := fn.Check.Work.SegmentBits
 	destOf := func(i int) int { return jobfiles.CheckKey(ms[i].B, bits) }
@@ -166,7 +167,8 @@ func (fn *ExactJaccardFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, key int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	key := int(k)
 	start := time.Now()
 	chunks, failed := fn.spilled.Iter(fn.Check.Work, key, chunks)
 	byLine, ms, sets, err := readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
@@ -177,20 +179,20 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, key int, chunks fu
 		return err
 	}
 	jobstate.AddBusy(ctx, "ExactJaccard", time.Since(start), start)
-	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
 		return fn.work(ctx, key, byLine, ms, sets, emits[0], emitStat)
 	})
-	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard"))
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard"))
 }
 
 // FinishBundle emits the output of the files still being worked on.
-func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return fn.ahead.Drain(0, []func(int, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard"))
+	return fn.ahead.Drain(0, []func(int64, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard"))
 }
 
 func (fn *ExactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
-	emit func(int, []byte), emitStat func(string, int64)) error {
+	emit func(int64, []byte), emitStat func(string, int64)) error {
 	emit, report := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
 	defer report()
 	b := wire.NewBatcher(0)

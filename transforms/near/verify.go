@@ -23,8 +23,8 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&halfJoinFileFn{})
-	register.DoFn6x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&verifyFileFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&halfJoinFileFn{})
+	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&verifyFileFn{})
 }
 
 // Verify joins candidate pairs with both documents' infos, in two steps
@@ -64,7 +64,8 @@ type halfJoinFileFn struct {
 
 func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Work.SpillTo("halves") }
 
-func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, seg int, pairChunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, k int64, pairChunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	seg := int(k)
 	start := time.Now()
 	pairChunks, failed := fn.spilled.Iter(fn.Work, seg, pairChunks)
 	pairs, err := UniquePairs(pairChunks)
@@ -75,20 +76,20 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, seg int, pairChunk
 		return err
 	}
 	jobstate.AddBusy(ctx, "JoinFirst", time.Since(start), start)
-	fn.ahead.Start(1, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
 		infos, err := fn.Work.ReadInfoShard(ctx, seg)
 		if err != nil {
 			return err
 		}
 		return HalfJoin(pairs, infos.Find, fn.Work.Segment, fn.Work.SegmentShardName(seg), emits[0], emitStat)
 	})
-	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst"))
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst"))
 }
 
 // FinishBundle emits the output of the segments still being worked on.
-func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst")), emit, fn.halves)
+	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst")), emit, fn.halves)
 }
 
 // verifyFileFn is verifyFn with the infos read from the segment's info
@@ -110,14 +111,15 @@ type verifyFileFn struct {
 
 func (fn *verifyFileFn) Setup() { fn.unsure = fn.Work.SpillTo("unsure") }
 
-func (fn *verifyFileFn) ProcessElement(ctx context.Context, seg int, halfChunks func(*[]byte) bool, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+func (fn *verifyFileFn) ProcessElement(ctx context.Context, k int64, halfChunks func(*[]byte) bool, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
+	seg := int(k)
 	// The work reads the chunks after this call returns: keep copies, as
 	// the runner owns what its iterator hands out.
 	chunks, err := fn.spilled.Collect(fn.Work, seg, halfChunks)
 	if err != nil || len(chunks) == 0 {
 		return err
 	}
-	fn.ahead.Start(2, func(emits []func(int, []byte), emitStat func(string, int64)) error {
+	fn.ahead.Start(2, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
 		infos, err := fn.Work.ReadInfoShard(ctx, seg)
 		if err != nil {
 			return err
@@ -125,13 +127,13 @@ func (fn *verifyFileFn) ProcessElement(ctx context.Context, seg int, halfChunks 
 		emitStat(output.StatSegments, 1)
 		return VerifyHalves(fn.Verify, fn.Work.SegmentBits, jobfiles.IterOf(chunks), infos.Find, fn.Work.SegmentShardName(seg), emits[0], emits[1], emitStat)
 	})
-	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify"))
+	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify"))
 }
 
 // FinishBundle emits the output of the segments still being worked on.
-func (fn *verifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+func (fn *verifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify")), emitUnsure, fn.unsure)
+	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify")), emitUnsure, fn.unsure)
 }
 
 // UniquePairs decodes the candidate-pair chunks of iter, sorted and without
@@ -154,7 +156,7 @@ func UniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
 // an info travels once per destination, not once per pair. pairs must be
 // sorted (uniquePairs).
 func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
-	emit func(int, []byte), emitStat func(string, int64)) error {
+	emit func(int64, []byte), emitStat func(string, int64)) error {
 	emit, report := tally.CountShuffle(output.ShuffleHalves, emit, emitStat)
 	b := wire.NewBatcher(0)
 	var group []wire.Doc
@@ -198,7 +200,7 @@ func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 // exact checks' key of their first document (checkKey, with segments of
 // bits).
 func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
-	emit, emitUnsure func(int, []byte), emitStat func(string, int64)) error {
+	emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
 	emit, reportMatches := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
 	emitUnsure, reportUnsure := tally.CountShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)

@@ -10,7 +10,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -48,10 +48,10 @@ func TestVerifyStage(t *testing.T) {
 			files := stagetest.Files(t, s, paths, cfg.Branches)
 			keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
 			_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
-			_, signStats := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
+			entries := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
 			// The pairs wait for the signature pass, which writes the info
 			// shards Verify reads (in a run, they come from its entries).
-			cands := beam.Flatten(s, stagetest.Chunks(s, stagetest.Chunk{Key: 0, Chunk: pairs}), beam.ParDo(s, rounds.After, signStats))
+			cands := beam.Flatten(s, stagetest.Chunks(s, stagetest.Chunk{Key: 0, Chunk: pairs}), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
 			matches, st := Verify(s, OptionsFor(cfg), files, cands)
 			passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 			passert.Equals(s, stagetest.Stats(s, st, output.StatCandidates, output.StatUnsure, output.StatByEstimate, output.StatByExact), tc.stats...)

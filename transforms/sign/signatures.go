@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register.DoFn7x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, func(int, []byte), func(int, []byte), func(string, int64), error](&signFn{})
+	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&signFn{})
 }
 
 // Signatures is the second pass, segment by segment of each input file:
@@ -33,13 +33,34 @@ func init() {
 //
 // In: Read's segment markers (segment, marker) and lines to skip (segment,
 // chunk). Out: block entries (partition, chunk) in o.Rounds
-// collections, by partition mod that (see rounds.Split), and stats. With
-// o.Work.Spill the chunks go to spill files, and the entries name them (see
-// spilled.go).
-func Signatures(s beam.Scope, o Options, segments, skips beam.PCollection) (entries []beam.PCollection, st beam.PCollection) {
+// collections, by partition mod that (see rounds.Split), and with them the
+// stage's stats, under StatsKey: the stage has one output, which Beam's
+// Spark runner computes once (it computes a stage again for each further
+// output it cannot hold in memory). With o.Work.Spill the entries' chunks
+// go to spill files, and the entries name them (see spilled.go).
+func Signatures(s beam.Scope, o Options, segments, skips beam.PCollection) (entries []beam.PCollection) {
 	s = s.Scope("Signatures")
 	out := beam.ParDoN(s, newSignFn(o, true), beam.CoGroupByKey(s, segments, skips))
-	return rounds.Split(s, o.Rounds, out[0]), out[2] // out[1], the shuffled infos, stays empty
+	return rounds.Split(s, o.Rounds, out[0]) // out[1], the shuffled infos, and out[2], the stats, stay empty
+}
+
+// StatsKey is the key under which Signatures sends its stats with the
+// block entries, one wire stat record a chunk: the one after the entries'
+// partitions, [0, 2P) for P partitions.
+func StatsKey(partitions int) int { return 2 * partitions }
+
+// PassStats emits the stat records of chunks, the group of StatsKey, to
+// emitStat.
+func PassStats(chunks func(*[]byte) bool, emitStat func(string, int64)) error {
+	var c []byte
+	for chunks(&c) {
+		name, v, err := wire.DecodeStat(c)
+		if err != nil {
+			return fmt.Errorf("signature stats: %w", err)
+		}
+		emitStat(name, v)
+	}
+	return nil
 }
 
 // AuditSignatures is Signatures with the infos shuffled rather than written
@@ -64,14 +85,29 @@ func AuditSignatures(s beam.Scope, o Options, segments, skips beam.PCollection) 
 type signFn struct {
 	Options
 	InfoShards bool
+	// StatsWithEntries sends the stats with the block entries, under
+	// StatsKey, instead of to the stats output.
+	StatsWithEntries bool
 
 	keyer   blockkeys.Keyer
 	signers *SignerPool        // shared in the process (signers.go), reused from segment to segment
 	spilled *jobfiles.SpillOut // block entries, see spilled.go
 }
 
-func newSignFn(o Options, infoShards bool) *signFn {
-	return &signFn{Options: o, InfoShards: infoShards}
+// newSignFn returns a run's signFn (run: infos to info shards, stats
+// with the entries) or an audit's.
+func newSignFn(o Options, run bool) *signFn {
+	return &signFn{Options: o, InfoShards: run, StatsWithEntries: run}
+}
+
+// statsTo returns emitStat, or with StatsWithEntries an emitter that sends
+// each stat to emitEntry under StatsKey.
+func (fn *signFn) statsTo(emitEntry func(int64, []byte), emitStat func(string, int64)) func(string, int64) {
+	if !fn.StatsWithEntries {
+		return emitStat
+	}
+	key := int64(StatsKey(fn.Partitions))
+	return func(name string, v int64) { emitEntry(key, wire.AppendStat(nil, name, v)) }
 }
 
 // Setup gets the process's signers of the configuration (sharedSigners,
@@ -93,7 +129,8 @@ type signResult struct {
 	blockkeys.Doc
 }
 
-func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]byte) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+func (fn *signFn) ProcessElement(ctx context.Context, k int64, markers func(*[]byte) bool, skipChunks func(*[]byte) bool, emitEntry, emitInfo func(int64, []byte), emitStat func(string, int64)) error {
+	seg := int(k)
 	defer jobstate.Busy(ctx, "Signatures", jobstate.Begin())
 	file, index := wire.SegmentFile(seg, fn.Work.SegmentBits)
 	var marker []byte
@@ -112,17 +149,19 @@ func (fn *signFn) ProcessElement(ctx context.Context, seg int, markers func(*[]b
 		return fmt.Errorf("sign: skip list for %s: %w", path, err)
 	}
 	ss := segmentSigner{fn: fn, file: file, index: index, path: path, skip: skip}
+	emitStat = fn.statsTo(emitEntry, emitStat)
 	if err := ss.run(ctx, seg, ndocs, emitEntry, emitInfo, emitStat); err != nil {
 		return err
 	}
 	ss.stats().Emit(emitStat)
+	beam.NewCounter(output.MetricsNamespace, output.SignedCounter).Inc(ctx, ss.signed)
 	beam.NewCounter(output.MetricsNamespace, output.WorkerSignedPrefix+jobstate.WorkerID).Inc(ctx, ss.signed)
 	return faults.Inject("Signatures", path)
 }
 
 // FinishBundle emits the names of the bundle's spill file of block entries
 // (see spilled.go).
-func (fn *signFn) FinishBundle(emitEntry, _ func(int, []byte), _ func(string, int64)) error {
+func (fn *signFn) FinishBundle(emitEntry, _ func(int64, []byte), _ func(string, int64)) error {
 	return jobfiles.FinishSpilled(nil, emitEntry, fn.spilled)
 }
 
@@ -143,14 +182,14 @@ type segmentSigner struct {
 // block entries to emitEntry, infos to the segment's info shard (with
 // fn.InfoShards) or to emitInfo, signatures to the pre-shard (with an
 // index).
-func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntry, emitInfo func(int, []byte), emitStat func(string, int64)) error {
+func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntry, emitInfo func(int64, []byte), emitStat func(string, int64)) error {
 	fn := ss.fn
 	defer ss.release()
 	sendEntry := fn.spilled.Wrap(emitEntry)
 	var bands, tables tally.Shuffle // band entries in [0, P), SimHash table entries in [P, 2P)
 	emitBand, emitTable := bands.Count(sendEntry), tables.Count(sendEntry)
-	entries := blockkeys.NewSender(fn.Partitions, func(part int, chunk []byte) {
-		if part < fn.Partitions {
+	entries := blockkeys.NewSender(fn.Partitions, func(part int64, chunk []byte) {
+		if part < int64(fn.Partitions) {
 			emitBand(part, chunk)
 		} else {
 			emitTable(part, chunk)

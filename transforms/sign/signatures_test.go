@@ -16,12 +16,14 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
 
 func init() {
-	register.DoFn3x1[int, []byte, func(string), error](&stageEntryFn{})
+	register.DoFn3x1[int64, []byte, func(string), error](&stageEntryFn{})
+	register.DoFn3x1[int64, []byte, func(string, int64), error](&stageStatsFn{})
 	register.Function2x1(stageCountStr)
 }
 
@@ -41,8 +43,23 @@ func (fn *stageEntryFn) Setup() (err error) {
 	return err
 }
 
-func (fn *stageEntryFn) ProcessElement(part int, chunk []byte, emit func(string)) error {
+// stageStatsFn emits the stats Signatures sends with the entries, under
+// Key (StatsKey).
+type stageStatsFn struct{ Key int }
+
+func (fn *stageStatsFn) ProcessElement(k int64, chunk []byte, emit func(string, int64)) error {
+	if int(k) != fn.Key {
+		return nil
+	}
+	return PassStats(jobfiles.IterOf([][]byte{chunk}), emit)
+}
+
+func (fn *stageEntryFn) ProcessElement(k int64, chunk []byte, emit func(string)) error {
+	part := int(k)
 	P := fn.Partitions
+	if part == StatsKey(P) {
+		return nil
+	}
 	if part < P {
 		es, err := wire.AppendEntries(nil, chunk)
 		if err != nil {
@@ -106,7 +123,8 @@ func TestSignaturesStage(t *testing.T) {
 	files := stagetest.Files(t, s, paths, cfg.Branches)
 	keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
 	_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
-	entries, st := Signatures(s, OptionsFor(cfg), segs, skips)
+	entries := Signatures(s, OptionsFor(cfg), segs, skips)
+	st := beam.ParDo(s, &stageStatsFn{Key: StatsKey(cfg.Partitions)}, beam.Flatten(s, entries...))
 	if len(entries) != cfg.ShuffleRounds() {
 		t.Fatalf("Signatures gave %d rounds of entries, want %d", len(entries), cfg.ShuffleRounds())
 	}
@@ -114,7 +132,7 @@ func TestSignaturesStage(t *testing.T) {
 	passert.Equals(s, stagetest.Stats(s, st, output.StatSigned, output.StatNoShingles, output.StatTruncated, output.StatKeys),
 		"signed=4", "no_shingles=1", "truncated=0", fmt.Sprintf("block_keys=%d", 3*(B+T)))
 	stagetest.Shuffled(s, st, output.ShuffleBands, 0, cfg.Partitions, entries...)
-	stagetest.Shuffled(s, st, output.ShuffleTables, cfg.Partitions, 0, entries...)
+	stagetest.Shuffled(s, st, output.ShuffleTables, cfg.Partitions, StatsKey(cfg.Partitions), entries...)
 
 	s2 := s.Scope("audit")
 	auditEntries, infos, auditStats := AuditSignatures(s2, OptionsFor(cfg), segs, skips)

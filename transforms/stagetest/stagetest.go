@@ -29,15 +29,15 @@ import (
 // stage's chunks into plain strings for passert.
 
 func init() {
-	register.DoFn3x1[int, []byte, func(int, []byte), error](&stageUnspillFn{})
-	register.DoFn3x0[int, []byte, func(string, int64)](&shuffleSizeFn{})
+	register.DoFn3x1[int64, []byte, func(int64, []byte), error](&stageUnspillFn{})
+	register.DoFn3x0[int64, []byte, func(string, int64)](&shuffleSizeFn{})
 	register.DoFn3x0[string, int64, func(string, int64)](&shuffleStatFn{})
 	register.Function2x1(shuffleStr)
 	beam.RegisterType(reflect.TypeFor[Chunk]())
 	register.Function1x2(stageUnkey)
 	beam.RegisterType(reflect.TypeFor[Stat]())
 	register.Function1x2(stageUnkeyStat)
-	register.DoFn3x1[int, []byte, func(string), error](&DecodeFn{})
+	register.DoFn3x1[int64, []byte, func(string), error](&DecodeFn{})
 	register.DoFn3x0[string, int64, func(string)](&stageStatFn{})
 	register.Function2x0(stageNoStats)
 	register.Emitter1[string]()
@@ -120,7 +120,7 @@ type Chunk struct {
 	Chunk []byte
 }
 
-func stageUnkey(c Chunk) (int, []byte) { return c.Key, c.Chunk }
+func stageUnkey(c Chunk) (int64, []byte) { return int64(c.Key), c.Chunk }
 
 // stageChunks is a collection of (key, chunk) elements.
 func Chunks(s beam.Scope, chunks ...Chunk) beam.PCollection {
@@ -189,7 +189,8 @@ type DecodeFn struct {
 	MinJ float64 // match: the least Jaccard allowed
 }
 
-func (fn *DecodeFn) ProcessElement(key int, chunk []byte, emit func(string)) error {
+func (fn *DecodeFn) ProcessElement(k int64, chunk []byte, emit func(string)) error {
+	key := int(k)
 	switch fn.Kind {
 	case "info", "infodoc", "infolen":
 		for c := chunk; len(c) > 0; {
@@ -372,7 +373,8 @@ type shuffleSizeFn struct {
 	Lo, Hi int
 }
 
-func (fn *shuffleSizeFn) ProcessElement(key int, chunk []byte, emit func(string, int64)) {
+func (fn *shuffleSizeFn) ProcessElement(k int64, chunk []byte, emit func(string, int64)) {
+	key := int(k)
 	if key < fn.Lo || fn.Hi > 0 && key >= fn.Hi {
 		return
 	}
@@ -407,11 +409,12 @@ func Unspill(s beam.Scope, cfg job.Config, col beam.PCollection) beam.PCollectio
 
 type stageUnspillFn struct{ Work jobfiles.WorkDir }
 
-func (fn *stageUnspillFn) ProcessElement(key int, name []byte, emit func(int, []byte)) error {
+func (fn *stageUnspillFn) ProcessElement(k int64, name []byte, emit func(int64, []byte)) error {
+	key := int(k)
 	var in jobfiles.SpillIn
 	defer in.Close()
 	return in.Each(fn.Work, key, jobfiles.IterOf([][]byte{name}), func(c []byte) error {
-		emit(key, slices.Clone(c))
+		emit(int64(key), slices.Clone(c))
 		return nil
 	})
 }

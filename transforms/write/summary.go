@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(*[]byte) bool, error](&writeSummaryFn{})
+	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, error](&writeSummaryFn{})
 	register.Function2x2(ToOneKey)
 	register.Function2x2(encodeStat)
 }
@@ -80,7 +80,7 @@ type writeSummaryFn struct {
 	Work jobfiles.WorkDir // removed once the summary is written
 }
 
-func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int, chunks, inputs func(*[]byte) bool) error {
+func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int64, chunks, inputs func(*[]byte) bool) error {
 	defer jobstate.Busy(ctx, "Summary", jobstate.Begin())
 	counts, err := ReadStats(chunks)
 	if err != nil {
@@ -110,7 +110,7 @@ func WriteJSON(ctx context.Context, dir, name string, v any) error {
 
 // ToOneKey moves every element to key 0, for a step that must see them all
 // (a manifest, the summary).
-func ToOneKey(_ int, v []byte) (int, []byte) { return 0, v }
+func ToOneKey(_ int64, v []byte) (int64, []byte) { return 0, v }
 
 // encodeStat packs a (name, value) stat into one element (wire.AppendStat).
-func encodeStat(name string, v int64) (int, []byte) { return 0, wire.AppendStat(nil, name, v) }
+func encodeStat(name string, v int64) (int64, []byte) { return 0, wire.AppendStat(nil, name, v) }

@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&writeDedupFn{})
+	register.DoFn6x1[context.Context, int64, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&writeDedupFn{})
 }
 
 // Write writes pairs, clusters, rejects and the deduplicated input, one
@@ -82,7 +82,8 @@ type writeDedupFn struct {
 	Out  job.OutDir
 }
 
-func (fn *writeDedupFn) ProcessElement(ctx context.Context, file int, paths func(*string) bool, removeChunks, rejectChunks func(*[]byte) bool, emitStat func(string, int64)) error {
+func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(*string) bool, removeChunks, rejectChunks func(*[]byte) bool, emitStat func(string, int64)) error {
+	file := int(k)
 	defer jobstate.Busy(ctx, "WriteDedup", jobstate.Begin())
 	var path string
 	if !paths(&path) {

@@ -21,9 +21,9 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[int, []byte, func(int, []byte), func(string, int64), error](&splitPartsFn{})
-	register.DoFn5x1[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64), error](&writePartFn{})
-	register.DoFn4x1[context.Context, int, func(*[]byte) bool, func(string, int64), error](&joinPartsFn{})
+	register.DoFn4x1[int64, []byte, func(int64, []byte), func(string, int64), error](&splitPartsFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&writePartFn{})
+	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(string, int64), error](&joinPartsFn{})
 }
 
 // An output shard of pairs, clusters or rejects holds one input file's
@@ -71,7 +71,8 @@ type splitPartsFn struct {
 
 func (fn *splitPartsFn) Setup() { fn.parts = wire.NewBatcher(0) }
 
-func (fn *splitPartsFn) ProcessElement(file int, chunk []byte, emit func(int, []byte), _ func(string, int64)) error {
+func (fn *splitPartsFn) ProcessElement(k int64, chunk []byte, emit func(int64, []byte), _ func(string, int64)) error {
+	file := int(k)
 	emit = fn.tally.Count(emit)
 	if fn.Kind == output.KindPairs {
 		return wire.EachMatch(chunk, func(m *wire.Match, rec []byte) error {
@@ -90,7 +91,7 @@ func (fn *splitPartsFn) ProcessElement(file int, chunk []byte, emit func(int, []
 }
 
 // FinishBundle emits the bundle's last chunks and its shuffle tally.
-func (fn *splitPartsFn) FinishBundle(emit func(int, []byte), emitStat func(string, int64)) {
+func (fn *splitPartsFn) FinishBundle(emit func(int64, []byte), emitStat func(string, int64)) {
 	fn.parts.Flush(fn.tally.Count(emit))
 	fn.tally.Report(output.ShuffleParts, emitStat)
 }
@@ -107,7 +108,8 @@ type writePartFn struct {
 	jobfiles.GroupReader      // the records, spilled with Work.Spill (groupSpilled)
 }
 
-func (fn *writePartFn) ProcessElement(ctx context.Context, part int, chunks func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) error {
+func (fn *writePartFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	part := int(k)
 	defer jobstate.Busy(ctx, "Write."+fn.Kind, jobstate.Begin())
 	var lines []wire.OutLine
 	err := fn.In.Each(fn.Work, part, chunks, func(chunk []byte) (err error) {
@@ -128,7 +130,7 @@ func (fn *writePartFn) ProcessElement(ctx context.Context, part int, chunks func
 	if err := writePart(ctx, fn.Work.Dir, name, lines); err != nil {
 		return err
 	}
-	emit(file, wire.AppendMarker(nil, int64(len(lines)), name))
+	emit(int64(file), wire.AppendMarker(nil, int64(len(lines)), name))
 	return nil
 }
 
@@ -169,7 +171,8 @@ type joinPartsFn struct {
 	Kind    string
 }
 
-func (fn *joinPartsFn) ProcessElement(ctx context.Context, file int, markers func(*[]byte) bool, emitStat func(string, int64)) error {
+func (fn *joinPartsFn) ProcessElement(ctx context.Context, k int64, markers func(*[]byte) bool, emitStat func(string, int64)) error {
+	file := int(k)
 	defer jobstate.Busy(ctx, "Write."+fn.Kind, jobstate.Begin())
 	var names []string
 	var lines int64

@@ -150,6 +150,8 @@ const (
 // WorkerBusyPrefix+WORKER+"/"+STAGE and WorkerSignedPrefix+WORKER, WORKER
 // being the process's host:pid. WorkBytesPrefix starts the names of the
 // counters of bytes written to work files, by kind: WorkBytesPrefix+KIND.
+// SignedCounter names the counter of the documents signed, summed over
+// workers.
 const (
 	MetricsNamespace   = "neardup"
 	BusyPrefix         = "busy_ms."
@@ -157,6 +159,7 @@ const (
 	WorkerBusyPrefix   = "worker_busy_ms."
 	WorkerSignedPrefix = "worker_signed."
 	WorkBytesPrefix    = "work_bytes."
+	SignedCounter      = "signed"
 )
 
 // WorkerStats is the work one worker process did in a job.
@@ -220,6 +223,10 @@ type Summary struct {
 	// it is the runner's start-up: the job server's preparation and
 	// submission, the engine's scheduling and the Go workers' start.
 	FirstWorkSeconds float64 `json:"first_work_seconds,omitempty"`
+	// Signed is the documents the workers signed (SignedCounter): the
+	// documents signed, counts' signed, unless the runner signed some
+	// again.
+	Signed int64 `json:"signed,omitempty"`
 	// Workers holds the work of each worker process (by host:pid) that
 	// did any: on a cluster, how the runner spread the job.
 	Workers map[string]WorkerStats `json:"workers,omitempty"`

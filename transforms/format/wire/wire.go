@@ -521,12 +521,12 @@ func NewBatcher(max int) *Batcher {
 // emit with the chunk when another record of the same size would take it
 // past the Batcher's max bytes. A chunk thus stays within max unless its
 // records grow, or a single record is larger.
-func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int, []byte)) {
+func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int64, []byte)) {
 	buf := b.bufs[part]
 	n := len(buf)
 	buf = appendRec(buf)
 	if len(buf)+(len(buf)-n) > b.max {
-		emit(part, buf)
+		emit(int64(part), buf)
 		// The emitted chunk is the runner's now. A partition that filled
 		// one is likely to fill the next: its buffer is made at full size
 		// once, not grown by appends that copy it and leave garbage.
@@ -537,7 +537,7 @@ func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int, []
 
 // Flush emits every non-empty chunk in partition order and empties the
 // Batcher.
-func (b *Batcher) Flush(emit func(int, []byte)) {
+func (b *Batcher) Flush(emit func(int64, []byte)) {
 	parts := make([]int, 0, len(b.bufs))
 	for p, buf := range b.bufs {
 		if len(buf) > 0 {
@@ -546,7 +546,7 @@ func (b *Batcher) Flush(emit func(int, []byte)) {
 	}
 	slices.Sort(parts)
 	for _, p := range parts {
-		emit(p, b.bufs[p])
+		emit(int64(p), b.bufs[p])
 	}
 	clear(b.bufs)
 }

@@ -641,7 +641,7 @@ func TestBatcher(t *testing.T) {
 	// 48 bytes.
 	b := NewBatcher(48)
 	var out []emitted
-	emit := func(p int, c []byte) { out = append(out, emitted{p, c}) }
+	emit := func(p int64, c []byte) { out = append(out, emitted{int(p), c}) }
 	add := func(part int, key uint64) {
 		b.Add(part, func(c []byte) []byte { return AppendPair(c, Pair{A: key, B: key}) }, emit)
 	}
@@ -703,7 +703,7 @@ func TestBatcherDefault(t *testing.T) {
 		adds := 0
 		var size int
 		for emits == 0 {
-			b.Add(3, func(c []byte) []byte { return AppendPair(c, Pair{}) }, func(_ int, c []byte) { emits++; size = len(c) })
+			b.Add(3, func(c []byte) []byte { return AppendPair(c, Pair{}) }, func(_ int64, c []byte) { emits++; size = len(c) })
 			adds++
 			if adds > DefaultChunkBytes {
 				t.Fatal("no chunk emitted")
@@ -1139,7 +1139,7 @@ func BenchmarkBatcher(b *testing.B) {
 	const parts, recs = 64, 1 << 19
 	b.ReportAllocs()
 	b.SetBytes(16 * recs)
-	emit := func(int, []byte) {}
+	emit := func(int64, []byte) {}
 	for b.Loop() {
 		bt := NewBatcher(0)
 		for i := range uint64(recs) {

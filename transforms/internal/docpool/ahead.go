@@ -58,7 +58,7 @@ type collected struct {
 }
 
 type keyedChunk struct {
-	key   int
+	key   int64
 	chunk []byte
 }
 
@@ -70,12 +70,12 @@ type namedStat struct {
 // Start runs work, which has nOut outputs, on a new goroutine. work must
 // not use the DoFn's iterators or emitters: they are only valid on the
 // DoFn's goroutine.
-func (e *AheadEmits) Start(nOut int, work func(emits []func(int, []byte), emitStat func(string, int64)) error) {
+func (e *AheadEmits) Start(nOut int, work func(emits []func(int64, []byte), emitStat func(string, int64)) error) {
 	e.a.Start(func() collected {
 		c := collected{outs: make([][]keyedChunk, nOut), began: time.Now()}
-		emits := make([]func(int, []byte), nOut)
+		emits := make([]func(int64, []byte), nOut)
 		for i := range emits {
-			emits[i] = func(k int, b []byte) { c.outs[i] = append(c.outs[i], keyedChunk{k, b}) }
+			emits[i] = func(k int64, b []byte) { c.outs[i] = append(c.outs[i], keyedChunk{k, b}) }
 		}
 		c.err = work(emits, func(name string, v int64) { c.stats = append(c.stats, namedStat{name, v}) })
 		c.took = time.Since(c.began)
@@ -86,7 +86,7 @@ func (e *AheadEmits) Start(nOut int, work func(emits []func(int, []byte), emitSt
 // Drain emits the output of the oldest work until at most keep are
 // pending; the first error of a work is returned, after waiting for the
 // rest.
-func (e *AheadEmits) Drain(keep int, emits []func(int, []byte), emitStat func(string, int64), busy func(took time.Duration, began time.Time)) error {
+func (e *AheadEmits) Drain(keep int, emits []func(int64, []byte), emitStat func(string, int64), busy func(took time.Duration, began time.Time)) error {
 	return e.a.Drain(keep, func(c collected) error {
 		if c.err != nil {
 			return c.err

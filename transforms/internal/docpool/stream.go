@@ -37,7 +37,7 @@ type stream struct {
 // streamItem is one emitted chunk (out ≥ 0) or stat (out < 0).
 type streamItem struct {
 	out   int
-	key   int
+	key   int64
 	chunk []byte
 	name  string
 	v     int64
@@ -88,12 +88,12 @@ func (s *stream) drop() {
 // Start runs work, which has nOut outputs, on a new goroutine. work must
 // not use the DoFn's iterators or emitters: they are only valid on the
 // DoFn's goroutine. The emitters it gets may wait for Drain.
-func (a *AheadStream) Start(nOut int, work func(emits []func(int, []byte), emitStat func(string, int64)) error) {
+func (a *AheadStream) Start(nOut int, work func(emits []func(int64, []byte), emitStat func(string, int64)) error) {
 	s := &stream{limit: max(a.Limit, 1)}
 	s.cond.L = &s.mu
-	emits := make([]func(int, []byte), nOut)
+	emits := make([]func(int64, []byte), nOut)
 	for i := range emits {
-		emits[i] = func(k int, b []byte) { s.put(streamItem{out: i, key: k, chunk: b}) }
+		emits[i] = func(k int64, b []byte) { s.put(streamItem{out: i, key: k, chunk: b}) }
 	}
 	emitStat := func(name string, v int64) { s.put(streamItem{out: -1, name: name, v: v}) }
 	a.pending = append(a.pending, s)
@@ -111,7 +111,7 @@ func (a *AheadStream) Start(nOut int, work func(emits []func(int, []byte), emitS
 // at most keep are pending, and the time each took to busy. The first
 // error of a work is returned, after the other pending works have
 // returned, their output discarded.
-func (a *AheadStream) Drain(keep int, emits []func(int, []byte), emitStat func(string, int64), busy func(took time.Duration, began time.Time)) error {
+func (a *AheadStream) Drain(keep int, emits []func(int64, []byte), emitStat func(string, int64), busy func(took time.Duration, began time.Time)) error {
 	var buf []streamItem
 	for len(a.pending) > keep {
 		s := a.pending[0]

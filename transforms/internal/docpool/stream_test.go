@@ -11,12 +11,12 @@ import (
 
 // streamWork is work number w of TestAheadStream: n chunks of size bytes
 // to output w%2, keyed by their number, then a stat.
-func streamWork(w, n, size int, peak *atomic.Int64, held *atomic.Int64) func([]func(int, []byte), func(string, int64)) error {
-	return func(emits []func(int, []byte), emitStat func(string, int64)) error {
+func streamWork(w, n, size int, peak *atomic.Int64, held *atomic.Int64) func([]func(int64, []byte), func(string, int64)) error {
+	return func(emits []func(int64, []byte), emitStat func(string, int64)) error {
 		for i := range n {
 			b := make([]byte, size)
 			b[0] = byte(w)
-			emits[w%2](w*1000+i, b)
+			emits[w%2](int64(w*1000+i), b)
 			if h := held.Add(int64(size)); h > peak.Load() {
 				peak.Store(h)
 			}
@@ -41,9 +41,9 @@ func TestAheadStream(t *testing.T) {
 				want = append(want, fmt.Sprintf("work%d=%d", w, chunks))
 			}
 			var held, peak atomic.Int64 // bytes emitted by works and not yet drained
-			emits := []func(int, []byte){
-				func(k int, b []byte) { held.Add(-int64(len(b))); got = append(got, fmt.Sprintf("out0 %d", k)) },
-				func(k int, b []byte) { held.Add(-int64(len(b))); got = append(got, fmt.Sprintf("out1 %d", k)) },
+			emits := []func(int64, []byte){
+				func(k int64, b []byte) { held.Add(-int64(len(b))); got = append(got, fmt.Sprintf("out0 %d", k)) },
+				func(k int64, b []byte) { held.Add(-int64(len(b))); got = append(got, fmt.Sprintf("out1 %d", k)) },
 			}
 			stat := func(name string, v int64) { got = append(got, fmt.Sprintf("%s=%d", name, v)) }
 			var busies int
@@ -89,17 +89,17 @@ func firstDiff(a, b []string) int {
 func TestAheadStreamError(t *testing.T) {
 	boom := errors.New("boom")
 	var emitted int
-	emits := []func(int, []byte){func(int, []byte) { emitted++ }}
+	emits := []func(int64, []byte){func(int64, []byte) { emitted++ }}
 	stat := func(string, int64) {}
 	busy := func(time.Duration, time.Time) {}
 	var ended atomic.Int64
 	a := AheadStream{Limit: 100}
-	a.Start(1, func([]func(int, []byte), func(string, int64)) error { return boom })
+	a.Start(1, func([]func(int64, []byte), func(string, int64)) error { return boom })
 	for range 3 { // works that would block on their limit
-		a.Start(1, func(e []func(int, []byte), _ func(string, int64)) error {
+		a.Start(1, func(e []func(int64, []byte), _ func(string, int64)) error {
 			defer ended.Add(1)
 			for i := range 1000 {
-				e[0](i, make([]byte, 50))
+				e[0](int64(i), make([]byte, 50))
 			}
 			return nil
 		})

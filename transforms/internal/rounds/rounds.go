@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x0[int, []byte, func(int, []byte)](&Branch{})
+	register.DoFn3x0[int64, []byte, func(int64, []byte)](&Branch{})
 	register.Function3x0(After)
 }
 
@@ -80,7 +80,7 @@ func FlattenEach(s beam.Scope, outs [][]beam.PCollection) []beam.PCollection {
 // the grouped stage wait until the collection it reads (stats of an earlier
 // stage) is complete. A side input would do the same, but Prism's scheduler
 // spins while a stage that reads one runs.
-func After(string, int64, func(int, []byte)) {}
+func After(string, int64, func(int64, []byte)) {}
 
 // Branch keeps the elements of a collection keyed by file index or
 // partition whose key belongs to branch (or round) I of N: key mod N is I;
@@ -88,10 +88,10 @@ func After(string, int64, func(int, []byte)) {}
 // I.
 type Branch struct{ N, I, SegmentBits int }
 
-func (fn *Branch) ProcessElement(key int, v []byte, emit func(int, []byte)) {
-	r := key % fn.N
+func (fn *Branch) ProcessElement(key int64, v []byte, emit func(int64, []byte)) {
+	r := int(key % int64(fn.N))
 	if fn.SegmentBits > 0 {
-		r = wire.SegmentRound(key, fn.SegmentBits, fn.N)
+		r = wire.SegmentRound(int(key), fn.SegmentBits, fn.N)
 	}
 	if r == fn.I {
 		emit(key, v)

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register.DoFn5x0[context.Context, int, func(*[]byte) bool, func(int, []byte), func(string, int64)](&roundProbeFn{})
+	register.DoFn5x0[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64)](&roundProbeFn{})
 	register.Function1x2(roundElem)
 }
 
@@ -28,7 +28,8 @@ var roundSpans struct {
 // 100 ms, and emits a stat.
 type roundProbeFn struct{}
 
-func (fn *roundProbeFn) ProcessElement(ctx context.Context, round int, values func(*[]byte) bool, emit func(int, []byte), emitStat func(string, int64)) {
+func (fn *roundProbeFn) ProcessElement(ctx context.Context, k int64, values func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) {
+	round := int(k)
 	start := time.Now()
 	var v []byte
 	n := 0
@@ -39,11 +40,11 @@ func (fn *roundProbeFn) ProcessElement(ctx context.Context, round int, values fu
 	roundSpans.Lock()
 	roundSpans.start[round], roundSpans.end[round] = start, time.Now()
 	roundSpans.Unlock()
-	emit(round, []byte{byte(n)})
+	emit(k, []byte{byte(n)})
 	emitStat("probe", int64(n))
 }
 
-func roundElem(round int) (int, []byte) { return round, []byte{1} }
+func roundElem(round int) (int64, []byte) { return int64(round), []byte{1} }
 
 // TestInRoundsWait: Run starts a round's groups only after the round
 // before has finished. Without the wait (After), the runner

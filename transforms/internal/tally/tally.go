@@ -15,8 +15,8 @@ type Shuffle struct {
 }
 
 // Count returns emit, counting what passes through it.
-func (t *Shuffle) Count(emit func(int, []byte)) func(int, []byte) {
-	return func(k int, v []byte) {
+func (t *Shuffle) Count(emit func(int64, []byte)) func(int64, []byte) {
+	return func(k int64, v []byte) {
 		t.bytes += int64(len(v))
 		t.elems++
 		emit(k, v)
@@ -36,7 +36,7 @@ func (t *Shuffle) Report(name string, emitStat func(string, int64)) {
 
 // CountShuffle returns emit counting into a new tally of shuffle name, and
 // the function that reports the tally to emitStat.
-func CountShuffle(name string, emit func(int, []byte), emitStat func(string, int64)) (counted func(int, []byte), report func()) {
+func CountShuffle(name string, emit func(int64, []byte), emitStat func(string, int64)) (counted func(int64, []byte), report func()) {
 	t := &Shuffle{}
 	return t.Count(emit), func() { t.Report(name, emitStat) }
 }

@@ -22,7 +22,7 @@ func TestShuffle(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := map[string]int64{}
 			passed := 0
-			emit, report := CountShuffle("x", func(int, []byte) { passed++ }, func(name string, n int64) { got[name] += n })
+			emit, report := CountShuffle("x", func(int64, []byte) { passed++ }, func(name string, n int64) { got[name] += n })
 			for _, c := range tc.chunks {
 				emit(0, c)
 			}

@@ -67,12 +67,12 @@ type Sender struct {
 	parts int
 	b     *wire.Batcher
 	prev  []int64 // line of the last entry per partition, see wire.AppendEntry
-	emit  func(int, []byte)
+	emit  func(int64, []byte)
 }
 
 // NewSender returns a Sender over P partitions that emits full chunks to
 // emit.
-func NewSender(P int, emit func(part int, chunk []byte)) *Sender {
+func NewSender(P int, emit func(part int64, chunk []byte)) *Sender {
 	return &Sender{parts: P, b: wire.NewBatcher(0), prev: make([]int64, 2*P), emit: emit}
 }
 

@@ -77,7 +77,7 @@ func TestSender(t *testing.T) {
 	tables, _ := blocking.NewTables(blocking.Design{K: 3, Blocks: 4})
 	const P = 4
 	got := map[int][][]byte{}
-	s := NewSender(P, func(p int, c []byte) { got[p] = append(got[p], c) })
+	s := NewSender(P, func(p int64, c []byte) { got[int(p)] = append(got[int(p)], c) })
 	var want []wire.Entry
 	var wantSim []wire.SimEntry
 	for i := range 50 {
