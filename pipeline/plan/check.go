@@ -10,7 +10,6 @@ import (
 // Limits of the options, beyond which a job would not run, or not sensibly.
 const (
 	maxPerms      = 1024 // MinHash permutations (the LSH banding search is quadratic in them)
-	maxShingle    = 100
 	maxHamming    = 32
 	maxPartitions = 1 << 16
 	maxBranches   = 256

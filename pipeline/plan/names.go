@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/neardup/neardup/transforms/format/record"
@@ -123,14 +122,9 @@ func checkShingle(o *Options, _ Runner) error {
 	if s == "" {
 		s = fmt.Sprintf("%s:%d", c.Tokens, c.Shingle)
 	}
-	name, n, ok := strings.Cut(s, ":")
-	mode, err := tokenize.ParseMode(name)
-	if !ok || err != nil {
-		return fmt.Errorf("--shingle %q: want char:N or word:N", s)
-	}
-	k, err := strconv.Atoi(n)
-	if err != nil || k < 1 || k > maxShingle || strconv.Itoa(k) != n {
-		return fmt.Errorf("--shingle %q: want a shingle size from 1 to %d", s, maxShingle)
+	mode, k, err := tokenize.ParseShingle(s)
+	if err != nil {
+		return fmt.Errorf("--shingle %w", err)
 	}
 	c.Tokens, c.Shingle = mode, k
 	return nil

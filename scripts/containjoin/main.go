@@ -100,14 +100,9 @@ func run(f flags) error {
 // "word:5"), read as the run reads --shingle, and gse dictionary dict.
 func newSigner(s, dict string) (*signature.Signer, error) {
 	sg := job.DefaultConfig().Signing()
-	name, n, ok := strings.Cut(s, ":")
-	mode, err := tokenize.ParseMode(name)
-	if !ok || err != nil {
-		return nil, fmt.Errorf("-shingle %q: want char:N or word:N", s)
-	}
-	k, err := strconv.Atoi(n)
-	if err != nil || k < 1 || strconv.Itoa(k) != n {
-		return nil, fmt.Errorf("-shingle %q: want a positive shingle size", s)
+	mode, k, err := tokenize.ParseShingle(s)
+	if err != nil {
+		return nil, fmt.Errorf("-shingle %w", err)
 	}
 	sg.Tokens, sg.Shingle, sg.Dictionary = mode, k, dict
 	sc, err := sg.Config()

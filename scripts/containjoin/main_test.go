@@ -40,8 +40,8 @@ func TestNewSigner(t *testing.T) {
 		{"char:3", ""},
 		{"char", "want char:N or word:N"},
 		{"line:5", "want char:N or word:N"},
-		{"char:0", "want a positive shingle size"},
-		{"char:05", "want a positive shingle size"},
+		{"char:0", "want a shingle size from 1 to 100"},
+		{"char:05", "want a shingle size from 1 to 100"},
 	}
 	for _, tt := range tests {
 		s, err := newSigner(tt.shingle, "auto")

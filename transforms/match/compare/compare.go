@@ -8,7 +8,6 @@ package compare
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/neardup/neardup/transforms/sketch/minhash"
 	"github.com/neardup/neardup/transforms/sketch/signature"
@@ -82,16 +81,9 @@ func (r *Result) SimHashNearDup() bool {
 // signature.DefaultConfig as the pipeline does.
 func (o Options) signatureConfig() (signature.Config, error) {
 	sc := signature.DefaultConfig()
-	mode, n, ok := strings.Cut(o.Shingle, ":")
-	if !ok {
-		return sc, fmt.Errorf("--shingle %q: want char:N or word:N", o.Shingle)
-	}
 	var err error
-	if sc.Tokens, err = tokenize.ParseMode(mode); err != nil {
-		return sc, fmt.Errorf("--shingle %q: %w", o.Shingle, err)
-	}
-	if _, err := fmt.Sscanf(n, "%d", &sc.N); err != nil || sc.N < 1 {
-		return sc, fmt.Errorf("--shingle %q: shingle size must be a positive number", o.Shingle)
+	if sc.Tokens, sc.N, err = tokenize.ParseShingle(o.Shingle); err != nil {
+		return sc, fmt.Errorf("--shingle %w", err)
 	}
 	switch {
 	case o.Perms < 1:

@@ -182,7 +182,7 @@ func TestOptions(t *testing.T) {
 		{"word shingles", func(o *Options) { o.Shingle = "word:3" }, ""},
 		{"no colon", func(o *Options) { o.Shingle = "char5" }, `--shingle "char5": want char:N or word:N`},
 		{"bad mode", func(o *Options) { o.Shingle = "byte:5" }, `--shingle "byte:5": `},
-		{"zero size", func(o *Options) { o.Shingle = "char:0" }, `--shingle "char:0": shingle size must be a positive number`},
+		{"zero size", func(o *Options) { o.Shingle = "char:0" }, `--shingle "char:0": want a shingle size from 1 to 100`},
 		{"threshold", func(o *Options) { o.Threshold = 1.5 }, "--threshold 1.5 out of (0, 1]"},
 		{"zero threshold", func(o *Options) { o.Threshold = 0 }, "--threshold 0 out of (0, 1]"},
 		{"perms", func(o *Options) { o.Perms = 0 }, "--perms 0: want at least 1"},

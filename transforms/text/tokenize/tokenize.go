@@ -18,6 +18,8 @@ package tokenize
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -55,6 +57,25 @@ func ParseMode(s string) (Mode, error) {
 		return Word, nil
 	}
 	return 0, fmt.Errorf("tokenize: unknown mode %q (want char or word)", s)
+}
+
+// MaxShingle is the largest shingle size ParseShingle accepts.
+const MaxShingle = 100
+
+// ParseShingle parses a shingling, "char:N" or "word:N": the token mode
+// and the shingle size N, from 1 to MaxShingle. Its errors start with s
+// quoted, for the caller to put the flag's name before.
+func ParseShingle(s string) (Mode, int, error) {
+	name, n, ok := strings.Cut(s, ":")
+	mode, err := ParseMode(name)
+	if !ok || err != nil {
+		return 0, 0, fmt.Errorf("%q: want char:N or word:N", s)
+	}
+	k, err := strconv.Atoi(n)
+	if err != nil || k < 1 || k > MaxShingle || strconv.Itoa(k) != n {
+		return 0, 0, fmt.Errorf("%q: want a shingle size from 1 to %d", s, MaxShingle)
+	}
+	return mode, k, nil
 }
 
 // Tokenizer cuts normalized text into tokens. A Tokenizer is safe for

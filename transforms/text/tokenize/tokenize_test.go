@@ -147,3 +147,34 @@ func TestHanHashes(t *testing.T) {
 		}
 	}
 }
+
+func TestParseShingle(t *testing.T) {
+	tests := []struct {
+		in      string
+		mode    Mode
+		n       int
+		wantErr string
+	}{
+		{"char:5", Char, 5, ""},
+		{"word:3", Word, 3, ""},
+		{"word:100", Word, 100, ""},
+		{"char5", 0, 0, `"char5": want char:N or word:N`},
+		{"byte:5", 0, 0, `"byte:5": want char:N or word:N`},
+		{"char:0", 0, 0, `"char:0": want a shingle size from 1 to 100`},
+		{"char:101", 0, 0, `"char:101": want a shingle size from 1 to 100`},
+		{"char:05", 0, 0, `"char:05": want a shingle size from 1 to 100`},
+		{"char:", 0, 0, `"char:": want a shingle size from 1 to 100`},
+	}
+	for _, tt := range tests {
+		mode, n, err := ParseShingle(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("ParseShingle(%q) error %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || mode != tt.mode || n != tt.n {
+			t.Errorf("ParseShingle(%q) = %v, %d, %v; want %v, %d", tt.in, mode, n, err, tt.mode, tt.n)
+		}
+	}
+}
