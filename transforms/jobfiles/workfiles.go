@@ -122,7 +122,7 @@ func OldInfoShardName(file int) string { return fmt.Sprintf("info-%05d.bin", fil
 
 // infoRecord is the record of in in its file's info shard.
 func infoRecord(in *wire.Info) index.Record {
-	return index.Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, SimHash: in.SimHash, Sketch: in.Sketch}
+	return index.Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, SimHash: in.SimHash, Sketch: in.Sketch, Shingles: in.Shingles}
 }
 
 // sketchBlock is the size of the blocks readInfoShard copies sketches into.
@@ -219,7 +219,7 @@ func (w WorkDir) ReadInfoShard(ctx context.Context, seg int) (*infoTable, error)
 			sketch = block[n:len(block):len(block)]
 		}
 		t.Infos = append(t.Infos, wire.Info{Doc: wire.DocNum(file, r.Line), ID: r.ID, Len: r.Len,
-			SimHash: r.SimHash, Sketch: sketch})
+			SimHash: r.SimHash, Sketch: sketch, Shingles: r.Shingles})
 		return nil
 	})
 	if err != nil {

@@ -33,7 +33,7 @@ func TestInfoShardRoundTrip(t *testing.T) {
 	var s recordShard
 	for _, line := range []int64{1<<34 + 7, 1 << 34, 1<<34 + 1023, 1<<34 + 2, 1<<34 + 500} {
 		in := wire.Info{Doc: wire.DocNum(file, line), ID: "doc-" + string(rune('a'+line%26)), Len: line + 10,
-			SimHash: uint64(line) * 0x9e3779b97f4a7c15, Sketch: []uint8{uint8(line), 1, 2, 3}}
+			SimHash: uint64(line) * 0x9e3779b97f4a7c15, Sketch: []uint8{uint8(line), 1, 2, 3}, Shingles: line % 7}
 		rec := infoRecord(&in)
 		s.add(&rec)
 		w := in
@@ -55,7 +55,7 @@ func TestInfoShardRoundTrip(t *testing.T) {
 	}
 	for i := range want {
 		g, w := got.Infos[i], want[i]
-		if g.Doc != w.Doc || g.ID != w.ID || g.Len != w.Len || g.SimHash != w.SimHash || !slices.Equal(g.Sketch, w.Sketch) {
+		if g.Doc != w.Doc || g.ID != w.ID || g.Len != w.Len || g.SimHash != w.SimHash || !slices.Equal(g.Sketch, w.Sketch) || g.Shingles != w.Shingles {
 			t.Errorf("info %d = %+v, want %+v", i, g, w)
 		}
 		if f := got.Find(w.Doc); f == nil || f.Doc != w.Doc {

@@ -58,8 +58,9 @@ const KeyVersion = 3
 
 // ShardVersion is the version a Writer writes in a shard's header. A
 // Reader reads shards of versions 2 (no block directory, blocks of about
-// 256 KiB) and 3 (BlockRecords records a block, then the block directory).
-const ShardVersion = 3
+// 256 KiB), 3 (BlockRecords records a block, then the block directory)
+// and 4 (version 3 with each record's shingle count, Record.Shingles).
+const ShardVersion = 4
 
 // BlockRecords is the number of records of every block of a version 3
 // shard but the last, so that record k of a shard is in block
@@ -164,19 +165,23 @@ type Record struct {
 	SimHash uint64
 	Sketch  []uint8  // low 8 bits of each MinHash value; empty: no shingles
 	Bands   []uint64 // MinHash LSH band keys (full 64 bits)
+	// Shingles is the number of distinct shingles (wire.Info.Shingles):
+	// 0 in shards before version 4 and in jobs that do not count them.
+	Shingles int64
 }
 
 // NewRecord returns the index record of the document of in, whose
 // exact-duplicate key is exact and MinHash band keys bands. The record
 // shares in's sketch and bands.
 func NewRecord(in *wire.Info, exact uint64, bands []uint64) Record {
-	return Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, Exact: exact, SimHash: in.SimHash, Sketch: in.Sketch, Bands: bands}
+	return Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, Exact: exact, SimHash: in.SimHash, Sketch: in.Sketch, Bands: bands, Shingles: in.Shingles}
 }
 
 // AppendRecord appends r's encoding to b: its line (uvarint), the body of
 // the wire.Info of the same document (wire.AppendInfoBody: id, length,
-// exact-duplicate key, SimHash, sketch) and its band keys (uvarint count,
-// 8 bytes each).
+// exact-duplicate key, SimHash, sketch), its band keys (uvarint count,
+// 8 bytes each) and its shingle count (uvarint): the record of a version
+// ShardVersion shard.
 func AppendRecord(b []byte, r *Record) []byte {
 	b = binary.AppendUvarint(b, uint64(r.Line))
 	in := wire.Info{ID: r.ID, Len: r.Len, Exact: r.Exact, SimHash: r.SimHash, Sketch: r.Sketch}
@@ -185,15 +190,19 @@ func AppendRecord(b []byte, r *Record) []byte {
 	for _, k := range r.Bands {
 		b = binary.LittleEndian.AppendUint64(b, k)
 	}
-	return b
+	return binary.AppendUvarint(b, uint64(r.Shingles))
 }
 
 // errRecord is a record that does not decode.
 var errRecord = errors.New("bad record")
 
-// DecodeRecord decodes the record at the start of b into r (reusing its
-// slices) and returns the rest of b.
-func DecodeRecord(b []byte, r *Record) ([]byte, error) {
+// DecodeRecord decodes the record of a version ShardVersion shard at the
+// start of b into r (reusing its slices) and returns the rest of b.
+func DecodeRecord(b []byte, r *Record) ([]byte, error) { return decodeRecord(b, r, ShardVersion) }
+
+// decodeRecord decodes a record of a shard of the given version: before
+// version 4, records end with their band keys and Shingles is 0.
+func decodeRecord(b []byte, r *Record, version uint32) ([]byte, error) {
 	line, k := binary.Uvarint(b)
 	if k <= 0 {
 		return nil, errRecord
@@ -213,7 +222,16 @@ func DecodeRecord(b []byte, r *Record) ([]byte, error) {
 	for i := uint64(0); i < n; i++ {
 		r.Bands = append(r.Bands, binary.LittleEndian.Uint64(b[8*i:]))
 	}
-	return b[8*n:], nil
+	b, r.Shingles = b[8*n:], 0
+	if version < 4 {
+		return b, nil
+	}
+	sh, k := binary.Uvarint(b)
+	if k <= 0 {
+		return nil, errRecord
+	}
+	r.Shingles = int64(sh)
+	return b[k:], nil
 }
 
 // Writer writes one shard.
@@ -368,8 +386,8 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	if string(head[:len(magic)]) != string(magic) {
 		return nil, rd.corrupt("not an index shard (bad magic %q)", head[:len(magic)])
 	}
-	if v := binary.LittleEndian.Uint32(head[len(magic):]); v != 2 && v != ShardVersion {
-		return nil, fmt.Errorf("index shard %s: %w %d (this neardup reads versions 2 and %d; rebuild the index with `neardup run --index-out`)", name, ErrVersion, v, ShardVersion)
+	if v := binary.LittleEndian.Uint32(head[len(magic):]); v < 2 || v > ShardVersion {
+		return nil, fmt.Errorf("index shard %s: %w %d (this neardup reads versions 2 to %d; rebuild the index with `neardup run --index-out`)", name, ErrVersion, v, ShardVersion)
 	}
 	rd.version = binary.LittleEndian.Uint32(head[len(magic):])
 	n, err := binary.ReadUvarint(rd.r)
@@ -414,7 +432,7 @@ func (rd *Reader) Next(r *Record) (bool, error) {
 		if n == 0 {
 			return false, rd.trailer(start)
 		}
-		if rd.version == ShardVersion && len(rd.offsets) > 0 && rd.inBlock != BlockRecords {
+		if rd.version >= 3 && len(rd.offsets) > 0 && rd.inBlock != BlockRecords {
 			return false, rd.corrupt("block %d holds %d records, not %d", len(rd.offsets)-1, rd.inBlock, BlockRecords)
 		}
 		if n > maxBlock {
@@ -438,7 +456,7 @@ func (rd *Reader) Next(r *Record) (bool, error) {
 		rd.inBlock = 0
 	}
 	var err error
-	if rd.rest, err = DecodeRecord(rd.rest, r); err != nil {
+	if rd.rest, err = decodeRecord(rd.rest, r, rd.version); err != nil {
 		return false, rd.corrupt("record %d does not decode", rd.records)
 	}
 	rd.records++
@@ -475,7 +493,7 @@ func (rd *Reader) trailer(end int64) error {
 	if n := int64(binary.LittleEndian.Uint64(t[:])); n != rd.records {
 		return rd.corrupt("trailer counts %d records, the blocks hold %d", n, rd.records)
 	}
-	if rd.version == ShardVersion {
+	if rd.version >= 3 {
 		if err := rd.directory(end); err != nil {
 			return err
 		}

@@ -111,7 +111,7 @@ func TestShardDamage(t *testing.T) {
 		{"empty file", nil, ErrCorrupt, "truncated in the header"},
 		{"not a shard", []byte("{\"id\":1}\n{\"id\":2}\n"), ErrCorrupt, "bad magic"},
 		{"newer version", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], Version+1); return b }), ErrVersion, fmt.Sprintf("version %d", Version+1)},
-		{"version 1", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 1); return b }), ErrVersion, "unsupported version 1 (this neardup reads versions 2 and 3; rebuild the index with `neardup run --index-out`)"},
+		{"version 1", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 1); return b }), ErrVersion, "unsupported version 1 (this neardup reads versions 2 to 4; rebuild the index with `neardup run --index-out`)"},
 		{"header bit flip", mod(func(b []byte) []byte { b[len(magic)+6] ^= 1; return b }), ErrCorrupt, "header checksum"},
 		{"payload bit flip", mod(func(b []byte) []byte { b[headerLen+20] ^= 0x10; return b }), ErrCorrupt, "block checksum"},
 		{"truncated in a block", good[:len(good)/2], ErrCorrupt, "truncated in the block"},
@@ -271,7 +271,7 @@ func TestReaderEach(t *testing.T) {
 // TestRecordLayout pins a record's bytes (docs/INDEX_FORMAT.md): the line,
 // the body of the document's wire.Info, the band keys.
 func TestRecordLayout(t *testing.T) {
-	r := &Record{Line: 300, ID: "ab", Len: 5, Exact: 6, SimHash: 7, Sketch: []uint8{9, 8}, Bands: []uint64{0x0102}}
+	r := &Record{Line: 300, ID: "ab", Len: 5, Exact: 6, SimHash: 7, Sketch: []uint8{9, 8}, Bands: []uint64{0x0102}, Shingles: 130}
 	want := []byte{
 		0xac, 0x02, // Line 300 as uvarint
 		2, 'a', 'b', // ID
@@ -280,6 +280,7 @@ func TestRecordLayout(t *testing.T) {
 		7, 0, 0, 0, 0, 0, 0, 0, // SimHash
 		2, 9, 8, // Sketch
 		1, 0x02, 0x01, 0, 0, 0, 0, 0, 0, // Bands
+		0x82, 0x01, // Shingles 130 as uvarint
 	}
 	got := AppendRecord(nil, r)
 	if !bytes.Equal(got, want) {
@@ -295,12 +296,19 @@ func TestRecordLayout(t *testing.T) {
 			t.Errorf("DecodeRecord of the first %d of %d bytes: no error", n, len(got))
 		}
 	}
+	// A version 3 record is the same without the shingle count.
+	v3 := got[:len(got)-2]
+	rest, err = decodeRecord(append(v3, 0xff), &back, 3)
+	if want := (*r); err != nil || back.Shingles != 0 || !bytes.Equal(rest, []byte{0xff}) {
+		want.Shingles = 0
+		t.Errorf("decodeRecord of version 3 = %+v, rest % x, %v; want %+v, rest ff", back, rest, err, want)
+	}
 }
 
 func TestNewRecord(t *testing.T) {
-	in := wire.Info{Doc: wire.DocNum(3, 17), ID: "d", Len: 40, Exact: 99, SimHash: 7, Sketch: []uint8{1, 2}}
+	in := wire.Info{Doc: wire.DocNum(3, 17), ID: "d", Len: 40, Exact: 99, SimHash: 7, Sketch: []uint8{1, 2}, Shingles: 12}
 	got := NewRecord(&in, 5, []uint64{8, 9})
-	want := Record{Line: 17, ID: "d", Len: 40, Exact: 5, SimHash: 7, Sketch: []uint8{1, 2}, Bands: []uint64{8, 9}}
+	want := Record{Line: 17, ID: "d", Len: 40, Exact: 5, SimHash: 7, Sketch: []uint8{1, 2}, Bands: []uint64{8, 9}, Shingles: 12}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("NewRecord = %+v, want %+v", got, want)
 	}

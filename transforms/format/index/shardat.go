@@ -14,6 +14,7 @@ type ShardAt struct {
 	s          Shard
 	blocks     int64
 	dir        int64 // offset of the block directory
+	version    uint32
 	rec        Record
 }
 
@@ -32,9 +33,11 @@ func NewShardAt(ra io.ReaderAt, name string, s Shard) (*ShardAt, error) {
 	if string(h[:len(magic)]) != string(magic) {
 		return nil, sa.corrupt("not an index shard (bad magic %q)", h[:len(magic)])
 	}
-	if v := binary.LittleEndian.Uint32(h[len(magic):]); v != ShardVersion {
-		return nil, fmt.Errorf("index shard %s: %w %d (lookups read version %d shards; convert the index with `neardup index compact`)", name, ErrVersion, v, ShardVersion)
+	v := binary.LittleEndian.Uint32(h[len(magic):])
+	if v < 3 || v > ShardVersion {
+		return nil, fmt.Errorf("index shard %s: %w %d (lookups read versions 3 to %d; convert the index with `neardup index compact`)", name, ErrVersion, v, ShardVersion)
 	}
+	sa.version = v
 	return sa, nil
 }
 
@@ -81,7 +84,7 @@ func (sa *ShardAt) block(b int64, ords []int64, fn func(ord int64, r *Record) er
 	first := b * BlockRecords
 	count := min(BlockRecords, sa.s.Records-first)
 	for k := first; k < first+count; k++ {
-		if rest, err = DecodeRecord(rest, &sa.rec); err != nil {
+		if rest, err = decodeRecord(rest, &sa.rec, sa.version); err != nil {
 			return sa.corrupt("record %d does not decode", k)
 		}
 		if len(ords) > 0 && ords[0] == k {

@@ -289,16 +289,21 @@ type Info struct {
 	Exact   uint64
 	SimHash uint64
 	Sketch  []uint8
+	// Shingles is the number of distinct shingles, which containment
+	// compares; 0 when the job does not count them (no --containment).
+	Shingles int64
 }
 
-// AppendInfo appends in to chunk: its document number (8 bytes) and its
-// body (AppendInfoBody).
+// AppendInfo appends in to chunk: its document number (8 bytes), its body
+// (AppendInfoBody) and its shingle count (uvarint).
 func AppendInfo(chunk []byte, in *Info) []byte {
 	chunk = binary.LittleEndian.AppendUint64(chunk, in.Doc)
-	return AppendInfoBody(chunk, in)
+	chunk = AppendInfoBody(chunk, in)
+	return binary.AppendUvarint(chunk, uint64(in.Shingles))
 }
 
-// AppendInfoBody appends everything of in but its document number: the id
+// AppendInfoBody appends everything of in but its document number and
+// shingle count: the id
 // (uvarint length and bytes), the length (uvarint), the exact-duplicate key
 // and the SimHash (8 bytes each) and the sketch (uvarint length and bytes).
 // An index record (package index) is its line and this body.
@@ -319,12 +324,21 @@ func DecodeInfo(chunk []byte, in *Info) ([]byte, error) {
 		return nil, fmt.Errorf("%w: short info", ErrCorrupt)
 	}
 	in.Doc = binary.LittleEndian.Uint64(chunk)
-	return DecodeInfoBody(chunk[8:], in)
+	chunk, err := DecodeInfoBody(chunk[8:], in)
+	if err != nil {
+		return nil, err
+	}
+	n, k := binary.Uvarint(chunk)
+	if k <= 0 {
+		return nil, fmt.Errorf("%w: info shingle count", ErrCorrupt)
+	}
+	in.Shingles = int64(n)
+	return chunk[k:], nil
 }
 
 // DecodeInfoBody decodes the body of an Info (AppendInfoBody) at the start
-// of chunk into in, all but in.Doc (reusing in.Sketch), and returns the
-// rest of the chunk.
+// of chunk into in, all but in.Doc and in.Shingles (reusing in.Sketch), and
+// returns the rest of the chunk.
 func DecodeInfoBody(chunk []byte, in *Info) ([]byte, error) {
 	n, k := binary.Uvarint(chunk)
 	if k <= 0 || uint64(len(chunk)-k) < n {
@@ -358,15 +372,30 @@ type Match struct {
 	Jaccard    float32 // estimated or exact Jaccard; 1 for exact duplicates
 	Hamming    uint8   // SimHash Hamming distance
 	Method     Method
+	// Inside is the document contained in the other, for Method
+	// Containment (NoSide otherwise), and Containment its containment:
+	// the share of its distinct shingles the other has, estimated or exact.
+	Inside      Side
+	Containment float32
 }
+
+// Side names one document of a Match.
+type Side uint8
+
+const (
+	NoSide Side = iota
+	SideA
+	SideB
+)
 
 // Method says how a match was established.
 type Method uint8
 
 const (
-	Exact   Method = iota // identical normalized text
-	MinHash               // Jaccard from MinHash or exact shingle sets >= threshold
-	SimHash               // SimHash Hamming distance <= k
+	Exact       Method = iota // identical normalized text
+	MinHash                   // Jaccard from MinHash or exact shingle sets >= threshold
+	SimHash                   // SimHash Hamming distance <= k
+	Containment               // the smaller document's shingles mostly in the larger's (--containment)
 )
 
 func (m Method) String() string {
@@ -377,6 +406,8 @@ func (m Method) String() string {
 		return "minhash"
 	case SimHash:
 		return "simhash"
+	case Containment:
+		return "containment"
 	}
 	return fmt.Sprintf("Method(%d)", uint8(m))
 }
@@ -390,7 +421,8 @@ func AppendMatch(chunk []byte, m *Match) []byte {
 	chunk = binary.AppendUvarint(chunk, uint64(m.LenA))
 	chunk = binary.AppendUvarint(chunk, uint64(m.LenB))
 	chunk = binary.LittleEndian.AppendUint32(chunk, math.Float32bits(m.Jaccard))
-	return append(chunk, m.Hamming, byte(m.Method))
+	chunk = append(chunk, m.Hamming, byte(m.Method), byte(m.Inside))
+	return binary.LittleEndian.AppendUint32(chunk, math.Float32bits(m.Containment))
 }
 
 // EachMatch calls fn with every Match of chunk, decoded, and its record's
@@ -432,14 +464,15 @@ func DecodeMatch(chunk []byte, m *Match) ([]byte, error) {
 	}
 	chunk = chunk[k:]
 	lb, k := binary.Uvarint(chunk)
-	if k <= 0 || len(chunk)-k < 6 {
+	if k <= 0 || len(chunk)-k < 11 {
 		return nil, fmt.Errorf("%w: match length", ErrCorrupt)
 	}
 	chunk = chunk[k:]
 	m.LenA, m.LenB = int64(la), int64(lb)
 	m.Jaccard = math.Float32frombits(binary.LittleEndian.Uint32(chunk))
-	m.Hamming, m.Method = chunk[4], Method(chunk[5])
-	return chunk[6:], nil
+	m.Hamming, m.Method, m.Inside = chunk[4], Method(chunk[5]), Side(chunk[6])
+	m.Containment = math.Float32frombits(binary.LittleEndian.Uint32(chunk[7:]))
+	return chunk[11:], nil
 }
 
 func appendString(chunk []byte, s string) []byte {

@@ -330,7 +330,7 @@ func testInfos() []Info {
 	}
 	return []Info{
 		{},
-		{Doc: DocNum(2, 9), ID: "doc-1", Len: 1234, Exact: 0x1122334455667788, SimHash: math.MaxUint64, Sketch: sketch},
+		{Doc: DocNum(2, 9), ID: "doc-1", Len: 1234, Exact: 0x1122334455667788, SimHash: math.MaxUint64, Sketch: sketch, Shingles: 1 << 40},
 		{Doc: 1, ID: "文档 ü", Len: -1, Exact: 1, SimHash: 2, Sketch: []uint8{0}},
 		{Doc: math.MaxUint64, ID: strings.Repeat("x", 300), Len: math.MaxInt64, Sketch: []uint8{255, 0, 255}},
 		{Doc: 3, ID: "", Len: 0, Exact: 0, SimHash: 0, Sketch: nil},
@@ -339,11 +339,11 @@ func testInfos() []Info {
 
 func infoEqual(a, b *Info) bool {
 	return a.Doc == b.Doc && a.ID == b.ID && a.Len == b.Len && a.Exact == b.Exact &&
-		a.SimHash == b.SimHash && bytes.Equal(a.Sketch, b.Sketch)
+		a.SimHash == b.SimHash && bytes.Equal(a.Sketch, b.Sketch) && a.Shingles == b.Shingles
 }
 
 func TestInfoLayout(t *testing.T) {
-	in := &Info{Doc: 0x0102, ID: "ab", Len: 300, Exact: 5, SimHash: 6, Sketch: []uint8{9, 8}}
+	in := &Info{Doc: 0x0102, ID: "ab", Len: 300, Exact: 5, SimHash: 6, Sketch: []uint8{9, 8}, Shingles: 130}
 	want := []byte{
 		0x02, 0x01, 0, 0, 0, 0, 0, 0, // Doc
 		2, 'a', 'b', // ID
@@ -351,6 +351,7 @@ func TestInfoLayout(t *testing.T) {
 		5, 0, 0, 0, 0, 0, 0, 0, // Exact
 		6, 0, 0, 0, 0, 0, 0, 0, // SimHash
 		2, 9, 8, // Sketch
+		0x82, 0x01, // Shingles 130 as uvarint
 	}
 	if got := AppendInfo(nil, in); !bytes.Equal(got, want) {
 		t.Errorf("AppendInfo = % x, want % x", got, want)
@@ -450,6 +451,7 @@ func testMatches() []Match {
 		{A: DocNum(1, 1), B: math.MaxUint64, IDA: "文档", IDB: strings.Repeat("y", 200), LenA: math.MaxInt64, LenB: -5, Jaccard: 1, Hamming: 64, Method: Exact},
 		{A: 5, B: 6, IDA: "", IDB: "", Jaccard: float32(math.Inf(1)), Hamming: 255, Method: SimHash},
 		{A: 7, B: 8, Jaccard: -0.5, Method: Method(200)},
+		{A: 3, B: 9, Jaccard: 0.25, Method: Containment, Inside: SideB, Containment: 0.875},
 	}
 }
 
@@ -463,7 +465,8 @@ func TestMatchLayout(t *testing.T) {
 		0x80, 0x01, // 128
 		3,
 		0x00, 0x00, 0x80, 0x3f, // float32 1.0
-		4, 2,
+		4, 2, 0, // Hamming, Method, Inside
+		0, 0, 0, 0, // Containment
 	}
 	if got := AppendMatch(nil, m); !bytes.Equal(got, want) {
 		t.Errorf("AppendMatch = % x, want % x", got, want)
@@ -473,7 +476,8 @@ func TestMatchLayout(t *testing.T) {
 func matchEqual(a, b *Match) bool {
 	return a.A == b.A && a.B == b.B && a.IDA == b.IDA && a.IDB == b.IDB && a.LenA == b.LenA &&
 		a.LenB == b.LenB && math.Float32bits(a.Jaccard) == math.Float32bits(b.Jaccard) &&
-		a.Hamming == b.Hamming && a.Method == b.Method
+		a.Hamming == b.Hamming && a.Method == b.Method && a.Inside == b.Inside &&
+		math.Float32bits(a.Containment) == math.Float32bits(b.Containment)
 }
 
 func TestMatchRoundTrip(t *testing.T) {
@@ -547,7 +551,8 @@ func TestMethodString(t *testing.T) {
 		{Exact, "exact"},
 		{MinHash, "minhash"},
 		{SimHash, "simhash"},
-		{Method(3), "Method(3)"},
+		{Containment, "containment"},
+		{Method(4), "Method(4)"},
 		{Method(255), "Method(255)"},
 	}
 	for _, tt := range tests {

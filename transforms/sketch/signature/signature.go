@@ -76,6 +76,7 @@ type Signer struct {
 	tokens   []uint64
 	shingles []uint64
 	set      []uint64
+	table    []uint64 // Distinct's
 }
 
 // New returns a Signer for cfg. Word mode loads gse's dictionary on first use

@@ -3,6 +3,7 @@ package signature
 import (
 	"hash/fnv"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
@@ -224,4 +225,41 @@ func TestSignAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(50, func() { s.Sign(text, &sig) }); n != 0 {
 		t.Errorf("Sign allocates %v times per document once warm", n)
 	}
+}
+
+func TestDistinct(t *testing.T) {
+	s, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{
+		"",
+		"one",
+		"the quick brown fox jumps over the lazy dog",
+		"a b a b a b a b a b a b a b a b a b a b a b a b",
+		strings.Repeat("lorem ipsum dolor sit amet consectetur ", 200) + "tail words here at the end",
+		"中文文本的去重需要字符级别的切分，中文文本的去重需要字符级别的切分。",
+	}
+	for _, text := range texts {
+		var sig Signature
+		s.Sign(text, &sig)
+		got := s.Distinct()
+		if want := len(s.ShingleSet(text)); got != want {
+			t.Errorf("Distinct of %.30q = %d, want %d (ShingleSet)", text, got, want)
+		}
+	}
+}
+
+func BenchmarkDistinct(b *testing.B) {
+	s, err := New(DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sig Signature
+	s.Sign(strings.Repeat("lorem ipsum dolor sit amet consectetur adipiscing elit ", 40), &sig)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Distinct()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(s.shingles)), "ns/shingle")
 }
