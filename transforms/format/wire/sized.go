@@ -8,8 +8,8 @@ import (
 
 // SizedEntry is one entry of the containment blocking shuffle: a band key
 // (ensemble.Levels), the document, its number of distinct shingles and the
-// band's id. The bucket of a (Key, Band) applies the size-ratio rule, so
-// the entry carries the size.
+// band's id. The bucket of a (Key, Band) applies the size-ratio rule
+// (candidates.AppendContained), so the entry carries the size.
 type SizedEntry struct {
 	Key  uint64
 	Doc  Doc
