@@ -12,7 +12,7 @@ import (
 
 // levelsMaxLevel is the MaxLevel of the "levels" method when -max-level
 // is 0.
-const levelsMaxLevel = 5
+const levelsMaxLevel = 6
 
 // levelsCandidates returns the candidate pairs of the "levels" method at
 // containment threshold t: the keys of ensemble.Levels as the shuffle
