@@ -9,19 +9,20 @@
 // language of the smaller document), per query, >=C (candidates that are
 // true pairs at >= C), the two recalls (the fraction found, then the true
 // pairs), ikeys and qkeys (index and query keys per document of the
-// corpus; for jaccard:J the same keys serve both), hot (hot buckets) and
-// seconds (keys, sort and pairing, in one goroutine). Stderr adds the
-// recall by size ratio |B|/|A|.
+// corpus; for levels and jaccard:J the same keys serve both), hot (hot
+// buckets) and seconds (keys, sort and pairing, in one goroutine). Stderr
+// adds the recall by size ratio |B|/|A|.
 //
 //	go build -o /tmp/containjoin ./scripts/containjoin
 //	/tmp/containjoin -input ../shared/corpus/dev.jsonl -out /tmp/truth.tsv
 //	go run ./scripts/containstudy -input ../shared/corpus/dev.jsonl -truth /tmp/truth.tsv
 //
-// Methods: "ensemble" (ensemble.Plan, -partitions equal-depth size
-// partitions), "asym" (asymmetric minwise hashing, asymKeys) and
-// "jaccard:J" (plain MinHash LSH, blocking.ChooseBands at
-// Jaccard J, pairs of a bucket with the smaller document of at least
-// -min-size shingles). Documents are read and shingled as
+// Methods: "levels" (ensemble.Levels up to level -max-level, in one key
+// space, paired by candidates.AppendContained), "ensemble" (ensemble.Plan,
+// -partitions equal-depth size partitions), "asym" (asymmetric minwise
+// hashing, asymKeys) and "jaccard:J" (plain MinHash LSH,
+// blocking.ChooseBands at Jaccard J, pairs of a bucket with the smaller
+// document of at least -min-size shingles). Documents are read and shingled as
 // scripts/containjoin reads them.
 package main
 
@@ -59,10 +60,10 @@ func main() {
 	flag.StringVar(&f.input, "input", "", "JSONL corpus with \"lang\" fields")
 	flag.StringVar(&f.truth, "truth", "", "containment truth (scripts/containjoin -out)")
 	flag.StringVar(&f.thresholds, "thresholds", "0.8,0.9", "containment thresholds C, comma-separated")
-	flag.StringVar(&f.methods, "methods", "ensemble,asym,jaccard:0.3,jaccard:0.5", "methods, comma-separated: ensemble, asym, jaccard:J")
+	flag.StringVar(&f.methods, "methods", "ensemble,asym,jaccard:0.3,jaccard:0.5", "methods, comma-separated: levels, ensemble, asym, jaccard:J")
 	flag.IntVar(&f.partitions, "partitions", ensemble.DefaultConfig(1).Partitions, "ensemble: size partitions")
 	flag.Float64Var(&f.fnWeight, "fn-weight", blocking.DefaultWeights.FalseNegative, "ensemble: weight of false negatives in ensemble.Choose (false positives: 1 minus it)")
-	flag.IntVar(&f.maxLevel, "max-level", 0, "ensemble: last size-ratio level a banding is chosen for (ensemble.Config.MaxLevel; 0: none)")
+	flag.IntVar(&f.maxLevel, "max-level", 0, fmt.Sprintf("ensemble and levels: last size-ratio level a banding is chosen for (ensemble.Config.MaxLevel; 0: none for ensemble, %d for levels)", levelsMaxLevel))
 	flag.IntVar(&f.minSize, "min-size", ensemble.DefaultConfig(1).MinSize, "smallest document queried or indexed (shingles)")
 	flag.IntVar(&f.limits.MaxBucket, "max-bucket", ensemble.DefaultLimits.MaxBucket, "buckets of up to this many sets give all pairs")
 	flag.IntVar(&f.limits.Window, "window", ensemble.DefaultLimits.Window, "hot buckets: sets per query")
@@ -91,18 +92,31 @@ func run(w io.Writer, f flags) error {
 			return fmt.Errorf("-thresholds %q: %q is not in (0, 1]", f.thresholds, s)
 		}
 		for _, m := range strings.Split(f.methods, ",") {
-			keyer, err := newKeyer(strings.TrimSpace(m), t, f, c.sizes())
+			start := time.Now()
+			pairs, st, err := candidatesOf(strings.TrimSpace(m), t, f, c)
 			if err != nil {
 				return err
 			}
-			start := time.Now()
-			pairs, st := ensemble.Candidates(keyer, c.docs, f.limits)
 			took := time.Since(start)
 			fmt.Fprintf(os.Stderr, "containstudy: C=%v %s: %d hot buckets, %d pairs of them left out\n", t, m, st.HotBuckets, st.Skipped)
 			printRows(w, c, t, m, pairs, st, took, f.minSize)
 		}
 	}
 	return nil
+}
+
+// candidatesOf returns the candidate pairs of method m at containment
+// threshold t.
+func candidatesOf(m string, t float64, f flags, c *corpus) ([]ensemble.Pair, ensemble.Stats, error) {
+	if m == "levels" {
+		return levelsCandidates(c, t, f)
+	}
+	keyer, err := newKeyer(m, t, f, c.sizes())
+	if err != nil {
+		return nil, ensemble.Stats{}, err
+	}
+	pairs, st := ensemble.Candidates(keyer, c.docs, f.limits)
+	return pairs, st, nil
 }
 
 // newKeyer returns the keys of method m at containment threshold t.
@@ -129,7 +143,7 @@ func newKeyer(m string, t float64, f flags, sizes []int) (ensemble.Keyer, error)
 	if m == "asym" {
 		return asymKeys{maxSize: slices.Max(sizes), minSize: f.minSize}, nil
 	}
-	return nil, fmt.Errorf("method %q: want ensemble, asym or jaccard:J", m)
+	return nil, fmt.Errorf("method %q: want levels, ensemble, asym or jaccard:J", m)
 }
 
 // jaccardKeys are the band keys of plain MinHash LSH, for sets and queries

@@ -16,7 +16,7 @@ import (
 
 // TestRun writes a corpus where document b is the first half of document
 // a, c is unrelated and d is Chinese, its truth, and checks that every
-// method prints its rows and the ensemble finds the pair.
+// method prints its rows and levels and the ensemble find the pair.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	var words []string
@@ -60,7 +60,7 @@ func TestRun(t *testing.T) {
 	if err := os.WriteFile(truth, tsv.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := flags{input: input, truth: truth, thresholds: "0.9", methods: "ensemble,asym,jaccard:0.5",
+	f := flags{input: input, truth: truth, thresholds: "0.9", methods: "levels,ensemble,asym,jaccard:0.5",
 		partitions: 2, minSize: 10, fnWeight: 0.99}
 	f.limits.MaxBucket, f.limits.Window = 256, 16
 	var out bytes.Buffer
@@ -68,11 +68,13 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 1+3*3 {
-		t.Fatalf("%d lines, want 10:\n%s", len(lines), out.String())
+	if len(lines) != 1+4*3 {
+		t.Fatalf("%d lines, want 13:\n%s", len(lines), out.String())
 	}
-	if fields := strings.Fields(lines[1]); fields[1] != "ensemble" || fields[2] != "en" || fields[7] != "1.0000" {
-		t.Errorf("ensemble en row %q: want recall 1.0000 of the pair (b, a)", lines[1])
+	for i, method := range map[int]string{1: "levels", 4: "ensemble"} {
+		if fields := strings.Fields(lines[i]); fields[1] != method || fields[2] != "en" || fields[7] != "1.0000" {
+			t.Errorf("%s en row %q: want recall 1.0000 of the pair (b, a)", method, lines[i])
+		}
 	}
 	f.methods = "nothing"
 	if err := run(&out, f); err == nil {
