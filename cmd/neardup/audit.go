@@ -102,6 +102,9 @@ func (a *auditJob) check() error {
 	if f.indexOut != "" {
 		return usagef("--index-out is for 'run'; use --update-index to write the next index")
 	}
+	if f.opts.Config.Containment != 0 {
+		return usagef("--containment is for 'run': an audit does not look for documents inside indexed ones")
+	}
 	return nil
 }
 

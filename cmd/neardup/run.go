@@ -59,6 +59,8 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&n.Verify, "verify", n.Verify, "how candidates are verified against --threshold: auto (MinHash estimate, exact Jaccard where the estimate cannot decide), estimate, or exact")
 	fs.Float64Var(&c.Confidence, "confidence", c.Confidence, "confidence bound of the MinHash estimate: estimates within it of --threshold are checked exactly (auto) or accepted (estimate)")
 	fs.IntVar(&c.Hamming, "hamming", c.Hamming, "SimHash: largest Hamming distance of near-duplicates (bits of 64)")
+	fs.Float64Var(&c.Containment, "containment", 0, "also find documents inside others: pairs whose smaller document has at least this share of its\nshingles in the larger (0: off); the contained document is removed, the larger kept")
+	fs.IntVar(&c.ContainMinSize, "containment-min-size", c.ContainMinSize, "--containment: the fewest distinct shingles a contained document has (shorter texts are\ncounted in summary.json, not paired)")
 	fs.StringVar(&f.opts.Shingle, "shingle", "char:5", "shingles: char:N (CJK characters, words elsewhere) or word:N (gse words for CJK)")
 	fs.StringVar(&n.Dictionary, "dict", n.Dictionary, "gse dictionary for word shingles: auto (simplified or traditional by each text's script), zh_s, zh_t or zh (both in one)")
 	fs.IntVar(&c.Perms, "perms", c.Perms, "MinHash permutations")
@@ -122,7 +124,7 @@ var runFlagGroups = []struct {
 	names []string
 }{
 	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "compress-level", "locations", "index-out"}},
-	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "keep", "clusters"}},
+	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "containment", "containment-min-size", "keep", "clusters"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "segment-lines", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "spill", "quiet", "verbose", "cpuprofile", "memprofile"}},
 	{"Running on a cluster", []string{"runner-option"}},

@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/bits"
 	"strings"
+
+	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 // Limits of the options, beyond which a job would not run, or not sensibly.
@@ -16,6 +19,8 @@ const (
 	maxWorkers    = 4096
 	maxRounds     = 1024
 	maxCCRounds   = 64
+
+	maxContainMinSize = 1 << 20 // distinct shingles
 )
 
 // Check checks every option of o before any work: the first bad one is an
@@ -25,7 +30,7 @@ const (
 // from o.SegmentLines (0: chosen for r).
 func Check(o *Options, r Runner) error {
 	for _, check := range []func(*Options, Runner) error{
-		checkSimilarity, checkSignatures, checkShuffles, checkSegments, checkLimits, checkNames, checkShingle, checkMemory,
+		checkSimilarity, checkSignatures, checkShuffles, checkSegments, checkLimits, checkNames, checkContainment, checkShingle, checkMemory,
 	} {
 		if err := check(o, r); err != nil {
 			return err
@@ -79,6 +84,26 @@ func checkSimilarity(o *Options, _ Runner) error {
 		return bad("confidence", c.Confidence, "want a number in [0.5, 1)")
 	case !(o.MaxRejectRatio >= 0 && o.MaxRejectRatio <= 1):
 		return bad("max-reject-ratio", o.MaxRejectRatio, "want a number in [0, 1] (1: no limit)")
+	}
+	return nil
+}
+
+// checkContainment checks --containment and --containment-min-size,
+// after the names (--method) are parsed.
+func checkContainment(o *Options, _ Runner) error {
+	c := &o.Config
+	switch {
+	case !(c.Containment >= 0 && c.Containment <= 1):
+		return bad("containment", c.Containment, "want a number in (0, 1], or 0 (off)")
+	case c.Containment == 0:
+		return nil
+	case c.Method == verify.SimHash:
+		return fmt.Errorf("--containment %v with --method simhash: containment compares MinHash signatures; use --method both or minhash", c.Containment)
+	case c.ContainMinSize < 1 || c.ContainMinSize > maxContainMinSize:
+		return bad("containment-min-size", c.ContainMinSize, fmt.Sprintf("want 1 to %d", maxContainMinSize))
+	}
+	if _, err := ensemble.NewLevels(c.ContainConfig()); err != nil {
+		return fmt.Errorf("--containment %v with --perms %d: %w", c.Containment, c.Perms, err)
 	}
 	return nil
 }

@@ -48,6 +48,12 @@ type Config struct {
 	Bands      int // MinHash LSH bands
 	Rows       int // rows per band
 	SimBlocks  int // SimHash pigeonhole blocks (m)
+	// Containment, if > 0, also finds the pairs whose smaller document has
+	// at least this share of its distinct shingles in the larger one and
+	// that are not Jaccard pairs (ContainLevels); ContainMinSize is the
+	// fewest distinct shingles such a contained document has.
+	Containment    float64
+	ContainMinSize int
 
 	Partitions int // shuffle partitions
 	// CCPartitions and CCRounds shape the connected components: the
@@ -162,33 +168,36 @@ func DefaultConfig() Config {
 	sig := signature.DefaultConfig()
 	bands := blocking.ChooseBands(0.8, sig.Perms, blocking.DefaultWeights)
 	return Config{
-		Format:       record.JSONL,
-		IDField:      record.DefaultIDField,
-		TextField:    record.DefaultTextField,
-		MaxDocBytes:  record.DefaultMaxDocBytes,
-		MaxTokens:    sig.MaxTokens,
-		Tokens:       tokenize.Char,
-		Dictionary:   "auto",
-		Shingle:      sig.N,
-		Perms:        sig.Perms,
-		MinHash:      minhash.Classic,
-		Seed:         sig.Seed,
-		Method:       verify.Both,
-		Verify:       verify.Auto,
-		Threshold:    0.8,
-		Hamming:      3,
-		Confidence:   0.99,
-		Bands:        bands.B,
-		Rows:         bands.R,
-		SimBlocks:    4,
-		Partitions:   DefaultPartitions,
-		CCPartitions: 16,
-		CCRounds:     DefaultCCRounds,
-		MaxBucket:    candidates.DefaultLimits.MaxBucket,
-		Window:       candidates.DefaultLimits.Window,
-		Keep:         KeepLongest,
-		Compress:     record.Unknown,
-		Branches:     min(runtime.NumCPU(), 4),
+		Format:      record.JSONL,
+		IDField:     record.DefaultIDField,
+		TextField:   record.DefaultTextField,
+		MaxDocBytes: record.DefaultMaxDocBytes,
+		MaxTokens:   sig.MaxTokens,
+		Tokens:      tokenize.Char,
+		Dictionary:  "auto",
+		Shingle:     sig.N,
+		Perms:       sig.Perms,
+		MinHash:     minhash.Classic,
+		Seed:        sig.Seed,
+		Method:      verify.Both,
+		Verify:      verify.Auto,
+		Threshold:   0.8,
+		Hamming:     3,
+		Confidence:  0.99,
+		Bands:       bands.B,
+		Rows:        bands.R,
+		SimBlocks:   4,
+		// ContainMinSize: a text of fewer shingles (a line or two) is
+		// "contained" in every longer text that quotes it.
+		ContainMinSize: DefaultContainMinSize,
+		Partitions:     DefaultPartitions,
+		CCPartitions:   16,
+		CCRounds:       DefaultCCRounds,
+		MaxBucket:      candidates.DefaultLimits.MaxBucket,
+		Window:         candidates.DefaultLimits.Window,
+		Keep:           KeepLongest,
+		Compress:       record.Unknown,
+		Branches:       min(runtime.NumCPU(), 4),
 	}
 }
 
@@ -230,6 +239,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("segment bits %d out of [0, 40]", c.SegmentBits)
 	case c.IndexKeyBits < 0 || c.IndexKeyBits > index.MaxPartitionBits:
 		return fmt.Errorf("index key bits %d out of [0, %d]", c.IndexKeyBits, index.MaxPartitionBits)
+	}
+	if err := c.checkContainment(); err != nil {
+		return err
 	}
 	if _, err := blocking.NewTables(blocking.Design{K: c.Hamming, Blocks: c.SimBlocks}); c.Method != verify.MinHash && err != nil {
 		return err
@@ -282,7 +294,11 @@ func (c Config) RecordOptions() record.Options { return c.Reading().Options() }
 
 // VerifyConfig is how c's candidate pairs are verified.
 func (c Config) VerifyConfig() verify.Config {
-	return verify.Config{Blocking: c.Method, Mode: c.Verify, Threshold: c.Threshold, Hamming: c.Hamming, Confidence: c.Confidence}
+	v := verify.Config{Blocking: c.Method, Mode: c.Verify, Threshold: c.Threshold, Hamming: c.Hamming, Confidence: c.Confidence}
+	if c.Containment > 0 {
+		v.Containment, v.ContainMinSize = c.Containment, c.ContainMinSize
+	}
+	return v
 }
 
 func (c Config) Limits() candidates.Limits {

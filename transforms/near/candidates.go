@@ -2,6 +2,7 @@ package near
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/sign"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 func init() {
@@ -45,6 +47,11 @@ type BlockingConfig struct {
 	Hamming    int             // SimHash bits
 	Partitions int             // band partitions; SimHash table partitions are P and above
 	Tables     blocking.Design // SimHash tables; the zero Design: none
+	// Contain is the containment keys' configuration (ensemble.Levels),
+	// whose entries are in partitions [2P, 3P) and whose buckets give at
+	// most ContainLimits' pairs; the zero Config: no containment.
+	Contain       ensemble.Config
+	ContainLimits candidates.Limits
 }
 
 // candidatesFn turns one partition of the blocking shuffle into candidate
@@ -66,24 +73,32 @@ type candidatesFn struct {
 	Blocking BlockingConfig
 
 	tables    *blocking.Tables
+	levels    *ensemble.Levels // nil: no containment
 	ahead     docpool.Ahead[candidatesResult]
 	entryBufs docpool.Reuse[wire.Entry]
 	simBufs   docpool.Reuse[wire.SimEntry]
+	sizedBufs docpool.Reuse[wire.SizedEntry]
 	pairBufs  docpool.Reuse[wire.Pair]
 	spilled   jobfiles.SpillIn   // block entries
 	pairsOut  *jobfiles.SpillOut // see spilled.go
 }
 
 type candidatesResult struct {
-	pairs []wire.Pair
-	st    candidates.Stats
-	began time.Time
-	took  time.Duration
+	pairs     []wire.Pair
+	st        candidates.Stats
+	contained int64 // pairs from containment buckets (-1: none of them)
+	began     time.Time
+	took      time.Duration
 }
 
 func (fn *candidatesFn) Setup() (err error) {
 	fn.pairsOut = fn.Work.SpillTo("pairs")
-	fn.tables, err = job.NewTables(fn.Blocking.Tables)
+	if fn.tables, err = job.NewTables(fn.Blocking.Tables); err != nil {
+		return err
+	}
+	if fn.Blocking.Contain.Threshold > 0 {
+		fn.levels, err = ensemble.NewLevels(fn.Blocking.Contain)
+	}
 	return err
 }
 
@@ -94,10 +109,13 @@ func (fn *candidatesFn) ProcessElement(ctx context.Context, k int64, chunks func
 	}
 	start := time.Now()
 	var err error
-	if part < fn.Blocking.Partitions {
+	switch P := fn.Blocking.Partitions; {
+	case part < P:
 		err = fn.startBands(part, chunks)
-	} else {
+	case part < 2*P:
 		err = fn.startTables(part, chunks)
+	default:
+		err = fn.startContained(part, chunks)
 	}
 	if err != nil {
 		return err
@@ -154,6 +172,34 @@ func (fn *candidatesFn) startTables(part int, chunks func(*[]byte) bool) error {
 	return nil
 }
 
+// startContained decodes the containment entries of partition part and
+// starts their pairs' work.
+func (fn *candidatesFn) startContained(part int, chunks func(*[]byte) bool) error {
+	if fn.levels == nil {
+		return fmt.Errorf("candidates: containment entries in partition %d of a job without containment", part)
+	}
+	entries := fn.sizedBufs.Get()
+	err := fn.spilled.Each(fn.Work, part, chunks, func(chunk []byte) (err error) {
+		entries, err = wire.AppendSizedEntries(entries, chunk)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	limits := fn.Blocking.ContainLimits
+	fn.ahead.Start(func() (r candidatesResult) {
+		t := time.Now()
+		sorted, scratch := candidates.SortSizedBuf(entries, fn.sizedBufs.Get())
+		r.pairs = fn.unique(candidates.AppendContained(fn.pairBufs.Get(), sorted, fn.levels, limits, &r.st))
+		r.contained = int64(len(r.pairs))
+		fn.sizedBufs.Put(entries)
+		fn.sizedBufs.Put(scratch)
+		r.began, r.took = t, time.Since(t)
+		return r
+	})
+	return nil
+}
+
 // unique sorts pairs and drops repeats, with a working buffer from the pool.
 func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
 	pairs, scratch := candidates.UniqueBuf(pairs, fn.pairBufs.Get())
@@ -170,6 +216,7 @@ func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int64, []byt
 	err := jobfiles.FinishSpilled(fn.ahead.Drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
 	fn.entryBufs.Clear()
 	fn.simBufs.Clear()
+	fn.sizedBufs.Clear()
 	fn.pairBufs.Clear()
 	return err
 }
@@ -182,6 +229,9 @@ func (fn *candidatesFn) emitter(ctx context.Context, emit func(int64, []byte), e
 		pairs.Report(output.ShuffleCandidates, emitStat)
 		fn.pairBufs.Put(r.pairs)
 		BucketStats(r.st).Emit(emitStat)
+		if fn.levels != nil {
+			emitStat(output.StatContainCandidates, r.contained)
+		}
 		jobstate.AddBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
 		return nil
 	}

@@ -200,11 +200,9 @@ func (fn *ExactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]
 	err := fn.docs.each(ctx, key, byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &ms[i]
-			j := similarity.Jaccard(sets[i], set)
-			if !fn.Verify.Passes(j) {
+			if !fn.Verify.Exact(m, sets[i], set) {
 				continue
 			}
-			m.Jaccard = float32(j)
 			accepted++
 			jobstate.Progress.Matched.Add(1)
 			b.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, m) }, emit)

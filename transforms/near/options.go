@@ -18,6 +18,7 @@ type Options struct {
 
 // OptionsFor is the part of c that candidates and verification use.
 func OptionsFor(c job.Config) Options {
-	return Options{Work: c.WorkDir(), Blocking: BlockingConfig{Limits: c.Limits(), Hamming: c.Hamming, Partitions: c.Partitions, Tables: c.SimDesign()},
+	return Options{Work: c.WorkDir(), Blocking: BlockingConfig{Limits: c.Limits(), Hamming: c.Hamming, Partitions: c.Partitions, Tables: c.SimDesign(),
+		Contain: c.ContainOptions(), ContainLimits: job.ContainLimits},
 		Verify: c.VerifyConfig(), Sign: c.Signing(), Read: c.Reading(), Rounds: c.ShuffleRounds()}
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 // Options is what Signatures and AuditSignatures are given.
@@ -17,11 +18,14 @@ type Options struct {
 	Partitions int             // of the block keys and infos
 	IndexOut   string          // where the pre-shards go; "": no index
 	Rounds     int             // the block entries' collections (rounds.Split)
+	// Contain makes the containment keys (ensemble.Levels) and counts the
+	// distinct shingles; the zero Config (Threshold 0): neither.
+	Contain ensemble.Config
 }
 
 // OptionsFor is the part of c that the signature pass uses.
 func OptionsFor(c job.Config) Options {
 	return Options{Work: c.WorkDir(), Sign: c.Signing(), Bands: blocking.Bands{B: c.Bands, R: c.Rows},
 		NoBands: c.VerifyConfig().Blocking == verify.SimHash, Tables: c.SimDesign(), Partitions: c.Partitions,
-		IndexOut: c.IndexOut, Rounds: c.ShuffleRounds()}
+		IndexOut: c.IndexOut, Rounds: c.ShuffleRounds(), Contain: c.ContainOptions()}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 )
 
@@ -46,8 +47,8 @@ func Signatures(s beam.Scope, o Options, segments, skips beam.PCollection) (entr
 
 // StatsKey is the key under which Signatures sends its stats with the
 // block entries, one wire stat record a chunk: the one after the entries'
-// partitions, [0, 2P) for P partitions.
-func StatsKey(partitions int) int { return 2 * partitions }
+// partitions, [0, 3P) for P partitions (see blockkeys.Sender).
+func StatsKey(partitions int) int { return 3 * partitions }
 
 // PassStats emits the stat records of chunks, the group of StatsKey, to
 // emitStat.
@@ -118,9 +119,16 @@ func (fn *signFn) Setup() (err error) {
 		return err
 	}
 	fn.keyer = blockkeys.Keyer{Bands: fn.Bands, Index: fn.IndexOut != "", NoBands: fn.NoBands}
-	fn.keyer.Tables, err = job.NewTables(fn.Tables)
+	if fn.keyer.Tables, err = job.NewTables(fn.Tables); err != nil {
+		return err
+	}
+	if fn.Contain.Threshold > 0 {
+		if fn.keyer.Levels, err = ensemble.NewLevels(fn.Contain); err != nil {
+			return err
+		}
+	}
 	fn.spilled = fn.Work.SpillTo("entries")
-	return err
+	return nil
 }
 
 // signResult is what a worker computes for one document.
@@ -173,6 +181,7 @@ type segmentSigner struct {
 	skip        wire.LineSet
 
 	signed, empty, truncated, keys int64
+	small                          int64 // below the containment minimum size
 
 	mu   sync.Mutex
 	held []*signature.Signer // the signers its workers took from fn.signers
@@ -186,13 +195,17 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	fn := ss.fn
 	defer ss.release()
 	sendEntry := fn.spilled.Wrap(emitEntry)
-	var bands, tables tally.Shuffle // band entries in [0, P), SimHash table entries in [P, 2P)
-	emitBand, emitTable := bands.Count(sendEntry), tables.Count(sendEntry)
+	var bands, tables, contain tally.Shuffle // band entries in [0, P), SimHash table entries in [P, 2P), containment entries in [2P, 3P)
+	emitBand, emitTable, emitContain := bands.Count(sendEntry), tables.Count(sendEntry), contain.Count(sendEntry)
+	P := int64(fn.Partitions)
 	entries := blockkeys.NewSender(fn.Partitions, func(part int64, chunk []byte) {
-		if part < int64(fn.Partitions) {
+		switch {
+		case part < P:
 			emitBand(part, chunk)
-		} else {
+		case part < 2*P:
 			emitTable(part, chunk)
+		default:
+			emitContain(part, chunk)
 		}
 	})
 	emitInfo, reportInfos := tally.CountShuffle(output.ShuffleInfos, emitInfo, emitStat)
@@ -227,6 +240,9 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	infos.Flush(emitInfo)
 	bands.Report(output.ShuffleBands, emitStat)
 	tables.Report(output.ShuffleTables, emitStat)
+	if fn.keyer.Levels != nil {
+		contain.Report(output.ShuffleContain, emitStat)
+	}
 	reportInfos()
 	return nil
 }
@@ -248,6 +264,9 @@ func (ss *segmentSigner) worker() (func(*docpool.Doc, *signResult), error) {
 			text := d.Norm()
 			signer.Sign(text, &sig)
 			keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.Len, text, &sig)
+			if keyer.Levels != nil {
+				keyer.DeriveContain(&r.Doc, &sig, signer.Distinct())
+			}
 		}
 	}, nil
 }
@@ -261,6 +280,9 @@ func (ss *segmentSigner) count(r *signResult) bool {
 	jobstate.Progress.Signed.Add(1)
 	if r.Truncated {
 		ss.truncated++
+	}
+	if r.Small {
+		ss.small++
 	}
 	if r.Empty {
 		ss.empty++
@@ -279,13 +301,17 @@ func (ss *segmentSigner) release() {
 
 // stats is what the segment counted.
 func (ss *segmentSigner) stats() tally.Counts {
-	return tally.Counts{
+	c := tally.Counts{
 		{Name: output.StatSignSegments, N: 1},
 		{Name: output.StatSigned, N: ss.signed},
 		{Name: output.StatNoShingles, N: ss.empty},
 		{Name: output.StatTruncated, N: ss.truncated},
 		{Name: output.StatKeys, N: ss.keys},
 	}
+	if ss.fn.keyer.Levels != nil {
+		c = append(c, tally.Stat{Name: output.StatContainSmall, N: ss.small})
+	}
+	return c
 }
 
 // MapBytes is the most memory the batches of one segment's docpool.Map

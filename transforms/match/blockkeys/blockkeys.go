@@ -7,9 +7,12 @@
 package blockkeys
 
 import (
+	"math"
+
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
@@ -22,6 +25,8 @@ type Keyer struct {
 	NoBands bool
 	// Index also fills Doc.Exact, for the document's index record.
 	Index bool
+	// Levels, if not nil, gives the containment keys (Contain).
+	Levels *ensemble.Levels
 }
 
 // Doc is what the signature pass derives from one document.
@@ -32,6 +37,10 @@ type Doc struct {
 	Empty, Truncated bool
 	Info             wire.Info
 	Bands, Tables    []uint64
+	// Contain holds the containment keys (Keyer.Levels), none for a
+	// document below the minimum size (Small).
+	Contain []ensemble.Key
+	Small   bool
 	// Exact is the exact-duplicate key of the document's index record
 	// (index.NewRecord), with Keyer.Index.
 	Exact uint64
@@ -44,7 +53,7 @@ type Doc struct {
 func (k *Keyer) Derive(d *Doc, doc wire.Doc, id string, length int, text string, sig *signature.Signature) {
 	d.Truncated, d.Empty = sig.Truncated, sig.Shingles == 0
 	d.Info = wire.Info{Doc: doc, ID: id, Len: int64(length), Sketch: d.Info.Sketch[:0]}
-	d.Bands, d.Tables = d.Bands[:0], d.Tables[:0]
+	d.Bands, d.Tables, d.Contain, d.Small = d.Bands[:0], d.Tables[:0], d.Contain[:0], false
 	if k.Index {
 		d.Exact = normalize.Key(text)
 	}
@@ -60,9 +69,22 @@ func (k *Keyer) Derive(d *Doc, doc wire.Doc, id string, length int, text string,
 	}
 }
 
+// DeriveContain fills d's shingle count (distinct, the signer's Distinct)
+// and containment keys, after Derive, with Keyer.Levels; without it, or
+// for a document without shingles, it does nothing.
+func (k *Keyer) DeriveContain(d *Doc, sig *signature.Signature, distinct int) {
+	if k.Levels == nil || d.Empty {
+		return
+	}
+	d.Info.Shingles = int64(distinct)
+	d.Contain = k.Levels.AppendKeys(d.Contain, sig.MinHash, distinct)
+	d.Small = len(d.Contain) == 0
+}
+
 // Sender batches block entries into chunks keyed by partition of the key:
 // band entries (wire.Entry) in partitions [0, P), SimHash table entries
-// (wire.SimEntry, whose chunks carry the fingerprint too) in [P, 2P).
+// (wire.SimEntry, whose chunks carry the fingerprint too) in [P, 2P),
+// containment entries (wire.SizedEntry) in [2P, 3P).
 type Sender struct {
 	parts int
 	b     *wire.Batcher
@@ -73,7 +95,7 @@ type Sender struct {
 // NewSender returns a Sender over P partitions that emits full chunks to
 // emit.
 func NewSender(P int, emit func(part int64, chunk []byte)) *Sender {
-	return &Sender{parts: P, b: wire.NewBatcher(0), prev: make([]int64, 2*P), emit: emit}
+	return &Sender{parts: P, b: wire.NewBatcher(0), prev: make([]int64, 3*P), emit: emit}
 }
 
 // Band adds the band entry (key, doc).
@@ -91,6 +113,14 @@ func (s *Sender) Table(table int, key uint64, doc wire.Doc, fp uint64) {
 	s.b.Add(p, func(c []byte) []byte { return wire.AppendSimEntry(c, e, &s.prev[p]) }, s.emit)
 }
 
+// Contained adds the containment entry of doc, of size distinct
+// shingles, under key.
+func (s *Sender) Contained(key ensemble.Key, doc wire.Doc, size int64) {
+	e := wire.SizedEntry{Key: key.Hash, Doc: doc, Size: uint32(min(size, math.MaxUint32)), Band: key.Band}
+	p := 2*s.parts + wire.Partition(key.Hash, s.parts)
+	s.b.Add(p, func(c []byte) []byte { return wire.AppendSizedEntry(c, e, &s.prev[p]) }, s.emit)
+}
+
 // Send adds every block entry of d (not Empty).
 func (s *Sender) Send(d *Doc) {
 	for _, k := range d.Bands {
@@ -98,6 +128,9 @@ func (s *Sender) Send(d *Doc) {
 	}
 	for i, k := range d.Tables {
 		s.Table(i, k, d.Info.Doc, d.Info.SimHash)
+	}
+	for _, k := range d.Contain {
+		s.Contained(k, d.Info.Doc, d.Info.Shingles)
 	}
 }
 

@@ -102,6 +102,12 @@ type Config struct {
 	// [t - z*se, t + z*se] is where the estimate cannot decide: Estimate
 	// accepts it, Auto checks it exactly. For t = 0.8, K = 128: [0.742, 0.858).
 	Confidence float64
+	// Containment, if > 0, also accepts a pair whose smaller document (in
+	// distinct shingles, wire.Info.Shingles; ties: the later document) has
+	// at least ContainMinSize shingles and this share of them in the other
+	// (see CheckContained and Exact).
+	Containment    float64
+	ContainMinSize int
 }
 
 // Bounds returns the interval of estimates from k positions that cannot be
@@ -187,17 +193,29 @@ func Check(a, b *wire.Info, cfg Config) (wire.Match, Decision) {
 		return m, Reject
 	}
 	m.Method = wire.MinHash
-	if cfg.Mode == Exact {
-		return m, CheckExactly
+	// A pair the Jaccard test accepts, or checks exactly (which tests
+	// containment too), is not tested for containment here: a Jaccard
+	// match is never reported as a containment one.
+	if d := cfg.decide(j, len(a.Sketch)); d != Reject || cfg.Containment <= 0 {
+		return m, d
 	}
-	lo, hi := cfg.Bounds(len(a.Sketch))
+	return m, cfg.CheckContained(&m, a, b, j)
+}
+
+// decide is the decision on Jaccard estimate j from k positions against
+// cfg.Threshold.
+func (cfg Config) decide(j float64, k int) Decision {
+	if cfg.Mode == Exact {
+		return CheckExactly
+	}
+	lo, hi := cfg.Bounds(k)
 	switch {
 	case j >= hi:
-		return m, Accept
+		return Accept
 	case j < lo:
-		return m, Reject
+		return Reject
 	case cfg.Mode == Estimate:
-		return m, Accept
+		return Accept
 	}
-	return m, CheckExactly
+	return CheckExactly
 }

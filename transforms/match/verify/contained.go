@@ -1,0 +1,86 @@
+package verify
+
+import (
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
+)
+
+// inside returns which of m's documents is the contained one: the one with
+// fewer distinct shingles, or with as many the later one (m.B), and the
+// sizes of the contained and the containing one.
+func inside(sizeA, sizeB int64) (side wire.Side, q, u int64) {
+	if sizeA < sizeB {
+		return wire.SideA, sizeA, sizeB
+	}
+	return wire.SideB, sizeB, sizeA
+}
+
+// ContainJaccard returns the Jaccard similarity of a set of q elements
+// with containment t in a set of u >= q elements: t*q / (q + u - t*q).
+func ContainJaccard(t float64, q, u int64) float64 {
+	tq := t * float64(q)
+	return tq / (float64(q) + float64(u) - tq)
+}
+
+// containOf returns the containment of a set of q elements in a set of u
+// elements whose Jaccard similarity is j: j*(q+u) / ((1+j)*q), at most 1.
+func containOf(j float64, q, u int64) float64 {
+	return min(j*float64(q+u)/((1+j)*float64(q)), 1)
+}
+
+// CheckContained tests candidate pair m (of infos a and b, whose Jaccard
+// estimate is j) for containment at cfg.Containment: the Jaccard a pair of
+// these sizes has at exactly that containment (ContainJaccard) is the
+// threshold of the same estimate test as the Jaccard's (Bounds), so an
+// estimate clearly above it accepts, clearly below rejects, and between
+// is checked exactly (Auto) or accepted (Estimate). An accepted pair
+// becomes a containment match, with the estimated containment. Pairs
+// whose contained document is below cfg.ContainMinSize, or whose sizes
+// are unknown (0), are rejected.
+func (cfg Config) CheckContained(m *wire.Match, a, b *wire.Info, j float64) Decision {
+	sa, sb := a.Shingles, b.Shingles
+	if a.Doc > b.Doc {
+		sa, sb = sb, sa // m.A is the lower document
+	}
+	side, q, u := inside(sa, sb)
+	if q < int64(max(cfg.ContainMinSize, 1)) {
+		return Reject
+	}
+	c := cfg
+	c.Threshold = ContainJaccard(cfg.Containment, q, u)
+	d := c.decide(j, len(a.Sketch))
+	if d == Accept {
+		m.Method, m.Inside, m.Containment = wire.Containment, side, float32(containOf(j, q, u))
+	}
+	return d
+}
+
+// Exact decides pair m from the exact shingle sets a of m.A and b of m.B:
+// a Jaccard match (wire.MinHash) when their Jaccard passes the threshold;
+// else, with cfg.Containment, a containment match when the smaller set
+// (ties: b) has at least ContainMinSize elements and at least that share
+// of them in the other. It sets m's Jaccard, and for a containment match
+// its Method, Inside and Containment, and reports whether m is a match.
+func (cfg Config) Exact(m *wire.Match, a, b []uint32) bool {
+	inter, union := similarity.Overlap(a, b)
+	j := 0.0
+	if union > 0 {
+		j = float64(inter) / float64(union)
+	}
+	if cfg.Passes(j) {
+		m.Jaccard, m.Method, m.Inside, m.Containment = float32(j), wire.MinHash, wire.NoSide, 0
+		return true
+	}
+	if cfg.Containment <= 0 {
+		return false
+	}
+	side, q, _ := inside(int64(len(a)), int64(len(b)))
+	if q < int64(max(cfg.ContainMinSize, 1)) {
+		return false
+	}
+	if t := float64(inter) / float64(q); t >= cfg.Containment {
+		m.Jaccard, m.Method, m.Inside, m.Containment = float32(j), wire.Containment, side, float32(t)
+		return true
+	}
+	return false
+}
