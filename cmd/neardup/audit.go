@@ -96,13 +96,12 @@ func (a *auditJob) usage() { auditUsage() }
 
 func (a *auditJob) check() error {
 	f := a.f
-	if f.index == "" || f.input == "" || f.output == "" {
+	switch {
+	case f.index == "" || f.input == "" || f.output == "":
 		return usagef("--index, --input and --output are required (see 'neardup help audit')")
-	}
-	if f.indexOut != "" {
+	case f.indexOut != "":
 		return usagef("--index-out is for 'run'; use --update-index to write the next index")
-	}
-	if f.opts.Config.Containment != 0 {
+	case f.opts.Config.Containment != 0:
 		return usagef("--containment is for 'run': an audit does not look for documents inside indexed ones")
 	}
 	return nil

@@ -230,7 +230,6 @@ func printComparison(w io.Writer, a, b string, c *compare.Result) {
 	row("shingles", fmt.Sprintf("%d distinct", c.A.Shingles), fmt.Sprintf("%d distinct", c.B.Shingles))
 	row("simhash", fmt.Sprintf("%016x", c.A.SimHash), fmt.Sprintf("%016x", c.B.SimHash))
 	tw.Flush()
-
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	kv := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, args...)) }
@@ -238,8 +237,7 @@ func printComparison(w io.Writer, a, b string, c *compare.Result) {
 	kv("hamming distance", "%d of 64 bits", c.Hamming)
 	kv("jaccard (minhash)", "%.4f  estimate from %d permutations", c.Estimate, c.Options.Perms)
 	kv("jaccard (exact)", "%.4f  %d shared of %d distinct shingles", c.Jaccard, c.Inter, c.Union)
-	kv("containment", "A in B %.4f (%d of %d shingles), B in A %.4f (%d of %d)",
-		c.ContainAB, c.Inter, c.A.Shingles, c.ContainBA, c.Inter, c.B.Shingles)
+	kv("containment", "A in B %.4f (%d of %d shingles), B in A %.4f (%d of %d)", c.ContainAB, c.Inter, c.A.Shingles, c.ContainBA, c.Inter, c.B.Shingles)
 	kv("cosine tf", "%.4f  token vectors", c.CosineTF)
 	kv("cosine tf-idf", "%.4f  token vectors, IDF from %s", c.CosineTFIDF, c.IDFSource)
 	kv("only in A", "%s", tokenList(c.A.Only, c.A.OnlyTotal, " "))

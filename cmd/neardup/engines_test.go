@@ -359,8 +359,8 @@ func devCorpus(t *testing.T) string {
 func TestFlink(t *testing.T) { testEngine(t, "flink") }
 
 // testEngine runs the command on the cluster of name as a user of one
-// would, on the dev corpus in 4 shards and as one uncompressed file, and
-// on the direct runner: the outputs are byte-identical, both workers' (Flink
+// would, on the dev corpus in 4 shards and as one uncompressed file (with
+// --containment 0.8), and on the direct runner: the outputs are byte-identical, both workers' (Flink
 // TaskManagers', Spark executors') Go workers signed at least a quarter of
 // the documents and verified pairs, and nothing temporary is left in the
 // output, the workers' directories or /tmp.
@@ -374,6 +374,7 @@ func testEngine(t *testing.T, name string) {
 	inputs := []struct {
 		name, glob string
 		args       []string // flags of the run on the engine only
+		both       []string // flags of both runs
 		share      bool     // assert the work share (workShare)
 	}{
 		// Shares move by whole segments. The 4 shards have 4,392 lines
@@ -382,17 +383,17 @@ func testEngine(t *testing.T, name string) {
 		// its tasks to whichever executor is free, split them 3 to 1 in
 		// 2 of 5 runs (4,252 and 4,498 of 17,022 signed). 1,024 lines
 		// give 20 segments of at most 6% each.
-		{"4 shards", devShards(t, tmp, 4), []string{"--segment-lines", "1024"}, true},
-		{"1 file", devCorpus(t), nil, false},
+		{"4 shards", devShards(t, tmp, 4), []string{"--segment-lines", "1024"}, nil, true},
+		{"1 file, containment", devCorpus(t), nil, []string{"--containment", "0.8"}, false},
 	}
 	for i, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
 			onEngine := filepath.Join(tmp, fmt.Sprintf("%s-%d", name, i))
 			direct := filepath.Join(tmp, fmt.Sprintf("direct-%d", i))
 			start := time.Now()
-			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", onEngine, "--quiet"}, in.args, e.flags(t, nil)))
+			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", onEngine, "--quiet"}, in.both, in.args, e.flags(t, nil)))
 			took := time.Since(start)
-			runCommand(t, ctx, tmp, []string{"run", "--input", in.glob, "--output", direct, "--quiet"})
+			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", direct, "--quiet"}, in.both))
 			sum := sameResults(t, onEngine, direct)
 			checkWorkBytes(t, sum, "doc_shards", "info_shards") // from the workers' counters
 			t.Logf("%s job: %s, its first document read after %.1f s", name, took.Round(time.Millisecond), sum.FirstWorkSeconds)

@@ -84,11 +84,10 @@ type candidatesFn struct {
 }
 
 type candidatesResult struct {
-	pairs     []wire.Pair
-	st        candidates.Stats
-	contained int64 // pairs from containment buckets (-1: none of them)
-	began     time.Time
-	took      time.Duration
+	pairs []wire.Pair
+	st    candidates.Stats
+	began time.Time
+	took  time.Duration
 }
 
 func (fn *candidatesFn) Setup() (err error) {
@@ -191,7 +190,6 @@ func (fn *candidatesFn) startContained(part int, chunks func(*[]byte) bool) erro
 		t := time.Now()
 		sorted, scratch := candidates.SortSizedBuf(entries, fn.sizedBufs.Get())
 		r.pairs = fn.unique(candidates.AppendContained(fn.pairBufs.Get(), sorted, fn.levels, limits, &r.st))
-		r.contained = int64(len(r.pairs))
 		fn.sizedBufs.Put(entries)
 		fn.sizedBufs.Put(scratch)
 		r.began, r.took = t, time.Since(t)
@@ -229,9 +227,6 @@ func (fn *candidatesFn) emitter(ctx context.Context, emit func(int64, []byte), e
 		pairs.Report(output.ShuffleCandidates, emitStat)
 		fn.pairBufs.Put(r.pairs)
 		BucketStats(r.st).Emit(emitStat)
-		if fn.levels != nil {
-			emitStat(output.StatContainCandidates, r.contained)
-		}
 		jobstate.AddBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
 		return nil
 	}

@@ -6,9 +6,6 @@ const (
 	// distinct ones than --containment-min-size: never paired as contained
 	// or containing documents.
 	StatContainSmall = "containment_below_min_size"
-	// StatContainCandidates counts the candidate pairs the containment
-	// buckets gave, before they are merged with the Jaccard candidates.
-	StatContainCandidates = "containment_candidates"
 	// ShuffleContain is Signatures → Candidates, partitions [2P, 3P).
 	ShuffleContain = "containment_entries"
 )

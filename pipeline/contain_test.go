@@ -1,0 +1,158 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/match/verify"
+)
+
+// containCorpus writes a JSONL file with documents inside others: "part",
+// the first 20 of the 60 blocks of "whole" (a truncated copy: containment
+// 1, Jaccard about 1/3); "reprint", a text of 30 blocks, inside
+// "reprint+", the same with 10 blocks added (Jaccard 0.75); "line", 4
+// words of "whole", below the minimum size; and unrelated documents.
+func containCorpus(t *testing.T) string {
+	t.Helper()
+	blocks := func(first, n int) string {
+		var w []string
+		for j := first; j < first+n; j++ {
+			for k := range 10 {
+				w = append(w, fmt.Sprintf("b%dw%d", j, k))
+			}
+		}
+		return strings.Join(w, " ")
+	}
+	docs := [][2]string{
+		{"whole", blocks(0, 60)},
+		{"other1", blocks(1000, 25)},
+		{"part", blocks(0, 20)},
+		{"reprint", blocks(500, 30)},
+		{"line", "b3w0 b3w1 b3w2 b3w3"},
+		{"reprint+", blocks(500, 30) + " " + blocks(700, 10)},
+		{"other2", blocks(2000, 40)},
+	}
+	var sb strings.Builder
+	for _, d := range docs {
+		line, err := json.Marshal(map[string]string{"id": d[0], "text": d[1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb.Write(line)
+		sb.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "contain.jsonl")
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestContainment runs --containment 0.8 on containCorpus: the contained
+// documents are paired with their containers by method containment and
+// removed, the short text is counted, not paired, and every runner and
+// shape of the job gives the same outputs.
+func TestContainment(t *testing.T) {
+	files := []string{containCorpus(t)}
+	variants := []struct {
+		runner            string
+		partitions, bits  int
+		rounds, workers   int
+		spill, exactCheck bool
+	}{
+		{"", job.DefaultPartitions, 0, 1, 1, false, false}, // the reference
+		{"direct", 7, 1, 3, 2, true, false},
+		{"", 1, 2, 2, 2, false, false},
+		{"direct", 3, 1, 1, 1, false, true}, // every pair checked exactly
+	}
+	var want map[string][]byte
+	for i, v := range variants {
+		cfg := job.DefaultConfig()
+		cfg.Containment = 0.8
+		cfg.Partitions, cfg.SegmentBits, cfg.Rounds, cfg.Workers, cfg.Spill = v.partitions, v.bits, v.rounds, v.workers, v.spill
+		if v.exactCheck {
+			cfg.Verify = verify.Exact
+		}
+		dir := t.TempDir()
+		if err := runInto(t, v.runner, cfg, files, dir); err != nil {
+			t.Fatalf("%+v: %v", v, err)
+		}
+		got := outputs(t, dir)
+		if i > 0 {
+			if v.bits != 0 { // the segments are counted: compare the rest
+				sameCounts(t, fmt.Sprintf("%+v", v), want[output.SummaryName], got[output.SummaryName], output.StatSegments, output.StatSignSegments)
+				got[output.SummaryName] = want[output.SummaryName]
+			}
+			sameOutputs(t, fmt.Sprintf("%+v", v), want, got)
+			continue
+		}
+		want = got
+		checkContainPairs(t, dir)
+		s := readSummary(t, dir)
+		if n := s.Counts[output.StatContainSmall]; n != 1 {
+			t.Errorf("summary %s = %d, want 1 (\"line\")", output.StatContainSmall, n)
+		}
+		if n := s.Counts[output.StatRemoved]; n != 2 {
+			t.Errorf("summary removed = %d, want 2 (part, reprint)", n)
+		}
+	}
+}
+
+// checkContainPairs checks the pairs of dir: (part, whole) and (reprint,
+// reprint+) by containment, nothing with "line" or the unrelated texts.
+func checkContainPairs(t *testing.T, dir string) {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "pairs-*"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no pairs files in %s: %v", dir, err)
+	}
+	got := map[string]string{}
+	for _, p := range paths {
+		for _, line := range strings.Split(strings.TrimSpace(string(readOutput(t, p))), "\n") {
+			if line == "" {
+				continue
+			}
+			var pl output.PairLine
+			if err := json.Unmarshal([]byte(line), &pl); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			got[pl.A+" "+pl.B] = pl.Method
+		}
+	}
+	wantPairs := map[string]string{"whole part": "containment", "reprint reprint+": "containment"}
+	for k, m := range wantPairs {
+		if got[k] != m {
+			t.Errorf("pair %s: method %q, want %q (all pairs: %v)", k, got[k], m, got)
+		}
+	}
+	if len(got) != len(wantPairs) {
+		t.Errorf("pairs %v, want only %v", got, wantPairs)
+	}
+}
+
+// sameCounts checks that summaries want and got have the same counts but
+// those named in except.
+func sameCounts(t *testing.T, what string, want, got []byte, except ...string) {
+	t.Helper()
+	var w, g output.Summary
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range except {
+		delete(w.Counts, name)
+		delete(g.Counts, name)
+	}
+	if !maps.Equal(w.Counts, g.Counts) {
+		t.Errorf("%s: counts %v, want %v", what, g.Counts, w.Counts)
+	}
+}

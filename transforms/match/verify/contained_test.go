@@ -1,0 +1,104 @@
+package verify
+
+import (
+	"testing"
+
+	"github.com/neardup/neardup/transforms/format/wire"
+)
+
+func TestCheckContained(t *testing.T) {
+	// C = 0.8 between 100 and 400 shingles is Jaccard 80/420 = 0.1905; at
+	// confidence 0.95 and K = 128 the estimate decides outside about
+	// [0.133, 0.248]: 39 equal positions estimate 0.302 (contained), 25
+	// give 0.192 (unsure), 7 give 0.051 (not). 110 equal positions pass
+	// the Jaccard test itself, 100 are unsure for it.
+	cfg := Config{Blocking: Both, Mode: Auto, Threshold: 0.8, Confidence: 0.95, Containment: 0.8, ContainMinSize: 10}
+	tests := []struct {
+		name         string
+		docA, docB   wire.Doc
+		sizeA, sizeB int64
+		eq           int
+		cfg          Config
+		want         Decision
+		method       wire.Method
+		inside       wire.Side
+	}{
+		{"contained", 1, 2, 100, 400, 39, cfg, Accept, wire.Containment, wire.SideA},
+		{"contains", 1, 2, 400, 100, 39, cfg, Accept, wire.Containment, wire.SideB},
+		{"order of the infos", 2, 1, 100, 400, 39, cfg, Accept, wire.Containment, wire.SideB},
+		{"unsure", 1, 2, 100, 400, 25, cfg, CheckExactly, wire.MinHash, wire.NoSide},
+		{"not contained", 1, 2, 100, 400, 7, cfg, Reject, wire.MinHash, wire.NoSide},
+		{"below the minimum size", 1, 2, 9, 36, 39, cfg, Reject, wire.MinHash, wire.NoSide},
+		{"sizes unknown", 1, 2, 0, 0, 39, cfg, Reject, wire.MinHash, wire.NoSide},
+		{"a Jaccard match", 1, 2, 100, 110, 110, cfg, Accept, wire.MinHash, wire.NoSide},
+		{"unsure for the Jaccard", 1, 2, 100, 110, 100, cfg, CheckExactly, wire.MinHash, wire.NoSide},
+		{"containment off", 1, 2, 100, 400, 39, Config{Blocking: Both, Mode: Auto, Threshold: 0.8, Confidence: 0.95}, Reject, wire.MinHash, wire.NoSide},
+		{"estimate mode, unsure", 1, 2, 100, 400, 25, func() Config { c := cfg; c.Mode = Estimate; return c }(), Accept, wire.Containment, wire.SideA},
+	}
+	for _, tt := range tests {
+		sa, sb := sketches(128, tt.eq)
+		a, b := info(tt.docA, "a", sa, 0), info(tt.docB, "b", sb, 0)
+		a.Shingles, b.Shingles = tt.sizeA, tt.sizeB
+		m, d := Check(a, b, tt.cfg)
+		if d != tt.want || m.Method != tt.method || m.Inside != tt.inside {
+			t.Errorf("%s: %v, method %v, inside %v; want %v, %v, %v", tt.name, d, m.Method, m.Inside, tt.want, tt.method, tt.inside)
+		}
+		if m.Method == wire.Containment && (m.Containment < 0.8 || m.Containment > 1) {
+			t.Errorf("%s: estimated containment %v, want in [0.8, 1]", tt.name, m.Containment)
+		}
+	}
+}
+
+// set returns the sorted set {from, ..., from+n-1}.
+func set(from, n uint32) []uint32 {
+	s := make([]uint32, n)
+	for i := range s {
+		s[i] = from + uint32(i)
+	}
+	return s
+}
+
+func TestExact(t *testing.T) {
+	cfg := Config{Threshold: 0.8, Containment: 0.8, ContainMinSize: 10}
+	tests := []struct {
+		name        string
+		a, b        []uint32
+		cfg         Config
+		want        bool
+		method      wire.Method
+		inside      wire.Side
+		containment float32
+	}{
+		{"85 of 100 inside 400", set(0, 100), set(15, 400), cfg, true, wire.Containment, wire.SideA, 0.85},
+		{"the larger first", set(15, 400), set(0, 100), cfg, true, wire.Containment, wire.SideB, 0.85},
+		{"75 of 100 inside 400", set(0, 100), set(25, 400), cfg, false, 0, 0, 0},
+		{"exactly C", set(0, 100), set(20, 400), cfg, true, wire.Containment, wire.SideA, 0.8},
+		{"a Jaccard match", set(0, 100), set(5, 100), cfg, true, wire.MinHash, wire.NoSide, 0},
+		{"equal sizes: the second inside", set(0, 50), set(8, 50), cfg, true, wire.Containment, wire.SideB, 0.84},
+		{"below the minimum size", set(0, 9), set(0, 40), cfg, false, 0, 0, 0},
+		{"containment off", set(0, 100), set(15, 400), Config{Threshold: 0.8}, false, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		m := wire.Match{Method: wire.MinHash}
+		got := tt.cfg.Exact(&m, tt.a, tt.b)
+		if got != tt.want {
+			t.Errorf("%s: Exact = %v, want %v", tt.name, got, tt.want)
+			continue
+		}
+		if got && (m.Method != tt.method || m.Inside != tt.inside || m.Containment != tt.containment) {
+			t.Errorf("%s: method %v, inside %v, containment %v; want %v, %v, %v", tt.name, m.Method, m.Inside, m.Containment, tt.method, tt.inside, tt.containment)
+		}
+	}
+}
+
+func TestContainJaccard(t *testing.T) {
+	for _, tc := range []struct {
+		c    float64
+		q, u int64
+	}{{0.8, 100, 400}, {0.9, 10, 10}, {1, 50, 5000}, {0.5, 1000, 1001}} {
+		j := ContainJaccard(tc.c, tc.q, tc.u)
+		if back := containOf(j, tc.q, tc.u); back < tc.c-1e-12 || back > tc.c+1e-12 {
+			t.Errorf("containOf(ContainJaccard(%v, %d, %d)) = %v", tc.c, tc.q, tc.u, back)
+		}
+	}
+}
