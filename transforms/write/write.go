@@ -46,7 +46,7 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.O
 		if chunk, err = wire.DecodeMatch(chunk, &m); err != nil {
 			return dst, err
 		}
-		pl := output.PairLine{A: m.IDA, B: m.IDB, Jaccard: output.RoundJaccard(m.Jaccard), Hamming: int(m.Hamming), Method: m.Method.String()}
+		pl := output.NewPairLine(&m)
 		if locations {
 			a, b := output.LocationOf(wire.File(m.A), wire.Line(m.A)), output.LocationOf(wire.File(m.B), wire.Line(m.B))
 			pl.ALocation, pl.BLocation = &a, &b

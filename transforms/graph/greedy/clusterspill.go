@@ -93,7 +93,7 @@ func (c *ClusterSpill) AddLink(l *wire.Match) error {
 		return c.marks.add(l.A)
 	}
 	c.k++
-	return c.links.add(linkKey{a: l.A, b: l.B, k: c.k, jaccard: l.Jaccard, hamming: l.Hamming, method: l.Method, inside: l.Inside})
+	return c.links.add(linkKey{a: l.A, b: l.B, k: c.k, jaccard: l.Jaccard, hamming: l.Hamming, method: l.Method, inside: l.Inside, containment: l.Containment})
 }
 
 // Close removes the temporary directory; it may be called more than once.
