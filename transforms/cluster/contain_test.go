@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
@@ -34,7 +35,8 @@ func clusterTexts(t *testing.T, out decideOut) []string {
 // TestDecideContainment: ClusterFn removes the contained document of a
 // containment match for its container when --keep ranks the container
 // first, with a cluster line that says containment and its value, and
-// removes nothing when it ranks the contained document first; in memory
+// removes nothing when it ranks the contained document first, counting
+// the removals for containment (output.StatRemovedContainment); in memory
 // and spilled alike.
 func TestDecideContainment(t *testing.T) {
 	part, big, other := wire.DocNum(0, 1), wire.DocNum(0, 2), wire.DocNum(0, 3)
@@ -48,16 +50,17 @@ func TestDecideContainment(t *testing.T) {
 		longest bool
 		lines   []string
 		removed int64
+		byCont  int64 // removed for a containment match
 	}{
 		{true, []string{`{"cluster":"part","size":3,"representative":"big","members":["part","big","other"],"removed":[` +
 			`{"id":"part","method":"containment","jaccard":0.3,"hamming":20,"containment":0.9512},` +
 			`{"id":"other","method":"minhash","jaccard":0.8,"hamming":2}],"component":"part","component_size":3,` +
-			`"locations":[` + loc(part) + "," + loc(big) + "," + loc(other) + `]}`}, 2},
+			`"locations":[` + loc(part) + "," + loc(big) + "," + loc(other) + `]}`}, 2, 1},
 		// --keep first: part comes before big, which it cannot remove,
 		// and is kept with it; other goes for big.
 		{false, []string{`{"cluster":"big","size":2,"representative":"big","members":["big","other"],"removed":[` +
 			`{"id":"other","method":"minhash","jaccard":0.8,"hamming":2}],"component":"part","component_size":3,` +
-			`"locations":[` + loc(big) + "," + loc(other) + `]}`}, 1},
+			`"locations":[` + loc(big) + "," + loc(other) + `]}`}, 1, 0},
 	}
 	for _, tc := range tests {
 		for _, budget := range []int64{1, 1 << 30} {
@@ -65,8 +68,8 @@ func TestDecideContainment(t *testing.T) {
 			if got := clusterTexts(t, out); !slices.Equal(got, tc.lines) {
 				t.Errorf("longest %v budget %d: cluster lines\n%s\nwant\n%s", tc.longest, budget, strings.Join(got, "\n"), strings.Join(tc.lines, "\n"))
 			}
-			if out.stats["removed"] != tc.removed {
-				t.Errorf("longest %v budget %d: stats %v, want removed %d", tc.longest, budget, out.stats, tc.removed)
+			if out.stats[output.StatRemoved] != tc.removed || out.stats[output.StatRemovedContainment] != tc.byCont {
+				t.Errorf("longest %v budget %d: stats %v, want removed %d, %d of them for containment", tc.longest, budget, out.stats, tc.removed, tc.byCont)
 			}
 		}
 	}
