@@ -157,9 +157,9 @@ func ranked(nodes []Node, lead []int32, longest bool) []int32 {
 }
 
 // upLinks returns, for each leader, its near links to higher-priority
-// leaders that may remove it (counts), sorted by (its rank, the other's rank, link): the links of the
-// leader of rank r are ups[start[r]:start[r+1]], in priority order of the
-// other end.
+// leaders that may remove it (counts), sorted by (its rank, the other's
+// rank, link): the links of the leader of rank r are
+// ups[start[r]:start[r+1]], in priority order of the other end.
 func upLinks(links []Link, lead, order []int32) (ups []upLink, start []int32) {
 	rank := make([]int32, len(lead))
 	for r, i := range order {

@@ -9,10 +9,10 @@ import (
 // sorts): rank the nodes by priority; give both ends of each link their
 // ranks by two sort-merge joins with the nodes sorted by document; join
 // the exact groups (groups); sort the near links between leaders that may
-// remove their lower-priority end by (lower-priority rank, higher rank,
-// link); decide the leaders in rank
-// order with one bit a node for those kept; join each other member of an
-// exact group with its leader's decision; sort the decisions by document.
+// remove their lower-priority end (counts) by (lower-priority rank, higher
+// rank, link); decide the leaders in rank order with one bit a node for
+// those kept; join each other member of an exact group with its leader's
+// decision; sort the decisions by document.
 
 func (s *Stream) decideSpilled(fn func(DocDecision) error) error {
 	rankFile, byDoc, err := s.rank()
