@@ -114,6 +114,7 @@ type clusterWriter struct {
 	locations               bool // the members' locations (Config.Locations)
 
 	clusters, clustered, removed, components int64
+	removedContainment                       int64 // of removed, for a containment match
 }
 
 // addComponent adds the line of component comp as one cluster, whose member
@@ -146,6 +147,7 @@ func (w *clusterWriter) addDecided(comp []wire.Member, nodes []greedy.Node, link
 			cluster = append(cluster, comp[i])
 			if i != kept {
 				w.remove(comp[i].Doc)
+				w.countMethod(links[dec[i].Link].Method)
 			}
 		}
 		cl := output.DecidedClusterLine(comp, members, kept, links, dec)
@@ -177,6 +179,7 @@ func (w *clusterWriter) spilled() greedy.ClusterOut {
 				cluster = append(cluster, wire.Member{Doc: m.Doc, ID: m.ID})
 				if k != kept {
 					w.remove(m.Doc)
+					w.countMethod(m.Method)
 				}
 			}
 			cl := output.SpilledClusterLine(members, kept, first, size)
@@ -191,6 +194,13 @@ func (w *clusterWriter) remove(d wire.Doc) {
 	line := wire.Line(d)
 	w.removes.Add(wire.File(d), func(c []byte) []byte { return wire.AppendLineNum(c, line) }, w.emitRemove)
 	w.removed++
+}
+
+// countMethod counts a member of a cluster removed for a match of method.
+func (w *clusterWriter) countMethod(method wire.Method) {
+	if method == wire.Containment {
+		w.removedContainment++
+	}
 }
 
 // add adds cluster line cl of members (in the order of cl.Members), with
@@ -219,5 +229,6 @@ func (w *clusterWriter) stats() tally.Counts {
 		{Name: output.StatClustered, N: w.clustered},
 		{Name: output.StatRemoved, N: w.removed},
 		{Name: output.StatComponents, N: w.components},
+		{Name: output.StatRemovedContainment, N: w.removedContainment},
 	}
 }

@@ -61,7 +61,8 @@ func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest 
 
 // testPartition is a partition of components of random documents and
 // lengths (ties included): each component a random tree of near matches
-// plus others, some repeated from the other end; exact duplicates (of
+// (a third of them containment matches) plus others, some repeated from
+// the other end; exact duplicates (of
 // equal length, linked by an exact match, some also by a near one); and,
 // with marks, documents matched with themselves once or more
 // (OutsideMarks). Members and
@@ -89,7 +90,11 @@ func testPartition(r *rand.Rand, comps, size int, marks bool) ([]wire.Member, []
 				}
 			} else if len(comp) > 0 {
 				e := comp[r.IntN(len(comp))]
-				links = append(links, wire.Match{A: e.Doc, B: d, IDA: e.ID, IDB: m.ID, Jaccard: 0.5 + r.Float32()/2, Hamming: uint8(r.IntN(4)), Method: wire.MinHash})
+				l := wire.Match{A: e.Doc, B: d, IDA: e.ID, IDB: m.ID, Jaccard: 0.5 + r.Float32()/2, Hamming: uint8(r.IntN(4)), Method: wire.MinHash}
+				if r.IntN(3) == 0 { // a containment match, contained at either end
+					l.Method, l.Inside, l.Containment = wire.Containment, wire.Side(1+r.IntN(2)), 0.7+r.Float32()*0.3
+				}
+				links = append(links, l)
 			}
 			comp = append(comp, m)
 		}

@@ -38,15 +38,19 @@ func Write(s beam.Scope, o Options, files jobfiles.Files, matches, clusters, rej
 }
 
 // appendPairLines appends the pairs lines of the matches in chunk, with
-// the documents' locations if locations.
-func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool) ([]wire.OutLine, error) {
+// the documents' locations if locations, and adds the containment matches
+// to *containment.
+func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool, containment *int64) ([]wire.OutLine, error) {
 	var m wire.Match
 	var err error
 	for len(chunk) > 0 {
 		if chunk, err = wire.DecodeMatch(chunk, &m); err != nil {
 			return dst, err
 		}
-		pl := output.PairLine{A: m.IDA, B: m.IDB, Jaccard: output.RoundJaccard(m.Jaccard), Hamming: int(m.Hamming), Method: m.Method.String()}
+		if m.Method == wire.Containment {
+			*containment++
+		}
+		pl := output.NewPairLine(&m)
 		if locations {
 			a, b := output.LocationOf(wire.File(m.A), wire.Line(m.A)), output.LocationOf(wire.File(m.B), wire.Line(m.B))
 			pl.ALocation, pl.BLocation = &a, &b

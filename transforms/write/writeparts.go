@@ -100,7 +100,8 @@ func (fn *splitPartsFn) FinishBundle(emit func(int64, []byte), emitStat func(str
 //
 // In: (part, chunks of its records). Out: the part, its lines sorted, in
 // the work directory (plain text, whatever the outputs' compression),
-// named with its line count as a wire marker keyed by file index; stats.
+// named with its line count as a wire marker keyed by file index; stats
+// (of pairs, output.StatContainmentPairs).
 type writePartFn struct {
 	Work                 jobfiles.WorkDir
 	Kind                 string
@@ -112,9 +113,10 @@ func (fn *writePartFn) ProcessElement(ctx context.Context, k int64, chunks func(
 	part := int(k)
 	defer jobstate.Busy(ctx, "Write."+fn.Kind, jobstate.Begin())
 	var lines []wire.OutLine
+	var containment int64 // the containment pairs
 	err := fn.In.Each(fn.Work, part, chunks, func(chunk []byte) (err error) {
 		if fn.Kind == output.KindPairs {
-			lines, err = appendPairLines(lines, chunk, fn.Locations)
+			lines, err = appendPairLines(lines, chunk, fn.Locations, &containment)
 		} else {
 			// The lines' texts point into the chunk, which a spill
 			// file's reader reuses: keep a copy.
@@ -131,6 +133,9 @@ func (fn *writePartFn) ProcessElement(ctx context.Context, k int64, chunks func(
 		return err
 	}
 	emit(int64(file), wire.AppendMarker(nil, int64(len(lines)), name))
+	if containment > 0 {
+		emitStat(output.StatContainmentPairs, containment)
+	}
 	return nil
 }
 

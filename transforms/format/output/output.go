@@ -94,9 +94,38 @@ type PairLine struct {
 	Jaccard float64 `json:"jaccard"`
 	Hamming int     `json:"hamming"`
 	Method  string  `json:"method"`
+	// For Method "containment" (--containment): the containment of the
+	// contained document (the share of its distinct shingles the other
+	// has, rounded as Jaccard) and which it is, ContainedA or ContainedB.
+	Containment float64 `json:"containment,omitempty"`
+	Contained   string  `json:"contained,omitempty"`
 	// With --locations: where A and B are.
 	ALocation *Location `json:"a_location,omitempty"`
 	BLocation *Location `json:"b_location,omitempty"`
+}
+
+// PairLine.Contained of a containment match: its A or its B is inside the
+// other.
+const (
+	ContainedA = "a"
+	ContainedB = "b"
+)
+
+// NewPairLine is the pairs line of m, without locations: a containment
+// match (wire.Containment) with its containment and contained side.
+func NewPairLine(m *wire.Match) PairLine {
+	pl := PairLine{A: m.IDA, B: m.IDB, Jaccard: RoundJaccard(m.Jaccard), Hamming: int(m.Hamming), Method: m.Method.String()}
+	if m.Method != wire.Containment {
+		return pl
+	}
+	pl.Containment = RoundJaccard(m.Containment)
+	switch m.Inside {
+	case wire.SideA:
+		pl.Contained = ContainedA
+	case wire.SideB:
+		pl.Contained = ContainedB
+	}
+	return pl
 }
 
 // ClusterLine is one line of clusters-*.jsonl: the documents removed for
@@ -122,13 +151,16 @@ type ClusterLine struct {
 // RemovedMember is a document of a cluster removed for its representative,
 // and the match that removes it: the pair of the document and the
 // representative, or with Via, of Via (an exact duplicate of the document,
-// in the same cluster) and the representative.
+// in the same cluster) and the representative. A containment match (Method
+// "containment") removes only its contained document, the member or its
+// Via, and gives its containment (rounded as Jaccard).
 type RemovedMember struct {
-	ID      string  `json:"id"`
-	Method  string  `json:"method"`
-	Jaccard float64 `json:"jaccard"`
-	Hamming int     `json:"hamming"`
-	Via     string  `json:"via,omitempty"`
+	ID          string  `json:"id"`
+	Method      string  `json:"method"`
+	Jaccard     float64 `json:"jaccard"`
+	Hamming     int     `json:"hamming"`
+	Containment float64 `json:"containment,omitempty"`
+	Via         string  `json:"via,omitempty"`
 }
 
 // DecidedClusterLine is the cluster line of the members (indices into comp,
@@ -149,7 +181,7 @@ func DecidedClusterLine(comp []wire.Member, members []int32, kept int32, links [
 		if d.Via >= 0 {
 			via = comp[d.Via].ID
 		}
-		cl.Removed = append(cl.Removed, removedMember(comp[i].ID, l.Method, l.Jaccard, l.Hamming, via))
+		cl.Removed = append(cl.Removed, removedMember(comp[i].ID, l.Method, l.Jaccard, l.Containment, l.Hamming, via))
 	}
 	return cl
 }
@@ -165,16 +197,21 @@ func SpilledClusterLine(members []greedy.ClusterMember, kept int, first string, 
 	for k, m := range members {
 		cl.Members[k] = m.ID
 		if k != kept {
-			cl.Removed = append(cl.Removed, removedMember(m.ID, m.Method, m.Jaccard, m.Hamming, m.Via))
+			cl.Removed = append(cl.Removed, removedMember(m.ID, m.Method, m.Jaccard, m.Containment, m.Hamming, m.Via))
 		}
 	}
 	return cl
 }
 
 // removedMember is the RemovedMember of document id, removed by a match
-// of method, jaccard and hamming, via the document of ID via ("" for none).
-func removedMember(id string, method wire.Method, jaccard float32, hamming uint8, via string) RemovedMember {
-	return RemovedMember{ID: id, Method: method.String(), Jaccard: RoundJaccard(jaccard), Hamming: int(hamming), Via: via}
+// of method, jaccard, containment (given for wire.Containment only) and
+// hamming, via the document of ID via ("" for none).
+func removedMember(id string, method wire.Method, jaccard, containment float32, hamming uint8, via string) RemovedMember {
+	r := RemovedMember{ID: id, Method: method.String(), Jaccard: RoundJaccard(jaccard), Hamming: int(hamming), Via: via}
+	if method == wire.Containment {
+		r.Containment = RoundJaccard(containment)
+	}
+	return r
 }
 
 // RoundJaccard is j as the outputs print it: to 4 decimals.

@@ -46,6 +46,13 @@ const (
 	StatComponents = "components" // connected components of the matches
 	StatKept       = "kept"
 
+	// StatContainmentPairs counts the pairs lines of containment matches
+	// (--containment), and StatRemovedContainment the documents removed
+	// for a containment match (a cluster line's removed member of method
+	// "containment"), of those counted in StatRemoved.
+	StatContainmentPairs   = "containment_pairs"
+	StatRemovedContainment = "removed_containment"
+
 	// StatSegments counts the segments of input files (1<<16 lines by
 	// default, see wire.Segment) that the verification's second step
 	// worked on, one key each: its parallelism, which does not depend on
@@ -85,6 +92,7 @@ var (
 		StatTruncated, StatKeys, StatBuckets, StatHot, StatSkipped, StatFar, StatCandidates,
 		StatVerified, StatByEstimate, StatByExact, StatUnsure, StatClusters, StatClustered,
 		StatComponents, StatRemoved, StatRemainder, StatKept, StatSegments, StatSignSegments, StatReadUnits,
+		StatContainmentPairs, StatRemovedContainment,
 		KindPairs + LinesSuffix, KindClusters + LinesSuffix, KindRejects + LinesSuffix,
 	}
 	auditCounts = append(slices.DeleteFunc(slices.Clone(runCounts), func(name string) bool { return name == StatSegments }),

@@ -51,12 +51,13 @@ func TestSummaryHasEveryCount(t *testing.T) {
 		{"run, nothing counted", map[string]int64{}, false},
 		{"run, no duplicates", map[string]int64{StatInput: 4, StatKept: 4, StatDocuments: 4}, false},
 		{"run, an unknown count kept", map[string]int64{StatInput: 1, StatKept: 1, "other": 2}, false},
+		{"run, containment", map[string]int64{StatInput: 5, StatKept: 3, StatRemoved: 2, StatContainmentPairs: 3, StatRemovedContainment: 1}, false},
 		{"audit, nothing counted", map[string]int64{}, true},
 		{"audit, no duplicates", map[string]int64{StatInput: 4, StatKept: 4, StatIndexDocs: 9}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := maps.Clone(tt.counts)
-			want := []string{StatRemoved, StatClusters, StatRejected, StatExactDups, StatRemainder, StatSegments, "rejects_lines", "pairs_lines"}
+			want := []string{StatRemoved, StatClusters, StatRejected, StatExactDups, StatRemainder, StatContainmentPairs, StatRemovedContainment, StatSegments, "rejects_lines", "pairs_lines"}
 			var v any
 			AllCounts(tt.counts, tt.audit)
 			if tt.audit {

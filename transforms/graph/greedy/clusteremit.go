@@ -81,7 +81,7 @@ func (c *ClusterSpill) cluster(b *clusterBuf, kept uint64, out ClusterOut) error
 			return err
 		}
 		m := &b.members[i]
-		m.Method, m.Jaccard, m.Hamming = l.method, l.jaccard, l.hamming
+		m.Method, m.Jaccard, m.Containment, m.Hamming = l.method, l.jaccard, l.containment, l.hamming
 		if r.via != None {
 			v, ok := slices.BinarySearchFunc(b.recs, r.via, func(r outRec, d uint64) int { return cmp.Compare(r.doc, d) })
 			if !ok {

@@ -47,26 +47,31 @@ var markCodec = &codec[uint64]{
 }
 
 // linkKey is a link between two members: its documents, its place k in the
-// order links were added, and what the cluster lines say of it. Sorted by
-// a, b and k, the order of DecideComponents' links within a component.
+// order links were added, its contained end (wire.Match.Inside) and what
+// the cluster lines say of it. Sorted by a, b and k, the order of
+// DecideComponents' links within a component.
 type linkKey struct {
-	a, b, k uint64
-	jaccard float32
-	hamming uint8
-	method  wire.Method
+	a, b, k     uint64
+	jaccard     float32
+	containment float32
+	hamming     uint8
+	method      wire.Method
+	inside      wire.Side
 }
 
 func putLinkInfo(b []byte, v *linkKey) {
 	le.PutUint32(b, math.Float32bits(v.jaccard))
-	b[4], b[5] = v.hamming, byte(v.method)
+	b[4], b[5], b[6] = v.hamming, byte(v.method), byte(v.inside)
+	le.PutUint32(b[7:], math.Float32bits(v.containment))
 }
 
 func getLinkInfo(b []byte, v *linkKey) {
 	v.jaccard, v.hamming, v.method = math.Float32frombits(le.Uint32(b)), b[4], wire.Method(b[5])
+	v.inside, v.containment = wire.Side(b[6]), math.Float32frombits(le.Uint32(b[7:]))
 }
 
 var linkKeyCodec = &codec[linkKey]{
-	size: 30,
+	size: 24 + linkInfoSize,
 	put: func(b []byte, v *linkKey) {
 		le.PutUint64(b, v.a)
 		le.PutUint64(b[8:], v.b)
@@ -90,7 +95,7 @@ var linkKeyCodec = &codec[linkKey]{
 
 // linkInfoSize is the size of a link's record in the link file, at its id
 // times linkInfoSize: what the cluster lines say of it.
-const linkInfoSize = 6
+const linkInfoSize = 11
 
 var linkInfoCodec = &codec[linkKey]{size: linkInfoSize, put: putLinkInfo, get: getLinkInfo}
 

@@ -15,12 +15,13 @@ import (
 // the ID of its Via ("" when none), as output.DecidedClusterLine gives
 // them.
 type ClusterMember struct {
-	Doc     uint64
-	ID      string
-	Method  wire.Method
-	Jaccard float32
-	Hamming uint8
-	Via     string
+	Doc         uint64
+	ID          string
+	Method      wire.Method
+	Jaccard     float32
+	Containment float32 // the match's wire.Match.Containment
+	Hamming     uint8
+	Via         string
 }
 
 // ClusterOut receives the decision of a spilled partition, component by
@@ -92,7 +93,7 @@ func (c *ClusterSpill) AddLink(l *wire.Match) error {
 		return c.marks.add(l.A)
 	}
 	c.k++
-	return c.links.add(linkKey{a: l.A, b: l.B, k: c.k, jaccard: l.Jaccard, hamming: l.Hamming, method: l.Method})
+	return c.links.add(linkKey{a: l.A, b: l.B, k: c.k, jaccard: l.Jaccard, hamming: l.Hamming, method: l.Method, inside: l.Inside, containment: l.Containment})
 }
 
 // Close removes the temporary directory; it may be called more than once.
@@ -225,7 +226,7 @@ func (c *ClusterSpill) addLinks(st *Stream) error {
 	for id := uint64(0); ; id++ {
 		ok, err := src.next(&l)
 		if err == nil && ok {
-			err = st.AddLink(l.a, l.b, l.method == wire.Exact, id)
+			err = st.AddLink(l.a, l.b, l.method == wire.Exact, l.inside, id)
 		}
 		if err == nil && ok {
 			err = w.put(&l)

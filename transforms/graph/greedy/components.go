@@ -11,7 +11,8 @@ import (
 // DecideComponents sorts members by root then document and links by the
 // root of their first document, and calls fn with each component's
 // members, their nodes (the order of members: which are removed
-// beforehand), the links of their matches (Decision.Link indexes them)
+// beforehand), the links of their matches (Decision.Link indexes them;
+// a containment match's link is directed by its Inside: Link.Inside)
 // and the decision of every member (greedy.Decide). A link of a document
 // with itself marks it removed beforehand (OutsideMarks).
 func DecideComponents(members []wire.Member, links []wire.Match, longest bool, fn func(comp []wire.Member, nodes []Node, links []wire.Match, dec []Decision) error) error {
@@ -81,7 +82,7 @@ func DecideComponents(members []wire.Member, links []wire.Match, longest bool, f
 				glinks = append(glinks, Link{A: a, B: b})
 				continue
 			}
-			glinks = append(glinks, Link{A: a, B: b, Exact: l.Method == wire.Exact})
+			glinks = append(glinks, Link{A: a, B: b, Exact: l.Method == wire.Exact, Inside: l.Inside})
 		}
 		if err := fn(comp, nodes, links[k:n], Decide(nodes, glinks, longest)); err != nil {
 			return err

@@ -5,11 +5,21 @@
 //
 // The documents are decided one by one in priority order (Before): a
 // document is kept unless a higher-priority document that is kept is its
-// near-duplicate. The kept documents are the lexicographically first
-// maximal independent set of the graph under that order: no two kept
-// documents form a pair, and every removed document has a pair with a kept
-// document of higher priority, the highest-priority one of which it is
-// removed for.
+// near-duplicate through a link that may remove it. Without containment
+// links the kept documents are the lexicographically first maximal
+// independent set of the graph under that order: no two kept documents
+// form a pair, and every removed document has a pair with a kept document
+// of higher priority, the highest-priority one of which it is removed for.
+//
+// A containment link (Link.Inside set: the smaller document's shingles
+// mostly inside the larger's) is directed: it may remove its contained
+// end, for its container, and never the container. It counts, as any link,
+// when the contained end comes after the container in priority order (the
+// container kept, the contained end is removed for it); when the contained
+// end comes first (possible with --keep first, or a container with fewer
+// bytes) it removes nothing, and both may be kept unless other links
+// decide otherwise: the one pair two kept documents may form. With --keep
+// longest the container is almost always the longer document, so first.
 //
 // Exact duplicates (Link.Exact) have the same normalized text, so each is a
 // near-duplicate of every partner of the others: Decide contracts each group
@@ -17,7 +27,10 @@
 // graph, and removes the other members for that member when it is kept, or
 // for the document that removed it (through it: Decision.Via) when it is
 // not. That is the order's greedy set on the graph in which every exact
-// group is a clique sharing its members' partners.
+// group is a clique sharing its members' partners. A containment link
+// between members of two groups acts between their leaders with the same
+// rule: the contained member's group can be removed for the container's
+// group only, when the container's leader comes first.
 //
 // In: the component's documents and its verified pairs. Out: a Decision per
 // document. Memory: a few words per document and per pair.
@@ -44,6 +57,8 @@ package greedy
 import (
 	"cmp"
 	"slices"
+
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // Node is a document: its number (wire.Doc) and its text's length.
@@ -57,10 +72,14 @@ type Node struct {
 }
 
 // Link is a verified pair between Nodes A and B (indices into the nodes
-// passed to Decide); Exact marks a pair of exact duplicates.
+// passed to Decide); Exact marks a pair of exact duplicates. Inside, for a
+// containment link (wire.Containment), is its contained end (wire.SideA or
+// wire.SideB), which it alone may remove, for the other; wire.NoSide for an
+// undirected link. An exact link ignores it.
 type Link struct {
-	A, B  int32
-	Exact bool
+	A, B   int32
+	Exact  bool
+	Inside wire.Side
 }
 
 // Decision is what Decide says of one node.
@@ -138,9 +157,9 @@ func ranked(nodes []Node, lead []int32, longest bool) []int32 {
 }
 
 // upLinks returns, for each leader, its near links to higher-priority
-// leaders, sorted by (its rank, the other's rank, link): the links of the
-// leader of rank r are ups[start[r]:start[r+1]], in priority order of the
-// other end.
+// leaders that may remove it (counts), sorted by (its rank, the other's
+// rank, link): the links of the leader of rank r are
+// ups[start[r]:start[r+1]], in priority order of the other end.
 func upLinks(links []Link, lead, order []int32) (ups []upLink, start []int32) {
 	rank := make([]int32, len(lead))
 	for r, i := range order {
@@ -152,6 +171,9 @@ func upLinks(links []Link, lead, order []int32) (ups []upLink, start []int32) {
 			continue
 		}
 		ra, rb := rank[a], rank[b]
+		if !counts(l.Inside, ra, rb) {
+			continue
+		}
 		ups = append(ups, upLink{lo: max(ra, rb), hi: min(ra, rb), link: int32(k)})
 	}
 	slices.SortFunc(ups, func(x, y upLink) int {
@@ -203,6 +225,20 @@ func follow(dec []Decision, nodes []Node, links []Link, lead []int32, outside []
 			dec[i] = Decision{For: dec[l].For, Via: l, Link: dec[l].Link}
 		}
 	}
+}
+
+// counts reports whether a near link between leaders of ranks ra (its A's)
+// and rb (its B's) may remove its lower-priority end: an undirected link
+// always; a containment link (inside SideA or SideB) only when that end is
+// its contained end, the container coming first.
+func counts[R int32 | uint32](inside wire.Side, ra, rb R) bool {
+	switch inside {
+	case wire.SideA:
+		return ra > rb
+	case wire.SideB:
+		return rb > ra
+	}
+	return true
 }
 
 // upLink is a near link seen from its lower-priority end: the ranks of

@@ -5,11 +5,15 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // bruteForce decides nodes one by one in priority order on the graph in
 // which every exact group is a clique whose members share their partners,
-// with an adjacency matrix: the definition, without contraction or ranks.
+// with a matrix of who may remove whom (rem[u][v]: u may remove v; a
+// containment link only its contained end's group, for its container's):
+// the definition, without contraction or ranks.
 func bruteForce(nodes []Node, links []Link, longest bool) (kept []bool, keptFor []int32) {
 	n := len(nodes)
 	group := make([]int, n)
@@ -31,14 +35,14 @@ func bruteForce(nodes []Node, links []Link, longest bool) (kept []bool, keptFor 
 			}
 		}
 	}
-	adj := make([][]bool, n)
-	for i := range adj {
-		adj[i] = make([]bool, n)
+	rem := make([][]bool, n)
+	for i := range rem {
+		rem[i] = make([]bool, n)
 	}
 	for i := range n {
 		for j := range n {
 			if i != j && find(i) == find(j) {
-				adj[i][j] = true
+				rem[i][j] = true
 			}
 		}
 	}
@@ -49,7 +53,8 @@ func bruteForce(nodes []Node, links []Link, longest bool) (kept []bool, keptFor 
 		for i := range n {
 			for j := range n {
 				if find(i) == find(int(l.A)) && find(j) == find(int(l.B)) {
-					adj[i][j], adj[j][i] = true, true
+					rem[i][j] = rem[i][j] || l.Inside != wire.SideA // unless A is contained
+					rem[j][i] = rem[j][i] || l.Inside != wire.SideB
 				}
 			}
 		}
@@ -79,7 +84,7 @@ func bruteForce(nodes []Node, links []Link, longest bool) (kept []bool, keptFor 
 			if u == v {
 				break
 			}
-			if kept[u] && adj[u][v] {
+			if kept[u] && rem[u][v] {
 				kept[v], keptFor[v] = false, int32(u)
 				break
 			}
@@ -113,6 +118,9 @@ func check(t *testing.T, name string, nodes []Node, links []Link, longest bool) 
 		}
 		if !(a == lead[from] && b == d.For) && !(b == lead[from] && a == d.For) {
 			t.Fatalf("%s: node %d removed for %d through link %d (%d-%d), via %d", name, i, d.For, d.Link, l.A, l.B, d.Via)
+		}
+		if l.Inside == wire.SideA && a != lead[from] || l.Inside == wire.SideB && b != lead[from] {
+			t.Fatalf("%s: node %d removed for %d through link %d (%d-%d), whose contained end is side %d", name, i, d.For, d.Link, l.A, l.B, l.Inside)
 		}
 	}
 	return dec
@@ -165,8 +173,18 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+// randomSide is a random Link.Inside: a containment link one time in two,
+// contained at either end.
+func randomSide(r *rand.Rand) wire.Side {
+	if r.IntN(2) == 0 {
+		return wire.NoSide
+	}
+	return wire.Side(1 + r.IntN(2))
+}
+
 // TestDecideRandom compares Decide with bruteForce on random graphs, with
-// and without exact groups, under both priorities.
+// and without exact groups, containment links among undirected ones, under
+// both priorities.
 func TestDecideRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := range 2000 {
@@ -178,7 +196,7 @@ func TestDecideRandom(t *testing.T) {
 		var links []Link
 		for range r.IntN(3 * n) {
 			a, b := int32(r.IntN(n)), int32(r.IntN(n))
-			links = append(links, Link{A: a, B: b, Exact: r.IntN(5) == 0})
+			links = append(links, Link{A: a, B: b, Exact: r.IntN(5) == 0, Inside: randomSide(r)})
 		}
 		nodes := nodesOf(lens...)
 		for _, longest := range []bool{true, false} {

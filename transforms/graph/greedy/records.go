@@ -3,6 +3,8 @@ package greedy
 import (
 	"cmp"
 	"encoding/binary"
+
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // The records of Stream's spilled decision, with their codecs. Ranks are
@@ -71,12 +73,15 @@ var docRankCodec = &codec[docRank]{
 	},
 }
 
-// edge is a link; once joined, with the ranks of its ends and whether they
-// were removed beforehand. edgeByB sorts by its second document.
+// edge is a link (inside: its contained end, Link.Inside); once joined,
+// with the ranks of its ends and whether they were removed beforehand.
+// edgeByB sorts by its second document. Its record holds exact and inside
+// in one byte (exact the low bit, inside the next two).
 type edge struct {
 	a, b, id           uint64
 	ra, rb             uint32
 	exact              bool
+	inside             wire.Side
 	aRemoved, bRemoved bool
 }
 
@@ -90,13 +95,14 @@ func edgeCodec(order func(a, b edge) int) *codec[edge] {
 			le.PutUint32(b[24:], v.ra)
 			le.PutUint32(b[28:], v.rb)
 			putBool(b[32:], v.exact)
+			b[32] |= byte(v.inside&3) << 1
 			putBool(b[33:], v.aRemoved)
 			putBool(b[34:], v.bRemoved)
 		},
 		get: func(b []byte, v *edge) {
 			*v = edge{a: le.Uint64(b), b: le.Uint64(b[8:]), id: le.Uint64(b[16:]),
 				ra: le.Uint32(b[24:]), rb: le.Uint32(b[28:]),
-				exact: b[32] != 0, aRemoved: b[33] != 0, bRemoved: b[34] != 0}
+				exact: b[32]&1 != 0, inside: wire.Side(b[32]>>1) & 3, aRemoved: b[33] != 0, bRemoved: b[34] != 0}
 		},
 		cmp: order,
 	}

@@ -8,10 +8,11 @@ import (
 // The spilled, sorted pass of Stream (what Decide does, in external
 // sorts): rank the nodes by priority; give both ends of each link their
 // ranks by two sort-merge joins with the nodes sorted by document; join
-// the exact groups (groups); sort the near links between leaders by
-// (lower-priority rank, higher rank, link); decide the leaders in rank
-// order with one bit a node for those kept; join each other member of an
-// exact group with its leader's decision; sort the decisions by document.
+// the exact groups (groups); sort the near links between leaders that may
+// remove their lower-priority end (counts) by (lower-priority rank, higher
+// rank, link); decide the leaders in rank order with one bit a node for
+// those kept; join each other member of an exact group with its leader's
+// decision; sort the decisions by document.
 
 func (s *Stream) decideSpilled(fn func(DocDecision) error) error {
 	rankFile, byDoc, err := s.rank()
@@ -196,8 +197,9 @@ func (s *Stream) joinEnd(links *sorter[edge], byDoc string, fn func(*edge, docRa
 	}
 }
 
-// upLinks returns the near links between different leaders, each from its
-// lower-priority end, sorted by (lo, hi, link).
+// upLinks returns the near links between different leaders that may
+// remove their lower-priority end (counts: a containment link only its
+// contained end), each from that end, sorted by (lo, hi, link).
 func (s *Stream) upLinks(g *groups, nearFile string) (source[upRec], error) {
 	r, err := openReader(s.sp, edgeByA, nearFile, true)
 	if err != nil {
@@ -218,7 +220,7 @@ func (s *Stream) upLinks(g *groups, nearFile string) (source[upRec], error) {
 		lb, db := g.lead(e.rb, e.b)
 		u := upRec{id: e.id, lo: la, hi: lb, hiDoc: db}
 		switch {
-		case la == lb:
+		case la == lb || !counts(e.inside, la, lb):
 			continue
 		case la < lb:
 			u.lo, u.hi, u.hiDoc = lb, la, da

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // None stands for no document and no link in a DocDecision.
@@ -44,7 +46,7 @@ type Stream struct {
 	tmp     string
 	mem     int64
 	nodes   []Node
-	links   []edge // a, b, id and exact
+	links   []edge // a, b, id, exact and inside
 	sp      *spillDir
 	byPrio  *sorter[nodeRec]
 	byA     *sorter[edge]
@@ -79,11 +81,13 @@ func (s *Stream) Add(n Node) error {
 }
 
 // AddLink adds the verified pair of documents a and b (nodes added before
-// or after), exact for exact duplicates, with id as its identity: the
+// or after), exact for exact duplicates, inside its contained end for a
+// containment link (Link.Inside: wire.SideA for a, wire.SideB for b;
+// wire.NoSide for an undirected link), with id as its identity: the
 // links of a node to one document are tried in the order of their ids, as
 // Decide tries them in the order of its links, so ids 0, 1, 2... in the
 // order of Decide's links give its decisions. An id must not be None.
-func (s *Stream) AddLink(a, b uint64, exact bool, id uint64) error {
+func (s *Stream) AddLink(a, b uint64, exact bool, inside wire.Side, id uint64) error {
 	if s.done {
 		return errDone
 	}
@@ -91,7 +95,7 @@ func (s *Stream) AddLink(a, b uint64, exact bool, id uint64) error {
 		return errors.New("greedy: a link with id None")
 	}
 	s.m++
-	e := edge{a: a, b: b, id: id, exact: exact}
+	e := edge{a: a, b: b, id: id, exact: exact, inside: inside}
 	if s.byA != nil {
 		return s.byA.add(e)
 	}
@@ -194,7 +198,7 @@ func (s *Stream) decideInMemory(fn func(DocDecision) error) error {
 		case !okB:
 			return notNode(e, e.b)
 		}
-		glinks[k] = Link{A: a, B: b, Exact: e.exact}
+		glinks[k] = Link{A: a, B: b, Exact: e.exact, Inside: e.inside}
 	}
 	dec := Decide(nodes, glinks, s.longest)
 	docOf := func(i int32) uint64 {

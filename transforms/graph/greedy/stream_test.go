@@ -54,7 +54,7 @@ func streamed(t testing.TB, nodes []Node, links []Link, ids []uint64, longest bo
 			return s.Add(nodes[i])
 		}
 		l := links[i-len(nodes)]
-		return s.AddLink(nodes[l.A].Doc, nodes[l.B].Doc, l.Exact, ids[i-len(nodes)])
+		return s.AddLink(nodes[l.A].Doc, nodes[l.B].Doc, l.Exact, l.Inside, ids[i-len(nodes)])
 	}
 	order := make([]int, len(nodes)+len(links))
 	for i := range order {
@@ -109,7 +109,8 @@ func checkStream(t testing.TB, name string, nodes []Node, links []Link, ids []ui
 }
 
 // TestStreamRandom compares Stream with Decide and the brute force on
-// 2,000 random graphs with exact links and nodes removed beforehand, under
+// 2,000 random graphs with exact links, containment links (directed) and
+// nodes removed beforehand, under
 // both priorities, spilled (budgets of 1 and 600 bytes) and in memory.
 func TestStreamRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -123,7 +124,7 @@ func TestStreamRandom(t *testing.T) {
 		nodes := nodesOf(lens...)
 		var links []Link
 		for range r.IntN(3 * n) {
-			links = append(links, Link{A: int32(r.IntN(n)), B: int32(r.IntN(n)), Exact: r.IntN(5) == 0})
+			links = append(links, Link{A: int32(r.IntN(n)), B: int32(r.IntN(n)), Exact: r.IntN(5) == 0, Inside: randomSide(r)})
 		}
 		for i := range nodes {
 			nodes[i].Removed = r.IntN(6) == 0
@@ -238,8 +239,8 @@ func TestStreamErrors(t *testing.T) {
 		fn   func(DocDecision) error
 		want string
 	}{
-		{"missing b", func(s *Stream) error { return s.AddLink(3, 7, false, 9) }, nil, "a link of documents 3 and 7: 7 is not a node"},
-		{"missing a", func(s *Stream) error { return s.AddLink(8, 3, true, 9) }, nil, "a link of documents 8 and 3: 8 is not a node"},
+		{"missing b", func(s *Stream) error { return s.AddLink(3, 7, false, 0, 9) }, nil, "a link of documents 3 and 7: 7 is not a node"},
+		{"missing a", func(s *Stream) error { return s.AddLink(8, 3, true, 0, 9) }, nil, "a link of documents 8 and 3: 8 is not a node"},
 		{"twice", func(s *Stream) error { return s.Add(Node{Doc: 6, Len: 1}) }, nil, "document 6 added twice"},
 		{"fn", func(*Stream) error { return nil }, func(DocDecision) error { return fnErr }, fnErr.Error()},
 	}
@@ -251,7 +252,7 @@ func TestStreamErrors(t *testing.T) {
 				s.Add(n)
 			}
 			for k, l := range links {
-				s.AddLink(nodes[l.A].Doc, nodes[l.B].Doc, l.Exact, uint64(k))
+				s.AddLink(nodes[l.A].Doc, nodes[l.B].Doc, l.Exact, l.Inside, uint64(k))
 			}
 			if err := tc.add(s); err != nil {
 				t.Fatal(err)
@@ -297,7 +298,7 @@ func BenchmarkStreamChain(b *testing.B) {
 						b.Fatal(err)
 					}
 					if i > 0 {
-						if err := s.AddLink(uint64(i-1), uint64(i), false, uint64(i-1)); err != nil {
+						if err := s.AddLink(uint64(i-1), uint64(i), false, 0, uint64(i-1)); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -126,7 +126,7 @@ var headline = []struct{ key, name string }{
 }
 
 // methodOrder is the order of match methods in the similarity chart.
-var methodOrder = []string{"exact", "minhash", "simhash"}
+var methodOrder = []string{"exact", "minhash", "simhash", "containment"}
 
 // newView turns what build gathered into the page's data.
 func newView(dir string, sum *output.Summary, ps *pairStats, cs *clusterStats, sample []output.PairLine, texts map[string]text, note string) *view {
