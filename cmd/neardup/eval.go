@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,6 +33,12 @@ without a true partner >= t - 0.1, true pairs >= t with both documents kept,
 clusters holding two documents with true J < 0.5. --json prints the same
 report with named fields.
 
+With --containment C (the run's) and a containment truth (scripts/containjoin:
+these columns, size_a size_b contain_a contain_b) it prints the containment
+report instead: recall (found directly) at c >= C + 0.05 and in [C, C + 0.05),
+precision of the "containment" pairs (c >= C), those with c < C - 0.1, c the
+smaller document's containment; see package transforms/eval/quality.
+
 Examples:
 
 	neardup eval --pairs 'out/dev/pairs-*.jsonl' --truth ../shared/corpus/dev_pairs.tsv
@@ -53,6 +59,8 @@ func evalTo(w io.Writer, args []string) error {
 	synthetic := fs.String("synthetic", "", "synthetic pairs TSV, for recall by edit type")
 	threshold := fs.Float64("threshold", 0.8, "the run's Jaccard threshold")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	containment := fs.Float64("containment", 0, "the run's --containment: print the containment report (0: Jaccard)")
+	minSize := fs.Int("containment-min-size", 10, "--containment: the fewest shingles of a contained document in recall")
 	usage := func() { fmt.Fprint(w, evalUsage); printGrouped(w, fs, nil) }
 	if err := parseFlags(fs, args, usage); err != nil {
 		return err
@@ -60,30 +68,14 @@ func evalTo(w io.Writer, args []string) error {
 	if *pairs == "" || *truthPath == "" {
 		return usagef("--pairs and --truth are required (see 'neardup help eval')")
 	}
-	ps, cs, err := quality.ReadRun(*pairs)
-	if err != nil {
+	if c := *containment; c != 0 && !(c >= 0.6 && c <= 1) {
+		return usagef("--containment %v out of [0.6, 1] (0: off)", c)
+	}
+	r, err := quality.Load(quality.Files{Pairs: *pairs, Truth: *truthPath, Corpus: *corpus, Synthetic: *synthetic}, *threshold, *containment, *minSize)
+	if errors.Is(err, quality.ErrNoContainColumns) {
+		return usagef("--truth %v", err)
+	} else if err != nil {
 		return err
 	}
-	var truth quality.Truth
-	if truth.Pairs, err = quality.ReadTruth(*truthPath); err != nil {
-		return err
-	}
-	if *corpus != "" {
-		if truth.Lang, err = quality.ReadLangs(*corpus); err != nil {
-			return err
-		}
-	}
-	if *synthetic != "" {
-		if truth.Synthetic, err = quality.ReadSynthetic(*synthetic); err != nil {
-			return err
-		}
-	}
-	r := quality.Evaluate(ps, cs, truth, *threshold)
-	if *asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	r.Print(w)
-	return nil
+	return quality.Write(w, r, *asJSON)
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/eval/quality"
 )
 
 // evalInputs writes a tiny run, its truth and corpus: p-q (en, J 0.9) is
@@ -86,5 +89,45 @@ func TestEvalText(t *testing.T) {
 	}
 	if err := evalTo(&out, []string{"--pairs", "x"}); err == nil || !strings.Contains(err.Error(), "--truth") {
 		t.Errorf("eval without --truth: %v", err)
+	}
+}
+
+// TestEvalContainment: --containment prints the containment report of a
+// containment truth and refuses, as a usage error (exit 2), a Jaccard one.
+func TestEvalContainment(t *testing.T) {
+	args := evalInputs(t)
+	dir := filepath.Dir(args[3])
+	truth := filepath.Join(dir, "contain.tsv")
+	// p-q: q (10 shingles) 0.9 inside p; r-s: 0.75 either way, reported as
+	// containment; u-v: 0.85, only clustered.
+	text := "id_a\tid_b\tjaccard\tinter\tunion\tsize_a\tsize_b\tcontain_a\tcontain_b\n" +
+		"p\tq\t0.1\t9\t100\t99\t10\t0.09\t0.9\nr\ts\t0.6\t15\t25\t20\t20\t0.75\t0.75\nu\tv\t0.74\t17\t23\t20\t20\t0.85\t0.85\n"
+	if err := os.WriteFile(truth, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := evalTo(&bytes.Buffer{}, append(args, "--containment", "0.8"))
+	if !errors.As(err, &usageError{}) || !strings.Contains(err.Error(), "contain_a") {
+		t.Errorf("a Jaccard truth: %v, want a usage error naming the columns", err)
+	}
+	os.WriteFile(filepath.Join(dir, "pairs-00000.jsonl"), []byte(`{"a":"p","b":"q","jaccard":0.1,"method":"minhash"}`+"\n"+
+		`{"a":"r","b":"s","jaccard":0.6,"method":"containment"}`+"\n"), 0o644)
+	var out bytes.Buffer
+	args[3] = truth
+	if err := evalTo(&out, append(args, "--containment", "0.8", "--json")); err != nil {
+		t.Fatal(err)
+	}
+	var r quality.ContainReport
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if h := r.All.Headline; h.Pairs != 2 || h.FoundDirect != 1 || r.All.Reported != 1 || r.All.Correct != 0 || r.ByLang["cross"].Headline.Pairs != 1 {
+		t.Errorf("report %+v", r)
+	}
+	out.Reset()
+	if err := evalTo(&out, append(args, "--containment", "0.8", "--containment-min-size", "11")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "containment C = 0.80") {
+		t.Errorf("text report:\n%s", out.String())
 	}
 }
