@@ -28,15 +28,35 @@ func containOf(j float64, q, u int64) float64 {
 	return min(j*float64(q+u)/((1+j)*float64(q)), 1)
 }
 
+// ContainEstimateFloor is the lowest Jaccard (ContainJaccard at the
+// pair's sizes) at which CheckContained accepts a pair on its estimate;
+// below, a pair the estimate does not reject is checked exactly, whatever
+// the Mode. Two unrelated b-bit sketches agree in 1/2^SketchBits of their
+// positions, 0.5 of 128 on average and 6 or more about once in 10^5
+// pairs, an estimate of 0.04: at the Jaccard of a containment of sizes 1
+// to 40 (0.02 at C = 0.8) that alone would accept; and the containment
+// candidates are many (on the dev corpus about 12 per document).
+const ContainEstimateFloor = 0.1
+
+// ContainEstimateMin is the fewest distinct shingles of a contained
+// document that CheckContained accepts on the estimate: the MinHash
+// values of a few dozen shingles stray further from their Jaccard than
+// the binomial error Bounds assumes (on the dev corpus, 12 shingles
+// inside 27, Jaccard 0.345, estimated 0.516 from all 64 bits, 4 standard
+// errors), so a smaller one is checked exactly.
+const ContainEstimateMin = 64
+
 // CheckContained tests candidate pair m (of infos a and b, whose Jaccard
 // estimate is j) for containment at cfg.Containment: the Jaccard a pair of
 // these sizes has at exactly that containment (ContainJaccard) is the
 // threshold of the same estimate test as the Jaccard's (Bounds), so an
 // estimate clearly above it accepts, clearly below rejects, and between
-// is checked exactly (Auto) or accepted (Estimate). An accepted pair
-// becomes a containment match, with the estimated containment. Pairs
-// whose contained document is below cfg.ContainMinSize, or whose sizes
-// are unknown (0), are rejected.
+// is checked exactly (Auto) or accepted (Estimate). A pair whose threshold
+// is below ContainEstimateFloor, or whose contained document has fewer
+// than ContainEstimateMin shingles, is never accepted on its estimate: it
+// is checked exactly. An accepted pair becomes a containment match, with
+// the estimated containment. Pairs whose contained document is below
+// cfg.ContainMinSize, or whose sizes are unknown (0), are rejected.
 func (cfg Config) CheckContained(m *wire.Match, a, b *wire.Info, j float64) Decision {
 	sa, sb := a.Shingles, b.Shingles
 	if a.Doc > b.Doc {
@@ -49,6 +69,9 @@ func (cfg Config) CheckContained(m *wire.Match, a, b *wire.Info, j float64) Deci
 	c := cfg
 	c.Threshold = ContainJaccard(cfg.Containment, q, u)
 	d := c.decide(j, len(a.Sketch))
+	if d == Accept && (c.Threshold < ContainEstimateFloor || q < ContainEstimateMin) {
+		d = CheckExactly
+	}
 	if d == Accept {
 		m.Method, m.Inside, m.Containment = wire.Containment, side, float32(containOf(j, q, u))
 	}

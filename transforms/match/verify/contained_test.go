@@ -34,6 +34,13 @@ func TestCheckContained(t *testing.T) {
 		{"unsure for the Jaccard", 1, 2, 100, 110, 100, cfg, CheckExactly, wire.MinHash, wire.NoSide},
 		{"containment off", 1, 2, 100, 400, 39, Config{Blocking: Both, Mode: Auto, Threshold: 0.8, Confidence: 0.95}, Reject, wire.MinHash, wire.NoSide},
 		{"estimate mode, unsure", 1, 2, 100, 400, 25, func() Config { c := cfg; c.Mode = Estimate; return c }(), Accept, wire.Containment, wire.SideA},
+		// 15 inside 661 is Jaccard 0.018 at C = 0.8: 6 equal positions,
+		// as likely from unrelated sketches, estimate 0.043, above the
+		// bounds, below ContainEstimateFloor.
+		{"below the estimate floor", 1, 2, 15, 661, 6, cfg, CheckExactly, wire.MinHash, wire.NoSide},
+		{"below the floor, estimate mode", 1, 2, 15, 661, 6, func() Config { c := cfg; c.Mode = Estimate; return c }(), CheckExactly, wire.MinHash, wire.NoSide},
+		// ... nor can it reject: 0 is within the bounds of 0.018.
+		{"below the floor, no position equal", 1, 2, 15, 661, 0, cfg, CheckExactly, wire.MinHash, wire.NoSide},
 	}
 	for _, tt := range tests {
 		sa, sb := sketches(128, tt.eq)
