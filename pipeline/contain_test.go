@@ -6,12 +6,19 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/transforms/eval/containjoin"
+	"github.com/neardup/neardup/transforms/eval/devcorpus"
+	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/verify"
+	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 // containCorpus writes a JSONL file with documents inside others: "part",
@@ -154,5 +161,84 @@ func sameCounts(t *testing.T, what string, want, got []byte, except ...string) {
 	}
 	if !maps.Equal(w.Counts, g.Counts) {
 		t.Errorf("%s: counts %v, want %v", what, g.Counts, w.Counts)
+	}
+}
+
+// TestDevContainment runs --containment 0.8 on the dev corpus and scores
+// it against the exact containment join of the corpus (containjoin.Join
+// on the run's shingle sets): recall at containment >= 0.85 of 0.99 or
+// more for English and for Chinese, precision (true containment >= 0.8)
+// of 0.999 or more, and no containment pair below 0.7.
+func TestDevContainment(t *testing.T) {
+	dcDir, err := devcorpus.Dir()
+	if err != nil {
+		t.Skip(err)
+	}
+	corpus := filepath.Join(dcDir, "dev.jsonl")
+	cfg := job.DefaultConfig()
+	cfg.Containment = 0.8
+	dir := runJob(t, "direct", cfg, []string{corpus})
+	truthPath := filepath.Join(t.TempDir(), "truth.tsv")
+	writeContainTruth(t, corpus, truthPath)
+	truth, err := quality.ReadContainTruth(truthPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	langs, err := quality.ReadLangs(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, clusters, err := quality.ReadRun(filepath.Join(dir, "pairs-*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := quality.EvaluateContainment(pairs, clusters, truth, langs, 0.8, cfg.ContainMinSize)
+	t.Logf("dev containment 0.8: recall %.4f (en %.4f, zh %.4f), precision %.4f of %d, far below %d",
+		r.All.Headline.RecallDirect, r.ByLang["en"].Headline.RecallDirect, r.ByLang["zh"].Headline.RecallDirect,
+		r.All.Precision, r.All.Reported, r.All.FarBelow)
+	for _, lang := range []string{"en", "zh"} {
+		if got := r.ByLang[lang].Headline.RecallDirect; got < 0.99 {
+			t.Errorf("%s: recall at containment >= 0.85 %.4f, want >= 0.99 (missed: %v)", lang, got, r.Examples["missed"])
+		}
+	}
+	if r.All.Reported == 0 || r.All.Precision < 0.999 || r.All.FarBelow > 0 {
+		t.Errorf("precision %.4f of %d containment pairs, %d below 0.7 (%v); want >= 0.999 and none", r.All.Precision, r.All.Reported, r.All.FarBelow, r.Examples["far_below"])
+	}
+}
+
+// writeContainTruth writes the containment truth of the JSONL corpus at
+// path, pairs at 0.5 or more, shingled as the run shingles.
+func writeContainTruth(t *testing.T, corpus, path string) {
+	t.Helper()
+	signer, err := signature.New(must(job.DefaultConfig().Signing().Config()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var docs []containjoin.Doc
+	err = record.Read(f, corpus, record.Options{Format: record.JSONL, IDField: record.DefaultIDField, TextField: record.DefaultTextField}, func(d record.Doc) error {
+		docs = append(docs, containjoin.Doc{ID: d.ID, Set: slices.Clone(signer.ShingleSet(normalize.Text(d.Text)))})
+		return nil
+	}, func(rj record.Reject) error { return fmt.Errorf("dev corpus reject: %s", rj.Detail) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs, err := containjoin.Join(docs, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := containjoin.WriteTSV(out, pairs); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -102,7 +102,7 @@ func checkContainment(o *Options, _ Runner) error {
 	case c.ContainMinSize < 1 || c.ContainMinSize > maxContainMinSize:
 		return bad("containment-min-size", c.ContainMinSize, fmt.Sprintf("want 1 to %d", maxContainMinSize))
 	}
-	if _, err := ensemble.NewLevels(c.ContainConfig()); err != nil {
+	if _, err := ensemble.NewLevels(c.ContainOptions()); err != nil {
 		return fmt.Errorf("--containment %v with --perms %d: %w", c.Containment, c.Perms, err)
 	}
 	return nil

@@ -198,7 +198,7 @@ func TestVerifyShuffleTallies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(halves)) {
-		if err := near.VerifyHalves(cfg.VerifyConfig(), cfg.SegBits(), jobfiles.IterOf(halves[k]), info, "test", tp.emit(output.ShuffleMatches, nil), tp.emit(output.ShuffleUnsure, nil), tp.emitStat); err != nil {
+		if err := near.VerifyHalves(cfg.VerifyConfig(), cfg.WorkDir().SegmentBits, jobfiles.IterOf(halves[k]), info, "test", tp.emit(output.ShuffleMatches, nil), tp.emit(output.ShuffleUnsure, nil), tp.emitStat); err != nil {
 			t.Fatal(err)
 		}
 	}

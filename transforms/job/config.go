@@ -189,7 +189,7 @@ func DefaultConfig() Config {
 		SimBlocks:   4,
 		// ContainMinSize: a text of fewer shingles (a line or two) is
 		// "contained" in every longer text that quotes it.
-		ContainMinSize: DefaultContainMinSize,
+		ContainMinSize: defaultContainMinSize,
 		Partitions:     DefaultPartitions,
 		CCPartitions:   16,
 		CCRounds:       DefaultCCRounds,
@@ -249,8 +249,8 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// segmentBits is SegmentBits or its default.
-func (c Config) SegBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits) }
+// segBits is SegmentBits or its default.
+func (c Config) segBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits) }
 
 // The stages derive from the job's Config the narrow configuration each
 // of their DoFns holds: the work directory handle (WorkDir),
@@ -260,7 +260,7 @@ func (c Config) SegBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits)
 
 // WorkDir is the stages' handle on c's work directory.
 func (c Config) WorkDir() jobfiles.WorkDir {
-	return jobfiles.WorkDir{Dir: c.Work, SegmentBits: c.SegBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers}
+	return jobfiles.WorkDir{Dir: c.Work, SegmentBits: c.segBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers}
 }
 
 // Reading is how c's input is parsed.
@@ -285,7 +285,7 @@ func (c Config) UnitRows() int64 {
 	if c.SplitRows < 0 {
 		return 0
 	}
-	seg := int64(1) << c.SegBits()
+	seg := int64(1) << c.segBits()
 	n := (int64(cmp.Or(c.SplitRows, defaultSplitRows)) + seg/2) / seg
 	return max(n, 1) * seg
 }
