@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
-	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 // containCorpus writes a JSONL file with documents inside others: "part",
@@ -219,11 +217,8 @@ func writeContainTruth(t *testing.T, corpus, path string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var docs []containjoin.Doc
-	err = record.Read(f, corpus, record.Options{Format: record.JSONL, IDField: record.DefaultIDField, TextField: record.DefaultTextField}, func(d record.Doc) error {
-		docs = append(docs, containjoin.Doc{ID: d.ID, Set: slices.Clone(signer.ShingleSet(normalize.Text(d.Text)))})
-		return nil
-	}, func(rj record.Reject) error { return fmt.Errorf("dev corpus reject: %s", rj.Detail) })
+	opt := record.Options{Format: record.JSONL, IDField: record.DefaultIDField, TextField: record.DefaultTextField}
+	docs, err := containjoin.ReadDocs(f, corpus, opt, signer, func(rj record.Reject) error { return fmt.Errorf("dev corpus reject: %s", rj.Detail) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/sketch/signature"
-	"github.com/neardup/neardup/transforms/text/normalize"
 	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
@@ -128,14 +127,9 @@ func readDocs(path, idField, textField string, signer *signature.Signer) ([]cont
 	if err != nil {
 		return nil, err
 	}
-	var docs []containjoin.Doc
 	rejects := 0
 	opt := record.Options{Format: record.JSONL, IDField: idField, TextField: textField}
-	err = record.Read(r, path, opt, func(d record.Doc) error {
-		set := signer.ShingleSet(normalize.Text(d.Text))
-		docs = append(docs, containjoin.Doc{ID: d.ID, Set: append([]uint64(nil), set...)})
-		return nil
-	}, func(rj record.Reject) error {
+	docs, err := containjoin.ReadDocs(r, path, opt, signer, func(rj record.Reject) error {
 		if rejects++; rejects <= 5 {
 			fmt.Fprintf(os.Stderr, "containjoin: left out: %s (%s)\n", rj.Detail, rj.Reason)
 		}

@@ -3,15 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/transforms/eval/containjoin"
+	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/sketch/signature"
-	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 // TestRun writes a corpus where document b is the first half of document
@@ -38,12 +39,15 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sets []containjoin.Doc
 	for _, d := range docs {
 		line, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text, "lang": d.Lang})
 		corpus.Write(append(line, '\n'))
-		set := signer.ShingleSet(normalize.Text(d.Text))
-		sets = append(sets, containjoin.Doc{ID: d.ID, Set: append([]uint64(nil), set...)})
+	}
+	sets, err := containjoin.ReadDocs(bytes.NewReader(corpus.Bytes()), "c.jsonl", record.Options{Format: record.JSONL}, signer, func(rj record.Reject) error {
+		return fmt.Errorf("reject: %s", rj.Detail)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	input, truth := filepath.Join(dir, "c.jsonl"), filepath.Join(dir, "t.tsv")
 	if err := os.WriteFile(input, corpus.Bytes(), 0o644); err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -95,27 +96,34 @@ func (fn *ShingleSetsFn) Setup(ctx context.Context) (err error) {
 
 func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	key := int(k)
-	start := time.Now()
 	chunks, failed := fn.spilled.Iter(fn.Check.Work, key, chunks)
 	var keep func(*wire.Match) bool
 	if fn.Check.Work.Spill && fn.Rounds > 1 {
 		bits := fn.Check.Work.SegmentBits
 		keep = func(m *wire.Match) bool { return jobfiles.CheckRound(m.B, bits, fn.Rounds) == fn.Round }
 	}
-	byLine, ms, _, err := readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
-	if err == nil {
-		err = failed()
+	emits := []func(int64, []byte){fn.sets.Wrap(emit)}
+	for more := true; more; {
+		start := time.Now()
+		b, err := readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
+		if err != nil {
+			return err
+		}
+		more = b.more
+		if len(b.ms) == 0 {
+			continue
+		}
+		jobstate.AddBusy(ctx, "ShingleSets", time.Since(start), start)
+		fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
+			emit, report := tally.CountShuffle(output.ShuffleSets, emits[0], emitStat)
+			defer report()
+			return fn.work(ctx, key, b, emit)
+		})
+		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), emits, emitStat, jobstate.BusyIn(ctx, "ShingleSets")); err != nil {
+			return err
+		}
 	}
-	if err != nil || len(ms) == 0 {
-		return err
-	}
-	jobstate.AddBusy(ctx, "ShingleSets", time.Since(start), start)
-	fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
-		emit, report := tally.CountShuffle(output.ShuffleSets, emits[0], emitStat)
-		defer report()
-		return fn.work(ctx, key, byLine, ms, emit)
-	})
-	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets"))
+	return failed()
 }
 
 // FinishBundle emits the output of the files still being worked on.
@@ -124,11 +132,12 @@ func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int64, []by
 	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets")), emit, fn.sets)
 }
 
-func (fn *ShingleSetsFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, emit func(int64, []byte)) error {
+func (fn *ShingleSetsFn) work(ctx context.Context, key int, mb matchBatch, emit func(int64, []byte)) error {
 	b := wire.NewBatcher(0)
 	bits := fn.Check.Work.SegmentBits
+	ms := mb.ms
 	destOf := func(i int) int { return jobfiles.CheckKey(ms[i].B, bits) }
-	err := fn.docs.each(ctx, key, byLine, func(set []uint32, idx []int) {
+	err := fn.docs.each(ctx, key, mb.byLine, func(set []uint32, idx []int) {
 		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(destOf(i), destOf(j)) })
 		for len(idx) > 0 {
 			dest := destOf(idx[0])
@@ -169,20 +178,26 @@ func (fn *ExactJaccardFn) Setup(ctx context.Context) (err error) {
 
 func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	key := int(k)
-	start := time.Now()
 	chunks, failed := fn.spilled.Iter(fn.Check.Work, key, chunks)
-	byLine, ms, sets, err := readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
-	if err == nil {
-		err = failed()
+	for more := true; more; {
+		start := time.Now()
+		b, err := readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
+		if err != nil {
+			return err
+		}
+		more = b.more
+		if len(b.ms) == 0 {
+			continue
+		}
+		jobstate.AddBusy(ctx, "ExactJaccard", time.Since(start), start)
+		fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
+			return fn.work(ctx, key, b, emits[0], emitStat)
+		})
+		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard")); err != nil {
+			return err
+		}
 	}
-	if err != nil || len(ms) == 0 {
-		return err
-	}
-	jobstate.AddBusy(ctx, "ExactJaccard", time.Since(start), start)
-	fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
-		return fn.work(ctx, key, byLine, ms, sets, emits[0], emitStat)
-	})
-	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard"))
+	return failed()
 }
 
 // FinishBundle emits the output of the files still being worked on.
@@ -191,16 +206,15 @@ func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, emit func(int64, []b
 	return fn.ahead.Drain(0, []func(int64, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard"))
 }
 
-func (fn *ExactJaccardFn) work(ctx context.Context, key int, byLine map[int64][]int, ms []wire.Match, sets [][]uint32,
-	emit func(int64, []byte), emitStat func(string, int64)) error {
+func (fn *ExactJaccardFn) work(ctx context.Context, key int, mb matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error {
 	emit, report := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
 	defer report()
 	b := wire.NewBatcher(0)
 	var accepted int64
-	err := fn.docs.each(ctx, key, byLine, func(set []uint32, idx []int) {
+	err := fn.docs.each(ctx, key, mb.byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
-			m := &ms[i]
-			if !fn.Verify.Exact(m, sets[i], set) {
+			m := &mb.ms[i]
+			if !fn.Verify.Exact(m, mb.sets[i], set) {
 				continue
 			}
 			accepted++
@@ -305,30 +319,54 @@ type shingleSet struct {
 	line int64
 }
 
+// matchBatch is what readMatches decodes: the matches, indexed by the
+// line of their document in this file, and with withSet the set that came
+// with each (sets[i] is match i's; matches of one record share it). more
+// says that chunks has more.
+type matchBatch struct {
+	byLine map[int64][]int
+	ms     []wire.Match
+	sets   [][]uint32
+	more   bool
+}
+
+// checkBatchBytes (a variable for tests) is about the most memory one batch of an exact check's
+// matches (readMatches) holds. A segment whose matches are more is
+// checked in several batches, each reading the segment's documents again
+// for its lines: the memory of the exact checks is this much per batch in
+// progress (at most GOMAXPROCS+1), however many pairs a segment has.
+var checkBatchBytes int64 = 48 << 20
+
+// matchBytes is what readMatches counts for a match beyond its IDs: the
+// match, its index in byLine and its set's slice header.
+const matchBytes = int64(unsafe.Sizeof(wire.Match{})) + 8 + 24
+
 // readMatches decodes wire.Match chunks or, withSet, chunks of shingle-set
-// records (see shingleSetsFn), indexing the matches by the line of their
-// document in this file. With withSet, sets[i] is the set that came with
-// match i (matches of one record share it). Matches without a set are
-// kept only if keep (if not nil) says so.
-func readMatches(chunks func(*[]byte) bool, withSet bool, keep func(*wire.Match) bool, line func(*wire.Match) int64) (map[int64][]int, []wire.Match, [][]uint32, error) {
-	byLine := map[int64][]int{}
-	var ms []wire.Match
-	var sets [][]uint32
+// records (see shingleSetsFn) from chunks until it ends or the batch holds
+// checkBatchBytes. Matches without a set are kept only if keep (if not
+// nil) says so.
+func readMatches(chunks func(*[]byte) bool, withSet bool, keep func(*wire.Match) bool, line func(*wire.Match) int64) (matchBatch, error) {
+	b := matchBatch{byLine: map[int64][]int{}}
+	size := int64(0)
 	add := func(m wire.Match, set []uint32) {
 		l := line(&m)
-		byLine[l] = append(byLine[l], len(ms))
-		ms = append(ms, m)
-		sets = append(sets, set)
+		b.byLine[l] = append(b.byLine[l], len(b.ms))
+		b.ms = append(b.ms, m)
+		b.sets = append(b.sets, set)
+		size += matchBytes + int64(len(m.IDA)+len(m.IDB))
 	}
 	var chunk []byte
 	var group []wire.Match
-	for chunks(&chunk) {
+	for size < checkBatchBytes {
+		if b.more = chunks(&chunk); !b.more {
+			break
+		}
 		for c := chunk; len(c) > 0; {
 			var err error
 			if !withSet {
 				var m wire.Match
 				if c, err = wire.DecodeMatch(c, &m); err != nil {
-					return nil, nil, nil, err
+					return b, err
 				}
 				if keep == nil || keep(&m) {
 					add(m, nil)
@@ -337,14 +375,15 @@ func readMatches(chunks func(*[]byte) bool, withSet bool, keep func(*wire.Match)
 			}
 			var set []uint32
 			if c, group, set, err = wire.DecodeMatchSet(c, group, nil); err != nil {
-				return nil, nil, nil, fmt.Errorf("shingle-set record: %w", err)
+				return b, fmt.Errorf("shingle-set record: %w", err)
 			}
+			size += 4 * int64(len(set))
 			for _, m := range group {
 				add(m, set)
 			}
 		}
 	}
-	return byLine, ms, sets, nil
+	return b, nil
 }
 
 // set32 returns the sorted set of the low 32 bits of shingle hashes. Exact

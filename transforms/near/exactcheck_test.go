@@ -23,19 +23,27 @@ func TestExactChecksStage(t *testing.T) {
 	in := t.TempDir()
 	text := stagetest.Text(1, 60)
 	l0 := []string{stagetest.JSON("x", stagetest.Text(3, 60)), stagetest.JSON("a", text), stagetest.JSON("c", stagetest.Text(2, 60))}
-	l1 := []string{stagetest.JSON("a2", stagetest.Near(text, 10))}
+	l1 := []string{stagetest.JSON("a2", stagetest.Near(text, 10)), stagetest.JSON("c2", stagetest.Near(stagetest.Text(2, 60), 10))}
 	paths := map[int]string{0: stagetest.Input(t, in, "f0.jsonl", l0...), 1: stagetest.Input(t, in, "f1.jsonl", l1...)}
-	a, c, a2 := wire.DocNum(0, 1), wire.DocNum(0, 2), wire.DocNum(1, 0)
-	unsure := stagetest.MatchChunk(
-		wire.Match{A: a, B: c, IDA: "a", IDB: "c", LenA: int64(len(l0[1])), LenB: int64(len(l0[2])), Jaccard: 0.5, Method: wire.MinHash},
-		wire.Match{A: a, B: a2, IDA: "a", IDB: "a2", LenA: int64(len(l0[1])), LenB: int64(len(l1[0])), Jaccard: 0.5, Method: wire.MinHash})
-
-	p, s := beam.NewPipelineWithRoot()
-	matches, st := ExactChecks(s, OptionsFor(cfg), stagetest.Manifest(t, []jobfiles.FileRef{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stagetest.Chunks(s, unsure), stagetest.EmptyStats(s))
-	passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
-	passert.Equals(s, stagetest.Stats(s, st, output.StatByExact), "verified_exactly=1")
-	stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)
-	stagetest.Run(t, p)
+	x, a, c, a2, c2 := wire.DocNum(0, 0), wire.DocNum(0, 1), wire.DocNum(0, 2), wire.DocNum(1, 0), wire.DocNum(1, 1)
+	unsure := []stagetest.Chunk{
+		stagetest.MatchChunk(wire.Match{A: a, B: c, IDA: "a", IDB: "c", LenA: int64(len(l0[1])), LenB: int64(len(l0[2])), Jaccard: 0.5, Method: wire.MinHash}),
+		stagetest.MatchChunk(wire.Match{A: a, B: a2, IDA: "a", IDB: "a2", LenA: int64(len(l0[1])), LenB: int64(len(l1[0])), Jaccard: 0.5, Method: wire.MinHash}),
+		stagetest.MatchChunk(wire.Match{A: x, B: a2, IDA: "x", IDB: "a2", LenA: int64(len(l0[0])), LenB: int64(len(l1[0])), Jaccard: 0.5, Method: wire.MinHash}),
+		stagetest.MatchChunk(wire.Match{A: c, B: c2, IDA: "c", IDB: "c2", LenA: int64(len(l0[2])), LenB: int64(len(l1[1])), Jaccard: 0.5, Method: wire.MinHash}),
+	}
+	// A limit of one byte checks each chunk as a batch of its own, reading
+	// the segment's documents again for each: the same matches.
+	defer func(b int64) { checkBatchBytes = b }(checkBatchBytes)
+	for _, limit := range []int64{checkBatchBytes, 1} {
+		checkBatchBytes = limit
+		p, s := beam.NewPipelineWithRoot()
+		matches, st := ExactChecks(s, OptionsFor(cfg), stagetest.Manifest(t, []jobfiles.FileRef{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stagetest.Chunks(s, unsure...), stagetest.EmptyStats(s))
+		passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash", "0/c-c2:minhash")
+		passert.Equals(s, stagetest.Stats(s, st, output.StatByExact), "verified_exactly=2")
+		stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)
+		stagetest.Run(t, p)
+	}
 }
 
 // TestSharedSigners: the exact-check DoFns of one configuration share one

@@ -85,7 +85,8 @@ func (cfg Config) CheckContained(m *wire.Match, a, b *wire.Info, j float64) Deci
 // of them in the other. It sets m's Jaccard, and for a containment match
 // its Method, Inside and Containment, and reports whether m is a match.
 func (cfg Config) Exact(m *wire.Match, a, b []uint32) bool {
-	inter, union := similarity.Overlap(a, b)
+	inter := similarity.Intersection(a, b, cfg.need(len(a), len(b)))
+	union := len(a) + len(b) - inter
 	j := 0.0
 	if union > 0 {
 		j = float64(inter) / float64(union)
@@ -106,4 +107,18 @@ func (cfg Config) Exact(m *wire.Match, a, b []uint32) bool {
 		return true
 	}
 	return false
+}
+
+// need returns a count of shared elements that sets of na and nb elements
+// must reach to pass Exact: the Jaccard test needs inter >= t(na+nb)/(1+t),
+// the containment test inter >= C*min(na, nb); one less than the lower of
+// the two, so that rounding never stops a count that would pass. Where
+// Intersection stops below it, the pair fails both tests.
+func (cfg Config) need(na, nb int) int {
+	t := cfg.Threshold
+	n := t * float64(na+nb) / (1 + t)
+	if q := min(na, nb); cfg.Containment > 0 && q >= max(cfg.ContainMinSize, 1) {
+		n = min(n, cfg.Containment*float64(q))
+	}
+	return max(int(n)-1, 0)
 }

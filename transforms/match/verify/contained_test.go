@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/sketch/similarity"
 )
 
 func TestCheckContained(t *testing.T) {
@@ -106,6 +108,47 @@ func TestContainJaccard(t *testing.T) {
 		j := ContainJaccard(tc.c, tc.q, tc.u)
 		if back := containOf(j, tc.q, tc.u); back < tc.c-1e-12 || back > tc.c+1e-12 {
 			t.Errorf("containOf(ContainJaccard(%v, %d, %d)) = %v", tc.c, tc.q, tc.u, back)
+		}
+	}
+}
+
+// TestExactBruteForce compares Exact, which stops counting once a pair
+// cannot pass, with both tests on the full intersection, at thresholds
+// where the boundary falls on whole counts and between them.
+func TestExactBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	set := func(n, universe int) []uint32 {
+		var s []uint32
+		for v := range universe {
+			if r.IntN(universe) < n {
+				s = append(s, uint32(v))
+			}
+		}
+		return s
+	}
+	for trial := range 20000 {
+		universe := 2 + r.IntN(200)
+		a, b := set(r.IntN(universe), universe), set(r.IntN(universe), universe)
+		if trial%4 == 0 {
+			b = set(universe, universe*40) // skewed sizes
+		}
+		cfg := Config{Threshold: []float64{0.5, 0.8, 0.9, 0.75}[trial%4]}
+		if trial%3 != 0 {
+			cfg.Containment, cfg.ContainMinSize = []float64{0.8, 0.9, 0.5, 1}[trial%4], 1+r.IntN(5)
+		}
+		inter, union := similarity.Overlap(a, b)
+		j := 0.0
+		if union > 0 {
+			j = float64(inter) / float64(union)
+		}
+		q := min(len(a), len(b))
+		want := j >= cfg.Threshold || cfg.Containment > 0 && q >= cfg.ContainMinSize && float64(inter)/float64(q) >= cfg.Containment
+		var m wire.Match
+		if got := cfg.Exact(&m, a, b); got != want {
+			t.Fatalf("%+v on sets of %d and %d sharing %d: Exact = %v, want %v", cfg, len(a), len(b), inter, got, want)
+		}
+		if want && m.Jaccard != float32(j) {
+			t.Fatalf("%+v: Jaccard %v, want %v", cfg, m.Jaccard, j)
 		}
 	}
 }

@@ -8,9 +8,11 @@
 package verify
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/neardup/neardup/transforms/format/wire"
 )
@@ -119,10 +121,24 @@ func (c Config) Bounds(k int) (lo, hi float64) {
 		return c.Threshold, c.Threshold
 	}
 	t := c.Threshold
-	z := math.Sqrt2 * math.Erfinv(2*c.Confidence-1)
+	z := zOf(c.Confidence)
 	p := t + (1-t)*chance
 	se := math.Sqrt(p*(1-p)/float64(k)) / (1 - chance)
 	return t - z*se, t + z*se
+}
+
+// lastZ holds the confidence zOf was last asked for and its z: a run
+// asks for one, and math.Erfinv costs more than the rest of a Check.
+var lastZ atomic.Pointer[[2]float64]
+
+// zOf returns the z of the two-sided confidence c: sqrt2*erfinv(2c-1).
+func zOf(c float64) float64 {
+	if p := lastZ.Load(); p != nil && p[0] == c {
+		return p[1]
+	}
+	z := math.Sqrt2 * math.Erfinv(2*c-1)
+	lastZ.Store(&[2]float64{c, z})
+	return z
 }
 
 // Decision is the outcome of Check.
@@ -159,14 +175,29 @@ func EstimateJaccard(a, b []uint8) float64 {
 	if len(a) != len(b) || len(a) == 0 {
 		return 0
 	}
-	eq := 0
-	for i, v := range a {
-		if v == b[i] {
-			eq++
+	j := (float64(agree(a, b))/float64(len(a)) - chance) / (1 - chance)
+	return max(j, 0)
+}
+
+// agree returns how many positions of a and b (of the same length) are
+// equal, eight at a time: a byte of x = a^b is zero where they agree, and
+// t has the high bit of exactly those bytes set (the low seven bits of
+// each byte, plus 0x7f, carry into its high bit unless all zero; no carry
+// leaves a byte).
+func agree(a, b []uint8) int {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	n, i := 0, 0
+	for ; i+8 <= len(a); i += 8 {
+		x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
+		t := ^((x&low7 + low7) | x | low7)
+		n += bits.OnesCount64(t)
+	}
+	for ; i < len(a); i++ {
+		if a[i] == b[i] {
+			n++
 		}
 	}
-	j := (float64(eq)/float64(len(a)) - chance) / (1 - chance)
-	return max(j, 0)
+	return n
 }
 
 // Check tests candidate pair (a, b) and returns the match to report (A <

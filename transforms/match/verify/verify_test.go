@@ -2,6 +2,7 @@ package verify
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -327,5 +328,36 @@ func TestCheckOrder(t *testing.T) {
 		if m != want || d != Accept {
 			t.Errorf("Check(%s, %s) = %+v, %v; want %+v, Accept", args[0].ID, args[1].ID, m, d, want)
 		}
+	}
+}
+
+func TestAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := range 40 {
+		a, b := make([]uint8, n), make([]uint8, n)
+		for i := range a {
+			a[i] = uint8(r.IntN(4) * 85) // 0, 85, 170, 255: high and low bits
+			b[i] = uint8(r.IntN(4) * 85)
+		}
+		want := 0
+		for i := range a {
+			if a[i] == b[i] {
+				want++
+			}
+		}
+		if got := agree(a, b); got != want {
+			t.Errorf("agree(%v, %v) = %d, want %d", a, b, got, want)
+		}
+	}
+}
+
+func BenchmarkEstimateJaccard(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	x, y := make([]uint8, 128), make([]uint8, 128)
+	for i := range x {
+		x[i], y[i] = uint8(r.Uint32()), uint8(r.Uint32())
+	}
+	for b.Loop() {
+		EstimateJaccard(x, y)
 	}
 }
