@@ -190,10 +190,10 @@ func TestDevContainment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := quality.EvaluateContainment(pairs, clusters, truth, langs, 0.8, cfg.ContainMinSize)
-	t.Logf("dev containment 0.8: recall %.4f (en %.4f, zh %.4f), precision %.4f of %d, far below %d",
+	r := quality.EvaluateContainment(pairs, clusters, truth, langs, cfg.Threshold, 0.8, cfg.ContainMinSize)
+	t.Logf("dev containment 0.8: recall %.4f (en %.4f, zh %.4f), precision %.4f of %d, far below %d, removal precision %.4f of %d",
 		r.All.Headline.RecallDirect, r.ByLang["en"].Headline.RecallDirect, r.ByLang["zh"].Headline.RecallDirect,
-		r.All.Precision, r.All.Reported, r.All.FarBelow)
+		r.All.Precision, r.All.Reported, r.All.FarBelow, r.Removals.Precision, r.Removals.Removed)
 	for _, lang := range []string{"en", "zh"} {
 		if got := r.ByLang[lang].Headline.RecallDirect; got < 0.99 {
 			t.Errorf("%s: recall at containment >= 0.85 %.4f, want >= 0.99 (missed: %v)", lang, got, r.Examples["missed"])
@@ -201,6 +201,11 @@ func TestDevContainment(t *testing.T) {
 	}
 	if r.All.Reported == 0 || r.All.Precision < 0.999 || r.All.FarBelow > 0 {
 		t.Errorf("precision %.4f of %d containment pairs, %d below 0.7 (%v); want >= 0.999 and none", r.All.Precision, r.All.Reported, r.All.FarBelow, r.Examples["far_below"])
+	}
+	// Every removed document is a near-duplicate of the document kept for
+	// it, or inside it.
+	if rm := r.Removals; rm.Removed == 0 || rm.Inside == 0 || rm.Precision < 0.999 || rm.BelowLenient > 0 {
+		t.Errorf("removals %+v (%v); want some inside their kept document, precision >= 0.999 and none below 0.7", rm, r.Examples["removed_below"])
 	}
 }
 

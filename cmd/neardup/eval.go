@@ -37,7 +37,9 @@ With --containment C (the run's) and a containment truth (scripts/containjoin:
 these columns, size_a size_b contain_a contain_b) it prints the containment
 report instead: recall (found directly) at c >= C + 0.05 and in [C, C + 0.05),
 precision of the "containment" pairs (c >= C), those with c < C - 0.1, c the
-smaller document's containment; see package transforms/eval/quality.
+smaller document's containment, and the removals: each removed document is
+right if its true J with the document kept for it is >= t or its own
+containment in it >= C; see package transforms/eval/quality.
 
 Examples:
 

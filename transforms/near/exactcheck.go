@@ -34,17 +34,18 @@ func init() {
 }
 
 // ExactChecks computes the exact Jaccard of the unsure pairs in
-// cfg.ShuffleRounds() rounds, one after the other, each for the pairs whose
-// second document's segment belongs to the round (see checkRound):
-// shingleSetsFn sends the first documents' shingle sets to the segments of
-// the second ones, and exactJaccardFn compares them there. Both work by
-// segment (see checkKey), reading its document shard, so a pass holds one
-// segment's checks however long the file. A round's grouped input waits
-// for the stats of the round before it (the first for wait), flattened in
-// by rounds.After. A runner that keeps every shuffled byte in memory
-// (Prism) then holds one round's shingle sets at a time, the largest
-// shuffle of a run at full size; each round reads the document
-// shards again, but decodes only the records it needs.
+// cfg.ShuffleRounds() rounds, one after the other, each for the pairs
+// whose second document's segment belongs to the round (see checkRound):
+// shingleSetsFn sends the first documents' shingle sets to the segments
+// of the second ones, and exactJaccardFn compares them there. Both work
+// by segment (see checkKey), reading its document shard, in batches of
+// matches of about checkBatchBytes, so a pass holds one batch per segment
+// in progress however long the file and however many its pairs. A round's
+// grouped input waits for the stats of the round before it (the first for
+// wait), flattened in by rounds.After. A runner that keeps every shuffled
+// byte in memory (Prism) then holds one round's shingle sets at a time,
+// the largest shuffle of a run at full size; each round reads the
+// document shards again, but decodes only the records it needs.
 //
 // In: unsure matches (checkKey of A, chunk), stats to wait for. Out:
 // matches (file index of A, chunk), stats.

@@ -140,6 +140,7 @@ func (f *ContainFigures) finish() {
 
 // ContainReport is the outcome of EvaluateContainment.
 type ContainReport struct {
+	Threshold   float64        `json:"threshold"`   // t, the run's Jaccard threshold
 	Containment float64        `json:"containment"` // C
 	Headline    float64        `json:"headline"`    // C + 0.05
 	FarBelow    float64        `json:"far_below"`   // C - 0.1
@@ -147,19 +148,23 @@ type ContainReport struct {
 	All         ContainFigures `json:"all"`
 	// ByLang: by pair language (see the package doc); empty without languages.
 	ByLang map[string]ContainFigures `json:"by_lang,omitempty"`
+	// Removals: is each removed document a near-duplicate of the document
+	// kept for it, or inside it?
+	Removals ContainRemovals `json:"removals"`
 	// Examples: "missed" true pairs c >= C + 0.05 not found, "far_below"
-	// reported containment pairs with c < C - 0.1 (ten of each at most).
+	// reported containment pairs with c < C - 0.1, "removed_below"
+	// removals right by neither measure (ten of each at most).
 	Examples map[string][]string `json:"examples,omitempty"`
 }
 
 // EvaluateContainment compares a run with a containment truth at
-// containment C, true pairs whose contained document has fewer than
-// minSize shingles left out of recall; langs (optional) gives the
-// documents' languages. The measures are those of the comment above
-// ContainPair.
-func EvaluateContainment(pairs []Pair, clusters []Cluster, truth []ContainPair, langs map[string]string, c float64, minSize int) ContainReport {
+// containment C and Jaccard threshold t, true pairs whose contained
+// document has fewer than minSize shingles left out of recall; langs
+// (optional) gives the documents' languages. The measures are those of the
+// comment above ContainPair, and the removals' (ContainRemovals).
+func EvaluateContainment(pairs []Pair, clusters []Cluster, truth []ContainPair, langs map[string]string, t, c float64, minSize int) ContainReport {
 	run := newRunView(pairs, clusters)
-	r := ContainReport{Containment: c, Headline: decimal(c + 0.05), FarBelow: decimal(c - 0.1), MinSize: minSize,
+	r := ContainReport{Threshold: t, Containment: c, Headline: decimal(c + 0.05), FarBelow: decimal(c - 0.1), MinSize: minSize,
 		ByLang: map[string]ContainFigures{}, Examples: map[string][]string{}}
 	all, byLang := &ContainFigures{}, map[string]*ContainFigures{}
 	if langs != nil {
@@ -227,6 +232,7 @@ func EvaluateContainment(pairs []Pair, clusters []Cluster, truth []ContainPair, 
 		f.finish()
 		r.ByLang[l] = *f
 	}
+	r.Removals = containRemovals(clusters, truth, t, c, example)
 	return r
 }
 
@@ -254,6 +260,8 @@ func (r ContainReport) Print(w io.Writer) {
 			f.SmallExcluded, f.Reported, f.Correct, ratio(f.Reported, f.Precision), f.FarBelow)
 	}
 	tw.Flush()
+	fmt.Fprintln(w)
+	r.Removals.print(w, r.Threshold, r.Containment)
 	if ex := r.Examples["far_below"]; len(ex) > 0 {
 		fmt.Fprintf(w, "\nreported containment pairs with true c < %.2f (%d of %d):\n", r.FarBelow, min(5, len(ex)), r.All.FarBelow)
 		for _, e := range ex[:min(5, len(ex))] {

@@ -2,6 +2,7 @@ package quality
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -110,7 +111,7 @@ func TestEvaluateContainment(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.check(t, EvaluateContainment(tc.pairs, nil, tc.truth, langs, 0.8, tc.minSize))
+			tc.check(t, EvaluateContainment(tc.pairs, nil, tc.truth, langs, 0.8, 0.8, tc.minSize))
 		})
 	}
 }
@@ -148,7 +149,8 @@ func ExampleContainReport_Print() {
 	langs := map[string]string{"a": "en", "b": "en", "c": "zh", "d": "zh", "e": "en", "f": "en"}
 	truth := []ContainPair{cp("a", "b", 18, 20, 100), cp("c", "d", 83, 100, 200), cp("e", "f", 5, 5, 50)}
 	pairs := []Pair{{A: "a", B: "b", Jaccard: 0.18, Method: "containment"}, {A: "c", B: "e", Jaccard: 0.3, Method: "containment"}}
-	EvaluateContainment(pairs, nil, truth, langs, 0.8, 10).Print(os.Stdout)
+	clusters := []Cluster{{Cluster: "b", Representative: "b", Members: []string{"a", "b"}}} // a removed, inside b
+	EvaluateContainment(pairs, clusters, truth, langs, 0.8, 0.8, 10).Print(os.Stdout)
 	// Output:
 	// containment C = 0.80; headline c >= 0.85, band [0.80, 0.85); c: the share of the smaller document's shingles in the larger
 	// found: the run reports the pair (any method) or the pair of its exact-duplicate groups; true pairs c >= 0.80 whose smaller document has < 10 shingles are left out of recall (small)
@@ -160,6 +162,42 @@ func ExampleContainReport_Print() {
 	//      zh              0      0       -                  1      0  0.0000      0         0        0          -          0
 	//   cross              0      0       -                  0      0       -      0         1        0     0.0000          1
 	//
+	// removals: 1 removed, 1 of them inside the kept document (true J < 0.80, containment >= 0.80); neither: 0, below 0.70 and 0.70: 0; removal precision 1.0000
+	//
 	// reported containment pairs with true c < 0.70 (1 of 1):
 	//   c e true c 0.000 (est J 0.300)
+}
+
+func TestContainRemovals(t *testing.T) {
+	truth := []ContainPair{
+		cp("k1", "m1", 90, 100, 100), // J 0.818: a near-duplicate
+		cp("k2", "m2", 18, 200, 20),  // m2 inside k2 at 0.9 (J 0.088)
+		cp("m3", "k3", 15, 20, 200),  // m3 inside k3 at 0.75: right by neither
+		cp("k4", "m4", 18, 20, 200),  // k4 inside m4 at 0.9, not m4 in k4
+		cp("k5", "m5", 70, 100, 100), // J 0.538
+	}
+	clusters := []Cluster{
+		{Cluster: "k1", Representative: "k1", Members: []string{"k1", "m1"}},
+		{Cluster: "k2", Representative: "k2", Members: []string{"k2", "m2", "m6"}}, // m6: absent from the truth
+		{Cluster: "k3", Representative: "k3", Members: []string{"m3", "k3"}},
+		{Cluster: "k4", Representative: "k4", Members: []string{"k4", "m4"}},
+		{Cluster: "k5", Representative: "k5", Members: []string{"k5", "m5"}},
+	}
+	var examples []string
+	r := containRemovals(clusters, truth, 0.8, 0.8, func(_, format string, args ...any) {
+		examples = append(examples, fmt.Sprintf(format, args...))
+	})
+	// Right: m1 (Jaccard), m2 (inside). Wrong: m6, m3, m4, m5; within
+	// 0.1 of a threshold: m3 (0.75 inside) and m5 (0.70 inside).
+	removed, below := 6.0, 4.0
+	want := ContainRemovals{Removed: 6, Inside: 1, Below: 4, BelowLenient: 2, Precision: 1 - below/removed}
+	if r != want {
+		t.Errorf("got %+v, want %+v", r, want)
+	}
+	if len(examples) != 4 {
+		t.Errorf("examples %q, want the 4 below", examples)
+	}
+	if r := containRemovals(nil, truth, 0.8, 0.8, func(string, string, ...any) {}); r.Precision != 1 || r.Removed != 0 {
+		t.Errorf("nothing removed: %+v", r)
+	}
 }

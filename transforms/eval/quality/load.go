@@ -41,7 +41,7 @@ func Load(files Files, t, c float64, minSize int) (Printer, error) {
 		}
 	}
 	if c > 0 {
-		return EvaluateContainment(ps, cs, contain, truth.Lang, c, minSize), nil
+		return EvaluateContainment(ps, cs, contain, truth.Lang, t, c, minSize), nil
 	}
 	if files.Synthetic != "" {
 		if truth.Synthetic, err = ReadSynthetic(files.Synthetic); err != nil {
