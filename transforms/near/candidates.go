@@ -246,15 +246,16 @@ func BucketStats(st candidates.Stats) tally.Counts {
 // keyed by route of their first document.
 func EmitCandidates(pairs []wire.Pair, route func(wire.Doc) int, emit func(int64, []byte)) {
 	b := wire.NewBatcher(0)
-	prev := map[int]wire.Doc{}
+	prev := map[int]wire.Doc{} // by route, but cur's, which is in last
+	cur, last := -1, wire.Doc(0)
 	for _, p := range pairs {
-		r := route(p.A)
-		b.Add(r, func(c []byte) []byte {
-			last := prev[r]
-			c = wire.AppendCandidate(c, p, &last)
-			prev[r] = last
-			return c
-		}, emit)
+		if r := route(p.A); r != cur {
+			if cur >= 0 {
+				prev[cur] = last
+			}
+			cur, last = r, prev[r]
+		}
+		b.Add(cur, func(c []byte) []byte { return wire.AppendCandidate(c, p, &last) }, emit)
 	}
 	b.Flush(emit)
 }

@@ -527,6 +527,12 @@ func AppendLines(dst []OutLine, chunk []byte) ([]OutLine, error) {
 type Batcher struct {
 	max  int
 	bufs map[int][]byte
+	// The chunk of the partition added to last (if open), kept out of
+	// bufs: records mostly come in runs of one partition, and a map
+	// lookup and store per record cost more than the record.
+	last    int
+	lastBuf []byte
+	open    bool
 }
 
 // DefaultChunkBytes keeps shuffled elements at 32 KiB: large enough that the
@@ -555,7 +561,13 @@ func NewBatcher(max int) *Batcher {
 // past the Batcher's max bytes. A chunk thus stays within max unless its
 // records grow, or a single record is larger.
 func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int64, []byte)) {
-	buf := b.bufs[part]
+	if !b.open || part != b.last {
+		if b.open {
+			b.bufs[b.last] = b.lastBuf
+		}
+		b.last, b.lastBuf, b.open = part, b.bufs[part], true
+	}
+	buf := b.lastBuf
 	n := len(buf)
 	buf = appendRec(buf)
 	if len(buf)+(len(buf)-n) > b.max {
@@ -565,12 +577,15 @@ func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int64, 
 		// once, not grown by appends that copy it and leave garbage.
 		buf = make([]byte, 0, b.max)
 	}
-	b.bufs[part] = buf
+	b.lastBuf = buf
 }
 
 // Flush emits every non-empty chunk in partition order and empties the
 // Batcher.
 func (b *Batcher) Flush(emit func(int64, []byte)) {
+	if b.open {
+		b.bufs[b.last], b.lastBuf, b.open = b.lastBuf, nil, false
+	}
 	parts := make([]int, 0, len(b.bufs))
 	for p, buf := range b.bufs {
 		if len(buf) > 0 {

@@ -142,8 +142,25 @@ func Unique(pairs []wire.Pair) []wire.Pair {
 }
 
 // UniqueBuf is Unique with a working buffer, like SortBuf: from radixMin
-// pairs it radix-sorts by first document, then each run by second.
+// pairs it radix-sorts by second document, then, the sort being stable, by
+// first: the runs of one first document (a containment query's hundreds
+// of candidates) need no comparison sort.
 func UniqueBuf(pairs, scratch []wire.Pair) (unique, buf []wire.Pair) {
-	scratch = sortByKey(pairs, scratch, pairA, pairB)
-	return slices.Compact(pairs), scratch
+	if len(pairs) < radixMin {
+		scratch = sortByKey(pairs, scratch, pairA, pairB)
+		return slices.Compact(pairs), scratch
+	}
+	if cap(scratch) < len(pairs) {
+		scratch = make([]wire.Pair, len(pairs))
+	}
+	scratch = scratch[:len(pairs)]
+	byB := radixSort(pairs, scratch, pairBKey)
+	other := scratch
+	if &byB[0] == &scratch[0] {
+		other = pairs
+	}
+	if out := radixSort(byB, other, pairA); &out[0] != &pairs[0] {
+		copy(pairs, out)
+	}
+	return slices.Compact(pairs), scratch[:0]
 }

@@ -89,3 +89,4 @@ func simKey(e *wire.SimEntry) uint64 { return e.Key }
 func simDoc(a, b wire.SimEntry) int  { return cmp.Compare(a.Doc, b.Doc) }
 func pairA(p *wire.Pair) uint64      { return p.A }
 func pairB(a, b wire.Pair) int       { return cmp.Compare(a.B, b.B) }
+func pairBKey(p *wire.Pair) uint64   { return p.B }
