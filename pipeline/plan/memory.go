@@ -115,7 +115,16 @@ func memTotal(meminfo string) int64 {
 //	Prism:          1 GB + 1.03 U    (rounds do not bound what Prism holds)
 //
 // Rounds beyond MaxRounds are not counted: they were not
-// measured to help. TestEstimatePeak holds the model to the measurements.
+// measured to help. With --containment (a model name ending in
+// containSuffix) the shuffles are 8 to 16 times larger, and:
+//
+//	direct runner, spilled:  1.2 GB + 0.66 U  (SCALE's last 4 shards, U = 0.34 GB: 1.38 GB; SCALE, U = 1.25 GB: 1.78 to 1.98 GB)
+//	Prism, or the direct runner unspilled:  1 GB + 8 U
+//
+// The second from one measurement, Prism on those 4 shards (2.32 GB,
+// 1.79 GB shuffled), and the shuffled bytes of SCALE x1, 7.5 a byte of
+// input: both runners hold every shuffled byte.
+// TestEstimatePeak holds the model to the measurements.
 const (
 	peakFixed       = 300e6
 	peakPerByte     = 0.50
@@ -125,7 +134,15 @@ const (
 	prismFixed      = 1e9
 	prismPerByte    = 1.03
 	compressedRatio = 4 // assumed decompressed/stored of a compressed file whose size is not known
+
+	spillContainFixed   = 1.2e9
+	spillContainPerByte = 0.66
+	heldContainPerByte  = 8
 )
+
+// containSuffix ends the name of a memory model of a run with
+// --containment.
+const containSuffix = "+containment"
 
 // spilledModel is the model name estimatePeak and chooseRounds take for the
 // direct runner with the shuffles spilled (--spill, the default): what it
@@ -141,10 +158,20 @@ func (r Runner) model() string {
 	return r.Name
 }
 
+// modelOf is the memory model of a local run on r, with or without
+// containment.
+func (r Runner) modelOf(contain bool) string {
+	if contain {
+		return r.model() + containSuffix
+	}
+	return r.model()
+}
+
 // Peak is the model's peak resident memory, in bytes, of a local run on r
-// over input bytes (decompressed) in rounds shuffle rounds.
-func (r Runner) Peak(input int64, rounds int) int64 {
-	return estimatePeak(r.model(), input, rounds)
+// over input bytes (decompressed) in rounds shuffle rounds, with or
+// without containment.
+func (r Runner) Peak(input int64, rounds int, contain bool) int64 {
+	return estimatePeak(r.modelOf(contain), input, rounds)
 }
 
 // estimatePeak is the model's peak resident memory, in bytes, of a local run
@@ -152,6 +179,12 @@ func (r Runner) Peak(input int64, rounds int) int64 {
 // shuffle rounds.
 func estimatePeak(runner string, input int64, rounds int) int64 {
 	u := float64(input)
+	if base, ok := strings.CutSuffix(runner, containSuffix); ok {
+		if base == spilledModel {
+			return int64(spillContainFixed + spillContainPerByte*u)
+		}
+		return int64(prismFixed + heldContainPerByte*u)
+	}
 	switch runner {
 	case "prism":
 		return int64(prismFixed + prismPerByte*u)
@@ -180,7 +213,7 @@ func chooseRounds(runner string, stored, input, budget int64, branches, rounds i
 	}
 	base := AutoRounds(stored, branches, runner != spilledModel)
 	top := max(base, MaxRounds)
-	if runner == "prism" || runner == spilledModel {
+	if m, contain := strings.CutSuffix(runner, containSuffix); contain || m == "prism" || m == spilledModel {
 		top = base // more rounds do not help
 	}
 	for n = base; ; n++ {
@@ -209,7 +242,7 @@ func rounds(o Options, r Runner, stored, input int64) (int, error) {
 		}
 		return AutoRounds(stored, c.Branches, r.Local() && r.model() != spilledModel), nil
 	}
-	model := r.model()
+	model := r.modelOf(c.Containment > 0)
 	n, peak, fits := chooseRounds(model, stored, input, budget, c.Branches, c.Rounds)
 	if fits {
 		return n, nil
@@ -221,11 +254,14 @@ func rounds(o Options, r Runner, stored, input int64) (int, error) {
 			raise = "raise --rounds (or leave it out) or --memory"
 		}
 	}
-	switch model {
+	switch strings.TrimSuffix(model, containSuffix) {
 	case "prism":
 		with = "on Prism, which holds every shuffled byte (the direct runner needs less)"
 	case spilledModel:
 		with = "with the large shuffles spilled to disk"
+	}
+	if c.Containment > 0 {
+		with += " and --containment"
 	}
 	given := o.Memory
 	if mem.share > 0 {

@@ -89,7 +89,7 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 	budget := mem.Of(r.MachineMemory)
 	var note string
 	if r.Local() && budget > 0 {
-		room := max(budget-r.Peak(input, n), 0)
+		room := max(budget-r.Peak(input, n, c.Containment > 0), 0)
 		if note, err = fitWorkers(&c, o, r, budget, room, sc); err != nil {
 			return Plan{}, err
 		}

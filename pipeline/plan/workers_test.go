@@ -30,7 +30,7 @@ func TestFitWorkers(t *testing.T) {
 		t.Errorf("2 workers, 2 branches in 12 GiB: %d, %d, note %q, %v; want them kept, no note", p.Config.Workers, p.Config.Branches, p.Note, err)
 	}
 	p, err = plan(spilled, "50%", 1000, 2)
-	room := 12*gib - spilled.Peak(1<<20, 1)
+	room := 12*gib - spilled.Peak(1<<20, 1, false)
 	w := p.Config.Workers
 	switch {
 	case err != nil:
