@@ -103,26 +103,16 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, k int64, chunks fun
 		bits := fn.Check.Work.SegmentBits
 		keep = func(m *wire.Match) bool { return jobfiles.CheckRound(m.B, bits, fn.Rounds) == fn.Round }
 	}
-	emits := []func(int64, []byte){fn.sets.Wrap(emit)}
-	for more := true; more; {
-		start := time.Now()
-		b, err := readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
-		if err != nil {
-			return err
-		}
-		more = b.more
-		if len(b.ms) == 0 {
-			continue
-		}
-		jobstate.AddBusy(ctx, "ShingleSets", time.Since(start), start)
-		fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
-			emit, report := tally.CountShuffle(output.ShuffleSets, emits[0], emitStat)
-			defer report()
-			return fn.work(ctx, key, b, emit)
-		})
-		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), emits, emitStat, jobstate.BusyIn(ctx, "ShingleSets")); err != nil {
-			return err
-		}
+	read := func() (matchBatch, error) {
+		return readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
+	}
+	err := checkBatches(ctx, &fn.ahead, "ShingleSets", fn.sets.Wrap(emit), emitStat, read, func(b matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error {
+		emit, report := tally.CountShuffle(output.ShuffleSets, emit, emitStat)
+		defer report()
+		return fn.work(ctx, key, b, emit)
+	})
+	if err != nil {
+		return err
 	}
 	return failed()
 }
@@ -180,9 +170,27 @@ func (fn *ExactJaccardFn) Setup(ctx context.Context) (err error) {
 func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	key := int(k)
 	chunks, failed := fn.spilled.Iter(fn.Check.Work, key, chunks)
+	read := func() (matchBatch, error) {
+		return readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
+	}
+	err := checkBatches(ctx, &fn.ahead, "ExactJaccard", emit, emitStat, read, func(b matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error {
+		return fn.work(ctx, key, b, emit, emitStat)
+	})
+	if err != nil {
+		return err
+	}
+	return failed()
+}
+
+// checkBatches reads a segment's matches batch by batch (read) and starts
+// work on each on another goroutine, with output emit, leaving at most
+// GOMAXPROCS batches in progress; stage names their busy time.
+func checkBatches(ctx context.Context, ahead *docpool.AheadEmits, stage string, emit func(int64, []byte), emitStat func(string, int64),
+	read func() (matchBatch, error), work func(b matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error) error {
+	emits := []func(int64, []byte){emit}
 	for more := true; more; {
 		start := time.Now()
-		b, err := readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
+		b, err := read()
 		if err != nil {
 			return err
 		}
@@ -190,15 +198,15 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, k int64, chunks fu
 		if len(b.ms) == 0 {
 			continue
 		}
-		jobstate.AddBusy(ctx, "ExactJaccard", time.Since(start), start)
-		fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
-			return fn.work(ctx, key, b, emits[0], emitStat)
+		jobstate.AddBusy(ctx, stage, time.Since(start), start)
+		ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
+			return work(b, emits[0], emitStat)
 		})
-		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){emit}, emitStat, jobstate.BusyIn(ctx, "ExactJaccard")); err != nil {
+		if err := ahead.Drain(runtime.GOMAXPROCS(0), emits, emitStat, jobstate.BusyIn(ctx, stage)); err != nil {
 			return err
 		}
 	}
-	return failed()
+	return nil
 }
 
 // FinishBundle emits the output of the files still being worked on.

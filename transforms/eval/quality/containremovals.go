@@ -33,37 +33,30 @@ func containRemovals(clusters []Cluster, truth []ContainPair, t, c float64, exam
 	}
 	jLenient, cLenient := decimal(t-0.1), decimal(c-0.1)
 	var r ContainRemovals
-	removed := map[string]bool{}
-	for _, cl := range clusters {
-		for _, m := range cl.Members {
-			if m == cl.Representative || removed[m] {
-				continue
+	eachRemoval(clusters, func(m, kept string) {
+		r.Removed++
+		p, ok := byPair[mk(m, kept)]
+		j, in := 0.0, 0.0
+		if ok {
+			j = float64(p.Inter) / float64(p.Union)
+			size := p.SizeA
+			if p.B == m {
+				size = p.SizeB
 			}
-			removed[m] = true
-			r.Removed++
-			p, ok := byPair[mk(m, cl.Representative)]
-			j, in := 0.0, 0.0
-			if ok {
-				j = float64(p.Inter) / float64(p.Union)
-				size := p.SizeA
-				if p.B == m {
-					size = p.SizeB
-				}
-				in = float64(p.Inter) / float64(size)
-			}
-			switch {
-			case j >= t:
-			case in >= c:
-				r.Inside++
-			default:
-				r.Below++
-				example("removed_below", "%s for %s (true J %.3f, %.3f of it inside)", m, cl.Representative, j, in)
-			}
-			if j < jLenient && in < cLenient {
-				r.BelowLenient++
-			}
+			in = float64(p.Inter) / float64(size)
 		}
-	}
+		switch {
+		case j >= t:
+		case in >= c:
+			r.Inside++
+		default:
+			r.Below++
+			example("removed_below", "%s for %s (true J %.3f, %.3f of it inside)", m, kept, j, in)
+		}
+		if j < jLenient && in < cLenient {
+			r.BelowLenient++
+		}
+	})
 	r.Precision = 1
 	if r.Removed > 0 {
 		r.Precision = 1 - float64(r.Below)/float64(r.Removed)

@@ -267,24 +267,17 @@ func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 // removals measures the removals of clusters against truthJ: see Removals.
 func removals(clusters []Cluster, truth []TruePair, truthJ map[key]float64, t, head, lenient float64, example func(kind, format string, args ...any)) Removals {
 	var r Removals
-	removed := map[string]bool{}
-	for _, c := range clusters {
-		for _, m := range c.Members {
-			if m == c.Representative || removed[m] {
-				continue
-			}
-			removed[m] = true
-			r.Removed++
-			j := truthJ[mk(m, c.Representative)] // absent: below 0.5
-			if j < t {
-				r.Below++
-				example("removed_below", "%s for %s (true J %.3f)", m, c.Representative, j)
-			}
-			if j < lenient {
-				r.BelowLenient++
-			}
+	removed := eachRemoval(clusters, func(m, kept string) {
+		r.Removed++
+		j := truthJ[mk(m, kept)] // absent: below 0.5
+		if j < t {
+			r.Below++
+			example("removed_below", "%s for %s (true J %.3f)", m, kept, j)
 		}
-	}
+		if j < lenient {
+			r.BelowLenient++
+		}
+	})
 	for _, p := range truth {
 		if p.Jaccard() >= head {
 			r.HeadPairs++
@@ -299,6 +292,23 @@ func removals(clusters []Cluster, truth []TruePair, truthJ map[key]float64, t, h
 		r.Precision = 1 - float64(r.Below)/float64(r.Removed)
 	}
 	return r
+}
+
+// eachRemoval calls fn with each removed document (a member of a cluster
+// but its representative, in the first cluster that lists it) and the
+// document kept for it (the representative), and returns the removed set.
+func eachRemoval(clusters []Cluster, fn func(removed, kept string)) map[string]bool {
+	removed := map[string]bool{}
+	for _, c := range clusters {
+		for _, m := range c.Members {
+			if m == c.Representative || removed[m] {
+				continue
+			}
+			removed[m] = true
+			fn(m, c.Representative)
+		}
+	}
+	return removed
 }
 
 // runView is what Evaluate knows of a run: its exact-duplicate groups (the
