@@ -130,8 +130,7 @@ const sketchBlock = 64 << 10
 
 // infoTable is the content of one info shard: infos in line order.
 type infoTable struct {
-	seg, bits int // the segment's key and the job's segment bits
-	Infos     []wire.Info
+	Infos []wire.Info
 	// at is, for each document number from the first info's on, 1 + the
 	// index of its info, or 0 if it has none: Find is two loads, where a
 	// binary search over the infos missed the cache at every step.
@@ -219,7 +218,7 @@ func (w WorkDir) ReadInfoShard(ctx context.Context, seg int) (*infoTable, error)
 		return nil, fmt.Errorf("info shard of input file %d, lines %d to %d: %w", file, int64(n)<<bits, int64(n+1)<<bits-1, err)
 	}
 	defer rc.Close()
-	t := &infoTable{seg: seg, bits: bits}
+	t := &infoTable{}
 	var block []byte // the sketches are copied into blocks, not one allocation each
 	err = rd.Each(func(r *index.Record) error {
 		var sketch []byte

@@ -228,3 +228,28 @@ func BenchmarkReadInfoShard(b *testing.B) {
 		}
 	}
 }
+
+// TestInfoTableFind: documents with infos are found, the lines between
+// them (exact duplicates, rejects), before and after them and of other
+// files are not.
+func TestInfoTableFind(t *testing.T) {
+	lines := []int64{3, 4, 9, 70}
+	tab := &infoTable{}
+	for _, l := range lines {
+		tab.Infos = append(tab.Infos, wire.Info{Doc: wire.DocNum(2, l), ID: fmt.Sprint(l)})
+	}
+	tab.index()
+	for _, l := range lines {
+		if in := tab.Find(wire.DocNum(2, l)); in == nil || in.ID != fmt.Sprint(l) {
+			t.Errorf("line %d: got %v, want its info", l, in)
+		}
+	}
+	for _, d := range []wire.Doc{wire.DocNum(2, 0), wire.DocNum(2, 5), wire.DocNum(2, 69), wire.DocNum(2, 71), wire.DocNum(1, 4), wire.DocNum(3, 4)} {
+		if in := tab.Find(d); in != nil {
+			t.Errorf("document %d (file %d, line %d): got %v, want none", d, wire.File(d), wire.Line(d), in)
+		}
+	}
+	if in := (&infoTable{}).Find(wire.DocNum(0, 0)); in != nil {
+		t.Errorf("empty table: got %v", in)
+	}
+}
