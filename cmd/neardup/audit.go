@@ -101,8 +101,6 @@ func (a *auditJob) check() error {
 		return usagef("--index, --input and --output are required (see 'neardup help audit')")
 	case f.indexOut != "":
 		return usagef("--index-out is for 'run'; use --update-index to write the next index")
-	case f.opts.Config.Containment != 0:
-		return usagef("--containment is for 'run': an audit does not look for documents inside indexed ones")
 	}
 	return nil
 }
@@ -244,6 +242,9 @@ func auditReport(out string, next *outdir.Dir, sum output.AuditSummary, files in
 	fmt.Printf("  rejected %d, duplicates of the index %d (exact %d), clusters in the batch %d, removed in the batch only %d\n",
 		c[output.StatRejected], c[output.StatDupOfIndex], c[output.StatExactOfIndex], c[output.StatClusters], c[output.StatBatchOnly])
 	fmt.Printf("  kept %d, removed %d\n", c[output.StatKept], c[output.StatRemoved])
+	if n := c[output.StatContainsIndex]; n > 0 {
+		fmt.Printf("  kept holding an indexed document (--containment) %d\n", n)
+	}
 	fmt.Printf("outputs in %s (audit-summary.json, audit-*, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
 	if next != nil {
 		fmt.Printf("next index in %s (%d + %d documents)\n", next.Path(), indexed, c[output.StatKept])

@@ -83,7 +83,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"audit", "--index", "IDX", "--input", sample, "--output", "OUT", "--threshold", "1.5"}, "--threshold 1.5"},
 		{[]string{"audit", "--index", "IDX", "--input", sample, "--output", "OUT", "--perms", "0"}, "--perms 0"},
 		{[]string{"audit", "--index", "IDX", "--input", sample, "--output", "OUT", "--bands", "4"}, "--bands 4 needs --rows"},
-		{[]string{"audit", "--index", "IDX", "--input", sample, "--output", "OUT", "--containment", "0.8"}, "--containment is for 'run'"},
+		{[]string{"audit", "--index", "IDX", "--input", sample, "--output", "OUT", "--containment", "1.5"}, "--containment 1.5"},
 		{[]string{"tune", "--corpus", sample, "--threshold", "1.5"}, "--threshold 1.5"},
 		{[]string{"tune", "--corpus", sample, "--threshold", "NaN"}, "--threshold NaN"},
 		{[]string{"tune", "--corpus", sample, "--sample", "0"}, "--sample 0"},

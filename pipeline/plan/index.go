@@ -25,6 +25,12 @@ var indexOptions = map[string]func(dst, src *job.Config){
 	"id-field":       func(d, s *job.Config) { d.IDField = s.IDField },
 	"text-field":     func(d, s *job.Config) { d.TextField = s.TextField },
 	"max-doc-bytes":  func(d, s *job.Config) { d.MaxDocBytes = s.MaxDocBytes },
+	"containment":    func(d, s *job.Config) { d.Containment = s.Containment },
+	"containment-min-size": func(d, s *job.Config) {
+		if d.Containment > 0 {
+			d.ContainMinSize = s.ContainMinSize
+		}
+	},
 }
 
 // WithIndex returns the options of a job against an index built with the
@@ -44,6 +50,9 @@ func WithIndex(o Options, r Runner, ic index.Config) (Options, error) {
 		if o.Given[name] {
 			copyOption(&cfg, &o.Config)
 		}
+	}
+	if o.Given["containment"] && o.Config.Containment > 0 && ic.Containment == 0 {
+		return o, fmt.Errorf("%w: --containment: the index was built without it, so it holds no containment keys; build one with `neardup run --containment %v --index-out DIR`", index.ErrMismatch, o.Config.Containment)
 	}
 	if err := ic.Check(cfg.IndexConfig()); err != nil {
 		return o, fmt.Errorf("the flags differ from the settings the index was built with (%w); leave them out to use the index's", err)

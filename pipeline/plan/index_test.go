@@ -29,6 +29,7 @@ func TestWithIndex(t *testing.T) {
 		{"shingle", func(o *Options) { o.Shingle = "word:5" }, []string{"shingle"}, "tokens: index char, now word"},
 		{"two", func(o *Options) { o.Config.Perms, o.Names.Format = 64, "tsv" }, []string{"perms", "format"}, "perms: index 128, now 64; format: index jsonl, now tsv"},
 		{"not given", func(o *Options) { o.Config.Threshold = 0.9 }, nil, ""},
+		{"containment", func(o *Options) { o.Config.Containment = 0.8 }, []string{"containment"}, "the index was built without it"},
 	}
 	r := Runner{Name: "direct"}
 	for _, c := range cases {
@@ -52,6 +53,26 @@ func TestWithIndex(t *testing.T) {
 			t.Errorf("%s: settings not from the index: %+v", c.name, cfg)
 		case c.want != "" && (!errors.Is(err, index.ErrMismatch) || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: got %v, want an error naming %q", c.name, err, c.want)
+		}
+	}
+	// An index built with --containment audits with it, at its threshold.
+	contain := built
+	contain.Containment, contain.ContainMinSize = 0.8, 20
+	for _, c := range []struct {
+		given float64
+		want  string
+	}{{0, ""}, {0.8, ""}, {0.9, "containment: index 0.8, now 0.9"}} {
+		o := defaults()
+		o.Given = map[string]bool{}
+		if c.given > 0 {
+			o.Config.Containment, o.Given["containment"] = c.given, true
+		}
+		got, err := WithIndex(o, r, contain.IndexConfig())
+		switch {
+		case c.want == "" && (err != nil || got.Config.Containment != 0.8 || got.Config.ContainMinSize != 20):
+			t.Errorf("--containment %v against a containment index: %v, containment %v, min size %d", c.given, err, got.Config.Containment, got.Config.ContainMinSize)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("--containment %v against an index of 0.8: %v, want %q", c.given, err, c.want)
 		}
 	}
 	// The index's settings are checked as the user's are.

@@ -87,8 +87,8 @@ func TestWriteAuditStage(t *testing.T) {
 	lines := []string{stagetest.JSON("n1", stagetest.Text(1, 20)), stagetest.JSON("n2", stagetest.Text(2, 20)), stagetest.JSON("n3", stagetest.Text(3, 20)), stagetest.JSON("n4", stagetest.Text(4, 20))}
 	paths := []string{stagetest.Input(t, in, "new.jsonl", lines...)}
 	sources := []string{"/idx/src0.jsonl", "/idx/src1.jsonl"}
-	idxDir := t.TempDir()                                                                               // an index whose manifest names the sources
-	keys := index.KeyFile{Name: index.KeyFileName(0), Bytes: 112, Sections: [index.Kinds]index.Section{ // the 2 exact keys the manifest requires
+	idxDir := t.TempDir()                                                                       // an index whose manifest names the sources
+	keys := index.KeyFile{Name: index.KeyFileName(0), Bytes: 112, Sections: [...]index.Section{ // the 2 exact keys the manifest requires
 		{Entries: 2, Start: 24, Dir: 40}, {Start: 64, Dir: 64}, {Start: 88, Dir: 88}}}
 	man, err := index.NewManifest(cfg.IndexConfig(), []index.Generation{{Shards: []index.Shard{{Name: index.ShardName(0), Source: sources[0], Records: 1, Bytes: 100}, {Name: index.ShardName(1), Source: sources[1], Records: 1, Bytes: 100}},
 		Keys: []index.KeyFile{keys}}}).Marshal()

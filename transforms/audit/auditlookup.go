@@ -44,7 +44,7 @@ func IndexLookup(s beam.Scope, o Options, keys, entries beam.PCollection) (exact
 		beam.ParDo(s, &exactKeysFn{}, keys),
 		beam.ParDo(s, &blockKeysFn{Partitions: o.Near.Blocking.Partitions, Tables: o.Near.Blocking.Tables}, entries))
 	tasks, docStats := beam.ParDo2(s, &lookupTasksFn{Dir: o.Index}, beam.Impulse(s))
-	refs, lookStats := beam.ParDo2(s, &lookupFn{Dir: o.Index, Hamming: o.Near.Blocking.Hamming}, beam.Reshuffle(s, tasks), beam.SideInput{Input: keySet})
+	refs, lookStats := beam.ParDo2(s, &lookupFn{Dir: o.Index, Blocking: o.Near.Blocking}, beam.Reshuffle(s, tasks), beam.SideInput{Input: keySet})
 	fetch := &fetchFn{Dir: o.Index, Blocking: o.Near.Blocking}
 	outs := beam.ParDoN(s, fetch, beam.GroupByKey(s, refs), beam.SideInput{Input: keySet})
 	all := rounds.FlattenEach(s, [][]beam.PCollection{{outs[0]}, {outs[1]}, {outs[2]}, {outs[3], docStats, lookStats}})
@@ -123,29 +123,33 @@ func (fn *lookupTasksFn) ProcessElement(ctx context.Context, _ []byte, emit func
 
 // lookupFn looks the new batch's keys up in one key file and emits the
 // indexed documents that meet the batch: an exact key or a MinHash band
-// key the batch has, or a SimHash table key the batch has with a
-// fingerprint within Hamming bits (the tests of IndexScan's per-record
-// logic, so that no document it would pass on is missed).
+// key the batch has, a SimHash table key the batch has with a fingerprint
+// within Hamming bits, or a containment key the batch has with a size the
+// size-ratio rule pairs (the tests of IndexScan's per-record logic, so
+// that no document it would pass on is missed).
 //
 // In: task number (lookupTasksFn), side input: key set chunks. Out: (shard
 // number in the index, record numbers as wire line lists), the bytes read.
 type lookupFn struct {
-	Dir     string
-	Hamming int
+	Dir      string
+	Blocking near.BlockingConfig // Hamming, and the containment keys' configuration
 
 	m            *index.Manifest
 	tasks        []keyFileTask
 	base         []int // number of each generation's first shard
 	bk           batchKeys
 	exact, block []uint64 // the batch's keys, sorted
-	sim          []uint64
+	sim, contain []uint64
 }
 
 func (fn *lookupFn) Setup(ctx context.Context) (err error) {
 	if fn.m, err = indexing.OpenIndex(ctx, fn.Dir); err != nil {
 		return err
 	}
-	fn.tasks, fn.bk.hamming = keyFileTasks(fn.m), fn.Hamming
+	if err := fn.bk.setup(fn.Blocking); err != nil {
+		return err
+	}
+	fn.tasks = keyFileTasks(fn.m)
 	n := 0
 	for _, gen := range fn.m.Generations {
 		fn.base = append(fn.base, n)
@@ -161,6 +165,7 @@ func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte
 			return err
 		}
 		fn.exact, fn.block, fn.sim = slices.Sorted(maps.Keys(fn.bk.exact)), slices.Sorted(maps.Keys(fn.bk.block)), slices.Sorted(maps.Keys(fn.bk.sim))
+		fn.contain = slices.Sorted(maps.Keys(fn.bk.contain))
 	}
 	if t < 0 || t >= len(fn.tasks) {
 		return fmt.Errorf("index lookup: no key file %d", t)
@@ -190,10 +195,10 @@ func (fn *lookupFn) lookup(ctx context.Context, task keyFileTask) (map[int][]byt
 	}
 	kf := index.NewKeyFileAt(ra, path, task.file, gen.PartitionBits)
 	refs := map[int][]byte{}
-	for kind, ks := range [index.Kinds][]uint64{fn.exact, fn.block, fn.sim} {
+	for kind, ks := range [index.Kinds][]uint64{fn.exact, fn.block, fn.sim, fn.contain} {
 		ks = partitionKeys(kind, ks, task.file.Partition, gen.PartitionBits)
 		err = kf.Lookup(kind, ks, func(i int, e *index.KeyEntry) error {
-			if kind != index.KindSim || fn.bk.near(e.Key, e.FP) {
+			if fn.bk.meets(kind, e) {
 				n := fn.base[task.gen] + int(e.Shard)
 				refs[n] = wire.AppendLineNum(refs[n], int64(e.Ord))
 			}
@@ -207,6 +212,19 @@ func (fn *lookupFn) lookup(ctx context.Context, task keyFileTask) (map[int][]byt
 		err = cerr
 	}
 	return refs, kf.Read, err
+}
+
+// meets reports whether key entry e of kind meets the batch beyond its
+// key: a SimHash fingerprint within Hamming bits, a containment size the
+// size-ratio rule pairs.
+func (fn *batchKeys) meets(kind int, e *index.KeyEntry) bool {
+	switch kind {
+	case index.KindSim:
+		return fn.near(e.Key, e.FP)
+	case index.KindContain:
+		return fn.levels != nil && fn.contains(e.Key, e.FP)
+	}
+	return true
 }
 
 // partitionKeys returns the keys of ks (sorted) of partition part among

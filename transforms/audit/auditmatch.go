@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/match/exactdup"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/near"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 func init() {
@@ -113,9 +114,15 @@ type auditCandidatesFn struct {
 	Blocking near.BlockingConfig
 
 	tables *blocking.Tables
+	levels *ensemble.Levels // nil: no containment
 }
 
 func (fn *auditCandidatesFn) Setup() (err error) {
+	if fn.Blocking.Contain.Threshold > 0 {
+		if fn.levels, err = ensemble.NewLevels(fn.Blocking.Contain); err != nil {
+			return err
+		}
+	}
 	fn.tables, err = job.NewTables(fn.Blocking.Tables)
 	return err
 }
@@ -136,10 +143,15 @@ func (fn *auditCandidatesFn) ProcessElement(ctx context.Context, k int64, chunks
 	return nil
 }
 
-// pairs returns the candidate pairs of the entries of partition part.
+// pairs returns the candidate pairs of the entries of partition part:
+// band entries in [0, P), SimHash table entries in [P, 2P), containment
+// entries in [2P, 3P).
 func (fn *auditCandidatesFn) pairs(part int, chunks func(*[]byte) bool, st *candidates.Stats) ([]wire.Pair, error) {
 	var chunk []byte
 	var err error
+	if part >= 2*fn.Blocking.Partitions {
+		return fn.contained(part, chunks, st)
+	}
 	if part < fn.Blocking.Partitions {
 		var entries []wire.Entry
 		for chunks(&chunk) {
@@ -156,6 +168,24 @@ func (fn *auditCandidatesFn) pairs(part int, chunks func(*[]byte) bool, st *cand
 		}
 	}
 	return candidates.AppendNear(nil, candidates.SortSim(entries), fn.Blocking.Hamming, fn.Blocking.Limits, st), nil
+}
+
+// contained returns the containment candidate pairs of the entries of
+// partition part.
+func (fn *auditCandidatesFn) contained(part int, chunks func(*[]byte) bool, st *candidates.Stats) ([]wire.Pair, error) {
+	if fn.levels == nil {
+		return nil, fmt.Errorf("candidates: containment entries in partition %d of an audit without containment", part)
+	}
+	var entries []wire.SizedEntry
+	var chunk []byte
+	var err error
+	for chunks(&chunk) {
+		if entries, err = wire.AppendSizedEntries(entries, chunk); err != nil {
+			return nil, err
+		}
+	}
+	sorted, _ := candidates.SortSizedBuf(entries, nil)
+	return candidates.AppendContained(nil, sorted, fn.levels, fn.Blocking.ContainLimits, st), nil
 }
 
 // halfJoinFn is the first half of the join of candidate pairs with document
@@ -229,7 +259,8 @@ func decodeInfos(iter func(*[]byte) bool) (map[wire.Doc]*wire.Info, error) {
 // of a new document with an indexed one. With Decide, the (new, indexed)
 // matches are pairs the estimate could not decide and whose indexed text
 // is not read: they are accepted when the estimate passes Verify
-// (verify.Config.Passes).
+// (verify.Config.Passes), or its estimated containment does
+// (verify.Config.PassesContained).
 //
 // In: (file, wire.Match chunk). Out: batch matches, index matches, both
 // keyed by the file of A (the new document).
@@ -246,6 +277,8 @@ func (fn *splitMatchesFn) ProcessElement(file int64, chunk []byte, emitBatch, em
 			batch = append(batch, rec...)
 		case !fn.Decide || fn.Verify.Passes(float64(m.Jaccard)):
 			idx = append(idx, rec...)
+		case fn.Verify.PassesContained(m):
+			idx = wire.AppendMatch(idx, m)
 		}
 		return nil
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/near"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 func init() {
@@ -85,13 +86,20 @@ func (fn *indexScanFn) Setup(ctx context.Context) (err error) {
 type batchKeys struct {
 	exact, block map[uint64]struct{}
 	sim          map[uint64][]uint64 // table key -> fingerprints of new documents
+	contain      map[uint64][]uint64 // containment key -> index.ContainFP of new documents
 	tables       *blocking.Tables
+	levels       *ensemble.Levels // nil: no containment
 	hamming      int
 	partitions   int
 }
 
 func (bk *batchKeys) setup(c near.BlockingConfig) (err error) {
 	bk.hamming, bk.partitions = c.Hamming, c.Partitions
+	if c.Contain.Threshold > 0 {
+		if bk.levels, err = ensemble.NewLevels(c.Contain); err != nil {
+			return err
+		}
+	}
 	bk.tables, err = job.NewTables(c.Tables)
 	return err
 }
@@ -102,7 +110,7 @@ func (bk *batchKeys) load(keys func(*[]byte) bool) error {
 	if bk.exact != nil {
 		return nil
 	}
-	bk.exact, bk.block, bk.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
+	bk.exact, bk.block, bk.sim, bk.contain = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}, map[uint64][]uint64{}
 	var chunk []byte
 	for keys(&chunk) {
 		_, err := wire.DecodeKeySet(chunk, func(tag byte, k uint64) {
@@ -111,7 +119,13 @@ func (bk *batchKeys) load(keys func(*[]byte) bool) error {
 			} else {
 				bk.block[k] = struct{}{}
 			}
-		}, func(k, fp uint64) { bk.sim[k] = append(bk.sim[k], fp) })
+		}, func(tag byte, k, fp uint64) {
+			if tag == wire.KeySetSim {
+				bk.sim[k] = append(bk.sim[k], fp)
+			} else {
+				bk.contain[k] = append(bk.contain[k], fp)
+			}
+		})
 		if err != nil {
 			return fmt.Errorf("index scan: %w", err)
 		}
@@ -201,10 +215,18 @@ func (sc *shardScan) record(r *index.Record) error {
 			}
 		}
 	}
+	if fn.levels != nil {
+		for band, k := range r.Contain {
+			if fn.contains(k&indexing.KeyMask, index.ContainFP(r.Shingles, uint8(band))) {
+				hits++
+				sc.entries.Contained(ensemble.Key{Hash: k, Band: uint8(band)}, doc, r.Shingles)
+			}
+		}
+	}
 	if hits > 0 {
 		sc.joined++
 		sc.nentries += int64(hits)
-		in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact, SimHash: r.SimHash, Sketch: r.Sketch}
+		in := wire.Info{Doc: doc, ID: r.ID, Len: r.Len, Exact: r.Exact, SimHash: r.SimHash, Sketch: r.Sketch, Shingles: r.Shingles}
 		sc.infos.Add(wire.Partition(doc, P), func(c []byte) []byte { return wire.AppendInfo(c, &in) }, sc.emitInfo)
 	}
 	return nil
@@ -234,13 +256,28 @@ func (fn *batchKeys) near(k, fp uint64) bool {
 	return false
 }
 
+// contains reports whether a document with containment key k and fp
+// (index.ContainFP: its size, the key's band id) pairs with a new document
+// of the same key and band under the size-ratio rule (ensemble.Levels.
+// Pairs), the smaller of the two in the larger.
+func (fn *batchKeys) contains(k, fp uint64) bool {
+	u, band := index.ContainOf(fp)
+	for _, f := range fn.contain[k] {
+		q, b := index.ContainOf(f)
+		if b == band && fn.levels.Pairs(band, int(min(q, u)), int(max(q, u))) {
+			return true
+		}
+	}
+	return false
+}
+
 // blockKeysFn turns the new batch's block entries into key set chunks: the
-// MinHash band keys, and the SimHash table keys with the fingerprint of
-// their document (low wire.KeyBits bits of the keys, as the shuffle carries
-// them).
+// MinHash band keys, the SimHash table keys with the fingerprint of their
+// document, and the containment keys with their document's size and band
+// id (low wire.KeyBits bits of the keys, as the shuffle carries them).
 //
-// In: (partition, wire.Entry chunk, or wire.SimEntry for partitions >=
-// Partitions). Out: a key set chunk.
+// In: (partition, wire.Entry chunk; wire.SimEntry for partitions in [P,
+// 2P), wire.SizedEntry in [2P, 3P), P = Partitions). Out: a key set chunk.
 type blockKeysFn struct {
 	Partitions int             // band partitions; SimHash table partitions are P and above
 	Tables     blocking.Design // SimHash tables; the zero Design: none
@@ -257,7 +294,8 @@ func (fn *blockKeysFn) ProcessElement(k int64, chunk []byte, emit func([]byte)) 
 	part := int(k)
 	var out []byte
 	var err error
-	if part < fn.Partitions {
+	switch {
+	case part < fn.Partitions:
 		out = wire.NewKeySet(wire.KeySetBlock)
 		var es []wire.Entry
 		if es, err = wire.AppendEntries(es, chunk); err == nil {
@@ -265,12 +303,20 @@ func (fn *blockKeysFn) ProcessElement(k int64, chunk []byte, emit func([]byte)) 
 				out = wire.AppendKey(out, e.Key&indexing.KeyMask)
 			}
 		}
-	} else {
+	case part < 2*fn.Partitions:
 		out = wire.NewKeySet(wire.KeySetSim)
 		var es []wire.SimEntry
 		if es, err = job.SimEntries(es, chunk, fn.tables); err == nil {
 			for _, e := range es {
-				out = wire.AppendSimKey(out, e.Key&indexing.KeyMask, e.FP)
+				out = wire.AppendKeyPair(out, e.Key&indexing.KeyMask, e.FP)
+			}
+		}
+	default:
+		out = wire.NewKeySet(wire.KeySetContain)
+		var es []wire.SizedEntry
+		if es, err = wire.AppendSizedEntries(es, chunk); err == nil {
+			for _, e := range es {
+				out = wire.AppendKeyPair(out, e.Key&indexing.KeyMask, index.ContainFP(int64(e.Size), e.Band))
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/cluster"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
@@ -95,16 +96,17 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, k int64, matchChunks
 	if err != nil {
 		return err
 	}
-	docs := slices.Sorted(maps.Keys(best))
+	lines := slices.Sorted(maps.Keys(best))
 	var st auditCounts
-	if len(docs) > 0 {
+	if len(lines) > 0 {
 		err = write.WriteCompressed(ctx, fn.Out.Dir, output.ShardName(output.KindAudit, file), fn.Out.Compression(record.None), func(w io.Writer) error {
-			return fn.writeLines(w, docs, best, &st)
+			return fn.writeLines(w, lines, best, &st)
 		})
 		if err != nil {
 			return err
 		}
 	}
+	docs := slices.DeleteFunc(lines, func(d wire.Doc) bool { return !removing(best[d]) })
 	removed := wire.NewBatcher(0)
 	all, batchOnly := mergeRemovals(file, docs, best, inBatch)
 	for _, l := range all {
@@ -117,6 +119,7 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, k int64, matchChunks
 		{Name: output.StatIndexMatches, N: st.matches},
 		{Name: output.StatBatchOnly, N: batchOnly},
 		{Name: output.StatRemoved, N: int64(len(all))},
+		{Name: output.StatContainsIndex, N: st.kept},
 	}.Emit(emitStat)
 	return nil
 }
@@ -151,6 +154,19 @@ func bestMatches(matchChunks func(*[]byte) bool) (map[wire.Doc]map[wire.Doc]wire
 type auditCounts struct {
 	exact   int64 // documents whose best match is exact
 	matches int64 // (new, indexed) matches
+	kept    int64 // documents kept: only indexed documents inside them
+}
+
+// removing reports whether the matches of a new document remove it: any
+// match but a containment one whose indexed document is the contained
+// one (cluster.Removes).
+func removing(ms map[wire.Doc]wire.Match) bool {
+	for _, m := range ms {
+		if cluster.Removes(&m) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeLines writes the audit line of each of docs, in order, to w: its
@@ -175,10 +191,13 @@ func (fn *writeAuditFn) writeLines(w io.Writer, docs []wire.Doc, best map[wire.D
 				src = fn.sources[k]
 			}
 			j, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m.Jaccard), 'f', 4, 32), 64)
-			line.Matches = append(line.Matches, output.AuditMatch{ID: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String(), Source: src})
+			line.Matches = append(line.Matches, auditMatch(&m, j, src))
 		}
 		if ms[0].Method == wire.Exact {
 			st.exact++
+		}
+		if line.Kept = !removing(best[d]); line.Kept {
+			st.kept++
 		}
 		st.matches += int64(len(ms))
 		b, err := json.Marshal(line)
@@ -190,6 +209,20 @@ func (fn *writeAuditFn) writeLines(w io.Writer, docs []wire.Doc, best map[wire.D
 		}
 	}
 	return nil
+}
+
+// auditMatch is the audit line's entry of match m (new, indexed), of
+// Jaccard j (rounded) with an indexed document of source src.
+func auditMatch(m *wire.Match, j float64, src string) output.AuditMatch {
+	am := output.AuditMatch{ID: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String(), Source: src}
+	if m.Method == wire.Containment {
+		am.Containment, _ = strconv.ParseFloat(strconv.FormatFloat(float64(m.Containment), 'f', 4, 32), 64)
+		am.Inside = "new"
+		if m.Inside == wire.SideB {
+			am.Inside = "indexed"
+		}
+	}
+	return am
 }
 
 // mergeRemovals returns the lines of input file file that its copy leaves

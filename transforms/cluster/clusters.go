@@ -83,9 +83,17 @@ func OutsideMarks(s beam.Scope, idxMatches beam.PCollection) beam.PCollection {
 	return beam.ParDo(s, outsideMarksFn, idxMatches)
 }
 
+// Removes reports whether (new, indexed) match m removes its new document
+// m.A: every match does but a containment match whose contained document
+// is the indexed one (the new document holds it, and is kept).
+func Removes(m *wire.Match) bool { return m.Method != wire.Containment || m.Inside != wire.SideB }
+
 func outsideMarksFn(key int64, chunk []byte, emit func(int64, []byte)) error {
 	var out []byte
 	err := wire.EachMatch(chunk, func(m *wire.Match, _ []byte) error {
+		if !Removes(m) {
+			return nil
+		}
 		mark := wire.Match{A: m.A, B: m.A, IDA: m.IDA, IDB: m.IDA, LenA: m.LenA, LenB: m.LenA, Jaccard: 1, Method: m.Method}
 		out = wire.AppendMatch(out, &mark)
 		return nil

@@ -41,8 +41,8 @@ const keyChunkBytes = 64 << 10
 
 // keyRouter turns the records of one shard, in order, into key entries
 // chunked by partition: every record's exact key, and for a record with
-// shingles its MinHash band keys and SimHash table keys (low wire.KeyBits
-// bits, as an audit's scan compares them).
+// shingles its MinHash band keys, SimHash table keys and containment keys
+// (low wire.KeyBits bits, as an audit's scan compares them).
 type keyRouter struct {
 	bits   int
 	tables *blocking.Tables
@@ -69,6 +69,9 @@ func (kr *keyRouter) add(r *index.Record) {
 			for _, k := range kr.tkeys {
 				kr.put(index.KindSim, k&KeyMask, r.SimHash)
 			}
+		}
+		for band, k := range r.Contain {
+			kr.put(index.KindContain, k&KeyMask, index.ContainFP(r.Shingles, uint8(band)))
 		}
 	}
 	kr.ord++

@@ -343,6 +343,7 @@ func (c Config) IndexConfig() index.Config {
 		Seed: c.Seed, MaxTokens: c.MaxTokens, Method: c.Method.String(), Threshold: c.Threshold, Hamming: c.Hamming,
 		Bands: c.Bands, Rows: c.Rows, SimBlocks: c.SimBlocks,
 		Format: c.Format.String(), IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes,
+		Containment: c.Containment, ContainMinSize: c.containMinSize(),
 	}
 }
 
@@ -365,6 +366,10 @@ func (c Config) WithIndexConfig(ic index.Config) (Config, error) {
 	c.Dictionary, c.Shingle, c.Perms, c.Seed, c.MaxTokens = ic.Dictionary, ic.Shingle, ic.Perms, ic.Seed, ic.MaxTokens
 	c.Threshold, c.Hamming, c.Bands, c.Rows, c.SimBlocks = ic.Threshold, ic.Hamming, ic.Bands, ic.Rows, ic.SimBlocks
 	c.IDField, c.TextField, c.MaxDocBytes = ic.IDField, ic.TextField, ic.MaxDocBytes
+	c.Containment = ic.Containment
+	if ic.Containment > 0 {
+		c.ContainMinSize = ic.ContainMinSize
+	}
 	return c, nil
 }
 

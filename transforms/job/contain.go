@@ -46,3 +46,12 @@ func (c Config) checkContainment() error {
 	}
 	return nil
 }
+
+// containMinSize is ContainMinSize with --containment, else 0 (an index
+// built without it records neither).
+func (c Config) containMinSize() int {
+	if c.Containment == 0 {
+		return 0
+	}
+	return c.ContainMinSize
+}

@@ -33,8 +33,10 @@ func NewPreShard(indexOut string) *recordShard {
 // index format: a pre-shard (above) or an info shard (workfiles.go). A nil
 // *recordShard collects and writes nothing.
 type recordShard struct {
-	recs []index.Record
-	kind string // the kind of work file it is written as (workfiles.Count)
+	recs    []index.Record
+	kind    string   // the kind of work file it is written as (workfiles.Count)
+	contain bool     // a record has containment keys: a version 5 shard
+	keys    []uint64 // AddDoc's scratch
 }
 
 // add appends a copy of r.
@@ -43,7 +45,8 @@ func (s *recordShard) add(r *index.Record) {
 		return
 	}
 	rec := *r
-	rec.Sketch, rec.Bands = slices.Clone(r.Sketch), slices.Clone(r.Bands)
+	rec.Sketch, rec.Bands, rec.Contain = slices.Clone(r.Sketch), slices.Clone(r.Bands), slices.Clone(r.Contain)
+	s.contain = s.contain || len(r.Contain) > 0
 	s.recs = append(s.recs, rec)
 }
 
@@ -58,7 +61,11 @@ func (s *recordShard) Write(ctx context.Context, dir, name, source string) error
 	}
 	slices.SortFunc(s.recs, func(a, b index.Record) int { return cmp.Compare(uint64(a.Line), uint64(b.Line)) })
 	return workfiles.Write(ctx, dir, name, s.kind, func(w io.Writer) error {
-		iw := index.NewWriter(w, source)
+		newWriter := index.NewWriter
+		if s.contain {
+			newWriter = index.NewContainWriter
+		}
+		iw := newWriter(w, source)
 		for i := range s.recs {
 			if err := iw.Add(&s.recs[i]); err != nil {
 				return err
@@ -75,6 +82,11 @@ func (pre *recordShard) AddDoc(d *blockkeys.Doc) {
 		return
 	}
 	rec := index.NewRecord(&d.Info, d.Exact, d.Bands)
+	pre.keys = pre.keys[:0]
+	for _, k := range d.Contain { // in band id order
+		pre.keys = append(pre.keys, k.Hash)
+	}
+	rec.Contain = pre.keys
 	pre.add(&rec)
 }
 

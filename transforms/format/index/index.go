@@ -59,8 +59,13 @@ const KeyVersion = 3
 // ShardVersion is the version a Writer writes in a shard's header. A
 // Reader reads shards of versions 2 (no block directory, blocks of about
 // 256 KiB), 3 (BlockRecords records a block, then the block directory)
-// and 4 (version 3 with each record's shingle count, Record.Shingles).
-const ShardVersion = 4
+// 4 (version 3 with each record's shingle count, Record.Shingles) and 5
+// (version 4 with each record's containment keys, Record.Contain).
+const ShardVersion = 5
+
+// plainVersion is the version a Writer writes when its records carry no
+// containment keys (NewWriter).
+const plainVersion = 4
 
 // BlockRecords is the number of records of every block of a version 3
 // shard but the last, so that record k of a shard is in block
@@ -115,6 +120,10 @@ type Config struct {
 	IDField     string  `json:"id_field"`
 	TextField   string  `json:"text_field"`
 	MaxDocBytes int     `json:"max_doc_bytes"`
+	// Containment and ContainMinSize are those of --containment: an index
+	// built with it holds its documents' containment keys.
+	Containment    float64 `json:"containment,omitempty"`
+	ContainMinSize int     `json:"containment_min_size,omitempty"`
 }
 
 // Diff lists the settings in which b differs from a (the index's), as
@@ -145,6 +154,10 @@ func (a Config) Diff(b Config) []string {
 	add("id_field", a.IDField, b.IDField)
 	add("text_field", a.TextField, b.TextField)
 	add("max_doc_bytes", a.MaxDocBytes, b.MaxDocBytes)
+	add("containment", a.Containment, b.Containment)
+	if a.Containment > 0 && b.Containment > 0 {
+		add("containment_min_size", a.ContainMinSize, b.ContainMinSize)
+	}
 	return out
 }
 
@@ -168,6 +181,10 @@ type Record struct {
 	// Shingles is the number of distinct shingles (wire.Info.Shingles):
 	// 0 in shards before version 4 and in jobs that do not count them.
 	Shingles int64
+	// Contain holds the containment keys (ensemble.Levels) by band id:
+	// none in shards before version 5, in jobs without --containment and
+	// for a document below its minimum size.
+	Contain []uint64
 }
 
 // NewRecord returns the index record of the document of in, whose
@@ -181,8 +198,9 @@ func NewRecord(in *wire.Info, exact uint64, bands []uint64) Record {
 // the wire.Info of the same document (wire.AppendInfoBody: id, length,
 // exact-duplicate key, SimHash, sketch), its band keys (uvarint count,
 // 8 bytes each) and its shingle count (uvarint): the record of a version
-// ShardVersion shard.
-func AppendRecord(b []byte, r *Record) []byte {
+// 4 shard; a version 5 record (contain) ends with its containment keys
+// (uvarint count, 8 bytes each).
+func AppendRecord(b []byte, r *Record, contain bool) []byte {
 	b = binary.AppendUvarint(b, uint64(r.Line))
 	in := wire.Info{ID: r.ID, Len: r.Len, Exact: r.Exact, SimHash: r.SimHash, Sketch: r.Sketch}
 	b = wire.AppendInfoBody(b, &in)
@@ -190,7 +208,15 @@ func AppendRecord(b []byte, r *Record) []byte {
 	for _, k := range r.Bands {
 		b = binary.LittleEndian.AppendUint64(b, k)
 	}
-	return binary.AppendUvarint(b, uint64(r.Shingles))
+	b = binary.AppendUvarint(b, uint64(r.Shingles))
+	if !contain {
+		return b
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Contain)))
+	for _, k := range r.Contain {
+		b = binary.LittleEndian.AppendUint64(b, k)
+	}
+	return b
 }
 
 // errRecord is a record that does not decode.
@@ -230,8 +256,20 @@ func decodeRecord(b []byte, r *Record, version uint32) ([]byte, error) {
 	if k <= 0 {
 		return nil, errRecord
 	}
-	r.Shingles = int64(sh)
-	return b[k:], nil
+	r.Shingles, b = int64(sh), b[k:]
+	r.Contain = r.Contain[:0]
+	if version < 5 {
+		return b, nil
+	}
+	n, k = binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k)/8 < n {
+		return nil, errRecord
+	}
+	b = b[k:]
+	for i := uint64(0); i < n; i++ {
+		r.Contain = append(r.Contain, binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return b[8*n:], nil
 }
 
 // Writer writes one shard.
@@ -243,14 +281,26 @@ type Writer struct {
 	block   []byte
 	inBlock int     // records in block
 	offsets []int64 // of each block written
+	contain bool    // version 5: records with containment keys
 	err     error
 }
 
-// NewWriter starts a shard of the kept documents of source on w.
-func NewWriter(w io.Writer, source string) *Writer {
-	wr := &Writer{w: w}
+// NewWriter starts a shard of the kept documents of source on w, of
+// version 4: its records carry no containment keys.
+func NewWriter(w io.Writer, source string) *Writer { return newWriter(w, source, false) }
+
+// NewContainWriter starts a shard like NewWriter, of version 5: its
+// records carry their containment keys (Record.Contain).
+func NewContainWriter(w io.Writer, source string) *Writer { return newWriter(w, source, true) }
+
+func newWriter(w io.Writer, source string, contain bool) *Writer {
+	wr := &Writer{w: w, contain: contain}
+	version := uint32(plainVersion)
+	if contain {
+		version = ShardVersion
+	}
 	h := append([]byte(nil), magic...)
-	h = binary.LittleEndian.AppendUint32(h, ShardVersion)
+	h = binary.LittleEndian.AppendUint32(h, version)
 	h = binary.AppendUvarint(h, uint64(len(source)))
 	h = append(h, source...)
 	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
@@ -267,9 +317,13 @@ func (w *Writer) write(b []byte) {
 	w.bytes += int64(len(b))
 }
 
-// Add appends a record.
+// Add appends a record. A record with containment keys needs a writer of
+// NewContainWriter.
 func (w *Writer) Add(r *Record) error {
-	w.block = AppendRecord(w.block, r)
+	if len(r.Contain) > 0 && !w.contain && w.err == nil {
+		w.err = fmt.Errorf("index: a record with containment keys in a shard of version %d", plainVersion)
+	}
+	w.block = AppendRecord(w.block, r, w.contain)
 	w.records++
 	if w.inBlock++; w.inBlock == BlockRecords {
 		w.flush()
@@ -411,6 +465,10 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	rd.source = string(src)
 	return rd, nil
 }
+
+// HasContain reports whether the shard's records carry containment keys
+// (version 5): its copy needs a writer of NewContainWriter.
+func (rd *Reader) HasContain() bool { return rd.version >= 5 }
 
 // Source is the input file the shard describes.
 func (rd *Reader) Source() string { return rd.source }

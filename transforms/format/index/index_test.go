@@ -110,8 +110,8 @@ func TestShardDamage(t *testing.T) {
 	}{
 		{"empty file", nil, ErrCorrupt, "truncated in the header"},
 		{"not a shard", []byte("{\"id\":1}\n{\"id\":2}\n"), ErrCorrupt, "bad magic"},
-		{"newer version", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], Version+1); return b }), ErrVersion, fmt.Sprintf("version %d", Version+1)},
-		{"version 1", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 1); return b }), ErrVersion, "unsupported version 1 (this neardup reads versions 2 to 4; rebuild the index with `neardup run --index-out`)"},
+		{"newer version", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], ShardVersion+1); return b }), ErrVersion, fmt.Sprintf("version %d", ShardVersion+1)},
+		{"version 1", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 1); return b }), ErrVersion, "unsupported version 1 (this neardup reads versions 2 to 5; rebuild the index with `neardup run --index-out`)"},
 		{"header bit flip", mod(func(b []byte) []byte { b[len(magic)+6] ^= 1; return b }), ErrCorrupt, "header checksum"},
 		{"payload bit flip", mod(func(b []byte) []byte { b[headerLen+20] ^= 0x10; return b }), ErrCorrupt, "block checksum"},
 		{"truncated in a block", good[:len(good)/2], ErrCorrupt, "truncated in the block"},
@@ -269,9 +269,11 @@ func TestReaderEach(t *testing.T) {
 }
 
 // TestRecordLayout pins a record's bytes (docs/INDEX_FORMAT.md): the line,
-// the body of the document's wire.Info, the band keys.
+// the body of the document's wire.Info, the band keys, the shingle count
+// and the containment keys.
 func TestRecordLayout(t *testing.T) {
-	r := &Record{Line: 300, ID: "ab", Len: 5, Exact: 6, SimHash: 7, Sketch: []uint8{9, 8}, Bands: []uint64{0x0102}, Shingles: 130}
+	r := &Record{Line: 300, ID: "ab", Len: 5, Exact: 6, SimHash: 7, Sketch: []uint8{9, 8}, Bands: []uint64{0x0102}, Shingles: 130,
+		Contain: []uint64{0x0504030201, 7}}
 	want := []byte{
 		0xac, 0x02, // Line 300 as uvarint
 		2, 'a', 'b', // ID
@@ -281,8 +283,9 @@ func TestRecordLayout(t *testing.T) {
 		2, 9, 8, // Sketch
 		1, 0x02, 0x01, 0, 0, 0, 0, 0, 0, // Bands
 		0x82, 0x01, // Shingles 130 as uvarint
+		2, 1, 2, 3, 4, 5, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, // Contain
 	}
-	got := AppendRecord(nil, r)
+	got := AppendRecord(nil, r, true)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("AppendRecord = % x, want % x", got, want)
 	}
@@ -296,8 +299,17 @@ func TestRecordLayout(t *testing.T) {
 			t.Errorf("DecodeRecord of the first %d of %d bytes: no error", n, len(got))
 		}
 	}
-	// A version 3 record is the same without the shingle count.
-	v3 := got[:len(got)-2]
+	// A version 4 record is the same without the containment keys.
+	v4 := AppendRecord(nil, r, false)
+	if !bytes.Equal(v4, want[:len(want)-17]) {
+		t.Fatalf("AppendRecord of version 4 = % x, want % x", v4, want[:len(want)-17])
+	}
+	rest, err = decodeRecord(append(v4, 0xff), &back, 4)
+	if err != nil || len(back.Contain) != 0 || back.Shingles != 130 || !bytes.Equal(rest, []byte{0xff}) {
+		t.Errorf("decodeRecord of version 4 = %+v, rest % x, %v", back, rest, err)
+	}
+	// A version 3 record is version 4's without the shingle count.
+	v3 := v4[:len(v4)-2]
 	rest, err = decodeRecord(append(v3, 0xff), &back, 3)
 	if want := (*r); err != nil || back.Shingles != 0 || !bytes.Equal(rest, []byte{0xff}) {
 		want.Shingles = 0
@@ -317,12 +329,12 @@ func TestNewRecord(t *testing.T) {
 func BenchmarkRecord(b *testing.B) {
 	r := sampleRecords(1)[0]
 	r.Sketch, r.Bands = make([]uint8, 128), make([]uint64, 16)
-	buf := AppendRecord(nil, &r)
+	buf := AppendRecord(nil, &r, true)
 	b.Run("Append", func(b *testing.B) {
 		b.ReportAllocs()
 		dst := make([]byte, 0, len(buf))
 		for b.Loop() {
-			dst = AppendRecord(dst[:0], &r)
+			dst = AppendRecord(dst[:0], &r, true)
 		}
 	})
 	b.Run("Decode", func(b *testing.B) {

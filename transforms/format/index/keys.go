@@ -15,8 +15,23 @@ const (
 	KindExact = iota // exact-duplicate key, 64 bits
 	KindBand         // MinHash band key, its low wire.KeyBits bits
 	KindSim          // SimHash table key, its low wire.KeyBits bits, with the fingerprint
+	// KindContain is a containment key (ensemble.Levels), its low
+	// wire.KeyBits bits, with ContainFP of the document's size and the
+	// key's band id; a key file has its section only when it has such
+	// keys (an index built with --containment).
+	KindContain
 	Kinds
 )
+
+// fixedKinds is the number of sections every key file has.
+const fixedKinds = KindContain
+
+// ContainFP is the KeyEntry.FP of a KindContain entry: the document's
+// number of distinct shingles and the key's band id.
+func ContainFP(size int64, band uint8) uint64 { return uint64(size)<<8 | uint64(band) }
+
+// ContainOf splits a KindContain entry's FP into size and band id.
+func ContainOf(fp uint64) (size int64, band uint8) { return int64(fp >> 8), uint8(fp) }
 
 // MaxPartitionBits bounds a generation's PartitionBits.
 const MaxPartitionBits = 16
@@ -80,7 +95,7 @@ type KeyEntry struct {
 	Key   uint64
 	Shard uint32 // the document's shard within its generation
 	Ord   uint32 // the document's record number within the shard
-	FP    uint64 // KindSim: the document's SimHash; otherwise 0
+	FP    uint64 // KindSim: the document's SimHash; KindContain: ContainFP; otherwise 0
 }
 
 func cmpEntry(a, b KeyEntry) int {
@@ -119,16 +134,35 @@ func (s Section) dirBytes() int64 { return dirEntry * (int64(1)<<s.Bits + 1) }
 
 // KeyFile describes a key file in the manifest.
 type KeyFile struct {
-	Name      string         `json:"name"`
-	Partition int            `json:"partition"`
-	Bytes     int64          `json:"bytes"`
-	CRC32C    uint32         `json:"crc32c"`
-	Sections  [Kinds]Section `json:"sections"`
+	Name      string              `json:"name"`
+	Partition int                 `json:"partition"`
+	Bytes     int64               `json:"bytes"`
+	CRC32C    uint32              `json:"crc32c"`
+	Sections  [fixedKinds]Section `json:"sections"`
+	// Contain is the KindContain section, after the others; nil when
+	// the file has no containment keys.
+	Contain *Section `json:"contain,omitempty"`
+}
+
+// Section returns the section of kind; the zero Section when the file
+// has none.
+func (k KeyFile) Section(kind int) Section {
+	if kind < fixedKinds {
+		return k.Sections[kind]
+	}
+	if kind == KindContain && k.Contain != nil {
+		return *k.Contain
+	}
+	return Section{}
 }
 
 func (k KeyFile) check(pbits int) error {
 	pos := int64(keyHeaderLen)
-	for kind, s := range k.Sections {
+	for kind := range Kinds {
+		s := k.Section(kind)
+		if kind == KindContain && k.Contain == nil {
+			break
+		}
 		if s.Entries < 0 || s.Bits < 0 || s.Bits > maxBucketBits || pbits+s.Bits > KeyWidth(kind) || s.Start != pos || s.Dir < s.Start {
 			return fmt.Errorf("section %d out of range", kind)
 		}
@@ -141,7 +175,8 @@ func (k KeyFile) check(pbits int) error {
 }
 
 // WriteKeyFile writes the key file of partition part (of 1<<pbits) of
-// entries (by kind; sorted here) to w and returns its description.
+// entries (by kind; sorted here) to w and returns its description. The
+// KindContain section is written only when it has entries.
 func WriteKeyFile(w io.Writer, part, pbits int, entries *[Kinds][]KeyEntry) (KeyFile, error) {
 	kw := &countWriter{w: w}
 	h := append([]byte(nil), keyMagic...)
@@ -159,7 +194,13 @@ func WriteKeyFile(w io.Writer, part, pbits int, entries *[Kinds][]KeyEntry) (Key
 				return f, fmt.Errorf("index: key %x of kind %d is not of partition %d", e.Key, kind, part)
 			}
 		}
-		f.Sections[kind] = writeSection(kw, kind, part, pbits, es)
+		switch {
+		case kind < fixedKinds:
+			f.Sections[kind] = writeSection(kw, kind, part, pbits, es)
+		case len(es) > 0:
+			s := writeSection(kw, kind, part, pbits, es)
+			f.Contain = &s
+		}
 	}
 	f.Bytes, f.CRC32C = kw.n, kw.crc
 	return f, kw.err
@@ -181,8 +222,11 @@ func writeSection(kw *countWriter, kind, part, pbits int, es []KeyEntry) Section
 			buf = binary.AppendUvarint(buf, e.Key-prev)
 			buf = binary.AppendUvarint(buf, uint64(e.Shard))
 			buf = binary.AppendUvarint(buf, uint64(e.Ord))
-			if kind == KindSim {
+			switch kind {
+			case KindSim:
 				buf = binary.LittleEndian.AppendUint64(buf, e.FP)
+			case KindContain:
+				buf = binary.AppendUvarint(buf, e.FP)
 			}
 			prev = e.Key
 		}
@@ -257,7 +301,7 @@ func (k *KeyFileAt) header() error {
 // each key's bucket, or, when the keys fall in more than half of the
 // section's buckets, the whole section at once.
 func (k *KeyFileAt) Lookup(kind int, keys []uint64, fn func(i int, e *KeyEntry) error) error {
-	s := k.f.Sections[kind]
+	s := k.f.Section(kind)
 	if len(keys) == 0 || s.Entries == 0 {
 		return nil
 	}
@@ -302,7 +346,7 @@ func (k *KeyFileAt) Lookup(kind int, keys []uint64, fn func(i int, e *KeyEntry) 
 
 // scan reads the whole section of kind and matches keys against it.
 func (k *KeyFileAt) scan(kind int, keys []uint64, fn func(i int, e *KeyEntry) error) error {
-	s := k.f.Sections[kind]
+	s := k.f.Section(kind)
 	all, err := k.read(s.Start, s.Dir-s.Start+s.dirBytes(), "section")
 	if err != nil {
 		return err
@@ -340,7 +384,7 @@ func (k *KeyFileAt) match(kind, b int, data []byte, sum uint32, keys []uint64, i
 	if len(keys) == 0 {
 		return nil
 	}
-	s := k.f.Sections[kind]
+	s := k.f.Section(kind)
 	prev := bucketBase(kind, k.f.Partition, b, k.pbits, s.Bits)
 	i := 0
 	var e KeyEntry
@@ -380,11 +424,18 @@ func decodeEntry(b []byte, kind int, prev uint64, e *KeyEntry) ([]byte, bool) {
 		return nil, false
 	}
 	e.Key, e.Shard, e.Ord, e.FP = prev+v[0], uint32(v[1]), uint32(v[2]), 0
-	if kind == KindSim {
+	switch kind {
+	case KindSim:
 		if len(b) < 8 {
 			return nil, false
 		}
 		e.FP, b = binary.LittleEndian.Uint64(b), b[8:]
+	case KindContain:
+		fp, n := binary.Uvarint(b)
+		if n <= 0 {
+			return nil, false
+		}
+		e.FP, b = fp, b[n:]
 	}
 	return b, true
 }

@@ -95,8 +95,11 @@ func randomEntries(rng *rand.Rand, n, part, pbits int) [Kinds][]KeyEntry {
 				key = low
 			}
 			e := KeyEntry{Key: key, Shard: uint32(rng.IntN(5)), Ord: uint32(rng.IntN(1 << 20))}
-			if kind == KindSim {
+			switch kind {
+			case KindSim:
 				e.FP = rng.Uint64()
+			case KindContain:
+				e.FP = ContainFP(rng.Int64N(1<<40), uint8(rng.IntN(256)))
 			}
 			es[kind] = append(es[kind], e)
 		}
@@ -121,6 +124,9 @@ func TestKeyFileLookup(t *testing.T) {
 		}
 		if err := f.check(c.pbits); err != nil {
 			t.Fatal(err)
+		}
+		if (f.Contain != nil) != (c.n > 0) {
+			t.Errorf("%d entries a kind: containment section %v", c.n, f.Contain)
 		}
 		for kind := range Kinds {
 			keys := map[uint64]bool{}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -104,7 +105,11 @@ func (gen *Generation) ComputeFingerprint() string {
 		b = binary.AppendUvarint(b, uint64(k.Partition))
 		b = binary.AppendUvarint(b, uint64(k.Bytes))
 		b = binary.LittleEndian.AppendUint32(b, k.CRC32C)
-		for _, sec := range k.Sections {
+		secs := k.Sections[:]
+		if k.Contain != nil {
+			secs = append(slices.Clone(secs), *k.Contain)
+		}
+		for _, sec := range secs {
 			b = binary.AppendUvarint(b, uint64(sec.Entries))
 			b = binary.AppendUvarint(b, uint64(sec.Bits))
 			b = binary.AppendUvarint(b, uint64(sec.Start))

@@ -237,11 +237,19 @@ type AuditMatch struct {
 	Hamming int     `json:"hamming"`
 	Method  string  `json:"method"`
 	Source  string  `json:"source"`
+	// Containment, for Method "containment", is the share of the
+	// contained document's shingles in the other; Inside names the
+	// contained one: "new" (the audited document, removed) or "indexed"
+	// (the indexed one: it does not remove the new document).
+	Containment float64 `json:"containment,omitempty"`
+	Inside      string  `json:"inside,omitempty"`
 }
 
 // AuditLine is one line of audit-*.jsonl: a new document and the indexed
-// documents it duplicates, best first.
+// documents it duplicates, best first. Kept marks a new document whose
+// only indexed matches are indexed documents inside it: it is not removed.
 type AuditLine struct {
 	Doc     string       `json:"doc"`
 	Matches []AuditMatch `json:"matches"`
+	Kept    bool         `json:"kept,omitempty"`
 }

@@ -78,6 +78,9 @@ const (
 	StatIndexMatches   = "index_matches"             // (new, indexed) matches reported
 	StatRemovedInBatch = "removed_in_batch"          // removed by the clusters within the batch
 	StatBatchOnly      = "removed_in_batch_only"     // of those, not duplicates of the index
+	// StatContainsIndex counts the new documents that contain an indexed
+	// one (--containment) and have no other indexed match: they are kept.
+	StatContainsIndex = "contains_index_document"
 )
 
 // LinesSuffix ends the name of the count of lines written into the shards
@@ -97,7 +100,7 @@ var (
 	}
 	auditCounts = append(slices.DeleteFunc(slices.Clone(runCounts), func(name string) bool { return name == StatSegments }),
 		StatIndexDocs, StatIndexJoined, StatIndexEntries, StatDupOfIndex, StatExactOfIndex,
-		StatIndexMatches, StatRemovedInBatch, StatBatchOnly, StatIndexBytesRead)
+		StatIndexMatches, StatRemovedInBatch, StatBatchOnly, StatIndexBytesRead, StatContainsIndex)
 )
 
 // AllCounts sets to 0 each count of a run's summary.json (of an

@@ -69,13 +69,45 @@ func (cfg Config) CheckContained(m *wire.Match, a, b *wire.Info, j float64) Deci
 	c := cfg
 	c.Threshold = ContainJaccard(cfg.Containment, q, u)
 	d := c.decide(j, len(a.Sketch))
-	if d == Accept && (c.Threshold < ContainEstimateFloor || q < ContainEstimateMin) {
+	estimable := c.Threshold >= ContainEstimateFloor && q >= ContainEstimateMin
+	if d == Accept && !estimable {
 		d = CheckExactly
 	}
-	if d == Accept {
+	switch {
+	case d == Accept:
 		m.Method, m.Inside, m.Containment = wire.Containment, side, float32(containOf(j, q, u))
+	case d == CheckExactly && estimable:
+		m.Inside, m.Containment = side, float32(containOf(j, q, u))
 	}
 	return d
+}
+
+// estimateContained gives pair m, which the exact checks decide (for the
+// Jaccard too), the containment its estimate j gives, for a decision
+// without the texts (PassesContained), when its contained document allows
+// an estimate (CheckContained's rules); the exact check sets m's fields
+// anew.
+func (cfg Config) estimateContained(m *wire.Match, a, b *wire.Info, j float64) {
+	sa, sb := a.Shingles, b.Shingles
+	if a.Doc > b.Doc {
+		sa, sb = sb, sa
+	}
+	side, q, u := inside(sa, sb)
+	if q >= int64(max(cfg.ContainMinSize, ContainEstimateMin)) && ContainJaccard(cfg.Containment, q, u) >= ContainEstimateFloor {
+		m.Inside, m.Containment = side, float32(containOf(j, q, u))
+	}
+}
+
+// PassesContained decides an unsure pair m (CheckContained's CheckExactly)
+// on its estimated containment, where the texts cannot be read: true when
+// its contained document's size allows an estimate and the estimate is at
+// least cfg.Containment; m then becomes a containment match.
+func (cfg Config) PassesContained(m *wire.Match) bool {
+	if cfg.Containment <= 0 || m.Inside == wire.NoSide || float64(m.Containment) < cfg.Containment {
+		return false
+	}
+	m.Method = wire.Containment
+	return true
 }
 
 // Exact decides pair m from the exact shingle sets a of m.A and b of m.B:

@@ -24,25 +24,26 @@ func TestCheckContained(t *testing.T) {
 		want         Decision
 		method       wire.Method
 		inside       wire.Side
+		passes       bool // PassesContained, after Check
 	}{
-		{"contained", 1, 2, 100, 400, 39, cfg, Accept, wire.Containment, wire.SideA},
-		{"contains", 1, 2, 400, 100, 39, cfg, Accept, wire.Containment, wire.SideB},
-		{"order of the infos", 2, 1, 100, 400, 39, cfg, Accept, wire.Containment, wire.SideB},
-		{"unsure", 1, 2, 100, 400, 25, cfg, CheckExactly, wire.MinHash, wire.NoSide},
-		{"not contained", 1, 2, 100, 400, 7, cfg, Reject, wire.MinHash, wire.NoSide},
-		{"below the minimum size", 1, 2, 9, 36, 39, cfg, Reject, wire.MinHash, wire.NoSide},
-		{"sizes unknown", 1, 2, 0, 0, 39, cfg, Reject, wire.MinHash, wire.NoSide},
-		{"a Jaccard match", 1, 2, 100, 110, 110, cfg, Accept, wire.MinHash, wire.NoSide},
-		{"unsure for the Jaccard", 1, 2, 100, 110, 100, cfg, CheckExactly, wire.MinHash, wire.NoSide},
-		{"containment off", 1, 2, 100, 400, 39, Config{Blocking: Both, Mode: Auto, Threshold: 0.8, Confidence: 0.95}, Reject, wire.MinHash, wire.NoSide},
-		{"estimate mode, unsure", 1, 2, 100, 400, 25, func() Config { c := cfg; c.Mode = Estimate; return c }(), Accept, wire.Containment, wire.SideA},
+		{"contained", 1, 2, 100, 400, 39, cfg, Accept, wire.Containment, wire.SideA, true},
+		{"contains", 1, 2, 400, 100, 39, cfg, Accept, wire.Containment, wire.SideB, true},
+		{"order of the infos", 2, 1, 100, 400, 39, cfg, Accept, wire.Containment, wire.SideB, true},
+		{"unsure", 1, 2, 100, 400, 25, cfg, CheckExactly, wire.MinHash, wire.SideA, true},
+		{"not contained", 1, 2, 100, 400, 7, cfg, Reject, wire.MinHash, wire.NoSide, false},
+		{"below the minimum size", 1, 2, 9, 36, 39, cfg, Reject, wire.MinHash, wire.NoSide, false},
+		{"sizes unknown", 1, 2, 0, 0, 39, cfg, Reject, wire.MinHash, wire.NoSide, false},
+		{"a Jaccard match", 1, 2, 100, 110, 110, cfg, Accept, wire.MinHash, wire.NoSide, false},
+		{"unsure for the Jaccard", 1, 2, 100, 110, 100, cfg, CheckExactly, wire.MinHash, wire.SideA, true},
+		{"containment off", 1, 2, 100, 400, 39, Config{Blocking: Both, Mode: Auto, Threshold: 0.8, Confidence: 0.95}, Reject, wire.MinHash, wire.NoSide, false},
+		{"estimate mode, unsure", 1, 2, 100, 400, 25, func() Config { c := cfg; c.Mode = Estimate; return c }(), Accept, wire.Containment, wire.SideA, true},
 		// 15 inside 661 is Jaccard 0.018 at C = 0.8: 6 equal positions,
 		// as likely from unrelated sketches, estimate 0.043, above the
 		// bounds, below ContainEstimateFloor.
-		{"below the estimate floor", 1, 2, 15, 661, 6, cfg, CheckExactly, wire.MinHash, wire.NoSide},
-		{"below the floor, estimate mode", 1, 2, 15, 661, 6, func() Config { c := cfg; c.Mode = Estimate; return c }(), CheckExactly, wire.MinHash, wire.NoSide},
+		{"below the estimate floor", 1, 2, 15, 661, 6, cfg, CheckExactly, wire.MinHash, wire.NoSide, false},
+		{"below the floor, estimate mode", 1, 2, 15, 661, 6, func() Config { c := cfg; c.Mode = Estimate; return c }(), CheckExactly, wire.MinHash, wire.NoSide, false},
 		// ... nor can it reject: 0 is within the bounds of 0.018.
-		{"below the floor, no position equal", 1, 2, 15, 661, 0, cfg, CheckExactly, wire.MinHash, wire.NoSide},
+		{"below the floor, no position equal", 1, 2, 15, 661, 0, cfg, CheckExactly, wire.MinHash, wire.NoSide, false},
 	}
 	for _, tt := range tests {
 		sa, sb := sketches(128, tt.eq)
@@ -51,6 +52,9 @@ func TestCheckContained(t *testing.T) {
 		m, d := Check(a, b, tt.cfg)
 		if d != tt.want || m.Method != tt.method || m.Inside != tt.inside {
 			t.Errorf("%s: %v, method %v, inside %v; want %v, %v, %v", tt.name, d, m.Method, m.Inside, tt.want, tt.method, tt.inside)
+		}
+		if got := tt.cfg.PassesContained(&m); got != tt.passes || got && m.Method != wire.Containment {
+			t.Errorf("%s: PassesContained %v (method %v), want %v", tt.name, got, m.Method, tt.passes)
 		}
 		if m.Method == wire.Containment && (m.Containment < 0.8 || m.Containment > 1) {
 			t.Errorf("%s: estimated containment %v, want in [0.8, 1]", tt.name, m.Containment)

@@ -227,7 +227,12 @@ func Check(a, b *wire.Info, cfg Config) (wire.Match, Decision) {
 	// A pair the Jaccard test accepts, or checks exactly (which tests
 	// containment too), is not tested for containment here: a Jaccard
 	// match is never reported as a containment one.
-	if d := cfg.decide(j, len(a.Sketch)); d != Reject || cfg.Containment <= 0 {
+	d := cfg.decide(j, len(a.Sketch))
+	switch {
+	case cfg.Containment <= 0 || d == Accept:
+		return m, d
+	case d == CheckExactly:
+		cfg.estimateContained(&m, a, b, j)
 		return m, d
 	}
 	return m, cfg.CheckContained(&m, a, b, j)
