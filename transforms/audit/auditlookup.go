@@ -165,7 +165,7 @@ func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte
 			return err
 		}
 		fn.exact, fn.block, fn.sim = slices.Sorted(maps.Keys(fn.bk.exact)), slices.Sorted(maps.Keys(fn.bk.block)), slices.Sorted(maps.Keys(fn.bk.sim))
-		fn.contain = slices.Sorted(maps.Keys(fn.bk.contain))
+		fn.contain = fn.bk.containKeys()
 	}
 	if t < 0 || t >= len(fn.tasks) {
 		return fmt.Errorf("index lookup: no key file %d", t)

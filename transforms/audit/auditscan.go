@@ -1,9 +1,11 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -86,7 +88,7 @@ func (fn *indexScanFn) Setup(ctx context.Context) (err error) {
 type batchKeys struct {
 	exact, block map[uint64]struct{}
 	sim          map[uint64][]uint64 // table key -> fingerprints of new documents
-	contain      map[uint64][]uint64 // containment key -> index.ContainFP of new documents
+	contain      []containKey        // the new documents' containment keys, sorted
 	tables       *blocking.Tables
 	levels       *ensemble.Levels // nil: no containment
 	hamming      int
@@ -110,7 +112,7 @@ func (bk *batchKeys) load(keys func(*[]byte) bool) error {
 	if bk.exact != nil {
 		return nil
 	}
-	bk.exact, bk.block, bk.sim, bk.contain = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}, map[uint64][]uint64{}
+	bk.exact, bk.block, bk.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
 	var chunk []byte
 	for keys(&chunk) {
 		_, err := wire.DecodeKeySet(chunk, func(tag byte, k uint64) {
@@ -123,14 +125,32 @@ func (bk *batchKeys) load(keys func(*[]byte) bool) error {
 			if tag == wire.KeySetSim {
 				bk.sim[k] = append(bk.sim[k], fp)
 			} else {
-				bk.contain[k] = append(bk.contain[k], fp)
+				bk.contain = append(bk.contain, containKey{k, fp})
 			}
 		})
 		if err != nil {
 			return fmt.Errorf("index scan: %w", err)
 		}
 	}
+	slices.SortFunc(bk.contain, func(a, b containKey) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.fp, b.fp)) })
+	bk.contain = slices.Compact(bk.contain)
 	return nil
+}
+
+// containKey is a containment key of a new document and its
+// index.ContainFP (size and band id): a slice of them sorted holds a batch's
+// 187 keys a document in 16 bytes each.
+type containKey struct{ key, fp uint64 }
+
+// containKeys returns the distinct containment keys of the batch, sorted.
+func (bk *batchKeys) containKeys() []uint64 {
+	var ks []uint64
+	for _, c := range bk.contain {
+		if len(ks) == 0 || ks[len(ks)-1] != c.key {
+			ks = append(ks, c.key)
+		}
+	}
+	return ks
 }
 
 func (fn *indexScanFn) ProcessElement(ctx context.Context, k int64, name string, keys func(*[]byte) bool,
@@ -262,8 +282,12 @@ func (fn *batchKeys) near(k, fp uint64) bool {
 // Pairs), the smaller of the two in the larger.
 func (fn *batchKeys) contains(k, fp uint64) bool {
 	u, band := index.ContainOf(fp)
-	for _, f := range fn.contain[k] {
-		q, b := index.ContainOf(f)
+	i, _ := slices.BinarySearchFunc(fn.contain, k, func(c containKey, k uint64) int { return cmp.Compare(c.key, k) })
+	for _, c := range fn.contain[i:] {
+		if c.key != k {
+			break
+		}
+		q, b := index.ContainOf(c.fp)
 		if b == band && fn.levels.Pairs(band, int(min(q, u)), int(max(q, u))) {
 			return true
 		}
