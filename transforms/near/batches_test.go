@@ -35,8 +35,8 @@ func testPairChunks(n, docs int) (chunks [][]byte, all []wire.Pair) {
 	return chunks, all
 }
 
-// TestSortPairs: whatever the run bytes (in memory; runs of 2, 100 and
-// 1,000 pairs, merged in several passes for the smallest) and the batch
+// TestSortPairs: whatever the run bytes (in memory; runs of 16, 100 and
+// 1,000 pairs, merged in several passes for the smaller) and the batch
 // size, the batches are the pairs of UniquePairs, in order, each batch at
 // least the size asked unless the last and ending with every pair of its
 // last first document; runs written are counted (sort_runs) and removed.
@@ -44,7 +44,7 @@ func TestSortPairs(t *testing.T) {
 	chunks, all := testPairChunks(5_000, 400)
 	want := candidates.Unique(slices.Clone(all))
 	defer func(r int64, b int) { pairRunBytes, joinBatchPairs = r, b }(pairRunBytes, joinBatchPairs)
-	for _, run := range []int64{pairRunBytes, 1, 100 * wire.PairSize, 1000 * wire.PairSize} {
+	for _, run := range []int64{pairRunBytes, 16 * wire.PairSize, 100 * wire.PairSize, 1000 * wire.PairSize} {
 		for _, n := range []int{1, 7, 1 << 20} {
 			t.Run(fmt.Sprintf("run %d batch %d", run, n), func(t *testing.T) {
 				pairRunBytes = run
