@@ -49,11 +49,11 @@ type sortedPairs struct {
 // sortPairs decodes the candidate-pair chunks of iter and sorts them in
 // runs of pairRunBytes, written, if more than one, to a temporary
 // directory in work (the worker's own if work is on an object store).
-func sortPairs(iter func(*[]byte) bool, work string) (s *sortedPairs, err error) {
+func sortPairs(iter func(*[]byte) bool, work string) (_ *sortedPairs, err error) {
 	if strings.Contains(work, "://") {
 		work = os.TempDir()
 	}
-	s = &sortedPairs{}
+	s := &sortedPairs{}
 	if s.dir, err = extsort.NewDir(work, "pairs-sort-", 4*pairRunBytes, countSortRuns); err != nil {
 		return nil, err
 	}

@@ -183,3 +183,21 @@ func TestCollectBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestSortPairsCorrupt: a corrupt chunk fails the sort, in memory or after
+// runs were written, and leaves nothing in the work directory.
+func TestSortPairsCorrupt(t *testing.T) {
+	chunks, _ := testPairChunks(500, 100)
+	defer func(r int64) { pairRunBytes = r }(pairRunBytes)
+	for _, run := range []int64{pairRunBytes, 16 * wire.PairSize} {
+		pairRunBytes = run
+		work := t.TempDir()
+		bad := append(slices.Clone(chunks), []byte{0x80})
+		if _, err := sortPairs(iterOf(bad), work); err == nil {
+			t.Errorf("runs of %d bytes: a truncated chunk sorted without an error", run)
+		}
+		if left, _ := os.ReadDir(work); len(left) > 0 {
+			t.Errorf("runs of %d bytes: %d files left in the work directory", run, len(left))
+		}
+	}
+}

@@ -73,13 +73,13 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, k int64, pairChunk
 	start := time.Now()
 	pairChunks, failed := fn.spilled.Iter(fn.Work, seg, pairChunks)
 	pairs, err := sortPairs(pairChunks, fn.Work.Dir)
-	if err == nil {
-		err = failed()
-	}
 	if err != nil {
 		return err
 	}
 	defer pairs.close()
+	if err := failed(); err != nil {
+		return err
+	}
 	jobstate.AddBusy(ctx, "JoinFirst", time.Since(start), start)
 	find := segmentInfos(ctx, fn.Work, seg)
 	emits := []func(int64, []byte){fn.halves.Wrap(emit)}
