@@ -278,7 +278,7 @@ func checkWorkBytes(t *testing.T, s output.Summary, kinds ...string) {
 		}
 	}
 	known := []string{"spool", "doc_shards", "info_shards", "seen", "signature_shards", "spilled_shuffles",
-		"output_parts", "decide_spill", "parquet_copies", "index_parts", "manifest"}
+		"output_parts", "decide_spill", "sort_runs", "parquet_copies", "index_parts", "manifest"}
 	for k := range s.WorkBytes {
 		if !slices.Contains(known, k) {
 			t.Errorf("work bytes written %v: unknown kind %s", s.WorkBytes, k)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -52,8 +53,11 @@ func Verify(s beam.Scope, o Options, files jobfiles.Files, pairs beam.PCollectio
 //
 // In: (segment, candidate pairs whose first document is in the segment).
 // Out: like halfJoinFn, keyed by the segment of the second document. The
-// work of a segment runs on another goroutine while the next segment's
-// pairs arrive (see docpool.AheadEmits).
+// segment's pairs are sorted within pairRunBytes (sortPairs, spilling
+// sorted runs beyond) and joined in batches of about joinBatchPairs, each
+// on another goroutine while the next is read (see docpool.AheadEmits),
+// at most GOMAXPROCS in progress: the records of each destination come out
+// in the same order as from one HalfJoin of the whole segment.
 type halfJoinFileFn struct {
 	Work jobfiles.WorkDir
 
@@ -68,22 +72,48 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, k int64, pairChunk
 	seg := int(k)
 	start := time.Now()
 	pairChunks, failed := fn.spilled.Iter(fn.Work, seg, pairChunks)
-	pairs, err := UniquePairs(pairChunks)
-	if err == nil {
-		err = failed()
+	pairs, err := sortPairs(pairChunks, fn.Work.Dir)
+	if err != nil {
+		return err
 	}
-	if err != nil || len(pairs) == 0 {
+	defer pairs.close()
+	if err := failed(); err != nil {
 		return err
 	}
 	jobstate.AddBusy(ctx, "JoinFirst", time.Since(start), start)
-	fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
-		infos, err := fn.Work.ReadInfoShard(ctx, seg)
-		if err != nil {
+	find := segmentInfos(ctx, fn.Work, seg)
+	emits := []func(int64, []byte){fn.halves.Wrap(emit)}
+	for {
+		start := time.Now()
+		batch, err := pairs.batch(joinBatchPairs)
+		if err != nil || len(batch) == 0 {
 			return err
 		}
-		return HalfJoin(pairs, infos.Find, fn.Work.Segment, fn.Work.SegmentShardName(seg), emits[0], emitStat)
+		jobstate.AddBusy(ctx, "JoinFirst", time.Since(start), start)
+		fn.ahead.Start(1, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
+			info, err := find()
+			if err != nil {
+				return err
+			}
+			return HalfJoin(batch, info, fn.Work.Segment, fn.Work.SegmentShardName(seg), emits[0], emitStat)
+		})
+		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), emits, emitStat, jobstate.BusyIn(ctx, "JoinFirst")); err != nil {
+			return err
+		}
+	}
+}
+
+// segmentInfos returns what reads the info shard of segment seg once, for
+// the batches of the segment's work on other goroutines, and then gives
+// its lookup.
+func segmentInfos(ctx context.Context, w jobfiles.WorkDir, seg int) func() (func(wire.Doc) *wire.Info, error) {
+	return sync.OnceValues(func() (func(wire.Doc) *wire.Info, error) {
+		infos, err := w.ReadInfoShard(ctx, seg)
+		if err != nil {
+			return nil, err
+		}
+		return infos.Find, nil
 	})
-	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst"))
 }
 
 // FinishBundle emits the output of the segments still being worked on.
@@ -97,9 +127,11 @@ func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int64, []b
 //
 // In: (segment, half-join records whose second documents are in the
 // segment). Out: like verifyFn (keyed by the file of the first document),
-// and a count of the segments (output.StatSegments). The work of a segment
-// runs on another goroutine while the next segment's records arrive (see
-// docpool.AheadEmits).
+// and a count of the segments (output.StatSegments). The records are
+// verified in batches of about verifyBatchBytes (collectBatch), each on
+// another goroutine while the next is read (see docpool.AheadEmits), at
+// most GOMAXPROCS in progress, all reading the segment's info shard once
+// (segmentInfos).
 type verifyFileFn struct {
 	Work   jobfiles.WorkDir
 	Verify verify.Config
@@ -113,21 +145,30 @@ func (fn *verifyFileFn) Setup() { fn.unsure = fn.Work.SpillTo("unsure") }
 
 func (fn *verifyFileFn) ProcessElement(ctx context.Context, k int64, halfChunks func(*[]byte) bool, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
 	seg := int(k)
-	// The work reads the chunks after this call returns: keep copies, as
-	// the runner owns what its iterator hands out.
-	chunks, err := fn.spilled.Collect(fn.Work, seg, halfChunks)
-	if err != nil || len(chunks) == 0 {
-		return err
-	}
-	fn.ahead.Start(2, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
-		infos, err := fn.Work.ReadInfoShard(ctx, seg)
-		if err != nil {
+	halfChunks, failed := fn.spilled.Iter(fn.Work, seg, halfChunks)
+	find := segmentInfos(ctx, fn.Work, seg)
+	emits := []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}
+	for first, more := true, true; more; first = false {
+		var chunks [][]byte
+		chunks, more = collectBatch(halfChunks, verifyBatchBytes)
+		if len(chunks) == 0 {
+			break
+		}
+		fn.ahead.Start(2, func(emits []func(int64, []byte), emitStat func(string, int64)) error {
+			info, err := find()
+			if err != nil {
+				return err
+			}
+			if first {
+				emitStat(output.StatSegments, 1)
+			}
+			return VerifyHalves(fn.Verify, fn.Work.SegmentBits, jobfiles.IterOf(chunks), info, fn.Work.SegmentShardName(seg), emits[0], emits[1], emitStat)
+		})
+		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), emits, emitStat, jobstate.BusyIn(ctx, "Verify")); err != nil {
 			return err
 		}
-		emitStat(output.StatSegments, 1)
-		return VerifyHalves(fn.Verify, fn.Work.SegmentBits, jobfiles.IterOf(chunks), infos.Find, fn.Work.SegmentShardName(seg), emits[0], emits[1], emitStat)
-	})
-	return fn.ahead.Drain(runtime.GOMAXPROCS(0), []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify"))
+	}
+	return failed()
 }
 
 // FinishBundle emits the output of the segments still being worked on.

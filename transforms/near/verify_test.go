@@ -1,6 +1,7 @@
 package near
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -17,19 +18,30 @@ import (
 )
 
 // TestVerifyStage: given the candidate pairs (a, a2), a near-duplicate,
-// and (a, c), two unrelated texts, with the infos the signature pass wrote,
-// Verify accepts (a, a2) with a Jaccard at or above the threshold and
-// drops (a, c): decided by the MinHash estimate (verify=estimate), or by
-// the exact Jaccard of both pairs (verify=exact, through ExactChecks).
+// met twice, and (a, c) and (c, a2), unrelated texts, with the infos the
+// signature pass wrote, Verify accepts (a, a2) with a Jaccard at or above
+// the threshold and drops the others: decided by the MinHash estimate
+// (verify=estimate), or by the exact Jaccard of every pair (verify=exact,
+// through ExactChecks). So too with the smallest batches: runs of two
+// pairs sorted on disk, a first document a join batch, a chunk of half
+// joins a verify batch.
 func TestVerifyStage(t *testing.T) {
+	defer func(r int64, j int, v int64) { pairRunBytes, joinBatchPairs, verifyBatchBytes = r, j, v }(pairRunBytes, joinBatchPairs, verifyBatchBytes)
 	for _, tc := range []struct {
 		mode  string
+		small bool
 		stats []any
 	}{
-		{"estimate", []any{"candidate_pairs=2", "exact_checks=0", "verified_by_estimate=1"}}, // no exact check: no verified_exactly,
-		{"exact", []any{"candidate_pairs=2", "exact_checks=2", "verified_by_estimate=0", "verified_exactly=1"}},
+		{"estimate", false, []any{"candidate_pairs=3", "exact_checks=0", "verified_by_estimate=1"}}, // no exact check: no verified_exactly,
+		{"exact", false, []any{"candidate_pairs=3", "exact_checks=3", "verified_by_estimate=0", "verified_exactly=1"}},
+		{"estimate", true, []any{"candidate_pairs=3", "exact_checks=0", "verified_by_estimate=1"}},
+		{"exact", true, []any{"candidate_pairs=3", "exact_checks=3", "verified_by_estimate=0", "verified_exactly=1"}},
 	} {
-		t.Run(tc.mode, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s small %v", tc.mode, tc.small), func(t *testing.T) {
+			pairRunBytes, joinBatchPairs, verifyBatchBytes = 64<<20, 1<<20, 32<<20
+			if tc.small {
+				pairRunBytes, joinBatchPairs, verifyBatchBytes = 1, 1, 1
+			}
 			cfg := stagetest.Config(t)
 			cfg.Verify = stagetest.Must(verify.ParseMode(tc.mode))
 			in := t.TempDir()
@@ -38,11 +50,13 @@ func TestVerifyStage(t *testing.T) {
 				stagetest.Input(t, in, "f0.jsonl", stagetest.JSON("a", text), stagetest.JSON("c", stagetest.Text(2, 60))),
 				stagetest.Input(t, in, "f1.jsonl", stagetest.JSON("x", stagetest.Text(3, 60)), stagetest.JSON("a2", stagetest.Near(text, 30))),
 			}
-			var pairs []byte
-			var prev wire.Doc
-			for _, p := range []wire.Pair{{A: wire.DocNum(0, 0), B: wire.DocNum(0, 1)}, {A: wire.DocNum(0, 0), B: wire.DocNum(1, 1)}} {
+			var pairs, again []byte
+			var prev, prevAgain wire.Doc
+			a, c, a2 := wire.DocNum(0, 0), wire.DocNum(0, 1), wire.DocNum(1, 1)
+			for _, p := range []wire.Pair{{A: a, B: a2}, {A: a, B: c}, {A: c, B: a2}} {
 				pairs = wire.AppendCandidate(pairs, p, &prev)
 			}
+			again = wire.AppendCandidate(again, wire.Pair{A: a, B: a2}, &prevAgain)
 
 			p, s := beam.NewPipelineWithRoot()
 			files := stagetest.Files(t, s, paths, cfg.Branches)
@@ -51,7 +65,7 @@ func TestVerifyStage(t *testing.T) {
 			entries := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
 			// The pairs wait for the signature pass, which writes the info
 			// shards Verify reads (in a run, they come from its entries).
-			cands := beam.Flatten(s, stagetest.Chunks(s, stagetest.Chunk{Key: 0, Chunk: pairs}), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
+			cands := beam.Flatten(s, stagetest.Chunks(s, stagetest.Chunk{Key: 0, Chunk: pairs}, stagetest.Chunk{Key: 0, Chunk: again}), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
 			matches, st := Verify(s, OptionsFor(cfg), files, cands)
 			passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 			passert.Equals(s, stagetest.Stats(s, st, output.StatCandidates, output.StatUnsure, output.StatByEstimate, output.StatByExact), tc.stats...)

@@ -217,6 +217,12 @@ func AppendPair(chunk []byte, p Pair) []byte {
 	return binary.LittleEndian.AppendUint64(chunk, p.B)
 }
 
+// DecodePair decodes the Pair AppendPair wrote at the start of b, which
+// holds at least PairSize bytes.
+func DecodePair(b []byte) Pair {
+	return Pair{A: binary.LittleEndian.Uint64(b), B: binary.LittleEndian.Uint64(b[8:])}
+}
+
 // AppendPairs decodes every Pair of chunk and appends it to dst.
 func AppendPairs(dst []Pair, chunk []byte) ([]Pair, error) {
 	if len(chunk)%PairSize != 0 {

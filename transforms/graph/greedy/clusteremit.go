@@ -4,16 +4,18 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/neardup/neardup/transforms/internal/extsort"
 )
 
 // emit reads the sorted records of the partition's decision and gives out
 // its components, clusters and removals.
-func (c *ClusterSpill) emit(src source[outRec], out ClusterOut) error {
+func (c *ClusterSpill) emit(src extsort.Source[outRec], out ClusterOut) error {
 	var r outRec
-	have, err := src.next(&r)
+	have, err := src.Next(&r)
 	next := func() {
 		if err == nil {
-			have, err = src.next(&r)
+			have, err = src.Next(&r)
 		}
 	}
 	var cl clusterBuf

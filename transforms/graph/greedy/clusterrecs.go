@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/extsort"
 )
 
 // The records of ClusterSpill, with their codecs.
@@ -20,9 +21,9 @@ type memberRec struct {
 	removed   bool
 }
 
-var memberCodec = &codec[memberRec]{
-	size: 37,
-	put: func(b []byte, v *memberRec) {
+var memberCodec = &extsort.Codec[memberRec]{
+	Size: 37,
+	Put: func(b []byte, v *memberRec) {
 		le.PutUint64(b, v.doc)
 		le.PutUint64(b[8:], v.root)
 		le.PutUint64(b[16:], uint64(v.len))
@@ -30,20 +31,20 @@ var memberCodec = &codec[memberRec]{
 		le.PutUint32(b[32:], v.idLen)
 		putBool(b[36:], v.removed)
 	},
-	get: func(b []byte, v *memberRec) {
+	Get: func(b []byte, v *memberRec) {
 		*v = memberRec{doc: le.Uint64(b), root: le.Uint64(b[8:]), len: int64(le.Uint64(b[16:])),
 			idOff: le.Uint64(b[24:]), idLen: le.Uint32(b[32:]), removed: b[36] != 0}
 	},
-	cmp: func(a, b memberRec) int { return cmp.Compare(a.doc, b.doc) },
+	Cmp: func(a, b memberRec) int { return cmp.Compare(a.doc, b.doc) },
 }
 
 // markCodec sorts the documents marked removed beforehand (a link of a
 // document with itself).
-var markCodec = &codec[uint64]{
-	size: 8,
-	put:  func(b []byte, v *uint64) { le.PutUint64(b, *v) },
-	get:  func(b []byte, v *uint64) { *v = le.Uint64(b) },
-	cmp:  cmp.Compare[uint64],
+var markCodec = &extsort.Codec[uint64]{
+	Size: 8,
+	Put:  func(b []byte, v *uint64) { le.PutUint64(b, *v) },
+	Get:  func(b []byte, v *uint64) { *v = le.Uint64(b) },
+	Cmp:  cmp.Compare[uint64],
 }
 
 // linkKey is a link between two members: its documents, its place k in the
@@ -70,19 +71,19 @@ func getLinkInfo(b []byte, v *linkKey) {
 	v.inside, v.containment = wire.Side(b[6]), math.Float32frombits(le.Uint32(b[7:]))
 }
 
-var linkKeyCodec = &codec[linkKey]{
-	size: 24 + linkInfoSize,
-	put: func(b []byte, v *linkKey) {
+var linkKeyCodec = &extsort.Codec[linkKey]{
+	Size: 24 + linkInfoSize,
+	Put: func(b []byte, v *linkKey) {
 		le.PutUint64(b, v.a)
 		le.PutUint64(b[8:], v.b)
 		le.PutUint64(b[16:], v.k)
 		putLinkInfo(b[24:], v)
 	},
-	get: func(b []byte, v *linkKey) {
+	Get: func(b []byte, v *linkKey) {
 		v.a, v.b, v.k = le.Uint64(b), le.Uint64(b[8:]), le.Uint64(b[16:])
 		getLinkInfo(b[24:], v)
 	},
-	cmp: func(x, y linkKey) int {
+	Cmp: func(x, y linkKey) int {
 		if c := cmp.Compare(x.a, y.a); c != 0 {
 			return c
 		}
@@ -97,7 +98,7 @@ var linkKeyCodec = &codec[linkKey]{
 // times linkInfoSize: what the cluster lines say of it.
 const linkInfoSize = 11
 
-var linkInfoCodec = &codec[linkKey]{size: linkInfoSize, put: putLinkInfo, get: getLinkInfo}
+var linkInfoCodec = &extsort.Codec[linkKey]{Size: linkInfoSize, Put: putLinkInfo, Get: getLinkInfo}
 
 // The classes of outRec, in the order a component's records are read.
 const (
@@ -118,9 +119,9 @@ type outRec struct {
 	via, link  uint64
 }
 
-var outCodec = &codec[outRec]{
-	size: 53,
-	put: func(b []byte, v *outRec) {
+var outCodec = &extsort.Codec[outRec]{
+	Size: 53,
+	Put: func(b []byte, v *outRec) {
 		le.PutUint64(b, v.root)
 		b[8] = v.class
 		le.PutUint64(b[9:], v.group)
@@ -130,11 +131,11 @@ var outCodec = &codec[outRec]{
 		le.PutUint64(b[37:], v.via)
 		le.PutUint64(b[45:], v.link)
 	},
-	get: func(b []byte, v *outRec) {
+	Get: func(b []byte, v *outRec) {
 		*v = outRec{root: le.Uint64(b), class: b[8], group: le.Uint64(b[9:]), doc: le.Uint64(b[17:]),
 			idOff: le.Uint64(b[25:]), idLen: le.Uint32(b[33:]), via: le.Uint64(b[37:]), link: le.Uint64(b[45:])}
 	},
-	cmp: func(x, y outRec) int {
+	Cmp: func(x, y outRec) int {
 		if c := cmp.Compare(x.root, y.root); c != 0 {
 			return c
 		}

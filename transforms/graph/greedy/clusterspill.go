@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/extsort"
 )
 
 // ClusterMember is a member of a cluster of a spilled partition: its
@@ -47,13 +48,13 @@ type ClusterOut struct {
 type ClusterSpill struct {
 	longest bool
 	budget  int64
-	sp      *spillDir
+	sp      *extsort.Dir
 	ids     *os.File
 	idw     *bufio.Writer
 	idOff   uint64
-	members *sorter[memberRec]
-	marks   *sorter[uint64]
-	links   *sorter[linkKey]
+	members *extsort.Sorter[memberRec]
+	marks   *extsort.Sorter[uint64]
+	links   *extsort.Sorter[linkKey]
 	k       uint64
 	infos   *os.File
 	buf     []byte
@@ -62,18 +63,18 @@ type ClusterSpill struct {
 // NewClusterSpill returns a ClusterSpill deciding under the priority
 // longest within about budget bytes, in a temporary directory made in dir.
 func NewClusterSpill(longest bool, budget int64, dir string) (*ClusterSpill, error) {
-	sp, err := newSpillDir(dir, budget/2)
+	sp, err := extsort.NewDir(dir, "greedy-decide-", budget/2, countSpilled)
 	if err != nil {
 		return nil, err
 	}
-	name := filepath.Join(sp.dir, "ids")
+	name := filepath.Join(sp.Path(), "ids")
 	f, err := os.Create(name)
 	if err != nil {
-		sp.remove()
+		sp.Remove()
 		return nil, fileErr("create", name, err)
 	}
-	return &ClusterSpill{longest: longest, budget: budget, sp: sp, ids: f, idw: bufio.NewWriterSize(f, sp.bufSize),
-		members: newSorter(sp, memberCodec), marks: newSorter(sp, markCodec), links: newSorter(sp, linkKeyCodec)}, nil
+	return &ClusterSpill{longest: longest, budget: budget, sp: sp, ids: f, idw: bufio.NewWriterSize(f, sp.BufSize()),
+		members: extsort.NewSorter(sp, memberCodec), marks: extsort.NewSorter(sp, markCodec), links: extsort.NewSorter(sp, linkKeyCodec)}, nil
 }
 
 // AddMember adds a member of the partition.
@@ -83,17 +84,17 @@ func (c *ClusterSpill) AddMember(m wire.Member) error {
 	}
 	r := memberRec{doc: m.Doc, root: m.Root, len: m.Len, idOff: c.idOff, idLen: uint32(len(m.ID))}
 	c.idOff += uint64(len(m.ID))
-	return c.members.add(r)
+	return c.members.Add(r)
 }
 
 // AddLink adds a link of two members; a link of a document with itself
 // marks it removed beforehand (as in DecideComponents).
 func (c *ClusterSpill) AddLink(l *wire.Match) error {
 	if l.A == l.B {
-		return c.marks.add(l.A)
+		return c.marks.Add(l.A)
 	}
 	c.k++
-	return c.links.add(linkKey{a: l.A, b: l.B, k: c.k, jaccard: l.Jaccard, hamming: l.Hamming, method: l.Method, inside: l.Inside, containment: l.Containment})
+	return c.links.Add(linkKey{a: l.A, b: l.B, k: c.k, jaccard: l.Jaccard, hamming: l.Hamming, method: l.Method, inside: l.Inside, containment: l.Containment})
 }
 
 // Close removes the temporary directory; it may be called more than once.
@@ -106,7 +107,7 @@ func (c *ClusterSpill) Close() error {
 	c.ids, c.infos, c.members, c.marks, c.links = nil, nil, nil, nil, nil
 	sp := c.sp
 	c.sp = nil
-	return sp.remove()
+	return sp.Remove()
 }
 
 var errSpillDone = errors.New("greedy: ClusterSpill used after Decide or Close")
@@ -132,7 +133,7 @@ func (c *ClusterSpill) decide(out ClusterOut) error {
 		return fileErr("write", c.ids.Name(), err)
 	}
 	spilledBytes.Add(int64(c.idOff))
-	st := NewStream(c.longest, c.budget/2, c.sp.dir)
+	st := NewStream(c.longest, c.budget/2, c.sp.Path())
 	defer st.Close()
 	byDoc, err := c.addNodes(st)
 	if err != nil {
@@ -141,21 +142,21 @@ func (c *ClusterSpill) decide(out ClusterOut) error {
 	if err := c.addLinks(st); err != nil {
 		return err
 	}
-	members, err := openReader(c.sp, memberCodec, byDoc, true)
+	members, err := extsort.Open(c.sp, memberCodec, byDoc, true)
 	if err != nil {
 		return err
 	}
-	defer members.close()
-	recs := newSorter(c.sp, outCodec)
+	defer members.Close()
+	recs := extsort.NewSorter(c.sp, outCodec)
 	if err := st.Decide(func(d DocDecision) error { return toOut(d, members, recs) }); err != nil {
 		return err
 	}
-	members.close()
-	src, err := recs.sorted()
+	members.Close()
+	src, err := recs.Sorted()
 	if err != nil {
 		return err
 	}
-	defer src.close()
+	defer src.Close()
 	return c.emit(src, out)
 }
 
@@ -163,25 +164,25 @@ func (c *ClusterSpill) decide(out ClusterOut) error {
 // beforehand where a link of the document with itself says so, and writes
 // them so to a file, whose name it returns.
 func (c *ClusterSpill) addNodes(st *Stream) (string, error) {
-	ms, err := c.members.sorted()
+	ms, err := c.members.Sorted()
 	if err != nil {
 		return "", err
 	}
-	defer ms.close()
-	marks, err := c.marks.sorted()
+	defer ms.Close()
+	marks, err := c.marks.Sorted()
 	if err != nil {
 		return "", err
 	}
-	defer marks.close()
-	w, err := newWriter(c.sp, memberCodec)
+	defer marks.Close()
+	w, err := extsort.NewWriter(c.sp, memberCodec)
 	if err != nil {
 		return "", err
 	}
 	var mark uint64
-	hasMark, err := marks.next(&mark)
+	hasMark, err := marks.Next(&mark)
 	for m := (memberRec{}); err == nil; {
 		var ok bool
-		if ok, err = ms.next(&m); err != nil || !ok {
+		if ok, err = ms.Next(&m); err != nil || !ok {
 			break
 		}
 		for err == nil && hasMark && mark <= m.doc {
@@ -190,56 +191,56 @@ func (c *ClusterSpill) addNodes(st *Stream) (string, error) {
 				break
 			}
 			m.removed = true
-			hasMark, err = marks.next(&mark)
+			hasMark, err = marks.Next(&mark)
 		}
 		if err == nil {
 			err = st.Add(Node{Doc: m.doc, Len: m.len, Removed: m.removed})
 		}
 		if err == nil {
-			err = w.put(&m)
+			err = w.Put(&m)
 		}
 	}
 	if err == nil && hasMark {
 		err = fmt.Errorf("greedy: a match of document %d with itself, not a member", mark)
 	}
 	if err != nil {
-		w.abort()
+		w.Abort()
 		return "", err
 	}
-	return w.close()
+	return w.Close()
 }
 
 // addLinks adds the links to st, their ids their ranks in the order of
 // linkKey, and writes what the cluster lines say of each to the link file
 // at its id.
 func (c *ClusterSpill) addLinks(st *Stream) error {
-	src, err := c.links.sorted()
+	src, err := c.links.Sorted()
 	if err != nil {
 		return err
 	}
-	defer src.close()
-	w, err := newWriter(c.sp, linkInfoCodec)
+	defer src.Close()
+	w, err := extsort.NewWriter(c.sp, linkInfoCodec)
 	if err != nil {
 		return err
 	}
 	var l linkKey
 	for id := uint64(0); ; id++ {
-		ok, err := src.next(&l)
+		ok, err := src.Next(&l)
 		if err == nil && ok {
 			err = st.AddLink(l.a, l.b, l.method == wire.Exact, l.inside, id)
 		}
 		if err == nil && ok {
-			err = w.put(&l)
+			err = w.Put(&l)
 		}
 		if err != nil {
-			w.abort()
+			w.Abort()
 			return err
 		}
 		if !ok {
 			break
 		}
 	}
-	name, err := w.close()
+	name, err := w.Close()
 	if err != nil {
 		return err
 	}
@@ -251,9 +252,9 @@ func (c *ClusterSpill) addLinks(st *Stream) error {
 
 // toOut adds the records of decision d of the next member of members to
 // recs.
-func toOut(d DocDecision, members source[memberRec], recs *sorter[outRec]) error {
+func toOut(d DocDecision, members extsort.Source[memberRec], recs *extsort.Sorter[outRec]) error {
 	var m memberRec
-	ok, err := members.next(&m)
+	ok, err := members.Next(&m)
 	if err != nil {
 		return err
 	}
@@ -261,7 +262,7 @@ func toOut(d DocDecision, members source[memberRec], recs *sorter[outRec]) error
 		return fmt.Errorf("greedy: the decision of document %d out of the members' order", d.Doc)
 	}
 	r := outRec{root: m.root, class: classMember, doc: m.doc, idOff: m.idOff, idLen: m.idLen, via: None, link: None}
-	if err := recs.add(r); err != nil {
+	if err := recs.Add(r); err != nil {
 		return err
 	}
 	switch r.class = classCluster; {
@@ -274,5 +275,5 @@ func toOut(d DocDecision, members source[memberRec], recs *sorter[outRec]) error
 	default:
 		r.class = classOutside
 	}
-	return recs.add(r)
+	return recs.Add(r)
 }

@@ -1,6 +1,10 @@
 package greedy
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/neardup/neardup/transforms/internal/extsort"
+)
 
 // groups is the exact groups of a spilled component: a union-find over the
 // ranks of the documents that have an exact link, in memory (4 + 4 + 8
@@ -17,16 +21,16 @@ type groups struct {
 
 // buildGroups reads the ends of the exact links (sorted by rank) and the
 // exact links, and joins the groups.
-func buildGroups(sp *spillDir, endsFile, exactFile string) (*groups, error) {
-	ends, err := openReader(sp, exactEndCodec, endsFile, false)
+func buildGroups(sp *extsort.Dir, endsFile, exactFile string) (*groups, error) {
+	ends, err := extsort.Open(sp, exactEndCodec, endsFile, false)
 	if err != nil {
 		return nil, err
 	}
-	defer ends.close()
+	defer ends.Close()
 	g := &groups{}
 	var x exactEnd
 	for {
-		ok, err := ends.next(&x)
+		ok, err := ends.Next(&x)
 		if err != nil {
 			return nil, err
 		}
@@ -45,14 +49,14 @@ func buildGroups(sp *spillDir, endsFile, exactFile string) (*groups, error) {
 			setBit(g.removed, len(g.ranks)-1)
 		}
 	}
-	links, err := openReader(sp, edgeByA, exactFile, true)
+	links, err := extsort.Open(sp, edgeByA, exactFile, true)
 	if err != nil {
 		return nil, err
 	}
-	defer links.close()
+	defer links.Close()
 	var e edge
 	for {
-		ok, err := links.next(&e)
+		ok, err := links.Next(&e)
 		if err != nil {
 			return nil, err
 		}

@@ -1,5 +1,7 @@
 package greedy
 
+import "github.com/neardup/neardup/transforms/internal/extsort"
+
 // leaderPass decides the nodes in rank order: a leader is removed for its
 // first kept higher-priority neighbour (ups), else kept unless its group is
 // removed beforehand; the other members of exact groups go to followers,
@@ -8,52 +10,52 @@ package greedy
 type leaderPass struct {
 	s         *Stream
 	g         *groups
-	ups       source[upRec]
+	ups       extsort.Source[upRec]
 	kept      []uint64
-	out       *sorter[DocDecision]
-	followers *sorter[follower]
+	out       *extsort.Sorter[DocDecision]
+	followers *extsort.Sorter[follower]
 	leads     string // the leaders of exact groups' leadDecs, in rank order
 
 	u           upRec
 	haveU       bool
 	end         exactEnd
 	haveEnd     bool
-	ends        *reader[exactEnd]
-	leadsWriter *writer[leadDec]
+	ends        *extsort.Reader[exactEnd]
+	leadsWriter *extsort.Writer[leadDec]
 }
 
 func (p *leaderPass) run(rankFile, endsFile string) (err error) {
 	s := p.s
-	rk, err := openReader(s.sp, nodeCodec(s.longest), rankFile, true)
+	rk, err := extsort.Open(s.sp, nodeCodec(s.longest), rankFile, true)
 	if err != nil {
 		return err
 	}
-	defer rk.close()
-	if p.ends, err = openReader(s.sp, exactEndCodec, endsFile, true); err != nil {
+	defer rk.Close()
+	if p.ends, err = extsort.Open(s.sp, exactEndCodec, endsFile, true); err != nil {
 		return err
 	}
-	defer p.ends.close()
-	if p.leadsWriter, err = newWriter(s.sp, leadDecCodec); err != nil {
+	defer p.ends.Close()
+	if p.leadsWriter, err = extsort.NewWriter(s.sp, leadDecCodec); err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
-			p.leadsWriter.abort()
+			p.leadsWriter.Abort()
 		}
 	}()
 	p.kept = make([]uint64, (s.n+63)/64)
-	p.out = newSorter(s.sp, decisionCodec)
-	p.followers = newSorter(s.sp, followerCodec)
-	if p.haveU, err = p.ups.next(&p.u); err != nil {
+	p.out = extsort.NewSorter(s.sp, decisionCodec)
+	p.followers = extsort.NewSorter(s.sp, followerCodec)
+	if p.haveU, err = p.ups.Next(&p.u); err != nil {
 		return err
 	}
-	if p.haveEnd, err = p.ends.next(&p.end); err != nil {
+	if p.haveEnd, err = p.ends.Next(&p.end); err != nil {
 		return err
 	}
 	var v nodeRec
 	slot := 0
 	for r := uint32(0); ; r++ {
-		ok, err := rk.next(&v)
+		ok, err := rk.Next(&v)
 		if err != nil {
 			return err
 		}
@@ -74,7 +76,7 @@ func (p *leaderPass) run(rankFile, endsFile string) (err error) {
 		}
 	}
 	p.kept = nil
-	p.leads, err = p.leadsWriter.close()
+	p.leads, err = p.leadsWriter.Close()
 	return err
 }
 
@@ -83,7 +85,7 @@ func (p *leaderPass) run(rankFile, endsFile string) (err error) {
 func (p *leaderPass) follower(r uint32, v nodeRec, slot int) error {
 	for p.haveEnd && p.end.rank < r {
 		var err error
-		if p.haveEnd, err = p.ends.next(&p.end); err != nil {
+		if p.haveEnd, err = p.ends.Next(&p.end); err != nil {
 			return err
 		}
 	}
@@ -91,7 +93,7 @@ func (p *leaderPass) follower(r uint32, v nodeRec, slot int) error {
 		return errBroken
 	}
 	lead := p.g.ranks[p.g.find(uint32(slot))]
-	return p.followers.add(follower{doc: v.doc, link: p.end.id, lead: lead, removed: v.removed})
+	return p.followers.Add(follower{doc: v.doc, link: p.end.id, lead: lead, removed: v.removed})
 }
 
 // leader decides the leader of rank r (a node without exact links is its
@@ -104,7 +106,7 @@ func (p *leaderPass) leader(r uint32, v nodeRec, outside, grouped bool) error {
 			d.Kept, d.For, d.Link = false, p.u.hiDoc, p.u.id
 		}
 		var err error
-		if p.haveU, err = p.ups.next(&p.u); err != nil {
+		if p.haveU, err = p.ups.Next(&p.u); err != nil {
 			return err
 		}
 	}
@@ -112,36 +114,36 @@ func (p *leaderPass) leader(r uint32, v nodeRec, outside, grouped bool) error {
 		setBit(p.kept, int(r))
 	}
 	if grouped {
-		if err := p.leadsWriter.put(&leadDec{d: d, rank: r, outside: outside}); err != nil {
+		if err := p.leadsWriter.Put(&leadDec{d: d, rank: r, outside: outside}); err != nil {
 			return err
 		}
 	}
-	return p.out.add(d)
+	return p.out.Add(d)
 }
 
 // follow decides the followers, each as its leader's decision says (see
 // Decide), into out.
-func (s *Stream) follow(followers *sorter[follower], leads string, out *sorter[DocDecision]) error {
-	src, err := followers.sorted()
+func (s *Stream) follow(followers *extsort.Sorter[follower], leads string, out *extsort.Sorter[DocDecision]) error {
+	src, err := followers.Sorted()
 	if err != nil {
 		return err
 	}
-	defer src.close()
-	lr, err := openReader(s.sp, leadDecCodec, leads, true)
+	defer src.Close()
+	lr, err := extsort.Open(s.sp, leadDecCodec, leads, true)
 	if err != nil {
 		return err
 	}
-	defer lr.close()
+	defer lr.Close()
 	var f follower
 	var l leadDec
 	have := false
 	for {
-		ok, err := src.next(&f)
+		ok, err := src.Next(&f)
 		if err != nil || !ok {
 			return err
 		}
 		for !have || l.rank < f.lead {
-			if have, err = lr.next(&l); err != nil {
+			if have, err = lr.Next(&l); err != nil {
 				return err
 			}
 			if !have {
@@ -161,7 +163,7 @@ func (s *Stream) follow(followers *sorter[follower], leads string, out *sorter[D
 		default:
 			d.For, d.Via, d.Link = l.d.For, l.d.Doc, l.d.Link
 		}
-		if err := out.add(d); err != nil {
+		if err := out.Add(d); err != nil {
 			return err
 		}
 	}

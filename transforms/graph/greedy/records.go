@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/extsort"
 )
 
 // The records of Stream's spilled decision, with their codecs. Ranks are
@@ -28,18 +29,18 @@ type nodeRec struct {
 	removed bool
 }
 
-func nodeCodec(longest bool) *codec[nodeRec] {
-	return &codec[nodeRec]{
-		size: 17,
-		put: func(b []byte, v *nodeRec) {
+func nodeCodec(longest bool) *extsort.Codec[nodeRec] {
+	return &extsort.Codec[nodeRec]{
+		Size: 17,
+		Put: func(b []byte, v *nodeRec) {
 			le.PutUint64(b, v.doc)
 			le.PutUint64(b[8:], uint64(v.len))
 			putBool(b[16:], v.removed)
 		},
-		get: func(b []byte, v *nodeRec) {
+		Get: func(b []byte, v *nodeRec) {
 			*v = nodeRec{doc: le.Uint64(b), len: int64(le.Uint64(b[8:])), removed: b[16] != 0}
 		},
-		cmp: func(a, b nodeRec) int {
+		Cmp: func(a, b nodeRec) int {
 			if longest && a.len != b.len {
 				return cmp.Compare(b.len, a.len)
 			}
@@ -55,17 +56,17 @@ type docRank struct {
 	removed bool
 }
 
-var docRankCodec = &codec[docRank]{
-	size: 13,
-	put: func(b []byte, v *docRank) {
+var docRankCodec = &extsort.Codec[docRank]{
+	Size: 13,
+	Put: func(b []byte, v *docRank) {
 		le.PutUint64(b, v.doc)
 		le.PutUint32(b[8:], v.rank)
 		putBool(b[12:], v.removed)
 	},
-	get: func(b []byte, v *docRank) {
+	Get: func(b []byte, v *docRank) {
 		*v = docRank{doc: le.Uint64(b), rank: le.Uint32(b[8:]), removed: b[12] != 0}
 	},
-	cmp: func(a, b docRank) int {
+	Cmp: func(a, b docRank) int {
 		if c := cmp.Compare(a.doc, b.doc); c != 0 {
 			return c
 		}
@@ -85,10 +86,10 @@ type edge struct {
 	aRemoved, bRemoved bool
 }
 
-func edgeCodec(order func(a, b edge) int) *codec[edge] {
-	return &codec[edge]{
-		size: 35,
-		put: func(b []byte, v *edge) {
+func edgeCodec(order func(a, b edge) int) *extsort.Codec[edge] {
+	return &extsort.Codec[edge]{
+		Size: 35,
+		Put: func(b []byte, v *edge) {
 			le.PutUint64(b, v.a)
 			le.PutUint64(b[8:], v.b)
 			le.PutUint64(b[16:], v.id)
@@ -99,12 +100,12 @@ func edgeCodec(order func(a, b edge) int) *codec[edge] {
 			putBool(b[33:], v.aRemoved)
 			putBool(b[34:], v.bRemoved)
 		},
-		get: func(b []byte, v *edge) {
+		Get: func(b []byte, v *edge) {
 			*v = edge{a: le.Uint64(b), b: le.Uint64(b[8:]), id: le.Uint64(b[16:]),
 				ra: le.Uint32(b[24:]), rb: le.Uint32(b[28:]),
 				exact: b[32]&1 != 0, inside: wire.Side(b[32]>>1) & 3, aRemoved: b[33] != 0, bRemoved: b[34] != 0}
 		},
-		cmp: order,
+		Cmp: order,
 	}
 }
 
@@ -138,18 +139,18 @@ type exactEnd struct {
 	removed bool
 }
 
-var exactEndCodec = &codec[exactEnd]{
-	size: 21,
-	put: func(b []byte, v *exactEnd) {
+var exactEndCodec = &extsort.Codec[exactEnd]{
+	Size: 21,
+	Put: func(b []byte, v *exactEnd) {
 		le.PutUint64(b, v.id)
 		le.PutUint64(b[8:], v.doc)
 		le.PutUint32(b[16:], v.rank)
 		putBool(b[20:], v.removed)
 	},
-	get: func(b []byte, v *exactEnd) {
+	Get: func(b []byte, v *exactEnd) {
 		*v = exactEnd{id: le.Uint64(b), doc: le.Uint64(b[8:]), rank: le.Uint32(b[16:]), removed: b[20] != 0}
 	},
-	cmp: func(a, b exactEnd) int {
+	Cmp: func(a, b exactEnd) int {
 		if c := cmp.Compare(a.rank, b.rank); c != 0 {
 			return c
 		}
@@ -164,18 +165,18 @@ type upRec struct {
 	lo, hi    uint32
 }
 
-var upCodec = &codec[upRec]{
-	size: 24,
-	put: func(b []byte, v *upRec) {
+var upCodec = &extsort.Codec[upRec]{
+	Size: 24,
+	Put: func(b []byte, v *upRec) {
 		le.PutUint64(b, v.hiDoc)
 		le.PutUint64(b[8:], v.id)
 		le.PutUint32(b[16:], v.lo)
 		le.PutUint32(b[20:], v.hi)
 	},
-	get: func(b []byte, v *upRec) {
+	Get: func(b []byte, v *upRec) {
 		*v = upRec{hiDoc: le.Uint64(b), id: le.Uint64(b[8:]), lo: le.Uint32(b[16:]), hi: le.Uint32(b[20:])}
 	},
-	cmp: func(a, b upRec) int {
+	Cmp: func(a, b upRec) int {
 		if c := cmp.Compare(a.lo, b.lo); c != 0 {
 			return c
 		}
@@ -194,18 +195,18 @@ type follower struct {
 	removed   bool
 }
 
-var followerCodec = &codec[follower]{
-	size: 21,
-	put: func(b []byte, v *follower) {
+var followerCodec = &extsort.Codec[follower]{
+	Size: 21,
+	Put: func(b []byte, v *follower) {
 		le.PutUint64(b, v.doc)
 		le.PutUint64(b[8:], v.link)
 		le.PutUint32(b[16:], v.lead)
 		putBool(b[20:], v.removed)
 	},
-	get: func(b []byte, v *follower) {
+	Get: func(b []byte, v *follower) {
 		*v = follower{doc: le.Uint64(b), link: le.Uint64(b[8:]), lead: le.Uint32(b[16:]), removed: b[20] != 0}
 	},
-	cmp: func(a, b follower) int {
+	Cmp: func(a, b follower) int {
 		if c := cmp.Compare(a.lead, b.lead); c != 0 {
 			return c
 		}
@@ -221,19 +222,19 @@ type leadDec struct {
 	outside bool
 }
 
-var leadDecCodec = &codec[leadDec]{
-	size: decisionSize + 5,
-	put: func(b []byte, v *leadDec) {
+var leadDecCodec = &extsort.Codec[leadDec]{
+	Size: decisionSize + 5,
+	Put: func(b []byte, v *leadDec) {
 		putDecision(b, &v.d)
 		le.PutUint32(b[decisionSize:], v.rank)
 		putBool(b[decisionSize+4:], v.outside)
 	},
-	get: func(b []byte, v *leadDec) {
+	Get: func(b []byte, v *leadDec) {
 		getDecision(b, &v.d)
 		v.rank = le.Uint32(b[decisionSize:])
 		v.outside = b[decisionSize+4] != 0
 	},
-	cmp: func(a, b leadDec) int { return cmp.Compare(a.rank, b.rank) },
+	Cmp: func(a, b leadDec) int { return cmp.Compare(a.rank, b.rank) },
 }
 
 const decisionSize = 33
@@ -251,9 +252,9 @@ func getDecision(b []byte, d *DocDecision) {
 }
 
 // decisionCodec sorts the decisions by document.
-var decisionCodec = &codec[DocDecision]{
-	size: decisionSize,
-	put:  putDecision,
-	get:  getDecision,
-	cmp:  func(a, b DocDecision) int { return cmp.Compare(a.Doc, b.Doc) },
+var decisionCodec = &extsort.Codec[DocDecision]{
+	Size: decisionSize,
+	Put:  putDecision,
+	Get:  getDecision,
+	Cmp:  func(a, b DocDecision) int { return cmp.Compare(a.Doc, b.Doc) },
 }

@@ -3,6 +3,8 @@ package greedy
 import (
 	"errors"
 	"os"
+
+	"github.com/neardup/neardup/transforms/internal/extsort"
 )
 
 // The spilled, sorted pass of Stream (what Decide does, in external
@@ -34,7 +36,7 @@ func (s *Stream) decideSpilled(fn func(DocDecision) error) error {
 	}
 	p := &leaderPass{s: s, g: g, ups: ups}
 	err = p.run(rankFile, endsFile)
-	ups.close()
+	ups.Close()
 	if err != nil {
 		return err
 	}
@@ -47,48 +49,48 @@ func (s *Stream) decideSpilled(fn func(DocDecision) error) error {
 // rank numbers the nodes in priority order and returns the rank file (the
 // nodes in rank order) and the file of docRank sorted by document.
 func (s *Stream) rank() (rankFile, byDoc string, err error) {
-	src, err := s.byPrio.sorted()
+	src, err := s.byPrio.Sorted()
 	s.byPrio = nil
 	if err != nil {
 		return "", "", err
 	}
-	defer src.close()
+	defer src.Close()
 	c := nodeCodec(s.longest)
-	w, err := newWriter(s.sp, c)
+	w, err := extsort.NewWriter(s.sp, c)
 	if err != nil {
 		return "", "", err
 	}
-	d := newSorter(s.sp, docRankCodec)
+	d := extsort.NewSorter(s.sp, docRankCodec)
 	var v nodeRec
 	for r := uint32(0); ; r++ {
-		ok, err := src.next(&v)
+		ok, err := src.Next(&v)
 		if err == nil && ok {
-			if err = w.put(&v); err == nil {
-				err = d.add(docRank{doc: v.doc, rank: r, removed: v.removed})
+			if err = w.Put(&v); err == nil {
+				err = d.Add(docRank{doc: v.doc, rank: r, removed: v.removed})
 			}
 		}
 		if err != nil {
-			w.abort()
+			w.Abort()
 			return "", "", err
 		}
 		if !ok {
 			break
 		}
 	}
-	if rankFile, err = w.close(); err != nil {
+	if rankFile, err = w.Close(); err != nil {
 		return "", "", err
 	}
-	ds, err := d.sorted()
+	ds, err := d.Sorted()
 	if err != nil {
 		return "", "", err
 	}
-	byDoc, err = toFile(s.sp, docRankCodec, ds)
+	byDoc, err = extsort.ToFile(s.sp, docRankCodec, ds)
 	return rankFile, byDoc, err
 }
 
 // docJoin finds documents, in ascending order, in the file of docRank.
 type docJoin struct {
-	r             *reader[docRank]
+	r             *extsort.Reader[docRank]
 	cur           docRank
 	have, started bool
 }
@@ -96,7 +98,7 @@ type docJoin struct {
 func (j *docJoin) find(e edge, doc uint64) (docRank, error) {
 	for !j.started || j.have && j.cur.doc < doc {
 		prev, had := j.cur.doc, j.have
-		ok, err := j.r.next(&j.cur)
+		ok, err := j.r.Next(&j.cur)
 		if err != nil {
 			return docRank{}, err
 		}
@@ -115,75 +117,75 @@ func (j *docJoin) find(e edge, doc uint64) (docRank, error) {
 // the exact links, that of the near links, and that of the ends of the
 // exact links sorted by (rank, link).
 func (s *Stream) joinLinks(byDoc string) (exactFile, nearFile, endsFile string, err error) {
-	byB := newSorter(s.sp, edgeByB)
+	byB := extsort.NewSorter(s.sp, edgeByB)
 	err = s.joinEnd(s.byA, byDoc, func(e *edge, d docRank) error {
 		e.ra, e.aRemoved = d.rank, d.removed
-		return byB.add(*e)
+		return byB.Add(*e)
 	}, func(e *edge) uint64 { return e.a })
 	s.byA = nil
 	if err != nil {
 		return "", "", "", err
 	}
-	exact, err := newWriter(s.sp, edgeByA)
+	exact, err := extsort.NewWriter(s.sp, edgeByA)
 	if err != nil {
 		return "", "", "", err
 	}
-	near, err := newWriter(s.sp, edgeByA)
+	near, err := extsort.NewWriter(s.sp, edgeByA)
 	if err != nil {
-		exact.abort()
+		exact.Abort()
 		return "", "", "", err
 	}
-	ends := newSorter(s.sp, exactEndCodec)
+	ends := extsort.NewSorter(s.sp, exactEndCodec)
 	err = s.joinEnd(byB, byDoc, func(e *edge, d docRank) error {
 		e.rb, e.bRemoved = d.rank, d.removed
 		if !e.exact {
-			return near.put(e)
+			return near.Put(e)
 		}
-		if err := ends.add(exactEnd{id: e.id, doc: e.a, rank: e.ra, removed: e.aRemoved}); err != nil {
+		if err := ends.Add(exactEnd{id: e.id, doc: e.a, rank: e.ra, removed: e.aRemoved}); err != nil {
 			return err
 		}
-		if err := ends.add(exactEnd{id: e.id, doc: e.b, rank: e.rb, removed: e.bRemoved}); err != nil {
+		if err := ends.Add(exactEnd{id: e.id, doc: e.b, rank: e.rb, removed: e.bRemoved}); err != nil {
 			return err
 		}
-		return exact.put(e)
+		return exact.Put(e)
 	}, func(e *edge) uint64 { return e.b })
 	if err != nil {
-		exact.abort()
-		near.abort()
+		exact.Abort()
+		near.Abort()
 		return "", "", "", err
 	}
-	if exactFile, err = exact.close(); err != nil {
-		near.abort()
+	if exactFile, err = exact.Close(); err != nil {
+		near.Abort()
 		return "", "", "", err
 	}
-	if nearFile, err = near.close(); err != nil {
+	if nearFile, err = near.Close(); err != nil {
 		return "", "", "", err
 	}
-	es, err := ends.sorted()
+	es, err := ends.Sorted()
 	if err != nil {
 		return "", "", "", err
 	}
-	endsFile, err = toFile(s.sp, exactEndCodec, es)
+	endsFile, err = extsort.ToFile(s.sp, exactEndCodec, es)
 	return exactFile, nearFile, endsFile, err
 }
 
 // joinEnd merges the links of links, sorted by the end doc, with the
 // nodes sorted by document, and calls fn with each link and its end's node.
-func (s *Stream) joinEnd(links *sorter[edge], byDoc string, fn func(*edge, docRank) error, doc func(*edge) uint64) error {
-	src, err := links.sorted()
+func (s *Stream) joinEnd(links *extsort.Sorter[edge], byDoc string, fn func(*edge, docRank) error, doc func(*edge) uint64) error {
+	src, err := links.Sorted()
 	if err != nil {
 		return err
 	}
-	defer src.close()
-	r, err := openReader(s.sp, docRankCodec, byDoc, false)
+	defer src.Close()
+	r, err := extsort.Open(s.sp, docRankCodec, byDoc, false)
 	if err != nil {
 		return err
 	}
-	defer r.close()
+	defer r.Close()
 	j := docJoin{r: r}
 	var e edge
 	for {
-		ok, err := src.next(&e)
+		ok, err := src.Next(&e)
 		if err != nil || !ok {
 			return err
 		}
@@ -200,21 +202,21 @@ func (s *Stream) joinEnd(links *sorter[edge], byDoc string, fn func(*edge, docRa
 // upLinks returns the near links between different leaders that may
 // remove their lower-priority end (counts: a containment link only its
 // contained end), each from that end, sorted by (lo, hi, link).
-func (s *Stream) upLinks(g *groups, nearFile string) (source[upRec], error) {
-	r, err := openReader(s.sp, edgeByA, nearFile, true)
+func (s *Stream) upLinks(g *groups, nearFile string) (extsort.Source[upRec], error) {
+	r, err := extsort.Open(s.sp, edgeByA, nearFile, true)
 	if err != nil {
 		return nil, err
 	}
-	defer r.close()
-	ups := newSorter(s.sp, upCodec)
+	defer r.Close()
+	ups := extsort.NewSorter(s.sp, upCodec)
 	var e edge
 	for {
-		ok, err := r.next(&e)
+		ok, err := r.Next(&e)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return ups.sorted()
+			return ups.Sorted()
 		}
 		la, da := g.lead(e.ra, e.a)
 		lb, db := g.lead(e.rb, e.b)
@@ -225,23 +227,23 @@ func (s *Stream) upLinks(g *groups, nearFile string) (source[upRec], error) {
 		case la < lb:
 			u.lo, u.hi, u.hiDoc = lb, la, da
 		}
-		if err := ups.add(u); err != nil {
+		if err := ups.Add(u); err != nil {
 			return nil, err
 		}
 	}
 }
 
 // emit calls fn with the decisions sorted by document.
-func emit(out *sorter[DocDecision], fn func(DocDecision) error) error {
-	src, err := out.sorted()
+func emit(out *extsort.Sorter[DocDecision], fn func(DocDecision) error) error {
+	src, err := out.Sorted()
 	if err != nil {
 		return err
 	}
-	defer src.close()
+	defer src.Close()
 	var d DocDecision
 	prev := None
 	for first := true; ; first = false {
-		ok, err := src.next(&d)
+		ok, err := src.Next(&d)
 		if err != nil || !ok {
 			return err
 		}

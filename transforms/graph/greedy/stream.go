@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/extsort"
 )
 
 // None stands for no document and no link in a DocDecision.
@@ -47,9 +48,9 @@ type Stream struct {
 	mem     int64
 	nodes   []Node
 	links   []edge // a, b, id, exact and inside
-	sp      *spillDir
-	byPrio  *sorter[nodeRec]
-	byA     *sorter[edge]
+	sp      *extsort.Dir
+	byPrio  *extsort.Sorter[nodeRec]
+	byA     *extsort.Sorter[edge]
 	n, m    int64
 	done    bool
 }
@@ -74,7 +75,7 @@ func (s *Stream) Add(n Node) error {
 		return fmt.Errorf("greedy: a component of more than %d documents", math.MaxUint32-1)
 	}
 	if s.byPrio != nil {
-		return s.byPrio.add(nodeRec{doc: n.Doc, len: n.Len, removed: n.Removed})
+		return s.byPrio.Add(nodeRec{doc: n.Doc, len: n.Len, removed: n.Removed})
 	}
 	s.nodes = append(s.nodes, n)
 	return s.charge(nodeCost)
@@ -97,7 +98,7 @@ func (s *Stream) AddLink(a, b uint64, exact bool, inside wire.Side, id uint64) e
 	s.m++
 	e := edge{a: a, b: b, id: id, exact: exact, inside: inside}
 	if s.byA != nil {
-		return s.byA.add(e)
+		return s.byA.Add(e)
 	}
 	s.links = append(s.links, e)
 	return s.charge(linkCost)
@@ -109,22 +110,22 @@ func (s *Stream) charge(cost int64) error {
 	if s.mem += cost; s.mem <= s.budget {
 		return nil
 	}
-	sp, err := newSpillDir(s.tmp, s.budget)
+	sp, err := extsort.NewDir(s.tmp, "greedy-decide-", s.budget, countSpilled)
 	if err != nil {
 		return err
 	}
 	s.sp = sp
-	s.byPrio = newSorter(sp, nodeCodec(s.longest))
-	s.byA = newSorter(sp, edgeByA)
+	s.byPrio = extsort.NewSorter(sp, nodeCodec(s.longest))
+	s.byA = extsort.NewSorter(sp, edgeByA)
 	nodes, links := s.nodes, s.links
 	s.nodes, s.links = nil, nil
 	for _, n := range nodes {
-		if err := s.byPrio.add(nodeRec{doc: n.Doc, len: n.Len, removed: n.Removed}); err != nil {
+		if err := s.byPrio.Add(nodeRec{doc: n.Doc, len: n.Len, removed: n.Removed}); err != nil {
 			return err
 		}
 	}
 	for _, e := range links {
-		if err := s.byA.add(e); err != nil {
+		if err := s.byA.Add(e); err != nil {
 			return err
 		}
 	}
@@ -160,7 +161,7 @@ func (s *Stream) Close() error {
 	s.nodes, s.links, s.byPrio, s.byA = nil, nil, nil, nil
 	sp := s.sp
 	s.sp = nil
-	return sp.remove()
+	return sp.Remove()
 }
 
 func notNode(e edge, doc uint64) error {

@@ -16,6 +16,7 @@ const (
 	KindSpills      = "spilled_shuffles" // shuffles kept on disk (chunks larger than the runner should carry)
 	KindOutputParts = "output_parts"     // pairs, cluster and reject records by part of their shard
 	KindDecide      = "decide_spill"     // partitions decided on disk (over the decide budget)
+	KindSortRuns    = "sort_runs"        // runs of candidate pairs sorted on disk (JoinFirst, over its run bytes)
 	KindParquet     = "parquet_copies"   // local copies of remote Parquet inputs
 	KindIndexParts  = "index_parts"      // key partitions of an index being compacted
 	KindManifest    = "manifest"         // the list of the input files
