@@ -118,7 +118,7 @@ func memTotal(meminfo string) int64 {
 // measured to help. With --containment (a model name ending in
 // containSuffix) the shuffles are 8 to 16 times larger, and:
 //
-//	direct runner, spilled:  1.2 GB + 0.66 U  (SCALE's last 4 shards, U = 0.34 GB: 1.38 GB; SCALE, U = 1.25 GB: 1.78 to 1.98 GB)
+//	direct runner, spilled:  0.6 GB + 0.65 U  (SCALE's last 4 shards, U = 0.34 GB: 0.75 GB; SCALE, U = 1.25 GB: 1.31 to 1.38 GB)
 //	Prism, or the direct runner unspilled:  1 GB + 8 U
 //
 // The second from one measurement, Prism on those 4 shards (2.32 GB,
@@ -135,8 +135,8 @@ const (
 	prismPerByte    = 1.03
 	compressedRatio = 4 // assumed decompressed/stored of a compressed file whose size is not known
 
-	spillContainFixed   = 1.2e9
-	spillContainPerByte = 0.66
+	spillContainFixed   = 0.6e9
+	spillContainPerByte = 0.65
 	heldContainPerByte  = 8
 )
 
