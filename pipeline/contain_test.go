@@ -26,38 +26,15 @@ import (
 // words of "whole", below the minimum size; and unrelated documents.
 func containCorpus(t *testing.T) string {
 	t.Helper()
-	blocks := func(first, n int) string {
-		var w []string
-		for j := first; j < first+n; j++ {
-			for k := range 10 {
-				w = append(w, fmt.Sprintf("b%dw%d", j, k))
-			}
-		}
-		return strings.Join(w, " ")
-	}
-	docs := [][2]string{
-		{"whole", blocks(0, 60)},
-		{"other1", blocks(1000, 25)},
-		{"part", blocks(0, 20)},
-		{"reprint", blocks(500, 30)},
+	return writeBlocks(t, "contain.jsonl", [][2]string{
+		{"whole", blockText(0, 60)},
+		{"other1", blockText(1000, 25)},
+		{"part", blockText(0, 20)},
+		{"reprint", blockText(500, 30)},
 		{"line", "b3w0 b3w1 b3w2 b3w3"},
-		{"reprint+", blocks(500, 30) + " " + blocks(700, 10)},
-		{"other2", blocks(2000, 40)},
-	}
-	var sb strings.Builder
-	for _, d := range docs {
-		line, err := json.Marshal(map[string]string{"id": d[0], "text": d[1]})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sb.Write(line)
-		sb.WriteByte('\n')
-	}
-	path := filepath.Join(t.TempDir(), "contain.jsonl")
-	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+		{"reprint+", blockText(500, 30) + " " + blockText(700, 10)},
+		{"other2", blockText(2000, 40)},
+	})
 }
 
 // TestContainment runs --containment 0.8 on containCorpus: the contained
