@@ -123,10 +123,17 @@ func TestAuditContainment(t *testing.T) {
 		t.Errorf("next index: containment %v, want 0.8", man.Config.Containment)
 	}
 	tail := writeBlocks(t, "tail.jsonl", [][2]string{{"reprint+ cut", blockText(700, 10) + " " + blockText(500, 12)}})
-	got := readAuditLines(t, runAudit(t, cfg, next, []string{tail}, true, ""))
+	againstNext := runAudit(t, cfg, next, []string{tail}, true, "")
+	got := readAuditLines(t, againstNext)
 	if m := got["reprint+ cut"].Matches; len(m) == 0 || m[0].ID != "reprint+" || m[0].Inside != "new" {
 		t.Errorf("a part of reprint+ against the next index: %+v, want inside reprint+", got)
 	}
+	// Its compaction copies the containment keys: the same audit.
+	compact := filepath.Join(t.TempDir(), "compact")
+	if _, err := indexing.CompactIndex(context.Background(), next, compact, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	sameAudit(t, "a containment index and its compaction", againstNext, runAudit(t, cfg, compact, []string{tail}, true, ""))
 }
 
 // decisions is what audit lines decide, without the similarity values.
