@@ -98,7 +98,7 @@ func ReadParquet(ra io.ReaderAt, size int64, file string, opt Options, doc func(
 	}
 	opt = opt.withDefaults()
 	p := &parser{file: file, opt: opt, doc: doc, reject: reject}
-	r := &parquetReader{p: p, src: &sourceReaderAt{r: ra}}
+	r := &parquetReader{p: p, src: &sourceReaderAt{r: ra, size: size}}
 	return r.read(size)
 }
 
@@ -109,23 +109,37 @@ func (p *parser) readParquet(r io.Reader) error {
 	if err != nil {
 		return p.emitReject(0, 0, readErrorReason(err), fmt.Sprintf("reading stopped after %d bytes, file lost: %v", len(data), err), nil)
 	}
-	pr := &parquetReader{p: p, src: &sourceReaderAt{r: bytes.NewReader(data)}}
+	pr := &parquetReader{p: p, src: &sourceReaderAt{r: bytes.NewReader(data), size: int64(len(data))}}
 	return pr.read(int64(len(data)))
 }
 
 // sourceReaderAt remembers the first error of the underlying reader other
 // than io.EOF, to tell I/O failures from damaged data, and where reads
-// failed, to tell which row groups they hit. Row groups decoded at once
-// read it from several goroutines.
+// failed, to tell which row groups they hit. A read that starts outside
+// the file's size bytes is damage (an offset the file's metadata gives),
+// not a failure of the reader; one that ends past them is cut there and
+// ends with io.EOF, whatever the underlying reader would say. Row groups
+// decoded at once read it from several goroutines.
 type sourceReaderAt struct {
 	r      io.ReaderAt
+	size   int64
 	mu     sync.Mutex
 	err    error
 	failed [][2]int64 // [offset, end) of the reads that failed
 }
 
 func (s *sourceReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	if off < 0 || off > s.size {
+		return 0, fmt.Errorf("read at offset %d, outside the file's %d bytes", off, s.size)
+	}
+	cut := false
+	if rest := s.size - off; int64(len(b)) > rest {
+		b, cut = b[:rest], true
+	}
 	n, err := s.r.ReadAt(b, off)
+	if err == nil && cut {
+		err = io.EOF
+	}
 	if err != nil && err != io.EOF {
 		s.mu.Lock()
 		if s.err == nil {

@@ -2,13 +2,17 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // readRanges reads data in the ranges that cuts make ([cuts[i],
@@ -253,4 +257,46 @@ func (f *failingAtReader) ReadAt(b []byte, off int64) (int, error) {
 		return 0, fmt.Errorf("disk failed at %d", f.at)
 	}
 	return f.r.ReadAt(b, off)
+}
+
+// TestReadParquetOffsetOutside checks that a column chunk whose metadata
+// points before the file's start is damage to its row group, not a failed
+// read of the file, and that a parallel read says so as a serial one does
+// while an earlier row group is damaged too.
+func TestReadParquetOffsetOutside(t *testing.T) {
+	var rows []pqRow
+	for i := range 6 {
+		rows = append(rows, pqRow{ID: sp(fmt.Sprint("id", i)), Text: sp(fmt.Sprint("the text of row ", i)), Other: int64(i)})
+	}
+	good := writePQ(t, rows, 2)
+	n := int(binary.LittleEndian.Uint32(good[len(good)-8:]))
+	footer := good[len(good)-8-n : len(good)-8]
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footer, &md); err != nil {
+		t.Fatal(err)
+	}
+	const text = 1 // the text column
+	bad := bytes.Clone(good[:len(good)-8-n])
+	// Row group 0's text page header is cut short by a stray stop byte.
+	bad[md.RowGroups[0].Columns[text].MetaData.DataPageOffset] = 0
+	md.RowGroups[1].Columns[text].MetaData.DataPageOffset = -1 << 20
+	md.RowGroups[1].Columns[text].MetaData.DictionaryPageOffset = 0
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad = append(append(bad, footer...), binary.LittleEndian.AppendUint32(nil, uint32(len(footer)))...)
+	bad = append(bad, "PAR1"...)
+	docs, rejects := readPQ(t, bad, Options{})
+	var got []string
+	for _, d := range docs {
+		got = append(got, d.ID)
+	}
+	for _, r := range rejects {
+		got = append(got, fmt.Sprint(r.Line, " ", r.Reason))
+	}
+	want := "id4 id5 1 corrupt_parquet 3 corrupt_parquet"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got %q, want %q\nrejects %+v", strings.Join(got, " "), want, rejects)
+	}
 }
