@@ -407,10 +407,34 @@ func testEngine(t *testing.T, name string) {
 			noTemporaries(t, onEngine)
 		})
 	}
+	t.Run("audit with containment", func(t *testing.T) { engineAudit(t, ctx, e, tmp) })
 	e.workersGone(t)
 	if after := bootCopies(t); len(after) > len(copiesBefore) {
 		t.Errorf("/tmp holds boot's copies of worker binaries: %q (before the test: %q)", after, copiesBefore)
 	}
+}
+
+// engineAudit audits half of the dev corpus against an index of the other
+// half built with --containment 0.8, on the engine and on the direct
+// runner: the same outputs.
+func engineAudit(t *testing.T, ctx context.Context, e *engine, tmp string) {
+	dir := filepath.Join(tmp, "halves") // --input splits at commas: not in a path of the subtest's name
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	devShards(t, dir, 2)
+	idx := filepath.Join(tmp, "idx-contain")
+	runCommand(t, ctx, tmp, []string{"run", "--input", filepath.Join(dir, "dev-0.jsonl"), "--output", filepath.Join(tmp, "run-contain"),
+		"--index-out", idx, "--containment", "0.8", "--quiet"})
+	onEngine, direct := filepath.Join(tmp, "audit-engine"), filepath.Join(tmp, "audit-direct")
+	audit := []string{"audit", "--index", idx, "--input", filepath.Join(dir, "dev-1.jsonl"), "--quiet"}
+	runCommand(t, ctx, tmp, slices.Concat(audit, []string{"--output", onEngine}, e.flags(t, nil)))
+	runCommand(t, ctx, tmp, slices.Concat(audit, []string{"--output", direct}))
+	sum := sameResults(t, onEngine, direct)
+	if sum.Counts[output.StatDupOfIndex] == 0 {
+		t.Errorf("the audit found no duplicate of the index: %v", sum.Counts)
+	}
+	noTemporaries(t, onEngine)
 }
 
 // stallOnce, given STAGE=DIR (NEARDUP_TEST_STALL), makes the first element

@@ -27,6 +27,7 @@ func init() {
 	register.DoFn4x1[int64, []byte, func(int64, []byte), func(int64, []byte), error](&splitMatchesFn{})
 	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&halfJoinFn{})
 	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&verifyFn{})
+	register.Function3x0(passOn)
 }
 
 // AuditExact finds the new documents identical to an indexed one.
@@ -34,10 +35,18 @@ func init() {
 // In: the batch's and the index scan's exact-key records (partition,
 // chunk). Out: (new, indexed) exact matches (file of the new document,
 // chunk), stats.
+//
+// The batch's records reach the Flatten through passOn: a Flatten that
+// reads a collection a GroupByKey reads too (ExactDuplicates reads keys)
+// gets two producers of its output in the fused graph of Beam's portable
+// job servers (GreedyPipelineFuser), and Flink and Spark refuse the job.
 func AuditExact(s beam.Scope, o Options, keys, idxKeys beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("AuditExact")
-	return beam.ParDo2(s, &auditExactFn{Work: o.Near.Work}, beam.GroupByKey(s, beam.Flatten(s, keys, idxKeys)))
+	return beam.ParDo2(s, &auditExactFn{Work: o.Near.Work}, beam.GroupByKey(s, beam.Flatten(s, beam.ParDo(s, passOn, keys), idxKeys)))
 }
+
+// passOn emits what it reads.
+func passOn(k int64, v []byte, emit func(int64, []byte)) { emit(k, v) }
 
 // AuditCandidates is Candidates over the block entries of the new batch
 // and of the index scan, without pairs of two indexed documents.
