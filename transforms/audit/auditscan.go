@@ -1,11 +1,8 @@
 package audit
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math/bits"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -81,76 +78,6 @@ func (fn *indexScanFn) Setup(ctx context.Context) (err error) {
 		return err
 	}
 	return fn.bk.setup(fn.Blocking)
-}
-
-// batchKeys is the key set of a new batch (a side input), for the
-// stages that meet the index with it.
-type batchKeys struct {
-	exact, block map[uint64]struct{}
-	sim          map[uint64][]uint64 // table key -> fingerprints of new documents
-	contain      []containKey        // the new documents' containment keys, sorted
-	tables       *blocking.Tables
-	levels       *ensemble.Levels // nil: no containment
-	hamming      int
-	partitions   int
-}
-
-func (bk *batchKeys) setup(c near.BlockingConfig) (err error) {
-	bk.hamming, bk.partitions = c.Hamming, c.Partitions
-	if c.Contain.Threshold > 0 {
-		if bk.levels, err = ensemble.NewLevels(c.Contain); err != nil {
-			return err
-		}
-	}
-	bk.tables, err = job.NewTables(c.Tables)
-	return err
-}
-
-// load reads the key set chunks of keys, once: the side input is the same
-// for every element.
-func (bk *batchKeys) load(keys func(*[]byte) bool) error {
-	if bk.exact != nil {
-		return nil
-	}
-	bk.exact, bk.block, bk.sim = map[uint64]struct{}{}, map[uint64]struct{}{}, map[uint64][]uint64{}
-	var chunk []byte
-	for keys(&chunk) {
-		_, err := wire.DecodeKeySet(chunk, func(tag byte, k uint64) {
-			if tag == wire.KeySetExact {
-				bk.exact[k] = struct{}{}
-			} else {
-				bk.block[k] = struct{}{}
-			}
-		}, func(tag byte, k, fp uint64) {
-			if tag == wire.KeySetSim {
-				bk.sim[k] = append(bk.sim[k], fp)
-			} else {
-				bk.contain = append(bk.contain, containKey{k, fp})
-			}
-		})
-		if err != nil {
-			return fmt.Errorf("index scan: %w", err)
-		}
-	}
-	slices.SortFunc(bk.contain, func(a, b containKey) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.fp, b.fp)) })
-	bk.contain = slices.Compact(bk.contain)
-	return nil
-}
-
-// containKey is a containment key of a new document and its
-// index.ContainFP (size and band id): a slice of them sorted holds a batch's
-// 187 keys a document in 16 bytes each.
-type containKey struct{ key, fp uint64 }
-
-// containKeys returns the distinct containment keys of the batch, sorted.
-func (bk *batchKeys) containKeys() []uint64 {
-	var ks []uint64
-	for _, c := range bk.contain {
-		if len(ks) == 0 || ks[len(ks)-1] != c.key {
-			ks = append(ks, c.key)
-		}
-	}
-	return ks
 }
 
 func (fn *indexScanFn) ProcessElement(ctx context.Context, k int64, name string, keys func(*[]byte) bool,
@@ -263,36 +190,6 @@ func (sc *shardScan) stats(docs bool) tally.Counts {
 		c = append(c, tally.Stat{Name: output.StatIndexDocs, N: sc.docs})
 	}
 	return c
-}
-
-// near reports whether a new document with table key k has a fingerprint
-// within Hamming bits of fp.
-func (fn *batchKeys) near(k, fp uint64) bool {
-	for _, f := range fn.sim[k&indexing.KeyMask] {
-		if bits.OnesCount64(f^fp) <= fn.hamming {
-			return true
-		}
-	}
-	return false
-}
-
-// contains reports whether a document with containment key k and fp
-// (index.ContainFP: its size, the key's band id) pairs with a new document
-// of the same key and band under the size-ratio rule (ensemble.Levels.
-// Pairs), the smaller of the two in the larger.
-func (fn *batchKeys) contains(k, fp uint64) bool {
-	u, band := index.ContainOf(fp)
-	i, _ := slices.BinarySearchFunc(fn.contain, k, func(c containKey, k uint64) int { return cmp.Compare(c.key, k) })
-	for _, c := range fn.contain[i:] {
-		if c.key != k {
-			break
-		}
-		q, b := index.ContainOf(c.fp)
-		if b == band && fn.levels.Pairs(band, int(min(q, u)), int(max(q, u))) {
-			return true
-		}
-	}
-	return false
 }
 
 // blockKeysFn turns the new batch's block entries into key set chunks: the
