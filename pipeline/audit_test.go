@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"hash/fnv"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,27 +106,19 @@ func checkAuditAccounting(t *testing.T, dir string) map[string]int64 {
 	return c
 }
 
-// auditPairs reads audit-*.jsonl as pairs (new document, indexed document).
+// auditPairs reads audit-*.jsonl as pairs (new document, indexed
+// document), in the order of the new documents' ids.
 func auditPairs(t *testing.T, dir string) []quality.Pair {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "audit-*.jsonl"))
+	lines := readAuditLines(t, dir)
 	var out []quality.Pair
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, doc := range slices.Sorted(maps.Keys(lines)) {
+		a := lines[doc]
+		if len(a.Matches) == 0 {
+			t.Errorf("%s: line without matches", doc)
 		}
-		for _, l := range bytes.Split(bytes.TrimSpace(b), []byte{'\n'}) {
-			var a output.AuditLine
-			if err := json.Unmarshal(l, &a); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			if len(a.Matches) == 0 {
-				t.Errorf("%s: line without matches: %s", f, l)
-			}
-			for _, m := range a.Matches {
-				out = append(out, quality.Pair{A: a.Doc, B: m.ID, Jaccard: m.Jaccard, Method: m.Method})
-			}
+		for _, m := range a.Matches {
+			out = append(out, quality.Pair{A: a.Doc, B: m.ID, Jaccard: m.Jaccard, Method: m.Method})
 		}
 	}
 	return out

@@ -46,7 +46,8 @@ func blockText(first, n int) string {
 	return strings.Join(w, " ")
 }
 
-// readAuditLines reads audit-*.jsonl of dir by new document.
+// readAuditLines reads audit-*.jsonl of dir by new document; a document
+// on two lines fails the test.
 func readAuditLines(t *testing.T, dir string) map[string]output.AuditLine {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "audit-*.jsonl"))
@@ -60,6 +61,9 @@ func readAuditLines(t *testing.T, dir string) map[string]output.AuditLine {
 			var a output.AuditLine
 			if err := json.Unmarshal([]byte(l), &a); err != nil {
 				t.Fatal(err)
+			}
+			if _, twice := lines[a.Doc]; twice {
+				t.Errorf("%s: %s on two lines", f, a.Doc)
 			}
 			lines[a.Doc] = a
 		}
