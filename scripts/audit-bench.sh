@@ -11,6 +11,8 @@
 #                                          # a chain of 10 daily audits, compact, audit again
 #   PLAIN=1 ...                            # also time `neardup run` without --index-out
 #   REUSE_INDEX=1 ...                      # keep the indexes built by an earlier call
+#   CONTAIN=0.8 ...                        # also an index built with --containment 0.8
+#                                          # and the same audit against it
 #
 # The batch: 10,000 "new" documents, 8,000 of the dev corpus and 2,000
 # copied from the last SCALE shard, ids prefixed with "new-". Each audit
@@ -64,11 +66,11 @@ PY
 dirbytes() { du -sb "$1" | awk '{print $1}'; }
 
 header() { printf '%-34s %9s %8s %14s %7s %14s %8s\n' job docs wall_s index_read read_% written peak_GB; }
-# index_run NAME BIN INPUTS DIR: run --index-out.
+# index_run NAME BIN INPUTS DIR [FLAGS...]: run --index-out.
 index_run() {
   if [ -z "${REUSE_INDEX:-}" ] || [ ! -f "$4/index.json" ]; then
     rm -rf "$OUT/run-$1" "$4"
-    $TIME -v "$2" run --quiet --input "$3" --output "$OUT/run-$1" --index-out "$4" >"$OUT/run-$1.stdout" 2>"$OUT/run-$1.time"
+    $TIME -v "$2" run --quiet --input "$3" --output "$OUT/run-$1" --index-out "$4" "${@:5}" >"$OUT/run-$1.stdout" 2>"$OUT/run-$1.time"
   fi
   if [ -f "$OUT/run-$1.time" ]; then
     printf '%-34s %9s %8s %14s %7s %14s %8s\n' "run --index-out ($1)" \
@@ -116,6 +118,14 @@ if [ -n "${PLAIN:-}" ]; then
 fi
 index_run x1 "$BIN/neardup" "$inputs" "$OUT/index-x1"
 audit x1 "$BIN/neardup" "$OUT/index-x1" "$OUT/new/batch.jsonl" "$OUT/next-x1"
+if [ -n "${CONTAIN:-}" ]; then
+  index_run "x1 contain $CONTAIN" "$BIN/neardup" "$inputs" "$OUT/index-x1-contain" --containment "$CONTAIN"
+  audit "x1 contain $CONTAIN" "$BIN/neardup" "$OUT/index-x1-contain" "$OUT/new/batch.jsonl" "$OUT/next-x1-contain"
+  for c in candidate_pairs index_documents_joined index_matches duplicates_of_index contains_index_document removed; do
+    printf '  %-24s %12s %12s\n' "$c" "$(count "$c" "$OUT/audit-x1/audit-summary.json" || echo -)" \
+      "$(count "$c" "$OUT/audit-x1 contain $CONTAIN/audit-summary.json" || echo -)"
+  done
+fi
 if [ -n "${BASE_BIN:-}" ]; then
   index_run x1-base "$BASE_BIN" "$inputs" "$OUT/index-x1-base"
   audit x1-base "$BASE_BIN" "$OUT/index-x1-base" "$OUT/new/batch.jsonl" "$OUT/next-x1-base"
