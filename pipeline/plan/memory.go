@@ -118,8 +118,14 @@ func memTotal(meminfo string) int64 {
 // measured to help. With --containment (a model name ending in
 // containSuffix) the shuffles are 8 to 16 times larger, and:
 //
-//	direct runner, spilled:  0.6 GB + 0.65 U  (SCALE's last 4 shards, U = 0.34 GB: 0.75 GB; SCALE, U = 1.25 GB: 1.31 to 1.38 GB)
+//	direct runner, spilled:  0.64 GB + 0.34 U  (SCALE's last 4 shards, U = 0.34 GB: 0.75 GB; SCALE, U = 1.25 GB, with --memory 1GiB: 0.95 to 1.03 GB)
 //	Prism, or the direct runner unspilled:  1 GB + 8 U
+//
+// The first is what a run needs: given a budget about that size, its soft
+// limit keeps the heap near what is in use, and the clusters stage, with
+// DecideBytes an eighth of it, decides its largest partition on disk.
+// Under a larger budget the heap grows further (SCALE under the default,
+// half of 24 GiB: 1.24 to 1.38 GB), for the same outputs.
 //
 // The second from one measurement, Prism on those 4 shards (2.32 GB,
 // 1.79 GB shuffled), and the shuffled bytes of SCALE x1, 7.5 a byte of
@@ -135,8 +141,8 @@ const (
 	prismPerByte    = 1.03
 	compressedRatio = 4 // assumed decompressed/stored of a compressed file whose size is not known
 
-	spillContainFixed   = 0.6e9
-	spillContainPerByte = 0.65
+	spillContainFixed   = 0.64e9
+	spillContainPerByte = 0.34
 	heldContainPerByte  = 8
 )
 

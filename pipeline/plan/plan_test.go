@@ -49,8 +49,10 @@ func TestNew(t *testing.T) {
 			"needs about 671 MiB of memory with the large shuffles spilled to disk, more than --memory 64MiB (64 MiB): raise --memory"},
 		{"1 GiB is enough without containment", func(o *Options) { o.Memory = "1GiB" }, spilled, gb,
 			func(c job.Config) bool { return c.Rounds == 1 }, ""},
-		{"containment's shuffles counted", func(o *Options) { o.Memory, o.Config.Containment = "1GiB", 0.8 }, spilled, gb, nil,
-			"needs about 1.2 GiB of memory with the large shuffles spilled to disk and --containment, more than --memory 1GiB (1.0 GiB): raise --memory"},
+		{"containment's shuffles counted", func(o *Options) { o.Memory, o.Config.Containment = "768MiB", 0.8 }, spilled, gb, nil,
+			"needs about 959 MiB of memory with the large shuffles spilled to disk and --containment, more than --memory 768MiB (768 MiB): raise --memory"},
+		{"1 GiB is enough with containment", func(o *Options) { o.Memory, o.Config.Containment = "1GiB", 0.8 }, spilled, gb,
+			func(c job.Config) bool { return c.DecideBytes == 128<<20 }, ""},
 		{"containment on Prism", func(o *Options) { o.Memory, o.Config.Containment = "8GiB", 0.8 }, Runner{Name: "prism", MachineMemory: 64 * gb}, gb, nil,
 			"needs about 8.9 GiB of memory on Prism, which holds every shuffled byte (the direct runner needs less) and --containment"},
 	}
