@@ -11,6 +11,7 @@ package plan
 import (
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 // Options are a job's settings as the user gave them: the command's flags.
@@ -95,7 +96,7 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		}
 		c.DecideBytes = DecideBytes(budget)
 	}
-	c.IndexKeyBits = KeyBits(input)
+	c.IndexKeyBits = KeyBits(input, ensemble.KeysPerDoc(c.ContainOptions()))
 	scale := PartitionScale(input, r.model() == spilledModel)
 	if !o.Given["partitions"] {
 		c.Partitions *= scale

@@ -1,6 +1,9 @@
 package plan
 
-import "github.com/neardup/neardup/transforms/job"
+import (
+	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/job"
+)
 
 // RoundInputBytes and MaxRounds shape AutoRounds.
 const (
@@ -76,11 +79,15 @@ const ClusterCCRounds = job.DefaultCCRounds
 const keyInputBytes = 256 << 20
 
 // KeyBits is the partition bits of the key files of the index generation
-// a job writes for input bytes (decompressed): one key file per
-// keyInputBytes of input, a power of two. A key file's entries, about 25
-// a document and 24 bytes each in memory, are sorted by one worker: a
-// partition of about 70,000 documents of 3.5 KiB holds some 40 MB.
-func KeyBits(input int64) int {
+// a job writes for input bytes (decompressed), its documents having
+// containKeys containment keys each beside their others
+// (index.KeysPerDoc): one key file per keyInputBytes of input, counted
+// with the containment keys' share, a power of two. A key file's entries,
+// 24 bytes each in memory, are sorted by one worker: a partition of about
+// 70,000 documents of 3.5 KiB without containment keys holds some 40 MB,
+// and with 187 each about as much for 8,000 documents.
+func KeyBits(input int64, containKeys int) int {
+	input += input / index.KeysPerDoc * int64(containKeys)
 	b := 0
 	for int64(keyInputBytes)<<b < input && b < 12 {
 		b++

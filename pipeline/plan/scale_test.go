@@ -1,6 +1,11 @@
 package plan
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
+)
 
 func TestAutoRounds(t *testing.T) {
 	const mib = 1 << 20
@@ -69,6 +74,40 @@ func TestAutoCCRounds(t *testing.T) {
 	for _, tt := range tests {
 		if got := AutoCCRounds(tt.local, PartitionScale(tt.input, true)); got != tt.want {
 			t.Errorf("AutoCCRounds(%v, scale of %d bytes) = %d, want %d", tt.local, tt.input, got, tt.want)
+		}
+	}
+}
+
+// TestKeyBits checks that a generation's key files follow its key
+// entries: one per 256 MiB of input without containment keys, and as
+// many more as a document's containment keys multiply its entries (187
+// at --containment 0.8: 8.5 times).
+func TestKeyBits(t *testing.T) {
+	cfg := job.DefaultConfig()
+	cfg.Containment = 0.8
+	k := ensemble.KeysPerDoc(cfg.ContainOptions())
+	if k < 100 || k > 300 {
+		t.Fatalf("ensemble.KeysPerDoc at 0.8 = %d; want about 187", k)
+	}
+	tests := []struct {
+		input       int64
+		containKeys int
+		want        int
+	}{
+		{1 << 20, 0, 0},
+		{256 << 20, 0, 0},
+		{257 << 20, 0, 1},
+		{1 << 30, 0, 2},
+		{1 << 20, k, 0},
+		{1 << 30, k, 6},       // 8.5 GiB of entries' share
+		{1_250_000_000, k, 6}, // SCALE: 64 key files, 8 without containment
+		{1_250_000_000, 0, 3}, // SCALE
+		{1 << 50, k, 12},      // the most
+		{335_000_000, 187, 4}, // SCALE's last 4 shards
+	}
+	for _, tt := range tests {
+		if got := KeyBits(tt.input, tt.containKeys); got != tt.want {
+			t.Errorf("KeyBits(%d, %d) = %d; want %d", tt.input, tt.containKeys, got, tt.want)
 		}
 	}
 }

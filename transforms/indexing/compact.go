@@ -13,12 +13,25 @@ import (
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 // compactPartitionDocs is about the documents of a key file of a compacted
-// index: its entries (about 25 a document, 24 bytes each) are sorted in
-// memory, some 40 MB.
+// index without containment keys: its entries (index.KeysPerDoc a
+// document, 24 bytes each) are sorted in memory, some 40 MB.
 const compactPartitionDocs = 1 << 16
+
+// compactBits is the partition bits of the key files of a compacted index
+// of docs documents with containKeys containment keys each: entries of
+// about compactPartitionDocs documents without them to a key file.
+func compactBits(docs int64, containKeys int) int {
+	entries := docs * int64(index.KeysPerDoc+containKeys)
+	bits := 0
+	for entries>>bits > compactPartitionDocs*index.KeysPerDoc && bits < index.MaxPartitionBits {
+		bits++
+	}
+	return bits
+}
 
 // CompactIndex writes to dir to a one-generation index of the documents of
 // the index in from, shard for shard in the same order (so that an audit
@@ -34,14 +47,11 @@ func CompactIndex(ctx context.Context, from, to, tmp string) (*index.Manifest, e
 	if err != nil {
 		return nil, err
 	}
-	bits := 0
-	for m.Documents>>bits > compactPartitionDocs && bits < index.MaxPartitionBits {
-		bits++
-	}
 	cfg, err := job.DefaultConfig().WithIndexConfig(m.Config)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", from, err)
 	}
+	bits := compactBits(m.Documents, ensemble.KeysPerDoc(cfg.ContainOptions()))
 	tables, err := job.NewTables(cfg.SimDesign())
 	if err != nil {
 		return nil, err

@@ -33,6 +33,11 @@ func ContainFP(size int64, band uint8) uint64 { return uint64(size)<<8 | uint64(
 // ContainOf splits a KindContain entry's FP into size and band id.
 func ContainOf(fp uint64) (size int64, band uint8) { return int64(fp >> 8), uint8(fp) }
 
+// KeysPerDoc is about how many key entries a document has in a key file
+// without containment keys: its exact key, band keys and SimHash table
+// keys (23 on SCALE); a generation's partitions are sized by it.
+const KeysPerDoc = 25
+
 // MaxPartitionBits bounds a generation's PartitionBits.
 const MaxPartitionBits = 16
 

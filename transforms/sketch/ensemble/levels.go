@@ -106,6 +106,17 @@ func (l *Levels) Bandings() []blocking.Bands { return l.levels }
 // MinSize elements: the number of band ids.
 func (l *Levels) KeysPerDoc() int { return len(l.bands) }
 
+// KeysPerDoc is NewLevels(cfg).KeysPerDoc(): the keys of each document
+// under cfg; 0 for the zero Config (no containment) or one NewLevels
+// refuses.
+func KeysPerDoc(cfg Config) int {
+	l, err := NewLevels(cfg)
+	if err != nil {
+		return 0
+	}
+	return l.KeysPerDoc()
+}
+
 // AppendKeys appends the keys of a document of size elements with MinHash
 // signature sig: every band id once, in id order, with the hash appendKeys
 // gives the band in partition 0. A document below MinSize has none.
