@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
+	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/neardup/neardup/transforms/job"
@@ -23,19 +24,25 @@ func graphBytes(t *testing.T, n int) int {
 	cfg := job.DefaultConfig()
 	cfg.Output, cfg.Work, cfg.IndexOut = "gs://bucket/out", t.TempDir(), "gs://bucket/index"
 	cfg.Rounds, cfg.CCRounds = 1, 3
-	p, s := beam.NewPipelineWithRoot()
-	if err := Build(context.Background(), s, cfg, files); err != nil {
-		t.Fatal(err)
-	}
-	edges, _, err := p.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pb, err := graphx.Marshal(edges, &graphx.Options{})
+	pb, err := marshalled(func(s beam.Scope) error { return Build(context.Background(), s, cfg, files) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	return proto.Size(pb)
+}
+
+// marshalled builds a job with build and returns its pipeline, marshalled
+// as a runner receives it.
+func marshalled(build func(beam.Scope) error) (*pipepb.Pipeline, error) {
+	p, s := beam.NewPipelineWithRoot()
+	if err := build(s); err != nil {
+		return nil, err
+	}
+	edges, _, err := p.Build()
+	if err != nil {
+		return nil, err
+	}
+	return graphx.Marshal(edges, &graphx.Options{})
 }
 
 // TestGraphSize: the file list travels as data (a manifest in the work
