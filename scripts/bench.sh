@@ -19,6 +19,9 @@
 #   REPEAT=3 scripts/bench.sh         # each size and its baseline 3 times, taking
 #                                     # turns; the ratios use the medians
 #   BASELINE=0 scripts/bench.sh       # the job only
+#   FLAGS="--containment 0.8" BASELINE=0 scripts/bench.sh
+#                                     # more options for every job (the baseline
+#                                     # has none of them: leave it out)
 #   VS=8eb9330 scripts/bench.sh       # also that commit's (or that binary's) job, in
 #                                     # turn with this one at each size: the ratios of
 #                                     # time, CPU-s and peak RSS, and whether every
@@ -38,6 +41,7 @@ RUNNER="${RUNNER:-direct}"
 REPEAT="${REPEAT:-1}"
 BASELINE="${BASELINE:-1}"
 VS="${VS:-}"
+read -r -a FLAGS <<<"${FLAGS:-}"
 OUT="${BENCH_OUT:-/tmp/neardup-bench}"
 BIN="$OUT/bin"
 mkdir -p "$BIN"
@@ -102,7 +106,7 @@ run_size() {
   inputs=$(shards "$k")
   dir="$OUT/run-$size"
   rm -rf "$dir"
-  $TIME -v "$bin" run --input "$inputs" --output "$dir" --runner="$RUNNER" \
+  $TIME -v "$bin" run --input "$inputs" --output "$dir" --runner="$RUNNER" "${FLAGS[@]}" \
     >"$OUT/$size.stdout" 2>"$OUT/$size.time"
   wall=$(grep -o '"wall_seconds": [0-9.]*' "$dir/summary.json" | awk '{print $2}')
   rss=$(grep 'Maximum resident set size' "$OUT/$size.time" | awk '{print $NF}')

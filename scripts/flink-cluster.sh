@@ -74,11 +74,10 @@ if [ ! -s "$classes/neardup/engines/FlinkJobServer.class" ]; then
 fi
 cp=$cp:$classes
 
-# Beam's Go boot, of the Go SDK release in go.mod, and the PROCESS
-# environment's command: each TaskManager starts one Go worker through it.
-bin=$ENGINES_CACHE/bin/$(cd "$here/.." && go list -m -f '{{.Version}}' github.com/apache/beam/sdks/v2)
-[ -x "$bin/boot" ] || (cd "$here/.." && go build -o "$bin/boot" github.com/apache/beam/sdks/v2/go/container) ||
-	die "could not build Beam's Go boot"
+# The Go boot (scripts/engines/boot: Beam's, keeping each build of the
+# worker binary once per cluster) and the PROCESS environment's command:
+# each TaskManager starts one Go worker through it.
+boot=$(go_boot) || die "could not build scripts/engines/boot"
 
 rest_port=${FLINK_REST_PORT:-$(free_port)}
 job_port=${FLINK_JOB_PORT:-$(free_port)}
@@ -117,7 +116,7 @@ web.submit.enable: false
 classloader.resolve-order: parent-first
 EOF
 [ "${FLINK_RESTARTS:-3}" = 0 ] && sed -i 's/^restart-strategy.type: fixed-delay$/restart-strategy.type: none/' "$RUN/conf/flink-conf.yaml"
-go_worker "$RUN" "$bin/boot"
+go_worker "$RUN" "$boot"
 cat >"$RUN/conf/log4j.properties" <<'EOF'
 rootLogger.level = INFO
 rootLogger.appenderRef.file.ref = MainAppender

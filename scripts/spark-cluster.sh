@@ -66,11 +66,10 @@ if [ ! -d "$home/jars" ]; then
 	mv "$home.tmp" "$home"
 fi
 
-# Beam's Go boot, of the Go SDK release in go.mod, and the PROCESS
-# environment's command: each executor starts one Go worker through it.
-bin=$ENGINES_CACHE/bin/$(cd "$here/.." && go list -m -f '{{.Version}}' github.com/apache/beam/sdks/v2)
-[ -x "$bin/boot" ] || (cd "$here/.." && go build -o "$bin/boot" github.com/apache/beam/sdks/v2/go/container) ||
-	die "could not build Beam's Go boot"
+# The Go boot (scripts/engines/boot: Beam's, keeping each build of the
+# worker binary once per cluster) and the PROCESS environment's command:
+# each executor starts one Go worker through it.
+boot=$(go_boot) || die "could not build scripts/engines/boot"
 
 ui_port=${SPARK_UI_PORT:-$(free_port)}
 job_port=${SPARK_JOB_PORT:-$(free_port)}
@@ -79,7 +78,7 @@ mem=${SPARK_WORKER_MEM:-1g}
 parallelism=${SPARK_PARALLELISM:+-Dspark.default.parallelism=$SPARK_PARALLELISM}
 rm -rf "$RUN"
 mkdir -p "$RUN/conf" "$RUN/tmp" "$RUN/work"
-go_worker "$RUN" "$bin/boot"
+go_worker "$RUN" "$boot"
 cat >"$RUN/conf/log4j2.properties" <<'EOF'
 rootLogger.level = info
 rootLogger.appenderRef.stdout.ref = console

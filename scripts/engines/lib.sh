@@ -149,8 +149,22 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# go_boot prints the path of scripts/engines/boot (Beam's Go boot with a
+# cache of worker binaries by SHA-256), built once per version of its
+# source and of go.sum into $ENGINES_CACHE/bin.
+go_boot() {
+	local root key out
+	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	key=$(cat "$root"/scripts/engines/boot/*.go "$root/go.sum" | sha256sum | cut -c1-16)
+	out=$ENGINES_CACHE/bin/boot-$key
+	if [ ! -x "$out" ]; then
+		(cd "$root" && go build -o "$out.$$" ./scripts/engines/boot) && mv -f "$out.$$" "$out" || return 1
+	fi
+	echo "$out"
+}
+
 # go_worker RUN BOOT writes RUN/go-worker, the command of a PROCESS
-# environment: Beam's Go boot in a directory of its own under RUN/workers
+# environment: BOOT (go_boot) in a directory of its own under RUN/workers
 # (the staged worker binary and pipeline_options.json land there, not in
 # a /tmp or a working directory that two workers share). Boot and the
 # worker it starts are a process group of their own. A keeper
@@ -162,6 +176,7 @@ free_port() {
 # killed at any point leaves nothing behind: Beam's runners stop a worker
 # with SIGTERM and, half a second later or at once when the stopping
 # thread is interrupted, SIGKILL, which may come as the worker starts.
+# Boot keeps worker binaries in RUN/worker-cache, one per build.
 go_worker() {
 	mkdir -p "$1/workers"
 	cat >"$1/go-worker-keeper" <<'EOF'
@@ -196,7 +211,7 @@ dir="$1/workers/w.\$\$-\$RANDOM\$RANDOM"
 echo "dir \$dir" >&3
 mkdir "\$dir" || { echo dir >&3; exit 1; }
 cd "\$dir" || exit 1
-setsid bash -c 'echo "pid \$\$" >&3 && exec "\$0" "\$@" 3>&-' "$2" "\$@" --semi_persist_dir="\$dir" &
+setsid bash -c 'echo "pid \$\$" >&3 && exec "\$0" "\$@" 3>&-' "$2" "\$@" --semi_persist_dir="\$dir" --worker_cache="$1/worker-cache" &
 pid=\$!
 exec 3>&-
 trap 'kill -TERM -- -\$pid 2>/dev/null || kill -TERM \$pid 2>/dev/null' TERM INT HUP

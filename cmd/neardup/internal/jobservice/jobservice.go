@@ -54,7 +54,8 @@ func AddOption(s string) error {
 
 // proxyJobService starts, on a loopback port, a job service that forwards
 // every call to the one at endpoint, adding portableOptions to the
-// pipeline options of the jobs it prepares. It returns the proxy's
+// pipeline options of the jobs it prepares, and their worker binary's
+// SHA-256 to their PROCESS environments (keyWorker). It returns the proxy's
 // address and a function that stops it. Artifact staging and the workers'
 // connections go to the addresses the real job service gives, not
 // through the proxy.
@@ -118,6 +119,9 @@ func (p *jobProxy) Prepare(ctx context.Context, req *jobpb.PrepareJobRequest) (*
 			return nil, err
 		}
 		req.PipelineOptions.Fields[key] = val
+	}
+	if err := keyWorker(req.Pipeline); err != nil {
+		return nil, fmt.Errorf("job service proxy: %w", err)
 	}
 	return p.to.Prepare(ctx, req)
 }

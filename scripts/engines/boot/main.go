@@ -1,0 +1,247 @@
+// Command boot starts a Go SDK worker in a PROCESS environment, as Beam's
+// own Go boot does (package github.com/apache/beam/sdks/v2/go/container,
+// whose flags it takes), with one difference: the worker binary is kept in
+// --worker_cache under its SHA-256, so a cluster fetches each build of
+// neardup once, not once per job and TaskManager: Beam's boot fetches the
+// 220 MB binary from the job server with every job, 1-5 s of each job's
+// start on the local Flink cluster (docs/CLUSTER.md).
+// scripts/flink-cluster.sh and scripts/spark-cluster.sh build it and run
+// it for each Go worker.
+//
+// A binary is taken from the cache by the SHA-256 that the job's PROCESS
+// environment gives in NEARDUP_WORKER_SHA256 (neardup's job service proxy
+// sets it: cmd/neardup/internal/jobservice), and enters the cache only
+// after its own bytes hash to that value; without it, boot fetches the
+// job's artifacts as Beam's does and caches nothing. It has no worker
+// pool mode and no Google Cloud profiling, which a PROCESS worker on these
+// clusters does not use.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/container/tools"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/artifact"
+	fnpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/fnexecution_v1"
+	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/execx"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/grpcx"
+)
+
+var (
+	id                = flag.String("id", "", "Local identifier (required).")
+	loggingEndpoint   = flag.String("logging_endpoint", "", "Local logging endpoint for FnHarness (required).")
+	artifactEndpoint  = flag.String("artifact_endpoint", "", "Local artifact endpoint for FnHarness (required).")
+	provisionEndpoint = flag.String("provision_endpoint", "", "Local provision endpoint for FnHarness (required).")
+	controlEndpoint   = flag.String("control_endpoint", "", "Local control endpoint for FnHarness (required).")
+	semiPersistDir    = flag.String("semi_persist_dir", "/tmp", "Local semi-persistent directory (optional).")
+	workerCache       = flag.String("worker_cache", "", "Directory of worker binaries by SHA-256 (optional: none, fetch each job's).")
+)
+
+func main() {
+	flag.Parse()
+	if *id == "" || *provisionEndpoint == "" {
+		log.Fatal("boot: --id and --provision_endpoint are required")
+	}
+	ctx := grpcx.WriteWorkerID(context.Background(), *id)
+	info, err := tools.ProvisionInfo(ctx, *provisionEndpoint)
+	if err != nil {
+		log.Fatalf("boot: provision info: %v", err)
+	}
+	if err := setEndpoints(info); err != nil {
+		log.Fatalf("boot: %v", err)
+	}
+	logger := &tools.Logger{Endpoint: *loggingEndpoint}
+	log.SetOutput(tools.NewBufferedLoggerWithFlushInterval(ctx, logger, 0))
+	options, err := tools.ProtoToJSON(info.GetPipelineOptions())
+	if err != nil {
+		logger.Fatalf(ctx, "boot: pipeline options: %v", err)
+	}
+	po := tools.ParseOptionsFromProto(info.GetPipelineOptions(), "go_options")
+	ctx = artifact.WithArtifactValidation(ctx, !po.HasExperiment("disable_staged_file_integrity_checks"))
+	prog, err := workerBinary(ctx, info, filepath.Join(*semiPersistDir, "staged"), *workerCache)
+	if err != nil {
+		logger.Fatalf(ctx, "boot: worker binary: %v", err)
+	}
+	logger.Printf(ctx, "boot: worker binary %s", prog)
+	if err := tools.MakePipelineOptionsFileAndEnvVar(options); err != nil {
+		logger.Fatalf(ctx, "boot: pipeline options file: %v", err)
+	}
+	if info.GetStatusEndpoint() != nil {
+		os.Setenv("STATUS_ENDPOINT", info.GetStatusEndpoint().GetUrl())
+	}
+	if len(info.GetRunnerCapabilities()) > 0 {
+		os.Setenv("RUNNER_CAPABILITIES", strings.Join(info.GetRunnerCapabilities(), " "))
+	}
+	err = execx.Execute(prog,
+		"--worker=true",
+		"--id="+*id,
+		"--logging_endpoint="+*loggingEndpoint,
+		"--control_endpoint="+*controlEndpoint,
+		"--semi_persist_dir="+*semiPersistDir)
+	logger.Fatalf(ctx, "User program exited: %v", err)
+}
+
+// setEndpoints takes the endpoints the provision info gives over the
+// flags', and checks that each is set.
+func setEndpoints(info *fnpb.ProvisionInfo) error {
+	for _, e := range []struct {
+		flag *string
+		url  string
+		name string
+	}{
+		{loggingEndpoint, info.GetLoggingEndpoint().GetUrl(), "logging"},
+		{artifactEndpoint, info.GetArtifactEndpoint().GetUrl(), "artifact"},
+		{controlEndpoint, info.GetControlEndpoint().GetUrl(), "control"},
+	} {
+		if e.url != "" {
+			*e.flag = e.url
+		}
+		if *e.flag == "" {
+			return fmt.Errorf("no %s endpoint", e.name)
+		}
+	}
+	return nil
+}
+
+// workerBinary returns the path of the job's worker binary: the cached copy
+// in cache of the SHA-256 the job's environment gives (NEARDUP_WORKER_SHA256,
+// set by neardup's job service proxy), or else the one fetched into staged
+// (and then kept in cache).
+func workerBinary(ctx context.Context, info *fnpb.ProvisionInfo, staged, cache string) (string, error) {
+	sum := ""
+	if cache != "" {
+		sum = validSHA256(os.Getenv("NEARDUP_WORKER_SHA256"))
+	}
+	if path, ok := cached(cache, sum); ok {
+		return path, nil
+	}
+	arts, err := artifact.Materialize(ctx, *artifactEndpoint, info.GetDependencies(), info.GetRetrievalToken(), staged)
+	if err != nil {
+		return "", err
+	}
+	name, err := workerName(arts)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(staged, name)
+	if sum == "" {
+		return path, nil
+	}
+	if err := keep(cache, sum, path); err != nil {
+		log.Printf("boot: worker binary not cached: %v", err)
+		return path, nil
+	}
+	return filepath.Join(cache, sum), nil
+}
+
+// validSHA256 returns s in lower case if it is a SHA-256 in hex, else "".
+func validSHA256(s string) string {
+	if b, err := hex.DecodeString(s); err != nil || len(b) != sha256.Size {
+		return ""
+	}
+	return strings.ToLower(s)
+}
+
+// cached returns the path of the binary of SHA-256 sum in cache, if it is
+// there.
+func cached(cache, sum string) (string, bool) {
+	if cache == "" || sum == "" {
+		return "", false
+	}
+	path := filepath.Join(cache, sum)
+	fi, err := os.Stat(path)
+	return path, err == nil && fi.Mode().IsRegular()
+}
+
+// keep puts the file at path into cache under sum, if its bytes hash to
+// sum: a hard link (a copy across file systems) renamed into place, so that
+// a reader finds the whole file or none, whoever of several workers keeps
+// it first.
+func keep(cache, sum, path string) error {
+	got, err := fileSHA256(path)
+	if err != nil {
+		return err
+	}
+	if got != sum {
+		return fmt.Errorf("%s has SHA-256 %s, the job server gave %s", path, got, sum)
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return err
+	}
+	tmp := filepath.Join(cache, fmt.Sprintf(".%s.%d", sum, os.Getpid()))
+	if err := os.Link(path, tmp); err != nil {
+		if err := copyFile(path, tmp); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+	}
+	err = os.Rename(tmp, filepath.Join(cache, sum))
+	os.Remove(tmp) // still there after a rename onto a link of the same file
+	return err
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copying %s: %w", from, err)
+	}
+	return out.Close()
+}
+
+// workerName returns the staged name of the Go worker binary among arts,
+// as Beam's boot finds it: the only artifact, the one of the Go worker
+// role, or the one named "worker".
+func workerName(arts []*pipepb.ArtifactInformation) (string, error) {
+	if len(arts) == 1 {
+		name, _ := artifact.MustExtractFilePayload(arts[0])
+		return name, nil
+	}
+	for _, a := range arts {
+		if a.GetRoleUrn() == artifact.URNGoWorkerBinaryRole {
+			name, _ := artifact.MustExtractFilePayload(a)
+			return name, nil
+		}
+	}
+	for _, a := range arts {
+		if name, _ := artifact.MustExtractFilePayload(a); name == "worker" {
+			return name, nil
+		}
+	}
+	if len(arts) == 0 {
+		return "", errors.New("no artifacts staged")
+	}
+	return "", errors.New(`no artifact named "worker" among the staged ones`)
+}
