@@ -82,3 +82,16 @@ func TestKeyWorker(t *testing.T) {
 		t.Errorf("error %q; want it to start %q", err, want)
 	}
 }
+
+// TestBootReadsWorkerKey: the clusters' boot (scripts/engines/boot, a
+// program of its own that cannot import this package) reads the variable
+// keyWorker sets, by the same name.
+func TestBootReadsWorkerKey(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "scripts", "engines", "boot", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `os.Getenv("` + WorkerSHA256Env + `")`; !strings.Contains(string(src), want) {
+		t.Errorf("scripts/engines/boot/main.go does not read %s", want)
+	}
+}
