@@ -10,9 +10,15 @@
 //
 // A binary is taken from the cache by the SHA-256 that the job's PROCESS
 // environment gives in NEARDUP_WORKER_SHA256 (neardup's job service proxy
-// sets it: cmd/neardup/internal/jobservice), and enters the cache only
-// after its own bytes hash to that value; without it, boot fetches the
-// job's artifacts as Beam's does and caches nothing. It has no worker
+// sets it: cmd/neardup/internal/jobservice); without it, boot fetches the
+// job's artifacts as Beam's does and caches nothing. Boot alone writes the
+// cache: a directory owned by boot's user, writable by no one else, each
+// binary in it a regular file owner-only. A binary enters the cache only
+// after its own bytes hash to its name, and is started from it only after
+// they hash to its name again: an entry that is a symbolic link, is not a
+// regular file of boot's user, or hashes to another value is removed,
+// logged in one line, and the job's binary fetched again (hashing 220 MB
+// costs a fraction of a second, fetching it seconds). It has no worker
 // pool mode and no Google Cloud profiling, which a PROCESS worker on these
 // clusters does not use.
 package main
@@ -25,10 +31,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/container/tools"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/artifact"
@@ -154,14 +162,93 @@ func validSHA256(s string) string {
 }
 
 // cached returns the path of the binary of SHA-256 sum in cache, if it is
-// there.
+// there and its bytes hash to sum. An entry that fails the check is
+// removed with a line in the log, so that the binary is fetched and kept
+// again; a cache directory that others can write is not used at all.
 func cached(cache, sum string) (string, bool) {
 	if cache == "" || sum == "" {
 		return "", false
 	}
+	if err := checkCacheDir(cache); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			log.Printf("boot: worker cache not used: %v", err)
+		}
+		return "", false
+	}
 	path := filepath.Join(cache, sum)
-	fi, err := os.Stat(path)
-	return path, err == nil && fi.Mode().IsRegular()
+	err := checkEntry(path, sum)
+	if err == nil {
+		return path, true
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		rmErr := os.Remove(path)
+		log.Printf("boot: worker cache entry removed, fetching the binary again: %v (remove: %v)", err, rmErr)
+	}
+	return "", false
+}
+
+// checkCacheDir returns an error unless cache is a directory (not a
+// symbolic link) of this process's user that no one else can write.
+func checkCacheDir(cache string) error {
+	fi, err := os.Lstat(cache)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory (%s)", cache, fi.Mode().Type())
+	}
+	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%s belongs to user %d, not %d", cache, uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s is writable by others (mode %v)", cache, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// checkEntry returns an error unless path is a regular file of this
+// process's user, writable by no one else, whose bytes hash to sum. It
+// reads the file it checked the mode of (opened without following a
+// symbolic link), so the bytes hashed are that file's.
+func checkEntry(path, sum string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return fmt.Errorf("%s is a symbolic link", path)
+		}
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s)", path, fi.Mode().Type())
+	}
+	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%s belongs to user %d, not %d", path, uid, os.Geteuid())
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s is writable by others (mode %v)", path, fi.Mode().Perm())
+	}
+	got, err := readerSHA256(f, path)
+	if err != nil {
+		return err
+	}
+	if got != sum {
+		return fmt.Errorf("%s hashes to SHA-256 %s", path, got)
+	}
+	return nil
+}
+
+// owner returns the user that owns the file fi describes.
+func owner(fi fs.FileInfo) (int, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
 }
 
 // keep puts the file at path into cache under sum, if its bytes hash to
@@ -176,7 +263,10 @@ func keep(cache, sum, path string) error {
 	if got != sum {
 		return fmt.Errorf("%s has SHA-256 %s, the job server gave %s", path, got, sum)
 	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return err
+	}
+	if err := checkCacheDir(cache); err != nil {
 		return err
 	}
 	tmp := filepath.Join(cache, fmt.Sprintf(".%s.%d", sum, os.Getpid()))
@@ -185,6 +275,10 @@ func keep(cache, sum, path string) error {
 			os.Remove(tmp)
 			return err
 		}
+	}
+	if err := os.Chmod(tmp, 0o500); err != nil {
+		os.Remove(tmp)
+		return err
 	}
 	err = os.Rename(tmp, filepath.Join(cache, sum))
 	os.Remove(tmp) // still there after a rename onto a link of the same file
@@ -197,9 +291,15 @@ func fileSHA256(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	return readerSHA256(f, path)
+}
+
+// readerSHA256 returns the SHA-256 (hex) of what r holds; name names it in
+// an error.
+func readerSHA256(r io.Reader, name string) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
+	if _, err := io.Copy(h, r); err != nil {
+		return "", fmt.Errorf("reading %s: %w", name, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -210,7 +310,7 @@ func copyFile(from, to string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o755)
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o500)
 	if err != nil {
 		return err
 	}

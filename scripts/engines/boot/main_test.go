@@ -3,6 +3,10 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,5 +102,123 @@ func TestWorkerName(t *testing.T) {
 		if got != c.want || (err == nil) != (c.want != "") {
 			t.Errorf("%s: got %q, %v; want %q", c.name, got, err, c.want)
 		}
+	}
+}
+
+// TestCachedVerifies plants entries that must not start: bytes of another
+// SHA-256 under a valid name, a symbolic link to a binary that does hash
+// to the name, a file others can write. Each is refused, removed (the
+// link, not what it points to) and logged in one line; the binary is then
+// kept again and found.
+func TestCachedVerifies(t *testing.T) {
+	good := []byte("the worker binary")
+	s := sha256.Sum256(good)
+	sum := hex.EncodeToString(s[:])
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T, entry, dir string)
+		log   string
+	}{
+		{"tampered", func(t *testing.T, entry, _ string) {
+			writeFile(t, entry, []byte("#!/bin/sh\necho other code\n"), 0o700)
+		}, "hashes to SHA-256"},
+		{"symlink", func(t *testing.T, entry, dir string) {
+			target := filepath.Join(dir, "elsewhere")
+			writeFile(t, target, good, 0o700)
+			if err := os.Symlink(target, entry); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a symbolic link"},
+		{"writable by others", func(t *testing.T, entry, _ string) {
+			writeFile(t, entry, good, 0o777)
+		}, "is writable by others"},
+		{"directory", func(t *testing.T, entry, _ string) {
+			if err := os.Mkdir(entry, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, "is not a regular file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cache := filepath.Join(dir, "cache")
+			if err := os.Mkdir(cache, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			entry := filepath.Join(cache, sum)
+			c.plant(t, entry, dir)
+			var logged strings.Builder
+			log.SetOutput(&logged)
+			defer log.SetOutput(os.Stderr)
+			if path, ok := cached(cache, sum); ok {
+				t.Fatalf("started %s from a planted entry", path)
+			}
+			if lines := strings.Count(logged.String(), "\n"); lines != 1 || !strings.Contains(logged.String(), c.log) {
+				t.Errorf("log %q, want one line with %q", logged.String(), c.log)
+			}
+			if _, err := os.Lstat(entry); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("planted entry still there: %v", err)
+			}
+			if c.name == "symlink" {
+				if b, err := os.ReadFile(filepath.Join(dir, "elsewhere")); err != nil || string(b) != string(good) {
+					t.Errorf("the link's target was touched: %q %v", b, err)
+				}
+			}
+			staged := filepath.Join(dir, "staged")
+			writeFile(t, staged, good, 0o755)
+			if err := keep(cache, sum, staged); err != nil {
+				t.Fatal(err)
+			}
+			if path, ok := cached(cache, sum); !ok || path != entry {
+				t.Fatalf("after keeping it again: %q %v", path, ok)
+			}
+		})
+	}
+}
+
+// TestCacheDirChecked: a cache directory others can write, or a symbolic
+// link to one, is not used, and nothing is kept in it.
+func TestCacheDirChecked(t *testing.T) {
+	good := []byte("the worker binary")
+	s := sha256.Sum256(good)
+	sum := hex.EncodeToString(s[:])
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open")
+	if err := os.Mkdir(open, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(open, sum), good, 0o500)
+	link := filepath.Join(dir, "link")
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(real, sum), good, 0o500)
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	staged := filepath.Join(dir, "staged")
+	writeFile(t, staged, good, 0o755)
+	log.SetOutput(io.Discard)
+	defer log.SetOutput(os.Stderr)
+	for _, cache := range []string{open, link} {
+		if path, ok := cached(cache, sum); ok {
+			t.Errorf("started %s from cache %s", path, cache)
+		}
+		if err := keep(cache, sum, staged); err == nil {
+			t.Errorf("kept a binary in %s", cache)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path string, b []byte, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, b, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil { // past the umask
+		t.Fatal(err)
 	}
 }
