@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -209,6 +210,9 @@ func readRecords(path, idField, textField, ia, ib string) (document, document, e
 	for _, id := range []string{ia, ib} {
 		switch seen[id] {
 		case 0:
+			if why := lacksField(path, idField, textField); why != "" {
+				return document{}, document{}, fmt.Errorf("%s: no record with %s %q: %s", path, idField, id, why)
+			}
 			return document{}, document{}, fmt.Errorf("%s: no record with %s %q", path, idField, id)
 		case 1:
 		default:
@@ -293,4 +297,20 @@ func tokenList(toks []string, total int, sep string) string {
 		s += fmt.Sprintf(" … (%d more)", more)
 	}
 	return s
+}
+
+// lacksField says which of the fields idField and textField none of the
+// first records of the JSONL file at path has, and the fields they have;
+// "" if they have both, or the file cannot be surveyed.
+func lacksField(path, idField, textField string) string {
+	s, ok := surveyFile(context.Background(), path, record.JSONL, record.SurveyRecords, 0, []string{idField, textField})
+	if !ok {
+		return ""
+	}
+	for _, f := range []struct{ flag, name string }{{"--id-field", idField}, {"--text-field", textField}} {
+		if !s.Has(f.name) {
+			return fmt.Sprintf("none of the first %d records has the field %q (%s); their fields: %s", s.Records, f.name, f.flag, s.FieldList())
+		}
+	}
+	return ""
 }

@@ -118,6 +118,10 @@ func TestReadDocuments(t *testing.T) {
 		{"blank file", func() (document, document, error) { return readFiles(blank, a) }, " \n", ""},
 		{"records", func() (document, document, error) { return readRecords(corpus, "id", "text", "z", "x") }, "fourth", ""},
 		{"missing id", func() (document, document, error) { return readRecords(corpus, "id", "text", "x", "w") }, "", `no record with id "w"`},
+		{"no id field", func() (document, document, error) { return readRecords(corpus, "url", "text", "x", "y") }, "",
+			`no record with url "x": none of the first 4 records has the field "url" (--id-field); their fields: id, text`},
+		{"no text field", func() (document, document, error) { return readRecords(corpus, "id", "body", "x", "w") }, "",
+			`no record with id "x": none of the first 4 records has the field "body" (--text-field); their fields: id, text`},
 		{"id twice", func() (document, document, error) { return readRecords(corpus, "id", "text", "y", "y") }, "", `2 records with id "y": an id must name one record`},
 		{"one id twice", func() (document, document, error) { return readRecords(corpus, "id", "text", "x", "y") }, "", `2 records with id "y"`},
 	}

@@ -78,6 +78,9 @@ func doJob(j jobCommand, args []string) error {
 		return usageError{err}
 	}
 	cfg := p.Config
+	if err := checkFields(ctx, cfg, f.opts.Given, files); err != nil {
+		return err
+	}
 	var aborts []func()
 	defer func() {
 		for i := len(aborts) - 1; i >= 0; i-- {

@@ -568,8 +568,8 @@ func TestAuditSources(t *testing.T) {
 	checkOneLine(t, stderr)
 }
 
-// TestWrongShapeInput: input of the wrong shape (CSV or JSON lines without
-// the id field read as JSONL, a directory) fails the run with one line
+// TestWrongShapeInput: input of the wrong shape (CSV read as JSONL, a
+// directory; JSON lines without the text field: TestFieldsChecked) fails the run with one line
 // naming the file, the reason and a hint, and writes no output; with
 // --max-reject-ratio 1 the run completes and its report shows the rejects
 // by reason.
@@ -577,8 +577,6 @@ func TestWrongShapeInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	copyBytes(t, filepath.Join(dir, "wrong.csv"), "id,text\n1,hello\n2,world\n")
-	// (A file without ids is read with FILE:LINE ids; one without texts is wrong.)
-	copyBytes(t, filepath.Join(dir, "notext.jsonl"), `{"id": "a", "body": "one"}`+"\n"+`{"id": "b", "body": "two"}`+"\n")
 	if err := os.Mkdir(filepath.Join(dir, "shards.jsonl"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -589,7 +587,6 @@ func TestWrongShapeInput(t *testing.T) {
 		want  string
 	}{
 		{filepath.Join(dir, "wrong.csv"), "all 3 records of " + filepath.Join(dir, "wrong.csv") + " rejected: bad_json; is it JSONL? see --format"},
-		{filepath.Join(dir, "notext.jsonl"), "all 2 records of " + filepath.Join(dir, "notext.jsonl") + " rejected: missing_text; see --text-field"},
 		{filepath.Join(dir, "shards.jsonl"), "all 1 records of " + filepath.Join(dir, "shards.jsonl") + " rejected: not_a_file; not a regular file (a directory, a named pipe, a dangling symlink...): check --input"},
 		{filepath.Join(dir, "many.txt") + "," + sampleFile(t, "sample-0.jsonl"), "bad_json; is it JSONL? see --format"},
 	}

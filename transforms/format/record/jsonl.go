@@ -148,10 +148,23 @@ func (p *parser) parseJSONL(raw []byte, num int64) (d Doc, reason, detail string
 	if p.lineIDs {
 		d.ID = LineID(p.file, num)
 	} else if d.ID, reason, detail = p.jsonID(idVal); reason != "" {
-		return d, reason, detail
+		return d, reason, withFields(reason, detail, raw)
 	}
 	d.Text, reason, detail = p.jsonText(textVal)
-	return d, reason, detail
+	return d, reason, withFields(reason, detail, raw)
+}
+
+// withFields adds to the detail of a missing field the fields the record
+// raw has, so that a misnamed field shows the name meant.
+func withFields(reason, detail string, raw []byte) string {
+	if reason != ReasonMissingID && reason != ReasonMissingText {
+		return detail
+	}
+	var s Survey
+	for _, k := range orderedKeys(raw) {
+		s.field(k)
+	}
+	return detail + " (the record's fields: " + s.FieldList() + ")"
 }
 
 // jsonID converts the raw JSON value of the ID field (nil when absent) to

@@ -604,7 +604,7 @@ func TestReadDocFields(t *testing.T) {
 		}
 	}
 	wantRj := Reject{File: "f.jsonl", Line: 3, Offset: 27, Reason: ReasonMissingText,
-		Detail: `f.jsonl:3: no "text" field`, Sample: `{"id":"b"}`}
+		Detail: `f.jsonl:3: no "text" field (the record's fields: id)`, Sample: `{"id":"b"}`}
 	if res.rejects[0] != wantRj {
 		t.Errorf("reject = %+v, want %+v", res.rejects[0], wantRj)
 	}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/objects"
+)
+
+// A fieldFlag is a field option to check against the input's records.
+type fieldFlag struct {
+	flag, name string
+}
+
+// checkFields refuses field options that none of the first
+// record.SurveyRecords records of the inputs (JSONL records, or the
+// schemas of Parquet files, in the order of files) has, with one line
+// naming the fields they have: the text field, and the id field when it
+// was chosen (given, or recorded in an audit's index) rather than left at
+// its default, whose absence means FILE:LINE ids. Inputs that cannot be
+// read here, or have no JSON object among their first lines, are left to
+// the run, which rejects their records with reasons.
+func checkFields(ctx context.Context, cfg job.Config, given map[string]bool, files []string) error {
+	var asked []fieldFlag
+	if cfg.TextField != "" {
+		asked = append(asked, fieldFlag{"--text-field", cfg.TextField})
+	}
+	if cfg.IDField != "" && (given["id-field"] || cfg.IDField != record.DefaultIDField) {
+		asked = append(asked, fieldFlag{"--id-field", cfg.IDField})
+	}
+	names := make([]string, len(asked))
+	for i, a := range asked {
+		names[i] = a.name
+	}
+	var all record.Survey
+	var read []string
+	for _, file := range files {
+		if all.Records >= record.SurveyRecords {
+			break
+		}
+		s, ok := surveyFile(ctx, file, cfg.Format, record.SurveyRecords-all.Records, cfg.MaxDocBytes, names)
+		if !ok {
+			continue
+		}
+		all.Add(s)
+		read = append(read, file)
+	}
+	if len(read) == 0 {
+		return nil
+	}
+	for _, a := range asked {
+		if !all.Has(a.name) {
+			return usagef("%s %q: %s", a.flag, a.name, notFound(all, cfg.Format, read))
+		}
+	}
+	return nil
+}
+
+// notFound says that the records a survey read lack a field, and which
+// fields they have.
+func notFound(s record.Survey, f record.Format, files []string) string {
+	what := files[0]
+	if len(files) > 1 {
+		what = fmt.Sprintf("%s (and %d more files)", files[0], len(files)-1)
+	}
+	if len(files) == 1 && record.FormatFor(files[0], f) == record.Parquet {
+		return fmt.Sprintf("%s has no such column; its columns: %s", what, s.FieldList())
+	}
+	return fmt.Sprintf("none of the first %d records of %s has it; their fields: %s", s.Records, what, s.FieldList())
+}
+
+// surveyFile surveys the file at path, if it is JSONL or Parquet and can be
+// opened and read.
+func surveyFile(ctx context.Context, path string, f record.Format, n, maxLine int, names []string) (record.Survey, bool) {
+	if maxLine <= 0 {
+		maxLine = record.DefaultMaxDocBytes
+	}
+	switch record.FormatFor(path, f) {
+	case record.JSONL:
+		rc, err := openInput(ctx, path)
+		if err != nil {
+			return record.Survey{}, false
+		}
+		defer rc.Close()
+		r, err := record.Decompress(path, rc)
+		if err != nil {
+			return record.Survey{}, false
+		}
+		s, err := record.SurveyJSONL(r, n, maxLine, names...)
+		return s, err == nil && s.Records > 0
+	case record.Parquet:
+		var ra io.ReaderAt
+		var size int64
+		if strings.Contains(path, "://") {
+			if !objects.Supported(path) {
+				return record.Survey{}, false
+			}
+			o, err := objects.Open(ctx, path)
+			if err != nil {
+				return record.Survey{}, false
+			}
+			ra, size = o, o.Size
+		} else {
+			file, err := os.Open(path)
+			if err != nil {
+				return record.Survey{}, false
+			}
+			defer file.Close()
+			fi, err := file.Stat()
+			if err != nil || !fi.Mode().IsRegular() {
+				return record.Survey{}, false
+			}
+			ra, size = file, fi.Size()
+		}
+		s, err := record.SurveyParquet(ra, size, names...)
+		return s, err == nil
+	}
+	return record.Survey{}, false
+}
+
+// openInput opens the input file at path, local or remote.
+func openInput(ctx context.Context, path string) (io.ReadCloser, error) {
+	if !strings.Contains(path, "://") {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			return nil, fmt.Errorf("%s: not a regular file", path)
+		}
+		return f, nil
+	}
+	fsys, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	rc, err := fsys.OpenRead(ctx, path)
+	if err != nil {
+		fsys.Close()
+		return nil, err
+	}
+	return closeBoth{rc, fsys}, nil
+}
+
+type closeBoth struct {
+	io.ReadCloser
+	fsys filesystem.Interface
+}
+
+func (c closeBoth) Close() error {
+	err := c.ReadCloser.Close()
+	c.fsys.Close()
+	return err
+}
