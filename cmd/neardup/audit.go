@@ -188,7 +188,7 @@ func (a *auditJob) finish(ctx context.Context, d doneJob) error {
 	if err != nil {
 		return err
 	}
-	auditReport(d.out.Path(), a.next, sum, len(d.files), a.man.Documents, d.took)
+	auditReport(d.out.Path(), d.out.Written(), a.next, sum, len(d.files), a.man.Documents, d.took)
 	return nil
 }
 
@@ -232,8 +232,8 @@ func completeAuditSummary(ctx context.Context, dir string, took time.Duration, s
 	})
 }
 
-// auditReport prints the main counts of an audit.
-func auditReport(out string, next *outdir.Dir, sum output.AuditSummary, files int, indexed int64, took time.Duration) {
+// auditReport prints the main counts of an audit and the files written.
+func auditReport(out string, written []string, next *outdir.Dir, sum output.AuditSummary, files int, indexed int64, took time.Duration) {
 	c := sum.Counts
 	fmt.Printf("neardup audit: %d input files, %d records against an index of %d documents in %s\n",
 		files, c[output.StatInput], indexed, took.Round(time.Millisecond))
@@ -245,7 +245,7 @@ func auditReport(out string, next *outdir.Dir, sum output.AuditSummary, files in
 	if n := c[output.StatContainsIndex]; n > 0 {
 		fmt.Printf("  kept holding an indexed document (--containment) %d\n", n)
 	}
-	fmt.Printf("outputs in %s (audit-summary.json, audit-*, pairs-*, clusters-*, dedup-*, rejects-*)\n", out)
+	fmt.Printf("outputs in %s (%s)\n", out, fileList(written))
 	if next != nil {
 		fmt.Printf("next index in %s (%d + %d documents)\n", next.Path(), indexed, c[output.StatKept])
 	}

@@ -38,7 +38,7 @@ func mountTmpfs(t *testing.T, size string, flags uintptr) string {
 }
 
 // TestCompactOverwrite (issue 40): index compact takes its output as run
-// and audit take theirs: a non-empty directory is refused (exit 1,
+// and audit take theirs: a non-empty directory is refused (exit 2,
 // --overwrite named) and left as it was; with --overwrite an index there is
 // replaced; a file that is not an index's is refused even then.
 func TestCompactOverwrite(t *testing.T) {
@@ -51,8 +51,8 @@ func TestCompactOverwrite(t *testing.T) {
 	}
 	before := snapshot(t, out)
 	code, stderr := neardup(t, "", "index", "compact", "--index", idx, "--output", out)
-	if code != 1 || !strings.Contains(stderr, "--output: "+out+" is not empty (use --overwrite") {
-		t.Errorf("compact into a compacted index: exit %d, stderr %q; want 1 and --overwrite", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "--output: "+out+" is not empty (use --overwrite") {
+		t.Errorf("compact into a compacted index: exit %d, stderr %q; want 2 and --overwrite", code, stderr)
 	}
 	checkOneLine(t, stderr)
 	if after := snapshot(t, out); !sameSnapshot(before, after) {

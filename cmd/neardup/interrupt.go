@@ -89,6 +89,9 @@ func openDir(k outdir.Kind, dir string, overwrite bool, inputs []string) (*outdi
 	abort := atExit(d.Abort)
 	if err := d.Open(overwrite, inputs); err != nil {
 		abort()
+		if errors.Is(err, outdir.ErrNotEmpty) {
+			err = usageError{err}
+		}
 		return nil, nil, err
 	}
 	return d, abort, nil

@@ -78,9 +78,6 @@ func doJob(j jobCommand, args []string) error {
 		return usageError{err}
 	}
 	cfg := p.Config
-	if err := checkFields(ctx, cfg, f.opts.Given, files); err != nil {
-		return err
-	}
 	var aborts []func()
 	defer func() {
 		for i := len(aborts) - 1; i >= 0; i-- {
@@ -96,6 +93,9 @@ func doJob(j jobCommand, args []string) error {
 	}
 	out, err := j.stage(ctx, open, &cfg, files)
 	if err != nil {
+		return err
+	}
+	if err := checkFields(ctx, cfg, f.opts.Given, files); err != nil {
 		return err
 	}
 	setInterruptOutput(f.output, out.Committed)

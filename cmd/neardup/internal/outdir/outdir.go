@@ -26,6 +26,10 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
+// ErrNotEmpty is wrapped by the error of Open for a directory that holds
+// files and may not be overwritten: a mistake on the command line.
+var ErrNotEmpty = errors.New("not empty")
+
 // A Kind is a kind of local directory the commands write into: which
 // files in it are neardup's own, what --overwrite does with the rest, and
 // how errors name it.
@@ -94,6 +98,7 @@ type Dir struct {
 	lock               *dirLock   // nil for a URL
 	urlLock            *urlLock   // nil for a local directory
 	committed, aborted bool
+	written            []string // the files committed, sorted
 }
 
 // stagePrefix starts the name of a staging directory.
@@ -191,7 +196,7 @@ func (t *Dir) openLocal(overwrite bool, inputs []string) error {
 	}
 	entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return isLockName(e.Name()) })
 	if len(entries) > 0 && !overwrite {
-		return fmt.Errorf("%s is not empty (use --overwrite to replace %s in it)", t.name(), t.kind.replaces)
+		return fmt.Errorf("%s is %w (use --overwrite to replace %s in it)", t.name(), ErrNotEmpty, t.kind.replaces)
 	}
 	if t.replaced, err = t.kind.replaceable(t.dir, entries); err != nil {
 		return err
@@ -248,7 +253,7 @@ func (t *Dir) openURL(overwrite bool, inputs []string) error {
 		return nil
 	}
 	if !overwrite {
-		return fmt.Errorf("%s is not empty (use --overwrite to replace %s in it)", t.name(), t.kind.replaces)
+		return fmt.Errorf("%s is %w (use --overwrite to replace %s in it)", t.name(), ErrNotEmpty, t.kind.replaces)
 	}
 	if t.replaced, err = t.kind.replaceableURL(t.dir, objects); err != nil {
 		return err
@@ -546,7 +551,19 @@ func (t *Dir) planMoves(last string) (*localMoves, error) {
 	if hasLast {
 		m.last, m.in = m.in[len(m.in)-1], m.in[:len(m.in)-1]
 	}
+	t.written = slices.Sorted(slices.Values(names))
 	return m, nil
+}
+
+// Written returns the names of the files Commit put in the directory,
+// sorted: nil before it did.
+func (t *Dir) Written() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.committed {
+		return nil
+	}
+	return t.written
 }
 
 // fileKind names the kind of file fi is, for errors.
@@ -656,6 +673,10 @@ func (t *Dir) commitURL(ctx context.Context, last string) error {
 	}
 	slices.Sort(names)
 	t.hasLast = slices.ContainsFunc(listed, func(p string) bool { return strings.HasSuffix(p, "/"+last) })
+	t.written = names
+	if t.hasLast {
+		t.written = slices.Sorted(slices.Values(append(slices.Clip(names), last)))
+	}
 	return t.moveURL(ctx, fsys, names)
 }
 
