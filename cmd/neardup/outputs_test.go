@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // sameOutputs compares the outputs of two runs, named as in dir want: every
@@ -84,4 +90,68 @@ func TestRunLastLine(t *testing.T) {
 	if strings.Contains(last, "rejects-") {
 		t.Errorf("last line %q names rejects, and the sample has none", last)
 	}
+}
+
+// TestRemovedCopy: with --removed, run and audit write removed-NNNNN
+// beside dedup-NNNNN, compressed alike: its records are the input's lines
+// that the deduplicated copy leaves out, as many as summary.json removes,
+// and the two copies together are the input's records, line for line.
+func TestRemovedCopy(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inputs := []string{sampleFile(t, "sample-0.jsonl"), sampleFile(t, "sample-1.jsonl.gz")}
+	out, idx := filepath.Join(dir, "run"), filepath.Join(dir, "idx")
+	if code, stderr := neardup(t, "", "run", "--quiet", "--removed", "--input", inputs[0], "--output", out, "--index-out", idx); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	audit := filepath.Join(dir, "audit")
+	if code, stderr := neardup(t, "", "audit", "--quiet", "--removed", "--index", idx, "--input", inputs[1], "--output", audit); code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		out, input, dedup, removed, summary string
+	}{
+		{out, inputs[0], "dedup-00000.jsonl", "removed-00000.jsonl", output.SummaryName},
+		{audit, inputs[1], "dedup-00000.jsonl.gz", "removed-00000.jsonl.gz", output.AuditSummaryName},
+	} {
+		files := snapshot(t, c.out)
+		kept, removed := gunzipLines(t, c.dedup, files[c.dedup]), gunzipLines(t, c.removed, files[c.removed])
+		in, err := os.ReadFile(c.input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := gunzipLines(t, c.input, string(in))
+		var counts map[string]int64
+		if err := json.Unmarshal([]byte(files[c.summary]), &struct {
+			Counts *map[string]int64 `json:"counts"`
+		}{&counts}); err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(removed)) != counts[output.StatRemoved] || len(removed) == 0 {
+			t.Errorf("%s: %d removed records, summary removes %d", c.removed, len(removed), counts[output.StatRemoved])
+		}
+		both := append(slices.Clone(kept), removed...)
+		slices.Sort(both)
+		slices.Sort(all)
+		if !slices.Equal(both, all) {
+			t.Errorf("%s: %d kept and %d removed records are not the input's %d", c.out, len(kept), len(removed), len(all))
+		}
+	}
+}
+
+// gunzipLines returns the lines of content, gunzipped if name ends in .gz.
+func gunzipLines(t *testing.T, name, content string) []string {
+	t.Helper()
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(strings.NewReader(content))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		content = string(b)
+	}
+	return strings.Split(strings.TrimSuffix(content, "\n"), "\n")
 }

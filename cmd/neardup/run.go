@@ -54,6 +54,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&n.Compress, "compress", "", "compress the outputs: none, gzip or zstd (suffix .gz, .zst); unset: each dedup copy\nas its input is, the rest plain (a Parquet copy keeps its input's codecs)")
 	fs.StringVar(&n.CompressLevel, "compress-level", n.CompressLevel, "level of every compressed output (dedup copies of compressed inputs, --compress): fast,\ndefault, best (gzip 1, 6, 9; zstd's fastest, default, best encoder) or a number, gzip 1 to 9,\nzstd 1 to 22; the same bytes every run at any level")
 	fs.BoolVar(&c.Locations, "locations", false, "pairs and clusters also give each document's input file index and line")
+	fs.BoolVar(&c.Removed, "removed", false, "also write removed-NNNNN: the removed records, whole, as the input has them (format and\ncompression as dedup-NNNNN)")
 	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected (0: the default)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
 	fs.StringVar(&n.Method, "method", n.Method, "candidates from minhash bands, simhash tables, or both; simhash verifies by Hamming distance, the others by Jaccard")
@@ -98,6 +99,7 @@ writes to DIR:
 	dedup-NNNNN.jsonl     the input records kept, byte for byte (.tsv for --format tsv;
 	                      .txt for --format text: the file as read, or empty if removed;
 	                      .parquet for a Parquet input: its schema, the rows kept)
+	removed-NNNNN.jsonl   with --removed: the records removed, as dedup-NNNNN holds the kept
 	rejects-NNNNN.jsonl   records that could not be read, with file, line and reason
 	summary.json          counts; input_records = kept + removed + rejected
 	report.html           a page to look at the run
@@ -125,7 +127,7 @@ var runFlagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "compress-level", "locations", "index-out"}},
+	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "compress-level", "locations", "removed", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "containment", "containment-min-size", "keep", "clusters"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "segment-lines", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "spill", "quiet", "verbose", "cpuprofile", "memprofile"}},

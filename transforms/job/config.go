@@ -124,6 +124,10 @@ type Config struct {
 	// Locations adds each document's input file index and line to the
 	// pairs and clusters lines.
 	Locations bool
+	// Removed also writes, beside each deduplicated copy, a copy of the
+	// input's removed records (output.RemovedName), as the deduplicated
+	// copy holds its kept ones.
+	Removed bool
 
 	// IndexOut, if set, is the directory where a run writes the signature
 	// index of the documents it keeps (see package index).
@@ -276,7 +280,7 @@ func (c Config) Signing() Signing {
 
 // Outputs is c's output directory.
 func (c Config) Outputs() OutDir {
-	return OutDir{Dir: c.Output, Compress: c.Compress, Level: c.CompressLevel}
+	return OutDir{Dir: c.Output, Compress: c.Compress, Level: c.CompressLevel, Removed: c.Removed}
 }
 
 // UnitRows is the rows (lines) of a unit of a split file: SplitRows

@@ -65,6 +65,7 @@ type OutDir struct {
 	Dir      string
 	Compress record.Compression // record.Unknown: as the input (Config.Compress)
 	Level    record.Level
+	Removed  bool // also a copy of the removed records (Config.Removed)
 }
 
 // OutCompression is how one output file is compressed.

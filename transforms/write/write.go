@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -79,7 +80,9 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool, containme
 // copy is compressed with Out.Compress, or else as the input is (a
 // .jsonl.gz input gives a .jsonl.gz copy), at Out.Level. Reading the input itself, not
 // its spool copy, it checks the file against the first pass's reading (see
-// input.go) before the copy is renamed into place.
+// input.go) before the copy is renamed into place. With Out.Removed it
+// also writes output.RemovedName, the file's removed records copied the
+// same way (a Text input: the file if it is removed, else nothing).
 type writeDedupFn struct {
 	Work jobfiles.WorkDir
 	Read job.ReadOptions
@@ -93,34 +96,49 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(
 	if !paths(&path) {
 		return fmt.Errorf("dedup: no path for file %d", file)
 	}
-	remove, err := dedupRemovals(path, removeChunks, rejectChunks)
+	removed, err := wire.ReadLineSet(removeChunks)
+	if err != nil {
+		return fmt.Errorf("dedup: removal list for %s: %w", path, err)
+	}
+	var removedOnly wire.LineSet
+	if fn.Out.Removed {
+		removedOnly = slices.Clone(removed)
+	}
+	remove, err := dedupRemovals(path, removed, rejectChunks)
 	if err != nil {
 		return err
 	}
 	opt := fn.Read.Options()
 	opt.Raw = true
 	opt.Only = func(index int64) bool { return !remove.Has(index) }
-	var kept int64
-	if record.FormatFor(path, opt.Format) == record.Parquet { // parquet.go
-		kept, err = fn.copyParquet(ctx, file, path, opt)
-	} else {
-		kept, err = fn.copyLines(ctx, file, path, opt)
-	}
+	kept, err := fn.copy(ctx, file, path, output.DedupName, opt)
 	if err != nil {
 		return err
 	}
 	emitStat(output.StatKept, kept)
+	if fn.Out.Removed {
+		// Removed records are good ones: no rejected line is among them.
+		opt.Only = func(index int64) bool { return removedOnly.Has(index) }
+		if _, err := fn.copy(ctx, file, path, output.RemovedName, opt); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// dedupRemovals returns the lines of input path that its copy leaves out:
-// the removed ones (removeChunks) and the rejected ones (rejectChunks,
-// line lists of rejectedLinesFn).
-func dedupRemovals(path string, removeChunks, rejectChunks func(*[]byte) bool) (wire.LineSet, error) {
-	remove, err := wire.ReadLineSet(removeChunks)
-	if err != nil {
-		return remove, fmt.Errorf("dedup: removal list for %s: %w", path, err)
+// copy writes the copy of input file index file at path named by name that
+// holds the records opt.Only selects, and returns their count.
+func (fn *writeDedupFn) copy(ctx context.Context, file int, path string, name func(format string, file int) string, opt record.Options) (int64, error) {
+	if record.FormatFor(path, opt.Format) == record.Parquet { // parquet.go
+		return fn.copyParquet(ctx, file, path, name("parquet", file), opt)
 	}
+	return fn.copyLines(ctx, file, path, name(fn.Read.Format.String(), file), opt)
+}
+
+// dedupRemovals returns the lines of input path that its deduplicated copy
+// leaves out: remove, the removed ones, with the rejected ones added
+// (rejectChunks, line lists of rejectedLinesFn).
+func dedupRemovals(path string, remove wire.LineSet, rejectChunks func(*[]byte) bool) (wire.LineSet, error) {
 	var chunk []byte
 	for rejectChunks(&chunk) {
 		for c := chunk; len(c) > 0; {
@@ -137,9 +155,9 @@ func dedupRemovals(path string, removeChunks, rejectChunks func(*[]byte) bool) (
 
 // copyParquet writes the deduplicated copy of a Parquet input and returns
 // the rows kept.
-func (fn *writeDedupFn) copyParquet(ctx context.Context, file int, path string, opt record.Options) (kept int64, err error) {
+func (fn *writeDedupFn) copyParquet(ctx context.Context, file int, path, name string, opt record.Options) (kept int64, err error) {
 	opt.Raw = false
-	err = jobfiles.WriteAtomically(ctx, fn.Out.Dir, output.DedupName("parquet", file), func(w io.Writer) (err error) {
+	err = jobfiles.WriteAtomically(ctx, fn.Out.Dir, name, func(w io.Writer) (err error) {
 		kept, err = fn.Work.WriteParquetDedup(ctx, file, path, opt, w)
 		return err
 	})
@@ -148,7 +166,7 @@ func (fn *writeDedupFn) copyParquet(ctx context.Context, file int, path string, 
 
 // copyLines writes the deduplicated copy of a line (or text) input and
 // returns the records kept.
-func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path string, opt record.Options) (kept int64, err error) {
+func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path, name string, opt record.Options) (kept int64, err error) {
 	end := []byte{'\n'} // a line's terminator
 	if fn.Read.Format == record.Text {
 		end = nil // the record is the whole file, terminators and all
@@ -157,7 +175,7 @@ func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path string, op
 	if err != nil {
 		return 0, err
 	}
-	err = WriteCompressed(ctx, fn.Out.Dir, output.DedupName(fn.Read.Format.String(), file), fn.Out.Compression(in), func(w io.Writer) error {
+	err = WriteCompressed(ctx, fn.Out.Dir, name, fn.Out.Compression(in), func(w io.Writer) error {
 		return fn.Work.Reader(ctx, file, path, opt)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {

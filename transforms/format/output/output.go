@@ -21,6 +21,7 @@ const (
 	KindClusters = "clusters"
 	KindRejects  = "rejects"
 	KindDedup    = "dedup"
+	KindRemoved  = "removed"
 	KindAudit    = "audit"
 )
 
@@ -39,6 +40,13 @@ func DedupName(format string, file int) string {
 	return fmt.Sprintf("%s-%05d%s", KindDedup, file, DedupExt[format])
 }
 
+// RemovedName is the name of the copy of the removed records of input
+// file index file in format, as DedupName names the kept ones:
+// removed-NNNNN.jsonl, .tsv, .txt or .parquet.
+func RemovedName(format string, file int) string {
+	return fmt.Sprintf("%s-%05d%s", KindRemoved, file, DedupExt[format])
+}
+
 // OutputName reports whether name is one of the numbered output files of
 // a run or an audit ("pairs-00001.jsonl", "dedup-00003.jsonl.zst", ...),
 // with or without a compression suffix.
@@ -54,7 +62,7 @@ func OutputName(name string) bool {
 		}
 	}
 	for _, ext := range DedupExt {
-		if isNumbered(name, KindDedup+"-", ext) {
+		if isNumbered(name, KindDedup+"-", ext) || isNumbered(name, KindRemoved+"-", ext) {
 			return true
 		}
 	}
