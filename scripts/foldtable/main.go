@@ -31,6 +31,7 @@
 // and s2hk write for one character) the table does not fold together,
 // first candidate and any candidate.
 //
+//	go generate ./transforms/text/normalize  # the same, from the package
 //	go run ./scripts/foldtable            # writes transforms/text/normalize/foldtable.go
 //	go run ./scripts/foldtable -dict DIR  # OpenCC's dictionary directory
 package main

@@ -1,5 +1,7 @@
 package normalize
 
+//go:generate go run ../../../scripts/foldtable -out foldtable.go
+
 import (
 	"sort"
 	"strings"
