@@ -61,6 +61,7 @@ func newCompareFlags() (*flag.FlagSet, *compareFlags) {
 	fs.Float64Var(&f.opt.Threshold, "threshold", f.opt.Threshold, "Jaccard similarity at or above which two documents are near-duplicates")
 	fs.IntVar(&f.opt.Hamming, "hamming", f.opt.Hamming, "SimHash: largest Hamming distance of near-duplicates (bits of 64)")
 	fs.IntVar(&f.opt.Perms, "perms", f.opt.Perms, "MinHash permutations")
+	fs.BoolVar(&f.opt.FoldScript, "fold-script", f.opt.FoldScript, "fold Chinese text to one script (Traditional to Simplified) before comparing, as 'neardup run' does")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), compareUsage); printGrouped(fs.Output(), fs, nil) }
 	return fs, f
 }
@@ -238,6 +239,7 @@ func printComparison(w io.Writer, a, b string, c *compare.Result) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	kv := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, args...)) }
 	kv("shingling", "%s", c.Options.Shingle)
+	kv("script", "%s", scriptNote(c.Options.FoldScript))
 	kv("hamming distance", "%d of 64 bits", c.Hamming)
 	kv("jaccard (minhash)", "%.4f  estimate from %d permutations", c.Estimate, c.Options.Perms)
 	kv("jaccard (exact)", "%.4f  %d shared of %d distinct shingles", c.Jaccard, c.Inter, c.Union)
@@ -253,6 +255,14 @@ func printComparison(w io.Writer, a, b string, c *compare.Result) {
 	kv("verdict (jaccard)", "%s", jaccardVerdict(c))
 	kv("verdict (simhash)", "%s", simhashVerdict(c))
 	tw.Flush()
+}
+
+// scriptNote says whether the texts were compared folded to one script.
+func scriptNote(fold bool) string {
+	if fold {
+		return "folded: Traditional characters compared as Simplified (--fold-script)"
+	}
+	return "as written (--fold-script=false)"
 }
 
 // jaccardVerdict says whether c is a near-duplicate by Jaccard, and why.

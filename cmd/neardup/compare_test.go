@@ -40,6 +40,30 @@ func TestComparePrint(t *testing.T) {
 	}
 }
 
+// TestCompareFoldScript: compare folds scripts as the run does, and says
+// whether it did; a Traditional copy is the same text folded, and shares no
+// shingle with its original as written.
+func TestCompareFoldScript(t *testing.T) {
+	simplified, traditional := "软件开发的头发和里面的台湾著作很长的文章", "軟件開發的頭髮和裡面的臺灣著作很長的文章"
+	for _, fold := range []bool{true, false} {
+		opt := compare.DefaultOptions()
+		opt.FoldScript = fold
+		c, err := compare.Texts(simplified, traditional, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		printComparison(&buf, "a", "b", c)
+		wantJ, wantLine := 1.0, "script             folded: Traditional characters compared as Simplified (--fold-script)"
+		if !fold {
+			wantJ, wantLine = 0, "script             as written (--fold-script=false)"
+		}
+		if c.Jaccard != wantJ || !strings.Contains(buf.String(), wantLine) {
+			t.Errorf("--fold-script=%v: Jaccard %v, want %v, and the line %q in:\n%s", fold, c.Jaccard, wantJ, wantLine, buf.String())
+		}
+	}
+}
+
 func TestVerdicts(t *testing.T) {
 	opt := compare.DefaultOptions() // threshold 0.8, Hamming 3
 	tok := compare.Side{Tokens: 5}

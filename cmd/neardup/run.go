@@ -65,6 +65,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.Float64Var(&c.Containment, "containment", 0, "also find documents inside others: pairs whose smaller document has at least this share of its\nshingles in the larger (0: off); the contained document is removed, the larger kept")
 	fs.IntVar(&c.ContainMinSize, "containment-min-size", c.ContainMinSize, "--containment: the fewest distinct shingles a contained document has (shorter texts are\ncounted in summary.json, not paired)")
 	fs.StringVar(&f.opts.Shingle, "shingle", "char:5", "shingles: char:N (CJK characters, words elsewhere) or word:N (gse words for CJK)")
+	fs.BoolVar(&c.FoldScript, "fold-script", c.FoldScript, "fold Chinese text to one script before comparing: Traditional characters and variant forms\nto Simplified, character by character (OpenCC's tables), so a reprint in the other script is a\nnear-duplicate; false: compare the characters as written")
 	fs.StringVar(&n.Dictionary, "dict", n.Dictionary, "gse dictionary for word shingles: auto (simplified or traditional by each text's script), zh_s, zh_t or zh (both in one)")
 	fs.IntVar(&c.Perms, "perms", c.Perms, "MinHash permutations")
 	fs.StringVar(&n.MinHash, "minhash", n.MinHash, "MinHash scheme: classic or oph (one-permutation hashing, faster)")
@@ -128,7 +129,7 @@ var runFlagGroups = []struct {
 	names []string
 }{
 	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "compress-level", "locations", "removed", "index-out"}},
-	{"What counts as a near-duplicate", []string{"threshold", "shingle", "dict", "method", "hamming", "verify", "confidence", "containment", "containment-min-size", "keep", "clusters"}},
+	{"What counts as a near-duplicate", []string{"threshold", "shingle", "fold-script", "dict", "method", "hamming", "verify", "confidence", "containment", "containment-min-size", "keep", "clusters"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "segment-lines", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "spill", "quiet", "verbose", "cpuprofile", "memprofile"}},
 	{"Running on a cluster", []string{"runner-option"}},

@@ -25,6 +25,7 @@ var indexOptions = map[string]func(dst, src *job.Config){
 	"id-field":       func(d, s *job.Config) { d.IDField = s.IDField },
 	"text-field":     func(d, s *job.Config) { d.TextField = s.TextField },
 	"max-doc-bytes":  func(d, s *job.Config) { d.MaxDocBytes = s.MaxDocBytes },
+	"fold-script":    func(d, s *job.Config) { d.FoldScript = s.FoldScript },
 	"containment":    func(d, s *job.Config) { d.Containment = s.Containment },
 	"containment-min-size": func(d, s *job.Config) {
 		if d.Containment > 0 {

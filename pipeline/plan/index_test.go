@@ -30,6 +30,8 @@ func TestWithIndex(t *testing.T) {
 		{"two", func(o *Options) { o.Config.Perms, o.Names.Format = 64, "tsv" }, []string{"perms", "format"}, "perms: index 128, now 64; format: index jsonl, now tsv"},
 		{"not given", func(o *Options) { o.Config.Threshold = 0.9 }, nil, ""},
 		{"containment", func(o *Options) { o.Config.Containment = 0.8 }, []string{"containment"}, "the index was built without it"},
+		{"fold-script", func(o *Options) { o.Config.FoldScript = false }, []string{"fold-script"}, "fold_script: index true, now false"},
+		{"fold-script not given", func(o *Options) { o.Config.FoldScript = false }, nil, ""},
 	}
 	r := Runner{Name: "direct"}
 	for _, c := range cases {
@@ -53,6 +55,21 @@ func TestWithIndex(t *testing.T) {
 			t.Errorf("%s: settings not from the index: %+v", c.name, cfg)
 		case c.want != "" && (!errors.Is(err, index.ErrMismatch) || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: got %v, want an error naming %q", c.name, err, c.want)
+		}
+	}
+	// An index built without script folding (or before it was recorded)
+	// audits without it, unless --fold-script is given.
+	unfolded := built
+	unfolded.FoldScript = false
+	for _, given := range []bool{false, true} {
+		o := defaults()
+		o.Given = map[string]bool{"fold-script": given}
+		got, err := WithIndex(o, r, unfolded.IndexConfig())
+		switch {
+		case !given && (err != nil || got.Config.FoldScript):
+			t.Errorf("an unfolded index, --fold-script not given: %v, fold %v; want the index's (false)", err, got.Config.FoldScript)
+		case given && (err == nil || !strings.Contains(err.Error(), "fold_script: index false, now true")):
+			t.Errorf("an unfolded index, --fold-script given: %v; want the difference named", err)
 		}
 	}
 	// An index built with --containment audits with it, at its threshold.

@@ -3,13 +3,20 @@
 // contained in the other at or above -threshold, found exactly by
 // containjoin.Join, written as containjoin.WriteTSV writes it (sorted, so
 // the same input gives the same file). Documents are read, normalized and
-// shingled as 'neardup run' does (record.Read, normalize.Text, the
-// signature.Signer of the run's default configuration with -shingle), so
-// the sets are those the exact Jaccard compares. Records the reader
-// rejects are counted on stderr and left out, as a run leaves them out.
+// shingled as 'neardup run' does (record.Read, normalize.Form with
+// -fold-script, the signature.Signer of the run's default configuration
+// with -shingle), so the sets are those the exact Jaccard compares. Records
+// the reader rejects are counted on stderr and left out, as a run leaves
+// them out.
+//
+// With -min-jaccard 0.5 it writes the Jaccard ground truth instead, the
+// pairs of Jaccard 0.5 or more (every one has a containment of 0.5 or
+// more, so -threshold 0.5 finds them all): dev_pairs.tsv's pairs, for a
+// run with the same normalization, which 'neardup eval --truth' reads.
 //
 //	go run ./scripts/containjoin -input ../shared/corpus/dev.jsonl -out dev_contain.tsv
 //	go run ./scripts/containjoin -input ../shared/corpus/dev.jsonl -out dev_contain.tsv -report
+//	go run ./scripts/containjoin -input ../shared/corpus/dev.jsonl -out dev_pairs_folded.tsv -min-jaccard 0.5
 //
 // With -report it also prints containjoin.PrintStats of the pairs at
 // -report-at, by language (the input's "lang" field, or -langs).
@@ -20,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +37,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
 	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
@@ -37,7 +46,8 @@ type flags struct {
 	input, out, shingle, dict string
 	idField, textField        string
 	threshold, jaccard        float64
-	report                    bool
+	minJaccard                float64
+	fold, report              bool
 	reportAt, langs           string
 }
 
@@ -49,6 +59,8 @@ func main() {
 	flag.Float64Var(&f.threshold, "threshold", 0.5, "containment of the smaller document in the larger at or above which a pair is written, in (0, 1]")
 	flag.StringVar(&f.shingle, "shingle", fmt.Sprintf("%s:%d", def.Tokens, def.Shingle), "shingles, as 'neardup run --shingle': char:N or word:N")
 	flag.StringVar(&f.dict, "dict", def.Dictionary, "gse dictionary for word shingles, as 'neardup run --dict'")
+	flag.BoolVar(&f.fold, "fold-script", def.FoldScript, "fold Chinese text to one script, as 'neardup run --fold-script'")
+	flag.Float64Var(&f.minJaccard, "min-jaccard", 0, "write only the pairs of Jaccard at or above this (0.5 with -threshold 0.5: the Jaccard truth)")
 	flag.StringVar(&f.idField, "id-field", record.DefaultIDField, "field holding the document id")
 	flag.StringVar(&f.textField, "text-field", record.DefaultTextField, "field holding the document text")
 	flag.BoolVar(&f.report, "report", false, "print the pairs' statistics by threshold and language")
@@ -56,6 +68,10 @@ func main() {
 	flag.Float64Var(&f.jaccard, "jaccard", def.Threshold, "-report: Jaccard at or above which a pair is already a near-duplicate ('neardup run --threshold')")
 	flag.StringVar(&f.langs, "langs", "", "-report: JSONL whose \"lang\" field gives each id's language (default: -input)")
 	flag.Parse()
+	if f.minJaccard > 0 && f.minJaccard < f.threshold {
+		fmt.Fprintf(os.Stderr, "containjoin: -min-jaccard %v below -threshold %v: pairs would be missed\n", f.minJaccard, f.threshold)
+		os.Exit(2)
+	}
 	if f.input == "" || f.out == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "containjoin: -input and -out are required, and nothing else (see -help)")
 		os.Exit(2)
@@ -74,7 +90,7 @@ func run(f flags) error {
 		return err
 	}
 	start := time.Now()
-	docs, err := readDocs(f.input, f.idField, f.textField, signer)
+	docs, err := readDocs(f.input, f.idField, f.textField, normalize.Form{FoldScript: f.fold}, signer)
 	if err != nil {
 		return err
 	}
@@ -86,6 +102,10 @@ func run(f flags) error {
 	}
 	fmt.Fprintf(os.Stderr, "containjoin: %d documents read and shingled in %.1fs; %d pairs at containment >= %v joined in %.1fs\n",
 		len(docs), read.Seconds(), len(pairs), f.threshold, time.Since(start).Seconds())
+	if f.minJaccard > 0 {
+		pairs = slices.DeleteFunc(pairs, func(p containjoin.Pair) bool { return p.Jaccard() < f.minJaccard })
+		fmt.Fprintf(os.Stderr, "containjoin: %d pairs at Jaccard >= %v\n", len(pairs), f.minJaccard)
+	}
 	if err := writeFile(f.out, pairs); err != nil {
 		return err
 	}
@@ -117,7 +137,7 @@ func newSigner(s, dict string) (*signature.Signer, error) {
 // readDocs reads the records of the JSONL file at path into documents with
 // their shingle sets. Rejected records are counted on stderr, with the
 // first few.
-func readDocs(path, idField, textField string, signer *signature.Signer) ([]containjoin.Doc, error) {
+func readDocs(path, idField, textField string, form normalize.Form, signer *signature.Signer) ([]containjoin.Doc, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -129,7 +149,7 @@ func readDocs(path, idField, textField string, signer *signature.Signer) ([]cont
 	}
 	rejects := 0
 	opt := record.Options{Format: record.JSONL, IDField: idField, TextField: textField}
-	docs, err := containjoin.ReadDocs(r, path, opt, signer, func(rj record.Reject) error {
+	docs, err := containjoin.ReadDocs(r, path, opt, form, signer, func(rj record.Reject) error {
 		if rejects++; rejects <= 5 {
 			fmt.Fprintf(os.Stderr, "containjoin: left out: %s (%s)\n", rj.Detail, rj.Reason)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 // TestRun writes a corpus where document b is the first half of document
@@ -43,7 +44,7 @@ func TestRun(t *testing.T) {
 		line, _ := json.Marshal(map[string]string{"id": d.ID, "text": d.Text, "lang": d.Lang})
 		corpus.Write(append(line, '\n'))
 	}
-	sets, err := containjoin.ReadDocs(bytes.NewReader(corpus.Bytes()), "c.jsonl", record.Options{Format: record.JSONL}, signer, func(rj record.Reject) error {
+	sets, err := containjoin.ReadDocs(bytes.NewReader(corpus.Bytes()), "c.jsonl", record.Options{Format: record.JSONL}, normalize.Form{}, signer, func(rj record.Reject) error {
 		return fmt.Errorf("reject: %s", rj.Detail)
 	})
 	if err != nil {

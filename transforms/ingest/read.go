@@ -41,7 +41,7 @@ func init() {
 func Read(s beam.Scope, o Options, files jobfiles.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
 	outs := make([][]beam.PCollection, 5)
-	read := &readKeysFn{Work: o.Work, Read: o.Read, Partitions: o.Partitions}
+	read := &readKeysFn{Work: o.Work, Read: o.Read, Norm: o.Norm, Partitions: o.Partitions}
 	for _, units := range readUnits(s, o, files) {
 		for i, out := range beam.ParDoN(s, read, units) {
 			outs[i] = append(outs[i], out)
@@ -63,7 +63,8 @@ func Read(s beam.Scope, o Options, files jobfiles.Files) (keys, rejects, inputs,
 type readKeysFn struct {
 	Work       jobfiles.WorkDir
 	Read       job.ReadOptions
-	Partitions int // of the exact keys
+	Norm       normalize.Form // how the texts are normalized
+	Partitions int            // of the exact keys
 
 	// ahead reads the next units while the runner hands them over, so
 	// that the files of a bundle are read on every core.
@@ -226,7 +227,7 @@ func (r *unitReader) normalizer() (func(*docpool.Doc, *keyed), error) {
 	return func(d *docpool.Doc, k *keyed) {
 		// The slot's storage holds the normalized text until the
 		// batch's results are emitted.
-		d.Buf = normalize.Into(docpool.Slot(d.Buf, len(d.Text)+len(d.Text)/8), d.Text)
+		d.Buf = r.fn.Norm.Into(docpool.Slot(d.Buf, len(d.Text)+len(d.Text)/8), d.Text)
 		k.norm = d.Buf
 		k.rawLen = d.RawLen
 		k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.Len), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}

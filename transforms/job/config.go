@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/minhash"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
 	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
@@ -30,6 +31,11 @@ type Config struct {
 	TextField   string
 	MaxDocBytes int
 	MaxTokens   int
+
+	// FoldScript folds Chinese text to one script when it is normalized
+	// (normalize.Form): a Traditional-script copy of a Simplified text is
+	// the same text to the exact keys, shingles and signatures.
+	FoldScript bool
 
 	Tokens     tokenize.Mode
 	Dictionary string // gse dictionary for word mode: auto (by script), zh_s, zh_t or zh (see Dictionaries)
@@ -177,6 +183,7 @@ func DefaultConfig() Config {
 		TextField:   record.DefaultTextField,
 		MaxDocBytes: record.DefaultMaxDocBytes,
 		MaxTokens:   sig.MaxTokens,
+		FoldScript:  true,
 		Tokens:      tokenize.Char,
 		Dictionary:  "auto",
 		Shingle:     sig.N,
@@ -274,9 +281,12 @@ func (c Config) Reading() ReadOptions {
 
 // Signing is the configuration of c's signers.
 func (c Config) Signing() Signing {
-	return Signing{Tokens: c.Tokens, Dictionary: c.Dictionary, MinHash: c.MinHash, Shingle: c.Shingle, Perms: c.Perms,
+	return Signing{Norm: c.Norm(), Tokens: c.Tokens, Dictionary: c.Dictionary, MinHash: c.MinHash, Shingle: c.Shingle, Perms: c.Perms,
 		Seed: c.Seed, MaxTokens: c.MaxTokens}
 }
+
+// Norm is how c's documents are normalized.
+func (c Config) Norm() normalize.Form { return normalize.Form{FoldScript: c.FoldScript} }
 
 // Outputs is c's output directory.
 func (c Config) Outputs() OutDir {
@@ -347,7 +357,7 @@ func (c Config) IndexConfig() index.Config {
 		Seed: c.Seed, MaxTokens: c.MaxTokens, Method: c.Method.String(), Threshold: c.Threshold, Hamming: c.Hamming,
 		Bands: c.Bands, Rows: c.Rows, SimBlocks: c.SimBlocks,
 		Format: c.Format.String(), IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes,
-		Containment: c.Containment, ContainMinSize: c.containMinSize(),
+		Containment: c.Containment, ContainMinSize: c.containMinSize(), FoldScript: c.FoldScript,
 	}
 }
 
@@ -370,6 +380,7 @@ func (c Config) WithIndexConfig(ic index.Config) (Config, error) {
 	c.Dictionary, c.Shingle, c.Perms, c.Seed, c.MaxTokens = ic.Dictionary, ic.Shingle, ic.Perms, ic.Seed, ic.MaxTokens
 	c.Threshold, c.Hamming, c.Bands, c.Rows, c.SimBlocks = ic.Threshold, ic.Hamming, ic.Bands, ic.Rows, ic.SimBlocks
 	c.IDField, c.TextField, c.MaxDocBytes = ic.IDField, ic.TextField, ic.MaxDocBytes
+	c.FoldScript = ic.FoldScript
 	c.Containment = ic.Containment
 	if ic.Containment > 0 {
 		c.ContainMinSize = ic.ContainMinSize

@@ -8,6 +8,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/sketch/minhash"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
 	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
@@ -36,9 +37,10 @@ func (r ReadOptions) Options() record.Options {
 }
 
 // Signing configures the signers of the signature pass and the exact
-// checks: signature.Config's settings as the user gives them, and gse's
-// dictionary in word mode.
+// checks: how the texts they sign are normalized, signature.Config's
+// settings as the user gives them, and gse's dictionary in word mode.
 type Signing struct {
+	Norm                      normalize.Form
 	Tokens                    tokenize.Mode
 	MinHash                   minhash.Mode
 	Dictionary                string

@@ -284,7 +284,7 @@ func (r shingleReader) each(ctx context.Context, key int, byLine map[int64][]int
 		want.Add(l)
 	}
 	opt.Only = want.Has
-	signers := r.signers
+	signers, form := r.signers, r.Sign.Norm
 	var mu sync.Mutex
 	var held []*signature.Signer
 	defer func() {
@@ -302,7 +302,7 @@ func (r shingleReader) each(ctx context.Context, key int, byLine map[int64][]int
 		mu.Unlock()
 		var sorter similarity.Sorter
 		return func(d *docpool.Doc, r *shingleSet) {
-			r.set = set32(&sorter, r.set, signer.Shingles(d.Norm()))
+			r.set = set32(&sorter, r.set, signer.Shingles(d.Norm(form)))
 			r.line = d.Index
 		}, nil
 	}

@@ -261,7 +261,7 @@ func (ss *segmentSigner) worker() (func(*docpool.Doc, *signResult), error) {
 	keyer, file, skip := &ss.fn.keyer, ss.file, &ss.skip
 	return func(d *docpool.Doc, r *signResult) {
 		if r.skip = skip.Has(d.Index); !r.skip {
-			text := d.Norm()
+			text := d.Norm(ss.fn.Sign.Norm)
 			signer.Sign(text, &sig)
 			keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.Len, text, &sig)
 			if keyer.Levels != nil {

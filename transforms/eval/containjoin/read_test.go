@@ -7,6 +7,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 func TestReadDocs(t *testing.T) {
@@ -20,7 +21,7 @@ func TestReadDocs(t *testing.T) {
 		`{"id":"c","text":"ONE Two three four five six"}` + "\n"
 	opt := record.Options{Format: record.JSONL}
 	var rejects []record.Reject
-	docs, err := ReadDocs(strings.NewReader(in), "in.jsonl", opt, s, func(r record.Reject) error {
+	docs, err := ReadDocs(strings.NewReader(in), "in.jsonl", opt, normalize.Form{}, s, func(r record.Reject) error {
 		rejects = append(rejects, r)
 		return nil
 	})
@@ -43,7 +44,7 @@ func TestReadDocs(t *testing.T) {
 		t.Errorf("Join at 1: %d pairs; want c inside a", len(pairs))
 	}
 	stop := errors.New("stop")
-	if _, err := ReadDocs(strings.NewReader(in), "in.jsonl", opt, s, func(record.Reject) error { return stop }); !errors.Is(err, stop) {
+	if _, err := ReadDocs(strings.NewReader(in), "in.jsonl", opt, normalize.Form{}, s, func(record.Reject) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("reject's error: got %v", err)
 	}
 }

@@ -124,6 +124,10 @@ type Config struct {
 	// built with it holds its documents' containment keys.
 	Containment    float64 `json:"containment,omitempty"`
 	ContainMinSize int     `json:"containment_min_size,omitempty"`
+	// FoldScript: the documents' texts were folded to one script when
+	// normalized (normalize.Form), so their keys are those of folded
+	// texts. An index written before it was recorded did not fold.
+	FoldScript bool `json:"fold_script"`
 }
 
 // Diff lists the settings in which b differs from a (the index's), as
@@ -154,6 +158,7 @@ func (a Config) Diff(b Config) []string {
 	add("id_field", a.IDField, b.IDField)
 	add("text_field", a.TextField, b.TextField)
 	add("max_doc_bytes", a.MaxDocBytes, b.MaxDocBytes)
+	add("fold_script", a.FoldScript, b.FoldScript)
 	add("containment", a.Containment, b.Containment)
 	if a.Containment > 0 && b.Containment > 0 {
 		add("containment_min_size", a.ContainMinSize, b.ContainMinSize)

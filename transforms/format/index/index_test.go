@@ -190,6 +190,7 @@ func TestConfigCheck(t *testing.T) {
 		{"perms", func(c *Config) { c.Perms = 64 }, []string{"perms: index 128, now 64"}},
 		{"two", func(c *Config) { c.Threshold, c.SimBlocks = 0.9, 6 }, []string{"threshold: index 0.8, now 0.9", "simhash_blocks: index 5, now 6"}},
 		{"word mode dictionary", func(c *Config) { c.Tokens, c.Dictionary = "word", "zh" }, []string{"tokens: index char, now word", "dictionary: index zh_s, now zh"}},
+		{"script folding", func(c *Config) { c.FoldScript = true }, []string{"fold_script: index false, now true"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

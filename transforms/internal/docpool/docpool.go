@@ -27,8 +27,8 @@ type Doc struct {
 	// RawLen is the record's bytes as read (record.Doc.Raw), for the
 	// input_bytes count; 0 for a document read from a document shard.
 	RawLen int
-	// Normalized says that Text is already normalize.Text of the record's
-	// text (read from a document shard).
+	// Normalized says that Text is already the record's text normalized
+	// (read from a document shard).
 	Normalized bool
 	// TextBytes, if not nil, is the text as bytes that a Reader hands to
 	// its callback and may reuse after it: Map copies it into Buf and
@@ -41,12 +41,13 @@ type Doc struct {
 	Buf []byte
 }
 
-// Norm returns the document's normalized text.
-func (d *Doc) Norm() string {
+// Norm returns the document's text normalized in form f (Normalized:
+// as it was read, which the job normalized in the same form).
+func (d *Doc) Norm(f normalize.Form) string {
 	if d.Normalized {
 		return d.Text
 	}
-	return normalize.Text(d.Text)
+	return f.Text(d.Text)
 }
 
 // Batch is the number of documents a worker takes at a time.

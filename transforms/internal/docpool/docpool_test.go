@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 // textOf is the text of document i in TestMapDocsSlots: lengths from a few
@@ -52,7 +53,7 @@ func TestMapDocsSlots(t *testing.T) {
 			seen := 0
 			err := Map(read, workers, func() (func(*Doc, *bool), error) {
 				return func(d *Doc, ok *bool) {
-					*ok = d.Text == textOf(d.Index) && d.Norm() == d.Text && d.ID == fmt.Sprint(d.Index)
+					*ok = d.Text == textOf(d.Index) && d.Norm(normalize.Form{}) == d.Text && d.ID == fmt.Sprint(d.Index)
 				}, nil
 			}, func(ok *bool) {
 				mu.Lock()

@@ -29,13 +29,16 @@ type Options struct {
 	Threshold float64 // Jaccard of near-duplicates, in (0, 1]
 	Hamming   int     // SimHash distance bound, in [0, 64]
 	Perms     int     // MinHash permutations
+	// FoldScript folds Chinese text to one script when it is normalized,
+	// as 'neardup run --fold-script' does (normalize.Form).
+	FoldScript bool
 }
 
-// DefaultOptions returns the pipeline's shingling and permutations, a
-// Jaccard threshold of 0.8 and a Hamming bound of 3.
+// DefaultOptions returns the pipeline's shingling, permutations and script
+// folding, a Jaccard threshold of 0.8 and a Hamming bound of 3.
 func DefaultOptions() Options {
 	sc := signature.DefaultConfig()
-	return Options{Shingle: fmt.Sprintf("char:%d", sc.N), Threshold: 0.8, Hamming: 3, Perms: sc.Perms}
+	return Options{Shingle: fmt.Sprintf("char:%d", sc.N), Threshold: 0.8, Hamming: 3, Perms: sc.Perms, FoldScript: true}
 }
 
 // Side is what Texts computes for one document.
@@ -108,7 +111,8 @@ func Texts(a, b string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	na, nb := normalize.Text(a), normalize.Text(b)
+	form := normalize.Form{FoldScript: opt.FoldScript}
+	na, nb := form.Text(a), form.Text(b)
 	r := &Result{Options: opt, A: Side{Bytes: len(a)}, B: Side{Bytes: len(b)}}
 
 	var sa, sb signature.Signature

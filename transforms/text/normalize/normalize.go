@@ -1,6 +1,7 @@
 // Package normalize turns raw document text into the canonical form that
 // tokenization and exact-duplicate detection work on: Unicode NFKC, lower case,
-// every run of white space collapsed to one space, no leading or trailing space.
+// every run of white space collapsed to one space, no leading or trailing space,
+// and, with Form.FoldScript, Chinese characters folded to one script (Fold).
 //
 // Text in, text out; Key maps the normalized text to the 64-bit exact-duplicate
 // key (xxhash). Two documents with equal keys are treated as exact duplicates.
@@ -15,6 +16,15 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"golang.org/x/text/unicode/norm"
 )
+
+// Form is how a text is normalized beyond NFKC, lower case and white space.
+// The zero Form is Text.
+type Form struct {
+	// FoldScript folds Chinese text to one script: Form{FoldScript: true}.Text(s)
+	// is Fold(Text(s)), a Traditional-script copy of a Simplified text has
+	// the same normalized text as the original (character by character).
+	FoldScript bool
+}
 
 // Text returns s in normalized form: NFKC, lower-cased with the simple
 // Unicode mapping (strings.ToLower), white space runs replaced by one space,
@@ -36,8 +46,19 @@ import (
 // Basic Multilingual Plane, invalid UTF-8) goes to norm.NFKC together with
 // the rune before it, which it may combine with, and the runes after it up
 // to the next table rune.
-func Text(s string) string {
-	buf := into(make([]byte, 0, len(s)), s)
+func Text(s string) string { return Form{}.Text(s) }
+
+// Into is Text written over buf, whose storage it reuses (it grows it when
+// needed): the returned bytes are Text(s), valid until buf is used again.
+func Into(buf []byte, s string) []byte { return Form{}.Into(buf, s) }
+
+// Text returns s normalized in form f: Text(s), and with f.FoldScript
+// Fold(Text(s)), in the same one pass. Folding writes a folded rune
+// where Text writes the rune, so it costs nothing on text that has no
+// rune to fold: its table of the runes that fold (see classify) is the
+// one Text looks up.
+func (f Form) Text(s string) string {
+	buf := into(f.tables(), make([]byte, 0, len(s)), s)
 	if len(buf) == 0 {
 		return ""
 	}
@@ -45,15 +66,23 @@ func Text(s string) string {
 	return unsafe.String(unsafe.SliceData(buf), len(buf))
 }
 
-// Into is Text written over buf, whose storage it reuses (it grows it when
-// needed): the returned bytes are Text(s), valid until buf is used again.
-func Into(buf []byte, s string) []byte {
-	return into(buf[:0], s)
+// Into is f.Text written over buf, whose storage it reuses (it grows it
+// when needed): the returned bytes are f.Text(s), valid until buf is used
+// again.
+func (f Form) Into(buf []byte, s string) []byte {
+	return into(f.tables(), buf[:0], s)
 }
 
-// into appends Text(s) to the empty buf.
-func into(buf []byte, s string) []byte {
-	t := getTables()
+// tables returns the rune tables of f, building them on first use.
+func (f Form) tables() *tables {
+	if f.FoldScript {
+		return foldTables()
+	}
+	return plainTables()
+}
+
+// into appends the text of s normalized with t to the empty buf.
+func into(t *tables, buf []byte, s string) []byte {
 	var (
 		scratch []byte
 		// The last rune handled without the norm package starts at
@@ -149,10 +178,10 @@ func appendSlow(t *tables, buf, scratch []byte, s string, start, end int) ([]byt
 	j = extendSegment(t, s, start, j)
 	seg := s[start:j]
 	if norm.NFKC.IsNormalString(seg) {
-		return lowerCollapse(buf, seg), scratch, j
+		return lowerCollapse(t, buf, seg), scratch, j
 	}
 	scratch = norm.NFKC.AppendString(scratch[:0], seg)
-	return lowerCollapse(buf, unsafe.String(unsafe.SliceData(scratch), len(scratch))), scratch, j
+	return lowerCollapse(t, buf, unsafe.String(unsafe.SliceData(scratch), len(scratch))), scratch, j
 }
 
 // Key returns the exact-duplicate key of already normalized text.
@@ -246,15 +275,19 @@ func appendSpace(buf []byte) []byte {
 }
 
 // lowerCollapse appends s, which must already be in NFKC, to buf,
-// lower-cased and with white space collapsed, and returns the extended
-// buffer. Each invalid UTF-8 byte of s becomes U+FFFD, as in strings.ToLower.
-func lowerCollapse(buf []byte, s string) []byte {
+// lower-cased, with white space collapsed and, if t folds, folded, and
+// returns the extended buffer. Each invalid UTF-8 byte of s becomes
+// U+FFFD, as in strings.ToLower.
+func lowerCollapse(t *tables, buf []byte, s string) []byte {
 	for _, r := range s {
 		// An invalid byte decodes as utf8.RuneError, which is
 		// unchanged by unicode.ToLower: it is written as U+FFFD.
 		if r = unicode.ToLower(r); isSpace(r) {
 			buf = appendSpace(buf)
 			continue
+		}
+		if t.fold {
+			r = foldRune(r)
 		}
 		buf = utf8.AppendRune(buf, r)
 	}

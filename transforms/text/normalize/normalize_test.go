@@ -226,15 +226,21 @@ func TestTextTricky(t *testing.T) {
 	}
 }
 
-// TestTextCorpus compares Text with reference on every document of the
-// development corpus.
+// TestTextCorpus compares Text with reference, and Text with folding with
+// Fold of reference, on every document of the development corpus.
 func TestTextCorpus(t *testing.T) {
 	docs := corpusDocs(t)
 	bad := 0
 	for i, d := range docs {
-		if got, want := Text(d.Text), reference(d.Text); got != want {
+		want := reference(d.Text)
+		if got := Text(d.Text); got != want {
 			if bad++; bad <= 5 {
 				t.Errorf("document %d (%s): Text differs from reference at byte %d", i, d.Lang, mismatch(got, want))
+			}
+		}
+		if got, want := folded.Text(d.Text), Fold(want); got != want {
+			if bad++; bad <= 5 {
+				t.Errorf("document %d (%s): folded Text differs from Fold of reference at byte %d", i, d.Lang, mismatch(got, want))
 			}
 		}
 	}
@@ -264,7 +270,7 @@ var comboAtoms = []string{
 	"\ufb01", "\ufb03", "\uff21", "\uff41", "\uff0c", "\uff11", "\uff76", "\uff9e", "\uff9f",
 	"\u304b", "\u3099", "\u309a", "\u309b", "\u30ab",
 	"\u1100", "\u1161", "\u11a8", "\uac00", "\uac01", "\u3131", "\u314f",
-	"\u4e2d", "\u6587", "\uf900", "\u3002", "\u2500",
+	"\u4e2d", "\u6587", "\uf900", "\u3002", "\u2500", "\u5f8c", "\u88e1", "\u9ad4", "\U0002b748",
 	"\U00020000", "\U0002f800", "\U0001f600", "\U0001d400", "\U0001d165",
 	"\xff", "\x80", "\xc3", "\xe4", "\xe4\xb8", "\xf6", "\xf7\xbf", "\xf8", "\xed\xa0\x80", "\xc0\x80", "\xf0\x9f", "\xcc", "\ufffd",
 	"\u2026", "\u2122", "\u00bd", "\u337f", "\ufdfa", "\u00b4", "\u00a8", "\u1fef", "\u037e",
@@ -286,14 +292,22 @@ func TestTextCombinations(t *testing.T) {
 			b.WriteString(comboAtoms[rng.IntN(len(comboAtoms))])
 		}
 		s := b.String()
-		if got, want := Text(s), reference(s); got != want {
+		want := reference(s)
+		if got := Text(s); got != want {
 			t.Fatalf("Text(%+q) = %+q, want %+q", s, got, want)
+		}
+		if got, want := folded.Text(s), Fold(want); got != want {
+			t.Fatalf("folded.Text(%+q) = %+q, want %+q", s, got, want)
 		}
 	}
 }
 
-// TestTextEveryRune compares Text with reference on every rune, alone and
-// in contexts that it may combine with.
+// folded is the Form that folds scripts.
+var folded = Form{FoldScript: true}
+
+// TestTextEveryRune compares Text with reference, and Text with folding
+// with Fold of reference, on every rune, alone and in contexts that it may
+// combine with.
 func TestTextEveryRune(t *testing.T) {
 	contexts := [][2]string{
 		{"", ""}, {"x", "y"}, {"A", "\u0301"}, {"e", "\u0316\u0301"}, {"\u1100", "\u1161"},
@@ -314,8 +328,12 @@ func TestTextEveryRune(t *testing.T) {
 			}
 			buf = append(append(utf8.AppendRune(append(buf[:0], c[0]...), r), c[1]...), ' ')
 			s := string(buf)
-			if got, want := Text(s), reference(s); got != want {
+			want := reference(s)
+			if got := Text(s); got != want {
 				t.Fatalf("Text(%+q) = %+q, want %+q", s, got, want)
+			}
+			if got, want := folded.Text(s), Fold(want); got != want {
+				t.Fatalf("folded.Text(%+q) = %+q, want %+q", s, got, want)
 			}
 		}
 	}
@@ -362,7 +380,8 @@ func TestInto(t *testing.T) {
 }
 
 // FuzzText checks that Text returns what reference returns for any input,
-// and Into the same over a used buffer.
+// and Into the same over a used buffer; and that with folding they return
+// Fold of it.
 func FuzzText(f *testing.F) {
 	for _, s := range trickyCases {
 		f.Add(s)
@@ -378,6 +397,13 @@ func FuzzText(f *testing.F) {
 		}
 		if buf = Into(buf, s); string(buf) != want {
 			t.Errorf("Into(%+q) = %+q, want %+q", s, buf, want)
+		}
+		want = Fold(want)
+		if got := folded.Text(s); got != want {
+			t.Errorf("folded.Text(%+q) = %+q, want %+q", s, got, want)
+		}
+		if buf = folded.Into(buf, s); string(buf) != want {
+			t.Errorf("folded.Into(%+q) = %+q, want %+q", s, buf, want)
 		}
 	})
 }
@@ -425,5 +451,7 @@ func benchmarkCorpus(b *testing.B, lang string, text func(string) string) {
 	b.ReportMetric(float64(len(texts)), "docs")
 }
 
-func BenchmarkTextEnglish(b *testing.B) { benchmarkCorpus(b, "en", Text) }
-func BenchmarkTextChinese(b *testing.B) { benchmarkCorpus(b, "zh", Text) }
+func BenchmarkTextEnglish(b *testing.B)     { benchmarkCorpus(b, "en", Text) }
+func BenchmarkTextChinese(b *testing.B)     { benchmarkCorpus(b, "zh", Text) }
+func BenchmarkTextEnglishFold(b *testing.B) { benchmarkCorpus(b, "en", folded.Text) }
+func BenchmarkTextChineseFold(b *testing.B) { benchmarkCorpus(b, "zh", folded.Text) }

@@ -30,17 +30,24 @@ const (
 // pages[index[r>>8]<<8 | r&0xFF]; blocks of 256 runes with the same
 // classes, such as those of the CJK ideographs, share a page.
 //
-// The tables are derived from the norm and unicode packages when first
-// needed (which takes about 10 ms), rather than generated ahead of time, so
+// The tables are derived from the norm and unicode packages (and, if fold,
+// foldPairs) when first needed, rather than generated ahead of time, so
 // that they cannot disagree with the definition of Text.
 type tables struct {
 	index [256]uint16
 	pages []uint16
 	maps  []string
+	// fold says that every rune is written folded (Fold): the classes
+	// of the runes that fold are classMap.
+	fold bool
 }
 
-// getTables returns the rune tables, building them on first use.
-var getTables = sync.OnceValue(buildTables)
+// plainTables and foldTables return the rune tables of Text and of Text
+// with Form.FoldScript, building them on first use.
+var (
+	plainTables = sync.OnceValue(func() *tables { return buildTables(false) })
+	foldTables  = sync.OnceValue(func() *tables { return buildTables(true) })
+)
 
 // lookup returns the class of the rune that s starts with, and its length.
 // s[0] must not be ASCII. For invalid UTF-8 and for runes outside the BMP,
@@ -75,9 +82,10 @@ func (t *tables) class(r uint16) uint16 {
 	return t.pages[int(t.index[r>>8])<<8|int(r&0xFF)]
 }
 
-// buildTables classifies every non-ASCII rune of the BMP with classify.
-func buildTables() *tables {
-	t := new(tables)
+// buildTables classifies every non-ASCII rune of the BMP with classify,
+// folding if fold.
+func buildTables(fold bool) *tables {
+	t := &tables{fold: fold}
 	pageOf := make(map[[256]uint16]uint16)
 	mapOf := make(map[string]uint16)
 	var page [256]uint16
@@ -85,7 +93,7 @@ func buildTables() *tables {
 	for hi := range 256 {
 		for lo := range 256 {
 			r := rune(hi<<8 | lo)
-			out, class := classify(r, &work)
+			out, class := classify(r, fold, &work)
 			if class == classMap {
 				m, ok := mapOf[string(out)]
 				if !ok {
@@ -109,8 +117,8 @@ func buildTables() *tables {
 }
 
 // classify returns the class of the non-ASCII BMP rune r and, for classMap,
-// what Text writes for it, which is valid until the next call. It uses work
-// as scratch space.
+// what Text writes for it (folded by foldRune if fold), which is valid
+// until the next call. It uses work as scratch space.
 //
 // A rune r is not classSlow only if it starts a normalization segment (NFKC
 // canonical combining class 0, no leading non-starters in its decomposition,
@@ -119,7 +127,10 @@ func buildTables() *tables {
 // whenever y is empty or starts with such a rune, so the output for r,
 // lower-cased NFKC(r), does not depend on x; Text hands r to norm.NFKC
 // with what follows it when y does not start with such a rune.
-func classify(r rune, work *[2][]byte) (out []byte, class uint16) {
+//
+// Folding keeps these properties: foldRune maps a Han ideograph, which
+// starts a segment and is unchanged by NFKC and lower case, to another.
+func classify(r rune, fold bool, work *[2][]byte) (out []byte, class uint16) {
 	if r < utf8.RuneSelf || 0xD800 <= r && r <= 0xDFFF || r > 0xFFFF {
 		return nil, classSlow
 	}
@@ -155,6 +166,9 @@ func classify(r rune, work *[2][]byte) (out []byte, class uint16) {
 		if x = unicode.ToLower(x); isSpace(x) {
 			spaces++
 			continue
+		}
+		if fold {
+			x = foldRune(x)
 		}
 		b = utf8.AppendRune(b, x)
 	}

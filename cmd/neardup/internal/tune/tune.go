@@ -33,11 +33,15 @@ type Options struct {
 	Tokens    tokenize.Mode
 	Shingles  []int // shingle sizes to compare; the first is the one the rest is measured with
 	Perms     []int // permutation counts to compare (the largest must be >= 128)
+	Norm      normalize.Form
 }
 
-// DefaultOptions measures shingle sizes 3, 5 and 7 and 64 to 256 permutations.
+// DefaultOptions measures shingle sizes 3, 5 and 7 and 64 to 256
+// permutations, on texts normalized as 'neardup run' does by default
+// (folded to one script).
 func DefaultOptions(t float64) Options {
-	return Options{Threshold: t, Tokens: tokenize.Char, Shingles: []int{5, 3, 7}, Perms: []int{128, 64, 256}}
+	return Options{Threshold: t, Tokens: tokenize.Char, Shingles: []int{5, 3, 7}, Perms: []int{128, 64, 256},
+		Norm: normalize.Form{FoldScript: true}}
 }
 
 // BandsRow is one banding design.
@@ -87,7 +91,7 @@ func Run(texts []string, o Options) (*Report, error) {
 	r := &Report{Docs: len(texts)}
 	norm := make([]string, len(texts))
 	for i, t := range texts {
-		norm[i] = normalize.Text(t)
+		norm[i] = o.Norm.Text(t)
 	}
 	var base []pair
 	var fps []uint64
