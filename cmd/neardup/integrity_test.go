@@ -389,6 +389,21 @@ func TestIndexVersion3(t *testing.T) {
 	if got := audit(compact, filepath.Join(dir, "compacted")); !sameSnapshot(got, want) {
 		t.Errorf("audit of the compaction of version 3 wrote %q, unlike the index's %q", keys(got), keys(want))
 	}
+	// The next index of one of version 3 is of version 5 and lists the
+	// old generations with their version; it audits.
+	g2 := filepath.Join(dir, "g2")
+	if code, stderr := neardup(t, "", "audit", "--quiet", "--index", g1, "--input", batch, "--output", filepath.Join(dir, "a2"), "--update-index", g2); code != 0 {
+		t.Fatalf("audit --update-index of the index of version 3: exit %d: %s", code, stderr)
+	}
+	m2 := readManifest(t, g2)
+	var versions []int
+	for _, gen := range m2.Generations {
+		versions = append(versions, gen.Version)
+	}
+	if m2.Version != index.Version || !slices.Equal(versions, []int{3, 3, index.Version}) || m2.Shards[0].Footer || !m2.Shards[len(m2.Shards)-1].Footer {
+		t.Errorf("next index of version 3: version %d, generations of versions %v, footers %v and %v", m2.Version, versions, m2.Shards[0].Footer, m2.Shards[len(m2.Shards)-1].Footer)
+	}
+	audit(g2, filepath.Join(dir, "v3next"))
 
 	// g0 rebuilt in place from its input with one id changed (same
 	// length): g1 refuses it.
