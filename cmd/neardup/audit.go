@@ -131,7 +131,7 @@ func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 		return plan.Options{}, usageError{err}
 	}
 	if a.man.Version == 2 {
-		return plan.Options{}, fmt.Errorf("index %s is of version %d: convert it once with `neardup index compact --index %s --output NEW_DIR` (this neardup audits versions 3 and %d)",
+		return plan.Options{}, fmt.Errorf("index %s is of version %d: convert it once with `neardup index compact --index %s --output NEW_DIR` (this neardup audits versions 3 to %d)",
 			a.idx, a.man.Version, a.idx, index.Version)
 	}
 	if a.man, err = indexing.OpenIndex(ctx, a.idx); err != nil {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // compactIndex returns an index of the sample files for the tests of
@@ -178,4 +182,91 @@ func TestCompactNoSpace(t *testing.T) {
 			t.Errorf("left on the disk of --output: %q", left)
 		}
 	})
+}
+
+// TestCompactSweep (issue 54): a compaction killed with SIGKILL leaves
+// its compact-* directory in TMPDIR, with the marker run's work
+// directories have; the next compaction removes it, as run removes the
+// work directories of its killed runs (outdir.SweepWorkDirs), once it is
+// older than a day and its process gone, and leaves the directories of a
+// live compaction, a young one and those without the marker.
+func TestCompactSweep(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	inputs := writeInterruptInputs(t, filepath.Join(dir, "in"), 6)
+	idx := filepath.Join(dir, "idx")
+	if code, stderr := neardup(t, "", "run", "--quiet", "--input", strings.Join(inputs, ","), "--output", filepath.Join(dir, "out"), "--index-out", idx); code != 0 {
+		t.Fatalf("run --index-out: exit %d: %s", code, stderr)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Kill a compaction once its directory in TMPDIR has its marker.
+	var killed string
+	for try := 0; killed == "" && try < 10; try++ {
+		cmd := neardupCmd([]string{"TMPDIR=" + tmp}, &bytes.Buffer{}, "index", "compact", "--index", idx, "--output", filepath.Join(dir, fmt.Sprintf("killed-%d", try)))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+	poll:
+		for {
+			select {
+			case <-exited:
+				break poll
+			default:
+			}
+			if m, _ := filepath.Glob(filepath.Join(tmp, "compact-*", ".neardup-work")); len(m) > 0 {
+				cmd.Process.Kill()
+				<-exited
+				killed = filepath.Dir(m[0])
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if killed == "" {
+		t.Fatal("10 compactions ended before their directory in TMPDIR could be seen")
+	}
+	if left := listDir(t, tmp); len(left) != 1 || left[0] != filepath.Base(killed) {
+		t.Fatalf("TMPDIR holds %q after the kill; want %s", left, filepath.Base(killed))
+	}
+	host, _ := os.Hostname()
+	old := time.Now().Add(-48 * time.Hour)
+	others := map[string]string{ // name: marker ("" for none)
+		"compact-running":  fmt.Sprintf("neardup work directory\npid %d\nhost %s\n", os.Getpid(), host),
+		"compact-nomarker": "",
+		"compact-young":    fmt.Sprintf("neardup work directory\npid %d\nhost %s\n", 1<<30, host),
+	}
+	for name, marker := range others {
+		p := filepath.Join(tmp, name)
+		copyBytes(t, filepath.Join(p, "part-00000"), "entries")
+		if marker != "" {
+			copyBytes(t, filepath.Join(p, ".neardup-work"), marker)
+		}
+		if name != "compact-young" {
+			os.Chtimes(filepath.Join(p, ".neardup-work"), old, old)
+			os.Chtimes(p, old, old)
+		}
+	}
+	compact := func(out string) {
+		t.Helper()
+		if code, stderr := neardupEnv(t, []string{"TMPDIR=" + tmp}, "index", "compact", "--index", idx, "--output", filepath.Join(dir, out)); code != 0 {
+			t.Fatalf("index compact: exit %d: %s", code, stderr)
+		}
+	}
+	// Killed a moment ago, it is left as run leaves its work directories.
+	compact("c1")
+	if _, err := os.Stat(killed); err != nil {
+		t.Errorf("the next compaction removed %s, less than a day old", killed)
+	}
+	os.Chtimes(filepath.Join(killed, ".neardup-work"), old, old)
+	os.Chtimes(killed, old, old)
+	compact("c2")
+	want := []string{"compact-nomarker", "compact-running", "compact-young"}
+	if got := listDir(t, tmp); !slices.Equal(got, want) {
+		t.Errorf("TMPDIR holds %q after the compaction; want %q (%s removed)", got, want, filepath.Base(killed))
+	}
 }

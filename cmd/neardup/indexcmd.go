@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/transforms/format/index"
@@ -87,10 +88,14 @@ func compact(src, dst, given, tmp, tmpName string, overwrite bool) error {
 	}
 	defer abort()
 	setInterruptOutput(given, out.Committed)
+	// The key entries' directory goes when the command ends, however it
+	// ends but SIGKILL, and a later compaction removes it then, as run
+	// removes its work directories (outdir.SweepWorkDirs).
+	outdir.SweepWorkDirsOf(tmp, outdir.CompactDirPrefix, time.Now())
 	var parts string
 	removeParts, err := makeAtExit(func() (func(), error) {
 		var err error
-		parts, err = os.MkdirTemp(tmp, "compact-")
+		parts, err = outdir.MakeWorkDirIn(tmp, outdir.CompactDirPrefix)
 		return func() { os.RemoveAll(parts) }, err
 	})
 	if err != nil {

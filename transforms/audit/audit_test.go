@@ -88,7 +88,7 @@ func TestWriteAuditStage(t *testing.T) {
 	paths := []string{stagetest.Input(t, in, "new.jsonl", lines...)}
 	sources := []string{"/idx/src0.jsonl", "/idx/src1.jsonl"}
 	idxDir := t.TempDir()                                                                       // an index whose manifest names the sources
-	keys := index.KeyFile{Name: index.KeyFileName(0), Bytes: 112, Sections: [...]index.Section{ // the 2 exact keys the manifest requires
+	keys := index.KeyFile{Name: index.KeyFileName(0), Bytes: 116, Sections: [...]index.Section{ // the 2 exact keys the manifest requires, the footer
 		{Entries: 2, Start: 24, Dir: 40}, {Start: 64, Dir: 64}, {Start: 88, Dir: 88}}}
 	man, err := index.NewManifest(cfg.IndexConfig(), []index.Generation{{Shards: []index.Shard{{Name: index.ShardName(0), Source: sources[0], Records: 1, Bytes: 100}, {Name: index.ShardName(1), Source: sources[1], Records: 1, Bytes: 100}},
 		Keys: []index.KeyFile{keys}}}).Marshal()

@@ -138,11 +138,7 @@ func compactShard(ctx context.Context, m *index.Manifest, n int, to string, kr *
 	defer rc.Close()
 	var sh index.Shard
 	err = jobfiles.WriteAtomically(ctx, to, index.ShardName(n), func(w io.Writer) error {
-		newWriter := index.NewWriter
-		if rd.HasContain() {
-			newWriter = index.NewContainWriter
-		}
-		iw := newWriter(w, rd.Source())
+		iw := index.NewWriter(w, rd.Source())
 		if err := rd.Each(func(r *index.Record) error { kr.add(r); return iw.Add(r) }); err != nil {
 			return err
 		}

@@ -56,7 +56,7 @@ func UpdateIndex(s beam.Scope, o Options, from string, files jobfiles.Files, rem
 // key files of those documents and the manifest: the generations of the
 // index in from (none if "") and the new one.
 func writeGeneration(s beam.Scope, o Options, from string, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
-	outs := files.PerFile(s, 2, &writeIndexFn{Dir: o.Dir, Bits: o.KeyBits, Tables: o.Tables, Contain: o.Config.Containment > 0}, removes)
+	outs := files.PerFile(s, 2, &writeIndexFn{Dir: o.Dir, Bits: o.KeyBits, Tables: o.Tables}, removes)
 	keyMetas := writeKeyFiles(s, o, outs[1])
 	return writeManifest(s, manifestOf{Dir: o.Dir, Config: o.Config, From: from, Bits: o.KeyBits}, beam.Flatten(s, outs[0], keyMetas))
 }
@@ -112,8 +112,6 @@ type writeIndexFn struct {
 	Dir    string
 	Bits   int             // partition bits of the key files
 	Tables blocking.Design // SimHash tables; the zero Design: none
-	// Contain: the records carry containment keys (index.NewContainWriter).
-	Contain bool
 
 	tables *blocking.Tables
 }
@@ -141,11 +139,7 @@ func (fn *writeIndexFn) ProcessElement(ctx context.Context, file int64, paths fu
 	n := int(file)
 	var meta index.Shard
 	err = jobfiles.WriteAtomically(ctx, fn.Dir, index.ShardName(n), func(w io.Writer) error {
-		newWriter := index.NewWriter
-		if fn.Contain {
-			newWriter = index.NewContainWriter
-		}
-		iw := newWriter(w, path)
+		iw := index.NewWriter(w, path)
 		kr := newKeyRouter(fn.Bits, fn.tables, n, emitKeys)
 		for _, pre := range pres { // in segment order, so in line order
 			if err := copyKept(ctx, pre, path, remove, iw, kr); err != nil {

@@ -73,65 +73,81 @@ func readManifestBytes(ctx context.Context, dir string) ([]byte, string, error) 
 }
 
 // OpenIndex reads the manifest of the index in dir (ReadManifest) and
-// checks that every file of every generation it lists is there with the
-// size it records, and that each generation in another directory is the
-// one the manifest lists: the manifest in that directory gives it the
-// fingerprint this one records (see index.Generation.Fingerprint). A
-// generation removed, changed or rebuilt is an error naming it, never
-// another index. It reads each generation's manifest and the size of each
-// file, none of the files.
+// checks that each generation in another directory is the one the
+// manifest lists (the manifest in that directory has the index's
+// settings and gives the generation the fingerprint this one records,
+// see index.Generation.Fingerprint), and that every file of every
+// generation it lists is there with the size it records. A generation
+// removed, changed, rebuilt or of other settings is an error naming it,
+// never another index. It reads each generation's manifest and the size of each file,
+// none of the files: the readers of the files check each one's footer
+// where they open it (index.NewShardAt, index.KeyFileAt).
 func OpenIndex(ctx context.Context, dir string) (*index.Manifest, error) {
 	m, err := ReadManifest(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
 	for _, gen := range m.Generations {
-		names := map[string]int64{}
-		for _, sh := range gen.Shards {
-			names[sh.Name] = sh.Bytes
-		}
-		for _, k := range gen.Keys {
-			names[k.Name] = k.Bytes
-		}
-		for _, name := range slices.Sorted(maps.Keys(names)) {
-			path := output.JoinPath(gen.Path, name)
-			size, err := fileSize(ctx, path)
-			why := ""
-			switch {
-			case errors.Is(err, fs.ErrNotExist) || err != nil && strings.Contains(err.Error(), "not exist"):
-				why = path + " is missing"
-			case err != nil:
-				why = fmt.Sprintf("%s: %v", path, err)
-			case size != names[name]:
-				why = fmt.Sprintf("%s has %d bytes, the manifest says %d", path, size, names[name])
-			}
-			if why != "" {
-				return nil, fmt.Errorf("index %s needs generation %s (%s)", dir, gen.Path, why)
-			}
-		}
-	}
-	for _, gen := range m.Generations {
-		if gen.Dir == "" || m.Version == 2 {
-			continue
-		}
-		if err := sameGeneration(ctx, dir, gen); err != nil {
+		if err := checkGeneration(ctx, dir, m.Version, gen); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
 }
 
-// sameGeneration checks that the manifest in the directory of gen, a
-// generation the index in dir lists in another directory, gives its own
-// generation gen's fingerprint.
-func sameGeneration(ctx context.Context, dir string, gen index.Generation) error {
-	b, path, err := readManifestBytes(ctx, gen.Path)
+// checkGeneration checks gen, a generation of the index in dir, whose
+// manifest is of version: for one in another directory, that its own
+// manifest has its settings and fingerprint (sameGeneration), then that
+// each of its files has the size listed. A generation whose manifest is
+// missing is named by the first of its files missing, if one is.
+func checkGeneration(ctx context.Context, dir string, version int, gen index.Generation) error {
+	var noManifest error
+	if gen.Dir != "" && version != 2 {
+		b, path, err := readManifestBytes(ctx, gen.Path)
+		if err != nil {
+			noManifest = fmt.Errorf("index %s needs generation %s (%v)", dir, gen.Path, err)
+		} else if err := sameGeneration(dir, gen, b, path); err != nil {
+			return err
+		}
+	}
+	names := map[string]int64{}
+	for _, sh := range gen.Shards {
+		names[sh.Name] = sh.Bytes
+	}
+	for _, k := range gen.Keys {
+		names[k.Name] = k.Bytes
+	}
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		path := output.JoinPath(gen.Path, name)
+		size, err := fileSize(ctx, path)
+		why := ""
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || err != nil && strings.Contains(err.Error(), "not exist"):
+			why = path + " is missing"
+		case err != nil:
+			why = fmt.Sprintf("%s: %v", path, err)
+		case size != names[name]:
+			why = fmt.Sprintf("%s has %d bytes, the manifest says %d", path, size, names[name])
+		}
+		if why != "" {
+			return fmt.Errorf("index %s needs generation %s (%s)", dir, gen.Path, why)
+		}
+	}
+	return noManifest
+}
+
+// sameGeneration checks that the manifest b, read from path in the
+// directory of gen, a generation the index in dir lists in another
+// directory, has gen's settings and gives its own generation gen's
+// fingerprint.
+func sameGeneration(dir string, gen index.Generation, b []byte, path string) error {
+	fp, cfg, err := index.OwnGeneration(b, path)
 	if err != nil {
 		return fmt.Errorf("index %s needs generation %s (%v)", dir, gen.Path, err)
 	}
-	fp, err := index.OwnFingerprint(b, path)
-	if err != nil {
-		return fmt.Errorf("index %s needs generation %s (%v)", dir, gen.Path, err)
+	if d := gen.Config.DiffNamed(cfg, "index", "generation"); len(d) > 0 {
+		return fmt.Errorf("index %s needs generation %s built with its settings, but %s has others (%s): the generation was rebuilt or replaced since",
+			dir, gen.Path, path, strings.Join(d, "; "))
 	}
 	if fp != gen.Fingerprint {
 		return fmt.Errorf("index %s needs generation %s with fingerprint %s, but %s gives it %s: the generation was rebuilt or replaced since",

@@ -33,10 +33,9 @@ func NewPreShard(indexOut string) *recordShard {
 // index format: a pre-shard (above) or an info shard (workfiles.go). A nil
 // *recordShard collects and writes nothing.
 type recordShard struct {
-	recs    []index.Record
-	kind    string   // the kind of work file it is written as (workfiles.Count)
-	contain bool     // a record has containment keys: a version 5 shard
-	keys    []uint64 // AddDoc's scratch
+	recs []index.Record
+	kind string   // the kind of work file it is written as (workfiles.Count)
+	keys []uint64 // AddDoc's scratch
 }
 
 // add appends a copy of r.
@@ -46,7 +45,6 @@ func (s *recordShard) add(r *index.Record) {
 	}
 	rec := *r
 	rec.Sketch, rec.Bands, rec.Contain = slices.Clone(r.Sketch), slices.Clone(r.Bands), slices.Clone(r.Contain)
-	s.contain = s.contain || len(r.Contain) > 0
 	s.recs = append(s.recs, rec)
 }
 
@@ -61,11 +59,7 @@ func (s *recordShard) Write(ctx context.Context, dir, name, source string) error
 	}
 	slices.SortFunc(s.recs, func(a, b index.Record) int { return cmp.Compare(uint64(a.Line), uint64(b.Line)) })
 	return workfiles.Write(ctx, dir, name, s.kind, func(w io.Writer) error {
-		newWriter := index.NewWriter
-		if s.contain {
-			newWriter = index.NewContainWriter
-		}
-		iw := newWriter(w, source)
+		iw := index.NewWriter(w, source)
 		for i := range s.recs {
 			if err := iw.Add(&s.recs[i]); err != nil {
 				return err

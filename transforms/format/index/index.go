@@ -12,13 +12,17 @@
 //	index-NNNNN.bin    one shard per input file of the run (NNNNN: the
 //	                   shard's number in the manifest)
 //
-// A shard is a header, blocks of records and a trailer, little-endian:
+// A shard is a header, blocks of records, a trailer, the block directory
+// and a footer, little-endian:
 //
 //	header   "NDUPIDX\n", uint32 version, uvarint length + source path,
 //	         uint32 CRC-32C (Castagnoli) of the header bytes before it
 //	block    uint32 payload length (> 0), uint32 CRC-32C of the payload,
 //	         payload: records back to back
 //	trailer  uint32 0, uint64 record count, uint32 CRC-32C of the count
+//	footer   uint32 CRC-32C of all the bytes before it: the CRC-32C the
+//	         manifest records, so that a reader that opens the file
+//	         tells it from another index's by 4 bytes (shard version 6)
 //
 // A record (Record) is one kept document: its record index in the source
 // file, then the fields of its wire.Info in wire's encoding (id, length:
@@ -44,28 +48,35 @@ import (
 
 // FormatName and Version identify the layout of the manifest. Version
 // changes whenever a reader of the previous version could not read a new
-// index correctly, or a value changes meaning. Version 4: each generation
-// records its fingerprint; version 3: generations and key files; version
-// 2: a record's length is its text's bytes in every format (version 1: a
-// JSONL or TSV record's line).
+// index correctly, or a value changes meaning. Version 5: each generation
+// records its version and settings, which its fingerprint covers, and its
+// files end with their CRC-32C (shards of version 6, key files of
+// version 4); version 4: each generation records its fingerprint; version
+// 3: generations and key files; version 2: a record's length is its
+// text's bytes in every format (version 1: a JSONL or TSV record's line).
 const (
 	FormatName = "neardup-index"
-	Version    = 4
+	Version    = 5
 )
 
-// KeyVersion is the version of the key files' layout, in their header.
-const KeyVersion = 3
+// KeyVersion is the version of the key files' layout, in their header:
+// version 4 is version 3 with the footer.
+const KeyVersion = 4
 
 // ShardVersion is the version a Writer writes in a shard's header. A
 // Reader reads shards of versions 2 (no block directory, blocks of about
-// 256 KiB), 3 (BlockRecords records a block, then the block directory)
-// 4 (version 3 with each record's shingle count, Record.Shingles) and 5
-// (version 4 with each record's containment keys, Record.Contain).
-const ShardVersion = 5
+// 256 KiB), 3 (BlockRecords records a block, then the block directory),
+// 4 (version 3 with each record's shingle count, Record.Shingles), 5
+// (version 4 with each record's containment keys, Record.Contain) and 6
+// (version 5 with the footer).
+const ShardVersion = 6
 
-// plainVersion is the version a Writer writes when its records carry no
-// containment keys (NewWriter).
-const plainVersion = 4
+// footerVersion is the first shard version with a footer.
+const footerVersion = 6
+
+// footerLen is the size of a shard's or key file's footer: uint32
+// CRC-32C of the bytes before it.
+const footerLen = 4
 
 // BlockRecords is the number of records of every block of a version 3
 // shard but the last, so that record k of a shard is in block
@@ -87,11 +98,14 @@ func ShardName(n int) string { return fmt.Sprintf("index-%05d.bin", n) }
 
 var magic = []byte("NDUPIDX\n")
 
-// Errors. Every error of this package wraps one of them.
+// Errors. Every error of this package wraps one of them. ErrForeign is a
+// file whose footer is not that of the file its manifest lists: a file
+// of another index or generation, or one rewritten since.
 var (
 	ErrVersion  = errors.New("index: unsupported version")
 	ErrCorrupt  = errors.New("index: corrupt")
 	ErrMismatch = errors.New("index: configuration differs")
+	ErrForeign  = errors.New("index: not the file the manifest lists")
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -132,11 +146,17 @@ type Config struct {
 
 // Diff lists the settings in which b differs from a (the index's), as
 // "name: index A, now B"; nil if none.
-func (a Config) Diff(b Config) []string {
+func (a Config) Diff(b Config) []string { return a.DiffNamed(b, "index", "now") }
+
+// DiffNamed lists the settings in which b differs from a, as "name: an A,
+// bn B"; nil if none. Settings that decide nothing with the others' values
+// (the dictionary but with word tokens, the containment minimum size
+// without containment) are not compared.
+func (a Config) DiffNamed(b Config, an, bn string) []string {
 	var out []string
 	add := func(name string, x, y any) {
 		if fmt.Sprint(x) != fmt.Sprint(y) {
-			out = append(out, fmt.Sprintf("%s: index %v, now %v", name, x, y))
+			out = append(out, fmt.Sprintf("%s: %s %v, %s %v", name, an, x, bn, y))
 		}
 	}
 	add("tokens", a.Tokens, b.Tokens)
@@ -286,26 +306,15 @@ type Writer struct {
 	block   []byte
 	inBlock int     // records in block
 	offsets []int64 // of each block written
-	contain bool    // version 5: records with containment keys
 	err     error
 }
 
 // NewWriter starts a shard of the kept documents of source on w, of
-// version 4: its records carry no containment keys.
-func NewWriter(w io.Writer, source string) *Writer { return newWriter(w, source, false) }
-
-// NewContainWriter starts a shard like NewWriter, of version 5: its
-// records carry their containment keys (Record.Contain).
-func NewContainWriter(w io.Writer, source string) *Writer { return newWriter(w, source, true) }
-
-func newWriter(w io.Writer, source string, contain bool) *Writer {
-	wr := &Writer{w: w, contain: contain}
-	version := uint32(plainVersion)
-	if contain {
-		version = ShardVersion
-	}
+// version ShardVersion.
+func NewWriter(w io.Writer, source string) *Writer {
+	wr := &Writer{w: w}
 	h := append([]byte(nil), magic...)
-	h = binary.LittleEndian.AppendUint32(h, version)
+	h = binary.LittleEndian.AppendUint32(h, ShardVersion)
 	h = binary.AppendUvarint(h, uint64(len(source)))
 	h = append(h, source...)
 	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
@@ -322,13 +331,9 @@ func (w *Writer) write(b []byte) {
 	w.bytes += int64(len(b))
 }
 
-// Add appends a record. A record with containment keys needs a writer of
-// NewContainWriter.
+// Add appends a record.
 func (w *Writer) Add(r *Record) error {
-	if len(r.Contain) > 0 && !w.contain && w.err == nil {
-		w.err = fmt.Errorf("index: a record with containment keys in a shard of version %d", plainVersion)
-	}
-	w.block = AppendRecord(w.block, r, w.contain)
+	w.block = AppendRecord(w.block, r, true)
 	w.records++
 	if w.inBlock++; w.inBlock == BlockRecords {
 		w.flush()
@@ -353,8 +358,10 @@ func (w *Writer) flush() {
 	w.block = w.block[:0]
 }
 
-// Close writes the last block, the trailer and the block directory, and
-// returns the shard's description (Name is left to the caller).
+// Close writes the last block, the trailer, the block directory and the
+// footer, and returns the shard's description (Name is left to the
+// caller): its CRC-32C is that of the bytes before the footer, which the
+// footer holds.
 func (w *Writer) Close() (Shard, error) {
 	w.flush()
 	end := w.bytes
@@ -367,7 +374,19 @@ func (w *Writer) Close() (Shard, error) {
 		d = appendDirEntry(d, i, off)
 	}
 	w.write(d)
-	return Shard{Records: w.records, Bytes: w.bytes, CRC32C: w.crc}, w.err
+	crc := w.crc
+	w.write(binary.LittleEndian.AppendUint32(nil, crc))
+	return Shard{Records: w.records, Bytes: w.bytes, CRC32C: crc}, w.err
+}
+
+// checkFooter checks the footer b of a file whose manifest entry records
+// crc: ErrForeign naming the file (of kind) if it holds another.
+func checkFooter(kind, name string, b []byte, crc uint32) error {
+	if got := binary.LittleEndian.Uint32(b); got != crc {
+		return fmt.Errorf("%s %s: %w (its footer gives CRC-32C %08x, the manifest %08x): a file of another index or generation, or one rewritten since",
+			kind, name, ErrForeign, got, crc)
+	}
+	return nil
 }
 
 // appendDirEntry appends entry i of a directory, which holds off.
@@ -471,10 +490,6 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	return rd, nil
 }
 
-// HasContain reports whether the shard's records carry containment keys
-// (version 5): its copy needs a writer of NewContainWriter.
-func (rd *Reader) HasContain() bool { return rd.version >= 5 }
-
 // Source is the input file the shard describes.
 func (rd *Reader) Source() string { return rd.source }
 
@@ -561,8 +576,24 @@ func (rd *Reader) trailer(end int64) error {
 			return err
 		}
 	}
+	var footer [footerLen]byte
+	if rd.version >= footerVersion {
+		if err := rd.full(footer[:], "footer"); err != nil {
+			return err
+		}
+	}
 	if _, err := rd.r.ReadByte(); err != io.EOF {
 		return rd.corrupt("data after the trailer")
+	}
+	if rd.version >= footerVersion {
+		// rd.crc is now of every byte, the footer's too: it is that of
+		// the bytes before the footer followed by the footer if and only
+		// if the footer holds the CRC-32C of the bytes before it.
+		crc := binary.LittleEndian.Uint32(footer[:])
+		if crc32.Update(crc, castagnoli, footer[:]) != rd.crc {
+			return rd.corrupt("footer checksum mismatch")
+		}
+		rd.crc = crc // what the manifest records
 	}
 	rd.done = true
 	return nil
@@ -590,12 +621,15 @@ func (rd *Reader) directory(end int64) error {
 // manifest's description of the shard.
 func (rd *Reader) Check(s Shard) error {
 	switch {
+	case s.Footer && rd.version < footerVersion:
+		return fmt.Errorf("index shard %s: %w (a shard of version %d, without the footer the files of its generation have)", rd.name, ErrForeign, rd.version)
 	case rd.records != s.Records:
 		return rd.corrupt("%d records, the manifest says %d", rd.records, s.Records)
 	case rd.bytes != s.Bytes:
 		return rd.corrupt("%d bytes, the manifest says %d", rd.bytes, s.Bytes)
 	case rd.crc != s.CRC32C:
-		return rd.corrupt("CRC-32C %08x, the manifest says %08x", rd.crc, s.CRC32C)
+		return fmt.Errorf("index shard %s: %w (its CRC-32C is %08x, the manifest's %08x): a file of another index or generation, or one rewritten since",
+			rd.name, ErrForeign, rd.crc, s.CRC32C)
 	case rd.source != s.Source:
 		return rd.corrupt("source %q, the manifest says %q", rd.source, s.Source)
 	}

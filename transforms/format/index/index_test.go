@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"reflect"
 	"strings"
 	"testing"
@@ -101,7 +102,7 @@ func TestShardDamage(t *testing.T) {
 	good, s := writeShard(t, "/data/a.jsonl", sampleRecords(3000))
 	mod := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
 	headerLen := len(magic) + 4 + 1 + len("/data/a.jsonl") + 4
-	dirLen := dirEntry * int(numBlocks(3000)+1)
+	dirLen := dirEntry*int(numBlocks(3000)+1) + footerLen // and the footer
 	cases := []struct {
 		name string
 		b    []byte
@@ -111,13 +112,15 @@ func TestShardDamage(t *testing.T) {
 		{"empty file", nil, ErrCorrupt, "truncated in the header"},
 		{"not a shard", []byte("{\"id\":1}\n{\"id\":2}\n"), ErrCorrupt, "bad magic"},
 		{"newer version", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], ShardVersion+1); return b }), ErrVersion, fmt.Sprintf("version %d", ShardVersion+1)},
-		{"version 1", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 1); return b }), ErrVersion, "unsupported version 1 (this neardup reads versions 2 to 5; rebuild the index with `neardup run --index-out`)"},
+		{"version 1", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[len(magic):], 1); return b }), ErrVersion, "unsupported version 1 (this neardup reads versions 2 to 6; rebuild the index with `neardup run --index-out`)"},
 		{"header bit flip", mod(func(b []byte) []byte { b[len(magic)+6] ^= 1; return b }), ErrCorrupt, "header checksum"},
 		{"payload bit flip", mod(func(b []byte) []byte { b[headerLen+20] ^= 0x10; return b }), ErrCorrupt, "block checksum"},
 		{"truncated in a block", good[:len(good)/2], ErrCorrupt, "truncated in the block"},
 		{"no trailer", good[:len(good)-16], ErrCorrupt, "truncated"},
 		{"short trailer", good[:len(good)-dirLen-3], ErrCorrupt, "truncated in the trailer"},
-		{"short directory", good[:len(good)-3], ErrCorrupt, "truncated in the block directory"},
+		{"short directory", good[:len(good)-footerLen-3], ErrCorrupt, "truncated in the block directory"},
+		{"no footer", good[:len(good)-footerLen], ErrCorrupt, "truncated in the footer"},
+		{"footer bit flip", mod(func(b []byte) []byte { b[len(b)-1] ^= 8; return b }), ErrCorrupt, "footer checksum mismatch"},
 		{"directory bit flip", mod(func(b []byte) []byte { b[len(b)-dirLen+13] ^= 4; return b }), ErrCorrupt, "block directory entry 1 is damaged"},
 		{"trailing garbage", append(append([]byte(nil), good...), 'x'), ErrCorrupt, "data after the trailer"},
 		{"huge block length", mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[headerLen:], 1<<31); return b }), ErrCorrupt, "block of"},
@@ -135,6 +138,39 @@ func TestShardDamage(t *testing.T) {
 	if _, err := readShard(other, s); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "the manifest says") {
 		t.Fatalf("shard swapped: got %v", err)
 	}
+	// One of the same size and records, one id changed: its footer is its
+	// own CRC-32C, not the manifest's.
+	rs := sampleRecords(3000)
+	rs[7].ID = strings.Replace(rs[7].ID, "doc", "DOC", 1)
+	same, sameS := writeShard(t, "/data/a.jsonl", rs)
+	if len(same) != len(good) || sameS.CRC32C == s.CRC32C {
+		t.Fatalf("the shard of another id: %d bytes, CRC-32C %08x; want %d and not %08x", len(same), sameS.CRC32C, len(good), s.CRC32C)
+	}
+	if _, err := readShard(same, s); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), fmt.Sprintf("its CRC-32C is %08x, the manifest's %08x", sameS.CRC32C, s.CRC32C)) {
+		t.Fatalf("shard of the same size swapped: got %v, want ErrForeign naming both CRC-32C values", err)
+	}
+	// A shard of version 5 (no footer) reads; where the manifest says its
+	// generation's files have footers, it is not the file listed.
+	old, oldS := olderShard(good, s)
+	if _, err := readShard(old, oldS); err != nil {
+		t.Fatalf("version 5 shard: %v", err)
+	}
+	oldS.Footer = true
+	if _, err := readShard(old, oldS); !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), "a shard of version 5, without the footer") {
+		t.Fatalf("version 5 shard where one with a footer is listed: got %v", err)
+	}
+}
+
+// olderShard returns the shard b of version 6 (described by s) as it was
+// written in version 5, without its footer, and its description.
+func olderShard(b []byte, s Shard) ([]byte, Shard) {
+	b = bytes.Clone(b[:len(b)-footerLen])
+	binary.LittleEndian.PutUint32(b[len(magic):], 5)
+	n, k := binary.Uvarint(b[len(magic)+4:])
+	h := len(magic) + 4 + k + int(n)
+	binary.LittleEndian.PutUint32(b[h:], crc32.Checksum(b[:h], castagnoli))
+	s.Bytes, s.CRC32C = int64(len(b)), crc32.Checksum(b, castagnoli)
+	return b, s
 }
 
 func TestManifest(t *testing.T) {
@@ -158,7 +194,7 @@ func TestManifest(t *testing.T) {
 		{"no version", `{"format":"neardup-index"}`, ErrCorrupt, "no version field"},
 		{"newer version", fmt.Sprintf(`{"format":"neardup-index","version":%d,"shards":"whatever"}`, Version+1), ErrVersion, fmt.Sprintf("version %d", Version+1)},
 		// Version 1 measured a JSONL or TSV record by its line, not its text.
-		{"version 1", `{"format":"neardup-index","version":1,"shards":[]}`, ErrVersion, "unsupported version 1 (this neardup reads versions 2 to 4; rebuild the index with `neardup run --index-out`)"},
+		{"version 1", `{"format":"neardup-index","version":1,"shards":[]}`, ErrVersion, "unsupported version 1 (this neardup reads versions 2 to 5; rebuild the index with `neardup run --index-out`)"},
 		{"relative generation", strings.Replace(string(b), `"dir": ""`, `"dir": "day1"`, 1), ErrCorrupt, "neither absolute nor a URL"},
 		{"bad generation count", strings.Replace(string(b), `"documents": 7,
       "partition_bits"`, `"documents": 6,

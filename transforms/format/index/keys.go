@@ -57,6 +57,9 @@ var keyMagic = []byte("NDUPKEY\n")
 // uint32 partition, uint32 partition bits, uint32 CRC-32C.
 const keyHeaderLen = 24
 
+// keyFooterVersion is the first key file version with a footer.
+const keyFooterVersion = 4
+
 // KeyFileName is the file name of the key file of partition p.
 func KeyFileName(p int) string { return fmt.Sprintf("keys-%05d.bin", p) }
 
@@ -147,6 +150,10 @@ type KeyFile struct {
 	// Contain is the KindContain section, after the others; nil when
 	// the file has no containment keys.
 	Contain *Section `json:"contain,omitempty"`
+
+	// Footer: the file ends with its CRC-32C (a generation of version 5
+	// or later): a reader refuses one without (ErrForeign).
+	Footer bool `json:"-"`
 }
 
 // Section returns the section of kind; the zero Section when the file
@@ -161,6 +168,8 @@ func (k KeyFile) Section(kind int) Section {
 	return Section{}
 }
 
+// check checks the sections of k, a file of a generation of pbits
+// partition bits, against its size.
 func (k KeyFile) check(pbits int) error {
 	pos := int64(keyHeaderLen)
 	for kind := range Kinds {
@@ -173,6 +182,9 @@ func (k KeyFile) check(pbits int) error {
 		}
 		pos = s.Dir + s.dirBytes()
 	}
+	if k.Footer {
+		pos += footerLen
+	}
 	if pos != k.Bytes {
 		return fmt.Errorf("sections end at %d, the file has %d bytes", pos, k.Bytes)
 	}
@@ -181,7 +193,8 @@ func (k KeyFile) check(pbits int) error {
 
 // WriteKeyFile writes the key file of partition part (of 1<<pbits) of
 // entries (by kind; sorted here) to w and returns its description. The
-// KindContain section is written only when it has entries.
+// KindContain section is written only when it has entries. The file ends
+// with its footer: the CRC-32C of the bytes before it, the description's.
 func WriteKeyFile(w io.Writer, part, pbits int, entries *[Kinds][]KeyEntry) (KeyFile, error) {
 	kw := &countWriter{w: w}
 	h := append([]byte(nil), keyMagic...)
@@ -207,7 +220,9 @@ func WriteKeyFile(w io.Writer, part, pbits int, entries *[Kinds][]KeyEntry) (Key
 			f.Contain = &s
 		}
 	}
-	f.Bytes, f.CRC32C = kw.n, kw.crc
+	crc := kw.crc
+	kw.write(binary.LittleEndian.AppendUint32(nil, crc))
+	f.Bytes, f.CRC32C, f.Footer = kw.n, crc, true
 	return f, kw.err
 }
 
@@ -277,6 +292,10 @@ func NewKeyFileAt(ra io.ReaderAt, name string, f KeyFile, pbits int) *KeyFileAt 
 	return &KeyFileAt{rangedFile: rangedFile{ra: ra, kind: "index key file", name: name, size: f.Bytes}, f: f, pbits: pbits}
 }
 
+// header reads and checks the header and, from version 4, the footer: a
+// file whose footer is not the CRC-32C the manifest records, or one
+// without a footer where the manifest says it has one, is ErrForeign, so
+// that no entry of another file is read for it.
 func (k *KeyFileAt) header() error {
 	if k.checked {
 		return nil
@@ -290,11 +309,24 @@ func (k *KeyFileAt) header() error {
 		return k.corrupt("not a key file (bad magic %q)", h[:len(keyMagic)])
 	case crc32.Checksum(h[:20], castagnoli) != binary.LittleEndian.Uint32(h[20:]):
 		return k.corrupt("header checksum mismatch")
-	case binary.LittleEndian.Uint32(h[8:]) != KeyVersion:
+	case binary.LittleEndian.Uint32(h[8:]) < 3 || binary.LittleEndian.Uint32(h[8:]) > KeyVersion:
 		return fmt.Errorf("index key file %s: %w %d", k.name, ErrVersion, binary.LittleEndian.Uint32(h[8:]))
 	case int(binary.LittleEndian.Uint32(h[12:])) != k.f.Partition || int(binary.LittleEndian.Uint32(h[16:])) != k.pbits:
 		return k.corrupt("partition %d of %d bits, the manifest says %d of %d", binary.LittleEndian.Uint32(h[12:]),
 			binary.LittleEndian.Uint32(h[16:]), k.f.Partition, k.pbits)
+	}
+	if v := binary.LittleEndian.Uint32(h[8:]); v < keyFooterVersion {
+		if k.f.Footer {
+			return fmt.Errorf("index key file %s: %w (a key file of version %d, without the footer the files of its generation have)", k.name, ErrForeign, v)
+		}
+	} else {
+		f, err := k.read(k.f.Bytes-footerLen, footerLen, "footer")
+		if err != nil {
+			return err
+		}
+		if err := checkFooter(k.kind, k.name, f, k.f.CRC32C); err != nil {
+			return err
+		}
 	}
 	k.checked = true
 	return nil

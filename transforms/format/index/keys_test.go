@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -43,7 +45,7 @@ func TestShardAt(t *testing.T) {
 			if err != nil || !slices.Equal(got, ords) {
 				t.Fatalf("n=%d: %v, read %v of %v", n, err, got, ords)
 			}
-			if len(ords) == 1 && sa.Read > 2*dirEntry+12+8+BlockRecords*200 {
+			if len(ords) == 1 && sa.Read > 12+footerLen+2*dirEntry+8+BlockRecords*200 {
 				t.Fatalf("n=%d: one record cost %d bytes", n, sa.Read)
 			}
 		}
@@ -54,7 +56,7 @@ func TestShardAt(t *testing.T) {
 // ranges is one error naming the shard.
 func TestShardAtDamage(t *testing.T) {
 	good, s := writeShard(t, "/data/a.jsonl", sampleRecords(100))
-	dir := len(good) - dirEntry*int(numBlocks(100)+1)
+	dir := len(good) - footerLen - dirEntry*int(numBlocks(100)+1)
 	mod := func(f func(b []byte)) []byte { b := slices.Clone(good); f(b); return b }
 	cases := []struct {
 		name string
@@ -65,8 +67,8 @@ func TestShardAtDamage(t *testing.T) {
 		{"directory entry", mod(func(b []byte) { b[dir+dirEntry*10] ^= 1 }), s, "block directory entry 10 is damaged"},
 		{"block", mod(func(b []byte) { b[70] ^= 1 }), s, "block 0: checksum mismatch"},
 		{"magic", mod(func(b []byte) { b[0] = 'X' }), s, "bad magic"},
-		{"truncated", good[:len(good)-5], s, "truncated in the block directory"},
-		{"fewer records", good, Shard{Records: 99, Bytes: s.Bytes}, "block 24 holds more than 3 records"},
+		{"truncated", good[:len(good)-5], s, "truncated in the footer"},
+		{"fewer records", good, Shard{Records: 99, Bytes: s.Bytes, CRC32C: s.CRC32C}, "block 24 holds more than 3 records"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,6 +78,53 @@ func TestShardAtDamage(t *testing.T) {
 			}
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "idx/index-00000.bin") {
 				t.Fatalf("got %v, want an ErrCorrupt containing %q", err, c.msg)
+			}
+		})
+	}
+}
+
+// TestShardAtForeign: a shard whose footer is not the CRC-32C its manifest
+// entry records (a shard of another index of the same size), or one
+// without a footer where the entry says its generation's files have one,
+// is refused when it is opened, with ErrForeign naming it; a shard of
+// version 5 where none is expected reads.
+func TestShardAtForeign(t *testing.T) {
+	rs := sampleRecords(100)
+	good, s := writeShard(t, "/data/a.jsonl", rs)
+	rs[3].ID = strings.Replace(rs[3].ID, "doc", "DOC", 1)
+	other, o := writeShard(t, "/data/a.jsonl", rs)
+	if len(other) != len(good) || o.CRC32C == s.CRC32C {
+		t.Fatalf("the shard of another id: %d bytes, CRC-32C %08x; want %d and not %08x", len(other), o.CRC32C, len(good), s.CRC32C)
+	}
+	old, oldS := olderShard(good, s)
+	withFooter := oldS
+	withFooter.Footer = true
+	for _, c := range []struct {
+		name string
+		b    []byte
+		s    Shard
+		msg  string
+	}{
+		{"same size, other content", other, s, fmt.Sprintf("its footer gives CRC-32C %08x, the manifest %08x", o.CRC32C, s.CRC32C)},
+		{"version 5 where a footer is listed", old, withFooter, "a shard of version 5, without the footer the files of its generation have"},
+		{"version 5", old, oldS, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sa, err := NewShardAt(bytes.NewReader(c.b), "idx/index-00000.bin", c.s)
+			if c.msg == "" {
+				if err == nil {
+					err = sa.Records([]int64{0, 3, 99}, func(int64, *Record) error { return nil })
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), "index shard idx/index-00000.bin: ") {
+				t.Fatalf("got %v, want an ErrForeign naming the shard and %q", err, c.msg)
+			}
+			if sa != nil {
+				t.Fatal("a reader of the foreign shard")
 			}
 		})
 	}
@@ -199,6 +248,7 @@ func TestKeyFileDamage(t *testing.T) {
 		{"directory checksum", mod(func(b []byte) { b[d+9] ^= 2 }), "checksum mismatch"},
 		{"bucket", mod(func(b []byte) { b[bucket] ^= 0x40 }), "checksum mismatch"},
 		{"truncated", good[:s.Dir+5], "truncated"},
+		{"no footer", good[:len(good)-footerLen], "truncated in the footer"},
 	}
 	for _, c := range cases {
 		for _, keys := range [][]uint64{{key}, allBuckets(s.Bits)} {
@@ -213,6 +263,69 @@ func TestKeyFileDamage(t *testing.T) {
 	}
 }
 
+// TestKeyFileForeign: a key file whose footer is not the CRC-32C its
+// manifest entry records (another partition file of the same size), or
+// one of version 3 (no footer) where the entry says its generation's
+// files have one, is refused at its first lookup with ErrForeign naming
+// it; a version 3 key file where none is expected looks up as before.
+func TestKeyFileForeign(t *testing.T) {
+	es := randomEntries(rand.New(rand.NewPCG(5, 6)), 3000, 0, 0)
+	key := es[KindBand][17].Key
+	write := func(es [Kinds][]KeyEntry) ([]byte, KeyFile) {
+		var buf bytes.Buffer
+		f, err := WriteKeyFile(&buf, 0, 0, &es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes(), f
+	}
+	good, f := write(es)
+	es[KindExact][0].Ord ^= 1 // same size: a record number of one bit less or more
+	other, o := write(es)
+	if len(other) != len(good) || o.CRC32C == f.CRC32C {
+		t.Fatalf("the other key file: %d bytes, CRC-32C %08x; want %d and not %08x", len(other), o.CRC32C, len(good), f.CRC32C)
+	}
+	// Version 3: no footer, the header's version and checksum.
+	old := slices.Clone(good[:len(good)-footerLen])
+	binary.LittleEndian.PutUint32(old[8:], 3)
+	binary.LittleEndian.PutUint32(old[20:], crc32.Checksum(old[:20], castagnoli))
+	oldF := f
+	oldF.Bytes, oldF.CRC32C, oldF.Footer = int64(len(old)), crc32.Checksum(old, castagnoli), false
+	if err := oldF.check(0); err != nil {
+		t.Fatal(err)
+	}
+	withFooter := oldF
+	withFooter.Footer = true
+	for _, c := range []struct {
+		name string
+		b    []byte
+		f    KeyFile
+		msg  string
+	}{
+		{"same size, other content", other, f, fmt.Sprintf("its footer gives CRC-32C %08x, the manifest %08x", o.CRC32C, f.CRC32C)},
+		{"version 3 where a footer is listed", old, withFooter, "a key file of version 3, without the footer the files of its generation have"},
+		{"version 3", old, oldF, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ka := NewKeyFileAt(bytes.NewReader(c.b), "idx/keys-00000.bin", c.f, 0)
+			found := 0
+			err := ka.Lookup(KindBand, []uint64{key}, func(int, *KeyEntry) error { found++; return nil })
+			if c.msg == "" {
+				if err != nil || found == 0 {
+					t.Fatalf("%v, %d entries found", err, found)
+				}
+				return
+			}
+			if !errors.Is(err, ErrForeign) || !strings.Contains(err.Error(), c.msg) || !strings.HasPrefix(err.Error(), "index key file idx/keys-00000.bin: ") {
+				t.Fatalf("got %v, want an ErrForeign naming the file and %q", err, c.msg)
+			}
+			if found > 0 || ka.Read > keyHeaderLen+footerLen {
+				t.Fatalf("a foreign key file: %d entries found, %d bytes read", found, ka.Read)
+			}
+		})
+	}
+}
+
 // allBuckets returns a band key in each bucket of bits bucket bits, for a
 // lookup that reads the whole section.
 func allBuckets(bits int) []uint64 {
@@ -224,7 +337,8 @@ func allBuckets(bits int) []uint64 {
 }
 
 // FuzzKeyFile: any bytes in place of a key file either look up or fail
-// with an error wrapping ErrCorrupt or ErrVersion; never a panic.
+// with an error wrapping ErrCorrupt, ErrVersion or ErrForeign; never a
+// panic.
 func FuzzKeyFile(f *testing.F) {
 	es := randomEntries(rand.New(rand.NewPCG(7, 8)), 100, 0, 0)
 	var buf bytes.Buffer
@@ -245,8 +359,8 @@ func FuzzKeyFile(f *testing.F) {
 		ka := NewKeyFileAt(bytes.NewReader(b), "fuzz", kf, 0)
 		for kind := range Kinds {
 			err := ka.Lookup(kind, keys[kind], func(int, *KeyEntry) error { return nil })
-			if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrVersion) {
-				t.Fatalf("error %v wraps neither ErrCorrupt nor ErrVersion", err)
+			if err != nil && !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrVersion) && !errors.Is(err, ErrForeign) {
+				t.Fatalf("error %v wraps none of ErrCorrupt, ErrVersion and ErrForeign", err)
 			}
 		}
 	})

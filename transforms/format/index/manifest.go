@@ -28,6 +28,9 @@ type Shard struct {
 	// Gen is the number of the generation that holds the shard (in
 	// Manifest.Shards, the flattened list).
 	Gen int `json:"-"`
+	// Footer: the shard ends with its CRC-32C (a generation of version 5
+	// or later): a reader refuses one without (ErrForeign).
+	Footer bool `json:"-"`
 }
 
 // A Generation is the immutable files one job wrote in one directory:
@@ -35,7 +38,14 @@ type Shard struct {
 type Generation struct {
 	// Dir is the generation's directory: "" for the directory of the
 	// manifest itself, otherwise an absolute path or a URL.
-	Dir       string `json:"dir"`
+	Dir string `json:"dir"`
+	// Version is the version of the manifest the generation's job wrote:
+	// from 5, its files end with their CRC-32C (Shard.Footer). Config is
+	// the settings it was built with, the manifest's own (Manifest.Config)
+	// in an index that opens. Manifests before version 5 record neither:
+	// ParseManifest sets them to the manifest's.
+	Version   int    `json:"version"`
+	Config    Config `json:"config"`
 	Documents int64  `json:"documents"`
 	// PartitionBits: the key runs partition the keys by their top
 	// PartitionBits bits (of 64 for exact keys, wire.KeyBits for the
@@ -43,11 +53,12 @@ type Generation struct {
 	PartitionBits int       `json:"partition_bits"`
 	Shards        []Shard   `json:"shards"`
 	Keys          []KeyFile `json:"keys"` // by partition; a partition without keys has none
-	// Fingerprint identifies the generation's files (ComputeFingerprint). The
-	// manifest a generation's job wrote records it, and so does every
-	// manifest that lists the generation since; an index opens only if
-	// they agree (indexing.OpenIndex). Manifests of version 3 lack it:
-	// ParseManifest computes it from the lists.
+	// Fingerprint identifies the generation's files and settings
+	// (ComputeFingerprint). The manifest a generation's job wrote records
+	// it, and so does every manifest that lists the generation since; an
+	// index opens only if they agree (indexing.OpenIndex). Manifests of
+	// version 3 lack it, those of version 4 record one of the files alone:
+	// ParseManifest checks that one and computes this one from the lists.
 	Fingerprint string `json:"fingerprint,omitempty"`
 
 	// Path is Dir resolved against the manifest's directory (set by the
@@ -70,9 +81,15 @@ type Manifest struct {
 }
 
 // NewManifest returns the manifest of the generations gens (in order),
-// with their fingerprints.
+// with their fingerprints. A generation without a version is one this
+// job wrote: it gets Version and the settings cfg.
 func NewManifest(cfg Config, gens []Generation) Manifest {
 	m := Manifest{Format: FormatName, Version: Version, Config: cfg, Generations: gens}
+	for g := range m.Generations {
+		if gen := &m.Generations[g]; gen.Version == 0 {
+			gen.Version, gen.Config = Version, cfg
+		}
+	}
 	m.flatten()
 	for g := range m.Generations {
 		m.Generations[g].Fingerprint = m.Generations[g].ComputeFingerprint()
@@ -80,15 +97,34 @@ func NewManifest(cfg Config, gens []Generation) Manifest {
 	return m
 }
 
-// ComputeFingerprint returns the fingerprint of the generation's files: the
-// first 16 bytes, in hex, of the SHA-256 of its partition bits and, for
-// each shard, its name, record count, size and CRC-32C, and for each key
-// file, its name, partition, size, CRC-32C and sections (see
-// docs/INDEX_FORMAT.md). The CRC-32C of a file is that of all its bytes,
-// computed as it is written, so that the fingerprint changes with any
-// file's contents without reading the files; it holds no path or time.
+// ComputeFingerprint returns the fingerprint of the generation's files and
+// settings: the first 16 bytes, in hex, of the SHA-256 of its version, its
+// config (as compact JSON), its partition bits and, for each shard, its
+// name, record count, size and CRC-32C, and for each key file, its name,
+// partition, size, CRC-32C and sections (see docs/INDEX_FORMAT.md). The
+// CRC-32C of a file is that of all its bytes before its footer (all its
+// bytes before version 5), computed as it is written, so that the
+// fingerprint changes with any file's contents without reading the
+// files; it holds no path or time.
 func (gen *Generation) ComputeFingerprint() string {
-	b := []byte("neardup-generation\n")
+	cfg, err := json.Marshal(gen.Config)
+	if err != nil { // a Config always marshals
+		panic(err)
+	}
+	b := []byte("neardup-generation-5\n")
+	b = binary.AppendUvarint(b, uint64(gen.Version))
+	b = binary.AppendUvarint(b, uint64(len(cfg)))
+	b = append(b, cfg...)
+	return gen.fingerprint(b)
+}
+
+// fingerprintV4 is the fingerprint a version 4 manifest records: that of
+// the files alone.
+func (gen *Generation) fingerprintV4() string { return gen.fingerprint([]byte("neardup-generation\n")) }
+
+// fingerprint returns the fingerprint of b followed by the generation's
+// lists.
+func (gen *Generation) fingerprint(b []byte) string {
 	b = binary.AppendUvarint(b, uint64(gen.PartitionBits))
 	b = binary.AppendUvarint(b, uint64(len(gen.Shards)))
 	for _, s := range gen.Shards {
@@ -120,13 +156,20 @@ func (gen *Generation) ComputeFingerprint() string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// flatten sets Shards, the generations' documents and Documents.
+// flatten sets Shards, the generations' documents and Documents, and
+// the files' Footer.
 func (m *Manifest) flatten() {
 	m.Shards, m.Documents = nil, 0
 	for g := range m.Generations {
 		gen := &m.Generations[g]
 		gen.Documents = 0
-		for _, s := range gen.Shards {
+		footer := gen.Version >= 5
+		for i := range gen.Keys {
+			gen.Keys[i].Footer = footer
+		}
+		for i := range gen.Shards {
+			gen.Shards[i].Footer = footer
+			s := gen.Shards[i]
 			s.Gen = g
 			gen.Documents += s.Records
 			m.Shards = append(m.Shards, s)
@@ -152,11 +195,13 @@ type manifestV2 struct {
 
 // ParseManifest decodes and checks index.json read from where: its counts
 // (the manifest's, each generation's, the exact keys of each generation's
-// key files), that no generation is listed twice, and each generation's
-// fingerprint against its lists. A version 3 manifest, which has no
-// fingerprints, gets them computed from its lists. A version 2 manifest
-// reads as one generation without key runs, with Version 2: only a
-// compaction reads it (CompactCommand).
+// key files), that each generation's settings are the config, that no
+// generation is listed twice, and each generation's fingerprint against
+// its version, settings and lists. The generations of a version 3 or 4
+// manifest get its version and settings and fingerprints computed from
+// them (a version 4 manifest's fingerprints, of the files alone, are
+// checked first). A version 2 manifest reads as one generation without
+// key runs, with Version 2: only a compaction reads it (CompactCommand).
 func ParseManifest(b []byte, where string) (*Manifest, error) {
 	// The format and version come first, so that a manifest of another
 	// version fails with ErrVersion whatever else it holds.
@@ -200,47 +245,76 @@ func ParseManifest(b []byte, where string) (*Manifest, error) {
 	return &m, nil
 }
 
-// OwnFingerprint returns the fingerprint of the generation in the
+// OwnGeneration returns the fingerprint of the generation in the
 // directory of the manifest b read from where (the generation whose dir
-// is ""): as recorded, in a manifest of this version, without decoding
-// the generations' lists; computed from its lists (ParseManifest) in one
-// of version 3.
-func OwnFingerprint(b []byte, where string) (string, error) {
+// is "") and the manifest's settings: as recorded, in a manifest of this
+// version, without decoding the generations' lists (a generation's
+// settings other than the config are an error, as in ParseManifest);
+// through ParseManifest in one of an earlier version.
+func OwnGeneration(b []byte, where string) (string, Config, error) {
 	var light struct {
 		Format      string `json:"format"`
 		Version     int    `json:"version"`
+		Config      Config `json:"config"`
 		Generations []struct {
 			Dir         string `json:"dir"`
+			Config      Config `json:"config"`
 			Fingerprint string `json:"fingerprint"`
 		} `json:"generations"`
 	}
 	if err := json.Unmarshal(b, &light); err != nil || light.Format != FormatName || light.Version != Version {
 		m, err := ParseManifest(b, where)
 		if err != nil {
-			return "", err
+			return "", Config{}, err
 		}
 		for _, gen := range m.Generations {
 			if gen.Dir == "" {
-				return gen.Fingerprint, nil
+				return gen.Fingerprint, m.Config, nil
 			}
 		}
-		return "", fmt.Errorf("%s: %w: no generation in its own directory", where, ErrCorrupt)
+		return "", Config{}, fmt.Errorf("%s: %w: no generation in its own directory", where, ErrCorrupt)
 	}
-	for _, gen := range light.Generations {
-		if gen.Dir == "" {
-			return gen.Fingerprint, nil
+	for g, gen := range light.Generations {
+		if gen.Dir != "" {
+			continue
 		}
+		if err := settingsDiffer(light.Config, gen.Config); err != nil {
+			return "", Config{}, fmt.Errorf("%s: %w: generation %d (): %v", where, ErrCorrupt, g, err)
+		}
+		return gen.Fingerprint, light.Config, nil
 	}
-	return "", fmt.Errorf("%s: %w: no generation in its own directory", where, ErrCorrupt)
+	return "", Config{}, fmt.Errorf("%s: %w: no generation in its own directory", where, ErrCorrupt)
+}
+
+// settingsDiffer is an error naming the settings of a generation, gen,
+// that differ from its manifest's config, cfg; nil if none.
+func settingsDiffer(cfg, gen Config) error {
+	if d := cfg.DiffNamed(gen, "config", "generation"); len(d) > 0 {
+		return fmt.Errorf("its settings are not the manifest's config (%s): the config was edited, or the generation is of another index", strings.Join(d, "; "))
+	}
+	return nil
 }
 
 // check checks the generations of a decoded manifest and flattens it.
+// The generations of a manifest before version 5 get its version and
+// settings, and fingerprints of this version.
 func (m *Manifest) check() error {
 	own := 0
 	dirs := map[string]int{}     // by the directory's cleaned path
 	contents := map[string]int{} // by fingerprint, generations with documents
 	for g := range m.Generations {
 		gen := &m.Generations[g]
+		switch {
+		case m.Version < 5 && (gen.Version != 0 || gen.Config != Config{}):
+			return fmt.Errorf("generation %d (%s): a version or config in a version %d manifest", g, gen.Dir, m.Version)
+		case m.Version < 5:
+			gen.Version, gen.Config = m.Version, m.Config
+		case gen.Version < 3 || gen.Version > m.Version:
+			return fmt.Errorf("generation %d (%s): version %d out of [3, %d]", g, gen.Dir, gen.Version, m.Version)
+		}
+		if err := settingsDiffer(m.Config, gen.Config); err != nil {
+			return fmt.Errorf("generation %d (%s): %v", g, gen.Dir, err)
+		}
 		if gen.Dir == "" {
 			own++
 		} else if !strings.HasPrefix(gen.Dir, "/") && !strings.Contains(gen.Dir, "://") {
@@ -281,11 +355,12 @@ func (m *Manifest) check() error {
 		switch {
 		case m.Version == 3 && gen.Fingerprint != "":
 			return fmt.Errorf("generation %d (%s): a fingerprint in a version 3 manifest", g, gen.Dir)
-		case m.Version == 3:
-			gen.Fingerprint = fp
-		case gen.Fingerprint != fp:
-			return fmt.Errorf("generation %d (%s): fingerprint %q, but its lists of files give %s", g, gen.Dir, gen.Fingerprint, fp)
+		case m.Version == 4 && gen.Fingerprint != gen.fingerprintV4():
+			return fmt.Errorf("generation %d (%s): fingerprint %q, but its lists of files give %s", g, gen.Dir, gen.Fingerprint, gen.fingerprintV4())
+		case m.Version >= 5 && gen.Fingerprint != fp:
+			return fmt.Errorf("generation %d (%s): fingerprint %q, but its version, settings and lists of files give %s", g, gen.Dir, gen.Fingerprint, fp)
 		}
+		gen.Fingerprint = fp
 		if gen.Documents > 0 {
 			if d, ok := contents[fp]; ok {
 				return fmt.Errorf("generations %d (%s) and %d (%s) are the same files (fingerprint %s): a generation listed twice",
@@ -307,6 +382,7 @@ func CleanDir(dir string) string {
 	return path.Clean(dir)
 }
 
+// check checks the generation's lists, of a manifest of version.
 func (gen *Generation) check(version int) error {
 	for i, s := range gen.Shards {
 		if s.Name != ShardName(i) {
@@ -323,7 +399,9 @@ func (gen *Generation) check(version int) error {
 		return fmt.Errorf("partition bits %d out of [0, %d]", gen.PartitionBits, MaxPartitionBits)
 	}
 	last := -1
-	for _, k := range gen.Keys {
+	for i := range gen.Keys {
+		k := &gen.Keys[i]
+		k.Footer = gen.Version >= 5
 		if k.Partition <= last || k.Partition >= 1<<gen.PartitionBits || k.Name != KeyFileName(k.Partition) {
 			return fmt.Errorf("key file %q of partition %d out of order or range", k.Name, k.Partition)
 		}

@@ -46,10 +46,30 @@ func testChain(t testing.TB) Manifest {
 	return NewManifest(cfg, []Generation{g0, g1})
 }
 
-// TestManifestDamage: a manifest whose generations, counts or fingerprints
-// do not hold together is refused with an error naming what does not
-// hold; one of version 3 (no fingerprints) reads with the fingerprints of
-// its lists.
+// downgrade makes m a manifest of version v (3 or 4) of the same files
+// as that version wrote them: generations without version or settings,
+// key files without footers, fingerprints of the files alone (version 4)
+// or none (version 3).
+func downgrade(m *Manifest, v int) {
+	m.Version = v
+	for g := range m.Generations {
+		gen := &m.Generations[g]
+		gen.Version, gen.Config = 0, Config{}
+		for k := range gen.Keys {
+			gen.Keys[k].Bytes -= footerLen
+		}
+		gen.Fingerprint = ""
+		if v == 4 {
+			gen.Fingerprint = gen.fingerprintV4()
+		}
+	}
+}
+
+// TestManifestDamage: a manifest whose generations, settings, counts or
+// fingerprints do not hold together is refused with an error naming what
+// does not hold; one of version 3 (no fingerprints) or 4 (fingerprints of
+// the files alone) reads with the fingerprints of its version, settings
+// and lists.
 func TestManifestDamage(t *testing.T) {
 	good := testChain(t)
 	for _, gen := range good.Generations {
@@ -113,19 +133,57 @@ func TestManifestDamage(t *testing.T) {
 		}, "documents 10, but the shards hold 9"},
 		{"shard checksum changed", func(m *Manifest) {
 			m.Generations[0].Shards[0].CRC32C++
-		}, `generation 0 (/idx/g0): fingerprint "` + good.Generations[0].Fingerprint + `", but its lists of files give `},
+		}, `generation 0 (/idx/g0): fingerprint "` + good.Generations[0].Fingerprint + `", but its version, settings and lists of files give `},
 		{"key file checksum changed", func(m *Manifest) {
 			m.Generations[1].Keys[0].CRC32C++
-		}, `generation 1 (): fingerprint "` + good.Generations[1].Fingerprint + `", but its lists of files give `},
+		}, `generation 1 (): fingerprint "` + good.Generations[1].Fingerprint + `", but its version, settings and lists of files give `},
 		{"fingerprint changed", func(m *Manifest) {
 			m.Generations[1].Fingerprint = strings.Repeat("0", 32)
-		}, `generation 1 (): fingerprint "00000000000000000000000000000000", but its lists of files give ` + good.Generations[1].Fingerprint},
+		}, `generation 1 (): fingerprint "00000000000000000000000000000000", but its version, settings and lists of files give ` + good.Generations[1].Fingerprint},
 		{"no fingerprint", func(m *Manifest) {
 			m.Generations[0].Fingerprint = ""
-		}, `generation 0 (/idx/g0): fingerprint "", but its lists of files give ` + good.Generations[0].Fingerprint},
+		}, `generation 0 (/idx/g0): fingerprint "", but its version, settings and lists of files give ` + good.Generations[0].Fingerprint},
 		{"fingerprint in version 3", func(m *Manifest) {
-			m.Version = 3
+			downgrade(m, 3)
+			m.Generations[0].Fingerprint = good.Generations[0].Fingerprint
 		}, "generation 0 (/idx/g0): a fingerprint in a version 3 manifest"},
+		{"version 4 fingerprint changed", func(m *Manifest) {
+			downgrade(m, 4)
+			m.Generations[1].Fingerprint = good.Generations[1].Fingerprint
+		}, `generation 1 (): fingerprint "` + good.Generations[1].Fingerprint + `", but its lists of files give `},
+		{"generation settings in version 4", func(m *Manifest) {
+			m.Version = 4
+		}, "generation 0 (/idx/g0): a version or config in a version 4 manifest"},
+		{"generation of version 2", func(m *Manifest) {
+			m.Generations[0].Version = 2
+			refresh(m)
+		}, "generation 0 (/idx/g0): version 2 out of [3, 5]"},
+		{"generation of a newer version", func(m *Manifest) {
+			m.Generations[1].Version = Version + 1
+			refresh(m)
+		}, fmt.Sprintf("generation 1 (): version %d out of [3, 5]", Version+1)},
+		// A generation of another index, built with other settings, its
+		// entry and fingerprint copied along.
+		{"generation of other settings", func(m *Manifest) {
+			m.Generations[0].Config.Containment, m.Generations[0].Config.ContainMinSize = 0.8, 10
+			refresh(m)
+		}, "generation 0 (/idx/g0): its settings are not the manifest's config (containment: config 0, generation 0.8): the config was edited, or the generation is of another index"},
+		{"config edited", func(m *Manifest) {
+			m.Config.Threshold = 0.9
+		}, "generation 0 (/idx/g0): its settings are not the manifest's config (threshold: config 0.9, generation 0.8)"},
+		{"config and the generations' settings edited", func(m *Manifest) {
+			m.Config.Shingle = 4
+			for g := range m.Generations {
+				m.Generations[g].Config.Shingle = 4
+			}
+		}, `generation 0 (/idx/g0): fingerprint "` + good.Generations[0].Fingerprint + `", but its version, settings and lists of files give `},
+		{"generation without settings", func(m *Manifest) {
+			m.Generations[1].Config = Config{}
+		}, "generation 1 (): its settings are not the manifest's config (tokens: config char, generation ; shingle: config 5, generation 0; "},
+		{"key file without its footer", func(m *Manifest) {
+			m.Generations[1].Keys[0].Bytes -= footerLen
+			refresh(m)
+		}, "generation 1 (): key file keys-00000.bin: sections end at "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -142,34 +200,55 @@ func TestManifestDamage(t *testing.T) {
 		})
 	}
 
-	// Version 3: no fingerprints; they are computed from the lists.
-	v3 := testChain(t)
-	v3.Version = 3
-	for g := range v3.Generations {
-		v3.Generations[g].Fingerprint = ""
-	}
-	b, err := json.Marshal(v3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ParseManifest(b, "x/index.json")
-	if err != nil {
-		t.Fatalf("version 3: %v", err)
-	}
-	for g, gen := range m.Generations {
-		if gen.Fingerprint != good.Generations[g].Fingerprint {
-			t.Errorf("version 3: generation %d: fingerprint %q, want %q", g, gen.Fingerprint, good.Generations[g].Fingerprint)
+	// Versions 3 and 4: the generations get the manifest's version and
+	// settings, and the fingerprints of them and their lists; their files
+	// have no footers.
+	for _, v := range []int{3, 4} {
+		old := testChain(t)
+		downgrade(&old, v)
+		b, err := json.Marshal(old)
+		if err != nil {
+			t.Fatal(err)
 		}
+		m, err := ParseManifest(b, "x/index.json")
+		if err != nil {
+			t.Fatalf("version %d: %v", v, err)
+		}
+		for g, gen := range m.Generations {
+			want := old.Generations[g]
+			want.Version, want.Config = v, good.Config
+			if gen.Version != v || gen.Config != good.Config || gen.Fingerprint != want.ComputeFingerprint() || gen.Fingerprint == good.Generations[g].Fingerprint {
+				t.Errorf("version %d: generation %d: version %d, config %+v, fingerprint %q; want %d, the manifest's, %q", v, g, gen.Version, gen.Config, gen.Fingerprint, v, want.ComputeFingerprint())
+			}
+			if gen.Shards[0].Footer || gen.Keys[0].Footer || m.Shards[0].Footer {
+				t.Errorf("version %d: generation %d: files with footers", v, g)
+			}
+		}
+	}
+	m, _ := ParseManifest(must(good.Marshal()), "x/index.json")
+	if !m.Shards[0].Footer || !m.Generations[1].Keys[0].Footer {
+		t.Error("version 5: files without footers")
 	}
 }
 
-// TestFingerprint: the fingerprint follows every value of the files' lists
-// it covers, and none it does not (the sources' sizes and times, which a
-// command records after the files are written).
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestFingerprint: the fingerprint follows the version, the settings and
+// every value of the files' lists it covers, and none it does not (the
+// sources' sizes and times, which a command records after the files are
+// written).
 func TestFingerprint(t *testing.T) {
 	base := testGeneration(t, 3, 4)
 	fp := base.ComputeFingerprint()
 	changes := map[string]func(g *Generation){
+		"version":         func(g *Generation) { g.Version++ },
+		"containment":     func(g *Generation) { g.Config.Containment = 0.8 },
+		"shingle":         func(g *Generation) { g.Config.Shingle = 4 },
 		"partition bits":  func(g *Generation) { g.PartitionBits++ },
 		"shard name":      func(g *Generation) { g.Shards[1].Name = ShardName(2) },
 		"shard records":   func(g *Generation) { g.Shards[0].Records++ },
@@ -212,13 +291,12 @@ func FuzzManifest(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(b)
-	v3 := testChain(f)
-	v3.Version = 3
-	for g := range v3.Generations {
-		v3.Generations[g].Fingerprint = ""
+	for _, v := range []int{3, 4} {
+		old := testChain(f)
+		downgrade(&old, v)
+		b, _ := json.Marshal(old)
+		f.Add(b)
 	}
-	b3, _ := json.Marshal(v3)
-	f.Add(b3)
 	f.Add([]byte(`{"format":"neardup-index","version":2,"config":{},"documents":1,"shards":[{"name":"index-00000.bin","records":1,"bytes":9}]}`))
 	f.Add([]byte(`{"format":"neardup-index","version":4,"generations":[{"dir":"/a"},{"dir":"/a/"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -274,38 +352,47 @@ func FuzzManifest(f *testing.F) {
 	})
 }
 
-// TestOwnFingerprint: the fingerprint of a manifest's own generation, as
-// recorded (version 4, even if its lists say otherwise: the listing
-// manifest checked those) or computed (version 3); an error without one.
-func TestOwnFingerprint(t *testing.T) {
+// TestOwnGeneration: the fingerprint of a manifest's own generation and
+// the manifest's settings, as recorded (version 5, even if its lists say
+// otherwise: the listing manifest checked those) or computed (versions 3
+// and 4); an error without one, or with an own generation of other
+// settings.
+func TestOwnGeneration(t *testing.T) {
 	m := testChain(t)
 	want := m.Generations[1].Fingerprint
 	b, _ := json.Marshal(m)
-	if got, err := OwnFingerprint(b, "x"); err != nil || got != want {
-		t.Errorf("version 4: %q, %v; want %q", got, err, want)
+	if got, cfg, err := OwnGeneration(b, "x"); err != nil || got != want || cfg != m.Config {
+		t.Errorf("version 5: %q, %+v, %v; want %q and the config", got, cfg, err, want)
 	}
 	m.Generations[1].Fingerprint = "recorded"
 	b, _ = json.Marshal(m)
-	if got, err := OwnFingerprint(b, "x"); err != nil || got != "recorded" {
-		t.Errorf("version 4, as recorded: %q, %v; want %q", got, err, "recorded")
+	if got, _, err := OwnGeneration(b, "x"); err != nil || got != "recorded" {
+		t.Errorf("version 5, as recorded: %q, %v; want %q", got, err, "recorded")
 	}
 	m = testChain(t)
-	m.Version = 3
-	for g := range m.Generations {
-		m.Generations[g].Fingerprint = ""
-	}
+	m.Config.Containment = 0.9
 	b, _ = json.Marshal(m)
-	if got, err := OwnFingerprint(b, "x"); err != nil || got != want {
-		t.Errorf("version 3: %q, %v; want %q", got, err, want)
+	if _, _, err := OwnGeneration(b, "x"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "x: index: corrupt: generation 1 (): its settings are not the manifest's config (containment: config 0.9, generation 0)") {
+		t.Errorf("config edited: %v", err)
+	}
+	for _, v := range []int{3, 4} {
+		m = testChain(t)
+		downgrade(&m, v)
+		gen := m.Generations[1]
+		gen.Version, gen.Config = v, m.Config
+		b, _ = json.Marshal(m)
+		if got, cfg, err := OwnGeneration(b, "x"); err != nil || got != gen.ComputeFingerprint() || cfg != m.Config {
+			t.Errorf("version %d: %q, %+v, %v; want %q and the config", v, got, cfg, err, gen.ComputeFingerprint())
+		}
 	}
 	m = testChain(t)
 	m.Generations = m.Generations[:1]
 	m.Documents = m.Generations[0].Documents
 	b, _ = json.Marshal(m)
-	if got, err := OwnFingerprint(b, "x"); err == nil || !strings.Contains(err.Error(), "x: index: corrupt: no generation in its own directory") {
+	if got, _, err := OwnGeneration(b, "x"); err == nil || !strings.Contains(err.Error(), "x: index: corrupt: no generation in its own directory") {
 		t.Errorf("no own generation: %q, %v", got, err)
 	}
-	if _, err := OwnFingerprint([]byte(`{"format":"neardup-index","version":1}`), "x"); !errors.Is(err, ErrVersion) {
+	if _, _, err := OwnGeneration([]byte(`{"format":"neardup-index","version":1}`), "x"); !errors.Is(err, ErrVersion) {
 		t.Errorf("version 1: %v, want ErrVersion", err)
 	}
 }

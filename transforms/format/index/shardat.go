@@ -19,13 +19,12 @@ type ShardAt struct {
 }
 
 // NewShardAt returns the reader of the shard s (its manifest entry) in ra;
-// name names it in errors. It reads the shard's header.
+// name names it in errors. It reads the shard's header and, from version
+// 6, its footer: a shard whose footer is not the CRC-32C the manifest
+// records, or one without a footer where s says it has one, is
+// ErrForeign, so that no record of another file is read for s.
 func NewShardAt(ra io.ReaderAt, name string, s Shard) (*ShardAt, error) {
 	sa := &ShardAt{rangedFile: rangedFile{ra: ra, kind: "index shard", name: name, size: s.Bytes}, s: s, blocks: numBlocks(s.Records)}
-	sa.dir = s.Bytes - dirEntry*(sa.blocks+1)
-	if sa.dir < int64(len(magic))+4+trailerLen {
-		return nil, sa.corrupt("%d bytes cannot hold %d records", s.Bytes, s.Records)
-	}
 	h, err := sa.read(0, int64(len(magic))+4, "header")
 	if err != nil {
 		return nil, err
@@ -38,6 +37,25 @@ func NewShardAt(ra io.ReaderAt, name string, s Shard) (*ShardAt, error) {
 		return nil, fmt.Errorf("index shard %s: %w %d (lookups read versions 3 to %d; convert the index with `neardup index compact`)", name, ErrVersion, v, ShardVersion)
 	}
 	sa.version = v
+	sa.dir = s.Bytes - dirEntry*(sa.blocks+1)
+	switch {
+	case v >= footerVersion:
+		sa.dir -= footerLen
+	case s.Footer:
+		return nil, fmt.Errorf("index shard %s: %w (a shard of version %d, without the footer the files of its generation have)", name, ErrForeign, v)
+	}
+	if sa.dir < int64(len(magic))+4+trailerLen {
+		return nil, sa.corrupt("%d bytes cannot hold %d records", s.Bytes, s.Records)
+	}
+	if v >= footerVersion {
+		f, err := sa.read(s.Bytes-footerLen, footerLen, "footer")
+		if err != nil {
+			return nil, err
+		}
+		if err := checkFooter(sa.kind, name, f, s.CRC32C); err != nil {
+			return nil, err
+		}
+	}
 	return sa, nil
 }
 

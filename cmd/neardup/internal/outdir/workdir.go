@@ -16,10 +16,18 @@ const (
 	workDirPrefix = "neardup-work-"
 )
 
+// CompactDirPrefix begins the name of the directory of an index
+// compaction's key entries (MakeWorkDirIn, SweepWorkDirsOf).
+const CompactDirPrefix = "compact-"
+
 // MakeWorkDir creates a work directory in the temporary directory, with
 // its marker.
-func MakeWorkDir() (string, error) {
-	dir, err := os.MkdirTemp("", workDirPrefix)
+func MakeWorkDir() (string, error) { return MakeWorkDirIn(os.TempDir(), workDirPrefix) }
+
+// MakeWorkDirIn creates a work directory in tmp named prefix and a random
+// suffix, with its marker.
+func MakeWorkDirIn(tmp, prefix string) (string, error) {
+	dir, err := os.MkdirTemp(tmp, prefix)
 	if err != nil {
 		return "", err
 	}
@@ -40,8 +48,12 @@ const staleWorkAge = 24 * time.Hour
 // older than staleWorkAge, whose run is of this host and gone (see
 // processAlive). A directory of another host's run (tmp shared, or the
 // host renamed) is left: whether that run is alive cannot be told.
-func SweepWorkDirs(tmp string, now time.Time) {
-	dirs, _ := filepath.Glob(filepath.Join(tmp, workDirPrefix+"*"))
+func SweepWorkDirs(tmp string, now time.Time) { SweepWorkDirsOf(tmp, workDirPrefix, now) }
+
+// SweepWorkDirsOf is SweepWorkDirs of the work directories named prefix
+// and a suffix (MakeWorkDirIn).
+func SweepWorkDirsOf(tmp, prefix string, now time.Time) {
+	dirs, _ := filepath.Glob(filepath.Join(tmp, prefix+"*"))
 	host, _ := os.Hostname()
 	for _, dir := range dirs {
 		marker := filepath.Join(dir, workMarker)
