@@ -1,10 +1,13 @@
 // Package report writes report.html, a self-contained page that shows what a
-// neardup run did: the summary counts, the rejected records by reason with
-// a few samples each, the busy time of each stage, a histogram of cluster
-// sizes and one of pair similarities by method, the largest clusters with
-// their representative's first line, and a sample of pairs with their two
-// texts side by side, the kept side marked and the differing words
-// highlighted.
+// neardup run did: the summary counts, each named in words beside its key
+// in summary.json, the rejected records by reason with a few samples
+// each, the busy time of each stage, a histogram of cluster sizes and one
+// of pair similarities by method, the largest clusters with their
+// representative's first line and each removed member's match (method and
+// similarity), and a sample of pairs with their two texts side by side,
+// the differing words highlighted, each with the pair's own decision: which
+// document was removed for which, or why neither was removed for the other
+// (both kept, or removed for a third document).
 //
 // Write reads only the run's output directory (summary.json, pairs-*.jsonl,
 // clusters-*.jsonl, rejects-*.jsonl) and, for the texts, the JSONL input
@@ -395,17 +398,17 @@ type clusterStats struct {
 	Documents int64
 	Buckets   []int64              // clusters per size bucket
 	Top       []output.ClusterLine // largest first, members cut to ShownMembers
-	// Reps is the representative of the cluster of each wanted document:
-	// the document the run keeps of its cluster.
-	Reps map[string]string
-	want map[string]bool
+	// Fates is what the run did with each wanted document that is in a
+	// cluster (the first cluster that holds it); a wanted document in no
+	// cluster is kept.
+	Fates map[string]fate
+	want  map[string]bool
 }
 
 // scanClusters streams dir's clusters files into a clusterStats, noting the
-// representatives of the clusters of the wanted documents (the first
-// cluster that holds a wanted id).
+// fates of the wanted documents.
 func scanClusters(dir string, want map[string]bool) (*clusterStats, error) {
-	cs := &clusterStats{Reps: map[string]string{}, want: want}
+	cs := &clusterStats{Fates: map[string]fate{}, want: want}
 	err := output.Each(dir, output.KindClusters, func(c *output.ClusterLine) bool { cs.add(c); return true })
 	return cs, wrap(err)
 }
@@ -413,8 +416,8 @@ func scanClusters(dir string, want map[string]bool) (*clusterStats, error) {
 func (cs *clusterStats) add(c *output.ClusterLine) {
 	if len(cs.want) > 0 {
 		for _, m := range c.Members {
-			if _, seen := cs.Reps[m]; cs.want[m] && !seen {
-				cs.Reps[m] = c.Representative
+			if _, seen := cs.Fates[m]; cs.want[m] && !seen {
+				cs.Fates[m] = fateOf(m, c)
 			}
 		}
 	}
@@ -436,6 +439,13 @@ func (cs *clusterStats) add(c *output.ClusterLine) {
 		// last place shown.
 		kept.Members[len(kept.Members)-1] = c.Representative
 	}
+	kept.Removed = nil // those of the members shown
+	for _, r := range c.Removed {
+		if slices.Contains(kept.Members, r.ID) {
+			kept.Removed = append(kept.Removed, r)
+		}
+	}
+	kept.Locations = nil
 	cs.Top = slices.Insert(cs.Top, i, kept)
 	cs.Top = cs.Top[:min(len(cs.Top), TopClusters)]
 }

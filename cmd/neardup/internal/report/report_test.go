@@ -67,15 +67,31 @@ func makeRun(t *testing.T) (dir string, inputs []string) {
 		"pairs-00001.jsonl": jsonLines(t,
 			output.PairLine{A: "d7", B: "d8", Jaccard: 0.9712, Hamming: 2, Method: "minhash"},
 			output.PairLine{A: "d9", B: "d10", Jaccard: 0.66, Hamming: 3, Method: "simhash"},
+			output.PairLine{A: "d12", B: "d11", Jaccard: 1, Hamming: 0, Method: "exact"},
 		),
 		"clusters-00000.jsonl": jsonLines(t,
-			output.ClusterLine{Cluster: "d1", Size: 2, Representative: "d1", Members: []string{"d1", "d2"}},
-			output.ClusterLine{Cluster: "d3", Size: 3, Representative: "d4", Members: []string{"d3", "d4", "d11"}},
+			output.ClusterLine{Cluster: "d1", Size: 2, Representative: "d1", Members: []string{"d1", "d2"},
+				Removed: []output.RemovedMember{{ID: "d2", Method: "minhash", Jaccard: 0.8123, Hamming: 5}}},
+			// d11 and d12 are exact duplicates: d12 is removed through d11.
+			output.ClusterLine{Cluster: "d3", Size: 4, Representative: "d4", Members: []string{"d3", "d4", "d11", "d12"},
+				Removed: []output.RemovedMember{{ID: "d3", Method: "exact", Jaccard: 1}, {ID: "d11", Method: "minhash", Jaccard: 0.91, Hamming: 3},
+					{ID: "d12", Method: "minhash", Jaccard: 0.91, Hamming: 3, Via: "d11"}}},
+			// d5 is removed for d50, not for d6, its pair in the sample.
+			output.ClusterLine{Cluster: "d5", Size: 2, Representative: "d50", Members: []string{"d5", "d50"},
+				Removed: []output.RemovedMember{{ID: "d5", Method: "minhash", Jaccard: 0.85, Hamming: 4}}},
 		),
 		"clusters-00001.jsonl": jsonLines(t,
-			output.ClusterLine{Cluster: "d20", Size: 12, Representative: "d25", Members: []string{"d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"}},
-			output.ClusterLine{Cluster: "d7", Size: 2, Representative: "d7", Members: []string{"d7", "d8"}},
-			output.ClusterLine{Cluster: "d40", Size: 2, Representative: "d41", Members: []string{"d40", "d41"}},
+			output.ClusterLine{Cluster: "d20", Size: 12, Representative: "d25", Members: []string{"d20", "d21", "d22", "d23", "d24", "d25", "d26", "d27", "d28", "d29", "d30", "d31"},
+				Removed: []output.RemovedMember{{ID: "d20", Method: "minhash", Jaccard: 0.9, Hamming: 2}, {ID: "d21", Method: "minhash", Jaccard: 0.9, Hamming: 2},
+					{ID: "d22", Method: "minhash", Jaccard: 0.9, Hamming: 2}, {ID: "d23", Method: "minhash", Jaccard: 0.9, Hamming: 2},
+					{ID: "d24", Method: "minhash", Jaccard: 0.9, Hamming: 2}, {ID: "d26", Method: "containment", Containment: 0.95, Jaccard: 0.41, Hamming: 20},
+					{ID: "d27", Method: "exact", Jaccard: 1}, {ID: "d28", Method: "minhash", Jaccard: 0.9, Hamming: 2},
+					{ID: "d29", Method: "minhash", Jaccard: 0.9, Hamming: 2}, {ID: "d30", Method: "minhash", Jaccard: 0.9, Hamming: 2},
+					{ID: "d31", Method: "minhash", Jaccard: 0.9, Hamming: 2}}},
+			output.ClusterLine{Cluster: "d7", Size: 2, Representative: "d7", Members: []string{"d7", "d8"},
+				Removed: []output.RemovedMember{{ID: "d8", Method: "minhash", Jaccard: 0.9712, Hamming: 2}}},
+			output.ClusterLine{Cluster: "d40", Size: 2, Representative: "d41", Members: []string{"d40", "d41"},
+				Removed: []output.RemovedMember{{ID: "d40", Method: "minhash", Jaccard: 0.88, Hamming: 6}}},
 		),
 	})
 	writeFiles(t, in, map[string]string{
@@ -115,34 +131,49 @@ func TestWrite(t *testing.T) {
 		// counts
 		`<div class="v">12,345</div><div class="n">input records</div>`,
 		`<div class="v">338</div><div class="n">removed · 2.7% of input</div>`,
-		`<div class="v">7</div><div class="n">rejected</div>`,
+		`<div class="v">7</div><div class="n">records rejected</div>`,
+		`<div class="card" title="candidate_pairs in summary.json: pairs that share a block key"><div class="v">40</div><div class="n">candidate pairs checked</div>`,
+		// every count by its name, its key beside it
+		`<tr><td>candidate pairs checked <span class="about">· pairs that share a block key</span></td><td class="num">40</td><td><code class="key" title="candidate_pairs in summary.json">candidate_pairs</code></td></tr>`,
 		`<div class="v">yes</div><div class="n">balanced</div>`,
 		"wall time 12.2 s",
-		"5 clusters covering 21 documents",
-		"5 pairs in pairs-*.jsonl",
+		"6 clusters covering 24 documents",
+		"6 pairs in pairs-*.jsonl",
 		// bars: stages, cluster sizes (2, 3-4, 5-8, 9-16), similarity by method
 		"<title>Signatures: 8.50 s</title>",
-		"<title>size 2: 3 clusters</title>",
+		"<title>size 2: 4 clusters</title>",
 		"<title>size 3–4: 1 clusters</title>",
 		"<title>size 9–16: 1 clusters</title>",
 		"<title>Jaccard [0.80, 0.85), minhash: 2 pairs</title>",
-		"<title>Jaccard [0.95, 1.00], exact: 1 pairs</title>",
+		"<title>Jaccard [0.95, 1.00], exact: 2 pairs</title>",
 		"<title>Jaccard [0.65, 0.70), simhash: 1 pairs</title>",
 		`class="m-simhash"`,
 		// largest cluster first, its representative kept with its first
-		// line (escaped), members cut, the kept one marked
+		// line (escaped), members cut, the kept one marked, each removed
+		// one with the pair that removed it
 		`<td class="num">1</td><td class="num">12</td><td><code>d25</code><span class="kept">kept</span><div class="snippet">First &lt;b&gt;line&lt;/b&gt; here</div></td>`,
-		`<code>d24</code>, <code class="k">d25</code>, <code>d26</code>`,
-		"d27</code> and 4 more",
+		`<div class="member"><code>d24</code> <span class="how">minhash, Jaccard 0.9000, Hamming 2</span></div>
+<div class="member"><code class="k">d25</code> kept</div>
+<div class="member"><code>d26</code> <span class="how">containment 0.9500, Jaccard 0.4100, Hamming 20</span></div>
+<div class="member"><code>d27</code> <span class="how">exact duplicate</span></div>
+<div class="member">and 4 more</div>`,
+		`<div class="member"><code>d12</code> <span class="how">through its exact duplicate <code>d11</code>: minhash, Jaccard 0.9100, Hamming 3</span></div>`,
 		// the representative of a cluster whose text is not in the inputs
 		`<code>d41</code><span class="kept">kept</span><div class="note">text not found in the input files</div>`,
-		// kept and removed sides of the sample pairs: d1 represents its
-		// cluster, d4 represents the cluster of d3
+		// what the run decided about each sample pair, and the badges of
+		// its sides: d2 is removed for d1, d3 for d4, d5 for d50 (not d6),
+		// d11 and d12 for d4; d9 and d10 are in no cluster: kept, as every
+		// document of a pair that nothing was removed for.
+		`<div class="decision"><code>d2</code> removed for <code>d1</code> by this pair; <code>d1</code> kept</div>`,
 		`<code>d1</code><span class="kept">kept</span></div><div class="side b id"><code>d2</code><span class="removed">removed</span>`,
+		`<div class="decision"><code>d3</code> removed for <code>d4</code> by this pair; <code>d4</code> kept</div>`,
 		`<code>d3</code><span class="removed">removed</span></div><div class="side b id"><code>d4</code><span class="kept">kept</span>`,
-		// d5 and d6 are in no cluster: kept, as every document of a pair
-		// that nothing was removed for.
-		`<code>d5</code><span class="kept">kept</span></div><div class="side b id"><code>d6</code><span class="kept">kept</span></div>`,
+		`<div class="decision">neither was removed for the other: <code>d5</code> removed for <code>d50</code> (minhash, Jaccard 0.8500, Hamming 4); <code>d6</code> kept</div>`,
+		`<code>d5</code><span class="removed other">removed for another</span></div><div class="side b id"><code>d6</code><span class="kept">kept</span></div>`,
+		`<div class="decision">neither was removed for the other: both were removed for <code>d4</code>: <code>d12</code> through its exact duplicate <code>d11</code> (minhash, Jaccard 0.9100, Hamming 3); <code>d11</code> (minhash, Jaccard 0.9100, Hamming 3)</div>`,
+		`<code>d12</code><span class="removed other">removed for another</span></div><div class="side b id"><code>d11</code><span class="removed other">removed for another</span></div>`,
+		`<div class="decision">both kept: neither was removed for the other</div>`,
+		`<code>d9</code><span class="kept">kept</span></div><div class="side b id"><code>d10</code><span class="kept">kept</span></div>`,
 		// texts escaped, the difference highlighted
 		"x &lt;script&gt;alert(<mark>1</mark>)&lt;/script&gt; &amp; more",
 		"x &lt;script&gt;alert(<mark>2</mark>)&lt;/script&gt; &amp; more",

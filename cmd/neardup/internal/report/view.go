@@ -80,6 +80,7 @@ func rejectRows(reasons map[string]int64, rejected int64, samples map[string][]o
 type stat struct {
 	Name, Value, Note string
 	Key               string // name in summary.json
+	About             string // what it counts, when the name does not say it all
 }
 
 type legendItem struct{ Class, Name string }
@@ -95,17 +96,22 @@ type topCluster struct {
 }
 
 // member is a document listed in a cluster; Kept is the representative.
+// Match says how a removed member was matched, Via the exact duplicate it
+// was removed through ("" for none).
 type member struct {
-	ID   string
-	Kept bool
+	ID, Via string
+	Kept    bool
+	Match   string
 }
 
 // pairView is one sampled pair with its texts diffed.
 type pairView struct {
 	N               int
 	A, B            string
-	KeptA, KeptB    string // "kept" or "removed"
+	KeptA, KeptB    string   // the badges: badgeKept, badgeRemoved or badgeRemovedOther
+	Decision        sentence // which was removed for which, or why neither was
 	Jaccard, Method string
+	Containment     string // with the contained side, for a containment pair
 	Hamming         int
 	HasText         bool
 	Rows            []row
@@ -114,15 +120,57 @@ type pairView struct {
 }
 
 // headline lists the counts shown first, in this order, by summary key.
-var headline = []struct{ key, name string }{
-	{"input_records", "input records"},
-	{"rejected", "rejected"},
-	{"exact_duplicates", "exact duplicates"},
-	{"candidate_pairs", "candidate pairs"},
-	{"verified_pairs", "verified pairs"},
-	{"clusters", "clusters"},
-	{"kept", "kept"},
-	{"removed", "removed"},
+var headline = []string{
+	output.StatInput, output.StatRejected, output.StatExactDups, output.StatCandidates,
+	output.StatVerified, output.StatClusters, output.StatKept, output.StatRemoved,
+}
+
+// countNames names each count of summary.json as the page shows it: what
+// it counts, and more about it where the name does not say it all.
+var countNames = map[string]struct{ name, about string }{
+	output.StatInput:                         {"input records", "records read from the input files, rejected ones included"},
+	output.StatBytes:                         {"input bytes", "bytes of the input records as decoded"},
+	output.StatRejected:                      {"records rejected", "records that could not be used: see the rejects"},
+	output.StatDocuments:                     {"documents", "records not rejected"},
+	output.StatExactDups:                     {"exact duplicates", "documents whose normalized text another document has"},
+	output.StatSigned:                        {"documents signed", "MinHash and SimHash computed: the documents less their exact duplicates"},
+	output.StatNoShingles:                    {"documents without shingles", "too short to shingle: never near-duplicates"},
+	output.StatTruncated:                     {"documents cut to --max-tokens", "signed and compared on their first tokens"},
+	output.StatKeys:                          {"block keys (candidate buckets joined)", "LSH band and SimHash table keys of all documents"},
+	output.StatBuckets:                       {"buckets of two or more documents", "block keys shared by documents"},
+	output.StatHot:                           {"hot buckets", "buckets too large to compare every pair: each document is compared with a few"},
+	output.StatSkipped:                       {"comparisons skipped in hot buckets", ""},
+	output.StatFar:                           {"SimHash pairs too far apart", "pairs of a SimHash table bucket more than k bits apart, dropped"},
+	output.StatCandidates:                    {"candidate pairs checked", "pairs that share a block key"},
+	output.StatVerified:                      {"verified pairs", "candidate pairs found near-duplicates"},
+	output.StatByEstimate:                    {"verified by the MinHash estimate", ""},
+	output.StatByExact:                       {"verified by exact Jaccard", "of the pairs the estimate could not decide"},
+	output.StatUnsure:                        {"pairs checked by exact Jaccard", "the estimate could not decide them at --confidence"},
+	output.StatClusters:                      {"clusters", "a kept document and the documents removed for it"},
+	output.StatClustered:                     {"documents in clusters", ""},
+	output.StatRemoved:                       {"removed", "documents left out of the deduplicated copy"},
+	output.StatRemainder:                     {"component edges left to the final union-find", "edges of components the star rounds did not settle (--cc-rounds)"},
+	output.StatComponents:                    {"connected components of the pairs", ""},
+	output.StatKept:                          {"kept", "documents written to the deduplicated copy"},
+	output.StatSegments:                      {"segments verified", "the Verify pass's units of work (its parallelism)"},
+	output.StatSignSegments:                  {"segments signed", "the Signatures pass's units of work (its parallelism)"},
+	output.StatReadUnits:                     {"read units", "the Read pass's units of work: a file, or a range of a large one"},
+	output.StatContainmentPairs:              {"containment pairs", "pairs of a document inside another (--containment)"},
+	output.StatRemovedContainment:            {"removed for a containment pair", ""},
+	output.StatContainSmall:                  {"documents too small for containment", "fewer distinct shingles than --containment-min-size"},
+	output.KindPairs + output.LinesSuffix:    {"lines in pairs-*.jsonl", ""},
+	output.KindClusters + output.LinesSuffix: {"lines in clusters-*.jsonl", ""},
+	output.KindRejects + output.LinesSuffix:  {"lines in rejects-*.jsonl", ""},
+}
+
+// countStat is the count key of summary.json of value n, named for the
+// page; a count the page has no name for is named by its key.
+func countStat(key string, n int64) stat {
+	s := stat{Name: strings.ReplaceAll(key, "_", " "), Value: commas(n), Key: key}
+	if c, ok := countNames[key]; ok {
+		s.Name, s.About = c.name, c.about
+	}
+	return s
 }
 
 // methodOrder is the order of match methods in the similarity chart.
@@ -147,16 +195,16 @@ func newView(dir string, sum *output.Summary, ps *pairStats, cs *clusterStats, s
 	v.Sizes = sizeChart(cs.Buckets)
 	v.Sims, v.Legend = simChart(ps.Hist)
 	v.Top = topClusters(cs.Top, texts, note)
-	v.Sample = pairViews(sample, cs.Reps, texts, note == "")
+	v.Sample = pairViews(sample, cs.Fates, texts, note == "")
 	return v
 }
 
 // counts returns the headline counts (with the share removed) and every
 // count of the summary by name.
 func counts(c map[string]int64) (head, all []stat) {
-	for _, h := range headline {
-		s := stat{Name: h.name, Value: commas(c[h.key]), Key: h.key}
-		if h.key == "removed" && c["input_records"] > 0 {
+	for _, key := range headline {
+		s := countStat(key, c[key])
+		if key == output.StatRemoved && c[output.StatInput] > 0 {
 			s.Note = fmt.Sprintf("%.1f%% of input", 100*float64(c["removed"])/float64(c["input_records"]))
 		}
 		head = append(head, s)
@@ -167,7 +215,7 @@ func counts(c map[string]int64) (head, all []stat) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		all = append(all, stat{Name: k, Value: commas(c[k]), Key: k})
+		all = append(all, countStat(k, c[k]))
 	}
 	return head, all
 }
@@ -288,7 +336,11 @@ func topClusters(top []output.ClusterLine, texts map[string]text, note string) [
 	for i, c := range top {
 		tc := topCluster{Rank: i + 1, Cluster: shortID(c.Cluster), Representative: shortID(c.Representative), Size: commas(int64(c.Size))}
 		for _, m := range c.Members {
-			tc.Members = append(tc.Members, member{ID: shortID(m), Kept: m == c.Representative})
+			mv := member{ID: shortID(m), Kept: m == c.Representative}
+			if f := fateOf(m, &c); f.Match != nil {
+				mv.Match, mv.Via = matchText(f.Match), shortID(f.Match.Via)
+			}
+			tc.Members = append(tc.Members, mv)
 		}
 		if more := c.Size - len(c.Members); more > 0 {
 			tc.More = fmt.Sprintf("and %s more", commas(int64(more)))
@@ -320,23 +372,25 @@ func firstLine(s string) string {
 // shortID cuts an id to maxIDBytes for the page.
 func shortID(id string) string { return cutBytes(id, maxIDBytes) }
 
-// keptMark says whether the run kept id, a document of a pair: the
-// representative of a cluster is kept, its other members removed, and a
-// document of a pair in no cluster is kept (nothing was removed for it).
-func keptMark(id string, reps map[string]string) string {
-	if rep, ok := reps[id]; ok && rep != id {
-		return "removed"
-	}
-	return "kept"
-}
-
-// pairViews diffs the texts of the sampled pairs; withText is false when
-// the texts could not be read at all.
-func pairViews(sample []output.PairLine, reps map[string]string, texts map[string]text, withText bool) []pairView {
+// pairViews says what the run decided about each sampled pair (fates are
+// those of its documents in clusters: a document in none is kept) and
+// diffs their texts; withText is false when the texts could not be read
+// at all.
+func pairViews(sample []output.PairLine, fates map[string]fate, texts map[string]text, withText bool) []pairView {
 	out := make([]pairView, len(sample))
 	for i, p := range sample {
-		pv := pairView{N: i + 1, A: shortID(p.A), B: shortID(p.B), KeptA: keptMark(p.A, reps), KeptB: keptMark(p.B, reps),
+		pv := pairView{N: i + 1, A: shortID(p.A), B: shortID(p.B),
 			Jaccard: fmt.Sprintf("%.4f", p.Jaccard), Hamming: p.Hamming, Method: p.Method}
+		pv.Decision, pv.KeptA, pv.KeptB = decision(p.A, p.B, fates[p.A], fates[p.B], p.Method)
+		if p.Method == "containment" {
+			pv.Containment = fmt.Sprintf("%.4f", p.Containment)
+			switch p.Contained {
+			case output.ContainedA:
+				pv.Containment += " (left inside right)"
+			case output.ContainedB:
+				pv.Containment += " (right inside left)"
+			}
+		}
 		ta, okA := texts[p.A]
 		tb, okB := texts[p.B]
 		pv.NoteA, pv.NoteB = textNote(okA, ta), textNote(okB, tb)
