@@ -65,26 +65,50 @@ func truncate(path string) error {
 	return os.Truncate(path, int64(cut))
 }
 
-// TestInputChanged (issue 19, D1, D2): an input file replaced or cut
-// between the first pass and a later one fails the job with an error that
-// names the file, and leaves no deduplicated copy of it and no summary. The
-// change, made by a hook once the first pass has read the file, keeps the
-// file's size and modification time in the first case: only the checksum
-// of what the dedup writer read (the spool holds the other passes' copies)
-// tells. In the second, the signature pass sees the new size.
+// appendLine appends a line to the file at path: it grows, its first
+// bytes as they were.
+func appendLine(path string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString("{\"id\":\"late\",\"text\":\"appended after the first pass\"}\n"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// TestInputChanged (issue 19, D1, D2; issue 54): an input file replaced,
+// cut or grown between the first pass and a later one fails the job with
+// an error that names the file, and leaves no deduplicated copy of it and
+// no summary, with the spool as without. The change, made by a hook once
+// the first pass has read the file, keeps the file's size and modification
+// time in the first case: only the checksum of what the dedup writer read
+// (the spool holds the other passes' copies) tells. In the second, the
+// signature pass sees the new size. A gzipped input's dedup copy is
+// written from its spool copy: that pass checks the input's size and
+// time, as one that reads the input does.
 func TestInputChanged(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		spool  bool
+		sample string // the input changed, a copy of it
 		change func(string) error
 	}{
-		{"reordered, same size and time, read again by the dedup writer", true, reorder},
-		{"truncated, read again by the signature pass", false, truncate},
+		{"reordered, same size and time, read again by the dedup writer", true, sampleFiles[0], reorder},
+		{"truncated, read again by the signature pass", false, sampleFiles[0], truncate},
+		{"gzipped, grown, read again by the dedup writer", false, sampleFiles[1], appendLine},
+		{"gzipped, grown, the dedup writer reading its spool copy", true, sampleFiles[1], appendLine},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			in := filepath.Join(t.TempDir(), "in.jsonl")
-			copyFile(t, sampleFiles[0], in)
-			files := inputs(t, in, sampleFiles[1])
+			in := filepath.Join(t.TempDir(), filepath.Base(tt.sample))
+			copyFile(t, tt.sample, in)
+			other := sampleFiles[1]
+			if tt.sample == other {
+				other = sampleFiles[0]
+			}
+			files := inputs(t, in, other)
 			cfg := job.DefaultConfig()
 			if tt.spool {
 				cfg.Spool = t.TempDir()

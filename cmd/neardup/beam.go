@@ -68,19 +68,20 @@ func localRunner() bool {
 	return r == "prism" || r == "direct"
 }
 
-// expandInputs lists the paths matching comma-separated globs, sorted and
-// without repeats (local paths absolute, URLs as typed), and their total
-// size. A local file reached by several paths (a symbolic link, a linked
-// folder, a hard link: one device and inode) is one input, under the first
-// of its paths in sorted order. A
-// glob that matches nothing is an error, before any work starts. Every
-// path a glob matches is an input, a directory or an unreadable file too:
-// the job reports each of those as one rejected record (not_a_file,
-// unreadable) instead of skipping it silently.
+// expandInputs lists the paths matching comma-separated globs (a comma of
+// a file name written \, see splitInputs), sorted and without repeats
+// (local paths absolute, URLs as typed), and their total size. A local
+// file reached by several paths (a symbolic link, a linked folder, a hard
+// link: one device and inode) is one input, under the first of its paths
+// in sorted order. A glob that matches nothing is an error, before any
+// work starts. Every path a glob matches is an input, a directory or an
+// unreadable file too: the job reports each of those as one rejected
+// record (not_a_file, unreadable) instead of skipping it silently.
 func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 	sizes := map[string]int64{}
 	ids := map[string]fileID{} // of the local regular files
-	for _, glob := range strings.Split(spec, ",") {
+	globs := splitInputs(spec)
+	for _, glob := range globs {
 		glob = strings.TrimSpace(glob)
 		if glob == "" {
 			continue
@@ -105,6 +106,9 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 		}
 		if len(matched) == 0 {
 			fs.Close()
+			if len(globs) > 1 {
+				return nil, 0, fmt.Errorf("--input %q matches no file (commas separate inputs: write a comma in a file name as \\,)", glob)
+			}
 			return nil, 0, fmt.Errorf("--input %q matches no file", glob)
 		}
 		for _, m := range matched {
@@ -143,6 +147,27 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 		return nil, 0, fmt.Errorf("--input %q matches no file", spec)
 	}
 	return files, total, nil
+}
+
+// splitInputs splits the --input spec at its commas, but for a comma
+// written \, which is a comma of the glob: a file name may hold one. Any
+// other backslash is the glob's.
+func splitInputs(spec string) []string {
+	var globs []string
+	var cur strings.Builder
+	for i := 0; i < len(spec); i++ {
+		switch {
+		case spec[i] == '\\' && i+1 < len(spec) && spec[i+1] == ',':
+			cur.WriteByte(',')
+			i++
+		case spec[i] == ',':
+			globs = append(globs, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(spec[i])
+		}
+	}
+	return append(globs, cur.String())
 }
 
 // A fileID is a local file's device and inode: the paths of one file,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/eval/quality"
 )
 
@@ -70,10 +71,11 @@ func evalTo(w io.Writer, args []string) error {
 	if *pairs == "" || *truthPath == "" {
 		return usagef("--pairs and --truth are required (see 'neardup help eval')")
 	}
-	if c := *containment; c != 0 && !(c >= 0.6 && c <= 1) {
-		return usagef("--containment %v out of [0.6, 1] (0: off)", c)
+	if err := plan.CheckContainment(*containment); err != nil {
+		return usageError{err}
 	}
-	r, err := quality.Load(quality.Files{Pairs: *pairs, Truth: *truthPath, Corpus: *corpus, Synthetic: *synthetic}, *threshold, *containment, *minSize)
+	r, err := quality.Load(quality.Files{Pairs: *pairs, Truth: *truthPath, Corpus: *corpus, Synthetic: *synthetic}, *threshold, *containment, *minSize,
+		func(msg string) { fmt.Fprintf(os.Stderr, "neardup eval: warning: %s\n", msg) })
 	if errors.Is(err, quality.ErrNoContainColumns) {
 		return usagef("--truth %v", err)
 	} else if err != nil {

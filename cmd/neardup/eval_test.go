@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,5 +130,41 @@ func TestEvalContainment(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "containment C = 0.80") {
 		t.Errorf("text report:\n%s", out.String())
+	}
+}
+
+// TestEvalUnknownDocuments (issue 54): pairs that name documents in
+// neither --corpus nor --truth get one warning line on stderr, and the
+// report is printed all the same (exit 0); pairs of the corpus get none.
+func TestEvalUnknownDocuments(t *testing.T) {
+	args := evalInputs(t)
+	dir := filepath.Dir(args[3])
+	other := filepath.Join(dir, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "pairs-00000.jsonl"), []byte(`{"a":"p","b":"x1","jaccard":0.9,"method":"minhash"}`+"\n"+
+		`{"a":"x1","b":"x2","jaccard":0.82,"method":"minhash"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		pairs string
+		want  string // the warning; "": none
+	}{
+		{"pairs of the corpus", args[1], ""},
+		{"pairs of another corpus", filepath.Join(other, "pairs-*.jsonl"),
+			`neardup eval: warning: the pairs name 2 of 3 documents in neither --corpus nor --truth ("x1" the first): are they of this corpus?` + "\n"},
+	} {
+		cmd := neardupCmd(nil, &bytes.Buffer{}, append([]string{"eval"}, append(slices.Clone(args), "--pairs", tt.pairs)...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.Output()
+		if code := exitCode(t, err); code != 0 || stderr.String() != tt.want {
+			t.Errorf("%s: exit %d, stderr %q; want 0 and %q", tt.name, code, stderr.String(), tt.want)
+		}
+		if !strings.Contains(string(stdout), "strict P") {
+			t.Errorf("%s: no report on stdout:\n%s", tt.name, stdout)
+		}
 	}
 }

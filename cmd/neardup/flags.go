@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -42,6 +43,7 @@ func parseQuiet(fs *flag.FlagSet, args []string) error {
 	fs.Init(fs.Name(), flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // the error comes back as one line; -h prints usage
 	fs.Usage = func() {}
+	defer decimalInts(fs)()
 	err := fs.Parse(normalizeFlags(fs, args))
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		return flagError(fs, err)
@@ -117,4 +119,60 @@ func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
 	for _, f := range rest {
 		one(f)
 	}
+}
+
+// decimalInts makes every integer flag of fs read its value in decimal
+// only, until the function it returns puts the flags back: package flag
+// reads a base prefix (010 is 8, 0x10 16, 0b10 2) and underscores
+// (1_000), which a count such as --workers 010 should not mean. 010 is
+// 10; a value with a base prefix or an underscore does not parse.
+func decimalInts(fs *flag.FlagSet) (restore func()) {
+	var wrapped []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		switch g.Get().(type) {
+		case int, int64, uint, uint64:
+			f.Value = decimalValue{g}
+			wrapped = append(wrapped, f)
+		}
+	})
+	return func() {
+		for _, f := range wrapped {
+			f.Value = f.Value.(decimalValue).Getter // flag.UnquoteUsage names the type by it
+		}
+	}
+}
+
+// decimalValue is an integer flag's value read in decimal (decimalInts).
+type decimalValue struct{ flag.Getter }
+
+func (v decimalValue) Set(s string) error {
+	var n string
+	switch v.Get().(type) {
+	case uint, uint64:
+		u, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return decimalError(err)
+		}
+		n = strconv.FormatUint(u, 10)
+	default:
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return decimalError(err)
+		}
+		n = strconv.FormatInt(i, 10)
+	}
+	return v.Getter.Set(n) // in range of the flag's type, or its error
+}
+
+// decimalError is the error of a value that does not parse as a decimal
+// integer (package flag puts the value and the flag before it).
+func decimalError(err error) error {
+	if errors.Is(err, strconv.ErrRange) {
+		return errors.New("value out of range")
+	}
+	return errors.New("want a decimal integer")
 }

@@ -118,7 +118,7 @@ func listDir(t *testing.T, dir string) []string {
 
 func TestExpandInputs(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, "a.jsonl", "b.jsonl", "c.tsv")
+	writeFiles(t, dir, "a.jsonl", "b.jsonl", "c.tsv", "x,y.jsonl")
 	if err := os.Mkdir(filepath.Join(dir, "sub.jsonl"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,10 @@ func TestExpandInputs(t *testing.T) {
 		error string // a substring of the error; "" for none
 	}{
 		{"one glob", p("*.tsv"), []string{p("c.tsv")}, 6, ""},
-		{"globs overlap", p("a.*") + " , " + p("*.jsonl"), []string{p("a.jsonl"), p("b.jsonl"), p("sub.jsonl")}, -1, ""},
+		{"globs overlap", p("a.*") + " , " + p("*.jsonl"), []string{p("a.jsonl"), p("b.jsonl"), p("sub.jsonl"), p("x,y.jsonl")}, -1, ""},
+		{"a comma written \\,", p(`x\,y.jsonl`), []string{p("x,y.jsonl")}, 10, ""},
+		{"a comma written \\, in a glob, beside another", p(`*\,*`) + "," + p("a.jsonl"), []string{p("a.jsonl"), p("x,y.jsonl")}, 18, ""},
+		{"a comma not escaped", p("x,y.jsonl"), nil, 0, `--input "` + p("x") + `" matches no file (commas separate inputs: write a comma in a file name as \,)`},
 		{"directory kept, rejected by the job", p("sub*"), []string{p("sub.jsonl")}, -1, ""},
 		{"plain path", p("b.jsonl"), []string{p("b.jsonl")}, 8, ""},
 		{"no match", p("*.csv"), nil, 0, "matches no file"},

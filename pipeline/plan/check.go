@@ -1,11 +1,13 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"strings"
 
+	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
@@ -92,20 +94,41 @@ func checkSimilarity(o *Options, _ Runner) error {
 // after the names (--method) are parsed.
 func checkContainment(o *Options, _ Runner) error {
 	c := &o.Config
+	if err := CheckContainment(c.Containment); err != nil || c.Containment == 0 {
+		return err
+	}
 	switch {
-	case !(c.Containment >= 0 && c.Containment <= 1):
-		return bad("containment", c.Containment, "want a number in (0, 1], or 0 (off)")
-	case c.Containment == 0:
-		return nil
 	case c.Method == verify.SimHash:
 		return fmt.Errorf("--containment %v with --method simhash: containment compares MinHash signatures; use --method both or minhash", c.Containment)
 	case c.ContainMinSize < 1 || c.ContainMinSize > maxContainMinSize:
 		return bad("containment-min-size", c.ContainMinSize, fmt.Sprintf("want 1 to %d", maxContainMinSize))
 	}
 	if _, err := ensemble.NewLevels(c.ContainOptions()); err != nil {
-		return fmt.Errorf("--containment %v with --perms %d: %w", c.Containment, c.Perms, err)
+		var many *ensemble.TooManyBandsError
+		if errors.As(err, &many) {
+			return fmt.Errorf("--containment %v with --perms %d: %d LSH bands, more than the %d a document's containment keys number; use --perms %d (the default, which works with every --containment)",
+				c.Containment, c.Perms, many.Bands, ensemble.MaxBands, job.DefaultConfig().Perms)
+		}
+		return fmt.Errorf("--containment %v with --perms %d: no banding of the containment candidates (%v); use --perms %d (the default, which works with every --containment)",
+			c.Containment, c.Perms, err, job.DefaultConfig().Perms)
 	}
 	return nil
+}
+
+// MinContainment is the smallest --containment: 'neardup eval' scores a
+// run's containment pairs against a truth holding every pair at
+// containment 0.5 or more (scripts/containjoin), and counts those found
+// below C - 0.1 apart, which the truth shows only for C >= 0.6.
+const MinContainment = 0.6
+
+// CheckContainment checks the value c of --containment, as run, audit and
+// eval take it: 0 (off) or a number in [MinContainment, 1]. NaN fails
+// the comparisons.
+func CheckContainment(c float64) error {
+	if c == 0 || c >= MinContainment && c <= 1 {
+		return nil
+	}
+	return bad("containment", c, fmt.Sprintf("want a number in [%v, 1], or 0 (off)", MinContainment))
 }
 
 // checkSignatures checks the permutations, the LSH bands and the SimHash

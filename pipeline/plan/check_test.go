@@ -46,6 +46,12 @@ func TestCheck(t *testing.T) {
 		{"zstd level 19", func(o *Options) { o.Names.Compress, o.Names.CompressLevel = "zstd", "19" }, ""},
 		{"no compression, level 19", func(o *Options) { o.Names.Compress, o.Names.CompressLevel = "none", "19" }, ""},
 		{"best", func(o *Options) { o.Names.CompressLevel = "best" }, ""},
+		{"containment below eval's range", func(o *Options) { o.Config.Containment = 0.5 }, "--containment 0.5: want a number in [0.6, 1], or 0 (off)"},
+		{"containment NaN", func(o *Options) { o.Config.Containment = math.NaN() }, "--containment NaN: want a number in [0.6, 1]"},
+		{"containment 0.6", func(o *Options) { o.Config.Containment = 0.6 }, ""},
+		{"containment 1", func(o *Options) { o.Config.Containment = 1 }, ""},
+		{"containment with too many perms", func(o *Options) { o.Config.Containment, o.Config.Perms = 0.8, 512 },
+			"--containment 0.8 with --perms 512: 569 LSH bands, more than the 255 a document's containment keys number; use --perms 128 (the default"},
 	}
 	for _, tt := range tests {
 		o := defaults()
@@ -72,6 +78,23 @@ func TestSegmentLines(t *testing.T) {
 	for runner, want := range map[string]int{"direct": 1 << 16, "prism": 1 << 16, "flink": 1 << 12, "spark": 1 << 12, "dataflow": 1 << 12} {
 		if got := segmentLines(Runner{Name: runner}); got != want {
 			t.Errorf("--runner %s: %d lines a segment; want %d", runner, got, want)
+		}
+	}
+}
+
+// TestContainmentRange: run and eval take the same --containment values
+// (CheckContainment), and every one of them, by steps of 0.01, works with
+// the default --perms, as the error for too many perms says.
+func TestContainmentRange(t *testing.T) {
+	local := Runner{Name: "direct", Spill: true}
+	for i := 0; i <= 100; i++ {
+		c := float64(i) / 100
+		o := defaults()
+		o.Config.Containment = c
+		err, runErr := CheckContainment(c), Check(&o, local)
+		inRange := c == 0 || c >= MinContainment
+		if (err == nil) != inRange || (runErr == nil) != inRange {
+			t.Errorf("--containment %v: CheckContainment %v, Check %v; want both to accept it: %v", c, err, runErr, inRange)
 		}
 	}
 }

@@ -3,9 +3,11 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
@@ -92,19 +94,57 @@ func (fn *ClusterFn) decide(part int, memberChunks, linkChunks func(*[]byte) boo
 		p.Close()
 		workfiles.Count(workfiles.KindDecide, greedy.TakeSpilledBytes())
 	}()
-	if err := decodeMembers(&fn.In, fn.Work, part, memberChunks, p.AddMember); err != nil {
+	// A spilled write that finds no room fails the decision once the rest
+	// of the partition is counted, for the space it needs.
+	var size greedy.SpillSize
+	var full error
+	add := func(err error) error {
+		if noRoom(err) {
+			full = err
+			return nil
+		}
 		return err
 	}
-	err := fn.In.Each(fn.Work, part, linkChunks, func(c []byte) error {
-		return wire.EachMatch(c, func(l *wire.Match, _ []byte) error { return p.AddLink(l) })
+	err := decodeMembers(&fn.In, fn.Work, part, memberChunks, func(m wire.Member) error {
+		size.Members++
+		size.IDBytes += int64(len(m.ID))
+		if full != nil {
+			return nil
+		}
+		return add(p.AddMember(m))
 	})
 	if err != nil {
 		return err
 	}
-	if err := p.Decide(w.addDecided, w.spilled()); err != nil {
+	err = fn.In.Each(fn.Work, part, linkChunks, func(c []byte) error {
+		return wire.EachMatch(c, func(l *wire.Match, _ []byte) error {
+			size.Links++
+			if full != nil {
+				return nil
+			}
+			return add(p.AddLink(l))
+		})
+	})
+	if err != nil {
 		return err
 	}
+	if full == nil {
+		if err := add(p.Decide(w.addDecided, w.spilled())); err != nil {
+			return err
+		}
+	}
+	if full != nil {
+		var errno syscall.Errno
+		errors.As(full, &errno)
+		return jobfiles.WorkFileError("the decision spilled to disk", scratch, errno, size.Bytes())
+	}
 	return p.Close()
+}
+
+// noRoom reports whether err is a write's that found no room on its disk
+// (or quota).
+func noRoom(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 // clusterWriter batches the cluster lines and removals of a partition.

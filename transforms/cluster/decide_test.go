@@ -2,10 +2,12 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/graph/greedy"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -273,5 +276,47 @@ func TestDecideSpilledObjectStoreWork(t *testing.T) {
 	}
 	if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
 		t.Errorf("the temporary directory holds %v after the decision (%v)", left, err)
+	}
+}
+
+// TestDecideNoSpace (issue 54): a spilled decision that finds no room in
+// the work directory fails with one line naming the directory, about the
+// space the decision needs and TMPDIR, as the other work files do, and
+// leaves nothing there. It needs a 64 KiB tmpfs, so it runs only where it
+// may mount one (as root).
+func TestDecideNoSpace(t *testing.T) {
+	work := t.TempDir()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	if err := syscall.Mount("tmpfs", work, "tmpfs", 0, "size=64k"); err != nil {
+		t.Skipf("mounting a small tmpfs: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(work, 0) })
+	members, links := chain(20_000)
+	need := greedy.NewPartition(true, 1<<40, "")
+	for i := range members {
+		need.AddMember(members[i])
+	}
+	for i := range links {
+		need.AddLink(&links[i])
+	}
+	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: ClusterLines{KeepLongest: true, Locations: true, DecideBytes: 64 << 10}}
+	mc, lc := [][]byte{}, [][]byte{}
+	for i := range members {
+		mc = append(mc, wire.AppendMember(nil, &members[i]))
+	}
+	for i := range links {
+		lc = append(lc, wire.AppendMatch(nil, &links[i]))
+	}
+	err := fn.ProcessElement(context.Background(), 3, jobfiles.IterOf(mc), jobfiles.IterOf(lc),
+		func(int64, []byte) {}, func(int64, []byte) {}, func(string, int64) {})
+	want := fmt.Sprintf("clusters of components partition 3: writing the decision spilled to disk in %s: no space left on device (needs about %s; set TMPDIR to a larger disk)",
+		work, jobfiles.AboutBytes(need.SpillBytes()))
+	if err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("the decision on a full disk: %v\nwant %s", err, want)
+	}
+	if left, err := os.ReadDir(work); err != nil || len(left) > 0 {
+		t.Errorf("the work directory holds %v after the failed decision (%v)", left, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
@@ -22,11 +23,12 @@ import (
 // pass takes the file's fingerprint (see package fingerprint) while it
 // reads it, emits it in the file's output.InputFile (Files.Seen, for the
 // summary) and writes that InputFile to Config.Work (seenName), beside the
-// info shards. A later pass that reads the input itself, rather than its
-// spool copy, reads it there and checks the file against it, so that a
-// file changed between passes fails the job instead of giving outputs of
-// two different files; a pass that finds none (no work directory, a stage
-// tested alone) reads without checking. The file reaches every pass, the
+// info shards. A later pass that reads the input itself reads it there
+// and checks the file against it, so that a file changed between passes
+// fails the job instead of giving outputs of two different files; one
+// that reads its spool copy checks the file's size and modification time
+// (seenFile.checkUnchanged); a pass that finds none (no work directory, a
+// stage tested alone) reads without checking. The file reaches every pass, the
 // exact checks included, without a change to any pass's inputs: a side
 // input there keeps Prism's scheduler busy.
 
@@ -253,6 +255,38 @@ func seekLines(rc io.Reader, path string, lines *record.LineRange) error {
 		return fmt.Errorf("reading %s from byte %d: %w", path, lines.Offset, err)
 	}
 	return nil
+}
+
+// checkUnchanged checks, without reading it, that the input file path
+// still has the size and modification time the first pass saw (s; nil:
+// no check), for a pass that reads its spool copy instead: a file grown,
+// cut or written to since fails it as a pass reading the file does. What
+// the filesystem does not tell is not compared.
+func (s *seenFile) checkUnchanged(ctx context.Context, path string) error {
+	if s == nil || s.unread {
+		return nil
+	}
+	size, mtime := int64(-1), time.Time{}
+	if !strings.Contains(path, "://") {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return &fingerprint.ChangedError{Name: path, Now: "now " + err.Error(), Was: "read it"}
+		}
+		size, mtime = fi.Size(), fi.ModTime()
+	} else {
+		fsys, err := filesystem.New(ctx, path)
+		if err != nil {
+			return fmt.Errorf("opening %s: %w", path, err)
+		}
+		defer fsys.Close()
+		if n, err := fsys.Size(ctx, path); err == nil {
+			size = n
+		}
+		if lm, ok := fsys.(filesystem.LastModifiedGetter); ok {
+			mtime, _ = lm.LastModified(ctx, path)
+		}
+	}
+	return s.fp.CheckStat(path, size, mtime)
 }
 
 // statAgain checks, once read, that the local file at path still has the

@@ -138,7 +138,10 @@ func (w WorkDir) SpoolPath(file int) string {
 // first pass's reading of it in w.Dir (see input.go). Records and rejects
 // are named by path either way. A spool copy's records are identified as
 // the first pass identified the file's (IDs decided by a line that the
-// copy holds as a blank one).
+// copy holds as a blank one). A pass that reads the spool copy checks the
+// input's size and modification time against the first pass's, before
+// and after it reads (seenFile.checkUnchanged): an input that changed
+// fails the pass with or without the spool.
 func (w WorkDir) Reader(ctx context.Context, file int, path string, opt record.Options) docpool.FileReader {
 	return func(doc func(record.Doc) error, reject func(record.Reject) error) error {
 		seen, err := ReadSeen(ctx, w.Dir, file)
@@ -153,6 +156,9 @@ func (w WorkDir) Reader(ctx context.Context, file int, path string, opt record.O
 					rd.Opt.IDs = record.IDFromLine
 				}
 			}
+			if err := seen.checkUnchanged(ctx, path); err != nil {
+				return err
+			}
 			read := false // a record or reject came
 			_, err = ReadFileFrom(ctx, rd, func(d record.Doc) error {
 				read = true
@@ -161,6 +167,9 @@ func (w WorkDir) Reader(ctx context.Context, file int, path string, opt record.O
 				read = true
 				return reject(r)
 			})
+			if err == nil {
+				err = seen.checkUnchanged(ctx, path)
+			}
 			if read || !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}

@@ -2,6 +2,7 @@ package quality
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 )
 
@@ -19,8 +20,9 @@ type Printer interface{ Print(io.Writer) }
 // Jaccard threshold t or, with containment c > 0, the ContainReport (the
 // truth then a containment truth, see ReadContainTruth, and the synthetic
 // pairs unused), true pairs whose contained document has fewer than
-// minSize shingles left out of its recall.
-func Load(files Files, t, c float64, minSize int) (Printer, error) {
+// minSize shingles left out of its recall. warn, if not nil, gets what
+// Unknown says of the documents the pairs name; the evaluation goes on.
+func Load(files Files, t, c float64, minSize int, warn func(string)) (Printer, error) {
 	ps, cs, err := ReadRun(files.Pairs)
 	if err != nil {
 		return nil, err
@@ -39,6 +41,23 @@ func Load(files Files, t, c float64, minSize int) (Printer, error) {
 		if truth.Lang, err = ReadLangs(files.Corpus); err != nil {
 			return nil, err
 		}
+	}
+	inTruth := map[string]bool{}
+	for _, p := range truth.Pairs {
+		inTruth[p.A], inTruth[p.B] = true, true
+	}
+	for _, p := range contain {
+		inTruth[p.A], inTruth[p.B] = true, true
+	}
+	var corpus map[string]bool
+	if files.Corpus != "" {
+		corpus = make(map[string]bool, len(truth.Lang))
+		for id := range truth.Lang {
+			corpus[id] = true
+		}
+	}
+	if msg := Unknown(ps, inTruth, corpus); msg != "" && warn != nil {
+		warn(msg)
 	}
 	if c > 0 {
 		return EvaluateContainment(ps, cs, contain, truth.Lang, t, c, minSize), nil
@@ -60,4 +79,36 @@ func Write(w io.Writer, r Printer, asJSON bool) error {
 	}
 	r.Print(w)
 	return nil
+}
+
+// Unknown says, in one line, when the pairs name documents that neither
+// the corpus (nil: not given) nor the truth holds, a sign that they come
+// from a run of another corpus or with other IDs; "" when they do not.
+// With the corpus, every document the pairs name should be in it; without
+// it, a document in no true pair is a usual false positive, so Unknown
+// speaks only when none of the pairs' documents is in the truth.
+func Unknown(pairs []Pair, truth, corpus map[string]bool) string {
+	named := map[string]bool{}
+	var unknown []string
+	for _, p := range pairs {
+		for _, id := range []string{p.A, p.B} {
+			if named[id] {
+				continue
+			}
+			named[id] = true
+			if !truth[id] && !corpus[id] {
+				unknown = append(unknown, id)
+			}
+		}
+	}
+	switch {
+	case len(unknown) == 0:
+		return ""
+	case corpus != nil:
+		return fmt.Sprintf("the pairs name %d of %d documents in neither --corpus nor --truth (%q the first): are they of this corpus?",
+			len(unknown), len(named), unknown[0])
+	case len(unknown) == len(named):
+		return fmt.Sprintf("none of the %d documents the pairs name is in --truth (%q the first): are they of this corpus?", len(named), unknown[0])
+	}
+	return ""
 }

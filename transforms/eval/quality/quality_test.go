@@ -640,3 +640,29 @@ func TestReadLangs(t *testing.T) {
 		t.Errorf("ReadLangs of a bad line: error %v, want one naming bad.jsonl:2", err)
 	}
 }
+
+// TestUnknown: with the corpus, a document of the pairs in neither it nor
+// the truth is reported; without it, only pairs none of whose documents is
+// in the truth are.
+func TestUnknown(t *testing.T) {
+	truth := map[string]bool{"a": true, "b": true}
+	corpus := map[string]bool{"a": true, "b": true, "c": true, "d": true}
+	for _, tt := range []struct {
+		name   string
+		pairs  []Pair
+		corpus map[string]bool
+		want   string // in the message; "": none
+	}{
+		{"all in the truth", []Pair{{A: "a", B: "b"}}, corpus, ""},
+		{"in the corpus only", []Pair{{A: "c", B: "d"}}, corpus, ""},
+		{"one in neither", []Pair{{A: "a", B: "z"}, {A: "z", B: "c"}}, corpus, `the pairs name 1 of 3 documents in neither --corpus nor --truth ("z" the first)`},
+		{"no corpus, a false positive", []Pair{{A: "a", B: "z"}}, nil, ""},
+		{"no corpus, none in the truth", []Pair{{A: "y", B: "z"}, {A: "z", B: "x"}}, nil, `none of the 3 documents the pairs name is in --truth ("y" the first)`},
+		{"no pairs", nil, nil, ""},
+	} {
+		got := Unknown(tt.pairs, truth, tt.corpus)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: Unknown = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package greedy
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -58,5 +59,70 @@ func TestClusterSpillErrors(t *testing.T) {
 				t.Fatalf("left %v behind", left)
 			}
 		})
+	}
+}
+
+// TestSpillBytes: the space SpillBytes gives for a spilled decision is at
+// least what the decision writes (every file, so more than it holds at
+// once), and within 4 times it, for partitions of long chains, of dense
+// components and of pairs, under budgets whose sorts merge their runs in
+// one step, as a run's (64 MiB and more, plan.DecideBytes) do. (Under a
+// budget of 16 KiB the merges take several steps and write 2.2-2.5 times
+// SpillBytes, removing each step's runs as they go.)
+func TestSpillBytes(t *testing.T) {
+	out := ClusterOut{
+		Component: func(string, int) error { return nil },
+		Cluster:   func([]ClusterMember, int) error { return nil },
+		Outside:   func(uint64) error { return nil },
+	}
+	shapes := []struct {
+		name       string
+		comps, per int
+		dense      bool // every pair of a component linked, else a chain
+	}{
+		{"chains", 4, 2000, false},
+		{"dense", 100, 30, true},
+		{"pairs", 3000, 2, false},
+	}
+	for _, sh := range shapes {
+		for _, budget := range []int64{256 << 10, 1 << 20} {
+			p := NewPartition(true, budget, t.TempDir())
+			var members, links int
+			for c := range sh.comps {
+				root := uint64(c * sh.per)
+				for i := range sh.per {
+					doc := root + uint64(i)
+					if err := p.AddMember(wire.Member{Root: root, Doc: doc, ID: fmt.Sprintf("doc-%d", doc), Len: int64(100 + (doc*7919)%300)}); err != nil {
+						t.Fatal(err)
+					}
+					members++
+					for j := range i {
+						if !sh.dense && j != i-1 {
+							continue
+						}
+						l := wire.Match{A: root + uint64(j), B: doc, Method: wire.MinHash, Jaccard: 0.9}
+						if (i+j)%5 == 0 {
+							l.Method = wire.Exact
+						}
+						if err := p.AddLink(&l); err != nil {
+							t.Fatal(err)
+						}
+						links++
+					}
+				}
+			}
+			if !p.Spilled() {
+				t.Fatalf("%s, budget %d: not spilled", sh.name, budget)
+			}
+			TakeSpilledBytes()
+			if err := p.Decide(nil, out); err != nil {
+				t.Fatalf("%s, budget %d: %v", sh.name, budget, err)
+			}
+			written, need := TakeSpilledBytes(), p.SpillBytes()
+			t.Logf("%s (%d members, %d links), budget %d: written %d bytes, SpillBytes %d (%.2fx)", sh.name, members, links, budget, written, need, float64(need)/float64(written))
+			if written == 0 || written > need || need > 4*written {
+				t.Errorf("%s, budget %d: the decision wrote %d bytes, SpillBytes says %d; want at least that, at most 4 times", sh.name, budget, written, need)
+			}
+		}
 	}
 }

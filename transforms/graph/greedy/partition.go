@@ -24,7 +24,36 @@ type Partition struct {
 	members     []wire.Member
 	links       []wire.Match
 	spill       *ClusterSpill
+
+	added SpillSize // all added, for SpillBytes
 }
+
+// SpillSize counts what a partition holds: its members, their IDs' bytes
+// and its links.
+type SpillSize struct{ Members, IDBytes, Links int64 }
+
+// Bytes is about the disk space the spilled decision of a partition of
+// that size needs, at most.
+func (s SpillSize) Bytes() int64 {
+	return s.IDBytes + s.Members*spillMemberBytes + s.Links*spillLinkBytes
+}
+
+// The bytes the files of a spilled decision write, at most, for a member
+// (besides its ID) and for a link: the records of each sort and file that
+// holds one, in ClusterSpill (members, links and their infos, the output
+// records, two a member) and in Stream (nodes, ranks, leaders' decisions,
+// followers; edges by either end, their exact ends, the links up), each
+// counted once, with some room: a sort's runs merged in one step, as under
+// a run's budgets (TestSpillBytes checks them against what decisions
+// write).
+const (
+	spillMemberBytes = 384
+	spillLinkBytes   = 320
+)
+
+// SpillBytes is about the disk space the spilled decision of what was
+// added needs, at most (SpillSize.Bytes).
+func (p *Partition) SpillBytes() int64 { return p.added.Bytes() }
 
 // NewPartition returns a Partition deciding under the priority longest
 // within about budget bytes, spilling to a temporary directory made in dir
@@ -35,6 +64,8 @@ func NewPartition(longest bool, budget int64, dir string) *Partition {
 
 // AddMember adds a member of the partition.
 func (p *Partition) AddMember(m wire.Member) error {
+	p.added.Members++
+	p.added.IDBytes += int64(len(m.ID))
 	if p.spill != nil {
 		return p.spill.AddMember(m)
 	}
@@ -45,6 +76,7 @@ func (p *Partition) AddMember(m wire.Member) error {
 // AddLink adds a link of two members (one of a document with itself marks
 // it removed beforehand); l is not kept.
 func (p *Partition) AddLink(l *wire.Match) error {
+	p.added.Links++
 	if p.spill != nil {
 		return p.spill.AddLink(l)
 	}

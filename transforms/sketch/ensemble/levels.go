@@ -75,9 +75,24 @@ func NewLevels(cfg Config) (*Levels, error) {
 		}
 	}
 	if len(l.bands) > maxBands {
-		return nil, fmt.Errorf("ensemble: levels of C=%v up to level %d: %d bands, more than the %d a uint8 band id numbers", cfg.Threshold, cfg.MaxLevel, len(l.bands), maxBands)
+		return nil, &TooManyBandsError{Threshold: cfg.Threshold, MaxLevel: cfg.MaxLevel, Bands: len(l.bands)}
 	}
 	return l, nil
+}
+
+// TooManyBandsError is NewLevels' error for a Config whose bandings give
+// more bands than a band id numbers (MaxBands).
+type TooManyBandsError struct {
+	Threshold float64
+	MaxLevel  int
+	Bands     int
+}
+
+// MaxBands is the most bands a Levels gives a document.
+const MaxBands = maxBands
+
+func (e *TooManyBandsError) Error() string {
+	return fmt.Sprintf("ensemble: levels of C=%v up to level %d: %d bands, more than the %d a uint8 band id numbers", e.Threshold, e.MaxLevel, e.Bands, maxBands)
 }
 
 // newBand returns band j of R rows with the levels that use it, which
