@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
 )
@@ -450,10 +451,11 @@ func TestCommitInTheWay(t *testing.T) {
 	}
 }
 
-// TestSweepWorkDirs (D9): a run removes the work directories older than a
-// day that neardup's runs killed before they could clean up left in TMPDIR
-// (those with its marker, of a process of this host that is gone, its PID
-// free or another program's), and nothing else;
+// TestSweepWorkDirs (D9): a run removes the work directories that
+// neardup's runs killed before they could clean up left in TMPDIR (those
+// with its marker, of a process of this host that is gone, its PID free or
+// another program's): older than a day, or at once when the marker gives
+// the process's identity; and nothing else;
 // it leaves nothing there itself.
 func TestSweepWorkDirs(t *testing.T) {
 	t.Parallel()
@@ -479,6 +481,10 @@ func TestSweepWorkDirs(t *testing.T) {
 		"neardup-work-otherhost": {fmt.Sprintf("neardup work directory\npid %d\nhost other-%s\n", 1<<30, host), old, true},
 		// Its PID is another program's now.
 		"neardup-work-reused": {fmt.Sprintf("neardup work directory\npid %d\nhost %s\n", sleep.Process.Pid, host), old, false},
+		// With the identity of its process, which is gone: removed young.
+		"neardup-work-gone": {fmt.Sprintf("neardup work directory\npid %d\nhost %s\nproc %s\n", sleep.Process.Pid, host, "boot-of-another-process 1"), time.Now(), false},
+		// With the identity of a live process: kept however old.
+		"neardup-work-alive": {fmt.Sprintf("neardup work directory\npid %d\nhost %s\nproc %s\n", os.Getpid(), host, selfIdentity(t)), old, true},
 	}
 	for name, d := range dirs {
 		p := filepath.Join(tmp, name)
@@ -752,3 +758,24 @@ func TestRunURLOverwrite(t *testing.T) {
 // (see internal/outdir), and starts the name of its lock object in a remote
 // one.
 const lockName = ".neardup.lock"
+
+// selfIdentity is this process's identity as a marker records it (the
+// "proc" line), read from the marker of a work directory it makes.
+func selfIdentity(t *testing.T) string {
+	t.Helper()
+	dir, err := outdir.MakeWorkDirIn(t.TempDir(), "neardup-work-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".neardup-work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if id, ok := strings.CutPrefix(line, "proc "); ok {
+			return id
+		}
+	}
+	t.Skip("no process identity on this system")
+	return ""
+}

@@ -45,9 +45,11 @@ const staleWorkAge = 24 * time.Hour
 
 // SweepWorkDirs removes the work directories that runs killed before they
 // could clean up left in tmp: neardup-work-* directories holding the marker,
-// older than staleWorkAge, whose run is of this host and gone (see
-// processAlive). A directory of another host's run (tmp shared, or the
-// host renamed) is left: whether that run is alive cannot be told.
+// whose run is of this host and gone (see processAlive): at once when the
+// marker records the process's identity (boot and start time), which tells
+// a gone process for sure, else once older than staleWorkAge. A directory
+// of another host's run (tmp shared, or the host renamed) is left: whether
+// that run is alive cannot be told.
 func SweepWorkDirs(tmp string, now time.Time) { SweepWorkDirsOf(tmp, workDirPrefix, now) }
 
 // SweepWorkDirsOf is SweepWorkDirs of the work directories named prefix
@@ -61,12 +63,13 @@ func SweepWorkDirsOf(tmp, prefix string, now time.Time) {
 		if err != nil || !strings.HasPrefix(string(b), "neardup work directory") {
 			continue // not ours, or not a directory
 		}
+		id := parseProc(b)
 		fi, err := os.Stat(dir)
 		mi, merr := os.Stat(marker)
-		if err != nil || merr != nil || now.Sub(fi.ModTime()) < staleWorkAge || now.Sub(mi.ModTime()) < staleWorkAge {
+		if err != nil || merr != nil || id == "" && (now.Sub(fi.ModTime()) < staleWorkAge || now.Sub(mi.ModTime()) < staleWorkAge) {
 			continue
 		}
-		if pid, h, ok := parseLock(b); !ok || h != host || processAlive(pid, parseProc(b)) {
+		if pid, h, ok := parseLock(b); !ok || h != host || processAlive(pid, id) {
 			continue // a long run still going, or a run of another host, which cannot be checked
 		}
 		os.RemoveAll(dir)
