@@ -38,7 +38,7 @@ func registerAuditFlags(fs *flag.FlagSet) *auditFlags {
 func auditUsage() {
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	registerAuditFlags(fs)
-	fmt.Print(`usage: neardup audit --index DIR --input 'GLOB[,GLOB...]' --output OUT [--update-index NEW_DIR] [flags]
+	fmt.Print(`usage: neardup audit --index DIR [--input 'GLOB[,GLOB...]'] [FILE|DIR...] --output OUT [--update-index NEW_DIR] [flags]
 
 Audit checks new input shards against the signature index of documents kept
 before, reading only the index's signatures and block keys (not the old

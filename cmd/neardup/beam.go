@@ -87,6 +87,7 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 			continue
 		}
 		pattern := glob
+		inDir := false // the glob names a directory: its files are the inputs
 		if !strings.Contains(glob, "://") {
 			// Workers run in other directories: send them absolute paths.
 			abs, err := filepath.Abs(glob)
@@ -94,6 +95,11 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 				return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
 			}
 			pattern = abs
+			if !hasGlobMeta(glob) {
+				if fi, err := os.Stat(unescapeGlob(abs)); err == nil && fi.IsDir() {
+					pattern, inDir = filepath.Join(abs, "*"), true
+				}
+			}
 		}
 		fs, err := filesystem.New(ctx, pattern)
 		if err != nil {
@@ -103,6 +109,13 @@ func expandInputs(ctx context.Context, spec string) ([]string, int64, error) {
 		if err != nil {
 			fs.Close()
 			return nil, 0, fmt.Errorf("--input %q: %w", glob, err)
+		}
+		if inDir {
+			matched = slices.DeleteFunc(matched, func(m string) bool { return !dirInput(m) })
+			if len(matched) == 0 {
+				fs.Close()
+				return nil, 0, fmt.Errorf("--input %q is a directory without input files (files in it, not in its subdirectories, whose names start with neither . nor _)", glob)
+			}
 		}
 		if len(matched) == 0 {
 			fs.Close()
@@ -168,6 +181,72 @@ func splitInputs(spec string) []string {
 		}
 	}
 	return append(globs, cur.String())
+}
+
+// dirInput reports whether the file at path, in a directory given as
+// --input, is one of its inputs: a regular file (a symbolic link to one
+// included) whose name starts with neither "." nor "_" (a job's _SUCCESS
+// marker, hidden files).
+func dirInput(path string) bool {
+	name := filepath.Base(path)
+	if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// joinInputs is the --input spec of spec and the paths given as arguments,
+// each path taken as it is (the shell expanded it): its glob characters and
+// commas escaped.
+func joinInputs(spec string, paths []string) string {
+	all := []string{}
+	if spec != "" {
+		all = append(all, spec)
+	}
+	for _, p := range paths {
+		all = append(all, escapeGlob(p))
+	}
+	return strings.Join(all, ",")
+}
+
+// escapeGlob returns the glob that matches the path p alone: its glob
+// characters (and a comma, which separates inputs) escaped with '\'.
+func escapeGlob(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`\*?[,`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// hasGlobMeta reports whether the glob has a character that is not matched
+// as itself (one not escaped with '\').
+func hasGlobMeta(glob string) bool {
+	for i := 0; i < len(glob); i++ {
+		switch glob[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
+
+// unescapeGlob returns the path a glob without meta characters matches.
+func unescapeGlob(glob string) string {
+	var b strings.Builder
+	for i := 0; i < len(glob); i++ {
+		if glob[i] == '\\' && i+1 < len(glob) {
+			i++
+		}
+		b.WriteByte(glob[i])
+	}
+	return b.String()
 }
 
 // A fileID is a local file's device and inode: the paths of one file,

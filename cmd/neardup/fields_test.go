@@ -5,10 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
 // TestFieldsChecked: a field option that none of the first records has is
@@ -75,5 +78,65 @@ func TestFieldsChecked(t *testing.T) {
 				t.Errorf("output directory left (%v)", err)
 			}
 		})
+	}
+}
+
+// TestInputsAsTyped: the arguments that are not options are inputs,
+// wherever they stand, each taken as the shell gave it (no glob, no
+// comma), so that an unquoted --input data/*.jsonl works; a directory
+// means its files, not those of its subdirectories, nor hidden or _
+// files.
+func TestInputsAsTyped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	doc := func(id, text string) string { return `{"id":"` + id + `","text":"` + text + `"}` + "\n" }
+	copyBytes(t, filepath.Join(data, "a.jsonl"), doc("a1", "the first page of a")+doc("a2", "the second page of a"))
+	copyBytes(t, filepath.Join(data, "b.jsonl"), doc("b1", "the first page of b"))
+	copyBytes(t, filepath.Join(data, "odd*,name.jsonl"), doc("c1", "a page in a file with an odd name"))
+	copyBytes(t, filepath.Join(data, ".hidden.jsonl"), "not json\n")
+	copyBytes(t, filepath.Join(data, "_SUCCESS"), "")
+	copyBytes(t, filepath.Join(data, "sub", "d.jsonl"), doc("d1", "a page in a subdirectory"))
+	a, b, odd := filepath.Join(data, "a.jsonl"), filepath.Join(data, "b.jsonl"), filepath.Join(data, "odd*,name.jsonl")
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string // the inputs, as summary.json lists them
+	}{
+		{"arguments", []string{a, "--output", "OUT", b}, []string{a, b}},
+		{"unquoted --input glob", []string{"--input", a, b, odd, "--output", "OUT"}, []string{a, b, odd}},
+		{"a name with glob characters and a comma", []string{odd, "--output", "OUT"}, []string{odd}},
+		{"a directory", []string{"--output", "OUT", data}, []string{a, b, odd}},
+		{"--input and an argument", []string{"--input", filepath.Join(data, "[ab].jsonl"), odd, "--output", "OUT"}, []string{a, b, odd}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"run", "--quiet"}, c.args...)
+			for i, a := range args {
+				if a == "OUT" {
+					args[i] = out
+				}
+			}
+			code, stderr := neardup(t, "", args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			s, err := output.ReadSummary(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, in := range s.Inputs {
+				got = append(got, in.Path)
+			}
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(c.want))
+			if !slices.Equal(got, want) {
+				t.Errorf("inputs %q, want %q", got, want)
+			}
+		})
+	}
+	if code, stderr := neardup(t, "", "run", "--output", filepath.Join(dir, "none")); code != 2 || !strings.Contains(stderr, "--input and --output are required") {
+		t.Errorf("no input: exit %d, %q", code, stderr)
 	}
 }

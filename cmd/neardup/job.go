@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -121,9 +122,15 @@ func doJob(j jobCommand, args []string) error {
 // parseJob parses and checks the flags of j.
 func parseJob(j jobCommand, args []string) (*runFlags, error) {
 	f := j.register(flag.CommandLine)
-	if err := parseFlags(flag.CommandLine, args, j.usage); err != nil {
+	paths, err := parseInterspersed(flag.CommandLine, args)
+	if errors.Is(err, flag.ErrHelp) {
+		j.usage()
+		return nil, errHelp
+	}
+	if err != nil {
 		return nil, err
 	}
+	f.input = joinInputs(f.input, paths)
 	if err := j.check(); err != nil {
 		return nil, err
 	}

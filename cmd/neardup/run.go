@@ -90,7 +90,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 func runUsage() {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	registerRunFlags(fs)
-	fmt.Print(`usage: neardup run --input 'GLOB[,GLOB...]' --output DIR [flags]
+	fmt.Print(`usage: neardup run [--input 'GLOB[,GLOB...]'] [FILE|DIR...] --output DIR [flags]
 
 Run reads the input shards, finds exact and near-duplicate documents and
 writes to DIR:
