@@ -200,7 +200,7 @@ func writeContainTruth(t *testing.T, corpus, path string) {
 	}
 	defer f.Close()
 	opt := record.Options{Format: record.JSONL, IDField: record.DefaultIDField, TextField: record.DefaultTextField}
-	docs, err := containjoin.ReadDocs(f, corpus, opt, job.DefaultConfig().Norm(), signer, func(rj record.Reject) error { return fmt.Errorf("dev corpus reject: %s", rj.Detail) })
+	docs, err := containjoin.ReadDocs(f, corpus, opt, job.DefaultConfig().Signing().Norm, signer, func(rj record.Reject) error { return fmt.Errorf("dev corpus reject: %s", rj.Detail) })
 	if err != nil {
 		t.Fatal(err)
 	}

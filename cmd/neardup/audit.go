@@ -245,7 +245,7 @@ func auditReport(out string, written []string, next *outdir.Dir, sum output.Audi
 	if n := c[output.StatContainsIndex]; n > 0 {
 		fmt.Printf("  kept holding an indexed document (--containment) %d\n", n)
 	}
-	fmt.Printf("outputs in %s (%s)\n", out, fileList(written))
+	fmt.Printf("outputs in %s (%s)\n", out, outdir.FileList(written))
 	if next != nil {
 		fmt.Printf("next index in %s (%d + %d documents)\n", next.Path(), indexed, c[output.StatKept])
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/container/pool"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/inputs"
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
@@ -394,7 +395,7 @@ func noTemporaries(t *testing.T, dir string) {
 // TestExpandInputsRelative: a relative glob lists absolute paths, which a
 // worker in another directory can open; URLs are kept as typed.
 func TestExpandInputsRelative(t *testing.T) {
-	files, _, err := expandInputs(context.Background(), "../../testdata/sample/sample-*")
+	files, _, err := inputs.Expand(context.Background(), "../../testdata/sample/sample-*")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/inputs"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/match/compare"
 )
@@ -211,10 +211,7 @@ func readRecords(path, idField, textField, ia, ib string) (document, document, e
 	for _, id := range []string{ia, ib} {
 		switch seen[id] {
 		case 0:
-			if why := lacksField(path, idField, textField); why != "" {
-				return document{}, document{}, fmt.Errorf("%s: no record with %s %q: %s", path, idField, id, why)
-			}
-			return document{}, document{}, fmt.Errorf("%s: no record with %s %q", path, idField, id)
+			return document{}, document{}, fmt.Errorf("%s: no record with %s %q%s", path, idField, id, inputs.LacksField(path, idField, textField))
 		case 1:
 		default:
 			return document{}, document{}, fmt.Errorf("%s: %d records with %s %q: an id must name one record", path, seen[id], idField, id)
@@ -307,20 +304,4 @@ func tokenList(toks []string, total int, sep string) string {
 		s += fmt.Sprintf(" … (%d more)", more)
 	}
 	return s
-}
-
-// lacksField says which of the fields idField and textField none of the
-// first records of the JSONL file at path has, and the fields they have;
-// "" if they have both, or the file cannot be surveyed.
-func lacksField(path, idField, textField string) string {
-	s, ok := surveyFile(context.Background(), path, record.JSONL, record.SurveyRecords, 0, []string{idField, textField})
-	if !ok {
-		return ""
-	}
-	for _, f := range []struct{ flag, name string }{{"--id-field", idField}, {"--text-field", textField}} {
-		if !s.Has(f.name) {
-			return fmt.Sprintf("none of the first %d records has the field %q (%s); their fields: %s", s.Records, f.name, f.flag, s.FieldList())
-		}
-	}
-	return ""
 }

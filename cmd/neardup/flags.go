@@ -23,17 +23,21 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // that does not parse is a usageError naming the flag. A flag may be
 // spelled with '-' or '_' between words (normalizeFlags).
 func parseFlags(fs *flag.FlagSet, args []string, usage func()) error {
-	err := parseQuiet(fs, args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		usage()
-		return errHelp
-	case err != nil:
-		return err
-	case fs.NArg() > 0:
-		return usagef("unexpected arguments %q", fs.Args())
+	pos, err := parseArgs(fs, args, usage)
+	if err == nil && len(pos) > 0 {
+		return usagef("unexpected arguments %q", pos)
 	}
-	return nil
+	return err
+}
+
+// parseArgs is parseFlags that returns the arguments, anywhere among flags.
+func parseArgs(fs *flag.FlagSet, args []string, usage func()) ([]string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		usage()
+		return nil, errHelp
+	}
+	return pos, err
 }
 
 // parseQuiet parses args into fs, printing nothing: it returns

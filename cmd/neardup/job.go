@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/inputs"
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/job"
@@ -96,8 +96,8 @@ func doJob(j jobCommand, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkFields(ctx, cfg, f.opts.Given, files); err != nil {
-		return err
+	if err := inputs.CheckFields(ctx, cfg, f.opts.Given, files); err != nil {
+		return usageError{err}
 	}
 	setInterruptOutput(f.output, out.Committed)
 	cfg.Output = out.Stage()
@@ -122,15 +122,11 @@ func doJob(j jobCommand, args []string) error {
 // parseJob parses and checks the flags of j.
 func parseJob(j jobCommand, args []string) (*runFlags, error) {
 	f := j.register(flag.CommandLine)
-	paths, err := parseInterspersed(flag.CommandLine, args)
-	if errors.Is(err, flag.ErrHelp) {
-		j.usage()
-		return nil, errHelp
-	}
+	paths, err := parseArgs(flag.CommandLine, args, j.usage)
 	if err != nil {
 		return nil, err
 	}
-	f.input = joinInputs(f.input, paths)
+	f.input = inputs.Join(f.input, paths)
 	if err := j.check(); err != nil {
 		return nil, err
 	}
@@ -150,7 +146,7 @@ func planJob(ctx context.Context, j jobCommand, f *runFlags) (plan.Plan, []strin
 	if err != nil {
 		return plan.Plan{}, nil, err
 	}
-	files, stored, err := expandInputs(ctx, f.input)
+	files, stored, err := inputs.Expand(ctx, f.input)
 	if err != nil {
 		return plan.Plan{}, nil, err
 	}

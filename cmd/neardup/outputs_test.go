@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
@@ -42,23 +43,6 @@ func sameOutputs(t *testing.T, got, want, what string) int {
 	return compared
 }
 
-func TestFileList(t *testing.T) {
-	for _, c := range []struct {
-		names []string
-		want  string
-	}{
-		{nil, "no files"},
-		{[]string{"clusters-00000.jsonl", "clusters-00001.jsonl", "dedup-00000.jsonl.gz", "report.html", "summary.json"},
-			"summary.json, report.html, clusters-* (2 files), dedup-* (1 file)"},
-		{[]string{"index-00000.bin", "index.json", "keys-00003.bin"}, "index.json, index-* (1 file), keys-* (1 file)"},
-		{[]string{"my-file", "a-"}, "my-file, a-"},
-	} {
-		if got := fileList(c.names); got != c.want {
-			t.Errorf("fileList(%q) = %q, want %q", c.names, got, c.want)
-		}
-	}
-}
-
 // TestRunLastLine: the run's last line names the files it wrote, as they
 // are in the output directory, report.html included, and no kind it did
 // not write.
@@ -79,7 +63,7 @@ func TestRunLastLine(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if want := "outputs in " + out + " (" + fileList(names) + ")"; last != want {
+	if want := "outputs in " + out + " (" + outdir.FileList(names) + ")"; last != want {
 		t.Errorf("last line %q, want %q", last, want)
 	}
 	for _, want := range []string{"report.html", "summary.json", "pairs-* (1 file)"} {

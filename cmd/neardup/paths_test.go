@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/inputs"
 	"github.com/neardup/neardup/transforms/format/output"
 )
 
@@ -141,7 +142,7 @@ func TestInputsHardLink(t *testing.T) {
 	if err := os.Link(filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "a.jsonl")); err != nil {
 		t.Skipf("no hard link here: %v", err)
 	}
-	files, size, err := expandInputs(context.Background(), filepath.Join(dir, "*.jsonl"))
+	files, size, err := inputs.Expand(context.Background(), filepath.Join(dir, "*.jsonl"))
 	want := []string{filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "c.jsonl")}
 	if err != nil || !slices.Equal(files, want) || size != int64(len("b.jsonl\nc.jsonl\n")) {
 		t.Errorf("expandInputs = %v, %d, %v; want %v, %d", files, size, err, want, len("b.jsonl\nc.jsonl\n"))

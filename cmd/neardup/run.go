@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -200,13 +198,12 @@ func (r *runJob) finish(ctx context.Context, d doneJob) error {
 	}
 	report(os.Stdout, d.out.Path(), d.out.Written(), sum, len(d.files), d.took)
 	if r.idx != nil {
-		fmt.Fprintf(os.Stdout, "index in %s (%s)\n", r.idx.Path(), fileList(r.idx.Written()))
+		fmt.Fprintf(os.Stdout, "index in %s (%s)\n", r.idx.Path(), outdir.FileList(r.idx.Written()))
 	}
 	return nil
 }
 
-// report prints where the outputs are, the files written there, and the
-// main counts.
+// report prints where the outputs are, the files written and the counts.
 func report(w io.Writer, out string, written []string, sum output.Summary, files int, took time.Duration) {
 	c := sum.Counts
 	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[output.StatInput], took.Round(time.Millisecond))
@@ -215,52 +212,5 @@ func report(w io.Writer, out string, written []string, sum output.Summary, files
 	fmt.Fprintf(w, "  clusters %d covering %d documents: kept %d, removed %d\n",
 		c[output.StatClusters], c[output.StatClustered], c[output.StatKept], c[output.StatRemoved])
 	sum.WriteStages(w)
-	fmt.Fprintf(w, "outputs in %s (%s)\n", out, fileList(written))
-}
-
-// fileList names the files names as a list for the user: one name, or a
-// pattern and its count for the numbered files of one kind
-// ("pairs-* (2 files)"); summaries first, then report.html, then the rest
-// in the order of names.
-func fileList(names []string) string {
-	var kinds []string
-	count := map[string]int{}
-	for _, n := range names {
-		k := n
-		if i := strings.LastIndexByte(n, '-'); i > 0 && i+1 < len(n) && isDigit(n[i+1]) {
-			k = n[:i+1] + "*"
-		}
-		if count[k]++; count[k] == 1 {
-			kinds = append(kinds, k)
-		}
-	}
-	// Summaries first, then the report, then the rest in the order given.
-	rank := func(k string) int {
-		switch {
-		case strings.HasSuffix(k, "summary.json"), k == "index.json":
-			return 0
-		case k == "report.html":
-			return 1
-		}
-		return 2
-	}
-	slices.SortStableFunc(kinds, func(a, b string) int { return rank(a) - rank(b) })
-	for i, k := range kinds {
-		if strings.HasSuffix(k, "*") {
-			kinds[i] = fmt.Sprintf("%s (%d %s)", k, count[k], plural(count[k], "file", "files"))
-		}
-	}
-	if len(kinds) == 0 {
-		return "no files"
-	}
-	return strings.Join(kinds, ", ")
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	fmt.Fprintf(w, "outputs in %s (%s)\n", out, outdir.FileList(written))
 }

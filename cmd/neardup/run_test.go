@@ -21,6 +21,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 
+	"github.com/neardup/neardup/cmd/neardup/internal/inputs"
 	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/job"
@@ -145,15 +146,15 @@ func TestExpandInputs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files, size, err := expandInputs(context.Background(), tt.spec)
+			files, size, err := inputs.Expand(context.Background(), tt.spec)
 			if tt.error != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.error) {
-					t.Fatalf("expandInputs(%q) = %v, %v; want an error with %q", tt.spec, files, err, tt.error)
+					t.Fatalf("inputs.Expand(%q) = %v, %v; want an error with %q", tt.spec, files, err, tt.error)
 				}
 				return
 			}
 			if err != nil || !slices.Equal(files, tt.want) || (tt.size >= 0 && size != tt.size) {
-				t.Errorf("expandInputs(%q) = %v, %d, %v; want %v, %d", tt.spec, files, size, err, tt.want, tt.size)
+				t.Errorf("inputs.Expand(%q) = %v, %d, %v; want %v, %d", tt.spec, files, size, err, tt.want, tt.size)
 			}
 		})
 	}
@@ -496,7 +497,7 @@ func TestExpandInputsNotAFile(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		files, size, err := expandInputs(context.Background(), filepath.Join(dir, "*.jsonl"))
+		files, size, err := inputs.Expand(context.Background(), filepath.Join(dir, "*.jsonl"))
 		done <- result{files, size, err}
 	}()
 	select {

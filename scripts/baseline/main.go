@@ -50,6 +50,7 @@ import (
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
+	"github.com/neardup/neardup/transforms/text/normalize"
 )
 
 // The defaults of `neardup run` (job.DefaultConfig, which this
@@ -66,6 +67,7 @@ const (
 )
 
 var (
+	norm   = normalize.Form{FoldScript: true} // job.DefaultConfig's FoldScript
 	vcfg   = verify.Config{Blocking: verify.Both, Mode: verify.Auto, Threshold: threshold, Hamming: hamming, Confidence: confidence}
 	limits = candidates.DefaultLimits
 	perms  = signature.DefaultConfig().Perms

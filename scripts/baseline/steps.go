@@ -127,7 +127,7 @@ func (j *job) read() error {
 		var bytes, rejected int64
 		broken := false
 		err = record.Read(io.TeeReader(dec, raw), f.path, j.opt, func(d record.Doc) error {
-			buf = normalize.Into(buf, d.Text)
+			buf = norm.Into(buf, d.Text)
 			f.lines = append(f.lines, d.Index)
 			f.ids = append(f.ids, d.ID)
 			f.lens = append(f.lens, int64(d.Len()))

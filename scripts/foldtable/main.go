@@ -144,27 +144,33 @@ func run(dict, out string) error {
 	if err := write(out, pairs); err != nil {
 		return err
 	}
+	firstApart, anyApart := apart(st, fold)
+	fmt.Fprintf(os.Stderr, "foldtable: %d pairs (%d of TSCharacters, %d variant pairs) written to %s; of %d STCharacters entries, %d fold apart from their first candidate, %d from some candidate\n",
+		len(pairs), len(ts), variants, out, len(st), firstApart, anyApart)
+	return nil
+}
+
+// apart counts the entries of STCharacters whose character fold maps
+// apart from its first candidate, and from some candidate.
+func apart(st [][]rune, fold map[rune]rune) (first, any int) {
 	f := func(r rune) rune {
 		if d, ok := fold[r]; ok {
 			return d
 		}
 		return r
 	}
-	firstApart, anyApart := 0, 0
 	for _, e := range st {
 		if f(e[0]) != f(e[1]) {
-			firstApart++
+			first++
 		}
 		for _, c := range e[1:] {
 			if f(e[0]) != f(c) {
-				anyApart++
+				any++
 				break
 			}
 		}
 	}
-	fmt.Fprintf(os.Stderr, "foldtable: %d pairs (%d of TSCharacters, %d variant pairs) written to %s; of %d STCharacters entries, %d fold apart from their first candidate, %d from some candidate\n",
-		len(pairs), len(ts), variants, out, len(st), firstApart, anyApart)
-	return nil
+	return first, any
 }
 
 // moduleDir downloads Module@Version with the go command and returns its directory.

@@ -65,7 +65,7 @@ func TestDocShards(t *testing.T) {
 	}
 	markers := map[int64][]byte{}
 	for file, path := range []string{plain, cut} {
-		fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Norm: cfg.Norm(), Partitions: cfg.Partitions}
+		fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Norm: cfg.Signing().Norm, Partitions: cfg.Partitions}
 		nop := func(int64, []byte) {}
 		emitSegment := func(seg int64, m []byte) {
 			if _, dup := markers[seg]; dup {
@@ -91,7 +91,7 @@ func TestDocShards(t *testing.T) {
 			switch {
 			case !ok || !s.Normalized || wire.Segment(wire.DocNum(0, line), 2) != seg:
 				t.Errorf("segment %d: line %d: %+v", seg, line, s)
-			case s.ID != p.ID || s.Len != p.Len || s.Text != cfg.Norm().Text(p.Text) || s.Norm(cfg.Norm()) != p.Norm(cfg.Norm()):
+			case s.ID != p.ID || s.Len != p.Len || s.Text != cfg.Signing().Norm.Text(p.Text) || s.Norm(cfg.Signing().Norm) != p.Norm(cfg.Signing().Norm):
 				t.Errorf("line %d: shard %+v, parsed %+v", line, s, p)
 			}
 		}
@@ -167,7 +167,7 @@ func TestDocShardsUnwritable(t *testing.T) {
 	cfg := job.DefaultConfig()
 	cfg.Work = in // a file: nothing can be created in it
 	marked := false
-	fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Norm: cfg.Norm(), Partitions: cfg.Partitions}
+	fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Norm: cfg.Signing().Norm, Partitions: cfg.Partitions}
 	nop := func(int64, []byte) {}
 	err := fn.read(context.Background(), readUnit{Path: in, Of: 1}, nop, nop, nop, func(int64, []byte) { marked = true }, func(string, int64) {})
 	if err == nil || !strings.Contains(err.Error(), "document shard "+jobfiles.DocShardName(0, 0)) || !strings.Contains(err.Error(), cfg.Work) {

@@ -17,5 +17,5 @@ type Options struct {
 
 // OptionsFor is the part of c that Read uses.
 func OptionsFor(c job.Config) Options {
-	return Options{Work: c.WorkDir(), Read: c.Reading(), Norm: c.Norm(), Partitions: c.Partitions, UnitRows: c.UnitRows()}
+	return Options{Work: c.WorkDir(), Read: c.Reading(), Norm: c.Signing().Norm, Partitions: c.Partitions, UnitRows: c.UnitRows()}
 }

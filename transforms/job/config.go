@@ -32,9 +32,7 @@ type Config struct {
 	MaxDocBytes int
 	MaxTokens   int
 
-	// FoldScript folds Chinese text to one script when it is normalized
-	// (normalize.Form): a Traditional-script copy of a Simplified text is
-	// the same text to the exact keys, shingles and signatures.
+	// FoldScript folds Chinese text to one script (normalize.Form).
 	FoldScript bool
 
 	Tokens     tokenize.Mode
@@ -130,13 +128,10 @@ type Config struct {
 	// Locations adds each document's input file index and line to the
 	// pairs and clusters lines.
 	Locations bool
-	// Removed also writes, beside each deduplicated copy, a copy of the
-	// input's removed records (output.RemovedName), as the deduplicated
-	// copy holds its kept ones.
+	// Removed also writes each input's removed records (output.RemovedName).
 	Removed bool
 
-	// IndexOut, if set, is the directory where a run writes the signature
-	// index of the documents it keeps (see package index).
+	// IndexOut, if set, is where a run writes the index of the kept documents.
 	IndexOut string
 	// IndexKeyBits is the partition bits of the key files of the index
 	// generation a job writes: 1<<IndexKeyBits key files, each sorted in
@@ -281,12 +276,9 @@ func (c Config) Reading() ReadOptions {
 
 // Signing is the configuration of c's signers.
 func (c Config) Signing() Signing {
-	return Signing{Norm: c.Norm(), Tokens: c.Tokens, Dictionary: c.Dictionary, MinHash: c.MinHash, Shingle: c.Shingle, Perms: c.Perms,
+	return Signing{Norm: normalize.Form{FoldScript: c.FoldScript}, Tokens: c.Tokens, Dictionary: c.Dictionary, MinHash: c.MinHash, Shingle: c.Shingle, Perms: c.Perms,
 		Seed: c.Seed, MaxTokens: c.MaxTokens}
 }
-
-// Norm is how c's documents are normalized.
-func (c Config) Norm() normalize.Form { return normalize.Form{FoldScript: c.FoldScript} }
 
 // Outputs is c's output directory.
 func (c Config) Outputs() OutDir {

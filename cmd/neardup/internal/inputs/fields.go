@@ -1,4 +1,4 @@
-package main
+package inputs
 
 import (
 	"context"
@@ -19,7 +19,7 @@ type fieldFlag struct {
 	flag, name string
 }
 
-// checkFields refuses field options that none of the first
+// CheckFields refuses field options that none of the first
 // record.SurveyRecords records of the inputs (JSONL records, or the
 // schemas of Parquet files, in the order of files) has, with one line
 // naming the fields they have: the text field, and the id field when it
@@ -27,7 +27,7 @@ type fieldFlag struct {
 // its default, whose absence means FILE:LINE ids. Inputs that cannot be
 // read here, or have no JSON object among their first lines, are left to
 // the run, which rejects their records with reasons.
-func checkFields(ctx context.Context, cfg job.Config, given map[string]bool, files []string) error {
+func CheckFields(ctx context.Context, cfg job.Config, given map[string]bool, files []string) error {
 	var asked []fieldFlag
 	if cfg.TextField != "" {
 		asked = append(asked, fieldFlag{"--text-field", cfg.TextField})
@@ -57,7 +57,7 @@ func checkFields(ctx context.Context, cfg job.Config, given map[string]bool, fil
 	}
 	for _, a := range asked {
 		if !all.Has(a.name) {
-			return usagef("%s %q: %s", a.flag, a.name, notFound(all, cfg.Format, read))
+			return fmt.Errorf("%s %q: %s", a.flag, a.name, notFound(all, cfg.Format, read))
 		}
 	}
 	return nil
@@ -76,11 +76,14 @@ func notFound(s record.Survey, f record.Format, files []string) string {
 	return fmt.Sprintf("none of the first %d records of %s has it; their fields: %s", s.Records, what, s.FieldList())
 }
 
-// surveyFile surveys the file at path, if it is JSONL or Parquet and can be
-// opened and read.
+// surveyFile surveys the file at path, if it is JSONL or Parquet, local or
+// on gs:// or s3://, and can be opened and read.
 func surveyFile(ctx context.Context, path string, f record.Format, n, maxLine int, names []string) (record.Survey, bool) {
 	if maxLine <= 0 {
 		maxLine = record.DefaultMaxDocBytes
+	}
+	if strings.Contains(path, "://") && !objects.Supported(path) {
+		return record.Survey{}, false // a filesystem of Beam's other than gs:// and s3://
 	}
 	switch record.FormatFor(path, f) {
 	case record.JSONL:
@@ -99,9 +102,6 @@ func surveyFile(ctx context.Context, path string, f record.Format, n, maxLine in
 		var ra io.ReaderAt
 		var size int64
 		if strings.Contains(path, "://") {
-			if !objects.Supported(path) {
-				return record.Survey{}, false
-			}
 			o, err := objects.Open(ctx, path)
 			if err != nil {
 				return record.Survey{}, false
@@ -159,4 +159,20 @@ func (c closeBoth) Close() error {
 	err := c.ReadCloser.Close()
 	c.fsys.Close()
 	return err
+}
+
+// LacksField says, after ": ", which of the fields idField and textField
+// none of the first records of the JSONL file at path has, and the fields
+// they have; "" if they have both, or the file cannot be surveyed.
+func LacksField(path, idField, textField string) string {
+	s, ok := surveyFile(context.Background(), path, record.JSONL, record.SurveyRecords, 0, []string{idField, textField})
+	if !ok {
+		return ""
+	}
+	for _, f := range []struct{ flag, name string }{{"--id-field", idField}, {"--text-field", textField}} {
+		if !s.Has(f.name) {
+			return fmt.Sprintf(": none of the first %d records has the field %q (%s); their fields: %s", s.Records, f.name, f.flag, s.FieldList())
+		}
+	}
+	return ""
 }
