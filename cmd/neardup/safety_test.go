@@ -575,7 +575,7 @@ func TestAuditSources(t *testing.T) {
 }
 
 // TestWrongShapeInput: input of the wrong shape (CSV read as JSONL, a
-// directory without files, a directory a glob matches; JSON lines without
+// directory without input files, a directory a glob matches; JSON lines without
 // the text field: TestFieldsChecked) fails the run with one line
 // naming the file, the reason and a hint, and writes no output; with
 // --max-reject-ratio 1 the run completes and its report shows the rejects
@@ -594,7 +594,7 @@ func TestWrongShapeInput(t *testing.T) {
 		want  string
 	}{
 		{filepath.Join(dir, "wrong.csv"), "all 3 records of " + filepath.Join(dir, "wrong.csv") + " rejected: bad_json; is it JSONL? see --format"},
-		{filepath.Join(dir, "shards.jsonl"), `--input "` + filepath.Join(dir, "shards.jsonl") + `" is a directory without input files`},
+		{filepath.Join(dir, "shards.jsonl"), "all 1 records of " + filepath.Join(dir, "shards.jsonl") + " rejected: not_a_file; not a regular file (a directory, a named pipe, a dangling symlink...): check --input"},
 		{filepath.Join(dir, "shards.js*"), "all 1 records of " + filepath.Join(dir, "shards.jsonl") + " rejected: not_a_file; not a regular file (a directory, a named pipe, a dangling symlink...): check --input"},
 		{filepath.Join(dir, "many.txt") + "," + sampleFile(t, "sample-0.jsonl"), "bad_json; is it JSONL? see --format"},
 	}

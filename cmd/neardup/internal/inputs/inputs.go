@@ -25,7 +25,8 @@ import (
 // link: one device and inode) is one input, under the first of its paths
 // in sorted order. A glob that matches nothing is an error, before any
 // work starts. A glob without wildcards that names a local directory
-// stands for the files in it (dirInput). Every other path a glob matches
+// stands for the files in it (dirInput), or for itself when it has none.
+// Every other path a glob matches
 // is an input, a directory or an unreadable file too: the job reports each
 // of those as one rejected record (not_a_file, unreadable) instead of
 // skipping it silently.
@@ -53,9 +54,8 @@ func Expand(ctx context.Context, spec string) ([]string, int64, error) {
 		}
 		if inDir {
 			matched = slices.DeleteFunc(matched, func(m string) bool { return !dirInput(m) })
-			if len(matched) == 0 {
-				fs.Close()
-				return nil, 0, fmt.Errorf("--input %q is a directory without input files (files in it, not in its subdirectories, whose names start with neither . nor _)", glob)
+			if len(matched) == 0 { // the directory itself: a not_a_file reject
+				matched = []string{unescapeGlob(strings.TrimSuffix(pattern, string(filepath.Separator)+"*"))}
 			}
 		}
 		if len(matched) == 0 {
