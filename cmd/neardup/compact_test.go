@@ -219,7 +219,8 @@ func TestCompactSweep(t *testing.T) {
 				break poll
 			default:
 			}
-			if m, _ := filepath.Glob(filepath.Join(tmp, "compact-*", ".neardup-work")); len(m) > 0 {
+			// Kill it once the marker is whole (its proc line written).
+			if m, _ := filepath.Glob(filepath.Join(tmp, "compact-*", ".neardup-work")); len(m) > 0 && markerWhole(m[0]) {
 				cmd.Process.Kill()
 				<-exited
 				killed = filepath.Dir(m[0])
@@ -265,4 +266,10 @@ func TestCompactSweep(t *testing.T) {
 	if got := listDir(t, tmp); !slices.Equal(got, want) {
 		t.Errorf("TMPDIR holds %q after the compaction; want %q (%s removed)", got, want, filepath.Base(killed))
 	}
+}
+
+// markerWhole reports whether the work marker at path has its proc line.
+func markerWhole(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && strings.Contains(string(b), "\nproc ")
 }
