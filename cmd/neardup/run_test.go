@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 			}
 		}
 		main()
+		if p := os.Getenv("NEARDUP_TEST_PEAK_FILE"); p != "" { // rejectmem_test.go
+			writePeak(p)
+		}
 		os.Exit(0)
 	}
 	code := m.Run()
