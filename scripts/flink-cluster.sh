@@ -74,10 +74,10 @@ if [ ! -s "$classes/neardup/engines/FlinkJobServer.class" ]; then
 fi
 cp=$cp:$classes
 
-# The Go boot (scripts/engines/boot: Beam's, keeping each build of the
+# The Go boot (cmd/neardup-boot: Beam's, keeping each build of the
 # worker binary once per cluster) and the PROCESS environment's command:
 # each TaskManager starts one Go worker through it.
-boot=$(go_boot) || die "could not build scripts/engines/boot"
+boot=$(go_boot) || die "could not build cmd/neardup-boot"
 
 rest_port=${FLINK_REST_PORT:-$(free_port)}
 job_port=${FLINK_JOB_PORT:-$(free_port)}

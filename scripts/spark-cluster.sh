@@ -66,10 +66,10 @@ if [ ! -d "$home/jars" ]; then
 	mv "$home.tmp" "$home"
 fi
 
-# The Go boot (scripts/engines/boot: Beam's, keeping each build of the
+# The Go boot (cmd/neardup-boot: Beam's, keeping each build of the
 # worker binary once per cluster) and the PROCESS environment's command:
 # each executor starts one Go worker through it.
-boot=$(go_boot) || die "could not build scripts/engines/boot"
+boot=$(go_boot) || die "could not build cmd/neardup-boot"
 
 ui_port=${SPARK_UI_PORT:-$(free_port)}
 job_port=${SPARK_JOB_PORT:-$(free_port)}

@@ -149,16 +149,16 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# go_boot prints the path of scripts/engines/boot (Beam's Go boot with a
+# go_boot prints the path of cmd/neardup-boot (Beam's Go boot with a
 # cache of worker binaries by SHA-256), built once per version of its
 # source and of go.sum into $ENGINES_CACHE/bin.
 go_boot() {
 	local root key out
 	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-	key=$(cat "$root"/scripts/engines/boot/*.go "$root/go.sum" | sha256sum | cut -c1-16)
+	key=$(cat "$root"/cmd/neardup-boot/*.go "$root"/cmd/internal/workerkey/*.go "$root/go.sum" | sha256sum | cut -c1-16)
 	out=$ENGINES_CACHE/bin/boot-$key
 	if [ ! -x "$out" ]; then
-		(cd "$root" && go build -o "$out.$$" ./scripts/engines/boot) && mv -f "$out.$$" "$out" || return 1
+		(cd "$root" && go build -o "$out.$$" ./cmd/neardup-boot) && mv -f "$out.$$" "$out" || return 1
 	fi
 	echo "$out"
 }

@@ -1,29 +1,21 @@
 package jobservice
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
 	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
+	"github.com/neardup/neardup/cmd/internal/workerkey"
 	"google.golang.org/protobuf/proto"
 )
 
-// WorkerSHA256Env is the environment variable that a PROCESS environment of
-// a job the proxy prepares sets to the SHA-256 (hex) of the job's Go
-// worker binary. A boot that keeps worker binaries by their SHA-256
-// (scripts/engines/boot, which the local clusters run) starts a worker it
-// already has without fetching its 220 MB from the job server again;
-// Beam's own boot ignores it.
-const WorkerSHA256Env = "NEARDUP_WORKER_SHA256"
-
-// keyWorker sets WorkerSHA256Env in every PROCESS environment of p whose
+// keyWorker sets workerkey.Env in every PROCESS environment of p whose
 // Go worker binary is a local file, and that SHA-256 in the binary's
-// artifact.
+// artifact. A boot that keeps worker binaries by that key
+// (cmd/neardup-boot, which the local clusters run) starts a worker it
+// already has without fetching it from the job server again.
 func keyWorker(p *pipepb.Pipeline) error {
 	for id, env := range p.GetComponents().GetEnvironments() {
 		if env.GetUrn() != graphx.URNEnvProcess {
@@ -51,7 +43,7 @@ func keyWorker(p *pipepb.Pipeline) error {
 			if proc.Env == nil {
 				proc.Env = map[string]string{}
 			}
-			proc.Env[WorkerSHA256Env] = sum
+			proc.Env[workerkey.Env] = sum
 			file.Sha256 = sum
 			if env.Payload, err = proto.Marshal(&proc); err != nil {
 				return err
@@ -89,11 +81,10 @@ func fileSHA256(path string) (string, error) {
 	if s, ok := sums.Load(stamp); ok {
 		return s.(string), nil
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("reading %s: %w", path, err)
+	sum, err := workerkey.Sum(f, path)
+	if err != nil {
+		return "", err
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
 	sums.Store(stamp, sum)
 	return sum, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/graphx"
 	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
+	"github.com/neardup/neardup/cmd/internal/workerkey"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -57,8 +58,8 @@ func TestKeyWorker(t *testing.T) {
 		if err := proto.Unmarshal(env.Payload, &proc); err != nil {
 			t.Fatal(err)
 		}
-		if proc.Env[WorkerSHA256Env] != want || proc.Env["A"] != "1" || proc.Command != "boot" {
-			t.Errorf("process payload %v; want %s=%s beside A=1 and the command", &proc, WorkerSHA256Env, want)
+		if proc.Env[workerkey.Env] != want || proc.Env["A"] != "1" || proc.Command != "boot" {
+			t.Errorf("process payload %v; want %s=%s beside A=1 and the command", &proc, workerkey.Env, want)
 		}
 		var file pipepb.ArtifactFilePayload
 		if err := proto.Unmarshal(env.Dependencies[0].TypePayload, &file); err != nil {
@@ -80,18 +81,5 @@ func TestKeyWorker(t *testing.T) {
 		t.Errorf("no error for a worker binary that is not there")
 	} else if want := "environment go: worker binary: open " + gone; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %q; want it to start %q", err, want)
-	}
-}
-
-// TestBootReadsWorkerKey: the clusters' boot (scripts/engines/boot, a
-// program of its own that cannot import this package) reads the variable
-// keyWorker sets, by the same name.
-func TestBootReadsWorkerKey(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "scripts", "engines", "boot", "main.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `os.Getenv("` + WorkerSHA256Env + `")`; !strings.Contains(string(src), want) {
-		t.Errorf("scripts/engines/boot/main.go does not read %s", want)
 	}
 }

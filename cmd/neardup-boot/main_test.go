@@ -27,23 +27,6 @@ func fileArtifact(t *testing.T, path, role string) *pipepb.ArtifactInformation {
 	return &pipepb.ArtifactInformation{TypeUrn: artifact.URNFileArtifact, TypePayload: p, RoleUrn: role}
 }
 
-func TestValidSHA256(t *testing.T) {
-	sum := sha256.Sum256([]byte("worker"))
-	good := hex.EncodeToString(sum[:])
-	for _, c := range []struct{ in, want string }{
-		{good, good},
-		{strings.ToUpper(good), good},
-		{"", ""},
-		{strings.Repeat("z", 64), ""},
-		{good[:62], ""},
-		{good + "00", ""},
-	} {
-		if got := validSHA256(c.in); got != c.want {
-			t.Errorf("validSHA256(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
 func TestKeepAndCached(t *testing.T) {
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")

@@ -1,4 +1,4 @@
-// Command boot starts a Go SDK worker in a PROCESS environment, as Beam's
+// Command neardup-boot starts a Go SDK worker in a PROCESS environment, as Beam's
 // own Go boot does (package github.com/apache/beam/sdks/v2/go/container,
 // whose flags it takes), with one difference: the worker binary is kept in
 // --worker_cache under its SHA-256, so a cluster fetches each build of
@@ -9,8 +9,8 @@
 // it for each Go worker.
 //
 // A binary is taken from the cache by the SHA-256 that the job's PROCESS
-// environment gives in NEARDUP_WORKER_SHA256 (neardup's job service proxy
-// sets it: cmd/neardup/internal/jobservice); without it, boot fetches the
+// environment gives in NEARDUP_WORKER_SHA256 (workerkey.Env; neardup's job
+// service proxy sets it: cmd/neardup/internal/jobservice); without it, boot fetches the
 // job's artifacts as Beam's does and caches nothing. Boot alone writes the
 // cache: a directory owned by boot's user, writable by no one else, each
 // binary in it a regular file owner-only. A binary enters the cache only
@@ -25,8 +25,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,6 +42,7 @@ import (
 	pipepb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/pipeline_v1"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/execx"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/util/grpcx"
+	"github.com/neardup/neardup/cmd/internal/workerkey"
 )
 
 var (
@@ -123,13 +122,13 @@ func setEndpoints(info *fnpb.ProvisionInfo) error {
 }
 
 // workerBinary returns the path of the job's worker binary: the cached copy
-// in cache of the SHA-256 the job's environment gives (NEARDUP_WORKER_SHA256,
-// set by neardup's job service proxy), or else the one fetched into staged
+// in cache of the SHA-256 the job's environment gives (workerkey.Env, set
+// by neardup's job service proxy), or else the one fetched into staged
 // (and then kept in cache).
 func workerBinary(ctx context.Context, info *fnpb.ProvisionInfo, staged, cache string) (string, error) {
 	sum := ""
 	if cache != "" {
-		sum = validSHA256(os.Getenv("NEARDUP_WORKER_SHA256"))
+		sum, _ = workerkey.Parse(os.Getenv(workerkey.Env))
 	}
 	if path, ok := cached(cache, sum); ok {
 		return path, nil
@@ -151,14 +150,6 @@ func workerBinary(ctx context.Context, info *fnpb.ProvisionInfo, staged, cache s
 		return path, nil
 	}
 	return filepath.Join(cache, sum), nil
-}
-
-// validSHA256 returns s in lower case if it is a SHA-256 in hex, else "".
-func validSHA256(s string) string {
-	if b, err := hex.DecodeString(s); err != nil || len(b) != sha256.Size {
-		return ""
-	}
-	return strings.ToLower(s)
 }
 
 // cached returns the path of the binary of SHA-256 sum in cache, if it is
@@ -232,7 +223,7 @@ func checkEntry(path, sum string) error {
 	if fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("%s is writable by others (mode %v)", path, fi.Mode().Perm())
 	}
-	got, err := readerSHA256(f, path)
+	got, err := workerkey.Sum(f, path)
 	if err != nil {
 		return err
 	}
@@ -256,7 +247,7 @@ func owner(fi fs.FileInfo) (int, bool) {
 // a reader finds the whole file or none, whoever of several workers keeps
 // it first.
 func keep(cache, sum, path string) error {
-	got, err := fileSHA256(path)
+	got, err := workerkey.File(path)
 	if err != nil {
 		return err
 	}
@@ -283,25 +274,6 @@ func keep(cache, sum, path string) error {
 	err = os.Rename(tmp, filepath.Join(cache, sum))
 	os.Remove(tmp) // still there after a rename onto a link of the same file
 	return err
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	return readerSHA256(f, path)
-}
-
-// readerSHA256 returns the SHA-256 (hex) of what r holds; name names it in
-// an error.
-func readerSHA256(r io.Reader, name string) (string, error) {
-	h := sha256.New()
-	if _, err := io.Copy(h, r); err != nil {
-		return "", fmt.Errorf("reading %s: %w", name, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func copyFile(from, to string) error {
