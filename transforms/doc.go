@@ -2,7 +2,8 @@
 // It holds no code of its own: its packages do, one per role, each a set
 // of composite transforms followed by their DoFns, which move compact
 // records (package format/wire) between the runner and the Beam-free
-// algorithm packages (text, sketch, match, graph, format). Package
+// algorithm packages (text, sketch, match, graph, format; choice names
+// the values of their settings' types). Package
 // pipeline chains the composites into the run and the audit:
 //
 //	files ─ ingest.Read ─ exact.ExactDuplicates ─┬────────────────────────────────────────────────────────┐

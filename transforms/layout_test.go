@@ -31,7 +31,12 @@ const sharedExported = 85
 var stagePackages = []string{"job", "jobstate", "jobfiles", "ingest", "exact", "sign", "near", "cluster", "write", "indexing", "audit"}
 
 // algorithmPackages are the Beam-free packages under this one.
-var algorithmPackages = []string{"text", "sketch", "match", "graph", "format", "eval", "objects", "mix"}
+var algorithmPackages = []string{"text", "sketch", "match", "graph", "format", "eval", "objects", "mix", "choice"}
+
+// standardMethods are the methods of the standard library's interfaces
+// (fmt.Stringer, encoding.TextMarshaler and TextUnmarshaler, error): they
+// let a type be printed and parsed, and add nothing to learn.
+var standardMethods = map[string]bool{"String": true, "MarshalText": true, "UnmarshalText": true, "Error": true}
 
 // exported returns the exported identifiers of the package's non-test
 // files: top-level names and the methods of exported types.
@@ -42,7 +47,7 @@ func exported(t *testing.T, fset *token.FileSet, files map[string]*ast.File) []s
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if !d.Name.IsExported() {
+				if !d.Name.IsExported() || d.Recv != nil && standardMethods[d.Name.Name] {
 					continue
 				}
 				if d.Recv == nil {

@@ -177,7 +177,7 @@ func (a *auditJob) build(ctx context.Context, s beam.Scope, cfg job.Config, file
 // finish checks the outputs in the staging directories and only then puts
 // them in place, the next index first and audit-summary.json last.
 func (a *auditJob) finish(ctx context.Context, d doneJob) error {
-	sum, err := completeAuditSummary(ctx, d.out.Stage(), d.took, d.cfg.Settings(runnerName()))
+	sum, err := completeAuditSummary(ctx, d.out.Stage(), d.took, d.cfg.Settings(d.engine.String()))
 	if err != nil {
 		return err
 	}

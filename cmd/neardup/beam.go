@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/quietlog"
+	"github.com/neardup/neardup/pipeline/plan"
 )
 
 // Beam's side of the command: its initialization and log, the runner, and
@@ -32,32 +33,21 @@ func initBeam(verbose bool) {
 	}
 }
 
-// runnerName is the value of Beam's --runner flag, "direct" if unset (see
-// setDefaultRunner).
-func runnerName() string {
-	if r := flag.Lookup("runner"); r != nil && r.Value.String() != "" {
-		return r.Value.String()
+// runnerEngine returns the engine Beam's --runner names, setting the flag
+// to direct when the user gave none: on one machine the job runs on Beam's
+// direct runner, in this process. Prism, the SDK's own default, keeps
+// every shuffled byte of the job in memory; the direct runner only what a
+// stage holds, and it is the faster (docs/BENCHMARKS.md). The outputs are
+// byte for byte the same; --runner prism still picks Prism.
+func runnerEngine() (plan.Engine, error) {
+	r := flag.Lookup("runner")
+	if r == nil {
+		return plan.Direct, nil
 	}
-	return "direct"
-}
-
-// setDefaultRunner sets --runner to direct when the user gave none: on one
-// machine the job runs on Beam's direct runner, in this process. Prism, the
-// SDK's own default, keeps every shuffled byte of the job in memory; the
-// direct runner only what a stage holds, and it is the faster
-// (docs/BENCHMARKS.md). The outputs are byte for byte the same; --runner
-// prism still picks Prism.
-func setDefaultRunner() {
-	if r := flag.Lookup("runner"); r != nil && r.Value.String() == "" {
+	if r.Value.String() == "" {
 		_ = r.Value.Set("direct")
 	}
-}
-
-// localRunner reports whether the job runs in this process: the direct
-// runner (the default) or Prism.
-func localRunner() bool {
-	r := runnerName()
-	return r == "prism" || r == "direct"
+	return plan.ParseEngine(r.Value.String())
 }
 
 // localDir is dir if it is a local directory, else "".

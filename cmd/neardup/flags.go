@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding"
 	"errors"
 	"flag"
 	"fmt"
@@ -89,6 +90,11 @@ func printGrouped(w io.Writer, fs *flag.FlagSet, groups []struct {
 	one := func(f *flag.Flag) {
 		seen[f.Name] = true
 		name, usage := flag.UnquoteUsage(f)
+		if g, ok := f.Value.(flag.Getter); ok {
+			if _, named := g.Get().(encoding.TextUnmarshaler); named {
+				name = "string" // a choice's name (flag.TextVar)
+			}
+		}
 		fmt.Fprintf(w, "  --%s", f.Name)
 		if name != "" {
 			fmt.Fprintf(w, " %s", name)

@@ -49,6 +49,7 @@ type opener func(k outdir.Kind, dir string) (*outdir.Dir, error)
 
 // doneJob is a job that ran.
 type doneJob struct {
+	engine         plan.Engine
 	res            beam.PipelineResult
 	start          time.Time
 	took           time.Duration
@@ -65,7 +66,6 @@ func doJob(j jobCommand, args []string) error {
 		return err
 	}
 	initBeam(f.verbose)
-	setDefaultRunner()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	jobDone := make(chan struct{})
@@ -112,11 +112,11 @@ func doJob(j jobCommand, args []string) error {
 		return err
 	}
 	start := time.Now()
-	res, err := runPipeline(ctx, pipe, jobDone)
+	res, err := runPipeline(ctx, f.engine, pipe, jobDone)
 	if err != nil {
 		return err
 	}
-	return j.finish(ctx, doneJob{res: res, start: start, took: time.Since(start), cfg: cfg, files: files, out: out, maxRejectRatio: f.opts.MaxRejectRatio})
+	return j.finish(ctx, doneJob{engine: f.engine, res: res, start: start, took: time.Since(start), cfg: cfg, files: files, out: out, maxRejectRatio: f.opts.MaxRejectRatio})
 }
 
 // parseJob parses and checks the flags of j.
@@ -127,6 +127,9 @@ func parseJob(j jobCommand, args []string) (*runFlags, error) {
 		return nil, err
 	}
 	f.input = inputs.Join(f.input, paths)
+	if f.engine, err = runnerEngine(); err != nil {
+		return nil, usageError{err}
+	}
 	if err := j.check(); err != nil {
 		return nil, err
 	}
@@ -162,5 +165,5 @@ func planJob(ctx context.Context, j jobCommand, f *runFlags) (plan.Plan, []strin
 
 // runner is where the job runs, as plan sees it.
 func (f *runFlags) runner() plan.Runner {
-	return plan.Runner{Name: runnerName(), Spill: f.spill, MachineMemory: plan.MachineMemory()}
+	return plan.Runner{Engine: f.engine, Spill: f.spill, MachineMemory: plan.MachineMemory()}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/cmd/neardup/internal/jobservice"
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/cmd/neardup/internal/progress"
+	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
@@ -35,8 +36,8 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 			}
 		})
 	}
-	tuneLocalGC(budget, f.opts.Given["memory"])
-	if localRunner() {
+	tuneLocalGC(f.engine.Local(), budget, f.opts.Given["memory"])
+	if f.engine.Local() {
 		// One temporary directory holds the job's intermediate files and
 		// the spool, and the runner's temporary files (TMPDIR): it goes
 		// when the command ends, however it ends but SIGKILL, and a later
@@ -92,7 +93,7 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 			}
 		})
 	}
-	if !f.quiet && localRunner() {
+	if !f.quiet && f.engine.Local() {
 		undo = append(undo, progress.Start(files))
 	}
 	return stop, nil
@@ -104,12 +105,13 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 // garbage it leaves would otherwise let the heap grow to twice the live
 // data. GOMEMLIMIT, if set, wins over --memory's default, not over a
 // --memory given (given). A budget of 0 (a share of a machine whose memory
-// is unknown) sets no limit.
+// is unknown) sets no limit, nor does a job that runs elsewhere (local
+// false).
 //
 // The collector's pace is Go's default (GOGC=100) unless GOGC is set: on
 // the SCALE corpus it is faster than 50, and 150 or 200 are no faster.
-func tuneLocalGC(budget int64, given bool) {
-	if !localRunner() || budget <= 0 || !given && os.Getenv("GOMEMLIMIT") != "" {
+func tuneLocalGC(local bool, budget int64, given bool) {
+	if !local || budget <= 0 || !given && os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	setMemoryLimit(softLimit(budget))
@@ -131,14 +133,14 @@ var setMemoryLimit = debug.SetMemoryLimit
 // directories the caller's cleanups remove: it waits for them a moment
 // (jobstate.WaitIdle; not when the job was cancelled), then stops every
 // writer (jobfiles.StopWriters).
-func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
+func runPipeline(ctx context.Context, e plan.Engine, p *beam.Pipeline, jobDone chan struct{}) (beam.PipelineResult, error) {
 	jobstate.Progress.Stages.Reset()
-	stopProxy, err := jobservice.Use(ctx, runnerName())
+	stopProxy, err := jobservice.Use(ctx, e.Portable())
 	if err != nil {
 		return nil, err
 	}
 	defer stopProxy()
-	if jobopts.IsLoopback() && !localRunner() {
+	if jobopts.IsLoopback() && !e.Local() {
 		restore, err := privateTempDir()
 		if err != nil {
 			return nil, err
@@ -149,7 +151,7 @@ func runPipeline(ctx context.Context, p *beam.Pipeline, jobDone chan struct{}) (
 	close(jobDone)
 	progress.End(err == nil)
 	if err != nil {
-		if localRunner() {
+		if e.Local() {
 			// The caller's cleanups run next (deferred), also when a
 			// signal cancelled the job, before the signal handler does.
 			if ctx.Err() == nil {

@@ -49,7 +49,7 @@ func TestMemoryBudgetRun(t *testing.T) {
 	}
 	// --rounds 1 does not fit a budget that 8 rounds meet: the error says
 	// to raise them.
-	eight := strconv.FormatInt(plan.Runner{Name: "direct"}.Peak(input, 8, false), 10) + "B"
+	eight := strconv.FormatInt(plan.Runner{Engine: plan.Direct}.Peak(input, 8, false), 10) + "B"
 	code, stderr = neardup(t, "", "run", "--quiet", "--input", pattern, "--output", out, "--spill=false", "--rounds", "1", "--memory", eight)
 	if code != 2 || !strings.Contains(stderr, "with --rounds 1,") || !strings.Contains(stderr, "raise --rounds") {
 		t.Errorf("--rounds 1 --memory %s: exit %d, stderr %q; want exit 2, saying to raise --rounds", eight, code, stderr)
@@ -57,13 +57,13 @@ func TestMemoryBudgetRun(t *testing.T) {
 
 	// Spilled (the default), rounds do not help: a budget a byte below the
 	// model's peak is refused, saying so.
-	spilled := plan.Runner{Name: "direct", Spill: true}.Peak(input, 1, false)
+	spilled := plan.Runner{Engine: plan.Direct, Spill: true}.Peak(input, 1, false)
 	code, stderr = neardup(t, "", "run", "--quiet", "--input", pattern, "--output", out, "--memory", strconv.FormatInt(spilled-1, 10)+"B")
 	if code != 2 || !strings.Contains(stderr, "with the large shuffles spilled to disk") || !strings.Contains(stderr, "raise --memory") {
 		t.Errorf("--memory %dB: exit %d, stderr %q; want exit 2, the shuffles spilled", spilled-1, code, stderr)
 	}
 
-	budget := plan.Runner{Name: "direct"}.Peak(input, 6, false)
+	budget := plan.Runner{Engine: plan.Direct}.Peak(input, 6, false)
 	limitFile := filepath.Join(t.TempDir(), "limit")
 	budgeted, plain := filepath.Join(t.TempDir(), "budgeted"), filepath.Join(t.TempDir(), "plain")
 	code, stderr = neardupEnv(t, []string{"NEARDUP_TEST_MEMLIMIT_FILE=" + limitFile}, "run", "--quiet", "--input", pattern, "--output", budgeted, "--spill=false", "--memory", strconv.FormatInt(budget, 10)+"B")

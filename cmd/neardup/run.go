@@ -29,11 +29,12 @@ type runFlags struct {
 	spool, spill, quiet bool
 	indexOut            string
 	opts                plan.Options // the job's options
+	engine              plan.Engine  // Beam's --runner
 }
 
 func registerRunFlags(fs *flag.FlagSet) *runFlags {
-	f := &runFlags{opts: plan.Options{Config: job.DefaultConfig(), Names: plan.DefaultNames()}}
-	c, n := &f.opts.Config, &f.opts.Names
+	f := &runFlags{opts: plan.Options{Config: job.DefaultConfig()}}
+	c := &f.opts.Config
 	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip (.gz) or zstd (.zst, .zstd)\nby extension or by content")
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
 	fs.StringVar(&f.indexOut, "index-out", "", "also write the signature index of the kept documents to this directory (empty or absent;\nwith --overwrite, one holding only an index's files), for 'neardup audit'")
@@ -46,27 +47,27 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&f.opts.Memory, "memory", plan.DefaultMemory, "local runners: the memory the job may use: a size (8GiB, 512MiB; 8G, 8GB: powers of 1000) or a share\nof the machine's memory (its control group's, if lower); sets Go's soft memory limit (9/10 of it) and\nmore shuffle rounds when it is small; an input that cannot fit is refused before the run")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write a heap profile of the local run, taken when the heap in use\nwas largest (checked every second), to this file (go tool pprof)")
-	fs.StringVar(&n.Format, "format", n.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content), text (one document per file) or parquet\n(a row per document, columns --id-field/--text-field; a .parquet file is read as Parquet whatever the format)")
+	fs.TextVar(&c.Format, "format", c.Format, "input format: jsonl, tsv (url<TAB>title<TAB>content), text (one document per file) or parquet\n(a row per document, columns --id-field/--text-field; a .parquet file is read as Parquet whatever the format)")
 	fs.StringVar(&c.IDField, "id-field", c.IDField, "jsonl, parquet: field (column) holding the document id (meta.url: a nested field); '': ids are FILE:LINE\n(parquet: FILE:ROW), as they are for a file whose first record has no such field")
 	fs.StringVar(&c.TextField, "text-field", c.TextField, "jsonl, parquet: field (column) holding the document text (content.text: a nested field)")
-	fs.StringVar(&n.Compress, "compress", "", "compress the outputs: none, gzip or zstd (suffix .gz, .zst); unset: each dedup copy\nas its input is, the rest plain (a Parquet copy keeps its input's codecs)")
-	fs.StringVar(&n.CompressLevel, "compress-level", n.CompressLevel, "level of every compressed output (dedup copies of compressed inputs, --compress): fast,\ndefault, best (gzip 1, 6, 9; zstd's fastest, default, best encoder) or a number, gzip 1 to 9,\nzstd 1 to 22; the same bytes every run at any level")
+	fs.TextVar(&c.Compress, "compress", c.Compress, "compress the outputs: none, gzip or zstd (suffix .gz, .zst); unset: each dedup copy\nas its input is, the rest plain (a Parquet copy keeps its input's codecs)")
+	fs.TextVar(&c.CompressLevel, "compress-level", c.CompressLevel, "level of every compressed output (dedup copies of compressed inputs, --compress): fast,\ndefault, best (gzip 1, 6, 9; zstd's fastest, default, best encoder) or a number, gzip 1 to 9,\nzstd 1 to 22; the same bytes every run at any level")
 	fs.BoolVar(&c.Locations, "locations", false, "pairs and clusters also give each document's input file index and line")
 	fs.BoolVar(&c.Removed, "removed", false, "also write removed-NNNNN: the removed records, whole, as the input has them (format and\ncompression as dedup-NNNNN)")
 	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected (0: the default)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
-	fs.StringVar(&n.Method, "method", n.Method, "candidates from minhash bands, simhash tables, or both; simhash verifies by Hamming distance, the others by Jaccard")
+	fs.TextVar(&c.Method, "method", c.Method, "candidates from minhash bands, simhash tables, or both; simhash verifies by Hamming distance, the others by Jaccard")
 	fs.Float64Var(&c.Threshold, "threshold", c.Threshold, "Jaccard similarity at or above which two documents are near-duplicates")
-	fs.StringVar(&n.Verify, "verify", n.Verify, "how candidates are verified against --threshold: auto (MinHash estimate, exact Jaccard where the estimate cannot decide), estimate, or exact")
+	fs.TextVar(&c.Verify, "verify", c.Verify, "how candidates are verified against --threshold: auto (MinHash estimate, exact Jaccard where the estimate cannot decide), estimate, or exact")
 	fs.Float64Var(&c.Confidence, "confidence", c.Confidence, "confidence bound of the MinHash estimate: estimates within it of --threshold are checked exactly (auto) or accepted (estimate)")
 	fs.IntVar(&c.Hamming, "hamming", c.Hamming, "SimHash: largest Hamming distance of near-duplicates (bits of 64)")
 	fs.Float64Var(&c.Containment, "containment", 0, "also find documents inside others: pairs whose smaller document has at least this share of its\nshingles in the larger (0: off); the contained document is removed, the larger kept")
 	fs.IntVar(&c.ContainMinSize, "containment-min-size", c.ContainMinSize, "--containment: the fewest distinct shingles a contained document has (shorter texts are\ncounted in summary.json, not paired)")
 	fs.StringVar(&f.opts.Shingle, "shingle", "char:5", "shingles: char:N (CJK characters, words elsewhere) or word:N (gse words for CJK)")
 	fs.BoolVar(&c.FoldScript, "fold-script", c.FoldScript, "fold Chinese text to one script before comparing: Traditional characters and variant forms\nto Simplified, character by character (OpenCC's tables), so a reprint in the other script is a\nnear-duplicate; false: compare the characters as written")
-	fs.StringVar(&n.Dictionary, "dict", n.Dictionary, "gse dictionary for word shingles: auto (simplified or traditional by each text's script), zh_s, zh_t or zh (both in one)")
+	fs.TextVar(&c.Dictionary, "dict", c.Dictionary, "gse dictionary for word shingles: auto (simplified or traditional by each text's script), zh_s, zh_t or zh (both in one)")
 	fs.IntVar(&c.Perms, "perms", c.Perms, "MinHash permutations")
-	fs.StringVar(&n.MinHash, "minhash", n.MinHash, "MinHash scheme: classic or oph (one-permutation hashing, faster)")
+	fs.TextVar(&c.MinHash, "minhash", c.MinHash, "MinHash scheme: classic or oph (one-permutation hashing, faster)")
 	fs.IntVar(&c.Bands, "bands", 0, "LSH bands (0: chosen from --threshold and --perms)")
 	fs.IntVar(&c.Rows, "rows", 0, "LSH rows per band (0: chosen with --bands)")
 	fs.IntVar(&c.SimBlocks, "simhash-blocks", 0, "SimHash pigeonhole blocks m > k (0: chosen from the input size)")
@@ -77,8 +78,8 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.IntVar(&f.opts.SegmentLines, "segment-lines", 0, "lines (rows) of one input file per segment: the key of every pass after the first, so a file\nof n lines spreads over n/segment-lines workers; a power of two from 2 to 16777216,\nor 0: 65536 on one machine, 4096 on a cluster runner (flink, spark, dataflow, universal)")
 	fs.IntVar(&c.CCPartitions, "cc-partitions", c.CCPartitions, "partitions of the documents for the connected components; when not given, on the direct runner\nwith --spill, 16 per 1.5 GiB of input (decompressed)")
 	fs.IntVar(&c.CCRounds, "cc-rounds", -1, "large-star/small-star rounds before the components left are\njoined on one worker (summary: components_remainder_edges);\n-1: "+fmt.Sprint(plan.AutoCCRounds(true, 1))+" on one machine for up to 1.5 GiB of input (decompressed),\nelse "+fmt.Sprint(plan.AutoCCRounds(false, 1)))
-	fs.StringVar(&n.Keep, "keep", n.Keep, "which documents have the priority to be kept: longest (text, in bytes) or first")
-	fs.StringVar(&n.Clusters, "clusters", n.Clusters, "which documents are removed: kept (default: a document only for a near-duplicate that is\nkept, deciding in --keep order; a cluster is a kept document and those removed for it) or\ncomponents (one document kept per connected component of the pairs: removals chain)")
+	fs.TextVar(&c.Keep, "keep", c.Keep, "which documents have the priority to be kept: longest (text, in bytes) or first")
+	fs.TextVar(&c.Clusters, "clusters", c.Clusters, "which documents are removed: kept (default: a document only for a near-duplicate that is\nkept, deciding in --keep order; a cluster is a kept document and those removed for it) or\ncomponents (one document kept per connected component of the pairs: removals chain)")
 	fs.IntVar(&c.Branches, "branches", c.Branches, "copies of each file-reading stage, each reading every n-th file (parallelism on Prism)")
 	fs.IntVar(&c.Rounds, "rounds", 0, "rounds, one after the other, of the largest shuffles (block entries, verification, exact checks)\n(0: 1 with --spill and on a cluster; on Prism or with --spill=false, one per 128 MiB of input,\nfrom --branches up to 8)")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "goroutines per file for parsing and signatures (0: one per core)")
@@ -184,7 +185,7 @@ func (r *runJob) build(ctx context.Context, s beam.Scope, cfg job.Config, files 
 // finish checks the outputs in the staging directory and only then puts
 // them in place, summary.json last.
 func (r *runJob) finish(ctx context.Context, d doneJob) error {
-	sum, err := completeSummary(ctx, d.out.Stage(), d.res, d.start, d.took, d.cfg.Settings(runnerName()))
+	sum, err := completeSummary(ctx, d.out.Stage(), d.engine.Local(), d.res, d.start, d.took, d.cfg.Settings(d.engine.String()))
 	if err != nil {
 		return err
 	}

@@ -407,7 +407,7 @@ func TestTuneLocalGC(t *testing.T) {
 	} {
 		t.Setenv("GOMEMLIMIT", tt.gomemlimit)
 		restore(80, math.MaxInt64)
-		tuneLocalGC(tt.budget, tt.given)
+		tuneLocalGC(true, tt.budget, tt.given)
 		if got := debug.SetGCPercent(100); got != 80 {
 			t.Errorf("%+v: GC percent %d, want 80 (left alone)", tt, got)
 		}
@@ -518,7 +518,8 @@ func TestExpandInputsNotAFile(t *testing.T) {
 }
 
 // TestDefaultRunner: without --runner a run uses the direct runner; a
-// --runner the user gave is kept.
+// --runner the user gave is kept, by any of the names Beam knows it by; a
+// runner neardup does not know is a usage mistake.
 func TestDefaultRunner(t *testing.T) {
 	r := flag.Lookup("runner")
 	if r == nil {
@@ -526,16 +527,22 @@ func TestDefaultRunner(t *testing.T) {
 	}
 	saved := r.Value.String()
 	defer r.Value.Set(saved)
-	for given, want := range map[string]string{"": "direct", "prism": "prism", "universal": "universal"} {
+	for given, want := range map[string]plan.Engine{"": plan.Direct, "prism": plan.Prism, "universal": plan.Universal, "FlinkRunner": plan.Flink, "DirectRunner": plan.Direct, "portable": plan.Universal} {
 		if err := r.Value.Set(given); err != nil {
 			t.Fatal(err)
 		}
-		setDefaultRunner()
-		if got := runnerName(); got != want {
-			t.Errorf("--runner %q: runner %q, want %q", given, got, want)
+		got, err := runnerEngine()
+		if err != nil || got != want {
+			t.Errorf("--runner %q: engine %v, %v; want %v", given, got, err, want)
 		}
-		if got := localRunner(); got != (want != "universal") {
-			t.Errorf("--runner %q: localRunner() = %v", given, got)
+		if got.Local() != (want == plan.Direct || want == plan.Prism) {
+			t.Errorf("--runner %q: Local() = %v", given, got.Local())
 		}
+	}
+	if err := r.Value.Set("samza"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runnerEngine(); err == nil || err.Error() != `--runner "samza": want direct, prism, flink, spark, universal or dataflow` {
+		t.Errorf("--runner samza: error %v", err)
 	}
 }

@@ -25,7 +25,7 @@ import (
 // to the summary.json the job wrote in dir, and returns it. Times vary from
 // run to run and the shape of the job from runner to runner; the counts
 // beside them do not.
-func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, start time.Time, wall time.Duration, settings output.Settings) (output.Summary, error) {
+func completeSummary(ctx context.Context, dir string, local bool, res beam.PipelineResult, start time.Time, wall time.Duration, settings output.Settings) (output.Summary, error) {
 	return updateJSON(ctx, dir, output.SummaryName, func(sum *output.Summary) {
 		defer sum.NoteFirstWork()
 		sum.WallSeconds = wall.Seconds()
@@ -33,7 +33,7 @@ func completeSummary(ctx context.Context, dir string, res beam.PipelineResult, s
 		if res == nil {
 			return
 		}
-		if localRunner() { // the DoFns ran here: their own record is complete
+		if local { // the DoFns ran here: their own record is complete
 			sum.StageSeconds, sum.StageSpans = localStages(&jobstate.Progress.Stages, start)
 			sum.Signed = jobstate.Progress.Signed.Load()
 			sum.Workers = map[string]output.WorkerStats{jobstate.WorkerID: {

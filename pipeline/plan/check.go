@@ -210,7 +210,7 @@ func checkMemory(o *Options, _ Runner) error {
 // single large file, give each worker a share of the later passes (a
 // runner spreads keys by hash: 4 keys over 2 Flink TaskManagers went 3 to 1).
 func segmentLines(r Runner) int {
-	if r.Local() {
+	if r.Engine.Local() {
 		return 1 << 16
 	}
 	return 1 << 12

@@ -14,7 +14,7 @@ import (
 // TestCheck: each option out of range is refused with an error naming it
 // as the command's flag; good options pass and are completed.
 func TestCheck(t *testing.T) {
-	local := Runner{Name: "direct", Spill: true}
+	local := Runner{Engine: Direct, Spill: true}
 	tests := []struct {
 		name   string
 		change func(*Options)
@@ -31,21 +31,14 @@ func TestCheck(t *testing.T) {
 		{"bands without rows", func(o *Options) { o.Config.Bands = 16 }, "--bands 16 needs --rows"},
 		{"simhash blocks", func(o *Options) { o.Config.SimBlocks = 3 }, "--simhash-blocks 3"},
 		{"segment lines", func(o *Options) { o.SegmentLines = 3 }, "--segment-lines 3"},
-		{"format", func(o *Options) { o.Names.Format = "csv" }, "--format \"csv\""},
 		{"shingle", func(o *Options) { o.Shingle = "char:0" }, "--shingle \"char:0\""},
 		{"shingle of the config", func(o *Options) { o.Shingle, o.Config.Tokens = "", tokenize.Mode(7) }, "--shingle \"Mode(7):5\""},
-		{"method", func(o *Options) { o.Names.Method = "lsh" }, "--method \"lsh\": want both, minhash, simhash"},
-		{"keep", func(o *Options) { o.Names.Keep = "shortest" }, "--keep \"shortest\""},
-		{"clusters", func(o *Options) { o.Names.Clusters = "all" }, "--clusters \"all\""},
-		{"dict", func(o *Options) { o.Names.Dictionary = "en" }, "--dict \"en\""},
 		{"memory", func(o *Options) { o.Memory = "8" }, "--memory \"8\""},
-		{"compress level", func(o *Options) { o.Names.CompressLevel = "quick" }, "--compress-level \"quick\""},
-		{"compress level 0", func(o *Options) { o.Names.CompressLevel = "0" }, "--compress-level \"0\""},
-		{"gzip level 19", func(o *Options) { o.Names.CompressLevel = "19" }, "--compress-level 19: gzip levels are 1 to 9"},
-		{"gzip level 19, --compress gzip", func(o *Options) { o.Names.Compress, o.Names.CompressLevel = "gzip", "19" }, "--compress-level 19"},
-		{"zstd level 19", func(o *Options) { o.Names.Compress, o.Names.CompressLevel = "zstd", "19" }, ""},
-		{"no compression, level 19", func(o *Options) { o.Names.Compress, o.Names.CompressLevel = "none", "19" }, ""},
-		{"best", func(o *Options) { o.Names.CompressLevel = "best" }, ""},
+		{"gzip level 19", func(o *Options) { o.Config.CompressLevel = 19 }, "--compress-level 19: gzip levels are 1 to 9"},
+		{"gzip level 19, --compress gzip", func(o *Options) { o.Config.Compress, o.Config.CompressLevel = record.Gzip, 19 }, "--compress-level 19"},
+		{"zstd level 19", func(o *Options) { o.Config.Compress, o.Config.CompressLevel = record.Zstd, 19 }, ""},
+		{"no compression, level 19", func(o *Options) { o.Config.Compress, o.Config.CompressLevel = record.None, 19 }, ""},
+		{"best", func(o *Options) { o.Config.CompressLevel = record.LevelBest }, ""},
 		{"containment below eval's range", func(o *Options) { o.Config.Containment = 0.5 }, "--containment 0.5: want a number in [0.6, 1], or 0 (off)"},
 		{"containment NaN", func(o *Options) { o.Config.Containment = math.NaN() }, "--containment NaN: want a number in [0.6, 1]"},
 		{"containment 0.6", func(o *Options) { o.Config.Containment = 0.6 }, ""},
@@ -65,7 +58,7 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	o := defaults()
-	o.Shingle, o.Names.Format, o.Names.Method, o.Names.Keep = "word:3", " TSV ", "simhash", "first"
+	o.Shingle, o.Config.Format, o.Config.Method, o.Config.Keep = "word:3", record.TSV, verify.SimHash, job.KeepFirst
 	if err := Check(&o, local); err != nil || o.Config.Tokens != tokenize.Word || o.Config.Shingle != 3 || o.Config.Format != record.TSV ||
 		o.Config.Method != verify.SimHash || o.Config.Keep != job.KeepFirst || o.Config.SegmentBits != 16 {
 		t.Errorf("Check = %v, completing %+v; want word shingles of 3, tsv, simhash, keep first, 16 segment bits", err, o.Config)
@@ -75,8 +68,8 @@ func TestCheck(t *testing.T) {
 // TestSegmentLines: segments of 65,536 lines on the local runners and
 // 4,096 on a cluster's.
 func TestSegmentLines(t *testing.T) {
-	for runner, want := range map[string]int{"direct": 1 << 16, "prism": 1 << 16, "flink": 1 << 12, "spark": 1 << 12, "dataflow": 1 << 12} {
-		if got := segmentLines(Runner{Name: runner}); got != want {
+	for runner, want := range map[Engine]int{Direct: 1 << 16, Prism: 1 << 16, Flink: 1 << 12, Spark: 1 << 12, Dataflow: 1 << 12} {
+		if got := segmentLines(Runner{Engine: runner}); got != want {
 			t.Errorf("--runner %s: %d lines a segment; want %d", runner, got, want)
 		}
 	}
@@ -86,7 +79,7 @@ func TestSegmentLines(t *testing.T) {
 // (CheckContainment), and every one of them, by steps of 0.01, works with
 // the default --perms, as the error for too many perms says.
 func TestContainmentRange(t *testing.T) {
-	local := Runner{Name: "direct", Spill: true}
+	local := Runner{Engine: Direct, Spill: true}
 	for i := 0; i <= 100; i++ {
 		c := float64(i) / 100
 		o := defaults()

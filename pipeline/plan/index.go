@@ -39,10 +39,9 @@ var indexOptions = map[string]func(dst, src *job.Config){
 // blocking and record settings. An option given (o.Given) that sets one
 // of those must equal the index's. The result is checked as o was (Check).
 func WithIndex(o Options, r Runner, ic index.Config) (Options, error) {
-	if err := checkNames(&o, r); err != nil { // the options given, parsed
+	if err := checkNames(&o, r); err != nil {
 		return o, err
 	}
-	o.Names = Names{}
 	cfg, err := o.Config.WithIndexConfig(ic)
 	if err != nil {
 		return o, err

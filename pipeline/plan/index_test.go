@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/match/verify"
 )
 
 // TestWithIndex: an audit takes every index setting from the manifest,
@@ -24,16 +26,16 @@ func TestWithIndex(t *testing.T) {
 	}{
 		{"none given", nil, nil, ""},
 		{"the index's own", func(o *Options) { o.Config.Threshold, o.Config.SimBlocks = 0.85, 6 }, []string{"threshold", "simhash-blocks"}, ""},
-		{"not index settings", func(o *Options) { o.Config.Partitions, o.Names.Verify = 64, "exact" }, []string{"partitions", "verify"}, ""},
+		{"not index settings", func(o *Options) { o.Config.Partitions, o.Config.Verify = 64, verify.Exact }, []string{"partitions", "verify"}, ""},
 		{"threshold", func(o *Options) { o.Config.Threshold = 0.9 }, []string{"threshold"}, "threshold: index 0.85, now 0.9"},
 		{"shingle", func(o *Options) { o.Shingle = "word:5" }, []string{"shingle"}, "tokens: index char, now word"},
-		{"two", func(o *Options) { o.Config.Perms, o.Names.Format = 64, "tsv" }, []string{"perms", "format"}, "perms: index 128, now 64; format: index jsonl, now tsv"},
+		{"two", func(o *Options) { o.Config.Perms, o.Config.Format = 64, record.TSV }, []string{"perms", "format"}, "perms: index 128, now 64; format: index jsonl, now tsv"},
 		{"not given", func(o *Options) { o.Config.Threshold = 0.9 }, nil, ""},
 		{"containment", func(o *Options) { o.Config.Containment = 0.8 }, []string{"containment"}, "the index was built without it"},
 		{"fold-script", func(o *Options) { o.Config.FoldScript = false }, []string{"fold-script"}, "fold_script: index true, now false"},
 		{"fold-script not given", func(o *Options) { o.Config.FoldScript = false }, nil, ""},
 	}
-	r := Runner{Name: "direct"}
+	r := Runner{Engine: Direct}
 	for _, c := range cases {
 		o := defaults()
 		if c.change != nil {

@@ -115,8 +115,7 @@ func memTotal(meminfo string) int64 {
 //	Prism:          1 GB + 1.03 U    (rounds do not bound what Prism holds)
 //
 // Rounds beyond MaxRounds are not counted: they were not
-// measured to help. With --containment (a model name ending in
-// containSuffix) the shuffles are 8 to 16 times larger, and:
+// measured to help. With --containment (model.contain) the shuffles are 8 to 16 times larger, and:
 //
 //	direct runner, spilled:  0.64 GB + 0.34 U  (SCALE's last 4 shards, U = 0.34 GB: 0.75 GB; SCALE, U = 1.25 GB, with --memory 1GiB: 0.95 to 1.03 GB)
 //	Prism, or the direct runner unspilled:  1 GB + 8 U
@@ -146,55 +145,62 @@ const (
 	heldContainPerByte  = 8
 )
 
-// containSuffix ends the name of a memory model of a run with
-// --containment.
-const containSuffix = "+containment"
-
-// spilledModel is the model name estimatePeak and chooseRounds take for the
-// direct runner with the shuffles spilled (--spill, the default): what it
-// holds does not depend on the rounds, and grows little with the input.
-const spilledModel = "direct+spill"
-
-// model is the memory model of a local run on r: spilledModel for the
-// direct runner with the shuffles spilled, else the runner's own.
-func (r Runner) model() string {
-	if r.Name == "direct" && r.Spill {
-		return spilledModel
-	}
-	return r.Name
+// model is a memory model of a local run: the runner's shape, with or
+// without containment.
+type model struct {
+	shape   shape
+	contain bool
 }
 
-// modelOf is the memory model of a local run on r, with or without
+// shape is what a local runner holds of the shuffles.
+type shape int
+
+const (
+	held    shape = iota // the direct runner with --spill=false: every shuffled byte, in rounds
+	spilled              // the direct runner with the large shuffles spilled (--spill, the default): what it holds grows little with the input
+	prism                // Prism: every shuffled byte, whatever the rounds
+)
+
+// model is the memory model of a local run on r, with or without
 // containment.
-func (r Runner) modelOf(contain bool) string {
-	if contain {
-		return r.model() + containSuffix
+func (r Runner) model(contain bool) model {
+	switch {
+	case r.Engine == Prism:
+		return model{prism, contain}
+	case r.Engine == Direct && r.Spill:
+		return model{spilled, contain}
 	}
-	return r.model()
+	return model{held, contain}
+}
+
+// String names m in tests.
+func (m model) String() string {
+	name := [...]string{held: "direct", spilled: "direct+spill", prism: "prism"}[m.shape]
+	if m.contain {
+		name += "+containment"
+	}
+	return name
 }
 
 // Peak is the model's peak resident memory, in bytes, of a local run on r
 // over input bytes (decompressed) in rounds shuffle rounds, with or
 // without containment.
 func (r Runner) Peak(input int64, rounds int, contain bool) int64 {
-	return estimatePeak(r.modelOf(contain), input, rounds)
+	return r.model(contain).peak(input, rounds)
 }
 
-// estimatePeak is the model's peak resident memory, in bytes, of a local run
-// on the runner (or spilledModel) over input bytes (decompressed) in rounds
-// shuffle rounds.
-func estimatePeak(runner string, input int64, rounds int) int64 {
+// peak is the model's peak resident memory, in bytes, of a local run over
+// input bytes (decompressed) in rounds shuffle rounds.
+func (m model) peak(input int64, rounds int) int64 {
 	u := float64(input)
-	if base, ok := strings.CutSuffix(runner, containSuffix); ok {
-		if base == spilledModel {
-			return int64(spillContainFixed + spillContainPerByte*u)
-		}
+	switch {
+	case m.contain && m.shape == spilled:
+		return int64(spillContainFixed + spillContainPerByte*u)
+	case m.contain:
 		return int64(prismFixed + heldContainPerByte*u)
-	}
-	switch runner {
-	case "prism":
+	case m.shape == prism:
 		return int64(prismFixed + prismPerByte*u)
-	case spilledModel:
+	case m.shape == spilled:
 		return int64(spillFixed + spillPerByte*u)
 	}
 	return int64(peakFixed + peakPerByte*u + peakRoundBytes*u/float64(min(max(rounds, 1), MaxRounds)))
@@ -212,18 +218,18 @@ func DecideBytes(budget int64) int64 { return min(max(budget/8, 64<<20), 1<<30) 
 // from AutoRounds (which follows the stored size) up to
 // MaxRounds that keep the peak within budget (more rounds when
 // the budget is small). fits is false if even those do not.
-func chooseRounds(runner string, stored, input, budget int64, branches, rounds int) (n int, peak int64, fits bool) {
+func chooseRounds(m model, stored, input, budget int64, branches, rounds int) (n int, peak int64, fits bool) {
 	if rounds > 0 {
-		peak = estimatePeak(runner, input, rounds)
+		peak = m.peak(input, rounds)
 		return rounds, peak, peak <= budget
 	}
-	base := AutoRounds(stored, branches, runner != spilledModel)
+	base := AutoRounds(stored, branches, m.shape != spilled)
 	top := max(base, MaxRounds)
-	if m, contain := strings.CutSuffix(runner, containSuffix); contain || m == "prism" || m == spilledModel {
+	if m.contain || m.shape != held {
 		top = base // more rounds do not help
 	}
 	for n = base; ; n++ {
-		peak = estimatePeak(runner, input, n)
+		peak = m.peak(input, n)
 		if peak <= budget || n >= top {
 			return n, peak, peak <= budget
 		}
@@ -242,28 +248,28 @@ func rounds(o Options, r Runner, stored, input int64) (int, error) {
 		return 0, err
 	}
 	budget := mem.Of(r.MachineMemory)
-	if !r.Local() || budget <= 0 {
+	if !r.Engine.Local() || budget <= 0 {
 		if c.Rounds > 0 {
 			return c.Rounds, nil
 		}
-		return AutoRounds(stored, c.Branches, r.Local() && r.model() != spilledModel), nil
+		return AutoRounds(stored, c.Branches, r.Engine.Local() && r.model(false).shape != spilled), nil
 	}
-	model := r.modelOf(c.Containment > 0)
-	n, peak, fits := chooseRounds(model, stored, input, budget, c.Branches, c.Rounds)
+	m := r.model(c.Containment > 0)
+	n, peak, fits := chooseRounds(m, stored, input, budget, c.Branches, c.Rounds)
 	if fits {
 		return n, nil
 	}
 	with, raise := fmt.Sprintf("even with %d shuffle rounds", n), "raise --memory"
 	if c.Rounds > 0 {
 		with = fmt.Sprintf("with --rounds %d", n)
-		if _, _, ok := chooseRounds(model, stored, input, budget, c.Branches, max(n, MaxRounds)); ok {
+		if _, _, ok := chooseRounds(m, stored, input, budget, c.Branches, max(n, MaxRounds)); ok {
 			raise = "raise --rounds (or leave it out) or --memory"
 		}
 	}
-	switch strings.TrimSuffix(model, containSuffix) {
-	case "prism":
+	switch m.shape {
+	case prism:
 		with = "on Prism, which holds every shuffled byte (the direct runner needs less)"
-	case spilledModel:
+	case spilled:
 		with = "with the large shuffles spilled to disk"
 	}
 	if c.Containment > 0 {

@@ -89,7 +89,7 @@ func TestMemTotal(t *testing.T) {
 func TestEstimatePeak(t *testing.T) {
 	const x1 = 1.25e9 // decompressed bytes of SCALE
 	tests := []struct {
-		runner   string
+		runner   model
 		input    float64
 		rounds   int
 		measured []float64 // peak RSS, bytes
@@ -97,33 +97,33 @@ func TestEstimatePeak(t *testing.T) {
 	}{
 		// Under the default budget's soft limit (scripts/bench.sh and
 		// single runs).
-		{"direct", x1, 4, []float64{0.86e9, 0.88e9, 0.90e9, 0.907e9, 0.94e9, 0.956e9}, 1.2},
-		{"direct", 10 * x1, 8, []float64{6.83e9, 6.90e9, 7.01e9, 7.32e9}, 1.15},
+		{model{held, false}, x1, 4, []float64{0.86e9, 0.88e9, 0.90e9, 0.907e9, 0.94e9, 0.956e9}, 1.2},
+		{model{held, false}, 10 * x1, 8, []float64{6.83e9, 6.90e9, 7.01e9, 7.32e9}, 1.15},
 		// Under the former soft limit of 5 GiB, which held the heap closer
 		// to what was in use: the model is above them, by more.
-		{"direct", x1, 1, []float64{1.35e9, 1.45e9}, 1.15},
-		{"direct", 4 * x1, 8, []float64{2.14e9, 2.36e9}, 1.4},
-		{"direct", 4 * x1, 16, []float64{2.30e9}, 1.4},
-		{"direct", 10 * x1, 8, []float64{5.52e9, 5.62e9}, 1.4},
+		{model{held, false}, x1, 1, []float64{1.35e9, 1.45e9}, 1.15},
+		{model{held, false}, 4 * x1, 8, []float64{2.14e9, 2.36e9}, 1.4},
+		{model{held, false}, 4 * x1, 16, []float64{2.30e9}, 1.4},
+		{model{held, false}, 10 * x1, 8, []float64{5.52e9, 5.62e9}, 1.4},
 		// Spilled (the default), scripts/bench.sh and single runs on a
 		// shared machine: the x10 peak varies with the exact checks' files
 		// in flight.
-		{spilledModel, x1, 4, []float64{0.610e9}, 1.2},
-		{spilledModel, 4 * x1, 8, []float64{0.764e9, 0.774e9, 0.791e9}, 1.2},
-		{spilledModel, 10 * x1, 8, []float64{0.853e9, 0.988e9, 1.126e9, 1.170e9}, 1.2},
-		{"prism", x1, 4, []float64{2.18e9, 2.26e9}, 1.4},
-		{"prism", 4 * x1, 8, []float64{5.12e9}, 1.4},
-		{"prism", 10 * x1, 8, []float64{13.8e9}, 1.4},
+		{model{spilled, false}, x1, 4, []float64{0.610e9}, 1.2},
+		{model{spilled, false}, 4 * x1, 8, []float64{0.764e9, 0.774e9, 0.791e9}, 1.2},
+		{model{spilled, false}, 10 * x1, 8, []float64{0.853e9, 0.988e9, 1.126e9, 1.170e9}, 1.2},
+		{model{prism, false}, x1, 4, []float64{2.18e9, 2.26e9}, 1.4},
+		{model{prism, false}, 4 * x1, 8, []float64{5.12e9}, 1.4},
+		{model{prism, false}, 10 * x1, 8, []float64{13.8e9}, 1.4},
 		// --containment 0.8 (docs/BENCHMARKS.md), spilled: SCALE's 4 last
 		// shards under the default budget and under --memory 755MB;
 		// SCALE under --memory 1GiB (with --workers 1, and with --workers
 		// 1 --branches 1 as the plan chooses there). Prism on the 4 shards.
-		{spilledModel + containSuffix, 0.335e9, 4, []float64{0.747e9, 0.665e9}, 1.2},
-		{spilledModel + containSuffix, x1, 4, []float64{0.946e9, 1.027e9}, 1.2},
-		{"prism" + containSuffix, 0.335e9, 4, []float64{2.318e9}, 1.7},
+		{model{spilled, true}, 0.335e9, 4, []float64{0.747e9, 0.665e9}, 1.2},
+		{model{spilled, true}, x1, 4, []float64{0.946e9, 1.027e9}, 1.2},
+		{model{prism, true}, 0.335e9, 4, []float64{2.318e9}, 1.7},
 	}
 	for _, tt := range tests {
-		got := float64(estimatePeak(tt.runner, int64(tt.input), tt.rounds))
+		got := float64(tt.runner.peak(int64(tt.input), tt.rounds))
 		top := 0.0
 		for _, m := range tt.measured {
 			top = max(top, m)
@@ -142,11 +142,12 @@ func TestEstimatePeak(t *testing.T) {
 		rounds   int
 		measured float64
 	}{{642e6, 5, 490e6}, {30.3e6, 2, 160e6}} {
-		if got := float64(estimatePeak("direct", int64(o.input), o.rounds)); got < o.measured {
+		if got := float64(model{held, false}.peak(int64(o.input), o.rounds)); got < o.measured {
 			t.Errorf("direct, %.0f MB, %d rounds: model %.0f MB, below the measured %.0f MB", o.input/1e6, o.rounds, got/1e6, o.measured/1e6)
 		}
 	}
-	if a, b := estimatePeak("direct", 1e9, 8), estimatePeak("direct", 1e9, 64); a != b {
+	m := model{held, false}
+	if a, b := m.peak(1e9, 8), m.peak(1e9, 64); a != b {
 		t.Errorf("the model counts rounds beyond %d: %d against %d", MaxRounds, a, b)
 	}
 }
@@ -157,35 +158,35 @@ func TestEstimatePeak(t *testing.T) {
 // fit. Rounds the user gave are kept and only checked.
 func TestChooseRounds(t *testing.T) {
 	const stored, input = 465e6, 1.25e9 // SCALE: 4 automatic rounds with 2 branches
-	direct := func(r int) int64 { return estimatePeak("direct", input, r) }
+	direct := func(r int) int64 { return model{held, false}.peak(input, r) }
 	tests := []struct {
 		name           string
-		runner         string
+		runner         model
 		budget         int64
 		given          int
 		want           int
 		fits           bool
 		stored, branch int
 	}{
-		{"plenty", "direct", 12 << 30, 0, 4, true, stored, 2},
-		{"exactly the automatic rounds' peak", "direct", direct(4), 0, 4, true, stored, 2},
-		{"a byte less", "direct", direct(4) - 1, 0, 5, true, stored, 2},
-		{"needs 7", "direct", direct(7), 0, 7, true, stored, 2},
-		{"needs the most", "direct", direct(8), 0, 8, true, stored, 2},
-		{"too small", "direct", direct(8) - 1, 0, 8, false, stored, 2},
-		{"small input, more branches", "direct", direct(6), 0, 6, true, 1e6, 3},
-		{"given rounds fit", "direct", 12 << 30, 1, 1, true, stored, 2},
-		{"given rounds do not fit", "direct", direct(1) - 1, 1, 1, false, stored, 2},
-		{"given many rounds", "direct", direct(8), 100, 100, true, stored, 2},
-		{"prism fits", "prism", 3e9, 0, 4, true, stored, 2},
-		{"prism does not: rounds do not help it", "prism", 2e9, 0, 4, false, stored, 2},
-		{"spilled fits, in 1 round: the runner holds file names", spilledModel, estimatePeak(spilledModel, input, 1), 0, 1, true, stored, 2},
-		{"spilled does not: rounds do not help it", spilledModel, estimatePeak(spilledModel, input, 1) - 1, 0, 1, false, stored, 2},
+		{"plenty", model{held, false}, 12 << 30, 0, 4, true, stored, 2},
+		{"exactly the automatic rounds' peak", model{held, false}, direct(4), 0, 4, true, stored, 2},
+		{"a byte less", model{held, false}, direct(4) - 1, 0, 5, true, stored, 2},
+		{"needs 7", model{held, false}, direct(7), 0, 7, true, stored, 2},
+		{"needs the most", model{held, false}, direct(8), 0, 8, true, stored, 2},
+		{"too small", model{held, false}, direct(8) - 1, 0, 8, false, stored, 2},
+		{"small input, more branches", model{held, false}, direct(6), 0, 6, true, 1e6, 3},
+		{"given rounds fit", model{held, false}, 12 << 30, 1, 1, true, stored, 2},
+		{"given rounds do not fit", model{held, false}, direct(1) - 1, 1, 1, false, stored, 2},
+		{"given many rounds", model{held, false}, direct(8), 100, 100, true, stored, 2},
+		{"prism fits", model{prism, false}, 3e9, 0, 4, true, stored, 2},
+		{"prism does not: rounds do not help it", model{prism, false}, 2e9, 0, 4, false, stored, 2},
+		{"spilled fits, in 1 round: the runner holds file names", model{spilled, false}, model{spilled, false}.peak(input, 1), 0, 1, true, stored, 2},
+		{"spilled does not: rounds do not help it", model{spilled, false}, model{spilled, false}.peak(input, 1) - 1, 0, 1, false, stored, 2},
 	}
 	for _, tt := range tests {
 		n, peak, fits := chooseRounds(tt.runner, int64(tt.stored), input, tt.budget, tt.branch, tt.given)
-		if n != tt.want || fits != tt.fits || peak != estimatePeak(tt.runner, input, n) {
-			t.Errorf("%s: chooseRounds = %d rounds, peak %d, fits %v; want %d, %d, %v", tt.name, n, peak, fits, tt.want, estimatePeak(tt.runner, input, tt.want), tt.fits)
+		if n != tt.want || fits != tt.fits || peak != tt.runner.peak(input, n) {
+			t.Errorf("%s: chooseRounds = %d rounds, peak %d, fits %v; want %d, %d, %v", tt.name, n, peak, fits, tt.want, tt.runner.peak(input, tt.want), tt.fits)
 		}
 	}
 }

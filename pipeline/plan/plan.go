@@ -19,9 +19,6 @@ type Options struct {
 	// Config holds the settings of the job; Bands and Rows, SimBlocks and
 	// Rounds 0 and CCRounds -1 are chosen by New.
 	Config job.Config
-	// Names are the options that name a choice, parsed by Check into
-	// Config.
-	Names Names
 	// Shingle is the shingles as "char:N" or "word:N"; "": Config.Tokens
 	// and Config.Shingle as they are.
 	Shingle string
@@ -41,16 +38,12 @@ type Options struct {
 
 // Runner is where a job runs.
 type Runner struct {
-	Name  string // Beam's runner: direct, prism, flink, spark, dataflow, universal
-	Spill bool   // on the direct runner, the large shuffles go through files
+	Engine Engine
+	Spill  bool // on the direct runner, the large shuffles go through files
 	// MachineMemory is the machine's memory in bytes (MachineMemory); 0:
 	// unknown.
 	MachineMemory int64
 }
-
-// Local reports whether the job runs in this process: the direct runner or
-// Prism.
-func (r Runner) Local() bool { return r.Name == "direct" || r.Name == "prism" }
 
 // A Plan is a job's settings, decided.
 type Plan struct {
@@ -89,7 +82,7 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 	mem, _ := ParseMemory(o.Memory)
 	budget := mem.Of(r.MachineMemory)
 	var note string
-	if r.Local() && budget > 0 {
+	if r.Engine.Local() && budget > 0 {
 		room := max(budget-r.Peak(input, n, c.Containment > 0), 0)
 		if note, err = fitWorkers(&c, o, r, budget, room, sc); err != nil {
 			return Plan{}, err
@@ -97,7 +90,7 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		c.DecideBytes = DecideBytes(budget)
 	}
 	c.IndexKeyBits = KeyBits(input, ensemble.KeysPerDoc(c.ContainOptions()))
-	scale := PartitionScale(input, r.model() == spilledModel)
+	scale := PartitionScale(input, r.model(false).shape == spilled)
 	if !o.Given["partitions"] {
 		c.Partitions *= scale
 	}
@@ -105,7 +98,7 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		c.CCPartitions *= scale
 	}
 	if c.CCRounds == -1 {
-		c.CCRounds = AutoCCRounds(r.Local(), scale)
+		c.CCRounds = AutoCCRounds(r.Engine.Local(), scale)
 	}
 	return Plan{Config: c, Budget: budget, Note: note}, nil
 }

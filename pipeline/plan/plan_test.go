@@ -16,7 +16,7 @@ func TestNew(t *testing.T) {
 	remote := func(n int) []string { // files whose size is only what stored says
 		return []string{"gs://b/x.jsonl"}[:n]
 	}
-	spilled := Runner{Name: "direct", Spill: true, MachineMemory: 64 * gb}
+	spilled := Runner{Engine: Direct, Spill: true, MachineMemory: 64 * gb}
 	tests := []struct {
 		name   string
 		change func(*Options)
@@ -40,10 +40,10 @@ func TestNew(t *testing.T) {
 		}, ""},
 		{"large input, partitions given", func(o *Options) { o.Given, o.Config.Partitions = map[string]bool{"partitions": true}, 7 }, spilled, 3 * gb,
 			func(c job.Config) bool { return c.Partitions == 7 }, ""},
-		{"cluster: 1 round, components rounds", nil, Runner{Name: "flink"}, 3 * gb, func(c job.Config) bool {
+		{"cluster: 1 round, components rounds", nil, Runner{Engine: Flink}, 3 * gb, func(c job.Config) bool {
 			return c.Rounds == 1 && c.Partitions == job.DefaultPartitions && c.CCRounds == ClusterCCRounds
 		}, ""},
-		{"rounds given", func(o *Options) { o.Config.Rounds = 3 }, Runner{Name: "flink"}, 1 << 20,
+		{"rounds given", func(o *Options) { o.Config.Rounds = 3 }, Runner{Engine: Flink}, 1 << 20,
 			func(c job.Config) bool { return c.Rounds == 3 }, ""},
 		{"too little memory", func(o *Options) { o.Memory = "64MiB" }, spilled, gb, nil,
 			"needs about 671 MiB of memory with the large shuffles spilled to disk, more than --memory 64MiB (64 MiB): raise --memory"},
@@ -53,7 +53,7 @@ func TestNew(t *testing.T) {
 			"needs about 959 MiB of memory with the large shuffles spilled to disk and --containment, more than --memory 768MiB (768 MiB): raise --memory"},
 		{"1 GiB is enough with containment", func(o *Options) { o.Memory, o.Config.Containment = "1GiB", 0.8 }, spilled, gb,
 			func(c job.Config) bool { return c.DecideBytes == 128<<20 }, ""},
-		{"containment on Prism", func(o *Options) { o.Memory, o.Config.Containment = "8GiB", 0.8 }, Runner{Name: "prism", MachineMemory: 64 * gb}, gb, nil,
+		{"containment on Prism", func(o *Options) { o.Memory, o.Config.Containment = "8GiB", 0.8 }, Runner{Engine: Prism, MachineMemory: 64 * gb}, gb, nil,
 			"needs about 8.9 GiB of memory on Prism, which holds every shuffled byte (the direct runner needs less) and --containment"},
 	}
 	for _, tt := range tests {

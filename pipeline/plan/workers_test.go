@@ -15,7 +15,7 @@ import (
 // grows as the square of their number.
 func TestFitWorkers(t *testing.T) {
 	const gib = int64(1) << 30
-	spilled := Runner{Name: "direct", Spill: true, MachineMemory: 24 * gib}
+	spilled := Runner{Engine: Direct, Spill: true, MachineMemory: 24 * gib}
 	plan := func(r Runner, memory string, workers, branches int) (Plan, error) {
 		t.Helper()
 		o := defaults()
@@ -48,7 +48,7 @@ func TestFitWorkers(t *testing.T) {
 		t.Errorf("8 workers, 4 branches in 700 MB: %d, %d, note %q, %v; want 1 worker, fewer branches", p.Config.Workers, p.Config.Branches, p.Note, err)
 	}
 	// A cluster's workers have no budget here.
-	p, err = plan(Runner{Name: "flink"}, "50%", 4096, 256)
+	p, err = plan(Runner{Engine: Flink}, "50%", 4096, 256)
 	if err != nil || p.Config.Workers != 4096 || p.Note != "" {
 		t.Errorf("a cluster: %d workers, note %q, %v; want 4096, no note", p.Config.Workers, p.Note, err)
 	}
@@ -67,7 +67,7 @@ func TestZstdWindow(t *testing.T) {
 	if sc := scanInputs([]string{long}, record.JSONL, 120); sc.window != 1<<31 || sc.windowFile != long {
 		t.Fatalf("scanInputs(%s): window %d of %q; want 2 GiB", long, sc.window, sc.windowFile)
 	}
-	spilled := Runner{Name: "direct", Spill: true, MachineMemory: 24 * gib}
+	spilled := Runner{Engine: Direct, Spill: true, MachineMemory: 24 * gib}
 	plan := func(memory string, workers int) (Plan, error) {
 		o := defaults()
 		o.Memory, o.Config.Workers = memory, workers

@@ -58,7 +58,7 @@ func main() {
 	flag.StringVar(&f.out, "out", "", "truth file to write (TSV)")
 	flag.Float64Var(&f.threshold, "threshold", 0.5, "containment of the smaller document in the larger at or above which a pair is written, in (0, 1]")
 	flag.StringVar(&f.shingle, "shingle", fmt.Sprintf("%s:%d", def.Tokens, def.Shingle), "shingles, as 'neardup run --shingle': char:N or word:N")
-	flag.StringVar(&f.dict, "dict", def.Dictionary, "gse dictionary for word shingles, as 'neardup run --dict'")
+	flag.StringVar(&f.dict, "dict", string(def.Dictionary), "gse dictionary for word shingles, as 'neardup run --dict'")
 	flag.BoolVar(&f.fold, "fold-script", def.FoldScript, "fold Chinese text to one script, as 'neardup run --fold-script'")
 	flag.Float64Var(&f.minJaccard, "min-jaccard", 0, "write only the pairs of Jaccard at or above this (0.5 with -threshold 0.5: the Jaccard truth)")
 	flag.StringVar(&f.idField, "id-field", record.DefaultIDField, "field holding the document id")

@@ -20,7 +20,7 @@ var stageOrder = []string{"jobstate", "jobfiles", "job", "ingest", "exact", "sig
 
 // algorithmRoots are the Beam-free packages under transforms/: they import
 // no stage package.
-var algorithmRoots = []string{"text", "sketch", "match", "graph", "format", "eval", "objects", "mix"}
+var algorithmRoots = []string{"text", "sketch", "match", "graph", "format", "eval", "objects", "mix", "choice"}
 
 // checkImports returns the imports of f (at rel, a path from the root)
 // that run against the data: a stage package importing a later stage, an

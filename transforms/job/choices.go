@@ -1,42 +1,45 @@
 package job
 
 import (
+	"encoding"
 	"fmt"
-	"slices"
 
+	"github.com/neardup/neardup/transforms/choice"
 	"github.com/neardup/neardup/transforms/format/record"
-	"github.com/neardup/neardup/transforms/match/verify"
-	"github.com/neardup/neardup/transforms/sketch/minhash"
-	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 // checkChoices reports a setting that names no choice of its type.
 func (c Config) checkChoices() error {
-	switch {
-	case !slices.Contains([]record.Format{record.JSONL, record.TSV, record.Text, record.Parquet}, c.Format):
-		return fmt.Errorf("format %v unknown", c.Format)
-	case !slices.Contains([]tokenize.Mode{tokenize.Char, tokenize.Word}, c.Tokens):
-		return fmt.Errorf("tokens %v unknown", c.Tokens)
-	case !slices.Contains(Dictionaries, c.Dictionary):
-		return fmt.Errorf("dictionary %q: want one of %v", c.Dictionary, Dictionaries)
-	case !slices.Contains([]minhash.Mode{minhash.Classic, minhash.OnePermutation}, c.MinHash):
-		return fmt.Errorf("minhash mode %v unknown", c.MinHash)
-	case !slices.Contains([]verify.Blocking{verify.Both, verify.MinHash, verify.SimHash}, c.Method):
-		return fmt.Errorf("method %v unknown", c.Method)
-	case !slices.Contains([]verify.Mode{verify.Auto, verify.Estimate, verify.Exact}, c.Verify):
-		return fmt.Errorf("verify mode %v unknown", c.Verify)
-	case c.Keep != KeepLongest && c.Keep != KeepFirst:
-		return fmt.Errorf("keep %d unknown", c.Keep)
-	case c.Clusters != ClustersKept && c.Clusters != ClustersComponents:
-		return fmt.Errorf("cluster rule %d unknown", c.Clusters)
+	for _, v := range []encoding.TextMarshaler{c.Format, c.Tokens, c.Dictionary, c.MinHash, c.Method, c.Verify, c.Keep, c.Clusters} {
+		if _, err := v.MarshalText(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// Dictionaries are the gse dictionaries of word mode: auto picks the
+// Dictionary names the gse dictionary of word mode: auto picks the
 // simplified or the traditional one by each text's script (see package
 // tokenize).
-var Dictionaries = []string{"auto", "zh_s", "zh_t", "zh"}
+type Dictionary string
+
+// dictionaryNames are the names of the dictionaries.
+var dictionaryNames = choice.Names[Dictionary]{
+	{Value: "auto", Name: "auto"},
+	{Value: "zh_s", Name: "zh_s"},
+	{Value: "zh_t", Name: "zh_t"},
+	{Value: "zh", Name: "zh"},
+}
+
+// MarshalText returns d, if it names a dictionary.
+func (d Dictionary) MarshalText() ([]byte, error) { return dictionaryNames.Marshal("dictionary", d) }
+
+// UnmarshalText sets d to the dictionary text names: auto, zh_s, zh_t or
+// zh.
+func (d *Dictionary) UnmarshalText(text []byte) (err error) {
+	*d, err = dictionaryNames.Parse(string(text))
+	return err
+}
 
 // checkCompression reports a Compress or CompressLevel that is not one, or
 // a level the compression does not have (gzip has no level above 9; with

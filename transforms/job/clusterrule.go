@@ -1,27 +1,47 @@
 package job
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/neardup/neardup/transforms/choice"
+)
 
 // ClusterRule says which documents the matches remove and what a cluster
 // of the outputs is.
 type ClusterRule int
 
-// ParseClusterRule parses the name of a ClusterRule: kept or components.
-func ParseClusterRule(name string) (ClusterRule, error) {
-	switch name {
-	case "kept":
-		return ClustersKept, nil
-	case "components":
-		return ClustersComponents, nil
-	}
-	return 0, fmt.Errorf("clusters %q: want kept or components", name)
+// clusterRuleNames are the names of the cluster rules.
+var clusterRuleNames = choice.Names[ClusterRule]{
+	{Value: ClustersKept, Name: "kept"},
+	{Value: ClustersComponents, Name: "components"},
 }
 
+// String returns the name of r.
 func (r ClusterRule) String() string {
-	if r == ClustersComponents {
-		return "components"
+	if name, ok := clusterRuleNames.Name(r); ok {
+		return name
 	}
-	return "kept"
+	return fmt.Sprintf("ClusterRule(%d)", int(r))
+}
+
+// MarshalText returns the name of r.
+func (r ClusterRule) MarshalText() ([]byte, error) {
+	return clusterRuleNames.Marshal("cluster rule", r)
+}
+
+// UnmarshalText sets r to the cluster rule text names: kept or components.
+func (r *ClusterRule) UnmarshalText(text []byte) (err error) {
+	*r, err = clusterRuleNames.Parse(string(text))
+	return err
+}
+
+// ParseClusterRule returns the cluster rule s names (ClusterRule.UnmarshalText); its error quotes s.
+func ParseClusterRule(s string) (ClusterRule, error) {
+	v, err := clusterRuleNames.Parse(s)
+	if err != nil {
+		return v, fmt.Errorf("cluster rule %q: %w", s, err)
+	}
+	return v, nil
 }
 
 const (

@@ -36,7 +36,7 @@ type Config struct {
 	FoldScript bool
 
 	Tokens     tokenize.Mode
-	Dictionary string // gse dictionary for word mode: auto (by script), zh_s, zh_t or zh (see Dictionaries)
+	Dictionary Dictionary // gse dictionary for word mode: auto (by script), zh_s, zh_t or zh
 	Shingle    int
 	Perms      int
 	MinHash    minhash.Mode
@@ -276,7 +276,7 @@ func (c Config) Reading() ReadOptions {
 
 // Signing is the configuration of c's signers.
 func (c Config) Signing() Signing {
-	return Signing{Norm: normalize.Form{FoldScript: c.FoldScript}, Tokens: c.Tokens, Dictionary: c.Dictionary, MinHash: c.MinHash, Shingle: c.Shingle, Perms: c.Perms,
+	return Signing{Norm: normalize.Form{FoldScript: c.FoldScript}, Tokens: c.Tokens, Dictionary: string(c.Dictionary), MinHash: c.MinHash, Shingle: c.Shingle, Perms: c.Perms,
 		Seed: c.Seed, MaxTokens: c.MaxTokens}
 }
 
@@ -345,7 +345,7 @@ func SimEntries(dst []wire.SimEntry, chunk []byte, tables *blocking.Tables) ([]w
 // IndexConfig is the part of c an index records and an audit must share.
 func (c Config) IndexConfig() index.Config {
 	return index.Config{
-		Tokens: c.Tokens.String(), Dictionary: c.Dictionary, Shingle: c.Shingle, Perms: c.Perms, MinHash: c.MinHash.String(),
+		Tokens: c.Tokens.String(), Dictionary: string(c.Dictionary), Shingle: c.Shingle, Perms: c.Perms, MinHash: c.MinHash.String(),
 		Seed: c.Seed, MaxTokens: c.MaxTokens, Method: c.Method.String(), Threshold: c.Threshold, Hamming: c.Hamming,
 		Bands: c.Bands, Rows: c.Rows, SimBlocks: c.SimBlocks,
 		Format: c.Format.String(), IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes,
@@ -369,7 +369,7 @@ func (c Config) WithIndexConfig(ic index.Config) (Config, error) {
 	if c.Format, err = record.ParseFormat(ic.Format); err != nil {
 		return c, fmt.Errorf("the index's format: %w", err)
 	}
-	c.Dictionary, c.Shingle, c.Perms, c.Seed, c.MaxTokens = ic.Dictionary, ic.Shingle, ic.Perms, ic.Seed, ic.MaxTokens
+	c.Dictionary, c.Shingle, c.Perms, c.Seed, c.MaxTokens = Dictionary(ic.Dictionary), ic.Shingle, ic.Perms, ic.Seed, ic.MaxTokens
 	c.Threshold, c.Hamming, c.Bands, c.Rows, c.SimBlocks = ic.Threshold, ic.Hamming, ic.Bands, ic.Rows, ic.SimBlocks
 	c.IDField, c.TextField, c.MaxDocBytes = ic.IDField, ic.TextField, ic.MaxDocBytes
 	c.FoldScript = ic.FoldScript

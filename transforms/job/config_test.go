@@ -1,6 +1,7 @@
 package job
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -49,4 +50,39 @@ func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
+}
+
+// TestValidateChoices: a setting that names no choice of its type is
+// refused, naming the type and the value; every named one is taken.
+func TestValidateChoices(t *testing.T) {
+	for _, tc := range []struct {
+		change func(*Config)
+		want   string
+	}{
+		{func(c *Config) { c.Format = 9 }, "format Format(9) has no name"},
+		{func(c *Config) { c.Method = 9 }, "method Blocking(9) has no name"},
+		{func(c *Config) { c.Verify = 9 }, "verify mode Mode(9) has no name"},
+		{func(c *Config) { c.MinHash = 9 }, "minhash mode Mode(9) has no name"},
+		{func(c *Config) { c.Tokens = 9 }, "token mode Mode(9) has no name"},
+		{func(c *Config) { c.Keep = 5 }, "keep order Keep(5) has no name"},
+		{func(c *Config) { c.Clusters = 5 }, "cluster rule ClusterRule(5) has no name"},
+		{func(c *Config) { c.Dictionary = "en" }, "dictionary en has no name"},
+		{func(c *Config) { c.Keep, c.Clusters, c.Dictionary = KeepFirst, ClustersComponents, "zh_t" }, ""},
+	} {
+		c := DefaultConfig()
+		tc.change(&c)
+		err := c.Validate()
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want) {
+			t.Errorf("Validate() = %v; want %q", err, tc.want)
+		}
+	}
+}
+
+func ExampleKeep_UnmarshalText() {
+	var k Keep
+	fmt.Println(k.UnmarshalText([]byte("First")), k)
+	fmt.Println(k.UnmarshalText([]byte("shortest")))
+	// Output:
+	// <nil> first
+	// want longest or first
 }

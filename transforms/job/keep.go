@@ -1,6 +1,10 @@
 package job
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/neardup/neardup/transforms/choice"
+)
 
 // Keep says which documents have the priority to be kept: the documents of
 // a group of exact duplicates, and the order in which near-duplicates are
@@ -16,21 +20,31 @@ const (
 	KeepFirst
 )
 
-// ParseKeep parses the name of a Keep: longest or first.
-func ParseKeep(name string) (Keep, error) {
-	switch name {
-	case "longest":
-		return KeepLongest, nil
-	case "first":
-		return KeepFirst, nil
+// keepNames are the names of the keep orders.
+var keepNames = choice.Names[Keep]{{Value: KeepLongest, Name: "longest"}, {Value: KeepFirst, Name: "first"}}
+
+// String returns the name of k.
+func (k Keep) String() string {
+	if name, ok := keepNames.Name(k); ok {
+		return name
 	}
-	return 0, fmt.Errorf("keep %q: want longest or first", name)
+	return fmt.Sprintf("Keep(%d)", int(k))
 }
 
-// String returns the name ParseKeep accepts for k.
-func (k Keep) String() string {
-	if k == KeepFirst {
-		return "first"
+// MarshalText returns the name of k.
+func (k Keep) MarshalText() ([]byte, error) { return keepNames.Marshal("keep order", k) }
+
+// UnmarshalText sets k to the keep order text names: longest or first.
+func (k *Keep) UnmarshalText(text []byte) (err error) {
+	*k, err = keepNames.Parse(string(text))
+	return err
+}
+
+// ParseKeep returns the keep order s names (Keep.UnmarshalText); its error quotes s.
+func ParseKeep(s string) (Keep, error) {
+	v, err := keepNames.Parse(s)
+	if err != nil {
+		return v, fmt.Errorf("keep order %q: %w", s, err)
 	}
-	return "longest"
+	return v, nil
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/klauspost/pgzip"
+
+	"github.com/neardup/neardup/transforms/choice"
 )
 
 // ErrCorruptGzip is wrapped by the read errors of a Decompress reader when
@@ -48,17 +50,38 @@ const (
 	Zstd                // Zstandard (RFC 8878), any number of frames
 )
 
-// String returns the name ParseCompression accepts for c.
+// compressionNames are the names of the compressions (Unknown has none).
+var compressionNames = choice.Names[Compression]{
+	{Value: None, Name: "none"},
+	{Value: Gzip, Name: "gzip"},
+	{Value: Zstd, Name: "zstd"},
+}
+
+// String returns the name of c: none, gzip, zstd or unknown.
 func (c Compression) String() string {
-	switch c {
-	case None:
-		return "none"
-	case Gzip:
-		return "gzip"
-	case Zstd:
-		return "zstd"
+	if name, ok := compressionNames.Name(c); ok {
+		return name
 	}
 	return "unknown"
+}
+
+// MarshalText returns the name of c, and nothing for Unknown.
+func (c Compression) MarshalText() ([]byte, error) {
+	if c == Unknown {
+		return nil, nil
+	}
+	return compressionNames.Marshal("compression", c)
+}
+
+// UnmarshalText sets c to the compression named text: none, gzip or zstd,
+// in any case; nothing is Unknown.
+func (c *Compression) UnmarshalText(text []byte) (err error) {
+	if len(text) == 0 {
+		*c = Unknown
+		return nil
+	}
+	*c, err = compressionNames.Parse(string(text))
+	return err
 }
 
 // Ext is the file name extension of c: "", ".gz" or ".zst".
@@ -72,18 +95,14 @@ func (c Compression) Ext() string {
 	return ""
 }
 
-// ParseCompression maps "none", "gzip" or "zstd" (in any case) to its
-// Compression.
+// ParseCompression returns the compression named s: none, gzip or zstd,
+// in any case; its error quotes s.
 func ParseCompression(s string) (Compression, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "none":
-		return None, nil
-	case "gzip":
-		return Gzip, nil
-	case "zstd":
-		return Zstd, nil
+	c, err := compressionNames.Parse(s)
+	if err != nil {
+		return Unknown, fmt.Errorf("compression %q: %w", s, err)
 	}
-	return Unknown, fmt.Errorf("record: unknown compression %q (want none, gzip or zstd)", s)
+	return c, nil
 }
 
 // ByName is the compression the name of a file says: Gzip for ".gz", Zstd
@@ -383,33 +402,44 @@ const (
 	LevelBest    Level = -2
 )
 
-// ParseLevel maps "fast", "default", "best" (in any case) or a number
-// from 1 to 22 to its Level.
-func ParseLevel(s string) (Level, error) {
-	switch t := strings.ToLower(strings.TrimSpace(s)); t {
-	case "fast":
-		return LevelFast, nil
-	case "default":
-		return LevelDefault, nil
-	case "best":
-		return LevelBest, nil
-	default:
-		if n, err := strconv.Atoi(t); err == nil && n >= 1 && n <= 22 {
-			return Level(n), nil
-		}
-	}
-	return LevelFast, fmt.Errorf("record: unknown compression level %q (want fast, default, best, or 1 to 9 for gzip, 1 to 22 for zstd)", s)
+// levelNames are the levels with a name.
+var levelNames = choice.Names[Level]{
+	{Value: LevelFast, Name: "fast"},
+	{Value: LevelDefault, Name: "default"},
+	{Value: LevelBest, Name: "best"},
 }
 
-// String returns the name ParseLevel accepts for l.
+// ParseLevel returns the level s names: fast, default, best (in any case)
+// or a number from 1 to 22; its error quotes s.
+func ParseLevel(s string) (Level, error) {
+	var l Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return LevelFast, fmt.Errorf("compression level %q: %w", s, err)
+	}
+	return l, nil
+}
+
+// UnmarshalText sets l to the level text names: fast, default, best (in
+// any case) or a number from 1 to 22.
+func (l *Level) UnmarshalText(text []byte) error {
+	if v, err := levelNames.Parse(string(text)); err == nil {
+		*l = v
+		return nil
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(string(text))); err == nil && n >= 1 && n <= 22 {
+		*l = Level(n)
+		return nil
+	}
+	return errors.New("want fast, default, best, or 1 to 9 for gzip, 1 to 22 for zstd")
+}
+
+// MarshalText returns the name of l.
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// String returns the name of l: fast, default, best or its number.
 func (l Level) String() string {
-	switch l {
-	case LevelFast:
-		return "fast"
-	case LevelDefault:
-		return "default"
-	case LevelBest:
-		return "best"
+	if name, ok := levelNames.Name(l); ok {
+		return name
 	}
 	return strconv.Itoa(int(l))
 }

@@ -39,6 +39,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/transforms/choice"
 )
 
 // Format is the format of an input shard.
@@ -52,35 +54,40 @@ const (
 	Parquet               // one document per row of a Parquet file (see ReadParquet)
 )
 
-// String returns the name ParseFormat accepts for f.
+// formatNames are the names of the formats.
+var formatNames = choice.Names[Format]{
+	{Value: JSONL, Name: "jsonl"},
+	{Value: TSV, Name: "tsv"},
+	{Value: Text, Name: "text"},
+	{Value: Parquet, Name: "parquet"},
+}
+
+// String returns the name of f.
 func (f Format) String() string {
-	switch f {
-	case JSONL:
-		return "jsonl"
-	case TSV:
-		return "tsv"
-	case Text:
-		return "text"
-	case Parquet:
-		return "parquet"
+	if name, ok := formatNames.Name(f); ok {
+		return name
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
-// ParseFormat maps a format name ("jsonl", "tsv", "text" or "parquet", in
-// any case) to its Format.
+// MarshalText returns the name of f.
+func (f Format) MarshalText() ([]byte, error) { return formatNames.Marshal("format", f) }
+
+// UnmarshalText sets f to the format named text: jsonl, tsv, text or
+// parquet, in any case.
+func (f *Format) UnmarshalText(text []byte) (err error) {
+	*f, err = formatNames.Parse(string(text))
+	return err
+}
+
+// ParseFormat returns the format named s (Format.UnmarshalText); its error
+// quotes s.
 func ParseFormat(s string) (Format, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "jsonl":
-		return JSONL, nil
-	case "tsv":
-		return TSV, nil
-	case "text":
-		return Text, nil
-	case "parquet":
-		return Parquet, nil
+	f, err := formatNames.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("format %q: %w", s, err)
 	}
-	return 0, fmt.Errorf("record: unknown format %q (want jsonl, tsv, text or parquet)", s)
+	return f, nil
 }
 
 // DefaultMaxDocBytes is the record size limit used when Options.MaxDocBytes

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 
 	"github.com/neardup/neardup/transforms/format/wire"
+
+	"github.com/neardup/neardup/transforms/choice"
 )
 
 // Blocking selects the candidate generators (the job's --method) and the
@@ -27,29 +29,37 @@ const (
 	SimHash                 // SimHash tables, Hamming test
 )
 
-func (m Blocking) String() string {
-	switch m {
-	case Both:
-		return "both"
-	case MinHash:
-		return "minhash"
-	case SimHash:
-		return "simhash"
-	}
-	return fmt.Sprintf("Blocking(%d)", int(m))
+// blockingNames are the names of the methods.
+var blockingNames = choice.Names[Blocking]{
+	{Value: Both, Name: "both"},
+	{Value: MinHash, Name: "minhash"},
+	{Value: SimHash, Name: "simhash"},
 }
 
-// ParseBlocking parses "both", "minhash" or "simhash".
-func ParseBlocking(s string) (Blocking, error) {
-	switch s {
-	case "both":
-		return Both, nil
-	case "minhash":
-		return MinHash, nil
-	case "simhash":
-		return SimHash, nil
+// String returns the name of b.
+func (b Blocking) String() string {
+	if name, ok := blockingNames.Name(b); ok {
+		return name
 	}
-	return 0, fmt.Errorf("verify: unknown method %q (want both, minhash or simhash)", s)
+	return fmt.Sprintf("Blocking(%d)", int(b))
+}
+
+// MarshalText returns the name of b.
+func (b Blocking) MarshalText() ([]byte, error) { return blockingNames.Marshal("method", b) }
+
+// UnmarshalText sets b to the method text names: both, minhash or simhash.
+func (b *Blocking) UnmarshalText(text []byte) (err error) {
+	*b, err = blockingNames.Parse(string(text))
+	return err
+}
+
+// ParseBlocking returns the method s names (Blocking.UnmarshalText); its error quotes s.
+func ParseBlocking(s string) (Blocking, error) {
+	v, err := blockingNames.Parse(s)
+	if err != nil {
+		return v, fmt.Errorf("method %q: %w", s, err)
+	}
+	return v, nil
 }
 
 // Mode says how the Jaccard test uses the MinHash estimate.
@@ -67,29 +77,37 @@ const (
 	Exact
 )
 
+// modeNames are the names of the verify modes.
+var modeNames = choice.Names[Mode]{
+	{Value: Auto, Name: "auto"},
+	{Value: Estimate, Name: "estimate"},
+	{Value: Exact, Name: "exact"},
+}
+
+// String returns the name of m.
 func (m Mode) String() string {
-	switch m {
-	case Auto:
-		return "auto"
-	case Estimate:
-		return "estimate"
-	case Exact:
-		return "exact"
+	if name, ok := modeNames.Name(m); ok {
+		return name
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode parses "auto", "estimate" or "exact".
+// MarshalText returns the name of m.
+func (m Mode) MarshalText() ([]byte, error) { return modeNames.Marshal("verify mode", m) }
+
+// UnmarshalText sets m to the verify mode text names: auto, estimate or exact.
+func (m *Mode) UnmarshalText(text []byte) (err error) {
+	*m, err = modeNames.Parse(string(text))
+	return err
+}
+
+// ParseMode returns the verify mode s names (Mode.UnmarshalText); its error quotes s.
 func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "auto":
-		return Auto, nil
-	case "estimate":
-		return Estimate, nil
-	case "exact":
-		return Exact, nil
+	v, err := modeNames.Parse(s)
+	if err != nil {
+		return v, fmt.Errorf("verify mode %q: %w", s, err)
 	}
-	return 0, fmt.Errorf("verify: unknown mode %q (want auto, estimate or exact)", s)
+	return v, nil
 }
 
 // Config is the test a pair must pass.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/wire"
@@ -19,16 +20,16 @@ func TestParseBlocking(t *testing.T) {
 		{"minhash", MinHash, false},
 		{"simhash", SimHash, false},
 		{"", 0, true},
-		{"Both", 0, true},
+		{"Both", Both, false}, // names are read in any case, spaces around them ignored
 		{"exact", 0, true},
-		{" minhash", 0, true},
+		{" minhash", MinHash, false},
 	}
 	for _, tt := range tests {
 		got, err := ParseBlocking(tt.in)
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("ParseBlocking(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
-		if err == nil && got.String() != tt.in {
+		if err == nil && got.String() != strings.ToLower(strings.TrimSpace(tt.in)) {
 			t.Errorf("ParseBlocking(%q).String() = %q", tt.in, got.String())
 		}
 	}
@@ -47,7 +48,7 @@ func TestParseMode(t *testing.T) {
 		{"estimate", Estimate, false},
 		{"exact", Exact, false},
 		{"", 0, true},
-		{"Auto", 0, true},
+		{"Auto", Auto, false},
 		{"both", 0, true},
 	}
 	for _, tt := range tests {
@@ -55,7 +56,7 @@ func TestParseMode(t *testing.T) {
 		if (err != nil) != tt.wantErr || got != tt.want {
 			t.Errorf("ParseMode(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
-		if err == nil && got.String() != tt.in {
+		if err == nil && got.String() != strings.ToLower(tt.in) {
 			t.Errorf("ParseMode(%q).String() = %q", tt.in, got.String())
 		}
 	}

@@ -36,6 +36,8 @@ import (
 	"math/bits"
 
 	"github.com/neardup/neardup/transforms/mix"
+
+	"github.com/neardup/neardup/transforms/choice"
 )
 
 // Mode selects the sketching scheme.
@@ -48,25 +50,33 @@ const (
 	OnePermutation
 )
 
+// modeNames are the names of the minhash modes.
+var modeNames = choice.Names[Mode]{{Value: Classic, Name: "classic"}, {Value: OnePermutation, Name: "oph"}}
+
+// String returns the name of m.
 func (m Mode) String() string {
-	switch m {
-	case Classic:
-		return "classic"
-	case OnePermutation:
-		return "oph"
+	if name, ok := modeNames.Name(m); ok {
+		return name
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode parses "classic" or "oph".
+// MarshalText returns the name of m.
+func (m Mode) MarshalText() ([]byte, error) { return modeNames.Marshal("minhash mode", m) }
+
+// UnmarshalText sets m to the minhash mode text names: classic or oph.
+func (m *Mode) UnmarshalText(text []byte) (err error) {
+	*m, err = modeNames.Parse(string(text))
+	return err
+}
+
+// ParseMode returns the minhash mode s names (Mode.UnmarshalText); its error quotes s.
 func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "classic":
-		return Classic, nil
-	case "oph":
-		return OnePermutation, nil
+	v, err := modeNames.Parse(s)
+	if err != nil {
+		return v, fmt.Errorf("minhash mode %q: %w", s, err)
 	}
-	return 0, fmt.Errorf("minhash: unknown mode %q (want classic or oph)", s)
+	return v, nil
 }
 
 // DefaultSeed seeds the permutations when none is given.

@@ -26,6 +26,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/go-ego/gse"
+
+	"github.com/neardup/neardup/transforms/choice"
 )
 
 // Mode selects how CJK runs are cut.
@@ -38,25 +40,33 @@ const (
 	Word
 )
 
+// modeNames are the names of the token modes.
+var modeNames = choice.Names[Mode]{{Value: Char, Name: "char"}, {Value: Word, Name: "word"}}
+
+// String returns the name of m.
 func (m Mode) String() string {
-	switch m {
-	case Char:
-		return "char"
-	case Word:
-		return "word"
+	if name, ok := modeNames.Name(m); ok {
+		return name
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode parses "char" or "word".
+// MarshalText returns the name of m.
+func (m Mode) MarshalText() ([]byte, error) { return modeNames.Marshal("token mode", m) }
+
+// UnmarshalText sets m to the token mode text names: char or word.
+func (m *Mode) UnmarshalText(text []byte) (err error) {
+	*m, err = modeNames.Parse(string(text))
+	return err
+}
+
+// ParseMode returns the token mode s names (Mode.UnmarshalText); its error quotes s.
 func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "char":
-		return Char, nil
-	case "word":
-		return Word, nil
+	v, err := modeNames.Parse(s)
+	if err != nil {
+		return v, fmt.Errorf("token mode %q: %w", s, err)
 	}
-	return 0, fmt.Errorf("tokenize: unknown mode %q (want char or word)", s)
+	return v, nil
 }
 
 // MaxShingle is the largest shingle size ParseShingle accepts.

@@ -77,12 +77,10 @@ func proxyJobService(ctx context.Context, endpoint string) (string, func(), erro
 }
 
 // Use points Beam's --endpoint at a proxy that adds portableOptions, when
-// runner (Beam's --runner) is one that reads them; it returns a function
-// that stops the proxy.
-func Use(ctx context.Context, runner string) (func(), error) {
-	switch runner {
-	case "flink", "spark", "universal":
-	default:
+// the runner is one that reads them (portable); it returns a function that
+// stops the proxy.
+func Use(ctx context.Context, portable bool) (func(), error) {
+	if !portable {
 		return func() {}, nil
 	}
 	if *jobopts.Endpoint == "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	jobpb "github.com/apache/beam/sdks/v2/go/pkg/beam/model/jobmanagement_v1"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -112,13 +113,17 @@ func TestAddRunnerOption(t *testing.T) {
 }
 
 // TestUseOnlyPortable: the proxy is only put in front of the portable
-// runners.
+// runners: for the others Beam's --endpoint stays as given.
 func TestUseOnlyPortable(t *testing.T) {
-	for _, runner := range []string{"direct", "prism", "dataflow"} {
-		stop, err := Use(context.Background(), runner)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stop()
+	saved := *jobopts.Endpoint
+	defer func() { *jobopts.Endpoint = saved }()
+	*jobopts.Endpoint = "localhost:1"
+	stop, err := Use(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if *jobopts.Endpoint != "localhost:1" {
+		t.Errorf("--endpoint %q; want it left as localhost:1", *jobopts.Endpoint)
 	}
 }
