@@ -1,127 +1,150 @@
-package greedy
+// Package external decides a partition of components of the near-duplicate
+// graph (its members, each with its component's root, and the verified
+// pairs between them) with greedy.Decide while it fits a memory budget,
+// and beyond it in external memory: sorted runs in a temporary directory,
+// with the same clusters in the same order (Out).
+//
+// The one budget switch is Partition's: its members and links are held
+// while their cost (MemberBytes and LinkBytes each, besides their IDs)
+// fits the budget, and decided in memory; the first one beyond moves what
+// is held to a spill, which decides on disk within the same budget: each
+// of its sorts buffers an eighth of it and at most four buffer at a time;
+// besides, it holds a bit per document, 16 bytes per document with an
+// exact duplicate, and one cluster.
+package external
 
-import "github.com/neardup/neardup/transforms/format/wire"
-
-// The estimated in-memory cost of a member and of a link on Partition's
-// in-memory path, besides their IDs' bytes: the decoded record, the slices
-// it grows by appending, and what DecideComponents, Decide and Clusters
-// allocate for it (the member index map, the sorted links, nodes, links,
-// decisions).
-const (
-	memberBytes = 160
-	matchBytes  = 240
+import (
+	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/graph/greedy"
 )
 
-// Partition collects the members and links of a partition of components
-// (DecideComponents' input) in memory while their estimated in-memory cost
-// fits its budget, and beyond, in a ClusterSpill in a temporary directory;
-// Decide decides them by the one or the other, with the same clusters in
-// the same order. Close removes the temporary directory on every path.
+// The in-memory cost of a member and of a link, besides their IDs' bytes:
+// the decoded record, the slices it grows by appending, and what the
+// in-memory decision allocates for it (the member index map, the sorted
+// links, the greedy nodes, links and decisions). Partition holds a
+// partition in memory while the cost of what it holds fits its budget.
+const (
+	MemberBytes = 160
+	LinkBytes   = 240
+)
+
+// The bytes the files of a spilled decision write, at most, for a member
+// (besides its ID) and for a link: the records of each sort and file that
+// holds one (members, links and their infos, the output records, two a
+// member; nodes, ranks, leaders' decisions, followers; edges by either
+// end, their exact ends, the links up), each counted once, with some room:
+// a sort's runs merged in one step, as under a run's budgets
+// (TestSpillBytes checks them against what decisions write).
+const (
+	spillMemberBytes = 384
+	spillLinkBytes   = 320
+)
+
+// Partition decides a partition of components: members and links are
+// added in any order, then Decide gives the decision to an Out, the same
+// whether it was held in memory or spilled to disk. Close removes the
+// temporary directory on every path.
 type Partition struct {
 	longest     bool
 	budget, mem int64
 	dir         string
 	members     []wire.Member
 	links       []wire.Match
-	spill       *ClusterSpill
+	spill       *spill
+	err         error // the first error of an add
 
-	added SpillSize // all added, for SpillBytes
+	added   struct{ members, idBytes, links int64 } // for SpillBytes
+	written int64                                   // for Written
 }
-
-// SpillSize counts what a partition holds: its members, their IDs' bytes
-// and its links.
-type SpillSize struct{ Members, IDBytes, Links int64 }
-
-// Bytes is about the disk space the spilled decision of a partition of
-// that size needs, at most.
-func (s SpillSize) Bytes() int64 {
-	return s.IDBytes + s.Members*spillMemberBytes + s.Links*spillLinkBytes
-}
-
-// The bytes the files of a spilled decision write, at most, for a member
-// (besides its ID) and for a link: the records of each sort and file that
-// holds one, in ClusterSpill (members, links and their infos, the output
-// records, two a member) and in Stream (nodes, ranks, leaders' decisions,
-// followers; edges by either end, their exact ends, the links up), each
-// counted once, with some room: a sort's runs merged in one step, as under
-// a run's budgets (TestSpillBytes checks them against what decisions
-// write).
-const (
-	spillMemberBytes = 384
-	spillLinkBytes   = 320
-)
-
-// SpillBytes is about the disk space the spilled decision of what was
-// added needs, at most (SpillSize.Bytes).
-func (p *Partition) SpillBytes() int64 { return p.added.Bytes() }
 
 // NewPartition returns a Partition deciding under the priority longest
-// within about budget bytes, spilling to a temporary directory made in dir
-// when it needs to.
+// (greedy.Compare) within about budget bytes, spilling to a temporary
+// directory made in dir when it needs to.
 func NewPartition(longest bool, budget int64, dir string) *Partition {
 	return &Partition{longest: longest, budget: budget, dir: dir}
 }
 
-// AddMember adds a member of the partition.
+// AddMember adds a member of the partition. Once an add fails, the
+// Partition holds nothing more, counts what is added (SpillBytes) and
+// returns that error again.
 func (p *Partition) AddMember(m wire.Member) error {
-	p.added.Members++
-	p.added.IDBytes += int64(len(m.ID))
-	if p.spill != nil {
-		return p.spill.AddMember(m)
+	p.added.members++
+	p.added.idBytes += int64(len(m.ID))
+	switch {
+	case p.err != nil:
+	case p.spill != nil:
+		p.err = p.spill.addMember(m)
+	default:
+		p.members = append(p.members, m)
+		p.charge(MemberBytes + int64(len(m.ID)))
 	}
-	p.members = append(p.members, m)
-	return p.charge(memberBytes + int64(len(m.ID)))
+	return p.err
 }
 
 // AddLink adds a link of two members (one of a document with itself marks
-// it removed beforehand); l is not kept.
+// it removed beforehand: greedy.Node.Removed); l is not kept.
 func (p *Partition) AddLink(l *wire.Match) error {
-	p.added.Links++
-	if p.spill != nil {
-		return p.spill.AddLink(l)
+	p.added.links++
+	switch {
+	case p.err != nil:
+	case p.spill != nil:
+		p.err = p.spill.addLink(l)
+	default:
+		p.links = append(p.links, *l)
+		p.charge(LinkBytes + int64(len(l.IDA)+len(l.IDB)))
 	}
-	p.links = append(p.links, *l)
-	return p.charge(matchBytes + int64(len(l.IDA)+len(l.IDB)))
+	return p.err
 }
 
 // charge adds cost to the in-memory bytes and moves what is held to a
-// ClusterSpill once they exceed the budget.
-func (p *Partition) charge(cost int64) error {
+// spill once they exceed the budget.
+func (p *Partition) charge(cost int64) {
 	if p.mem += cost; p.mem <= p.budget {
-		return nil
+		return
 	}
-	sp, err := NewClusterSpill(p.longest, p.budget, p.dir)
-	if err != nil {
-		return err
+	if p.spill, p.err = newSpill(p.longest, p.budget, p.dir, func(n int64) { p.written += n }); p.err != nil {
+		return
 	}
-	p.spill = sp
 	members, links := p.members, p.links
 	p.members, p.links = nil, nil
-	for _, m := range members {
-		if err := sp.AddMember(m); err != nil {
-			return err
-		}
+	for i := 0; i < len(members) && p.err == nil; i++ {
+		p.err = p.spill.addMember(members[i])
 	}
-	for i := range links {
-		if err := sp.AddLink(&links[i]); err != nil {
-			return err
-		}
+	for i := 0; i < len(links) && p.err == nil; i++ {
+		p.err = p.spill.addLink(&links[i])
 	}
-	return nil
 }
 
 // Spilled reports whether the Partition went past its budget to disk.
 func (p *Partition) Spilled() bool { return p.spill != nil }
 
-// Decide decides the partition: in memory, by DecideComponents with
-// inMemory; spilled, by ClusterSpill.Decide with spilled.
-func (p *Partition) Decide(inMemory func(comp []wire.Member, nodes []Node, links []wire.Match, dec []Decision) error, spilled ClusterOut) error {
-	if p.spill != nil {
-		return p.spill.Decide(spilled)
+// SpillBytes is about the disk space the spilled decision of what was
+// added needs, at most.
+func (p *Partition) SpillBytes() int64 {
+	return p.added.idBytes + p.added.members*spillMemberBytes + p.added.links*spillLinkBytes
+}
+
+// Written is the bytes the Partition has written to its temporary files.
+func (p *Partition) Written() int64 { return p.written }
+
+// Decide decides the partition and gives the decision to out (see Out); it
+// may be called once. It fails for an error of an add, for a link of a
+// document that is not a member or across components, and for an error of
+// out or of the files; what out was given before is then to be discarded.
+func (p *Partition) Decide(out Out) error {
+	switch {
+	case p.err != nil:
+		return p.err
+	case p.spill != nil:
+		err := p.spill.decide(out)
+		if cerr := p.Close(); err == nil {
+			err = cerr
+		}
+		return err
 	}
 	members, links := p.members, p.links
 	p.members, p.links = nil, nil
-	return DecideComponents(members, links, p.longest, inMemory)
+	return decideInMemory(members, links, p.longest, out)
 }
 
 // Close removes the temporary directory, if any; it may be called more
@@ -131,5 +154,16 @@ func (p *Partition) Close() error {
 	if p.spill == nil {
 		return nil
 	}
-	return p.spill.Close()
+	return p.spill.close()
+}
+
+// removes is the end of a link that the match of side inside may remove.
+func removes(inside wire.Side) greedy.End {
+	switch inside {
+	case wire.SideA:
+		return greedy.OnlyA
+	case wire.SideB:
+		return greedy.OnlyB
+	}
+	return greedy.Either
 }

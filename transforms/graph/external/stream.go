@@ -1,221 +1,310 @@
-package greedy
+package external
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
+	"os"
 
-	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/graph/greedy"
 	"github.com/neardup/neardup/transforms/internal/extsort"
 )
 
-// None stands for no document and no link in a DocDecision.
-const None uint64 = math.MaxUint64
+// none stands for no document and no link in a docDecision.
+const none uint64 = math.MaxUint64
 
-// DocDecision is a Decision by document number: For and Via are documents
-// and Link the id of a link as passed to Stream.AddLink, None where
-// Decision has -1.
-type DocDecision struct {
-	Doc            uint64
-	Kept           bool
-	For, Via, Link uint64
-}
-
-// The in-memory cost of a node and of a link on Stream's in-memory path:
-// what Stream holds of it plus what Decide allocates for it.
-const (
-	nodeCost = 112
-	linkCost = 80
-)
-
-// Stream decides one component as Decide does, from its nodes and links
-// streamed in by document number, within a memory budget: while the
-// component's in-memory cost (about 112 bytes a node and 80 a link) fits
-// the budget, it is held and decided by Decide; beyond, it is spilled to
-// sorted runs in a temporary directory and decided by a spilled, sorted
-// pass whose decisions are the same (see the package doc for its memory).
-//
-// Add the nodes and links in any order and interleaved, then call Decide
-// once; Close removes the temporary files of a Stream abandoned before
-// Decide (Decide removes them itself). A Stream is not safe for concurrent
-// use.
-type Stream struct {
+// stream decides nodes and links, streamed in by document number in any
+// order, as greedy.Decide does, in external sorts in the directory of its
+// spill (disjoint components are decided as each one alone): rank the
+// nodes by priority; give both ends of each link their ranks by two
+// sort-merge joins with the nodes sorted by document; join the exact
+// groups (groups); sort the near links between leaders that may remove
+// their lower-priority end (greedy.End.Counts) by (lower-priority rank,
+// higher rank, link); decide the leaders in rank order with one bit a node
+// for those kept; join each other member of an exact group with its
+// leader's decision; sort the decisions by document. What it holds besides
+// its sorts' buffers is that bit a node (N/8 bytes: 125 KB for 1,000,000
+// documents) and, for the documents with an exact link only, a union-find
+// over their ranks (16 bytes each).
+type stream struct {
 	longest bool
-	budget  int64
-	tmp     string
-	mem     int64
-	nodes   []Node
-	links   []edge // a, b, id, exact and inside
 	sp      *extsort.Dir
-	byPrio  *extsort.Sorter[nodeRec]
+	byPrio  *extsort.Sorter[greedy.Node]
 	byA     *extsort.Sorter[edge]
-	n, m    int64
-	done    bool
+	n       int64
 }
 
-// NewStream returns a Stream deciding under the priority longest (see
-// Before) within budget bytes, spilling to a temporary directory made in
-// dir when it needs to.
-func NewStream(longest bool, budget int64, dir string) *Stream {
-	return &Stream{longest: longest, budget: budget, tmp: dir}
+func newStream(sp *extsort.Dir, longest bool) *stream {
+	return &stream{longest: longest, sp: sp, byPrio: extsort.NewSorter(sp, nodeCodec(longest)), byA: extsort.NewSorter(sp, edgeByA)}
 }
 
-var errDone = errors.New("greedy: Stream used after Decide or Close")
-
-// Add adds a node: a document, its length and whether it was removed
-// beforehand. The documents of a component must be distinct.
-func (s *Stream) Add(n Node) error {
-	if s.done {
-		return errDone
+// add adds a node; the documents must be distinct.
+func (s *stream) add(n greedy.Node) error {
+	if s.n++; s.n >= math.MaxUint32 {
+		return fmt.Errorf("external: a partition of more than %d documents", math.MaxUint32-1)
 	}
-	s.n++
-	if s.n >= math.MaxUint32 {
-		return fmt.Errorf("greedy: a component of more than %d documents", math.MaxUint32-1)
-	}
-	if s.byPrio != nil {
-		return s.byPrio.Add(nodeRec{doc: n.Doc, len: n.Len, removed: n.Removed})
-	}
-	s.nodes = append(s.nodes, n)
-	return s.charge(nodeCost)
+	return s.byPrio.Add(n)
 }
 
-// AddLink adds the verified pair of documents a and b (nodes added before
-// or after), exact for exact duplicates, inside its contained end for a
-// containment link (Link.Inside: wire.SideA for a, wire.SideB for b;
-// wire.NoSide for an undirected link), with id as its identity: the
-// links of a node to one document are tried in the order of their ids, as
-// Decide tries them in the order of its links, so ids 0, 1, 2... in the
-// order of Decide's links give its decisions. An id must not be None.
-func (s *Stream) AddLink(a, b uint64, exact bool, inside wire.Side, id uint64) error {
-	if s.done {
-		return errDone
-	}
-	if id == None {
-		return errors.New("greedy: a link with id None")
-	}
-	s.m++
-	e := edge{a: a, b: b, id: id, exact: exact, inside: inside}
-	if s.byA != nil {
-		return s.byA.Add(e)
-	}
-	s.links = append(s.links, e)
-	return s.charge(linkCost)
-}
-
-// charge adds cost to the in-memory path's bytes and spills what it holds
-// once they exceed the budget.
-func (s *Stream) charge(cost int64) error {
-	if s.mem += cost; s.mem <= s.budget {
-		return nil
-	}
-	sp, err := extsort.NewDir(s.tmp, "greedy-decide-", s.budget, countSpilled)
-	if err != nil {
-		return err
-	}
-	s.sp = sp
-	s.byPrio = extsort.NewSorter(sp, nodeCodec(s.longest))
-	s.byA = extsort.NewSorter(sp, edgeByA)
-	nodes, links := s.nodes, s.links
-	s.nodes, s.links = nil, nil
-	for _, n := range nodes {
-		if err := s.byPrio.Add(nodeRec{doc: n.Doc, len: n.Len, removed: n.Removed}); err != nil {
-			return err
-		}
-	}
-	for _, e := range links {
-		if err := s.byA.Add(e); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Spilled reports whether the Stream went past its budget to disk.
-func (s *Stream) Spilled() bool { return s.sp != nil }
-
-// Decide calls fn with the decision of every node, in document order, and
-// removes the temporary files. It fails for a link with a document that
-// is not a node, for a document added twice, and for an error of fn or of
-// the files (naming the file); decisions given to fn before an error are
-// to be discarded.
-func (s *Stream) Decide(fn func(DocDecision) error) error {
-	if s.done {
-		return errDone
-	}
-	s.done = true
-	if s.sp == nil {
-		return s.decideInMemory(fn)
-	}
-	err := s.decideSpilled(fn)
-	if cerr := s.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// Close removes the temporary files; it may be called more than once.
-func (s *Stream) Close() error {
-	s.done = true
-	s.nodes, s.links, s.byPrio, s.byA = nil, nil, nil, nil
-	sp := s.sp
-	s.sp = nil
-	return sp.Remove()
+// addLink adds the verified pair of documents a and b (nodes added before
+// or after), exact for exact duplicates, removes the end it may remove
+// (greedy.Link.Removes), with id as its identity: the links of a node to
+// one document are tried in the order of their ids, as Decide tries them
+// in the order of its links, so ids 0, 1, 2... in the order of Decide's
+// links give its decisions.
+func (s *stream) addLink(a, b uint64, exact bool, removes greedy.End, id uint64) error {
+	return s.byA.Add(edge{a: a, b: b, id: id, exact: exact, removes: removes})
 }
 
 func notNode(e edge, doc uint64) error {
-	return fmt.Errorf("greedy: a link of documents %d and %d: %d is not a node", e.a, e.b, doc)
+	return fmt.Errorf("external: a link of documents %d and %d: %d is not a node", e.a, e.b, doc)
 }
 
-func twice(doc uint64) error { return fmt.Errorf("greedy: document %d added twice", doc) }
+func twice(doc uint64) error { return fmt.Errorf("external: document %d added twice", doc) }
 
-// decideInMemory decides with Decide, its nodes in document order and its
-// links in the order of their ids.
-func (s *Stream) decideInMemory(fn func(DocDecision) error) error {
-	nodes, links := s.nodes, s.links
-	s.nodes, s.links = nil, nil
-	slices.SortFunc(nodes, func(x, y Node) int { return cmp.Compare(x.Doc, y.Doc) })
-	for i := 1; i < len(nodes); i++ {
-		if nodes[i].Doc == nodes[i-1].Doc {
-			return twice(nodes[i].Doc)
+// decide calls fn with the decision of every node, in document order. It
+// fails for a link with a document that is not a node, for a document
+// added twice, and for an error of fn or of the files (naming the file);
+// decisions given to fn before an error are to be discarded.
+func (s *stream) decide(fn func(docDecision) error) error {
+	rankFile, byDoc, err := s.rank()
+	if err != nil {
+		return err
+	}
+	exactFile, nearFile, endsFile, err := s.joinLinks(byDoc)
+	os.Remove(byDoc)
+	if err != nil {
+		return err
+	}
+	g, err := buildGroups(s.sp, endsFile, exactFile)
+	if err != nil {
+		return err
+	}
+	ups, err := s.upLinks(g, nearFile)
+	if err != nil {
+		return err
+	}
+	p := &leaderPass{s: s, g: g, ups: ups}
+	err = p.run(rankFile, endsFile)
+	ups.Close()
+	if err != nil {
+		return err
+	}
+	if err := s.follow(p.followers, p.leads, p.out); err != nil {
+		return err
+	}
+	return emit(p.out, fn)
+}
+
+// rank numbers the nodes in priority order and returns the rank file (the
+// nodes in rank order) and the file of docRank sorted by document.
+func (s *stream) rank() (rankFile, byDoc string, err error) {
+	src, err := s.byPrio.Sorted()
+	s.byPrio = nil
+	if err != nil {
+		return "", "", err
+	}
+	defer src.Close()
+	c := nodeCodec(s.longest)
+	w, err := extsort.NewWriter(s.sp, c)
+	if err != nil {
+		return "", "", err
+	}
+	d := extsort.NewSorter(s.sp, docRankCodec)
+	var v greedy.Node
+	for r := uint32(0); ; r++ {
+		ok, err := src.Next(&v)
+		if err == nil && ok {
+			if err = w.Put(&v); err == nil {
+				err = d.Add(docRank{doc: v.Doc, rank: r, removed: v.Removed})
+			}
+		}
+		if err != nil {
+			w.Abort()
+			return "", "", err
+		}
+		if !ok {
+			break
 		}
 	}
-	byID := func(x, y edge) int { return cmp.Compare(x.id, y.id) }
-	if !slices.IsSortedFunc(links, byID) {
-		slices.SortStableFunc(links, byID)
+	if rankFile, err = w.Close(); err != nil {
+		return "", "", err
 	}
-	at := func(doc uint64) (int32, bool) {
-		i, ok := slices.BinarySearchFunc(nodes, doc, func(n Node, d uint64) int { return cmp.Compare(n.Doc, d) })
-		return int32(i), ok
+	ds, err := d.Sorted()
+	if err != nil {
+		return "", "", err
 	}
-	glinks := make([]Link, len(links))
-	for k, e := range links {
-		a, okA := at(e.a)
-		b, okB := at(e.b)
-		switch {
-		case !okA:
-			return notNode(e, e.a)
-		case !okB:
-			return notNode(e, e.b)
+	byDoc, err = extsort.ToFile(s.sp, docRankCodec, ds)
+	return rankFile, byDoc, err
+}
+
+// docJoin finds documents, in ascending order, in the file of docRank.
+type docJoin struct {
+	r             *extsort.Reader[docRank]
+	cur           docRank
+	have, started bool
+}
+
+func (j *docJoin) find(e edge, doc uint64) (docRank, error) {
+	for !j.started || j.have && j.cur.doc < doc {
+		prev, had := j.cur.doc, j.have
+		ok, err := j.r.Next(&j.cur)
+		if err != nil {
+			return docRank{}, err
 		}
-		glinks[k] = Link{A: a, B: b, Exact: e.exact, Inside: e.inside}
-	}
-	dec := Decide(nodes, glinks, s.longest)
-	docOf := func(i int32) uint64 {
-		if i < 0 {
-			return None
+		if ok && had && j.cur.doc == prev {
+			return docRank{}, twice(prev)
 		}
-		return nodes[i].Doc
+		j.started, j.have = true, ok
 	}
-	for i, d := range dec {
-		link := None
-		if d.Link >= 0 {
-			link = links[d.Link].id
+	if !j.have || j.cur.doc != doc {
+		return docRank{}, notNode(e, doc)
+	}
+	return j.cur, nil
+}
+
+// joinLinks gives the links the ranks of their ends: it returns the file of
+// the exact links, that of the near links, and that of the ends of the
+// exact links sorted by (rank, link).
+func (s *stream) joinLinks(byDoc string) (exactFile, nearFile, endsFile string, err error) {
+	byB := extsort.NewSorter(s.sp, edgeByB)
+	err = s.joinEnd(s.byA, byDoc, func(e *edge, d docRank) error {
+		e.ra, e.aRemoved = d.rank, d.removed
+		return byB.Add(*e)
+	}, func(e *edge) uint64 { return e.a })
+	s.byA = nil
+	if err != nil {
+		return "", "", "", err
+	}
+	exact, err := extsort.NewWriter(s.sp, edgeByA)
+	if err != nil {
+		return "", "", "", err
+	}
+	near, err := extsort.NewWriter(s.sp, edgeByA)
+	if err != nil {
+		exact.Abort()
+		return "", "", "", err
+	}
+	ends := extsort.NewSorter(s.sp, exactEndCodec)
+	err = s.joinEnd(byB, byDoc, func(e *edge, d docRank) error {
+		e.rb, e.bRemoved = d.rank, d.removed
+		if !e.exact {
+			return near.Put(e)
 		}
-		if err := fn(DocDecision{Doc: nodes[i].Doc, Kept: d.Kept, For: docOf(d.For), Via: docOf(d.Via), Link: link}); err != nil {
+		if err := ends.Add(exactEnd{id: e.id, doc: e.a, rank: e.ra, removed: e.aRemoved}); err != nil {
+			return err
+		}
+		if err := ends.Add(exactEnd{id: e.id, doc: e.b, rank: e.rb, removed: e.bRemoved}); err != nil {
+			return err
+		}
+		return exact.Put(e)
+	}, func(e *edge) uint64 { return e.b })
+	if err != nil {
+		exact.Abort()
+		near.Abort()
+		return "", "", "", err
+	}
+	if exactFile, err = exact.Close(); err != nil {
+		near.Abort()
+		return "", "", "", err
+	}
+	if nearFile, err = near.Close(); err != nil {
+		return "", "", "", err
+	}
+	es, err := ends.Sorted()
+	if err != nil {
+		return "", "", "", err
+	}
+	endsFile, err = extsort.ToFile(s.sp, exactEndCodec, es)
+	return exactFile, nearFile, endsFile, err
+}
+
+// joinEnd merges the links of links, sorted by the end doc, with the
+// nodes sorted by document, and calls fn with each link and its end's node.
+func (s *stream) joinEnd(links *extsort.Sorter[edge], byDoc string, fn func(*edge, docRank) error, doc func(*edge) uint64) error {
+	src, err := links.Sorted()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	r, err := extsort.Open(s.sp, docRankCodec, byDoc, false)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	j := docJoin{r: r}
+	var e edge
+	for {
+		ok, err := src.Next(&e)
+		if err != nil || !ok {
+			return err
+		}
+		d, err := j.find(e, doc(&e))
+		if err != nil {
+			return err
+		}
+		if err := fn(&e, d); err != nil {
 			return err
 		}
 	}
-	return nil
 }
+
+// upLinks returns the near links between different leaders that may
+// remove their lower-priority end (greedy.End.Counts: a containment link
+// only its contained end), each from that end, sorted by (lo, hi, link).
+func (s *stream) upLinks(g *groups, nearFile string) (extsort.Source[upRec], error) {
+	r, err := extsort.Open(s.sp, edgeByA, nearFile, true)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	ups := extsort.NewSorter(s.sp, upCodec)
+	var e edge
+	for {
+		ok, err := r.Next(&e)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return ups.Sorted()
+		}
+		la, da := g.lead(e.ra, e.a)
+		lb, db := g.lead(e.rb, e.b)
+		u := upRec{id: e.id, lo: la, hi: lb, hiDoc: db}
+		switch {
+		case la == lb || !e.removes.Counts(la, lb):
+			continue
+		case la < lb:
+			u.lo, u.hi, u.hiDoc = lb, la, da
+		}
+		if err := ups.Add(u); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// emit calls fn with the decisions sorted by document.
+func emit(out *extsort.Sorter[docDecision], fn func(docDecision) error) error {
+	src, err := out.Sorted()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	var d docDecision
+	prev := none
+	for first := true; ; first = false {
+		ok, err := src.Next(&d)
+		if err != nil || !ok {
+			return err
+		}
+		if !first && d.doc == prev {
+			return twice(d.doc)
+		}
+		prev = d.doc
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+}
+
+var errBroken = errors.New("external: a follower without its leader")
