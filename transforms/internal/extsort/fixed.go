@@ -2,96 +2,118 @@ package extsort
 
 import (
 	"encoding/binary"
-	"math"
+	"fmt"
+	"unsafe"
 )
 
-// Fields writes or reads the fields of a fixed-size record, one after the
-// other, little-endian: the one list of a record's fields that Fixed makes
-// its Codec's Size, Put and Get from. Each method handles the field at the
-// next offset and returns the Fields for the next; a Fields of no bytes
-// only counts them.
+// Fields lists the fields of a fixed-size record, in the order they are
+// written, each little-endian at the next offset: the one list of a
+// record's fields that Fixed makes its Codec's Size, Put and Get from.
+// Each method adds a field of the record and returns the Fields for the
+// next.
 type Fields struct {
-	b   []byte
-	n   int
-	get bool
+	base unsafe.Pointer // the record listed
+	ops  *[]fieldOp
 }
 
-// Fixed is the Codec of records of type T whose fields fields lists, in
-// the order cmp gives them.
+// fieldOp is a field: its offset in the record and its kind.
+type fieldOp struct {
+	off  uintptr
+	kind uint8
+}
+
+// The kinds of fields: 8, 4 or 1 byte, or a bool (a byte of 0 or 1).
+const (
+	kind64 = iota
+	kind32
+	kind8
+	kindBool
+)
+
+var kindSize = [...]uintptr{kind64: 8, kind32: 4, kind8: 1, kindBool: 1}
+
+// Fixed is the Codec of records of type T whose fields fields lists (of
+// the record v it is given: each a field of v), in the order cmp gives
+// them. fields is called once, here.
 func Fixed[T any](fields func(f Fields, v *T) Fields, cmp func(a, b T) int) *Codec[T] {
-	var zero T
+	var v T
+	var ops []fieldOp
+	fields(Fields{base: unsafe.Pointer(&v), ops: &ops}, &v)
+	size := 0
+	for _, op := range ops {
+		if op.off+kindSize[op.kind] > unsafe.Sizeof(v) {
+			panic(fmt.Sprintf("extsort: a field at %d outside a record of %d bytes", op.off, unsafe.Sizeof(v)))
+		}
+		size += int(kindSize[op.kind])
+	}
 	return &Codec[T]{
-		Size: fields(Fields{}, &zero).n,
-		Put:  func(b []byte, v *T) { fields(Fields{b: b}, v) },
-		Get:  func(b []byte, v *T) { fields(Fields{b: b, get: true}, v) },
+		Size: size,
+		Put:  func(b []byte, v *T) { put(b, unsafe.Pointer(v), ops) },
+		Get:  func(b []byte, v *T) { get(b, unsafe.Pointer(v), ops) },
 		Cmp:  cmp,
 	}
 }
 
 var le = binary.LittleEndian
 
-// U64 is a uint64 field.
-func (f Fields) U64(p *uint64) Fields {
-	switch {
-	case f.b == nil:
-	case f.get:
-		*p = le.Uint64(f.b[f.n:])
-	default:
-		le.PutUint64(f.b[f.n:], *p)
+func put(b []byte, v unsafe.Pointer, ops []fieldOp) {
+	n := 0
+	for _, op := range ops {
+		p := unsafe.Add(v, op.off)
+		switch op.kind {
+		case kind64:
+			le.PutUint64(b[n:], *(*uint64)(p))
+			n += 8
+		case kind32:
+			le.PutUint32(b[n:], *(*uint32)(p))
+			n += 4
+		default: // a byte; a bool's is 0 or 1
+			b[n] = *(*uint8)(p)
+			n++
+		}
 	}
-	f.n += 8
+}
+
+func get(b []byte, v unsafe.Pointer, ops []fieldOp) {
+	n := 0
+	for _, op := range ops {
+		p := unsafe.Add(v, op.off)
+		switch op.kind {
+		case kind64:
+			*(*uint64)(p) = le.Uint64(b[n:])
+			n += 8
+		case kind32:
+			*(*uint32)(p) = le.Uint32(b[n:])
+			n += 4
+		case kind8:
+			*(*uint8)(p) = b[n]
+			n++
+		default:
+			*(*bool)(p) = b[n] != 0
+			n++
+		}
+	}
+}
+
+func (f Fields) add(p unsafe.Pointer, kind uint8) Fields {
+	*f.ops = append(*f.ops, fieldOp{off: uintptr(p) - uintptr(f.base), kind: kind})
 	return f
 }
+
+// U64 is a uint64 field.
+func (f Fields) U64(p *uint64) Fields { return f.add(unsafe.Pointer(p), kind64) }
 
 // I64 is an int64 field.
-func (f Fields) I64(p *int64) Fields {
-	u := uint64(*p)
-	f = f.U64(&u)
-	*p = int64(u)
-	return f
-}
+func (f Fields) I64(p *int64) Fields { return f.add(unsafe.Pointer(p), kind64) }
 
 // U32 is a uint32 field.
-func (f Fields) U32(p *uint32) Fields {
-	switch {
-	case f.b == nil:
-	case f.get:
-		*p = le.Uint32(f.b[f.n:])
-	default:
-		le.PutUint32(f.b[f.n:], *p)
-	}
-	f.n += 4
-	return f
-}
+func (f Fields) U32(p *uint32) Fields { return f.add(unsafe.Pointer(p), kind32) }
 
-// F32 is a float32 field.
-func (f Fields) F32(p *float32) Fields {
-	u := math.Float32bits(*p)
-	f = f.U32(&u)
-	*p = math.Float32frombits(u)
-	return f
-}
+// F32 is a float32 field (its IEEE 754 bits).
+func (f Fields) F32(p *float32) Fields { return f.add(unsafe.Pointer(p), kind32) }
 
 // U8 is a byte field.
-func (f Fields) U8(p *uint8) Fields {
-	switch {
-	case f.b == nil:
-	case f.get:
-		*p = f.b[f.n]
-	default:
-		f.b[f.n] = *p
-	}
-	f.n++
-	return f
-}
+func (f Fields) U8(p *uint8) Fields { return f.add(unsafe.Pointer(p), kind8) }
 
 // Bool is a bool field, a byte of 0 or 1.
-func (f Fields) Bool(p *bool) Fields {
-	var u uint8
-	if *p {
-		u = 1
-	}
-	f = f.U8(&u)
-	*p = u != 0
-	return f
-}
+func (f Fields) Bool(p *bool) Fields { return f.add(unsafe.Pointer(p), kindBool) }
