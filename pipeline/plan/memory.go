@@ -207,9 +207,14 @@ func (m model) peak(input int64, rounds int) int64 {
 }
 
 // DecideBytes is the memory the clusters stage may hold to decide one
-// partition of components in memory (job.Config.DecideBytes) on a local
-// run with a budget of budget bytes: an eighth of it, from 64 MiB to 1
-// GiB; beyond, the partition is decided spilled to disk.
+// partition of components (job.Config.DecideBytes) on a local run with a
+// budget of budget bytes: an eighth of it, from 64 MiB to 1 GiB. It is the
+// one budget of external.Partition, whose one cost model counts
+// external.MemberBytes a member and external.LinkBytes a link besides
+// their IDs: a partition that costs more is decided spilled to disk, and
+// that decision holds within the same bytes (its sorts buffer an eighth
+// of them each, at most four at a time). The peak model above is fitted to
+// runs that include it.
 func DecideBytes(budget int64) int64 { return min(max(budget/8, 64<<20), 1<<30) }
 
 // chooseRounds returns the shuffle rounds of a local run over input files

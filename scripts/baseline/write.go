@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,13 +14,13 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
-	"github.com/neardup/neardup/transforms/graph/greedy"
+	"github.com/neardup/neardup/transforms/graph/external"
 )
 
 // clusters takes the connected components of all matches (no
 // large-star/small-star rounds: the job's --cc-rounds on one machine) and
-// decides each, longest first (greedy.DecideComponents): a document is
-// removed only for a match with a document that is kept.
+// decides each, longest first, in memory (external.Partition): a document
+// is removed only for a match with a document that is kept.
 func (j *job) clusters() error {
 	edges := make([]components.Edge, 0, len(j.matches))
 	members := map[wire.Doc]wire.Member{}
@@ -36,33 +37,48 @@ func (j *job) clusters() error {
 		}
 	}
 	assigned, _ := components.Run(edges, ccPartitions, 0)
-	all := make([]wire.Member, 0, len(assigned))
+	p := external.NewPartition(true, math.MaxInt64, "")
+	defer p.Close()
 	for _, a := range assigned {
 		m := members[a.Node]
 		m.Root = a.Root
-		all = append(all, m)
+		if err := p.AddMember(m); err != nil {
+			return err
+		}
 	}
-	return greedy.DecideComponents(all, slices.Clone(j.matches), true, func(comp []wire.Member, nodes []greedy.Node, links []wire.Match, dec []greedy.Decision) error {
-		_, err := greedy.Clusters(dec, nodes, func(kept int32, idx []int32) error {
-			for _, i := range idx {
-				if i != kept {
-					j.files[wire.File(comp[i].Doc)].drop.Add(wire.Line(comp[i].Doc))
-					j.counts.removed++
-				}
-			}
-			text, err := jsonLine(output.DecidedClusterLine(comp, idx, kept, links, dec))
-			if err != nil {
-				return err
-			}
-			first := comp[idx[0]].Doc
-			f := j.files[wire.File(first)]
-			f.clusters = append(f.clusters, wire.OutLine{K1: first, Text: text})
-			j.counts.clusters++
-			j.counts.clustered += int64(len(idx))
-			return nil
-		})
+	for i := range j.matches {
+		if err := p.AddLink(&j.matches[i]); err != nil {
+			return err
+		}
+	}
+	return p.Decide(clusterOut{j})
+}
+
+// clusterOut takes the decision of the matches' components (external.Out):
+// each cluster's line and the removal of its members but the kept one.
+type clusterOut struct{ j *job }
+
+func (clusterOut) Component() error     { return nil }
+func (clusterOut) Outside(uint64) error { return nil }
+
+func (o clusterOut) Cluster(c *external.Cluster) error {
+	j := o.j
+	for k, m := range c.Members {
+		if k != c.Kept {
+			j.files[wire.File(m.Doc)].drop.Add(wire.Line(m.Doc))
+			j.counts.removed++
+		}
+	}
+	text, err := jsonLine(c.Line())
+	if err != nil {
 		return err
-	})
+	}
+	first := c.Members[0].Doc
+	f := j.files[wire.File(first)]
+	f.clusters = append(f.clusters, wire.OutLine{K1: first, Text: text})
+	j.counts.clusters++
+	j.counts.clustered += int64(len(c.Members))
+	return nil
 }
 
 // write writes each file's pairs, clusters, rejects and deduplicated copy,

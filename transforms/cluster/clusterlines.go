@@ -12,7 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
-	"github.com/neardup/neardup/transforms/graph/greedy"
+	"github.com/neardup/neardup/transforms/graph/external"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/jobfiles"
@@ -81,22 +81,21 @@ func (fn *ClusterFn) components(part int, memberChunks func(*[]byte) bool, w *cl
 // decide decides the components of partition part and writes their
 // clusters: in memory while its members and links fit
 // fn.Lines.DecideBytes, else spilled to a temporary directory in the work
-// directory (greedy.Partition), with the same lines in the same order. A
-// work directory on an object store (gs://, s3://) is not a local path:
+// directory (external.Partition), with the same lines in the same order.
+// A work directory on an object store (gs://, s3://) is not a local path:
 // the worker's own temporary directory holds the spill then.
 func (fn *ClusterFn) decide(part int, memberChunks, linkChunks func(*[]byte) bool, w *clusterWriter) error {
 	scratch := fn.Work.Dir
 	if strings.Contains(scratch, "://") {
 		scratch = os.TempDir()
 	}
-	p := greedy.NewPartition(fn.Lines.KeepLongest, fn.Lines.DecideBytes, scratch)
+	p := external.NewPartition(fn.Lines.KeepLongest, fn.Lines.DecideBytes, scratch)
 	defer func() {
 		p.Close()
-		workfiles.Count(workfiles.KindDecide, greedy.TakeSpilledBytes())
+		workfiles.Count(workfiles.KindDecide, p.Written())
 	}()
 	// A spilled write that finds no room fails the decision once the rest
 	// of the partition is counted, for the space it needs.
-	var size greedy.SpillSize
 	var full error
 	add := func(err error) error {
 		if noRoom(err) {
@@ -105,38 +104,25 @@ func (fn *ClusterFn) decide(part int, memberChunks, linkChunks func(*[]byte) boo
 		}
 		return err
 	}
-	err := decodeMembers(&fn.In, fn.Work, part, memberChunks, func(m wire.Member) error {
-		size.Members++
-		size.IDBytes += int64(len(m.ID))
-		if full != nil {
-			return nil
-		}
-		return add(p.AddMember(m))
-	})
+	err := decodeMembers(&fn.In, fn.Work, part, memberChunks, func(m wire.Member) error { return add(p.AddMember(m)) })
 	if err != nil {
 		return err
 	}
 	err = fn.In.Each(fn.Work, part, linkChunks, func(c []byte) error {
-		return wire.EachMatch(c, func(l *wire.Match, _ []byte) error {
-			size.Links++
-			if full != nil {
-				return nil
-			}
-			return add(p.AddLink(l))
-		})
+		return wire.EachMatch(c, func(l *wire.Match, _ []byte) error { return add(p.AddLink(l)) })
 	})
 	if err != nil {
 		return err
 	}
 	if full == nil {
-		if err := add(p.Decide(w.addDecided, w.spilled())); err != nil {
+		if err := add(p.Decide(w)); err != nil {
 			return err
 		}
 	}
 	if full != nil {
 		var errno syscall.Errno
 		errors.As(full, &errno)
-		return jobfiles.WorkFileError("the decision spilled to disk", scratch, errno, size.Bytes())
+		return jobfiles.WorkFileError("the decision spilled to disk", scratch, errno, p.SpillBytes())
 	}
 	return p.Close()
 }
@@ -152,6 +138,7 @@ type clusterWriter struct {
 	lines, removes          *wire.Batcher
 	emitCluster, emitRemove func(int64, []byte)
 	locations               bool // the members' locations (Config.Locations)
+	docs                    []wire.Doc
 
 	clusters, clustered, removed, components int64
 	removedContainment                       int64 // of removed, for a containment match
@@ -162,72 +149,40 @@ type clusterWriter struct {
 func (w *clusterWriter) addComponent(comp []wire.Member, rep int) error {
 	w.components++
 	cl := output.ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
+	w.docs = w.docs[:0]
 	for k, m := range comp {
 		cl.Members[k] = m.ID
+		w.docs = append(w.docs, m.Doc)
 		if k != rep {
 			w.remove(m.Doc)
 		}
 	}
-	return w.add(comp[0].Doc, comp, &cl)
+	return w.add(w.docs, &cl)
 }
 
-// addDecided adds the clusters of the decided component comp: one for each
-// kept member that others are removed for, with those members, in document
-// order, and the match that removes each.
+// Component, Cluster and Outside take the decision of a partition
+// (external.Out): each cluster's line, with the match that removes each
+// member but the kept one, and the removals.
 //
 // A member removed beforehand (an audit's document with an indexed
 // duplicate) is removed by the audit, not here; a member removed with it,
-// its exact duplicate, is removed here, in no cluster.
-func (w *clusterWriter) addDecided(comp []wire.Member, nodes []greedy.Node, links []wire.Match, dec []greedy.Decision) error {
-	w.components++
-	var cluster []wire.Member
-	outside, err := greedy.Clusters(dec, nodes, func(kept int32, members []int32) error {
-		cluster = cluster[:0]
-		for _, i := range members {
-			cluster = append(cluster, comp[i])
-			if i != kept {
-				w.remove(comp[i].Doc)
-				w.countMethod(links[dec[i].Link].Method)
-			}
-		}
-		cl := output.DecidedClusterLine(comp, members, kept, links, dec)
-		return w.add(cluster[0].Doc, cluster, &cl)
-	})
-	for _, i := range outside {
-		if !nodes[i].Removed {
-			w.remove(comp[i].Doc)
+// its exact duplicate, is removed here (Outside), in no cluster.
+func (w *clusterWriter) Component() error { w.components++; return nil }
+
+func (w *clusterWriter) Cluster(c *external.Cluster) error {
+	w.docs = w.docs[:0]
+	for k, m := range c.Members {
+		w.docs = append(w.docs, m.Doc)
+		if k != c.Kept {
+			w.remove(m.Doc)
+			w.countMethod(m.Method)
 		}
 	}
-	return err
+	cl := c.Line()
+	return w.add(w.docs, &cl)
 }
 
-// spilled is how w takes the decision of a spilled partition: the same
-// lines and removals as addDecided's.
-func (w *clusterWriter) spilled() greedy.ClusterOut {
-	var first string
-	var size int
-	var cluster []wire.Member
-	return greedy.ClusterOut{
-		Component: func(f string, n int) error {
-			w.components++
-			first, size = f, n
-			return nil
-		},
-		Cluster: func(members []greedy.ClusterMember, kept int) error {
-			cluster = cluster[:0]
-			for k, m := range members {
-				cluster = append(cluster, wire.Member{Doc: m.Doc, ID: m.ID})
-				if k != kept {
-					w.remove(m.Doc)
-					w.countMethod(m.Method)
-				}
-			}
-			cl := output.SpilledClusterLine(members, kept, first, size)
-			return w.add(cluster[0].Doc, cluster, &cl)
-		},
-		Outside: func(doc uint64) error { w.remove(doc); return nil },
-	}
-}
+func (w *clusterWriter) Outside(doc uint64) error { w.remove(doc); return nil }
 
 // remove adds the removal of document d.
 func (w *clusterWriter) remove(d wire.Doc) {
@@ -243,22 +198,24 @@ func (w *clusterWriter) countMethod(method wire.Method) {
 	}
 }
 
-// add adds cluster line cl of members (in the order of cl.Members), with
-// their locations if w.locations, keyed by its first document.
-func (w *clusterWriter) add(first wire.Doc, members []wire.Member, cl *output.ClusterLine) error {
+// add adds cluster line cl of the documents docs (in the order of
+// cl.Members), with their locations if w.locations, keyed by its first
+// document.
+func (w *clusterWriter) add(docs []wire.Doc, cl *output.ClusterLine) error {
 	if w.locations {
-		cl.Locations = make([]output.Location, len(members))
-		for k, m := range members {
-			cl.Locations[k] = output.LocationOf(wire.File(m.Doc), wire.Line(m.Doc))
+		cl.Locations = make([]output.Location, len(docs))
+		for k, d := range docs {
+			cl.Locations[k] = output.LocationOf(wire.File(d), wire.Line(d))
 		}
 	}
+	first := docs[0]
 	text, err := json.Marshal(cl)
 	if err != nil {
 		return err
 	}
 	w.lines.Add(wire.File(first), func(c []byte) []byte { return wire.AppendLine(c, first, 0, text) }, w.emitCluster)
 	w.clusters++
-	w.clustered += int64(len(members))
+	w.clustered += int64(len(docs))
 	return nil
 }
 

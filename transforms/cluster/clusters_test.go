@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/graph/greedy"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -73,58 +71,5 @@ func TestClustersStage(t *testing.T) {
 				stagetest.SpillKinds(t, cfg, "matches", "edges", "members", "links")
 			}
 		})
-	}
-}
-
-// TestDecideChain100k: a chain of 100,000 documents of one length in input
-// order, each matched with the next only, is one component of which every
-// other document is kept (--clusters components removes 99,999), each
-// removed document for the one before it.
-func TestDecideChain100k(t *testing.T) {
-	const n = 100_000
-	members := make([]wire.Member, n)
-	links := make([]wire.Match, n-1)
-	for i := range members {
-		members[i] = wire.Member{Root: wire.DocNum(0, 0), Doc: wire.DocNum(0, int64(i)), ID: fmt.Sprint(i), Len: 100}
-		if i > 0 {
-			links[i-1] = wire.Match{A: members[i-1].Doc, B: members[i].Doc, Jaccard: 0.9, Method: wire.MinHash}
-		}
-	}
-	slices.Reverse(links) // in no order
-	err := greedy.DecideComponents(members, links, true, func(comp []wire.Member, _ []greedy.Node, ls []wire.Match, dec []greedy.Decision) error {
-		if len(comp) != n || len(ls) != n-1 {
-			t.Fatalf("one component of %d members and %d links, want %d and %d", len(comp), len(ls), n, n-1)
-		}
-		for i, d := range dec {
-			if d.Kept != (i%2 == 0) || (!d.Kept && (d.For != int32(i-1) || ls[d.Link].B != comp[i].Doc)) {
-				t.Fatalf("chain document %d: kept %v for %d", i, d.Kept, d.For)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// BenchmarkDecideComponentsChain decides one component of 1,000,000
-// documents chained by their matches, as clusterFn does once it has read
-// them: B/op is what the decision adds to the members and links it holds.
-func BenchmarkDecideComponentsChain(b *testing.B) {
-	const n = 1_000_000
-	members := make([]wire.Member, n)
-	links := make([]wire.Match, n-1)
-	for i := range members {
-		members[i] = wire.Member{Root: wire.DocNum(0, 0), Doc: wire.DocNum(0, int64(i)), ID: fmt.Sprint(i), Len: int64(i % 1000)}
-		if i > 0 {
-			links[i-1] = wire.Match{A: members[i-1].Doc, B: members[i].Doc, Jaccard: 0.9, Method: wire.MinHash}
-		}
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		err := greedy.DecideComponents(members, links, true, func([]wire.Member, []greedy.Node, []wire.Match, []greedy.Decision) error { return nil })
-		if err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/graph/greedy"
+	"github.com/neardup/neardup/transforms/graph/external"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -294,7 +294,7 @@ func TestDecideNoSpace(t *testing.T) {
 	}
 	t.Cleanup(func() { syscall.Unmount(work, 0) })
 	members, links := chain(20_000)
-	need := greedy.NewPartition(true, 1<<40, "")
+	need := external.NewPartition(true, 1<<40, "")
 	for i := range members {
 		need.AddMember(members[i])
 	}

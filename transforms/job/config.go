@@ -139,7 +139,7 @@ type Config struct {
 	IndexKeyBits int
 	// DecideBytes is the memory the clusters stage may hold to decide one
 	// partition of components in memory; a partition beyond it is decided
-	// spilled to disk, with the same outputs (see greedy.Partition). 0: 256
+	// spilled to disk, with the same outputs (see external.Partition). 0: 256
 	// MiB (see plan.DecideBytes for what a run picks).
 	DecideBytes int64
 }

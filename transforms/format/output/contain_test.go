@@ -7,7 +7,6 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/graph/greedy"
 )
 
 // TestNewPairLine: a containment match's pairs line gives its method, its
@@ -36,31 +35,6 @@ func TestNewPairLine(t *testing.T) {
 		b, err := json.Marshal(NewPairLine(&tc.m))
 		if err != nil || string(b) != tc.want {
 			t.Errorf("%s: %s (%v), want %s", tc.name, b, err, tc.want)
-		}
-	}
-}
-
-// TestRemovedForContainment: a member removed for a containment match says
-// so in its cluster line, with its containment, decided in memory
-// (DecidedClusterLine) or spilled (SpilledClusterLine); a member removed
-// for another match has no containment.
-func TestRemovedForContainment(t *testing.T) {
-	comp := []wire.Member{{Doc: 1, ID: "big", Len: 9}, {Doc: 2, ID: "part", Len: 3}, {Doc: 3, ID: "near", Len: 8}}
-	links := []wire.Match{
-		{A: 1, B: 2, Jaccard: 0.3, Hamming: 20, Method: wire.Containment, Inside: wire.SideB, Containment: 0.95},
-		{A: 1, B: 3, Jaccard: 0.85, Hamming: 3, Method: wire.MinHash},
-	}
-	dec := []greedy.Decision{{Kept: true, For: -1, Via: -1, Link: -1}, {For: 0, Via: -1, Link: 0}, {For: 0, Via: -1, Link: 1}}
-	want := `{"cluster":"big","size":3,"representative":"big","members":["big","part","near"],"removed":[` +
-		`{"id":"part","method":"containment","jaccard":0.3,"hamming":20,"containment":0.95},` +
-		`{"id":"near","method":"minhash","jaccard":0.85,"hamming":3}],"component":"big","component_size":3}`
-	in := DecidedClusterLine(comp, []int32{0, 1, 2}, 0, links, dec)
-	spilled := SpilledClusterLine([]greedy.ClusterMember{{Doc: 1, ID: "big"},
-		{Doc: 2, ID: "part", Method: wire.Containment, Jaccard: 0.3, Containment: 0.95, Hamming: 20},
-		{Doc: 3, ID: "near", Method: wire.MinHash, Jaccard: 0.85, Hamming: 3}}, 0, "big", 3)
-	for name, cl := range map[string]ClusterLine{"in memory": in, "spilled": spilled} {
-		if b, err := json.Marshal(cl); err != nil || string(b) != want {
-			t.Errorf("%s: %s (%v), want %s", name, b, err, want)
 		}
 	}
 }

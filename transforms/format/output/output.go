@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/graph/greedy"
 )
 
 // Kinds: the file name prefixes of the per-input-file outputs.
@@ -169,57 +168,6 @@ type RemovedMember struct {
 	Hamming     int     `json:"hamming"`
 	Containment float64 `json:"containment,omitempty"`
 	Via         string  `json:"via,omitempty"`
-}
-
-// DecidedClusterLine is the cluster line of the members (indices into comp,
-// in document order) of a decided component (greedy.DecideComponents) that
-// are kept (kept) or removed for it, with the match (links[dec[i].Link])
-// that removes each, without locations.
-func DecidedClusterLine(comp []wire.Member, members []int32, kept int32, links []wire.Match, dec []greedy.Decision) ClusterLine {
-	cl := ClusterLine{Cluster: comp[members[0]].ID, Size: len(members), Representative: comp[kept].ID,
-		Members: make([]string, len(members)), Removed: make([]RemovedMember, 0, len(members)-1),
-		Component: comp[0].ID, ComponentSize: len(comp)}
-	for k, i := range members {
-		cl.Members[k] = comp[i].ID
-		if i == kept {
-			continue
-		}
-		d, l := dec[i], links[dec[i].Link]
-		via := ""
-		if d.Via >= 0 {
-			via = comp[d.Via].ID
-		}
-		cl.Removed = append(cl.Removed, removedMember(comp[i].ID, l.Method, l.Jaccard, l.Containment, l.Hamming, via))
-	}
-	return cl
-}
-
-// SpilledClusterLine is the cluster line of the members of a cluster of a
-// spilled decision (greedy.ClusterOut), the same as DecidedClusterLine's:
-// kept indexes members, first and size are the first document's ID and
-// the size of the component.
-func SpilledClusterLine(members []greedy.ClusterMember, kept int, first string, size int) ClusterLine {
-	cl := ClusterLine{Cluster: members[0].ID, Size: len(members), Representative: members[kept].ID,
-		Members: make([]string, len(members)), Removed: make([]RemovedMember, 0, len(members)-1),
-		Component: first, ComponentSize: size}
-	for k, m := range members {
-		cl.Members[k] = m.ID
-		if k != kept {
-			cl.Removed = append(cl.Removed, removedMember(m.ID, m.Method, m.Jaccard, m.Containment, m.Hamming, m.Via))
-		}
-	}
-	return cl
-}
-
-// removedMember is the RemovedMember of document id, removed by a match
-// of method, jaccard, containment (given for wire.Containment only) and
-// hamming, via the document of ID via ("" for none).
-func removedMember(id string, method wire.Method, jaccard, containment float32, hamming uint8, via string) RemovedMember {
-	r := RemovedMember{ID: id, Method: method.String(), Jaccard: RoundJaccard(jaccard), Hamming: int(hamming), Via: via}
-	if method == wire.Containment {
-		r.Containment = RoundJaccard(containment)
-	}
-	return r
 }
 
 // RoundJaccard is j as the outputs print it: to 4 decimals.

@@ -3,7 +3,7 @@
 // cannot chain: a document is removed only for a verified pair with a
 // document that is kept.
 //
-// The documents are decided one by one in priority order (Before): a
+// The documents are decided one by one in priority order (Compare): a
 // document is kept unless a higher-priority document that is kept is its
 // near-duplicate through a link that may remove it. Without containment
 // links the kept documents are the lexicographically first maximal
@@ -11,9 +11,9 @@
 // form a pair, and every removed document has a pair with a kept document
 // of higher priority, the highest-priority one of which it is removed for.
 //
-// A containment link (Link.Inside set: the smaller document's shingles
-// mostly inside the larger's) is directed: it may remove its contained
-// end, for its container, and never the container. It counts, as any link,
+// A containment link (Link.Removes OnlyA or OnlyB: the smaller document's
+// shingles mostly inside the larger's) is directed: it may remove its
+// contained end, for its container, and never the container. It counts, as any link,
 // when the contained end comes after the container in priority order (the
 // container kept, the contained end is removed for it); when the contained
 // end comes first (possible with --keep first, or a container with fewer
@@ -35,33 +35,17 @@
 // In: the component's documents and its verified pairs. Out: a Decision per
 // document. Memory: a few words per document and per pair.
 //
-// Stream decides a component too large for that: in, its documents
-// (Node) and its pairs by document number (AddLink), in any order; out,
-// a DocDecision per document, in document order, the same as Decide's.
-// Memory: while the component's in-memory cost fits the budget it is
-// decided by Decide; beyond, its records go to sorted runs in a temporary
-// directory (external sorts, each buffering a quarter of the budget), and
-// what the spilled pass holds besides is one bit per document (the kept
-// set, N/8 bytes: 125 KB for 1,000,000 documents) and, for the documents
-// with an exact link only, a union-find over their ranks (16 bytes each).
-//
-// Partition decides a partition of components (DecideComponents' input)
-// for the clusters stage: in memory by DecideComponents while its members
-// and links fit a budget, beyond by ClusterSpill, which streams them to
-// disk, decides them with one Stream (the greedy decision of disjoint
-// components is each one's) and sorts the decisions by component, kept
-// document and document, to give the same clusters in the same order
-// (ClusterOut) while holding one cluster at a time.
+// Package graph/external decides the components of a partition with
+// Decide while they fit a memory budget, and beyond it on disk, with the
+// same decisions.
 package greedy
 
 import (
 	"cmp"
 	"slices"
-
-	"github.com/neardup/neardup/transforms/format/wire"
 )
 
-// Node is a document: its number (wire.Doc) and its text's length.
+// Node is a document: its number and its text's length.
 // Removed marks a document removed beforehand for a document outside the
 // graph that is kept (an audit's indexed document): it is not kept, and it
 // keeps nothing from being kept.
@@ -72,14 +56,36 @@ type Node struct {
 }
 
 // Link is a verified pair between Nodes A and B (indices into the nodes
-// passed to Decide); Exact marks a pair of exact duplicates. Inside, for a
-// containment link (wire.Containment), is its contained end (wire.SideA or
-// wire.SideB), which it alone may remove, for the other; wire.NoSide for an
-// undirected link. An exact link ignores it.
+// passed to Decide); Exact marks a pair of exact duplicates. Removes is the
+// end it may remove, for the other: Either for an undirected link, OnlyA or
+// OnlyB for a containment link's contained end. An exact link ignores it.
 type Link struct {
-	A, B   int32
-	Exact  bool
-	Inside wire.Side
+	A, B    int32
+	Exact   bool
+	Removes End
+}
+
+// End names the ends of a Link that it may remove.
+type End uint8
+
+const (
+	Either End = iota // an undirected link
+	OnlyA             // a containment link whose A is inside its B
+	OnlyB             // a containment link whose B is inside its A
+)
+
+// Counts reports whether a near link whose ends have the ranks ra (its A's)
+// and rb (its B's) in priority order may remove its lower-priority end: an
+// undirected link always; a containment link only when that end is its
+// contained end, the container coming first.
+func (e End) Counts(ra, rb uint32) bool {
+	switch e {
+	case OnlyA:
+		return ra > rb
+	case OnlyB:
+		return rb > ra
+	}
+	return true
 }
 
 // Decision is what Decide says of one node.
@@ -95,11 +101,9 @@ type Decision struct {
 	For, Via, Link int32
 }
 
-// Before reports whether a has a higher priority than b: with longest the
-// longer text first, ties and otherwise in document order.
-func Before(a, b Node, longest bool) bool { return compare(a, b, longest) < 0 }
-
-func compare(a, b Node, longest bool) int {
+// Compare orders a before b when a has the higher priority: with longest
+// the longer text first, ties and otherwise in document order.
+func Compare(a, b Node, longest bool) int {
 	if longest && a.Len != b.Len {
 		return cmp.Compare(b.Len, a.Len)
 	}
@@ -152,7 +156,7 @@ func ranked(nodes []Node, lead []int32, longest bool) []int32 {
 			order = append(order, int32(i))
 		}
 	}
-	slices.SortFunc(order, func(x, y int32) int { return compare(nodes[x], nodes[y], longest) })
+	slices.SortFunc(order, func(x, y int32) int { return Compare(nodes[x], nodes[y], longest) })
 	return order
 }
 
@@ -171,7 +175,7 @@ func upLinks(links []Link, lead, order []int32) (ups []upLink, start []int32) {
 			continue
 		}
 		ra, rb := rank[a], rank[b]
-		if !counts(l.Inside, ra, rb) {
+		if !l.Removes.Counts(uint32(ra), uint32(rb)) {
 			continue
 		}
 		ups = append(ups, upLink{lo: max(ra, rb), hi: min(ra, rb), link: int32(k)})
@@ -227,20 +231,6 @@ func follow(dec []Decision, nodes []Node, links []Link, lead []int32, outside []
 	}
 }
 
-// counts reports whether a near link between leaders of ranks ra (its A's)
-// and rb (its B's) may remove its lower-priority end: an undirected link
-// always; a containment link (inside SideA or SideB) only when that end is
-// its contained end, the container coming first.
-func counts[R int32 | uint32](inside wire.Side, ra, rb R) bool {
-	switch inside {
-	case wire.SideA:
-		return ra > rb
-	case wire.SideB:
-		return rb > ra
-	}
-	return true
-}
-
 // upLink is a near link seen from its lower-priority end: the ranks of
 // both ends and the link's index.
 type upLink struct{ lo, hi, link int32 }
@@ -268,7 +258,7 @@ func leaders(nodes []Node, links []Link, longest bool) []int32 {
 		if a == b {
 			continue
 		}
-		if compare(nodes[b], nodes[a], longest) < 0 {
+		if Compare(nodes[b], nodes[a], longest) < 0 {
 			a, b = b, a
 		}
 		parent[b] = a // the root is the group's highest-priority member
@@ -278,4 +268,43 @@ func leaders(nodes []Node, links []Link, longest bool) []int32 {
 		lead[i] = find(int32(i))
 	}
 	return lead
+}
+
+// Clusters calls fn with each node of dec kept that others are removed
+// for, and those nodes with it in the order of dec (members, valid during
+// the call), in the order of the kept nodes. It returns the nodes removed
+// for no node of dec: removed beforehand (Node.Removed), or with an exact
+// duplicate that was.
+func Clusters(dec []Decision, fn func(kept int32, members []int32) error) (outside []int32, err error) {
+	group := func(i int32) int32 { // the kept node of i's cluster
+		if dec[i].Kept {
+			return i
+		}
+		return dec[i].For
+	}
+	idx := make([]int32, 0, len(dec))
+	for i, d := range dec {
+		if d.Kept || d.For >= 0 {
+			idx = append(idx, int32(i))
+		} else {
+			outside = append(outside, int32(i))
+		}
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp.Compare(group(a), group(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	for i, j := 0, 0; i < len(idx); i = j {
+		for j = i + 1; j < len(idx) && group(idx[j]) == group(idx[i]); j++ {
+		}
+		if j-i == 1 {
+			continue // a kept node alone
+		}
+		if err := fn(group(idx[i]), idx[i:j]); err != nil {
+			return outside, err
+		}
+	}
+	return outside, nil
 }

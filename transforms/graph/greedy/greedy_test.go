@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/neardup/neardup/transforms/format/wire"
 )
 
 // bruteForce decides nodes one by one in priority order on the graph in
@@ -53,8 +51,8 @@ func bruteForce(nodes []Node, links []Link, longest bool) (kept []bool, keptFor 
 		for i := range n {
 			for j := range n {
 				if find(i) == find(int(l.A)) && find(j) == find(int(l.B)) {
-					rem[i][j] = rem[i][j] || l.Inside != wire.SideA // unless A is contained
-					rem[j][i] = rem[j][i] || l.Inside != wire.SideB
+					rem[i][j] = rem[i][j] || l.Removes != OnlyA // unless A is contained
+					rem[j][i] = rem[j][i] || l.Removes != OnlyB
 				}
 			}
 		}
@@ -63,7 +61,7 @@ func bruteForce(nodes []Node, links []Link, longest bool) (kept []bool, keptFor 
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(x, y int) int { return compare(nodes[x], nodes[y], longest) })
+	slices.SortFunc(order, func(x, y int) int { return Compare(nodes[x], nodes[y], longest) })
 	outside := make([]bool, n) // a member of the group is removed beforehand
 	for i := range n {
 		for j := range n {
@@ -119,8 +117,8 @@ func check(t *testing.T, name string, nodes []Node, links []Link, longest bool) 
 		if !(a == lead[from] && b == d.For) && !(b == lead[from] && a == d.For) {
 			t.Fatalf("%s: node %d removed for %d through link %d (%d-%d), via %d", name, i, d.For, d.Link, l.A, l.B, d.Via)
 		}
-		if l.Inside == wire.SideA && a != lead[from] || l.Inside == wire.SideB && b != lead[from] {
-			t.Fatalf("%s: node %d removed for %d through link %d (%d-%d), whose contained end is side %d", name, i, d.For, d.Link, l.A, l.B, l.Inside)
+		if l.Removes == OnlyA && a != lead[from] || l.Removes == OnlyB && b != lead[from] {
+			t.Fatalf("%s: node %d removed for %d through link %d (%d-%d), whose contained end is side %d", name, i, d.For, d.Link, l.A, l.B, l.Removes)
 		}
 	}
 	return dec
@@ -173,13 +171,13 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-// randomSide is a random Link.Inside: a containment link one time in two,
+// randomSide is a random Link.Removes: a containment link one time in two,
 // contained at either end.
-func randomSide(r *rand.Rand) wire.Side {
+func randomSide(r *rand.Rand) End {
 	if r.IntN(2) == 0 {
-		return wire.NoSide
+		return Either
 	}
-	return wire.Side(1 + r.IntN(2))
+	return End(1 + r.IntN(2))
 }
 
 // TestDecideRandom compares Decide with bruteForce on random graphs, with
@@ -196,7 +194,7 @@ func TestDecideRandom(t *testing.T) {
 		var links []Link
 		for range r.IntN(3 * n) {
 			a, b := int32(r.IntN(n)), int32(r.IntN(n))
-			links = append(links, Link{A: a, B: b, Exact: r.IntN(5) == 0, Inside: randomSide(r)})
+			links = append(links, Link{A: a, B: b, Exact: r.IntN(5) == 0, Removes: randomSide(r)})
 		}
 		nodes := nodesOf(lens...)
 		for _, longest := range []bool{true, false} {

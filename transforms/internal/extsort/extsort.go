@@ -1,8 +1,9 @@
 // Package extsort sorts fixed-size binary records within a memory budget:
 // sorted runs of at most a share of the budget, written through bufio to
-// a temporary directory and merged k ways. The clusters stage decides its
-// large partitions with it (package greedy), JoinFirst sorts a segment's
-// candidate pairs with it (package near).
+// a temporary directory and merged k ways; Fixed makes the Codec of a
+// fixed-size record from the list of its fields. The clusters stage
+// decides its large partitions with it (package graph/external),
+// JoinFirst sorts a segment's candidate pairs with it (package near).
 package extsort
 
 import (
