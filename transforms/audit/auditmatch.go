@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/exactdup"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -152,16 +153,13 @@ func (fn *auditCandidatesFn) ProcessElement(ctx context.Context, k int64, chunks
 	return nil
 }
 
-// pairs returns the candidate pairs of the entries of partition part:
-// band entries in [0, P), SimHash table entries in [P, 2P), containment
-// entries in [2P, 3P).
+// pairs returns the candidate pairs of the entries under key part of the
+// blocking shuffle.
 func (fn *auditCandidatesFn) pairs(part int, chunks func(*[]byte) bool, st *candidates.Stats) ([]wire.Pair, error) {
 	var chunk []byte
 	var err error
-	if part >= 2*fn.Blocking.Partitions {
-		return fn.contained(part, chunks, st)
-	}
-	if part < fn.Blocking.Partitions {
+	switch ks := fn.Blocking.Keys(); ks.Kind(part) {
+	case blockkeys.BandEntries:
 		var entries []wire.Entry
 		for chunks(&chunk) {
 			if entries, err = wire.AppendEntries(entries, chunk); err != nil {
@@ -169,14 +167,19 @@ func (fn *auditCandidatesFn) pairs(part int, chunks func(*[]byte) bool, st *cand
 			}
 		}
 		return candidates.Append(nil, candidates.Sort(entries), fn.Blocking.Limits, st), nil
-	}
-	var entries []wire.SimEntry
-	for chunks(&chunk) {
-		if entries, err = job.SimEntries(entries, chunk, fn.tables); err != nil {
-			return nil, err
+	case blockkeys.TableEntries:
+		var entries []wire.SimEntry
+		for chunks(&chunk) {
+			if entries, err = job.SimEntries(entries, chunk, fn.tables); err != nil {
+				return nil, err
+			}
 		}
+		return candidates.AppendNear(nil, candidates.SortSim(entries), fn.Blocking.Hamming, fn.Blocking.Limits, st), nil
+	case blockkeys.ContainEntries:
+		return fn.contained(part, chunks, st)
+	default:
+		return nil, ks.Outside(part)
 	}
-	return candidates.AppendNear(nil, candidates.SortSim(entries), fn.Blocking.Hamming, fn.Blocking.Limits, st), nil
 }
 
 // contained returns the containment candidate pairs of the entries of

@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/sketch/ensemble"
@@ -30,9 +31,9 @@ func init() {
 // Candidates groups block entries by partition and proposes pairs, one
 // round of entries after the other (see rounds.Run).
 //
-// In: rounds of block entries (partition, chunk; with o.Work.Spill, spill
-// files: see spilled.go), and the signature pass's stats under
-// sign.StatsKey. Out: candidate pairs (segment of the first document,
+// In: rounds of block entries (key of the blockkeys.KeySpace, chunk; with
+// o.Work.Spill, spill files: see spilled.go), and the signature pass's
+// stats under its StatsKey. Out: candidate pairs (segment of the first document,
 // chunk), stats (the signature pass's too).
 func Candidates(s beam.Scope, o Options, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
@@ -45,20 +46,22 @@ func Candidates(s beam.Scope, o Options, entries []beam.PCollection) (pairs, st 
 type BlockingConfig struct {
 	Limits     candidates.Limits
 	Hamming    int             // SimHash bits
-	Partitions int             // band partitions; SimHash table partitions are P and above
+	Partitions int             // of the block keys (Keys)
 	Tables     blocking.Design // SimHash tables; the zero Design: none
 	// Contain is the containment keys' configuration (ensemble.Levels),
-	// whose entries are in partitions [2P, 3P) and whose buckets give at
-	// most ContainLimits' pairs; the zero Config: no containment.
+	// whose buckets give at most ContainLimits' pairs; the zero Config: no
+	// containment.
 	Contain       ensemble.Config
 	ContainLimits candidates.Limits
 }
 
+// Keys is the key space of the block entries.
+func (c BlockingConfig) Keys() blockkeys.KeySpace { return blockkeys.KeySpace{P: c.Partitions} }
+
 // candidatesFn turns one partition of the blocking shuffle into candidate
 // pairs.
 //
-// In: (partition, chunks of wire.Entry, or of wire.SimEntry for partitions
-// >= Blocking.Partitions). Out: candidate-pair chunks
+// In: (key, chunks of the entries of its blockkeys.Kind). Out: candidate-pair chunks
 // (wire.AppendCandidate) keyed by the segment of the pair's first
 // document, whose info shard the join that follows reads.
 //
@@ -103,18 +106,19 @@ func (fn *candidatesFn) Setup() (err error) {
 
 func (fn *candidatesFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
-	if part == sign.StatsKey(fn.Blocking.Partitions) {
-		return sign.PassStats(chunks, emitStat)
-	}
 	start := time.Now()
 	var err error
-	switch P := fn.Blocking.Partitions; {
-	case part < P:
+	switch fn.Blocking.Keys().Kind(part) {
+	case blockkeys.StatRecords:
+		return sign.PassStats(chunks, emitStat)
+	case blockkeys.BandEntries:
 		err = fn.startBands(part, chunks)
-	case part < 2*P:
+	case blockkeys.TableEntries:
 		err = fn.startTables(part, chunks)
-	default:
+	case blockkeys.ContainEntries:
 		err = fn.startContained(part, chunks)
+	default:
+		err = fn.Blocking.Keys().Outside(part)
 	}
 	if err != nil {
 		return err
