@@ -37,7 +37,7 @@ func testPairChunks(n, docs int) (chunks [][]byte, all []wire.Pair) {
 
 // TestSortPairs: whatever the run bytes (in memory; runs of 16, 100 and
 // 1,000 pairs, merged in several passes for the smaller) and the batch
-// size, the batches are the pairs of UniquePairs, in order, each batch at
+// size, the batches are the pairs of uniquePairs, in order, each batch at
 // least the size asked unless the last and ending with every pair of its
 // last first document; runs written are counted (sort_runs) and removed.
 func TestSortPairs(t *testing.T) {
@@ -72,7 +72,7 @@ func TestSortPairs(t *testing.T) {
 					}
 				}
 				if !slices.Equal(got, want) {
-					t.Errorf("%d pairs, want the %d of UniquePairs in order", len(got), len(want))
+					t.Errorf("%d pairs, want the %d of uniquePairs in order", len(got), len(want))
 				}
 				spilled := workfiles.Written()[workfiles.KindSortRuns] - before
 				if inMemory := run >= int64(len(all))*wire.PairSize; inMemory != (spilled == 0) {
@@ -104,7 +104,7 @@ func iterOf(chunks [][]byte) func(*[]byte) bool {
 // same records, in the same order, as one HalfJoin of them all.
 func TestHalfJoinBatches(t *testing.T) {
 	chunks, _ := testPairChunks(3_000, 300)
-	pairs, err := UniquePairs(iterOf(chunks))
+	pairs, err := uniquePairs(iterOf(chunks))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,4 +200,18 @@ func TestSortPairsCorrupt(t *testing.T) {
 			t.Errorf("runs of %d bytes: %d files left in the work directory", run, len(left))
 		}
 	}
+}
+
+// uniquePairs decodes the candidate-pair chunks of iter, sorted and without
+// repeats (a pair met in several blocks arrives once per block).
+func uniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
+	var pairs []wire.Pair
+	var chunk []byte
+	var err error
+	for iter(&chunk) {
+		if pairs, err = wire.AppendCandidates(pairs, chunk); err != nil {
+			return nil, err
+		}
+	}
+	return candidates.Unique(pairs), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -41,6 +42,16 @@ func Candidates(s beam.Scope, o Options, entries []beam.PCollection) (pairs, st 
 	return out[0], out[1]
 }
 
+// AuditCandidates is Candidates for an audit, over the grouped block
+// entries of the new batch and of the index scan: pairs of two indexed
+// documents are dropped (the index was deduplicated when it was built).
+//
+// In: (key of the blockkeys.KeySpace, block entries). Out: candidate pairs
+// (partition of the first document, chunk), stats.
+func AuditCandidates(s beam.Scope, o Options, grouped beam.PCollection) (pairs, st beam.PCollection) {
+	return beam.ParDo2(s, &candidatesFn{Work: o.Work, Blocking: o.Blocking, Audit: true}, grouped)
+}
+
 // BlockingConfig is what turns buckets of block entries into candidate
 // pairs.
 type BlockingConfig struct {
@@ -65,6 +76,12 @@ func (c BlockingConfig) Keys() blockkeys.KeySpace { return blockkeys.KeySpace{P:
 // (wire.AppendCandidate) keyed by the segment of the pair's first
 // document, whose info shard the join that follows reads.
 //
+// With Audit, the buckets hold new and indexed documents: pairs whose first
+// document is indexed (jobfiles.IsIndexed, so both are) are dropped, and
+// the pairs are keyed by the partition of their first document, where the
+// audit's join finds its info with them (VerifyGrouped); their shuffle is
+// not counted.
+//
 // The pairs of a partition are computed on another goroutine while the next
 // partition arrives (see docpool.Ahead), and emitted in partition order.
 //
@@ -74,6 +91,7 @@ func (c BlockingConfig) Keys() blockkeys.KeySpace { return blockkeys.KeySpace{P:
 type candidatesFn struct {
 	Work     jobfiles.WorkDir
 	Blocking BlockingConfig
+	Audit    bool
 
 	tables    *blocking.Tables
 	levels    *ensemble.Levels // nil: no containment
@@ -202,8 +220,12 @@ func (fn *candidatesFn) startContained(part int, chunks func(*[]byte) bool) erro
 	return nil
 }
 
-// unique sorts pairs and drops repeats, with a working buffer from the pool.
+// unique sorts pairs and drops repeats (and with Audit the pairs of
+// indexed documents), with a working buffer from the pool.
 func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
+	if fn.Audit {
+		pairs = slices.DeleteFunc(pairs, func(p wire.Pair) bool { return jobfiles.IsIndexed(p.A) })
+	}
 	pairs, scratch := candidates.UniqueBuf(pairs, fn.pairBufs.Get())
 	fn.pairBufs.Put(scratch)
 	return pairs
@@ -226,9 +248,14 @@ func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int64, []byt
 func (fn *candidatesFn) emitter(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) func(candidatesResult) error {
 	return func(r candidatesResult) error {
 		start := time.Now()
-		var pairs tally.Shuffle
-		EmitCandidates(r.pairs, fn.Work.Segment, pairs.Count(fn.pairsOut.Wrap(emit)))
-		pairs.Report(output.ShuffleCandidates, emitStat)
+		if fn.Audit {
+			P := fn.Blocking.Partitions
+			EmitCandidates(r.pairs, func(d wire.Doc) int { return wire.Partition(d, P) }, emit)
+		} else {
+			var pairs tally.Shuffle
+			EmitCandidates(r.pairs, fn.Work.Segment, pairs.Count(fn.pairsOut.Wrap(emit)))
+			pairs.Report(output.ShuffleCandidates, emitStat)
+		}
 		fn.pairBufs.Put(r.pairs)
 		BucketStats(r.st).Emit(emitStat)
 		jobstate.AddBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
