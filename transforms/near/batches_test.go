@@ -43,14 +43,12 @@ func testPairChunks(n, docs int) (chunks [][]byte, all []wire.Pair) {
 func TestSortPairs(t *testing.T) {
 	chunks, all := testPairChunks(5_000, 400)
 	want := candidates.Unique(slices.Clone(all))
-	defer func(r int64, b int) { pairRunBytes, joinBatchPairs = r, b }(pairRunBytes, joinBatchPairs)
-	for _, run := range []int64{pairRunBytes, 16 * wire.PairSize, 100 * wire.PairSize, 1000 * wire.PairSize} {
+	for _, run := range []int64{DefaultBatches().PairRunBytes, 16 * wire.PairSize, 100 * wire.PairSize, 1000 * wire.PairSize} {
 		for _, n := range []int{1, 7, 1 << 20} {
 			t.Run(fmt.Sprintf("run %d batch %d", run, n), func(t *testing.T) {
-				pairRunBytes = run
 				work := t.TempDir()
 				before := workfiles.Written()[workfiles.KindSortRuns]
-				s, err := sortPairs(iterOf(chunks), work)
+				s, err := sortPairs(iterOf(chunks), work, run)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -122,7 +120,7 @@ func TestHalfJoinBatches(t *testing.T) {
 	}
 	want := join(pairs)
 	for _, n := range []int{1, 10, 1000} {
-		s, err := sortPairs(iterOf(chunks), t.TempDir())
+		s, err := sortPairs(iterOf(chunks), t.TempDir(), DefaultBatches().PairRunBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,12 +186,10 @@ func TestCollectBatch(t *testing.T) {
 // runs were written, and leaves nothing in the work directory.
 func TestSortPairsCorrupt(t *testing.T) {
 	chunks, _ := testPairChunks(500, 100)
-	defer func(r int64) { pairRunBytes = r }(pairRunBytes)
-	for _, run := range []int64{pairRunBytes, 16 * wire.PairSize} {
-		pairRunBytes = run
+	for _, run := range []int64{DefaultBatches().PairRunBytes, 16 * wire.PairSize} {
 		work := t.TempDir()
 		bad := append(slices.Clone(chunks), []byte{0x80})
-		if _, err := sortPairs(iterOf(bad), work); err == nil {
+		if _, err := sortPairs(iterOf(bad), work, run); err == nil {
 			t.Errorf("runs of %d bytes: a truncated chunk sorted without an error", run)
 		}
 		if left, _ := os.ReadDir(work); len(left) > 0 {

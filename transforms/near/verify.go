@@ -41,9 +41,9 @@ func init() {
 // matches (file index of A, chunk), stats.
 func Verify(s beam.Scope, o Options, files jobfiles.Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := jobfiles.ByFile(s.Scope("JoinFirst"), &halfJoinFn{Work: o.Work}, pairs)
+	halves := jobfiles.ByFile(s.Scope("JoinFirst"), &halfJoinFn{Work: o.Work, Batches: o.Batches}, pairs)
 	byRound := rounds.SplitSegments(s, o.Rounds, o.Work.SegmentBits, halves[0])
-	checked := rounds.Run(s.Scope("Check"), 3, &verifyFn{Work: o.Work, Verify: o.Verify}, byRound)
+	checked := rounds.Run(s.Scope("Check"), 3, &verifyFn{Work: o.Work, Verify: o.Verify, Batches: o.Batches}, byRound)
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	exact, st3 := ExactChecks(s, o, files.Manifest, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
@@ -60,8 +60,8 @@ func Verify(s beam.Scope, o Options, files jobfiles.Files, pairs beam.PCollectio
 // chunk), the join's stats and the verification's.
 func VerifyGrouped(s beam.Scope, o Options, infos, pairs beam.PCollection) (accepted, unsure, joinSt, verifySt beam.PCollection) {
 	P := o.Blocking.Partitions
-	halves, joinSt := beam.ParDo2(s, &groupHalfJoinFn{halfJoinFn{Work: o.Work, Partitions: P}}, beam.CoGroupByKey(s, infos, pairs))
-	accepted, unsure, verifySt = beam.ParDo3(s, &groupVerifyFn{verifyFn{Work: o.Work, Verify: o.Verify, Partitions: P}}, beam.CoGroupByKey(s, infos, halves))
+	halves, joinSt := beam.ParDo2(s, &groupHalfJoinFn{halfJoinFn{Work: o.Work, Batches: o.Batches, Partitions: P}}, beam.CoGroupByKey(s, infos, pairs))
+	accepted, unsure, verifySt = beam.ParDo3(s, &groupVerifyFn{verifyFn{Work: o.Work, Verify: o.Verify, Batches: o.Batches, Partitions: P}}, beam.CoGroupByKey(s, infos, halves))
 	return accepted, unsure, joinSt, verifySt
 }
 
@@ -72,8 +72,8 @@ func VerifyGrouped(s beam.Scope, o Options, infos, pairs beam.PCollection) (acce
 // the infos read from the segment's info shard. Out: half-join records
 // (see HalfJoin) keyed by the segment of the second documents: each first
 // document's info once per segment of its partners. The segment's pairs
-// are sorted within pairRunBytes (sortPairs, spilling sorted runs beyond)
-// and joined in batches of about joinBatchPairs, each on another goroutine
+// are sorted within Batches.PairRunBytes (sortPairs, spilling sorted runs
+// beyond) and joined in batches of about Batches.JoinPairs, each on another goroutine
 // while the next is read (see docpool.AheadEmits), at most GOMAXPROCS in
 // progress: the records of each destination come out in the same order as
 // from one HalfJoin of the whole segment. A pair met in several blocks is
@@ -83,6 +83,7 @@ func VerifyGrouped(s beam.Scope, o Options, infos, pairs beam.PCollection) (acce
 // infos come with the pairs (groupHalfJoinFn).
 type halfJoinFn struct {
 	Work       jobfiles.WorkDir
+	Batches    Batches
 	Partitions int // 0: keys are segments
 
 	ahead   docpool.AheadEmits
@@ -100,7 +101,7 @@ func (fn *halfJoinFn) ProcessElement(ctx context.Context, k int64, pairChunks fu
 func (fn *halfJoinFn) join(ctx context.Context, k int, find func() (func(wire.Doc) *wire.Info, error), pairChunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
 	pairChunks, failed := fn.spilled.Iter(fn.Work, k, pairChunks)
-	pairs, err := sortPairs(pairChunks, fn.Work.Dir)
+	pairs, err := sortPairs(pairChunks, fn.Work.Dir, fn.Batches.withDefaults().PairRunBytes)
 	if err != nil {
 		return err
 	}
@@ -113,7 +114,7 @@ func (fn *halfJoinFn) join(ctx context.Context, k int, find func() (func(wire.Do
 	emits := []func(int64, []byte){fn.halves.Wrap(emit)}
 	for {
 		start := time.Now()
-		batch, err := pairs.batch(joinBatchPairs)
+		batch, err := pairs.batch(fn.Batches.withDefaults().JoinPairs)
 		if err != nil || len(batch) == 0 {
 			return err
 		}
@@ -198,7 +199,7 @@ func (fn *groupHalfJoinFn) ProcessElement(ctx context.Context, k int64, infoChun
 // accepted matches and the pairs whose estimate cannot decide (both as
 // wire.Match chunks, keyed by the file of their first document and by the
 // exact checks' key), and a count of the segments (output.StatSegments).
-// The records are verified in batches of about verifyBatchBytes
+// The records are verified in batches of about Batches.VerifyBytes
 // (collectBatch), each on another goroutine while the next is read (see
 // docpool.AheadEmits), at most GOMAXPROCS in progress, all reading the
 // segment's info shard once (segmentInfos).
@@ -209,6 +210,7 @@ func (fn *groupHalfJoinFn) ProcessElement(ctx context.Context, k int64, infoChun
 type verifyFn struct {
 	Work       jobfiles.WorkDir
 	Verify     verify.Config
+	Batches    Batches
 	Partitions int // 0: keys are segments
 
 	ahead   docpool.AheadEmits
@@ -230,7 +232,7 @@ func (fn *verifyFn) verify(ctx context.Context, k int, find func() (func(wire.Do
 	emits := []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}
 	for first, more := true, true; more; first = false {
 		var chunks [][]byte
-		chunks, more = collectBatch(halfChunks, verifyBatchBytes)
+		chunks, more = collectBatch(halfChunks, fn.Batches.withDefaults().VerifyBytes)
 		if len(chunks) == 0 {
 			break
 		}
@@ -320,6 +322,7 @@ func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 // bits).
 func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
 	emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
+	cfg = cfg.Prepared()
 	emit, reportMatches := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
 	emitUnsure, reportUnsure := tally.CountShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)
