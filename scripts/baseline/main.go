@@ -68,7 +68,7 @@ const (
 
 var (
 	norm   = normalize.Form{FoldScript: true} // job.DefaultConfig's FoldScript
-	vcfg   = verify.Config{Blocking: verify.Both, Mode: verify.Auto, Threshold: threshold, Hamming: hamming, Confidence: confidence}
+	vcfg   = verify.Config{Blocking: verify.Both, Mode: verify.Auto, Threshold: threshold, Hamming: hamming, Confidence: confidence}.Prepared()
 	limits = candidates.DefaultLimits
 	perms  = signature.DefaultConfig().Perms
 )

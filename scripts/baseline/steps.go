@@ -251,7 +251,7 @@ func (j *job) sign() error {
 			return err
 		}
 		keyer := blockkeys.Keyer{Bands: j.bands, Tables: j.tables}
-		sender := blockkeys.NewSender(partitions, emit)
+		sender := blockkeys.NewSender(blockkeys.KeySpace{P: partitions}, emit)
 		f.sketch = make([]byte, len(f.lines)*perms)
 		f.simhash = make([]uint64, len(f.lines))
 		f.signed = make([]bool, len(f.lines))

@@ -128,9 +128,6 @@ func newSigner(s, dict string) (*signature.Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-shingle %q: %w", s, err)
 	}
-	if sc.Tokens == tokenize.Word {
-		tokenize.Dictionary = sg.Dictionary
-	}
 	return signature.New(sc)
 }
 

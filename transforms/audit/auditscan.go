@@ -112,7 +112,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, k int64, name string,
 // newShardScan returns the scan of the records of index shard n.
 func newShardScan(bk *batchKeys, n int, emitExact, emitEntry, emitInfo func(int64, []byte)) *shardScan {
 	return &shardScan{fn: bk, file: jobfiles.IndexFileBase + n, exacts: wire.NewBatcher(0), infos: wire.NewBatcher(0),
-		entries: blockkeys.NewSender(bk.partitions, emitEntry), emitExact: emitExact, emitInfo: emitInfo}
+		entries: blockkeys.NewSender(blockkeys.KeySpace{P: bk.partitions}, emitEntry), emitExact: emitExact, emitInfo: emitInfo}
 }
 
 // flush emits what the scan holds.
@@ -197,10 +197,10 @@ func (sc *shardScan) stats(docs bool) tally.Counts {
 // document, and the containment keys with their document's size and band
 // id (low wire.KeyBits bits of the keys, as the shuffle carries them).
 //
-// In: (partition, wire.Entry chunk; wire.SimEntry for partitions in [P,
-// 2P), wire.SizedEntry in [2P, 3P), P = Partitions). Out: a key set chunk.
+// In: (key, chunk of the entries of its blockkeys.Kind under
+// blockkeys.KeySpace{P: Partitions}). Out: a key set chunk.
 type blockKeysFn struct {
-	Partitions int             // band partitions; SimHash table partitions are P and above
+	Partitions int             // of the block keys
 	Tables     blocking.Design // SimHash tables; the zero Design: none
 
 	tables *blocking.Tables
@@ -215,8 +215,8 @@ func (fn *blockKeysFn) ProcessElement(k int64, chunk []byte, emit func([]byte)) 
 	part := int(k)
 	var out []byte
 	var err error
-	switch {
-	case part < fn.Partitions:
+	switch ks := (blockkeys.KeySpace{P: fn.Partitions}); ks.Kind(part) {
+	case blockkeys.BandEntries:
 		out = wire.NewKeySet(wire.KeySetBlock)
 		var es []wire.Entry
 		if es, err = wire.AppendEntries(es, chunk); err == nil {
@@ -224,7 +224,7 @@ func (fn *blockKeysFn) ProcessElement(k int64, chunk []byte, emit func([]byte)) 
 				out = wire.AppendKey(out, e.Key&indexing.KeyMask)
 			}
 		}
-	case part < 2*fn.Partitions:
+	case blockkeys.TableEntries:
 		out = wire.NewKeySet(wire.KeySetSim)
 		var es []wire.SimEntry
 		if es, err = job.SimEntries(es, chunk, fn.tables); err == nil {
@@ -232,7 +232,7 @@ func (fn *blockKeysFn) ProcessElement(k int64, chunk []byte, emit func([]byte)) 
 				out = wire.AppendKeyPair(out, e.Key&indexing.KeyMask, e.FP)
 			}
 		}
-	default:
+	case blockkeys.ContainEntries:
 		out = wire.NewKeySet(wire.KeySetContain)
 		var es []wire.SizedEntry
 		if es, err = wire.AppendSizedEntries(es, chunk); err == nil {
@@ -240,6 +240,8 @@ func (fn *blockKeysFn) ProcessElement(k int64, chunk []byte, emit func([]byte)) 
 				out = wire.AppendKeyPair(out, e.Key&indexing.KeyMask, index.ContainFP(int64(e.Size), e.Band))
 			}
 		}
+	default:
+		return ks.Outside(part)
 	}
 	if err != nil {
 		return fmt.Errorf("key set: %w", err)

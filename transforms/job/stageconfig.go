@@ -55,7 +55,7 @@ func (s Signing) Config() (signature.Config, error) {
 	if s.Shingle < 1 {
 		return sc, fmt.Errorf("shingle size %d < 1", s.Shingle)
 	}
-	sc.Tokens, sc.MinHash = s.Tokens, s.MinHash
+	sc.Tokens, sc.MinHash, sc.Dictionary = s.Tokens, s.MinHash, s.Dictionary
 	sc.N, sc.Perms, sc.Seed, sc.MaxTokens = s.Shingle, s.Perms, s.Seed, s.MaxTokens
 	return sc, nil
 }

@@ -93,7 +93,8 @@ var WorkerID = func() string {
 	return host + ":" + strconv.Itoa(os.Getpid())
 }()
 
-// running counts the DoFn calls under way in this process (see begin).
+// Running counts the DoFn calls under way in this process (see begin):
+// process-wide by nature, as Progress.
 var Running atomic.Int64
 
 // Begin marks the start of a DoFn call and returns the time, for busy:

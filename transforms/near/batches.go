@@ -12,19 +12,44 @@ import (
 	"github.com/neardup/neardup/transforms/match/candidates"
 )
 
-// pairRunBytes (a variable for tests) is about the most memory JoinFirst
-// holds of one segment's candidate pairs to sort them, and as much again
-// for the radix sort's scratch (candidates.UniqueBuf). A segment with more
-// pairs is sorted in runs of this many bytes, written to a temporary
-// directory (workfiles.KindSortRuns) and merged: the memory of JoinFirst
-// is then this much for the segment being sorted, and joinBatchPairs for
-// each batch in progress (at most GOMAXPROCS), however many pairs a
-// segment has.
-var pairRunBytes int64 = 64 << 20
+// Batches bounds the memory of the join, the verification and the exact
+// checks of a segment, however many pairs it has. A zero field is its
+// default (DefaultBatches); tests make them small to cross the bounds.
+type Batches struct {
+	// PairRunBytes is about the most memory JoinFirst holds of one
+	// segment's candidate pairs to sort them, and as much again for the
+	// radix sort's scratch (candidates.UniqueBuf). A segment with more pairs
+	// is sorted in runs of this many bytes, written to a temporary directory
+	// (workfiles.KindSortRuns) and merged: the memory of JoinFirst is then
+	// this much for the segment being sorted, and JoinPairs' for each batch
+	// in progress (at most GOMAXPROCS).
+	PairRunBytes int64
+	// JoinPairs is about the pairs of one batch of HalfJoin: the pairs of
+	// one first document are never split.
+	JoinPairs int
+	// VerifyBytes is about the bytes of half-join records of one batch of
+	// Verify: a segment's records are verified in batches, at most
+	// GOMAXPROCS in progress.
+	VerifyBytes int64
+	// CheckBytes is about the most memory one batch of an exact check's
+	// matches (readMatches) holds. A segment whose matches are more is
+	// checked in several batches, each reading the segment's documents
+	// again for its lines: the memory of the exact checks is this much per
+	// batch in progress (at most GOMAXPROCS+1).
+	CheckBytes int64
+}
 
-// joinBatchPairs (a variable for tests) is about the pairs of one batch of
-// HalfJoin: the pairs of one first document are never split.
-var joinBatchPairs = 1 << 20
+// DefaultBatches returns the Batches of a job.
+func DefaultBatches() Batches {
+	return Batches{PairRunBytes: 64 << 20, JoinPairs: 1 << 20, VerifyBytes: 32 << 20, CheckBytes: 48 << 20}
+}
+
+// withDefaults returns b with DefaultBatches' value for each zero field.
+func (b Batches) withDefaults() Batches {
+	d := DefaultBatches()
+	return Batches{PairRunBytes: cmp.Or(b.PairRunBytes, d.PairRunBytes), JoinPairs: cmp.Or(b.JoinPairs, d.JoinPairs),
+		VerifyBytes: cmp.Or(b.VerifyBytes, d.VerifyBytes), CheckBytes: cmp.Or(b.CheckBytes, d.CheckBytes)}
+}
 
 // pairCodec writes pairs as AppendPair does and orders them by first
 // document, then second, as candidates.Unique does.
@@ -47,14 +72,14 @@ type sortedPairs struct {
 }
 
 // sortPairs decodes the candidate-pair chunks of iter and sorts them in
-// runs of pairRunBytes, written, if more than one, to a temporary
-// directory in work (the worker's own if work is on an object store).
-func sortPairs(iter func(*[]byte) bool, work string) (_ *sortedPairs, err error) {
+// runs of runBytes, written, if more than one, to a temporary directory in
+// work (the worker's own if work is on an object store).
+func sortPairs(iter func(*[]byte) bool, work string, runBytes int64) (_ *sortedPairs, err error) {
 	if strings.Contains(work, "://") {
 		work = os.TempDir()
 	}
 	s := &sortedPairs{}
-	if s.dir, err = extsort.NewDir(work, "pairs-sort-", 4*pairRunBytes, countSortRuns); err != nil {
+	if s.dir, err = extsort.NewDir(work, "pairs-sort-", 4*runBytes, countSortRuns); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -118,11 +143,6 @@ func (s *sortedPairs) close() error {
 	}
 	return s.dir.Remove()
 }
-
-// verifyBatchBytes (a variable for tests) is about the bytes of half-join
-// records of one batch of Verify: a segment's records are verified in
-// batches, at most GOMAXPROCS in progress, however many a segment has.
-var verifyBatchBytes int64 = 32 << 20
 
 // collectBatch returns copies of the next chunks of iter, which the caller
 // may keep, until they hold n bytes or more; more is false if iter ended.

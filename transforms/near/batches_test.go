@@ -37,20 +37,18 @@ func testPairChunks(n, docs int) (chunks [][]byte, all []wire.Pair) {
 
 // TestSortPairs: whatever the run bytes (in memory; runs of 16, 100 and
 // 1,000 pairs, merged in several passes for the smaller) and the batch
-// size, the batches are the pairs of UniquePairs, in order, each batch at
+// size, the batches are the pairs of uniquePairs, in order, each batch at
 // least the size asked unless the last and ending with every pair of its
 // last first document; runs written are counted (sort_runs) and removed.
 func TestSortPairs(t *testing.T) {
 	chunks, all := testPairChunks(5_000, 400)
 	want := candidates.Unique(slices.Clone(all))
-	defer func(r int64, b int) { pairRunBytes, joinBatchPairs = r, b }(pairRunBytes, joinBatchPairs)
-	for _, run := range []int64{pairRunBytes, 16 * wire.PairSize, 100 * wire.PairSize, 1000 * wire.PairSize} {
+	for _, run := range []int64{DefaultBatches().PairRunBytes, 16 * wire.PairSize, 100 * wire.PairSize, 1000 * wire.PairSize} {
 		for _, n := range []int{1, 7, 1 << 20} {
 			t.Run(fmt.Sprintf("run %d batch %d", run, n), func(t *testing.T) {
-				pairRunBytes = run
 				work := t.TempDir()
 				before := workfiles.Written()[workfiles.KindSortRuns]
-				s, err := sortPairs(iterOf(chunks), work)
+				s, err := sortPairs(iterOf(chunks), work, run)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -72,7 +70,7 @@ func TestSortPairs(t *testing.T) {
 					}
 				}
 				if !slices.Equal(got, want) {
-					t.Errorf("%d pairs, want the %d of UniquePairs in order", len(got), len(want))
+					t.Errorf("%d pairs, want the %d of uniquePairs in order", len(got), len(want))
 				}
 				spilled := workfiles.Written()[workfiles.KindSortRuns] - before
 				if inMemory := run >= int64(len(all))*wire.PairSize; inMemory != (spilled == 0) {
@@ -104,7 +102,7 @@ func iterOf(chunks [][]byte) func(*[]byte) bool {
 // same records, in the same order, as one HalfJoin of them all.
 func TestHalfJoinBatches(t *testing.T) {
 	chunks, _ := testPairChunks(3_000, 300)
-	pairs, err := UniquePairs(iterOf(chunks))
+	pairs, err := uniquePairs(iterOf(chunks))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +120,7 @@ func TestHalfJoinBatches(t *testing.T) {
 	}
 	want := join(pairs)
 	for _, n := range []int{1, 10, 1000} {
-		s, err := sortPairs(iterOf(chunks), t.TempDir())
+		s, err := sortPairs(iterOf(chunks), t.TempDir(), DefaultBatches().PairRunBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,16 +186,28 @@ func TestCollectBatch(t *testing.T) {
 // runs were written, and leaves nothing in the work directory.
 func TestSortPairsCorrupt(t *testing.T) {
 	chunks, _ := testPairChunks(500, 100)
-	defer func(r int64) { pairRunBytes = r }(pairRunBytes)
-	for _, run := range []int64{pairRunBytes, 16 * wire.PairSize} {
-		pairRunBytes = run
+	for _, run := range []int64{DefaultBatches().PairRunBytes, 16 * wire.PairSize} {
 		work := t.TempDir()
 		bad := append(slices.Clone(chunks), []byte{0x80})
-		if _, err := sortPairs(iterOf(bad), work); err == nil {
+		if _, err := sortPairs(iterOf(bad), work, run); err == nil {
 			t.Errorf("runs of %d bytes: a truncated chunk sorted without an error", run)
 		}
 		if left, _ := os.ReadDir(work); len(left) > 0 {
 			t.Errorf("runs of %d bytes: %d files left in the work directory", run, len(left))
 		}
 	}
+}
+
+// uniquePairs decodes the candidate-pair chunks of iter, sorted and without
+// repeats (a pair met in several blocks arrives once per block).
+func uniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
+	var pairs []wire.Pair
+	var chunk []byte
+	var err error
+	for iter(&chunk) {
+		if pairs, err = wire.AppendCandidates(pairs, chunk); err != nil {
+			return nil, err
+		}
+	}
+	return candidates.Unique(pairs), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -18,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/sketch/ensemble"
@@ -30,9 +32,9 @@ func init() {
 // Candidates groups block entries by partition and proposes pairs, one
 // round of entries after the other (see rounds.Run).
 //
-// In: rounds of block entries (partition, chunk; with o.Work.Spill, spill
-// files: see spilled.go), and the signature pass's stats under
-// sign.StatsKey. Out: candidate pairs (segment of the first document,
+// In: rounds of block entries (key of the blockkeys.KeySpace, chunk; with
+// o.Work.Spill, spill files: see spilled.go), and the signature pass's
+// stats under its StatsKey. Out: candidate pairs (segment of the first document,
 // chunk), stats (the signature pass's too).
 func Candidates(s beam.Scope, o Options, entries []beam.PCollection) (pairs, st beam.PCollection) {
 	s = s.Scope("Candidates")
@@ -40,27 +42,45 @@ func Candidates(s beam.Scope, o Options, entries []beam.PCollection) (pairs, st 
 	return out[0], out[1]
 }
 
+// AuditCandidates is Candidates for an audit, over the grouped block
+// entries of the new batch and of the index scan: pairs of two indexed
+// documents are dropped (the index was deduplicated when it was built).
+//
+// In: (key of the blockkeys.KeySpace, block entries). Out: candidate pairs
+// (partition of the first document, chunk), stats.
+func AuditCandidates(s beam.Scope, o Options, grouped beam.PCollection) (pairs, st beam.PCollection) {
+	return beam.ParDo2(s, &candidatesFn{Work: o.Work, Blocking: o.Blocking, Audit: true}, grouped)
+}
+
 // BlockingConfig is what turns buckets of block entries into candidate
 // pairs.
 type BlockingConfig struct {
 	Limits     candidates.Limits
 	Hamming    int             // SimHash bits
-	Partitions int             // band partitions; SimHash table partitions are P and above
+	Partitions int             // of the block keys (Keys)
 	Tables     blocking.Design // SimHash tables; the zero Design: none
 	// Contain is the containment keys' configuration (ensemble.Levels),
-	// whose entries are in partitions [2P, 3P) and whose buckets give at
-	// most ContainLimits' pairs; the zero Config: no containment.
+	// whose buckets give at most ContainLimits' pairs; the zero Config: no
+	// containment.
 	Contain       ensemble.Config
 	ContainLimits candidates.Limits
 }
 
+// Keys is the key space of the block entries.
+func (c BlockingConfig) Keys() blockkeys.KeySpace { return blockkeys.KeySpace{P: c.Partitions} }
+
 // candidatesFn turns one partition of the blocking shuffle into candidate
 // pairs.
 //
-// In: (partition, chunks of wire.Entry, or of wire.SimEntry for partitions
-// >= Blocking.Partitions). Out: candidate-pair chunks
+// In: (key, chunks of the entries of its blockkeys.Kind). Out: candidate-pair chunks
 // (wire.AppendCandidate) keyed by the segment of the pair's first
 // document, whose info shard the join that follows reads.
+//
+// With Audit, the buckets hold new and indexed documents: pairs whose first
+// document is indexed (jobfiles.IsIndexed, so both are) are dropped, and
+// the pairs are keyed by the partition of their first document, where the
+// audit's join finds its info with them (VerifyGrouped); their shuffle is
+// not counted.
 //
 // The pairs of a partition are computed on another goroutine while the next
 // partition arrives (see docpool.Ahead), and emitted in partition order.
@@ -71,6 +91,7 @@ type BlockingConfig struct {
 type candidatesFn struct {
 	Work     jobfiles.WorkDir
 	Blocking BlockingConfig
+	Audit    bool
 
 	tables    *blocking.Tables
 	levels    *ensemble.Levels // nil: no containment
@@ -103,18 +124,19 @@ func (fn *candidatesFn) Setup() (err error) {
 
 func (fn *candidatesFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
-	if part == sign.StatsKey(fn.Blocking.Partitions) {
-		return sign.PassStats(chunks, emitStat)
-	}
 	start := time.Now()
 	var err error
-	switch P := fn.Blocking.Partitions; {
-	case part < P:
+	switch fn.Blocking.Keys().Kind(part) {
+	case blockkeys.StatRecords:
+		return sign.PassStats(chunks, emitStat)
+	case blockkeys.BandEntries:
 		err = fn.startBands(part, chunks)
-	case part < 2*P:
+	case blockkeys.TableEntries:
 		err = fn.startTables(part, chunks)
-	default:
+	case blockkeys.ContainEntries:
 		err = fn.startContained(part, chunks)
+	default:
+		err = fn.Blocking.Keys().Outside(part)
 	}
 	if err != nil {
 		return err
@@ -198,8 +220,12 @@ func (fn *candidatesFn) startContained(part int, chunks func(*[]byte) bool) erro
 	return nil
 }
 
-// unique sorts pairs and drops repeats, with a working buffer from the pool.
+// unique sorts pairs and drops repeats (and with Audit the pairs of
+// indexed documents), with a working buffer from the pool.
 func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
+	if fn.Audit {
+		pairs = slices.DeleteFunc(pairs, func(p wire.Pair) bool { return jobfiles.IsIndexed(p.A) })
+	}
 	pairs, scratch := candidates.UniqueBuf(pairs, fn.pairBufs.Get())
 	fn.pairBufs.Put(scratch)
 	return pairs
@@ -222,9 +248,14 @@ func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int64, []byt
 func (fn *candidatesFn) emitter(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) func(candidatesResult) error {
 	return func(r candidatesResult) error {
 		start := time.Now()
-		var pairs tally.Shuffle
-		EmitCandidates(r.pairs, fn.Work.Segment, pairs.Count(fn.pairsOut.Wrap(emit)))
-		pairs.Report(output.ShuffleCandidates, emitStat)
+		if fn.Audit {
+			P := fn.Blocking.Partitions
+			EmitCandidates(r.pairs, func(d wire.Doc) int { return wire.Partition(d, P) }, emit)
+		} else {
+			var pairs tally.Shuffle
+			EmitCandidates(r.pairs, fn.Work.Segment, pairs.Count(fn.pairsOut.Wrap(emit)))
+			pairs.Report(output.ShuffleCandidates, emitStat)
+		}
 		fn.pairBufs.Put(r.pairs)
 		BucketStats(r.st).Emit(emitStat)
 		jobstate.AddBusy(ctx, "Candidates", r.took+time.Since(start), r.began)

@@ -115,7 +115,7 @@ func testCandidates(t *testing.T, cfg job.Config, tables *blocking.Tables, bands
 	collect := func(part int64, c []byte) { chunks = append(chunks, stagetest.Chunk{Key: int(part), Chunk: c}) }
 	for file := range 2 {
 		spilled := cfg.WorkDir().SpillTo("entries")
-		snd := blockkeys.NewSender(cfg.Partitions, spilled.Wrap(collect))
+		snd := blockkeys.NewSender(blockkeys.KeySpace{P: cfg.Partitions}, spilled.Wrap(collect))
 		for _, b := range bands {
 			if wire.File(b.doc) == file {
 				snd.Band(b.key, b.doc)

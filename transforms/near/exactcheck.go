@@ -38,7 +38,7 @@ func init() {
 // shingleSetsFn sends the first documents' shingle sets to the segments
 // of the second ones, and exactJaccardFn compares them there. Both work
 // by segment (see checkKey), reading its document shard, in batches of
-// matches of about checkBatchBytes, so a pass holds one batch per segment
+// matches of about Batches.CheckBytes, so a pass holds one batch per segment
 // in progress however long the file and however many its pairs. A round's
 // grouped input waits for the stats of the round before it (the first for
 // wait), flattened in by rounds.After. A runner that keeps every shuffled
@@ -50,7 +50,7 @@ func init() {
 // matches (file index of A, chunk), stats.
 func ExactChecks(s beam.Scope, o Options, manifest string, unsure, wait beam.PCollection) (matches, st beam.PCollection) {
 	n := o.Rounds
-	check := ShingleChecks{Work: o.Work, Sign: o.Sign, Read: o.Read, Manifest: manifest}
+	check := ShingleChecks{Work: o.Work, Sign: o.Sign, Read: o.Read, Manifest: manifest, Batches: o.Batches}
 	var ms, sts []beam.PCollection
 	for i := range n {
 		part := unsure
@@ -103,7 +103,7 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, k int64, chunks fun
 		keep = func(m *wire.Match) bool { return jobfiles.CheckRound(m.B, bits, fn.Rounds) == fn.Round }
 	}
 	read := func() (matchBatch, error) {
-		return readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
+		return readMatches(chunks, fn.Check.Batches.withDefaults().CheckBytes, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	}
 	err := checkBatches(ctx, &fn.ahead, "ShingleSets", fn.sets.Wrap(emit), emitStat, read, func(b matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error {
 		emit, report := tally.CountShuffle(output.ShuffleSets, emit, emitStat)
@@ -170,7 +170,7 @@ func (fn *ExactJaccardFn) ProcessElement(ctx context.Context, k int64, chunks fu
 	key := int(k)
 	chunks, failed := fn.spilled.Iter(fn.Check.Work, key, chunks)
 	read := func() (matchBatch, error) {
-		return readMatches(chunks, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
+		return readMatches(chunks, fn.Check.Batches.withDefaults().CheckBytes, true, nil, func(m *wire.Match) int64 { return wire.Line(m.B) })
 	}
 	err := checkBatches(ctx, &fn.ahead, "ExactJaccard", emit, emitStat, read, func(b matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error {
 		return fn.work(ctx, key, b, emit, emitStat)
@@ -245,6 +245,7 @@ type ShingleChecks struct {
 	Sign     job.Signing
 	Read     job.ReadOptions
 	Manifest string
+	Batches  Batches // CheckBytes
 }
 
 // reader returns c's shingleReader, set up once per DoFn instance: the

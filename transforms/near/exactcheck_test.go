@@ -34,11 +34,11 @@ func TestExactChecksStage(t *testing.T) {
 	}
 	// A limit of one byte checks each chunk as a batch of its own, reading
 	// the segment's documents again for each: the same matches.
-	defer func(b int64) { checkBatchBytes = b }(checkBatchBytes)
-	for _, limit := range []int64{checkBatchBytes, 1} {
-		checkBatchBytes = limit
+	for _, limit := range []int64{DefaultBatches().CheckBytes, 1} {
+		o := OptionsFor(cfg)
+		o.Batches.CheckBytes = limit
 		p, s := beam.NewPipelineWithRoot()
-		matches, st := ExactChecks(s, OptionsFor(cfg), stagetest.Manifest(t, []jobfiles.FileRef{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stagetest.Chunks(s, unsure...), stagetest.EmptyStats(s))
+		matches, st := ExactChecks(s, o, stagetest.Manifest(t, []jobfiles.FileRef{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stagetest.Chunks(s, unsure...), stagetest.EmptyStats(s))
 		passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash", "0/c-c2:minhash")
 		passert.Equals(s, stagetest.Stats(s, st, output.StatByExact), "verified_exactly=2")
 		stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)

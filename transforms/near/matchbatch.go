@@ -18,22 +18,15 @@ type matchBatch struct {
 	more   bool
 }
 
-// checkBatchBytes (a variable for tests) is about the most memory one batch of an exact check's
-// matches (readMatches) holds. A segment whose matches are more is
-// checked in several batches, each reading the segment's documents again
-// for its lines: the memory of the exact checks is this much per batch in
-// progress (at most GOMAXPROCS+1), however many pairs a segment has.
-var checkBatchBytes int64 = 48 << 20
-
 // matchBytes is what readMatches counts for a match beyond its IDs: the
 // match, its index in byLine and its set's slice header.
 const matchBytes = int64(unsafe.Sizeof(wire.Match{})) + 8 + 24
 
 // readMatches decodes wire.Match chunks or, withSet, chunks of shingle-set
 // records (see shingleSetsFn) from chunks until it ends or the batch holds
-// checkBatchBytes. Matches without a set are kept only if keep (if not
+// maxBytes. Matches without a set are kept only if keep (if not
 // nil) says so.
-func readMatches(chunks func(*[]byte) bool, withSet bool, keep func(*wire.Match) bool, line func(*wire.Match) int64) (matchBatch, error) {
+func readMatches(chunks func(*[]byte) bool, maxBytes int64, withSet bool, keep func(*wire.Match) bool, line func(*wire.Match) int64) (matchBatch, error) {
 	b := matchBatch{byLine: map[int64][]int{}}
 	size := int64(0)
 	add := func(m wire.Match, set []uint32) {
@@ -45,7 +38,7 @@ func readMatches(chunks func(*[]byte) bool, withSet bool, keep func(*wire.Match)
 	}
 	var chunk []byte
 	var group []wire.Match
-	for size < checkBatchBytes {
+	for size < maxBytes {
 		if b.more = chunks(&chunk); !b.more {
 			break
 		}

@@ -15,6 +15,7 @@ type Options struct {
 	Sign     job.Signing     // the exact checks sign documents again
 	Read     job.ReadOptions // and read them from their document shards
 	Rounds   int             // of the large shuffles (rounds.Run)
+	Batches  Batches         // of the join, verification and exact checks
 }
 
 // containLimits bound the containment buckets' pairs: a bucket of more
@@ -26,5 +27,5 @@ var containLimits = candidates.Limits{MaxBucket: 1024, Window: 16}
 func OptionsFor(c job.Config) Options {
 	return Options{Work: c.WorkDir(), Blocking: BlockingConfig{Limits: c.Limits(), Hamming: c.Hamming, Partitions: c.Partitions, Tables: c.SimDesign(),
 		Contain: c.ContainOptions(), ContainLimits: containLimits},
-		Verify: c.VerifyConfig(), Sign: c.Signing(), Read: c.Reading(), Rounds: c.ShuffleRounds()}
+		Verify: c.VerifyConfig(), Sign: c.Signing(), Read: c.Reading(), Rounds: c.ShuffleRounds(), Batches: DefaultBatches()}
 }

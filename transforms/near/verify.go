@@ -19,13 +19,14 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
-	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
 )
 
 func init() {
-	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&halfJoinFileFn{})
-	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&verifyFileFn{})
+	register.DoFn5x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&halfJoinFn{})
+	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&verifyFn{})
+	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&groupHalfJoinFn{})
+	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&groupVerifyFn{})
 }
 
 // Verify joins candidate pairs with both documents' infos, in two steps
@@ -40,39 +41,67 @@ func init() {
 // matches (file index of A, chunk), stats.
 func Verify(s beam.Scope, o Options, files jobfiles.Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := jobfiles.ByFile(s.Scope("JoinFirst"), &halfJoinFileFn{Work: o.Work}, pairs)
+	halves := jobfiles.ByFile(s.Scope("JoinFirst"), &halfJoinFn{Work: o.Work, Batches: o.Batches}, pairs)
 	byRound := rounds.SplitSegments(s, o.Rounds, o.Work.SegmentBits, halves[0])
-	checked := rounds.Run(s.Scope("Check"), 3, &verifyFileFn{Work: o.Work, Verify: o.Verify}, byRound)
+	checked := rounds.Run(s.Scope("Check"), 3, &verifyFn{Work: o.Work, Verify: o.Verify, Batches: o.Batches}, byRound)
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
 	exact, st3 := ExactChecks(s, o, files.Manifest, unsure, st2)
 	return beam.Flatten(s, accepted, exact), beam.Flatten(s, st1, st2, st3)
 }
 
-// halfJoinFileFn is halfJoinFn with the infos read from the segment's
-// info shard (see workfiles.go) instead of a shuffle.
+// VerifyGrouped is the join and verification of Verify with the infos
+// shuffled with the pairs rather than read from info shards (an audit's:
+// it joins the infos of new and indexed documents), both keyed by
+// partition of the document (o.Blocking.Partitions).
 //
-// In: (segment, candidate pairs whose first document is in the segment).
-// Out: like halfJoinFn, keyed by the segment of the second document. The
-// segment's pairs are sorted within pairRunBytes (sortPairs, spilling
-// sorted runs beyond) and joined in batches of about joinBatchPairs, each
-// on another goroutine while the next is read (see docpool.AheadEmits),
-// at most GOMAXPROCS in progress: the records of each destination come out
-// in the same order as from one HalfJoin of the whole segment.
-type halfJoinFileFn struct {
-	Work jobfiles.WorkDir
+// In: infos (partition of the document, chunk), candidate pairs (partition
+// of the first document, chunk). Out: accepted matches (file index of A,
+// chunk), the pairs whose estimate cannot decide (exact checks' key of A,
+// chunk), the join's stats and the verification's.
+func VerifyGrouped(s beam.Scope, o Options, infos, pairs beam.PCollection) (accepted, unsure, joinSt, verifySt beam.PCollection) {
+	P := o.Blocking.Partitions
+	halves, joinSt := beam.ParDo2(s, &groupHalfJoinFn{halfJoinFn{Work: o.Work, Batches: o.Batches, Partitions: P}}, beam.CoGroupByKey(s, infos, pairs))
+	accepted, unsure, verifySt = beam.ParDo3(s, &groupVerifyFn{verifyFn{Work: o.Work, Verify: o.Verify, Batches: o.Batches, Partitions: P}}, beam.CoGroupByKey(s, infos, halves))
+	return accepted, unsure, joinSt, verifySt
+}
+
+// halfJoinFn is the first half of the join of candidate pairs with document
+// infos.
+//
+// In: (segment, candidate pairs whose first document is in the segment),
+// the infos read from the segment's info shard. Out: half-join records
+// (see HalfJoin) keyed by the segment of the second documents: each first
+// document's info once per segment of its partners. The segment's pairs
+// are sorted within Batches.PairRunBytes (sortPairs, spilling sorted runs
+// beyond) and joined in batches of about Batches.JoinPairs, each on another goroutine
+// while the next is read (see docpool.AheadEmits), at most GOMAXPROCS in
+// progress: the records of each destination come out in the same order as
+// from one HalfJoin of the whole segment. A pair met in several blocks is
+// passed on once.
+//
+// With Partitions, keys are partitions of the documents instead, and the
+// infos come with the pairs (groupHalfJoinFn).
+type halfJoinFn struct {
+	Work       jobfiles.WorkDir
+	Batches    Batches
+	Partitions int // 0: keys are segments
 
 	ahead   docpool.AheadEmits
 	spilled jobfiles.SpillIn   // candidate pairs
 	halves  *jobfiles.SpillOut // see spilled.go
 }
 
-func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Work.SpillTo("halves") }
+func (fn *halfJoinFn) Setup() { fn.halves = fn.Work.SpillTo("halves") }
 
-func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, k int64, pairChunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
-	seg := int(k)
+func (fn *halfJoinFn) ProcessElement(ctx context.Context, k int64, pairChunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	return fn.join(ctx, int(k), segmentInfos(ctx, fn.Work, int(k)), pairChunks, emit, emitStat)
+}
+
+// join joins the pairs of key k with the infos find gives.
+func (fn *halfJoinFn) join(ctx context.Context, k int, find func() (func(wire.Doc) *wire.Info, error), pairChunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	start := time.Now()
-	pairChunks, failed := fn.spilled.Iter(fn.Work, seg, pairChunks)
-	pairs, err := sortPairs(pairChunks, fn.Work.Dir)
+	pairChunks, failed := fn.spilled.Iter(fn.Work, k, pairChunks)
+	pairs, err := sortPairs(pairChunks, fn.Work.Dir, fn.Batches.withDefaults().PairRunBytes)
 	if err != nil {
 		return err
 	}
@@ -81,11 +110,11 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, k int64, pairChunk
 		return err
 	}
 	jobstate.AddBusy(ctx, "JoinFirst", time.Since(start), start)
-	find := segmentInfos(ctx, fn.Work, seg)
+	route, where := routeOf(fn.Work, fn.Partitions, k)
 	emits := []func(int64, []byte){fn.halves.Wrap(emit)}
 	for {
 		start := time.Now()
-		batch, err := pairs.batch(joinBatchPairs)
+		batch, err := pairs.batch(fn.Batches.withDefaults().JoinPairs)
 		if err != nil || len(batch) == 0 {
 			return err
 		}
@@ -95,12 +124,22 @@ func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, k int64, pairChunk
 			if err != nil {
 				return err
 			}
-			return HalfJoin(batch, info, fn.Work.Segment, fn.Work.SegmentShardName(seg), emits[0], emitStat)
+			return HalfJoin(batch, info, route, where, emits[0], emitStat)
 		})
 		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), emits, emitStat, jobstate.BusyIn(ctx, "JoinFirst")); err != nil {
 			return err
 		}
 	}
+}
+
+// routeOf returns the key of a document's infos and what names key k in
+// errors: its segment and the segment's info shard, or with partitions its
+// partition.
+func routeOf(w jobfiles.WorkDir, partitions, k int) (route func(wire.Doc) int, where string) {
+	if partitions == 0 {
+		return w.Segment, w.SegmentShardName(k)
+	}
+	return func(d wire.Doc) int { return wire.Partition(d, partitions) }, fmt.Sprintf("partition %d", k)
 }
 
 // segmentInfos returns what reads the info shard of segment seg once, for
@@ -116,41 +155,84 @@ func segmentInfos(ctx context.Context, w jobfiles.WorkDir, seg int) func() (func
 	})
 }
 
-// FinishBundle emits the output of the segments still being worked on.
-func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
+// groupInfos decodes the wire.Info chunks of iter and returns what gives
+// their lookup.
+func groupInfos(iter func(*[]byte) bool) (func() (func(wire.Doc) *wire.Info, error), error) {
+	m := make(map[wire.Doc]*wire.Info)
+	var chunk []byte
+	for iter(&chunk) {
+		for c := chunk; len(c) > 0; {
+			in := new(wire.Info)
+			var err error
+			if c, err = wire.DecodeInfo(c, in); err != nil {
+				return nil, err
+			}
+			m[in.Doc] = in
+		}
+	}
+	find := func(d wire.Doc) *wire.Info { return m[d] }
+	return func() (func(wire.Doc) *wire.Info, error) { return find, nil }, nil
+}
+
+// FinishBundle emits the output of the keys still being worked on.
+func (fn *halfJoinFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
 	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst")), emit, fn.halves)
 }
 
-// verifyFileFn is verifyFn with the infos read from the segment's info
-// shard (see workfiles.go) instead of a shuffle.
+// groupHalfJoinFn is halfJoinFn with the infos of the partition grouped
+// with its pairs.
+type groupHalfJoinFn struct{ halfJoinFn }
+
+func (fn *groupHalfJoinFn) ProcessElement(ctx context.Context, k int64, infoChunks, pairChunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
+	find, err := groupInfos(infoChunks)
+	if err != nil {
+		return err
+	}
+	return fn.join(ctx, int(k), find, pairChunks, emit, emitStat)
+}
+
+// verifyFn is the second half of the join, and the verification.
 //
 // In: (segment, half-join records whose second documents are in the
-// segment). Out: like verifyFn (keyed by the file of the first document),
-// and a count of the segments (output.StatSegments). The records are
-// verified in batches of about verifyBatchBytes (collectBatch), each on
-// another goroutine while the next is read (see docpool.AheadEmits), at
-// most GOMAXPROCS in progress, all reading the segment's info shard once
-// (segmentInfos).
-type verifyFileFn struct {
-	Work   jobfiles.WorkDir
-	Verify verify.Config
+// segment), the infos read from the segment's info shard. Out: the
+// accepted matches and the pairs whose estimate cannot decide (both as
+// wire.Match chunks, keyed by the file of their first document and by the
+// exact checks' key), and a count of the segments (output.StatSegments).
+// The records are verified in batches of about Batches.VerifyBytes
+// (collectBatch), each on another goroutine while the next is read (see
+// docpool.AheadEmits), at most GOMAXPROCS in progress, all reading the
+// segment's info shard once (segmentInfos).
+//
+// With Partitions, keys are partitions of the documents instead, the
+// infos come with the records (groupVerifyFn), and the segments are not
+// counted.
+type verifyFn struct {
+	Work       jobfiles.WorkDir
+	Verify     verify.Config
+	Batches    Batches
+	Partitions int // 0: keys are segments
 
 	ahead   docpool.AheadEmits
 	spilled jobfiles.SpillIn   // half-join records
 	unsure  *jobfiles.SpillOut // see spilled.go
 }
 
-func (fn *verifyFileFn) Setup() { fn.unsure = fn.Work.SpillTo("unsure") }
+func (fn *verifyFn) Setup() { fn.unsure = fn.Work.SpillTo("unsure") }
 
-func (fn *verifyFileFn) ProcessElement(ctx context.Context, k int64, halfChunks func(*[]byte) bool, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
-	seg := int(k)
-	halfChunks, failed := fn.spilled.Iter(fn.Work, seg, halfChunks)
-	find := segmentInfos(ctx, fn.Work, seg)
+func (fn *verifyFn) ProcessElement(ctx context.Context, k int64, halfChunks func(*[]byte) bool, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
+	return fn.verify(ctx, int(k), segmentInfos(ctx, fn.Work, int(k)), halfChunks, emit, emitUnsure, emitStat)
+}
+
+// verify verifies the half-join records of key k against the infos find
+// gives.
+func (fn *verifyFn) verify(ctx context.Context, k int, find func() (func(wire.Doc) *wire.Info, error), halfChunks func(*[]byte) bool, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
+	halfChunks, failed := fn.spilled.Iter(fn.Work, k, halfChunks)
+	_, where := routeOf(fn.Work, fn.Partitions, k)
 	emits := []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}
 	for first, more := true, true; more; first = false {
 		var chunks [][]byte
-		chunks, more = collectBatch(halfChunks, verifyBatchBytes)
+		chunks, more = collectBatch(halfChunks, fn.Batches.withDefaults().VerifyBytes)
 		if len(chunks) == 0 {
 			break
 		}
@@ -159,10 +241,10 @@ func (fn *verifyFileFn) ProcessElement(ctx context.Context, k int64, halfChunks 
 			if err != nil {
 				return err
 			}
-			if first {
+			if first && fn.Partitions == 0 {
 				emitStat(output.StatSegments, 1)
 			}
-			return VerifyHalves(fn.Verify, fn.Work.SegmentBits, jobfiles.IterOf(chunks), info, fn.Work.SegmentShardName(seg), emits[0], emits[1], emitStat)
+			return VerifyHalves(fn.Verify, fn.Work.SegmentBits, jobfiles.IterOf(chunks), info, where, emits[0], emits[1], emitStat)
 		})
 		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), emits, emitStat, jobstate.BusyIn(ctx, "Verify")); err != nil {
 			return err
@@ -171,31 +253,29 @@ func (fn *verifyFileFn) ProcessElement(ctx context.Context, k int64, halfChunks 
 	return failed()
 }
 
-// FinishBundle emits the output of the segments still being worked on.
-func (fn *verifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
+// FinishBundle emits the output of the keys still being worked on.
+func (fn *verifyFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
 	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify")), emitUnsure, fn.unsure)
 }
 
-// UniquePairs decodes the candidate-pair chunks of iter, sorted and without
-// repeats (a pair met in several blocks arrives once per block).
-func UniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
-	var pairs []wire.Pair
-	var chunk []byte
-	var err error
-	for iter(&chunk) {
-		if pairs, err = wire.AppendCandidates(pairs, chunk); err != nil {
-			return nil, err
-		}
+// groupVerifyFn is verifyFn with the infos of the partition grouped with
+// its half-join records.
+type groupVerifyFn struct{ verifyFn }
+
+func (fn *groupVerifyFn) ProcessElement(ctx context.Context, k int64, infoChunks, halfChunks func(*[]byte) bool, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
+	find, err := groupInfos(infoChunks)
+	if err != nil {
+		return err
 	}
-	return candidates.Unique(pairs), nil
+	return fn.verify(ctx, int(k), find, halfChunks, emit, emitUnsure, emitStat)
 }
 
 // HalfJoin emits the first document's info (from info) of every pair to
 // route of the second document: one record per first document and route,
 // wire.AppendHalf, so that
 // an info travels once per destination, not once per pair. pairs must be
-// sorted (uniquePairs).
+// sorted, without repeats (sortPairs).
 func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
 	emit func(int64, []byte), emitStat func(string, int64)) error {
 	emit, report := tally.CountShuffle(output.ShuffleHalves, emit, emitStat)
@@ -242,6 +322,7 @@ func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 // bits).
 func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
 	emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
+	cfg = cfg.Prepared()
 	emit, reportMatches := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
 	emitUnsure, reportUnsure := tally.CountShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)

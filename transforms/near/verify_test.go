@@ -26,7 +26,6 @@ import (
 // pairs sorted on disk, a first document a join batch, a chunk of half
 // joins a verify batch.
 func TestVerifyStage(t *testing.T) {
-	defer func(r int64, j int, v int64) { pairRunBytes, joinBatchPairs, verifyBatchBytes = r, j, v }(pairRunBytes, joinBatchPairs, verifyBatchBytes)
 	for _, tc := range []struct {
 		mode  string
 		small bool
@@ -38,12 +37,12 @@ func TestVerifyStage(t *testing.T) {
 		{"exact", true, []any{"candidate_pairs=3", "exact_checks=3", "verified_by_estimate=0", "verified_exactly=1"}},
 	} {
 		t.Run(fmt.Sprintf("%s small %v", tc.mode, tc.small), func(t *testing.T) {
-			pairRunBytes, joinBatchPairs, verifyBatchBytes = 64<<20, 1<<20, 32<<20
-			if tc.small {
-				pairRunBytes, joinBatchPairs, verifyBatchBytes = 1, 1, 1
-			}
 			cfg := stagetest.Config(t)
 			cfg.Verify = stagetest.Must(verify.ParseMode(tc.mode))
+			o := OptionsFor(cfg)
+			if tc.small {
+				o.Batches = Batches{PairRunBytes: 1, JoinPairs: 1, VerifyBytes: 1}
+			}
 			in := t.TempDir()
 			text := stagetest.Text(1, 60)
 			paths := []string{
@@ -66,7 +65,7 @@ func TestVerifyStage(t *testing.T) {
 			// The pairs wait for the signature pass, which writes the info
 			// shards Verify reads (in a run, they come from its entries).
 			cands := beam.Flatten(s, stagetest.Chunks(s, stagetest.Chunk{Key: 0, Chunk: pairs}, stagetest.Chunk{Key: 0, Chunk: again}), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
-			matches, st := Verify(s, OptionsFor(cfg), files, cands)
+			matches, st := Verify(s, o, files, cands)
 			passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 			passert.Equals(s, stagetest.Stats(s, st, output.StatCandidates, output.StatUnsure, output.StatByEstimate, output.StatByExact), tc.stats...)
 			stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)

@@ -34,8 +34,8 @@ func init() {
 //
 // In: Read's segment markers (segment, marker) and lines to skip (segment,
 // chunk). Out: block entries (partition, chunk) in o.Rounds
-// collections, by partition mod that (see rounds.Split), and with them the
-// stage's stats, under StatsKey: the stage has one output, which Beam's
+// collections, by key mod that (see rounds.Split), and with them the
+// stage's stats, under blockkeys.KeySpace's StatsKey: the stage has one output, which Beam's
 // Spark runner computes once (it computes a stage again for each further
 // output it cannot hold in memory). With o.Work.Spill the entries' chunks
 // go to spill files, and the entries name them (see spilled.go).
@@ -45,13 +45,9 @@ func Signatures(s beam.Scope, o Options, segments, skips beam.PCollection) (entr
 	return rounds.Split(s, o.Rounds, out[0]) // out[1], the shuffled infos, and out[2], the stats, stay empty
 }
 
-// StatsKey is the key under which Signatures sends its stats with the
-// block entries, one wire stat record a chunk: the one after the entries'
-// partitions, [0, 3P) for P partitions (see blockkeys.Sender).
-func StatsKey(partitions int) int { return 3 * partitions }
-
-// PassStats emits the stat records of chunks, the group of StatsKey, to
-// emitStat.
+// PassStats emits the stat records of chunks, the group of the
+// blockkeys.KeySpace's StatsKey under which Signatures sends its stats
+// with the block entries, one wire stat record a chunk, to emitStat.
 func PassStats(chunks func(*[]byte) bool, emitStat func(string, int64)) error {
 	var c []byte
 	for chunks(&c) {
@@ -77,7 +73,7 @@ func AuditSignatures(s beam.Scope, o Options, segments, skips beam.PCollection) 
 //
 // In: (segment, its marker, line lists to skip: the exact duplicates that
 // are not their group's representative). Out: block entries keyed by
-// partition of the block key (see blockkeys.Sender), to a spill file of
+// blockkeys.KeySpace (see blockkeys.Sender), to a spill file of
 // the bundle with Work.Spill; and document infos for verification
 // (wire.Info chunks keyed by partition of the document), or, with
 // InfoShards, none: the infos go to the segment's info shard in the work
@@ -87,7 +83,7 @@ type signFn struct {
 	Options
 	InfoShards bool
 	// StatsWithEntries sends the stats with the block entries, under
-	// StatsKey, instead of to the stats output.
+	// the KeySpace's StatsKey, instead of to the stats output.
 	StatsWithEntries bool
 
 	keyer   blockkeys.Keyer
@@ -102,14 +98,17 @@ func newSignFn(o Options, run bool) *signFn {
 }
 
 // statsTo returns emitStat, or with StatsWithEntries an emitter that sends
-// each stat to emitEntry under StatsKey.
+// each stat to emitEntry under the KeySpace's StatsKey.
 func (fn *signFn) statsTo(emitEntry func(int64, []byte), emitStat func(string, int64)) func(string, int64) {
 	if !fn.StatsWithEntries {
 		return emitStat
 	}
-	key := int64(StatsKey(fn.Partitions))
+	key := int64(fn.keys().StatsKey())
 	return func(name string, v int64) { emitEntry(key, wire.AppendStat(nil, name, v)) }
 }
+
+// keys is the key space of the block entries.
+func (fn *signFn) keys() blockkeys.KeySpace { return blockkeys.KeySpace{P: fn.Partitions} }
 
 // Setup gets the process's signers of the configuration (sharedSigners,
 // which checks it; gse's dictionary, in word mode, loads once per worker
@@ -195,19 +194,13 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	fn := ss.fn
 	defer ss.release()
 	sendEntry := fn.spilled.Wrap(emitEntry)
-	var bands, tables, contain tally.Shuffle // band entries in [0, P), SimHash table entries in [P, 2P), containment entries in [2P, 3P)
-	emitBand, emitTable, emitContain := bands.Count(sendEntry), tables.Count(sendEntry), contain.Count(sendEntry)
-	P := int64(fn.Partitions)
-	entries := blockkeys.NewSender(fn.Partitions, func(part int64, chunk []byte) {
-		switch {
-		case part < P:
-			emitBand(part, chunk)
-		case part < 2*P:
-			emitTable(part, chunk)
-		default:
-			emitContain(part, chunk)
-		}
-	})
+	var shuffles [blockkeys.StatRecords]tally.Shuffle // by kind of entries
+	var sends [blockkeys.StatRecords]func(int64, []byte)
+	for kind := range sends {
+		sends[kind] = shuffles[kind].Count(sendEntry)
+	}
+	ks := fn.keys()
+	entries := blockkeys.NewSender(ks, func(key int64, chunk []byte) { sends[ks.Kind(int(key))](key, chunk) })
 	emitInfo, reportInfos := tally.CountShuffle(output.ShuffleInfos, emitInfo, emitStat)
 	infos := wire.NewBatcher(0)
 	pre := jobfiles.NewPreShard(fn.IndexOut) // nil unless the job writes an index
@@ -238,10 +231,10 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	}
 	entries.Flush()
 	infos.Flush(emitInfo)
-	bands.Report(output.ShuffleBands, emitStat)
-	tables.Report(output.ShuffleTables, emitStat)
+	shuffles[blockkeys.BandEntries].Report(output.ShuffleBands, emitStat)
+	shuffles[blockkeys.TableEntries].Report(output.ShuffleTables, emitStat)
 	if fn.keyer.Levels != nil {
-		contain.Report(output.ShuffleContain, emitStat)
+		shuffles[blockkeys.ContainEntries].Report(output.ShuffleContain, emitStat)
 	}
 	reportInfos()
 	return nil

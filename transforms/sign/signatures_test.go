@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
 
@@ -44,7 +45,7 @@ func (fn *stageEntryFn) Setup() (err error) {
 }
 
 // stageStatsFn emits the stats Signatures sends with the entries, under
-// Key (StatsKey).
+// Key (blockkeys.KeySpace's StatsKey).
 type stageStatsFn struct{ Key int }
 
 func (fn *stageStatsFn) ProcessElement(k int64, chunk []byte, emit func(string, int64)) error {
@@ -57,7 +58,7 @@ func (fn *stageStatsFn) ProcessElement(k int64, chunk []byte, emit func(string, 
 func (fn *stageEntryFn) ProcessElement(k int64, chunk []byte, emit func(string)) error {
 	part := int(k)
 	P := fn.Partitions
-	if part == StatsKey(P) {
+	if part == (blockkeys.KeySpace{P: P}).StatsKey() {
 		return nil
 	}
 	if part < P {
@@ -124,7 +125,7 @@ func TestSignaturesStage(t *testing.T) {
 	keys, _, _, segs, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
 	_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
 	entries := Signatures(s, OptionsFor(cfg), segs, skips)
-	st := beam.ParDo(s, &stageStatsFn{Key: StatsKey(cfg.Partitions)}, beam.Flatten(s, entries...))
+	st := beam.ParDo(s, &stageStatsFn{Key: (blockkeys.KeySpace{P: cfg.Partitions}).StatsKey()}, beam.Flatten(s, entries...))
 	if len(entries) != cfg.ShuffleRounds() {
 		t.Fatalf("Signatures gave %d rounds of entries, want %d", len(entries), cfg.ShuffleRounds())
 	}
@@ -132,7 +133,7 @@ func TestSignaturesStage(t *testing.T) {
 	passert.Equals(s, stagetest.Stats(s, st, output.StatSigned, output.StatNoShingles, output.StatTruncated, output.StatKeys),
 		"signed=4", "no_shingles=1", "truncated=0", fmt.Sprintf("block_keys=%d", 3*(B+T)))
 	stagetest.Shuffled(s, st, output.ShuffleBands, 0, cfg.Partitions, entries...)
-	stagetest.Shuffled(s, st, output.ShuffleTables, cfg.Partitions, StatsKey(cfg.Partitions), entries...)
+	stagetest.Shuffled(s, st, output.ShuffleTables, cfg.Partitions, (blockkeys.KeySpace{P: cfg.Partitions}).StatsKey(), entries...)
 
 	s2 := s.Scope("audit")
 	auditEntries, infos, auditStats := AuditSignatures(s2, OptionsFor(cfg), segs, skips)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/sketch/signature"
-	"github.com/neardup/neardup/transforms/text/tokenize"
 )
 
 // The signers of the signature pass and the exact checks (signatures.go,
@@ -13,21 +12,13 @@ import (
 
 // exactSigner builds the signer of sg: the signature pass's, whose shingle
 // sets exact Jaccard compares.
-// It is safe to call from several goroutines.
 func exactSigner(sg job.Signing) (*signature.Signer, error) {
 	sc, err := sg.Config()
 	if err != nil {
 		return nil, err
 	}
-	exactSignerMu.Lock()
-	defer exactSignerMu.Unlock()
-	if sc.Tokens == tokenize.Word {
-		tokenize.Dictionary = sg.Dictionary
-	}
 	return signature.New(sc)
 }
-
-var exactSignerMu sync.Mutex
 
 // SignerPool hands out exact signers (see exactSigner), one to each
 // goroutine at a time.
@@ -37,17 +28,12 @@ type SignerPool struct {
 	free []*signature.Signer
 }
 
-// signerPools holds one signerPool per signer configuration (signerKey)
-// in the process: the exact-check DoFns of every round share it, so that a
-// signer, whose token and shingle buffers grow to the longest document it
-// has cut, exists once per goroutine at work rather than once per DoFn
-// instance and goroutine.
-var signerPools sync.Map // signerKey -> *signerPool
-
-type signerKey struct {
-	sc   signature.Config
-	dict string
-}
+// signerPools holds one SignerPool per signer configuration in the
+// process: process-wide by nature, the DoFns of the signature pass and the
+// exact checks of every round share it, so that a signer, whose token and
+// shingle buffers grow to the longest document it has cut, exists once per
+// goroutine at work rather than once per DoFn instance and goroutine.
+var signerPools sync.Map // signature.Config -> *SignerPool
 
 // SharedSigners returns the process's signerPool for sg's exact signers,
 // checking the configuration by building the first signer.
@@ -56,7 +42,7 @@ func SharedSigners(sg job.Signing) (*SignerPool, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := signerKey{sc, sg.Dictionary}
+	key := sc
 	if p, ok := signerPools.Load(key); ok {
 		return p.(*SignerPool), nil
 	}

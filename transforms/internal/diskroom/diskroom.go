@@ -17,6 +17,8 @@ import (
 	"syscall"
 )
 
+// optional is the process's registry of optional files (see the package
+// doc): process-wide by nature.
 var optional struct {
 	sync.Mutex
 	next int

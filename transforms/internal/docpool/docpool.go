@@ -67,7 +67,8 @@ func Slot(buf []byte, n int) []byte {
 }
 
 // freeItems holds batches of Docs (capacity Batch) between calls of
-// Map, with their slots' text storage, for the next files and passes. A
+// Map, with their slots' text storage, for the next files and passes of
+// every job of the process: process-wide by nature, as memory is. A
 // sync.Pool would lose them at every garbage collection, several a second
 // in a run.
 var freeItems struct {

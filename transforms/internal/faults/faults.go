@@ -32,6 +32,8 @@ type stageHook struct {
 	fn    func(key string)
 }
 
+// The hook, the stage to fail and the faults seen are the process's:
+// process-wide by nature, a test sets them for every job it runs.
 var (
 	hook       atomic.Pointer[stageHook]
 	failOnce   atomic.Pointer[string]

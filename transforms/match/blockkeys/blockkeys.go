@@ -2,11 +2,13 @@
 // signature pass shuffles and keeps: the block keys candidates are proposed
 // from (MinHash LSH band keys and SimHash pigeonhole table keys, see package
 // blocking), the info verification compares (see package verify), and the
-// exact-duplicate key of the document's index record; and it batches block
-// entries into the chunks of the blocking shuffle (package wire).
+// exact-duplicate key of the document's index record; it owns the keys of
+// the blocking shuffle (KeySpace) and batches block entries into its
+// chunks (package wire).
 package blockkeys
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/neardup/neardup/transforms/format/wire"
@@ -81,27 +83,74 @@ func (k *Keyer) DeriveContain(d *Doc, sig *signature.Signature, distinct int) {
 	d.Small = len(d.Contain) == 0
 }
 
-// Sender batches block entries into chunks keyed by partition of the key:
-// band entries (wire.Entry) in partitions [0, P), SimHash table entries
-// (wire.SimEntry, whose chunks carry the fingerprint too) in [P, 2P),
-// containment entries (wire.SizedEntry) in [2P, 3P).
-type Sender struct {
-	parts int
-	b     *wire.Batcher
-	prev  []int64 // line of the last entry per partition, see wire.AppendEntry
-	emit  func(int64, []byte)
+// KeySpace is the keys of the blocking shuffle over P partitions: band
+// entries (wire.Entry) under [0, P), SimHash table entries (wire.SimEntry,
+// whose chunks carry the fingerprint too) under [P, 2P), containment entries
+// (wire.SizedEntry) under [2P, 3P), each by partition of the block key
+// (wire.Partition), and the signature pass's stats (wire stat records)
+// under 3P.
+type KeySpace struct{ P int }
+
+// Kind is what the chunks under a key of a KeySpace hold.
+type Kind int
+
+const (
+	NoKind         Kind = iota - 1 // a key outside the KeySpace
+	BandEntries                    // wire.Entry, under [0, P)
+	TableEntries                   // wire.SimEntry, under [P, 2P)
+	ContainEntries                 // wire.SizedEntry, under [2P, 3P)
+	StatRecords                    // wire stat records, under 3P
+)
+
+// Key returns the key of the entries of kind (BandEntries, TableEntries or
+// ContainEntries) with block key k.
+func (ks KeySpace) Key(kind Kind, k uint64) int { return int(kind)*ks.P + wire.Partition(k, ks.P) }
+
+// StatsKey returns the key of the stat records: the one after the entries'.
+func (ks KeySpace) StatsKey() int { return 3 * ks.P }
+
+// Kind returns the kind of the chunks under key, NoKind for a key outside
+// [0, 3P].
+func (ks KeySpace) Kind(key int) Kind {
+	if key < 0 || key > 3*ks.P {
+		return NoKind
+	}
+	return Kind(key / ks.P)
 }
 
-// NewSender returns a Sender over P partitions that emits full chunks to
-// emit.
-func NewSender(P int, emit func(part int64, chunk []byte)) *Sender {
-	return &Sender{parts: P, b: wire.NewBatcher(0), prev: make([]int64, 3*P), emit: emit}
+// Outside is the error of chunks under key, outside ks.
+func (ks KeySpace) Outside(key int) error {
+	return fmt.Errorf("blocking shuffle: chunks under key %d, outside [0, %d]", key, ks.StatsKey())
+}
+
+// Range returns the keys [lo, hi) of kind.
+func (ks KeySpace) Range(kind Kind) (lo, hi int) {
+	lo = int(kind) * ks.P
+	if kind == StatRecords {
+		return lo, lo + 1
+	}
+	return lo, lo + ks.P
+}
+
+// Sender batches block entries into chunks keyed by their KeySpace's
+// keys.
+type Sender struct {
+	keys KeySpace
+	b    *wire.Batcher
+	prev []int64 // line of the last entry per key, see wire.AppendEntry
+	emit func(int64, []byte)
+}
+
+// NewSender returns a Sender over the entry keys of ks that emits full
+// chunks to emit.
+func NewSender(ks KeySpace, emit func(key int64, chunk []byte)) *Sender {
+	return &Sender{keys: ks, b: wire.NewBatcher(0), prev: make([]int64, ks.StatsKey()), emit: emit}
 }
 
 // Band adds the band entry (key, doc).
 func (s *Sender) Band(key uint64, doc wire.Doc) {
 	e := wire.Entry{Key: key, Doc: doc}
-	p := wire.Partition(key, s.parts)
+	p := s.keys.Key(BandEntries, key)
 	s.b.Add(p, func(c []byte) []byte { return wire.AppendEntry(c, e, &s.prev[p]) }, s.emit)
 }
 
@@ -109,7 +158,7 @@ func (s *Sender) Band(key uint64, doc wire.Doc) {
 // table under key.
 func (s *Sender) Table(table int, key uint64, doc wire.Doc, fp uint64) {
 	e := wire.SimEntry{Key: key, Doc: doc, FP: fp, Table: table}
-	p := s.parts + wire.Partition(key, s.parts)
+	p := s.keys.Key(TableEntries, key)
 	s.b.Add(p, func(c []byte) []byte { return wire.AppendSimEntry(c, e, &s.prev[p]) }, s.emit)
 }
 
@@ -117,7 +166,7 @@ func (s *Sender) Table(table int, key uint64, doc wire.Doc, fp uint64) {
 // shingles, under key.
 func (s *Sender) Contained(key ensemble.Key, doc wire.Doc, size int64) {
 	e := wire.SizedEntry{Key: key.Hash, Doc: doc, Size: uint32(min(size, math.MaxUint32)), Band: key.Band}
-	p := 2*s.parts + wire.Partition(key.Hash, s.parts)
+	p := s.keys.Key(ContainEntries, key.Hash)
 	s.b.Add(p, func(c []byte) []byte { return wire.AppendSizedEntry(c, e, &s.prev[p]) }, s.emit)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/sketch/ensemble"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
@@ -77,7 +78,7 @@ func TestSender(t *testing.T) {
 	tables, _ := blocking.NewTables(blocking.Design{K: 3, Blocks: 4})
 	const P = 4
 	got := map[int][][]byte{}
-	s := NewSender(P, func(p int64, c []byte) { got[int(p)] = append(got[int(p)], c) })
+	s := NewSender(KeySpace{P: P}, func(p int64, c []byte) { got[int(p)] = append(got[int(p)], c) })
 	var want []wire.Entry
 	var wantSim []wire.SimEntry
 	for i := range 50 {
@@ -116,6 +117,82 @@ func TestSender(t *testing.T) {
 		})
 		if !found {
 			t.Fatalf("entry %+v lost", e)
+		}
+	}
+}
+
+// TestKeySpace: each kind's keys are a range of P keys (one for the stats),
+// one after the other from 0, and Kind gives back the kind of each key.
+func TestKeySpace(t *testing.T) {
+	for _, P := range []int{1, 3, 256} {
+		ks := KeySpace{P: P}
+		next := 0
+		for _, kind := range []Kind{BandEntries, TableEntries, ContainEntries, StatRecords} {
+			lo, hi := ks.Range(kind)
+			n := P
+			if kind == StatRecords {
+				n = 1
+			}
+			if lo != next || hi != next+n {
+				t.Fatalf("P=%d: kind %d has keys [%d, %d), want [%d, %d)", P, kind, lo, hi, next, next+n)
+			}
+			for key := lo; key < hi; key++ {
+				if got := ks.Kind(key); got != kind {
+					t.Fatalf("P=%d: Kind(%d) = %d, want %d", P, key, got, kind)
+				}
+			}
+			if kind == StatRecords && ks.StatsKey() != lo {
+				t.Fatalf("P=%d: StatsKey %d, want %d", P, ks.StatsKey(), lo)
+			}
+			for _, k := range []uint64{0, 1, 0x9e3779b97f4a7c15, ^uint64(0)} {
+				if key := ks.Key(kind, k); kind != StatRecords && (key < lo || key >= hi || key-lo != wire.Partition(k, P)) {
+					t.Fatalf("P=%d: Key(%d, %#x) = %d, want %d + its partition %d", P, kind, k, key, lo, wire.Partition(k, P))
+				}
+			}
+			next = hi
+		}
+		for _, key := range []int{-1, 3*P + 1} {
+			if got := ks.Kind(key); got != NoKind || ks.Outside(key) == nil {
+				t.Fatalf("P=%d: Kind(%d) = %d, want NoKind and an error", P, key, got)
+			}
+		}
+	}
+}
+
+// TestSenderKeys: the Sender emits each kind's entries under its kind's
+// keys only.
+func TestSenderKeys(t *testing.T) {
+	tables, _ := blocking.NewTables(blocking.Design{K: 3, Blocks: 4})
+	ks := KeySpace{P: 5}
+	seen := map[Kind]int{}
+	var err error
+	s := NewSender(ks, func(key int64, c []byte) {
+		kind := ks.Kind(int(key))
+		seen[kind]++
+		switch kind {
+		case BandEntries:
+			_, err = wire.AppendEntries(nil, c)
+		case TableEntries:
+			_, err = wire.AppendSimEntries(nil, c, tables)
+		case ContainEntries:
+			_, err = wire.AppendSizedEntries(nil, c)
+		default:
+			t.Fatalf("chunk under key %d, outside the entries' keys", key)
+		}
+		if err != nil {
+			t.Fatalf("key %d (kind %d): %v", key, kind, err)
+		}
+	})
+	for i := range 40 {
+		doc, key := wire.DocNum(2, int64(i)), uint64(i)*0x9e3779b97f4a7c15
+		s.Band(key, doc)
+		s.Table(0, tables.AppendKeys(nil, key)[0], doc, key)
+		s.Contained(ensemble.Key{Hash: key, Band: 1}, doc, 100)
+	}
+	s.Flush()
+	for _, kind := range []Kind{BandEntries, TableEntries, ContainEntries} {
+		if seen[kind] == 0 {
+			t.Errorf("no chunk of kind %d", kind)
 		}
 	}
 }

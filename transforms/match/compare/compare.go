@@ -139,7 +139,7 @@ func Texts(a, b string, opt Options) (*Result, error) {
 
 	r.CJK = hasCJK(na) || hasCJK(nb)
 	if r.CJK {
-		seg, err := tokenize.New(tokenize.Word)
+		seg, err := tokenize.New(tokenize.Word, tokenize.Auto)
 		if err != nil {
 			return nil, err
 		}

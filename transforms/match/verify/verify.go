@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"sync/atomic"
 
 	"github.com/neardup/neardup/transforms/format/wire"
 
@@ -128,6 +127,8 @@ type Config struct {
 	// (see CheckContained and Exact).
 	Containment    float64
 	ContainMinSize int
+
+	z, zConf float64 // the z of confidence zConf (Prepared)
 }
 
 // Bounds returns the interval of estimates from k positions that cannot be
@@ -139,25 +140,26 @@ func (c Config) Bounds(k int) (lo, hi float64) {
 		return c.Threshold, c.Threshold
 	}
 	t := c.Threshold
-	z := zOf(c.Confidence)
+	z := c.z
+	if c.zConf != c.Confidence {
+		z = zOf(c.Confidence)
+	}
 	p := t + (1-t)*chance
 	se := math.Sqrt(p*(1-p)/float64(k)) / (1 - chance)
 	return t - z*se, t + z*se
 }
 
-// lastZ holds the confidence zOf was last asked for and its z: a run
-// asks for one, and math.Erfinv costs more than the rest of a Check.
-var lastZ atomic.Pointer[[2]float64]
+// Prepared returns c with the z of its Confidence computed, which Bounds
+// uses while Confidence stays the same: math.Erfinv costs more than the
+// rest of a Check, so a caller that checks many pairs prepares the Config
+// once.
+func (c Config) Prepared() Config {
+	c.z, c.zConf = zOf(c.Confidence), c.Confidence
+	return c
+}
 
 // zOf returns the z of the two-sided confidence c: sqrt2*erfinv(2c-1).
-func zOf(c float64) float64 {
-	if p := lastZ.Load(); p != nil && p[0] == c {
-		return p[1]
-	}
-	z := math.Sqrt2 * math.Erfinv(2*c-1)
-	lastZ.Store(&[2]float64{c, z})
-	return z
-}
+func zOf(c float64) float64 { return math.Sqrt2 * math.Erfinv(2*c-1) }
 
 // Decision is the outcome of Check.
 type Decision int

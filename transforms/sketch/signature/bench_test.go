@@ -98,7 +98,7 @@ func BenchmarkChinese(b *testing.B) { benchAll(b, "zh") }
 // whole Word-mode signature step on the same Chinese text.
 func BenchmarkChineseWord(b *testing.B) {
 	_, norm, size := benchDocs(b, "zh", 1<<20)
-	seg, err := tokenize.Segmenter()
+	seg, err := tokenize.Segmenter(tokenize.Auto)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -32,15 +32,18 @@ const (
 // Config is the shape of a signature. Signatures are only comparable when
 // made with equal Configs.
 type Config struct {
-	Tokens    tokenize.Mode // how CJK text is cut
-	N         int           // shingle size in tokens
-	Perms     int           // MinHash positions
-	MinHash   minhash.Mode  // classic or one-permutation
-	Seed      uint64        // MinHash permutation seed
-	Weights   weight.Scheme // SimHash feature weights
-	Features  Features      // SimHash features
-	IDF       *weight.Table // for Weights == TFIDF
-	MaxTokens int           // tokens per document used for signatures; 0 = all
+	Tokens tokenize.Mode // how CJK text is cut
+	// Dictionary is the gse dictionary of Word mode (tokenize.New);
+	// "": tokenize.Auto.
+	Dictionary string
+	N          int           // shingle size in tokens
+	Perms      int           // MinHash positions
+	MinHash    minhash.Mode  // classic or one-permutation
+	Seed       uint64        // MinHash permutation seed
+	Weights    weight.Scheme // SimHash feature weights
+	Features   Features      // SimHash features
+	IDF        *weight.Table // for Weights == TFIDF
+	MaxTokens  int           // tokens per document used for signatures; 0 = all
 }
 
 // DefaultConfig is word 5-grams for alphabetic text and character 5-grams
@@ -88,7 +91,7 @@ func New(cfg Config) (*Signer, error) {
 	if cfg.Weights == weight.TFIDF && cfg.IDF == nil {
 		return nil, fmt.Errorf("signature: TF-IDF weights need an IDF table")
 	}
-	tok, err := tokenize.New(cfg.Tokens)
+	tok, err := tokenize.New(cfg.Tokens, cfg.Dictionary)
 	if err != nil {
 		return nil, err
 	}

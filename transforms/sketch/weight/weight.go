@@ -111,6 +111,7 @@ func ParseTable(text string) (*Table, error) {
 	return t, nil
 }
 
+// gse's IDF table, parsed once per process and read-only after (GseIDF).
 var (
 	gseOnce  sync.Once
 	gseTable *Table

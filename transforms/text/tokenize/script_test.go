@@ -128,7 +128,7 @@ func agreement(a, b map[int]bool) float64 {
 }
 
 // TestWordModeScripts checks that a traditional text and its simplified
-// counterpart are cut at (nearly) the same places with Dictionary Auto,
+// counterpart are cut at (nearly) the same places with dictionary Auto,
 // which the simplified dictionary alone does not do: it cuts most of the
 // traditional text into single characters.
 func TestWordModeScripts(t *testing.T) {

@@ -6,7 +6,7 @@
 // Katakana and Hangul text is either cut into characters (Char mode, one token
 // per rune, the shingling of the ground truth in ../shared/corpus) or into words
 // by github.com/go-ego/gse (Word mode), using gse's embedded dictionaries,
-// loaded once per process: by default (Dictionary "auto") the simplified one
+// loaded once per process: by default (dictionary Auto) the simplified one
 // for simplified text and the simplified and traditional ones together for
 // traditional text (see DetectScript): the simplified dictionary alone cuts
 // traditional text mostly into single characters.
@@ -93,20 +93,22 @@ func ParseShingle(s string) (Mode, int, error) {
 type Tokenizer struct {
 	mode Mode
 	seg  *gse.Segmenter // nil in Char mode
-	auto bool           // Dictionary Auto: traditional text goes to traditional()
+	auto bool           // dictionary Auto: traditional text goes to traditional()
 }
 
-// New returns a Tokenizer for mode. Word mode loads the gse dictionary
-// Dictionary names on first use in the process (a few seconds, a few hundred
-// MB; with Auto, the simplified one, and the traditional one at the first
-// traditional text); later calls share them.
-func New(mode Mode) (*Tokenizer, error) {
+// New returns a Tokenizer for mode. Word mode cuts CJK runs with the gse
+// embedded dictionary dict: Auto ("" too), "zh_s" (simplified), "zh_t"
+// (traditional) or "zh" (both in one segmenter); Char mode ignores dict. A
+// dictionary is loaded on first use in the process (a few seconds, a few
+// hundred MB; with Auto, the simplified one, and the traditional one at the
+// first traditional text); later calls share it.
+func New(mode Mode, dict string) (*Tokenizer, error) {
 	switch mode {
 	case Char:
 		return &Tokenizer{mode: Char}, nil
 	case Word:
-		if Dictionary != Auto {
-			seg, err := segmenter(Dictionary)
+		if dict != Auto && dict != "" {
+			seg, err := segmenter(dict)
 			if err != nil {
 				return nil, err
 			}
@@ -124,19 +126,16 @@ func New(mode Mode) (*Tokenizer, error) {
 // Mode reports the tokenizer's mode.
 func (t *Tokenizer) Mode() Mode { return t.mode }
 
-// Auto is the Dictionary value that picks a gse dictionary for each text by
+// Auto is the dictionary that picks a gse dictionary for each text by
 // its script (DetectScript): the simplified one ("zh_s") for simplified
 // text, both ("zh") for traditional text. gse's traditional dictionary
 // (t_1.txt) holds only the words that differ between the scripts: alone, it
 // cuts 城市, 很多 or 文化 into single characters.
 const Auto = "auto"
 
-// Dictionary names the gse embedded dictionary Word mode uses: Auto (the
-// default), "zh_s" (simplified), "zh_t" (traditional) or "zh" (both in one
-// segmenter). Set it before New(Word).
-var Dictionary = Auto
-
-// loaded holds one segmenter per gse dictionary name, each loaded once.
+// loaded holds one segmenter per gse dictionary name, each loaded once per
+// process and shared by every Tokenizer of it: process-wide by nature, the
+// dictionaries being read-only once loaded and costly to load.
 var loaded struct {
 	sync.Mutex
 	segs map[string]*gse.Segmenter
@@ -169,17 +168,18 @@ func segmenter(dict string) (*gse.Segmenter, error) {
 	return s, nil
 }
 
-// Segmenter returns the process-wide gse segmenter of Dictionary (with
-// Auto, the simplified one), loading it on first call.
-func Segmenter() (*gse.Segmenter, error) {
-	if Dictionary == Auto {
+// Segmenter returns the process-wide gse segmenter of dictionary dict (see
+// New; with Auto, the simplified one), loading it on first call.
+func Segmenter(dict string) (*gse.Segmenter, error) {
+	if dict == Auto || dict == "" {
 		return segmenter("zh_s")
 	}
-	return segmenter(Dictionary)
+	return segmenter(dict)
 }
 
-// traditional returns the segmenter of traditional text with Dictionary
-// Auto, loading it on the first traditional text of the process, so that a
+// traditional returns the segmenter of traditional text with dictionary
+// Auto, process-wide as loaded is, loading it on the first traditional
+// text of the process, so that a
 // corpus without one does not pay for it (about 2 s and 450 MB). The
 // dictionaries are compiled in and gse's loading of them cannot fail, so an
 // error here is a broken binary.
@@ -192,7 +192,7 @@ var traditional = sync.OnceValue(func() *gse.Segmenter {
 })
 
 // cut calls fn for each gse word of s, cutting each part of s by the
-// segmenter of its script with Dictionary Auto (see cutScripts).
+// segmenter of its script with dictionary Auto (see cutScripts).
 func (t *Tokenizer) cut(s string, fn func(w string)) {
 	if !t.auto {
 		for _, w := range t.seg.Cut(s, false) {

@@ -17,7 +17,7 @@ func fuzzTokenizer(t *testing.T, m Mode) *Tokenizer {
 	tok, ok := fuzzTokenizers[m]
 	if !ok {
 		var err error
-		if tok, err = New(m); err != nil {
+		if tok, err = New(m, Auto); err != nil {
 			t.Fatal(err)
 		}
 		fuzzTokenizers[m] = tok

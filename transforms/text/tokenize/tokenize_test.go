@@ -11,7 +11,7 @@ import (
 )
 
 func TestCharMode(t *testing.T) {
-	tok, err := New(Char)
+	tok, err := New(Char, Auto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestWordMode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads gse dictionary")
 	}
-	tok, err := New(Word)
+	tok, err := New(Word, Auto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestParseMode(t *testing.T) {
 }
 
 func TestAppendHashesAllocs(t *testing.T) {
-	tok, _ := New(Char)
+	tok, _ := New(Char, Auto)
 	s := "the quick brown fox 中文分词 jumps over the lazy dog"
 	buf := make([]uint64, 0, 64)
 	if n := testing.AllocsPerRun(100, func() { buf = tok.AppendHashes(buf[:0], s) }); n != 0 {
