@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
 	"github.com/neardup/neardup/transforms/graph/greedy"
@@ -48,8 +49,8 @@ const defaultDecideBytes = 256 << 20
 func (fn *ClusterFn) ProcessElement(ctx context.Context, k int64, memberChunks, linkChunks func(*[]byte) bool, emitCluster, emitRemove func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emitCluster, reportLines := tally.CountShuffle(output.ShuffleOutLines, emitCluster, emitStat)
-	emitRemove, reportRemoved := tally.CountShuffle(output.ShuffleRemoved, emitRemove, emitStat)
+	emitCluster, reportLines := tally.CountShuffle(tally.ShuffleOutLines, emitCluster, emitStat)
+	emitRemove, reportRemoved := tally.CountShuffle(tally.ShuffleRemoved, emitRemove, emitStat)
 	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove, locations: fn.Lines.Locations}
 	var err error
 	if fn.Lines.Components {
@@ -265,10 +266,10 @@ func (w *clusterWriter) add(first wire.Doc, members []wire.Member, cl *output.Cl
 // stats is what the partition's clusters counted.
 func (w *clusterWriter) stats() tally.Counts {
 	return tally.Counts{
-		{Name: output.StatClusters, N: w.clusters},
-		{Name: output.StatClustered, N: w.clustered},
-		{Name: output.StatRemoved, N: w.removed},
-		{Name: output.StatComponents, N: w.components},
-		{Name: output.StatRemovedContainment, N: w.removedContainment},
+		{Name: summary.StatClusters, N: w.clusters},
+		{Name: summary.StatClustered, N: w.clustered},
+		{Name: summary.StatRemoved, N: w.removed},
+		{Name: summary.StatComponents, N: w.components},
+		{Name: summary.StatRemovedContainment, N: w.removedContainment},
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
 	"github.com/neardup/neardup/transforms/internal/tally"
@@ -111,7 +111,7 @@ func outsideMarksFn(key int64, chunk []byte, emit func(int64, []byte)) error {
 // Config.CCPartitions partitions of the documents (package components): no
 // worker holds more than one partition's edges, except the final union-find
 // over the edges of the components the rounds did not finish (counted in
-// output.StatRemainder). The DoFns below are the steps; Clusters chains
+// summary.StatRemainder). The DoFns below are the steps; Clusters chains
 // them. Each holds the work directory (for spilled groups) and the number
 // of partitions. Every step sends the tallies of what it shuffles (tally.Shuffle) as
 // stats.
@@ -134,9 +134,9 @@ type EdgesFn struct {
 
 func (fn *EdgesFn) ProcessElement(ctx context.Context, key int64, chunks func(*[]byte) bool, emitEdge, emitMember, emitLink func(int64, []byte), emitStat func(string, int64)) error {
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emitEdge, reportEdges := tally.CountShuffle(output.ShuffleEdges, emitEdge, emitStat)
-	emitMember, reportMembers := tally.CountShuffle(output.ShuffleMembers, emitMember, emitStat)
-	emitLink, reportLinks := tally.CountShuffle(output.ShuffleLinks, emitLink, emitStat)
+	emitEdge, reportEdges := tally.CountShuffle(tally.ShuffleEdges, emitEdge, emitStat)
+	emitMember, reportMembers := tally.CountShuffle(tally.ShuffleMembers, emitMember, emitStat)
+	emitLink, reportLinks := tally.CountShuffle(tally.ShuffleLinks, emitLink, emitStat)
 	edges := newEdgeSender(fn.Partitions, emitEdge)
 	members, links := wire.NewBatcher(0), wire.NewBatcher(0)
 	seen := make(map[wire.Doc]bool)
@@ -195,7 +195,7 @@ type StarFn struct {
 func (fn *StarFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emit, report := tally.CountShuffle(output.ShuffleEdges, emit, emitStat)
+	emit, report := tally.CountShuffle(tally.ShuffleEdges, emit, emitStat)
 	edges, err := decodeEdges(&fn.In, fn.Work, part, chunks)
 	if err != nil {
 		return err
@@ -245,7 +245,7 @@ func (fn *SettleFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]
 	stars.Flush(emitStar)
 	leaves.Flush(emitLeaf)
 	rest.Flush(emitRest)
-	edgeBytes.Report(output.ShuffleEdges, emitStat)
+	edgeBytes.Report(tally.ShuffleEdges, emitStat)
 	return nil
 }
 
@@ -264,8 +264,8 @@ type ResolveFn struct {
 func (fn *ResolveFn) ProcessElement(ctx context.Context, k int64, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emitAssign, reportAssign := tally.CountShuffle(output.ShuffleAssignments, emitAssign, emitStat)
-	emitRest, reportRest := tally.CountShuffle(output.ShuffleEdges, emitRest, emitStat)
+	emitAssign, reportAssign := tally.CountShuffle(tally.ShuffleAssignments, emitAssign, emitStat)
+	emitRest, reportRest := tally.CountShuffle(tally.ShuffleEdges, emitRest, emitStat)
 	stars, err := decodeEdges(&fn.In, fn.Work, part, starChunks)
 	if err != nil {
 		return err
@@ -302,12 +302,12 @@ func (fn *RemainderFn) ProcessElement(ctx context.Context, k int64, chunks func(
 		return err
 	}
 	edges = components.SortEdges(edges)
-	emitAssign, report := tally.CountShuffle(output.ShuffleAssignments, emitAssign, emitStat)
+	emitAssign, report := tally.CountShuffle(tally.ShuffleAssignments, emitAssign, emitStat)
 	assign := newAssigner(fn.Partitions, emitAssign)
 	components.Remainder(edges, assign.add)
 	assign.b.Flush(emitAssign)
 	report()
-	emitStat(output.StatRemainder, int64(len(edges)))
+	emitStat(summary.StatRemainder, int64(len(edges)))
 	return nil
 }
 
@@ -326,8 +326,8 @@ type MembersFn struct {
 func (fn *MembersFn) ProcessElement(ctx context.Context, k int64, memberChunks, assignChunks, linkChunks func(*[]byte) bool, emit, emitLink func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emit, report := tally.CountShuffle(output.ShuffleMembers, emit, emitStat)
-	emitLink, reportLinks := tally.CountShuffle(output.ShuffleLinks, emitLink, emitStat)
+	emit, report := tally.CountShuffle(tally.ShuffleMembers, emit, emitStat)
+	emitLink, reportLinks := tally.CountShuffle(tally.ShuffleLinks, emitLink, emitStat)
 	members := make(map[wire.Doc]wire.Member)
 	err := decodeMembers(&fn.In, fn.Work, part, memberChunks, func(m wire.Member) error { members[m.Doc] = m; return nil })
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/greedy"
 	"github.com/neardup/neardup/transforms/jobfiles"
@@ -192,7 +192,7 @@ func TestClustersChain100kSpilled(t *testing.T) {
 		chunks = append(chunks, stagetest.MatchChunk(links[i:min(i+1000, len(links))]...))
 	}
 	clusters, removes, st := Clusters(s, OptionsFor(cfg), GroupMatches(s, cfg.WorkDir(), stagetest.Chunks(s, chunks...)))
-	passert.Equals(s, stagetest.Stats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved, output.StatComponents),
+	passert.Equals(s, stagetest.Stats(s, st, summary.StatClusters, summary.StatClustered, summary.StatRemoved, summary.StatComponents),
 		"clusters=50000", "clustered_documents=100000", "removed=50000", "components=1")
 	wantRemoved := make([]any, 0, n/2)
 	wantLines := make([]any, 0, n/2)

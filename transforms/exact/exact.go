@@ -8,7 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/tally"
@@ -73,8 +73,8 @@ func (fn *exactFn) FinishBundle(ctx context.Context, emitMatch, emitSkip func(in
 // emits an exact match and a line to skip for each member of a group but
 // its representative: each run of equal keys is one group.
 func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int64, []byte), emitStat func(string, int64)) {
-	emitMatch, reportMatches := tally.CountShuffle(output.ShuffleMatches, emitMatch, emitStat)
-	emitSkip, reportSkips := tally.CountShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
+	emitMatch, reportMatches := tally.CountShuffle(tally.ShuffleMatches, emitMatch, emitStat)
+	emitSkip, reportSkips := tally.CountShuffle(tally.ShuffleSkipLines, emitSkip, emitStat)
 	exactdup.Sort(infos)
 	matches := wire.NewBatcher(0)
 	skips := wire.NewBatcher(0)
@@ -95,7 +95,7 @@ func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int64, []b
 	})
 	matches.Flush(emitMatch)
 	skips.Flush(emitSkip)
-	emitStat(output.StatExactDups, dups)
+	emitStat(summary.StatExactDups, dups)
 	reportMatches()
 	reportSkips()
 	jobstate.Progress.Skipped.Add(dups)

@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // Document shards carry each segment's good documents, normalized, from the
@@ -176,7 +176,7 @@ func (s *docSegments) Abort() {
 func (w WorkDir) SegmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docpool.Reader {
 	return func(doc func(*docpool.Doc) error, _ func(record.Reject) error) error {
 		file, index := wire.SegmentFile(seg, w.SegmentBits)
-		n, err := readDocShard(ctx, output.JoinPath(w.Dir, DocShardName(file, index)), only, doc)
+		n, err := readDocShard(ctx, objects.JoinPath(w.Dir, DocShardName(file, index)), only, doc)
 		if err == nil && only == nil && want >= 0 && n != want {
 			err = fmt.Errorf("document shard of input file %d, segment %d: %d documents, the first pass wrote %d: %w", file, index, n, want, wire.ErrCorrupt)
 		}
@@ -223,7 +223,7 @@ func (w WorkDir) CheckDocs(ctx context.Context, key int, path string, opt record
 		return parse
 	}
 	return func(doc func(*docpool.Doc) error, reject func(record.Reject) error) error {
-		n, err := readDocShard(ctx, output.JoinPath(w.Dir, DocShardName(file, index)), opt.Only, doc)
+		n, err := readDocShard(ctx, objects.JoinPath(w.Dir, DocShardName(file, index)), opt.Only, doc)
 		if n == 0 && errors.Is(err, fs.ErrNotExist) {
 			return parse(doc, reject)
 		}

@@ -21,7 +21,7 @@ import (
 
 // Every pass over an input file opens it here (readFileFrom). The first
 // pass takes the file's fingerprint (see package fingerprint) while it
-// reads it, emits it in the file's output.InputFile (Files.Seen, for the
+// reads it, emits it in the file's summary.InputFile (Files.Seen, for the
 // summary) and writes that InputFile to Config.Work (seenName), beside the
 // info shards. A later pass that reads the input itself reads it there
 // and checks the file against it, so that a file changed between passes

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/transforms/format/fingerprint"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // readAll reads rd with readFileFrom, failing the test if that takes more
@@ -148,7 +148,7 @@ func TestReadFingerprint(t *testing.T) {
 	}
 	// The first pass's reading, as readKeysFn leaves it in the work
 	// directory, and a later pass's reader (work.reader), which finds it.
-	b, err := json.Marshal(output.InputFile{Path: path, Fingerprint: fp.String()})
+	b, err := json.Marshal(summary.InputFile{Path: path, Fingerprint: fp.String()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // PreShardName is the name of the pre-shard of segment index (within the
@@ -110,7 +110,7 @@ func OpenShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer,
 // RemoveMatching removes the files of dir that match any of globs, on dir's
 // Beam filesystem; nothing if that filesystem cannot remove files.
 func RemoveMatching(ctx context.Context, dir string, globs ...string) error {
-	fsys, err := filesystem.New(ctx, output.JoinPath(dir, "x"))
+	fsys, err := filesystem.New(ctx, objects.JoinPath(dir, "x"))
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func RemoveMatching(ctx context.Context, dir string, globs ...string) error {
 		return nil
 	}
 	for _, glob := range globs {
-		names, err := fsys.List(ctx, output.JoinPath(dir, glob))
+		names, err := fsys.List(ctx, objects.JoinPath(dir, glob))
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", dir, err)
 		}

@@ -9,12 +9,13 @@ import (
 	"io/fs"
 
 	"github.com/neardup/neardup/transforms/format/fingerprint"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
-// The first pass's reading of each input file (an output.InputFile) is
+// The first pass's reading of each input file (an summary.InputFile) is
 // written to the work directory, where the later passes that read the input
 // itself find it and check the file against it (see input.go).
 
@@ -51,7 +52,7 @@ func ReadSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	path := output.JoinPath(dir, seenName(file))
+	path := objects.JoinPath(dir, seenName(file))
 	rc, err := workfiles.Open(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -60,7 +61,7 @@ func ReadSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 		return nil, fmt.Errorf("the first pass's reading of input file %d: %w", file, err)
 	}
 	defer rc.Close()
-	var in output.InputFile
+	var in summary.InputFile
 	if err := json.NewDecoder(rc).Decode(&in); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -77,5 +78,5 @@ func ReadSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return &seenFile{fp: fp, Comp: comp, lineIDs: in.IDs == output.LineIDs}, nil
+	return &seenFile{fp: fp, Comp: comp, lineIDs: in.IDs == summary.LineIDs}, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // Info shards carry the document infos (id, length, SimHash, MinHash
@@ -212,7 +213,7 @@ func AboutBytes(n int64) string {
 func (w WorkDir) ReadInfoShard(ctx context.Context, seg int) (*infoTable, error) {
 	bits := w.SegmentBits
 	file, n := wire.SegmentFile(seg, bits)
-	path := output.JoinPath(w.Dir, w.SegmentShardName(seg))
+	path := objects.JoinPath(w.Dir, w.SegmentShardName(seg))
 	rd, rc, err := OpenShard(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("info shard of input file %d, lines %d to %d: %w", file, int64(n)<<bits, int64(n+1)<<bits-1, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
@@ -224,7 +224,7 @@ func (fn *candidatesFn) emitter(ctx context.Context, emit func(int64, []byte), e
 		start := time.Now()
 		var pairs tally.Shuffle
 		EmitCandidates(r.pairs, fn.Work.Segment, pairs.Count(fn.pairsOut.Wrap(emit)))
-		pairs.Report(output.ShuffleCandidates, emitStat)
+		pairs.Report(tally.ShuffleCandidates, emitStat)
 		fn.pairBufs.Put(r.pairs)
 		BucketStats(r.st).Emit(emitStat)
 		jobstate.AddBusy(ctx, "Candidates", r.took+time.Since(start), r.began)
@@ -235,10 +235,10 @@ func (fn *candidatesFn) emitter(ctx context.Context, emit func(int64, []byte), e
 // BucketStats is what proposing the pairs of a partition counted.
 func BucketStats(st candidates.Stats) tally.Counts {
 	return tally.Counts{
-		{Name: output.StatBuckets, N: st.Buckets},
-		{Name: output.StatHot, N: st.HotBuckets},
-		{Name: output.StatSkipped, N: st.Skipped},
-		{Name: output.StatFar, N: st.Far},
+		{Name: summary.StatBuckets, N: st.Buckets},
+		{Name: summary.StatHot, N: st.HotBuckets},
+		{Name: summary.StatSkipped, N: st.Skipped},
+		{Name: summary.StatFar, N: st.Far},
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
@@ -106,7 +106,7 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, k int64, chunks fun
 		return readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	}
 	err := checkBatches(ctx, &fn.ahead, "ShingleSets", fn.sets.Wrap(emit), emitStat, read, func(b matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error {
-		emit, report := tally.CountShuffle(output.ShuffleSets, emit, emitStat)
+		emit, report := tally.CountShuffle(tally.ShuffleSets, emit, emitStat)
 		defer report()
 		return fn.work(ctx, key, b, emit)
 	})
@@ -215,7 +215,7 @@ func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, emit func(int64, []b
 }
 
 func (fn *ExactJaccardFn) work(ctx context.Context, key int, mb matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error {
-	emit, report := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
+	emit, report := tally.CountShuffle(tally.ShuffleMatches, emit, emitStat)
 	defer report()
 	b := wire.NewBatcher(0)
 	var accepted int64
@@ -231,7 +231,7 @@ func (fn *ExactJaccardFn) work(ctx context.Context, key int, mb matchBatch, emit
 		}
 	})
 	b.Flush(emit)
-	emitStat(output.StatByExact, accepted)
+	emitStat(summary.StatByExact, accepted)
 	return err
 }
 

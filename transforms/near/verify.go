@@ -12,7 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
@@ -127,7 +127,7 @@ func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int64, []b
 //
 // In: (segment, half-join records whose second documents are in the
 // segment). Out: like verifyFn (keyed by the file of the first document),
-// and a count of the segments (output.StatSegments). The records are
+// and a count of the segments (summary.StatSegments). The records are
 // verified in batches of about verifyBatchBytes (collectBatch), each on
 // another goroutine while the next is read (see docpool.AheadEmits), at
 // most GOMAXPROCS in progress, all reading the segment's info shard once
@@ -160,7 +160,7 @@ func (fn *verifyFileFn) ProcessElement(ctx context.Context, k int64, halfChunks 
 				return err
 			}
 			if first {
-				emitStat(output.StatSegments, 1)
+				emitStat(summary.StatSegments, 1)
 			}
 			return VerifyHalves(fn.Verify, fn.Work.SegmentBits, jobfiles.IterOf(chunks), info, fn.Work.SegmentShardName(seg), emits[0], emits[1], emitStat)
 		})
@@ -198,7 +198,7 @@ func UniquePairs(iter func(*[]byte) bool) ([]wire.Pair, error) {
 // sorted (uniquePairs).
 func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
 	emit func(int64, []byte), emitStat func(string, int64)) error {
-	emit, report := tally.CountShuffle(output.ShuffleHalves, emit, emitStat)
+	emit, report := tally.CountShuffle(tally.ShuffleHalves, emit, emitStat)
 	b := wire.NewBatcher(0)
 	var group []wire.Doc
 	total := len(pairs)
@@ -230,7 +230,7 @@ func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 	}
 	b.Flush(emit)
 	report()
-	emitStat(output.StatCandidates, int64(total))
+	emitStat(summary.StatCandidates, int64(total))
 	return nil
 }
 
@@ -242,8 +242,8 @@ func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 // bits).
 func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
 	emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
-	emit, reportMatches := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
-	emitUnsure, reportUnsure := tally.CountShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
+	emit, reportMatches := tally.CountShuffle(tally.ShuffleMatches, emit, emitStat)
+	emitUnsure, reportUnsure := tally.CountShuffle(tally.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)
 	unsure := wire.NewBatcher(0)
 	var a wire.Info
@@ -279,7 +279,7 @@ func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, in
 	unsure.Flush(emitUnsure)
 	reportMatches()
 	reportUnsure()
-	emitStat(output.StatByEstimate, verified)
-	emitStat(output.StatUnsure, unsureN)
+	emitStat(summary.StatByEstimate, verified)
+	emitStat(summary.StatUnsure, unsureN)
 	return nil
 }

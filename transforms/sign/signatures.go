@@ -8,7 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/faults"
@@ -162,8 +162,8 @@ func (fn *signFn) ProcessElement(ctx context.Context, k int64, markers func(*[]b
 		return err
 	}
 	ss.stats().Emit(emitStat)
-	beam.NewCounter(output.MetricsNamespace, output.SignedCounter).Inc(ctx, ss.signed)
-	beam.NewCounter(output.MetricsNamespace, output.WorkerSignedPrefix+jobstate.WorkerID).Inc(ctx, ss.signed)
+	beam.NewCounter(jobstate.MetricsNamespace, jobstate.SignedCounter).Inc(ctx, ss.signed)
+	beam.NewCounter(jobstate.MetricsNamespace, jobstate.WorkerSignedPrefix+jobstate.WorkerID).Inc(ctx, ss.signed)
 	return faults.Inject("Signatures", path)
 }
 
@@ -208,7 +208,7 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 			emitContain(part, chunk)
 		}
 	})
-	emitInfo, reportInfos := tally.CountShuffle(output.ShuffleInfos, emitInfo, emitStat)
+	emitInfo, reportInfos := tally.CountShuffle(tally.ShuffleInfos, emitInfo, emitStat)
 	infos := wire.NewBatcher(0)
 	pre := jobfiles.NewPreShard(fn.IndexOut) // nil unless the job writes an index
 	var shards *jobfiles.InfoSegments        // nil unless the infos go to info shards
@@ -238,10 +238,10 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	}
 	entries.Flush()
 	infos.Flush(emitInfo)
-	bands.Report(output.ShuffleBands, emitStat)
-	tables.Report(output.ShuffleTables, emitStat)
+	bands.Report(tally.ShuffleBands, emitStat)
+	tables.Report(tally.ShuffleTables, emitStat)
 	if fn.keyer.Levels != nil {
-		contain.Report(output.ShuffleContain, emitStat)
+		contain.Report(tally.ShuffleContain, emitStat)
 	}
 	reportInfos()
 	return nil
@@ -302,14 +302,14 @@ func (ss *segmentSigner) release() {
 // stats is what the segment counted.
 func (ss *segmentSigner) stats() tally.Counts {
 	c := tally.Counts{
-		{Name: output.StatSignSegments, N: 1},
-		{Name: output.StatSigned, N: ss.signed},
-		{Name: output.StatNoShingles, N: ss.empty},
-		{Name: output.StatTruncated, N: ss.truncated},
-		{Name: output.StatKeys, N: ss.keys},
+		{Name: summary.StatSignSegments, N: 1},
+		{Name: summary.StatSigned, N: ss.signed},
+		{Name: summary.StatNoShingles, N: ss.empty},
+		{Name: summary.StatTruncated, N: ss.truncated},
+		{Name: summary.StatKeys, N: ss.keys},
 	}
 	if ss.fn.keyer.Levels != nil {
-		c = append(c, tally.Stat{Name: output.StatContainSmall, N: ss.small})
+		c = append(c, tally.Stat{Name: summary.StatContainSmall, N: ss.small})
 	}
 	return c
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
@@ -388,9 +389,9 @@ type shuffleStatFn struct{ Name string }
 
 func (fn *shuffleStatFn) ProcessElement(name string, v int64, emit func(string, int64)) {
 	switch name {
-	case output.ShuffleBytesPrefix + fn.Name:
+	case summary.ShuffleBytesPrefix + fn.Name:
 		emit(fn.Name+".bytes", v)
-	case output.ShuffleElementsPrefix + fn.Name:
+	case summary.ShuffleElementsPrefix + fn.Name:
 		emit(fn.Name+".elements", v)
 	}
 }

@@ -14,9 +14,9 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/faults"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // Write writes the file name in dir through a temporary name in the same
@@ -28,7 +28,7 @@ import (
 // it creates, writes and renames nothing (see Do). The bytes count as
 // written to a work file of kind ("" for an output: see Writer).
 func Write(ctx context.Context, dir, name, kind string, write func(w io.Writer) error, hooked bool) error {
-	final := output.JoinPath(dir, name)
+	final := objects.JoinPath(dir, name)
 	fs, err := filesystem.New(ctx, final)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", final, err)
@@ -36,7 +36,7 @@ func Write(ctx context.Context, dir, name, kind string, write func(w io.Writer) 
 	defer fs.Close()
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := output.JoinPath(dir, ".tmp-"+name+"-"+hex.EncodeToString(rnd[:]))
+	tmp := objects.JoinPath(dir, ".tmp-"+name+"-"+hex.EncodeToString(rnd[:]))
 	var wc io.WriteCloser
 	err = Do(func() (err error) {
 		wc, err = fs.OpenWrite(ctx, tmp)
