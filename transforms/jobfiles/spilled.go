@@ -12,6 +12,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/spill"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"io"
 )
 
 func init() {
@@ -130,9 +132,12 @@ func (o *SpillOut) add(key int64, chunk []byte) {
 	}
 	if o.w == nil {
 		o.name = fmt.Sprintf("spill-%s-%d-%d.bin", o.kind, os.Getpid(), SpillSeq.Add(1))
-		if o.w, o.err = spill.Create(filepath.Join(o.dir, o.name)); o.err != nil {
+		path := filepath.Join(o.dir, o.name)
+		var f io.WriteCloser
+		if f, o.err = workfiles.Create(path, workfiles.KindSpills); o.err != nil {
 			return
 		}
+		o.w = spill.NewWriter(path, f)
 		o.keys = map[int64]bool{}
 	}
 	o.keys[key] = true

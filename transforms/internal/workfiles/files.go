@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
@@ -66,6 +67,26 @@ func Write(ctx context.Context, dir, name, kind string, write func(w io.Writer) 
 		return fmt.Errorf("writing %s: %w", final, err)
 	}
 	return nil
+}
+
+// Create creates the local file path, which must not exist, for a work
+// file of kind: its writes count as written to kind (see Writer), a write
+// that fails for lack of space is retried once after the job's optional
+// files are dropped (see package diskroom), and once Stop is called it
+// creates and writes nothing (see Do).
+func Create(path, kind string) (io.WriteCloser, error) {
+	var f *os.File
+	err := Do(func() (err error) {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		io.Writer
+		io.Closer
+	}{diskroom.Writer(Writer(kind, f)), f}, nil
 }
 
 // Open opens path for reading on its Beam filesystem; closing the reader
