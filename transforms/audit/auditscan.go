@@ -18,8 +18,8 @@ import (
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/near"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 func init() {

@@ -19,8 +19,8 @@ import (
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/sign"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 func init() {
