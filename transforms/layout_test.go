@@ -24,8 +24,9 @@ const (
 // sharedExported is the exported surface of jobfiles, which every stage
 // imports for the work files they pass each other: the input list, the
 // work directory's shards, spool copies and pre-shards, and the spilled
-// shuffles.
-const sharedExported = 85
+// shuffles (the types its functions return are exported, with their
+// methods).
+const sharedExported = 87
 
 // stagePackages are the Beam layer's packages (see the package doc).
 var stagePackages = []string{"job", "jobstate", "jobfiles", "ingest", "exact", "sign", "near", "cluster", "write", "indexing", "audit"}

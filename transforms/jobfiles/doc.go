@@ -3,8 +3,8 @@
 // directory (WorkDir: info shards, document shards, spool copies of the
 // inputs, index pre-shards, and the first pass's reading of each input,
 // which later readers check the files against), spilled shuffles
-// (GroupSpilled, SpillOut, SpillIn), the rounds of the exact checks
-// (DestBranchFn), and the names of every work file (IsWorkFile). It holds
-// no stage and no job configuration: every stage package imports it, and
-// job.Config.WorkDir gives the handle on a job's work directory.
+// (GroupSpilled, SpillOut, SpillIn), and the names of every work file
+// (IsWorkFile). It holds no stage and no job configuration: every stage
+// package imports it, and job.Config.WorkDir gives the handle on a job's
+// work directory.
 package jobfiles

@@ -101,13 +101,13 @@ func TestReadNotAFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "nowhere"), []byte(`{"id":"a","text":"late"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ids, rejects, _, err := readAll(t, FileRead{Open: dangling, Name: dangling, seen: &seenFile{unread: true}})
+	ids, rejects, _, err := readAll(t, FileRead{Open: dangling, Name: dangling, seen: &SeenFile{unread: true}})
 	if err != nil || len(ids)+len(rejects) > 0 {
 		t.Errorf("later pass over a file the first pass rejected whole: %v, %v, %v; want nothing", ids, rejects, err)
 	}
 	// ... and after the first pass read a regular file that is now a FIFO:
 	// the file changed.
-	_, _, _, err = readAll(t, FileRead{Open: fifo, Name: fifo, seen: &seenFile{fp: fingerprint.Fingerprint{Size: 10}}})
+	_, _, _, err = readAll(t, FileRead{Open: fifo, Name: fifo, seen: &SeenFile{fp: fingerprint.Fingerprint{Size: 10}}})
 	if !errors.Is(err, fingerprint.ErrChanged) {
 		t.Errorf("later pass over a file that became a FIFO: %v, want a change", err)
 	}

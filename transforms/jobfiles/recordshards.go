@@ -22,24 +22,24 @@ func PreShardName(file, index int) string { return fmt.Sprintf(".sig-%05d-%06d.b
 
 // NewPreShard returns a pre-shard to fill, or nil when the job writes no
 // index (indexOut "").
-func NewPreShard(indexOut string) *recordShard {
+func NewPreShard(indexOut string) *RecordShard {
 	if indexOut == "" {
 		return nil
 	}
-	return &recordShard{kind: workfiles.KindSigShards}
+	return &RecordShard{kind: workfiles.KindSigShards}
 }
 
-// A recordShard collects the records of one input file for a shard in the
+// A RecordShard collects the records of one input file for a shard in the
 // index format: a pre-shard (above) or an info shard (workfiles.go). A nil
-// *recordShard collects and writes nothing.
-type recordShard struct {
+// *RecordShard collects and writes nothing.
+type RecordShard struct {
 	recs []index.Record
 	kind string   // the kind of work file it is written as (workfiles.Count)
 	keys []uint64 // AddDoc's scratch
 }
 
 // add appends a copy of r.
-func (s *recordShard) add(r *index.Record) {
+func (s *RecordShard) add(r *index.Record) {
 	if s == nil {
 		return
 	}
@@ -50,7 +50,7 @@ func (s *recordShard) add(r *index.Record) {
 
 // Write writes the records, in line order, to dir/name as the shard of the
 // input file source, atomically.
-func (s *recordShard) Write(ctx context.Context, dir, name, source string) error {
+func (s *RecordShard) Write(ctx context.Context, dir, name, source string) error {
 	if s == nil {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (s *recordShard) Write(ctx context.Context, dir, name, source string) error
 }
 
 // AddDoc adds the index record of a signed document to pre.
-func (pre *recordShard) AddDoc(d *blockkeys.Doc) {
+func (pre *RecordShard) AddDoc(d *blockkeys.Doc) {
 	if pre == nil {
 		return
 	}

@@ -19,8 +19,8 @@ import (
 // written to the work directory, where the later passes that read the input
 // itself find it and check the file against it (see input.go).
 
-// seenFile is what the first pass read of an input file.
-type seenFile struct {
+// SeenFile is what the first pass read of an input file.
+type SeenFile struct {
 	unread bool // it rejected the whole file without reading it
 	fp     fingerprint.Fingerprint
 	Comp   record.Compression // the compression it found
@@ -48,7 +48,7 @@ func WriteSeen(ctx context.Context, dir string, file int, b []byte) error {
 // ReadSeen returns the first pass's reading of input file index file from
 // dir, or nil if there is none (no work directory, or a pass run without
 // the first, as in a test of one stage).
-func ReadSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
+func ReadSeen(ctx context.Context, dir string, file int) (*SeenFile, error) {
 	if dir == "" {
 		return nil, nil
 	}
@@ -66,7 +66,7 @@ func ReadSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if in.Fingerprint == "" {
-		return &seenFile{unread: true}, nil
+		return &SeenFile{unread: true}, nil
 	}
 	fp, err := fingerprint.Parse(in.Fingerprint)
 	if err != nil {
@@ -78,5 +78,5 @@ func ReadSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return &seenFile{fp: fp, Comp: comp, lineIDs: in.IDs == summary.LineIDs}, nil
+	return &SeenFile{fp: fp, Comp: comp, lineIDs: in.IDs == summary.LineIDs}, nil
 }

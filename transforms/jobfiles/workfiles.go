@@ -129,8 +129,8 @@ func infoRecord(in *wire.Info) index.Record {
 // sketchBlock is the size of the blocks readInfoShard copies sketches into.
 const sketchBlock = 64 << 10
 
-// infoTable is the content of one info shard: infos in line order.
-type infoTable struct {
+// InfoTable is the content of one info shard: infos in line order.
+type InfoTable struct {
 	Infos []wire.Info
 	// at is, for each document number from the first info's on, 1 + the
 	// index of its info, or 0 if it has none: Find is two loads, where a
@@ -139,7 +139,7 @@ type infoTable struct {
 }
 
 // Find returns the info of document d, or nil if the shard has none.
-func (t *infoTable) Find(d wire.Doc) *wire.Info {
+func (t *InfoTable) Find(d wire.Doc) *wire.Info {
 	if len(t.Infos) == 0 || d < t.Infos[0].Doc || d-t.Infos[0].Doc >= uint64(len(t.at)) {
 		return nil
 	}
@@ -150,7 +150,7 @@ func (t *infoTable) Find(d wire.Doc) *wire.Info {
 }
 
 // index fills t.at from t.Infos, which are sorted and of one segment.
-func (t *infoTable) index() {
+func (t *InfoTable) index() {
 	if len(t.Infos) == 0 {
 		return
 	}
@@ -166,7 +166,7 @@ func (t *infoTable) index() {
 // Unlike a spool copy, the job cannot go on without it: a shard that cannot
 // be written is an error that names the directory and about the space the
 // shard needs.
-func writeInfoShard(ctx context.Context, dir string, file, index int, path string, shard *recordShard) error {
+func writeInfoShard(ctx context.Context, dir string, file, index int, path string, shard *RecordShard) error {
 	err := shard.Write(ctx, dir, InfoShardName(file, index), path)
 	if err == nil {
 		return nil
@@ -190,7 +190,7 @@ func WorkFileError(what, dir string, err error, size int64) error {
 }
 
 // size estimates the bytes of the shard of the records (a little more).
-func (s *recordShard) size() int64 {
+func (s *RecordShard) size() int64 {
 	var n int64
 	for i := range s.recs {
 		r := &s.recs[i]
@@ -210,7 +210,7 @@ func AboutBytes(n int64) string {
 // ReadInfoShard reads the info shard of the segment with key seg from
 // w.Dir. A missing shard is an error: a join reads only the segments of
 // documents that have block keys, and so infos.
-func (w WorkDir) ReadInfoShard(ctx context.Context, seg int) (*infoTable, error) {
+func (w WorkDir) ReadInfoShard(ctx context.Context, seg int) (*InfoTable, error) {
 	bits := w.SegmentBits
 	file, n := wire.SegmentFile(seg, bits)
 	path := objects.JoinPath(w.Dir, w.SegmentShardName(seg))
@@ -219,7 +219,7 @@ func (w WorkDir) ReadInfoShard(ctx context.Context, seg int) (*infoTable, error)
 		return nil, fmt.Errorf("info shard of input file %d, lines %d to %d: %w", file, int64(n)<<bits, int64(n+1)<<bits-1, err)
 	}
 	defer rc.Close()
-	t := &infoTable{}
+	t := &InfoTable{}
 	var block []byte // the sketches are copied into blocks, not one allocation each
 	err = rd.Each(func(r *index.Record) error {
 		var sketch []byte
@@ -262,7 +262,7 @@ type InfoSegments struct {
 	file, bits int
 
 	index   int          // the segment (within the file) of cur
-	cur     *recordShard // its infos so far
+	cur     *RecordShard // its infos so far
 	writing chan error   // the write in progress, if not nil
 	spare   []index.Record
 	err     error
@@ -270,7 +270,7 @@ type InfoSegments struct {
 }
 
 func (w WorkDir) NewInfoSegments(ctx context.Context, file int, path string) *InfoSegments {
-	return &InfoSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits, cur: &recordShard{kind: workfiles.KindInfoShards}}
+	return &InfoSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits, cur: &RecordShard{kind: workfiles.KindInfoShards}}
 }
 
 // Add adds the info in, whose line must not be before the last one's.
@@ -300,7 +300,7 @@ func (s *InfoSegments) flush() {
 		return
 	}
 	shard, seg := s.cur, s.index
-	s.cur, s.spare = &recordShard{recs: s.spare[:0], kind: workfiles.KindInfoShards}, shard.recs // spare: held until written
+	s.cur, s.spare = &RecordShard{recs: s.spare[:0], kind: workfiles.KindInfoShards}, shard.recs // spare: held until written
 	done := make(chan error, 1)
 	s.writing = done
 	go func() { done <- writeInfoShard(s.ctx, s.dir, s.file, seg, s.path, shard) }()

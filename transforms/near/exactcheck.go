@@ -55,7 +55,7 @@ func ExactChecks(s beam.Scope, o Options, manifest string, unsure, wait beam.PCo
 	for i := range n {
 		part := unsure
 		if n > 1 && !o.Work.Spill { // spilled, shingleSetsFn keeps the round's matches
-			part = beam.ParDo(s, &jobfiles.DestBranchFn{N: n, I: i, Bits: o.Work.SegmentBits}, unsure)
+			part = beam.ParDo(s, &DestBranchFn{N: n, I: i, Bits: o.Work.SegmentBits}, unsure)
 		}
 		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, rounds.After, wait)))
 		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &ShingleSetsFn{Check: check, Rounds: n, Round: i}, grouped)
@@ -100,7 +100,7 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, k int64, chunks fun
 	var keep func(*wire.Match) bool
 	if fn.Check.Work.Spill && fn.Rounds > 1 {
 		bits := fn.Check.Work.SegmentBits
-		keep = func(m *wire.Match) bool { return jobfiles.CheckRound(m.B, bits, fn.Rounds) == fn.Round }
+		keep = func(m *wire.Match) bool { return CheckRound(m.B, bits, fn.Rounds) == fn.Round }
 	}
 	read := func() (matchBatch, error) {
 		return readMatches(chunks, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
@@ -126,7 +126,7 @@ func (fn *ShingleSetsFn) work(ctx context.Context, key int, mb matchBatch, emit 
 	b := wire.NewBatcher(0)
 	bits := fn.Check.Work.SegmentBits
 	ms := mb.ms
-	destOf := func(i int) int { return jobfiles.CheckKey(ms[i].B, bits) }
+	destOf := func(i int) int { return CheckKey(ms[i].B, bits) }
 	err := fn.docs.each(ctx, key, mb.byLine, func(set []uint32, idx []int) {
 		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(destOf(i), destOf(j)) })
 		for len(idx) > 0 {

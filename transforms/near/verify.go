@@ -270,7 +270,7 @@ func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, in
 					byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
 				case verify.CheckExactly:
 					unsureN++
-					unsure.Add(jobfiles.CheckKey(m.A, bits), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
+					unsure.Add(CheckKey(m.A, bits), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
 				}
 			}
 		}
