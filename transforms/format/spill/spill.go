@@ -23,7 +23,6 @@ import (
 	"math"
 	"os"
 	"slices"
-
 )
 
 const magic = "NDSPILL1"
