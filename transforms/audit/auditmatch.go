@@ -12,6 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
@@ -93,7 +94,7 @@ func AuditVerify(s beam.Scope, o Options, newFiles jobfiles.Files, checkManifest
 // by the new document's file.
 type auditExactFn struct {
 	Work jobfiles.WorkDir
-	jobfiles.GroupReader
+	spilled.GroupReader
 }
 
 func (fn *auditExactFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/near"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -99,14 +100,14 @@ func TestClustersShuffleTallies(t *testing.T) {
 			cfg.Clusters = tc.rule
 			tp := newShuffleTap()
 			edges, members, links := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
-			if err := (&cluster.EdgesFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Links: tc.rule == job.ClustersKept}).ProcessElement(ctx, 0, jobfiles.IterOf([][]byte{stagetest.MatchChunk(ms...).Chunk}),
+			if err := (&cluster.EdgesFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Links: tc.rule == job.ClustersKept}).ProcessElement(ctx, 0, spilled.IterOf([][]byte{stagetest.MatchChunk(ms...).Chunk}),
 				tp.emit(tally.ShuffleEdges, edges), tp.emit(tally.ShuffleMembers, members), tp.emit(tally.ShuffleLinks, links), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			step := func(large bool) {
 				next := map[int][][]byte{}
 				for _, k := range slices.Sorted(maps.Keys(edges)) {
-					if err := (&cluster.StarFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, int64(k), jobfiles.IterOf(edges[k]), tp.emit(tally.ShuffleEdges, next), tp.emitStat); err != nil {
+					if err := (&cluster.StarFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, int64(k), spilled.IterOf(edges[k]), tp.emit(tally.ShuffleEdges, next), tp.emitStat); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -118,30 +119,30 @@ func TestClustersShuffleTallies(t *testing.T) {
 			}
 			stars, leaves, rest := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
 			for _, k := range slices.Sorted(maps.Keys(edges)) {
-				if err := (&cluster.SettleFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), jobfiles.IterOf(edges[k]), tp.emit(tally.ShuffleEdges, stars),
+				if err := (&cluster.SettleFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), spilled.IterOf(edges[k]), tp.emit(tally.ShuffleEdges, stars),
 					tp.emit(tally.ShuffleEdges, leaves), tp.emit(tally.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			assigns := map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&cluster.ResolveFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), jobfiles.IterOf(stars[k]), jobfiles.IterOf(leaves[k]),
+				if err := (&cluster.ResolveFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), spilled.IterOf(stars[k]), spilled.IterOf(leaves[k]),
 					tp.emit(tally.ShuffleAssignments, assigns), tp.emit(tally.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := (&cluster.RemainderFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, jobfiles.IterOf(rest[0]), tp.emit(tally.ShuffleAssignments, assigns), tp.emitStat); err != nil {
+			if err := (&cluster.RemainderFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, spilled.IterOf(rest[0]), tp.emit(tally.ShuffleAssignments, assigns), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			rooted, rootLinks := map[int][][]byte{}, map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&cluster.MembersFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), jobfiles.IterOf(members[k]), jobfiles.IterOf(assigns[k]), jobfiles.IterOf(links[k]),
+				if err := (&cluster.MembersFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), spilled.IterOf(members[k]), spilled.IterOf(assigns[k]), spilled.IterOf(links[k]),
 					tp.emit(tally.ShuffleMembers, rooted), tp.emit(tally.ShuffleLinks, rootLinks), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(rooted)) {
-				if err := (&cluster.ClusterFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Lines: cluster.OptionsFor(cfg).Lines}).ProcessElement(ctx, int64(k), jobfiles.IterOf(rooted[k]), jobfiles.IterOf(rootLinks[k]),
+				if err := (&cluster.ClusterFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Lines: cluster.OptionsFor(cfg).Lines}).ProcessElement(ctx, int64(k), spilled.IterOf(rooted[k]), spilled.IterOf(rootLinks[k]),
 					tp.emit(tally.ShuffleOutLines, nil), tp.emit(tally.ShuffleRemoved, nil), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
@@ -199,7 +200,7 @@ func TestVerifyShuffleTallies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(halves)) {
-		if err := near.VerifyHalves(cfg.VerifyConfig(), cfg.WorkDir().SegmentBits, jobfiles.IterOf(halves[k]), info, "test", tp.emit(tally.ShuffleMatches, nil), tp.emit(tally.ShuffleUnsure, nil), tp.emitStat); err != nil {
+		if err := near.VerifyHalves(cfg.VerifyConfig(), cfg.WorkDir().SegmentBits, spilled.IterOf(halves[k]), info, "test", tp.emit(tally.ShuffleMatches, nil), tp.emit(tally.ShuffleUnsure, nil), tp.emitStat); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -228,7 +229,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 		t.Fatal(err)
 	}
 	emitSet := tp.emit(tally.ShuffleSets, sets)
-	if err := first.ProcessElement(ctx, 0, jobfiles.IterOf([][]byte{unsure.Chunk}), emitSet, tp.emitStat); err != nil {
+	if err := first.ProcessElement(ctx, 0, spilled.IterOf([][]byte{unsure.Chunk}), emitSet, tp.emitStat); err != nil {
 		t.Fatal(err)
 	}
 	if err := first.FinishBundle(ctx, emitSet, tp.emitStat); err != nil {
@@ -240,7 +241,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 	}
 	emitMatch := tp.emit(tally.ShuffleMatches, nil)
 	for _, k := range slices.Sorted(maps.Keys(sets)) {
-		if err := second.ProcessElement(ctx, int64(k), jobfiles.IterOf(sets[k]), emitMatch, tp.emitStat); err != nil {
+		if err := second.ProcessElement(ctx, int64(k), spilled.IterOf(sets[k]), emitMatch, tp.emitStat); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
 
@@ -31,7 +32,7 @@ type ClusterFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int // Config.CCPartitions
 	Lines      ClusterLines
-	jobfiles.GroupReader
+	spilled.GroupReader
 }
 
 // ClusterLines says how a component is decided and what its lines hold.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,7 +94,7 @@ func IsWorkFile(name string) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
 		name = rest[:max(strings.LastIndexByte(rest, '-'), 0)]
 	}
-	if name == InputsManifest || name == CheckManifest || isSpillName(name) || IsDocShardName(name) || IsPartName(name) {
+	if name == InputsManifest || name == CheckManifest || IsSpillName(name) || IsDocShardName(name) || IsPartName(name) {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(name, "info-"); ok {
@@ -115,6 +116,15 @@ func IsWorkFile(name string) bool {
 		}
 	}
 	return false
+}
+
+// SpillPattern matches the names of spill files: spill-KIND-PID-N.bin.
+const SpillPattern = "spill-*.bin"
+
+// IsSpillName reports whether name is a spill file's.
+func IsSpillName(name string) bool {
+	ok, _ := filepath.Match(SpillPattern, name)
+	return ok && !strings.ContainsAny(name, `/\`)
 }
 
 // OldInfoShardName is the name of a whole file's info shard in neardup
@@ -338,7 +348,7 @@ func (w WorkDir) RemoveAll(ctx context.Context) error {
 	if w.Dir == "" {
 		return nil
 	}
-	if err := RemoveMatching(ctx, w.Dir, "info-*.bin", ".tmp-info-*", "docs-*.bin", ".tmp-docs-*", "part-*.jsonl", ".tmp-part-*", spillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
+	if err := RemoveMatching(ctx, w.Dir, "info-*.bin", ".tmp-info-*", "docs-*.bin", ".tmp-docs-*", "part-*.jsonl", ".tmp-part-*", SpillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
 		return fmt.Errorf("work directory: %w", err)
 	}
 	if !strings.Contains(w.Dir, "://") {

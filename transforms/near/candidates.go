@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
@@ -79,8 +80,8 @@ type candidatesFn struct {
 	simBufs   docpool.Reuse[wire.SimEntry]
 	sizedBufs docpool.Reuse[wire.SizedEntry]
 	pairBufs  docpool.Reuse[wire.Pair]
-	spilled   jobfiles.SpillIn   // block entries
-	pairsOut  *jobfiles.SpillOut // see spilled.go
+	spilled   spilled.In   // block entries
+	pairsOut  *spilled.Out // see spilled.go
 }
 
 type candidatesResult struct {
@@ -91,7 +92,7 @@ type candidatesResult struct {
 }
 
 func (fn *candidatesFn) Setup() (err error) {
-	fn.pairsOut = fn.Work.SpillTo("pairs")
+	fn.pairsOut = spilled.To(fn.Work, "pairs")
 	if fn.tables, err = job.NewTables(fn.Blocking.Tables); err != nil {
 		return err
 	}
@@ -211,7 +212,7 @@ func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
 // through the stages after.
 func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	err := jobfiles.FinishSpilled(fn.ahead.Drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
+	err := spilled.Finish(fn.ahead.Drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
 	fn.entryBufs.Clear()
 	fn.simBufs.Clear()
 	fn.sizedBufs.Clear()

@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -115,7 +116,7 @@ func testCandidates(t *testing.T, cfg job.Config, tables *blocking.Tables, bands
 	var chunks []stagetest.Chunk
 	collect := func(part int64, c []byte) { chunks = append(chunks, stagetest.Chunk{Key: int(part), Chunk: c}) }
 	for file := range 2 {
-		spilled := cfg.WorkDir().SpillTo("entries")
+		spilled := spilled.To(cfg.WorkDir(), "entries")
 		snd := blockkeys.NewSender(cfg.Partitions, spilled.Wrap(collect))
 		for _, b := range bands {
 			if wire.File(b.doc) == file {

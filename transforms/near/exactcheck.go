@@ -20,6 +20,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sign"
@@ -84,12 +85,12 @@ type ShingleSetsFn struct {
 
 	docs    shingleReader
 	ahead   docpool.AheadEmits
-	spilled jobfiles.SpillIn   // unsure matches
-	sets    *jobfiles.SpillOut // see spilled.go
+	spilled spilled.In   // unsure matches
+	sets    *spilled.Out // see spilled.go
 }
 
 func (fn *ShingleSetsFn) Setup(ctx context.Context) (err error) {
-	fn.sets = fn.Check.Work.SpillTo("sets")
+	fn.sets = spilled.To(fn.Check.Work, "sets")
 	fn.docs, err = fn.Check.reader(ctx)
 	return err
 }
@@ -119,7 +120,7 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, k int64, chunks fun
 // FinishBundle emits the output of the files still being worked on.
 func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets")), emit, fn.sets)
+	return spilled.Finish(fn.ahead.Drain(0, []func(int64, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets")), emit, fn.sets)
 }
 
 func (fn *ShingleSetsFn) work(ctx context.Context, key int, mb matchBatch, emit func(int64, []byte)) error {
@@ -158,7 +159,7 @@ type ExactJaccardFn struct {
 
 	docs    shingleReader
 	ahead   docpool.AheadEmits
-	spilled jobfiles.SpillIn // shingle sets
+	spilled spilled.In // shingle sets
 }
 
 func (fn *ExactJaccardFn) Setup(ctx context.Context) (err error) {

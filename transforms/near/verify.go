@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/candidates"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -62,11 +63,11 @@ type halfJoinFileFn struct {
 	Work jobfiles.WorkDir
 
 	ahead   docpool.AheadEmits
-	spilled jobfiles.SpillIn   // candidate pairs
-	halves  *jobfiles.SpillOut // see spilled.go
+	spilled spilled.In   // candidate pairs
+	halves  *spilled.Out // see spilled.go
 }
 
-func (fn *halfJoinFileFn) Setup() { fn.halves = fn.Work.SpillTo("halves") }
+func (fn *halfJoinFileFn) Setup() { fn.halves = spilled.To(fn.Work, "halves") }
 
 func (fn *halfJoinFileFn) ProcessElement(ctx context.Context, k int64, pairChunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	seg := int(k)
@@ -119,7 +120,7 @@ func segmentInfos(ctx context.Context, w jobfiles.WorkDir, seg int) func() (func
 // FinishBundle emits the output of the segments still being worked on.
 func (fn *halfJoinFileFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst")), emit, fn.halves)
+	return spilled.Finish(fn.ahead.Drain(0, []func(int64, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst")), emit, fn.halves)
 }
 
 // verifyFileFn is verifyFn with the infos read from the segment's info
@@ -137,11 +138,11 @@ type verifyFileFn struct {
 	Verify verify.Config
 
 	ahead   docpool.AheadEmits
-	spilled jobfiles.SpillIn   // half-join records
-	unsure  *jobfiles.SpillOut // see spilled.go
+	spilled spilled.In   // half-join records
+	unsure  *spilled.Out // see spilled.go
 }
 
-func (fn *verifyFileFn) Setup() { fn.unsure = fn.Work.SpillTo("unsure") }
+func (fn *verifyFileFn) Setup() { fn.unsure = spilled.To(fn.Work, "unsure") }
 
 func (fn *verifyFileFn) ProcessElement(ctx context.Context, k int64, halfChunks func(*[]byte) bool, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
 	seg := int(k)
@@ -162,7 +163,7 @@ func (fn *verifyFileFn) ProcessElement(ctx context.Context, k int64, halfChunks 
 			if first {
 				emitStat(summary.StatSegments, 1)
 			}
-			return VerifyHalves(fn.Verify, fn.Work.SegmentBits, jobfiles.IterOf(chunks), info, fn.Work.SegmentShardName(seg), emits[0], emits[1], emitStat)
+			return VerifyHalves(fn.Verify, fn.Work.SegmentBits, spilled.IterOf(chunks), info, fn.Work.SegmentShardName(seg), emits[0], emits[1], emitStat)
 		})
 		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), emits, emitStat, jobstate.BusyIn(ctx, "Verify")); err != nil {
 			return err
@@ -174,7 +175,7 @@ func (fn *verifyFileFn) ProcessElement(ctx context.Context, k int64, halfChunks 
 // FinishBundle emits the output of the segments still being worked on.
 func (fn *verifyFileFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify")), emitUnsure, fn.unsure)
+	return spilled.Finish(fn.ahead.Drain(0, []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify")), emitUnsure, fn.unsure)
 }
 
 // UniquePairs decodes the candidate-pair chunks of iter, sorted and without

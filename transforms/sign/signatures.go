@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/ensemble"
@@ -91,8 +92,8 @@ type signFn struct {
 	StatsWithEntries bool
 
 	keyer   blockkeys.Keyer
-	signers *SignerPool        // shared in the process (signers.go), reused from segment to segment
-	spilled *jobfiles.SpillOut // block entries, see spilled.go
+	signers *SignerPool  // shared in the process (signers.go), reused from segment to segment
+	spilled *spilled.Out // block entries, see spilled.go
 }
 
 // newSignFn returns a run's signFn (run: infos to info shards, stats
@@ -127,7 +128,7 @@ func (fn *signFn) Setup() (err error) {
 			return err
 		}
 	}
-	fn.spilled = fn.Work.SpillTo("entries")
+	fn.spilled = spilled.To(fn.Work, "entries")
 	return nil
 }
 
@@ -170,7 +171,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, k int64, markers func(*[]b
 // FinishBundle emits the names of the bundle's spill file of block entries
 // (see spilled.go).
 func (fn *signFn) FinishBundle(emitEntry, _ func(int64, []byte), _ func(string, int64)) error {
-	return jobfiles.FinishSpilled(nil, emitEntry, fn.spilled)
+	return spilled.Finish(nil, emitEntry, fn.spilled)
 }
 
 // segmentSigner signs the documents of one segment.

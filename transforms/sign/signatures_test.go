@@ -17,7 +17,7 @@ import (
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -52,7 +52,7 @@ func (fn *stageStatsFn) ProcessElement(k int64, chunk []byte, emit func(string, 
 	if int(k) != fn.Key {
 		return nil
 	}
-	return PassStats(jobfiles.IterOf([][]byte{chunk}), emit)
+	return PassStats(spilled.IterOf([][]byte{chunk}), emit)
 }
 
 func (fn *stageEntryFn) ProcessElement(k int64, chunk []byte, emit func(string)) error {

@@ -23,6 +23,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 )
 
 // Shared helpers of the stage tests (read_test.go, exact_test.go, ...):
@@ -412,9 +413,9 @@ type stageUnspillFn struct{ Work jobfiles.WorkDir }
 
 func (fn *stageUnspillFn) ProcessElement(k int64, name []byte, emit func(int64, []byte)) error {
 	key := int(k)
-	var in jobfiles.SpillIn
+	var in spilled.In
 	defer in.Close()
-	return in.Each(fn.Work, key, jobfiles.IterOf([][]byte{name}), func(c []byte) error {
+	return in.Each(fn.Work, key, spilled.IterOf([][]byte{name}), func(c []byte) error {
 		emit(int64(key), slices.Clone(c))
 		return nil
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/objects"
 )
@@ -46,7 +47,7 @@ func init() {
 func writeLines(s beam.Scope, o Options, kind string, col beam.PCollection) beam.PCollection {
 	s = s.Scope(kind)
 	parts, st1 := beam.ParDo2(s, &splitPartsFn{SegmentBits: o.Work.SegmentBits, Kind: kind}, col)
-	named, st2 := beam.ParDo2(s, &writePartFn{Work: o.Work, Kind: kind, Locations: o.Locations}, jobfiles.GroupSpilled(s, o.Work, "parts", parts))
+	named, st2 := beam.ParDo2(s, &writePartFn{Work: o.Work, Kind: kind, Locations: o.Locations}, spilled.Group(s, o.Work, "parts", parts))
 	st3 := beam.ParDo(s, &joinPartsFn{WorkDir: o.Work.Dir, Out: o.Out, Kind: kind}, beam.GroupByKey(s, named))
 	return beam.Flatten(s, st1, st2, st3)
 }
@@ -105,10 +106,10 @@ func (fn *splitPartsFn) FinishBundle(emit func(int64, []byte), emitStat func(str
 // named with its line count as a wire marker keyed by file index; stats
 // (of pairs, summary.StatContainmentPairs).
 type writePartFn struct {
-	Work                 jobfiles.WorkDir
-	Kind                 string
-	Locations            bool // pairs lines with the documents' locations
-	jobfiles.GroupReader      // the records, spilled with Work.Spill (groupSpilled)
+	Work                jobfiles.WorkDir
+	Kind                string
+	Locations           bool // pairs lines with the documents' locations
+	spilled.GroupReader      // the records, spilled with Work.Spill (groupSpilled)
 }
 
 func (fn *writePartFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
