@@ -20,7 +20,7 @@ import (
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/job"
 )
@@ -73,12 +73,12 @@ func sameAudit(t *testing.T, what, lookup, scan string) {
 	a, b := outputs(t, lookup), outputs(t, scan)
 	for _, m := range []map[string][]byte{a, b} {
 		var sum map[string]any
-		if err := json.Unmarshal(m[output.AuditSummaryName], &sum); err != nil {
+		if err := json.Unmarshal(m[summary.AuditFileName], &sum); err != nil {
 			t.Fatal(err)
 		}
-		delete(sum["counts"].(map[string]any), output.StatIndexBytesRead)
+		delete(sum["counts"].(map[string]any), summary.StatIndexBytesRead)
 		delete(sum, "index") // the index's directory
-		m[output.AuditSummaryName], _ = json.Marshal(sum)
+		m[summary.AuditFileName], _ = json.Marshal(sum)
 	}
 	sameOutputs(t, what, b, a)
 }
@@ -87,21 +87,21 @@ func sameAudit(t *testing.T, what, lookup, scan string) {
 // shards hold exactly the kept records.
 func checkAuditAccounting(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, output.AuditSummaryName))
+	b, err := os.ReadFile(filepath.Join(dir, summary.AuditFileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s output.AuditSummary
+	var s summary.AuditSummary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
 	c := s.Counts
-	if !s.Balanced || c[output.StatInput] != c[output.StatKept]+c[output.StatRemoved]+c[output.StatRejected] ||
-		c[output.StatRemoved] != c[output.StatDupOfIndex]+c[output.StatBatchOnly] {
+	if !s.Balanced || c[summary.StatInput] != c[summary.StatKept]+c[summary.StatRemoved]+c[summary.StatRejected] ||
+		c[summary.StatRemoved] != c[summary.StatDupOfIndex]+c[summary.StatBatchOnly] {
 		t.Errorf("audit counts do not add up: %v", c)
 	}
-	if lines := dedupRecords(t, dir); lines != c[output.StatKept] {
-		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[output.StatKept])
+	if lines := dedupRecords(t, dir); lines != c[summary.StatKept] {
+		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[summary.StatKept])
 	}
 	return c
 }
@@ -196,18 +196,18 @@ func TestAuditSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if man0.Documents != c0[output.StatKept] || len(man0.Shards) != 1 {
-		t.Fatalf("index holds %d documents in %d shards; the run kept %d", man0.Documents, len(man0.Shards), c0[output.StatKept])
+	if man0.Documents != c0[summary.StatKept] || len(man0.Shards) != 1 {
+		t.Fatalf("index holds %d documents in %d shards; the run kept %d", man0.Documents, len(man0.Shards), c0[summary.StatKept])
 	}
 	next := filepath.Join(t.TempDir(), "next")
 	aud := runAudit(t, cfg, idx0, files[1:], true, next)
 	c := checkAuditAccounting(t, aud)
-	if c[output.StatDupOfIndex] == 0 || c[output.StatIndexDocs] != man0.Documents {
-		t.Errorf("audit found %d duplicates of the index, scanned %d indexed documents", c[output.StatDupOfIndex], c[output.StatIndexDocs])
+	if c[summary.StatDupOfIndex] == 0 || c[summary.StatIndexDocs] != man0.Documents {
+		t.Errorf("audit found %d duplicates of the index, scanned %d indexed documents", c[summary.StatDupOfIndex], c[summary.StatIndexDocs])
 	}
 	// Only indexed documents sharing a key with the batch are shuffled.
-	if c[output.StatIndexJoined] >= man0.Documents {
-		t.Errorf("all %d indexed documents joined", c[output.StatIndexJoined])
+	if c[summary.StatIndexJoined] >= man0.Documents {
+		t.Errorf("all %d indexed documents joined", c[summary.StatIndexJoined])
 	}
 	man1, err := indexing.ReadManifest(context.Background(), next)
 	if err != nil {
@@ -221,14 +221,14 @@ func TestAuditSample(t *testing.T) {
 			t.Errorf("%s holds %q and %q, want the manifest, shards and key files only", d, names, hidden)
 		}
 	}
-	if man1.Documents != man0.Documents+c[output.StatKept] || len(man1.Shards) != 2 || man1.Shards[0] != man0.Shards[0] ||
+	if man1.Documents != man0.Documents+c[summary.StatKept] || len(man1.Shards) != 2 || man1.Shards[0] != man0.Shards[0] ||
 		len(man1.Generations) != 2 || man1.Generations[0].Dir != idx0 {
-		t.Errorf("next index: %d documents in %d shards, want %d + %d in 2, the first in %s", man1.Documents, len(man1.Shards), man0.Documents, c[output.StatKept], idx0)
+		t.Errorf("next index: %d documents in %d shards, want %d + %d in 2, the first in %s", man1.Documents, len(man1.Shards), man0.Documents, c[summary.StatKept], idx0)
 	}
 	// The lookups find what a scan of every indexed record finds.
 	sameAudit(t, "audit by lookups and by a scan", aud, runAuditOpt(t, cfg, files[1:], AuditOptions{Index: idx0, ReadSources: true, Scan: true}))
-	if c[output.StatIndexBytesRead] <= 0 {
-		t.Errorf("audit read %d bytes of the index", c[output.StatIndexBytesRead])
+	if c[summary.StatIndexBytesRead] <= 0 {
+		t.Errorf("audit read %d bytes of the index", c[summary.StatIndexBytesRead])
 	}
 	// The same outputs whatever the partitions, branches and workers.
 	other := cfg
@@ -239,8 +239,8 @@ func TestAuditSample(t *testing.T) {
 	aud2 := runAudit(t, cfg, next, files[1:], false, "")
 	c2 := checkAuditAccounting(t, aud2)
 	sameAudit(t, "audit of two generations by lookups and by a scan", aud2, runAuditOpt(t, cfg, files[1:], AuditOptions{Index: next, Scan: true}))
-	if c2[output.StatExactOfIndex] < c[output.StatKept] {
-		t.Errorf("re-audit: %d exact duplicates of the index, want >= %d kept before", c2[output.StatExactOfIndex], c[output.StatKept])
+	if c2[summary.StatExactOfIndex] < c[summary.StatKept] {
+		t.Errorf("re-audit: %d exact duplicates of the index, want >= %d kept before", c2[summary.StatExactOfIndex], c[summary.StatKept])
 	}
 
 	truth, err := quality.ReadTruth("../testdata/sample/truth.tsv")
@@ -288,7 +288,7 @@ func TestAuditDevSplit(t *testing.T) {
 	for _, sh := range readManifest(t, idx).Shards {
 		idxBytes += sh.Bytes
 	}
-	t.Logf("dev split: the lookups read %d bytes of an index of %d shard bytes", c[output.StatIndexBytesRead], idxBytes)
+	t.Logf("dev split: the lookups read %d bytes of an index of %d shard bytes", c[summary.StatIndexBytesRead], idxBytes)
 	split := append(append(runPairs(t, run0), runPairs(t, aud)...), auditPairs(t, aud)...)
 	splitPair, splitComp := scores(split, truth)
 
@@ -296,7 +296,7 @@ func TestAuditDevSplit(t *testing.T) {
 		fullPair.All.AtThreshold.RecallDirect, fullComp.All.AtThreshold.RecallDirect, fullPair.All.LenientPrecision, len(runPairs(t, full)))
 	t.Logf("index + audit: recall J>=0.8 pairs %.4f linked %.4f, precision %.4f (%d pairs; %d new documents, %d duplicates of the index, %d of %d indexed documents joined)",
 		splitPair.All.AtThreshold.RecallDirect, splitComp.All.AtThreshold.RecallDirect, splitPair.All.LenientPrecision, len(split),
-		c[output.StatInput], c[output.StatDupOfIndex], c[output.StatIndexJoined], c[output.StatIndexDocs])
+		c[summary.StatInput], c[summary.StatDupOfIndex], c[summary.StatIndexJoined], c[summary.StatIndexDocs])
 	if splitComp.All.AtThreshold.RecallDirect < fullComp.All.AtThreshold.RecallDirect-0.01 {
 		t.Errorf("index + audit links %.4f of the true pairs, the full run %.4f (missed: %v)",
 			splitComp.All.AtThreshold.RecallDirect, fullComp.All.AtThreshold.RecallDirect, splitComp.Examples["missed"])
@@ -350,8 +350,8 @@ func TestAuditRefusesBadIndex(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.msg) {
 				t.Fatalf("audit of a damaged index: %v", err)
 			}
-			if _, err := os.Stat(filepath.Join(cfg.Output, output.AuditSummaryName)); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("failed audit wrote %s", output.AuditSummaryName)
+			if _, err := os.Stat(filepath.Join(cfg.Output, summary.AuditFileName)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("failed audit wrote %s", summary.AuditFileName)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/job"
 )
@@ -107,9 +108,9 @@ func TestAuditContainment(t *testing.T) {
 	case !whole.Kept || whole.Matches[0].ID != "reprint" || whole.Matches[0].Method != "containment" || whole.Matches[0].Inside != "indexed":
 		t.Errorf("reprint+: %+v, want kept, holding reprint", whole)
 	}
-	if c[output.StatRemoved] != 1 || c[output.StatDupOfIndex] != 1 || c[output.StatContainsIndex] != 1 || c[output.StatKept] != 3 {
+	if c[summary.StatRemoved] != 1 || c[summary.StatDupOfIndex] != 1 || c[summary.StatContainsIndex] != 1 || c[summary.StatKept] != 3 {
 		t.Errorf("counts removed %d, duplicates of the index %d, holding an indexed one %d, kept %d; want 1, 1, 1, 3",
-			c[output.StatRemoved], c[output.StatDupOfIndex], c[output.StatContainsIndex], c[output.StatKept])
+			c[summary.StatRemoved], c[summary.StatDupOfIndex], c[summary.StatContainsIndex], c[summary.StatKept])
 	}
 	sameAudit(t, "containment audit by lookups and by a scan", aud, runAuditOpt(t, cfg, []string{batch}, AuditOptions{Index: idx, ReadSources: true, Scan: true}))
 	// Without the indexed sources the unsure pairs are decided on their

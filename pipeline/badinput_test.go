@@ -23,6 +23,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
@@ -290,7 +291,7 @@ func TestBadInput(t *testing.T) {
 				// too: only the summary counts records.
 				s := readSummary(t, dir)
 				c = s.Counts
-				if !s.Balanced || c[output.StatInput] != c[output.StatKept]+c[output.StatRemoved]+c[output.StatRejected] {
+				if !s.Balanced || c[summary.StatInput] != c[summary.StatKept]+c[summary.StatRemoved]+c[summary.StatRejected] {
 					t.Errorf("records do not add up: %v", c)
 				}
 			} else {
@@ -306,9 +307,9 @@ func TestBadInput(t *testing.T) {
 					nrej += int64(n)
 				}
 			}
-			if c[output.StatDocuments] != tt.docs || c[output.StatRejected] != nrej || c[output.StatInput] != tt.docs+nrej {
+			if c[summary.StatDocuments] != tt.docs || c[summary.StatRejected] != nrej || c[summary.StatInput] != tt.docs+nrej {
 				t.Errorf("summary: %d input, %d documents, %d rejected; want %d, %d, %d",
-					c[output.StatInput], c[output.StatDocuments], c[output.StatRejected], tt.docs+nrej, tt.docs, nrej)
+					c[summary.StatInput], c[summary.StatDocuments], c[summary.StatRejected], tt.docs+nrej, tt.docs, nrej)
 			}
 		})
 	}
@@ -363,7 +364,7 @@ func TestBadInputDuplicateIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := checkAccounting(t, dir)
-	if c[output.StatInput] != 6 || c[output.StatRejected] != 0 || c[output.StatKept] != 5 || c[output.StatRemoved] != 1 {
+	if c[summary.StatInput] != 6 || c[summary.StatRejected] != 0 || c[summary.StatKept] != 5 || c[summary.StatRemoved] != 1 {
 		t.Errorf("counts %v: want 6 input, 0 rejected, 5 kept, 1 removed", c)
 	}
 	cls := clusterLines(t, dir)
@@ -423,7 +424,7 @@ func TestBadInputHugeLine(t *testing.T) {
 		allocs = append(allocs, after.TotalAlloc-before.TotalAlloc)
 		t.Logf("%d MB line: the job allocated %d MB", size>>20, allocs[len(allocs)-1]>>20)
 		c := checkAccounting(t, dir)
-		if c[output.StatInput] != 3 || c[output.StatKept] != 2 || c[output.StatRejected] != 1 {
+		if c[summary.StatInput] != 3 || c[summary.StatKept] != 2 || c[summary.StatRejected] != 1 {
 			t.Errorf("counts %v: want 3 input, 2 kept, 1 rejected", c)
 		}
 		rj := readRejects(t, dir)
@@ -498,8 +499,8 @@ func TestBadInputMaxTokens(t *testing.T) {
 			}
 			c := checkAccounting(t, dir)
 			cls := clusterLines(t, dir)
-			if c[output.StatTruncated] != tt.truncated || len(cls) != tt.clusters {
-				t.Errorf("truncated %d, clusters %+v; want %d truncated, %d clusters", c[output.StatTruncated], cls, tt.truncated, tt.clusters)
+			if c[summary.StatTruncated] != tt.truncated || len(cls) != tt.clusters {
+				t.Errorf("truncated %d, clusters %+v; want %d truncated, %d clusters", c[summary.StatTruncated], cls, tt.truncated, tt.clusters)
 			}
 			if tt.clusters == 1 && fmt.Sprint(cls[0].Members) != "[long-a long-b]" {
 				t.Errorf("cluster %+v, want long-a and long-b", cls[0])
@@ -589,7 +590,7 @@ func TestTextDedup(t *testing.T) {
 			t.Errorf("%s = %q, want %q", output.DedupName("text", i), got, want)
 		}
 	}
-	if s := readSummary(t, out); s.Counts[output.StatKept] != 2 || s.Counts[output.StatRemoved] != 1 {
-		t.Errorf("kept %d, removed %d; want 2 and 1", s.Counts[output.StatKept], s.Counts[output.StatRemoved])
+	if s := readSummary(t, out); s.Counts[summary.StatKept] != 2 || s.Counts[summary.StatRemoved] != 1 {
+		t.Errorf("kept %d, removed %d; want 2 and 1", s.Counts[summary.StatKept], s.Counts[summary.StatRemoved])
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/eval/quality"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sketch/signature"
@@ -69,8 +70,8 @@ func TestContainment(t *testing.T) {
 		got := outputs(t, dir)
 		if i > 0 {
 			if v.bits != 0 { // the segments are counted: compare the rest
-				sameCounts(t, fmt.Sprintf("%+v", v), want[output.SummaryName], got[output.SummaryName], output.StatSegments, output.StatSignSegments)
-				got[output.SummaryName] = want[output.SummaryName]
+				sameCounts(t, fmt.Sprintf("%+v", v), want[summary.FileName], got[summary.FileName], summary.StatSegments, summary.StatSignSegments)
+				got[summary.FileName] = want[summary.FileName]
 			}
 			sameOutputs(t, fmt.Sprintf("%+v", v), want, got)
 			continue
@@ -78,10 +79,10 @@ func TestContainment(t *testing.T) {
 		want = got
 		checkContainPairs(t, dir)
 		s := readSummary(t, dir)
-		if n := s.Counts[output.StatContainSmall]; n != 1 {
-			t.Errorf("summary %s = %d, want 1 (\"line\")", output.StatContainSmall, n)
+		if n := s.Counts[summary.StatContainSmall]; n != 1 {
+			t.Errorf("summary %s = %d, want 1 (\"line\")", summary.StatContainSmall, n)
 		}
-		if n := s.Counts[output.StatRemoved]; n != 2 {
+		if n := s.Counts[summary.StatRemoved]; n != 2 {
 			t.Errorf("summary removed = %d, want 2 (part, reprint)", n)
 		}
 	}
@@ -123,7 +124,7 @@ func checkContainPairs(t *testing.T, dir string) {
 // those named in except.
 func sameCounts(t *testing.T, what string, want, got []byte, except ...string) {
 	t.Helper()
-	var w, g output.Summary
+	var w, g summary.Summary
 	if err := json.Unmarshal(want, &w); err != nil {
 		t.Fatal(err)
 	}

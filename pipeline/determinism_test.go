@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -210,8 +210,8 @@ func TestComponentsShape(t *testing.T) {
 			t.Fatalf("%+v: %v", v, err)
 		}
 		counts := checkAccounting(t, dir)
-		remainders[v.rounds] = max(remainders[v.rounds], counts[output.StatRemainder])
-		delete(counts, output.StatRemainder)
+		remainders[v.rounds] = max(remainders[v.rounds], counts[summary.StatRemainder])
+		delete(counts, summary.StatRemainder)
 		got := outputs(t, dir)
 		delete(got, "summary.json")
 		if i == 0 {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -140,8 +140,8 @@ func TestFoldScriptEnglish(t *testing.T) {
 		dir := runJob(t, "", cfg, []string{in})
 		got := outputs(t, dir)
 		if fold {
-			if n, s := len(runPairs(t, dir)), readSummary(t, dir); n == 0 || s.Counts[output.StatRemoved] == 0 {
-				t.Fatalf("%d English documents: %d pairs, %d removed; want some of each", len(docs)/2, n, s.Counts[output.StatRemoved])
+			if n, s := len(runPairs(t, dir)), readSummary(t, dir); n == 0 || s.Counts[summary.StatRemoved] == 0 {
+				t.Fatalf("%d English documents: %d pairs, %d removed; want some of each", len(docs)/2, n, s.Counts[summary.StatRemoved])
 			}
 			want = got
 			continue

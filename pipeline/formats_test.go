@@ -15,6 +15,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -145,8 +146,8 @@ func TestInputForms(t *testing.T) {
 		{"zstd", ".jsonl.zst", same, zstded(t), "id", "text", true, "zstd", ""},
 		{"gzip named .jsonl", ".jsonl", same, gzipped(t), "id", "text", true, "gzip", ""},
 		{"zstd named .jsonl", ".jsonl", same, zstded(t), "id", "text", false, "zstd", ""},
-		{"no ids", ".jsonl", reshape(t, true), func(b []byte) []byte { return b }, "id", "text", false, "none", output.LineIDs},
-		{"--id-field ''", ".jsonl.gz", same, gzipped(t), "", "text", true, "gzip", output.LineIDs},
+		{"no ids", ".jsonl", reshape(t, true), func(b []byte) []byte { return b }, "id", "text", false, "none", summary.LineIDs},
+		{"--id-field ''", ".jsonl.gz", same, gzipped(t), "", "text", true, "gzip", summary.LineIDs},
 		{"nested fields", ".jsonl", reshape(t, false), func(b []byte) []byte { return b }, "meta.doc.id", "content.text", false, "none", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,7 +159,7 @@ func TestInputForms(t *testing.T) {
 			}
 			dir := runJob(t, "", c, files)
 			got := checkAccounting(t, dir)
-			for _, k := range []string{output.StatInput, output.StatRejected, output.StatKept, output.StatRemoved, output.StatClusters, output.StatExactDups} {
+			for _, k := range []string{summary.StatInput, summary.StatRejected, summary.StatKept, summary.StatRemoved, summary.StatClusters, summary.StatExactDups} {
 				if got[k] != want[k] {
 					t.Errorf("%s = %d, want %d", k, got[k], want[k])
 				}
@@ -208,7 +209,7 @@ func TestCompressOutputs(t *testing.T) {
 	cfg := job.DefaultConfig()
 	cfg.Compress = record.None
 	plain := outputs(t, runJob(t, "", cfg, files))
-	delete(plain, output.SummaryName)
+	delete(plain, summary.FileName)
 	for _, kind := range []string{"pairs-00000.jsonl", "clusters-00000.jsonl", "rejects-00002.jsonl", "dedup-00001.jsonl"} {
 		if plain[kind] == nil {
 			t.Fatalf("no %s in %v", kind, slices.Sorted(func(yield func(string) bool) {
@@ -224,7 +225,7 @@ func TestCompressOutputs(t *testing.T) {
 			cfg.Compress, cfg.Branches = must(record.ParseCompression(comp)), branches
 			dir := runJob(t, "", cfg, files)
 			got := outputs(t, dir)
-			delete(got, output.SummaryName)
+			delete(got, summary.FileName)
 			if len(got) != len(plain) {
 				t.Errorf("%s: %d outputs, want %d", comp, len(got), len(plain))
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
@@ -135,7 +136,7 @@ func TestInputChanged(t *testing.T) {
 			msg := err.Error()[strings.Index(err.Error(), want):]
 			t.Logf("the job failed: %s", msg[:strings.IndexByte(msg+"\n", '\n')])
 			dedup := output.DedupName("jsonl", slices.Index(files, in))
-			for _, name := range []string{dedup, output.SummaryName} {
+			for _, name := range []string{dedup, summary.FileName} {
 				if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("%s written by the failed job (%v)", name, err)
 				}
@@ -203,7 +204,7 @@ func TestInputNotAFile(t *testing.T) {
 		t.Errorf("no reject of %v", details)
 	}
 	c := checkAccounting(t, out)
-	if c[output.StatInput] != 9 || c[output.StatRejected] != 3 || c[output.StatDocuments] != 6 {
+	if c[summary.StatInput] != 9 || c[summary.StatRejected] != 3 || c[summary.StatDocuments] != 6 {
 		t.Errorf("counts %v: want 9 input records, 3 rejected, 6 documents", c)
 	}
 	if b, err := os.ReadFile(filepath.Join(out, output.DedupName("jsonl", slices.Index(files, dangling)))); err != nil || len(b) > 0 {
@@ -219,10 +220,10 @@ func TestInputNotAFile(t *testing.T) {
 		t.Fatalf("summary inputs %+v, want %d", s.Inputs, len(files))
 	}
 	for i, in := range s.Inputs {
-		want := output.InputFile{Index: i, Path: files[i], Records: 1, Rejected: 1,
+		want := summary.InputFile{Index: i, Path: files[i], Records: 1, Rejected: 1,
 			Reasons: map[string]int64{record.ReasonNotAFile: 1}}
 		if files[i] == inputs(t, good)[0] {
-			want = output.InputFile{Index: i, Path: files[i], Records: 6, Bytes: fi.Size(), Compression: "gzip", Fingerprint: in.Fingerprint}
+			want = summary.InputFile{Index: i, Path: files[i], Records: 6, Bytes: fi.Size(), Compression: "gzip", Fingerprint: in.Fingerprint}
 			if !strings.Contains(in.Fingerprint, fmt.Sprintf("size=%d ", fi.Size())) {
 				t.Errorf("fingerprint of %s: %q", files[i], in.Fingerprint)
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // lineSample writes the sample's two files as one JSONL file in dir, with
@@ -73,7 +74,7 @@ func TestLineSplit(t *testing.T) {
 				t.Fatalf("%+v: %v", v, err)
 			}
 			got := outputs(t, dir)
-			units := takeStat(t, got, output.StatReadUnits)
+			units := takeStat(t, got, summary.StatReadUnits)
 			what := fmt.Sprintf("ids %v, %+v", withID, v)
 			wantUnits := int64(1)
 			if v.split > 0 {

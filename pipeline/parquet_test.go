@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -104,7 +105,7 @@ func TestParquetSample(t *testing.T) {
 			what := fmt.Sprintf("%s, --keep %s", run.name, keep)
 			got := clustersAt(t, out, run.at)
 			c := readSummary(t, out).Counts
-			for _, k := range []string{output.StatInput, output.StatKept, output.StatRemoved, output.StatRejected, "clusters", "verified_pairs"} {
+			for _, k := range []string{summary.StatInput, summary.StatKept, summary.StatRemoved, summary.StatRejected, "clusters", "verified_pairs"} {
 				if c[k] != wantCounts[k] {
 					t.Errorf("%s: %s = %d, JSONL %d", what, k, c[k], wantCounts[k])
 				}
@@ -263,12 +264,12 @@ func TestParquetDamaged(t *testing.T) {
 	c := readSummary(t, out).Counts
 	// The rows of the damaged row group from the damage on are lost, the
 	// third row group is read (and the cut file is one reject).
-	if c[output.StatInput] != stop+101 || c[output.StatRejected] != 2 {
-		t.Errorf("input %d, rejected %d; want %d and 2", c[output.StatInput], c[output.StatRejected], stop+101)
+	if c[summary.StatInput] != stop+101 || c[summary.StatRejected] != 2 {
+		t.Errorf("input %d, rejected %d; want %d and 2", c[summary.StatInput], c[summary.StatRejected], stop+101)
 	}
 	kept := dedupRows(t, filepath.Join(out, output.DedupName("parquet", 0)), false)
-	if int64(len(kept)) != c[output.StatKept] || len(kept) == 0 || kept[len(kept)-1] != 299 {
-		t.Errorf("dedup copy of the damaged file: %d rows (kept %d), last %v; want up to row 300", len(kept), c[output.StatKept], kept[len(kept)-1:])
+	if int64(len(kept)) != c[summary.StatKept] || len(kept) == 0 || kept[len(kept)-1] != 299 {
+		t.Errorf("dedup copy of the damaged file: %d rows (kept %d), last %v; want up to row 300", len(kept), c[summary.StatKept], kept[len(kept)-1:])
 	}
 	for _, n := range kept {
 		if n >= stop-1 && n < 200 {

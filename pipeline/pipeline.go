@@ -14,12 +14,13 @@ import (
 	"github.com/neardup/neardup/transforms/cluster"
 	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/near"
+	"github.com/neardup/neardup/transforms/objects"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/write"
 )
@@ -67,7 +68,7 @@ func read(ctx context.Context, s beam.Scope, cfg *job.Config, files []string) (f
 		return fc, r, fmt.Errorf("job configuration: %w", err)
 	}
 	if cfg.Work == "" {
-		cfg.Work = output.JoinPath(cfg.Output, jobfiles.WorkDirName)
+		cfg.Work = objects.JoinPath(cfg.Output, jobfiles.WorkDirName)
 	}
 	if fc, err = newFiles(ctx, s, *cfg, jobfiles.InputsManifest, refsOf(files), len(files)); err != nil {
 		return fc, r, err
@@ -163,7 +164,7 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg job.Config, files []strin
 	// The batch is decided with its documents that have an indexed match
 	// removed beforehand: the index's documents are all kept.
 	clusters, removes, clusterStats := cluster.Clusters(s, cluster.OptionsFor(cfg), beam.GroupByKey(s, beam.Flatten(s, batchMatches, cluster.OutsideMarks(s, idxMatches))))
-	clusterStats = audit.RenameStat(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch)
+	clusterStats = audit.RenameStat(s, clusterStats, summary.StatRemoved, summary.StatRemovedInBatch)
 
 	allRemoves, writeStats := audit.WriteAudit(s, auditOpt, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
 	if opt.UpdateIndex != "" { // the summary, which removes the work directory, waits for it

@@ -22,8 +22,8 @@ import (
 	"github.com/neardup/neardup/transforms/beamtest"
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
 	"github.com/neardup/neardup/transforms/eval/quality"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -62,9 +62,9 @@ func runJob(t *testing.T, runner string, cfg job.Config, files []string) string 
 	return cfg.Output
 }
 
-func readSummary(t *testing.T, dir string) output.Summary {
+func readSummary(t *testing.T, dir string) summary.Summary {
 	t.Helper()
-	s, err := output.ReadSummary(dir)
+	s, err := summary.ReadSummary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +77,11 @@ func checkAccounting(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
 	s := readSummary(t, dir)
 	c := s.Counts
-	if !s.Balanced || c[output.StatInput] != c[output.StatKept]+c[output.StatRemoved]+c[output.StatRejected] {
+	if !s.Balanced || c[summary.StatInput] != c[summary.StatKept]+c[summary.StatRemoved]+c[summary.StatRejected] {
 		t.Errorf("records do not add up: %v", c)
 	}
-	if lines := dedupRecords(t, dir); lines != c[output.StatKept] {
-		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[output.StatKept])
+	if lines := dedupRecords(t, dir); lines != c[summary.StatKept] {
+		t.Errorf("dedup shards hold %d records, summary says kept %d", lines, c[summary.StatKept])
 	}
 	return c
 }
@@ -128,8 +128,8 @@ func evaluate(t *testing.T, dir string, truth quality.Truth) quality.Report {
 func TestSample(t *testing.T) {
 	dir := runJob(t, "", job.DefaultConfig(), sampleFiles)
 	c := checkAccounting(t, dir)
-	if c[output.StatInput] != 1200 || c[output.StatRejected] != 0 {
-		t.Errorf("read %d records, %d rejected; want 1200, 0", c[output.StatInput], c[output.StatRejected])
+	if c[summary.StatInput] != 1200 || c[summary.StatRejected] != 0 {
+		t.Errorf("read %d records, %d rejected; want 1200, 0", c[summary.StatInput], c[summary.StatRejected])
 	}
 	truth, err := quality.ReadTruth("../testdata/sample/truth.tsv")
 	if err != nil {
@@ -222,7 +222,7 @@ func sameOutputs(t *testing.T, what string, want, got map[string][]byte) {
 	slices.Sort(names)
 	for _, n := range names {
 		w, g := want[n], got[n]
-		if n == output.SummaryName {
+		if n == summary.FileName {
 			w, g = withoutShuffles(t, what, w, g)
 		}
 		if !bytes.Equal(w, g) {

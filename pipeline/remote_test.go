@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/objects/objectstest"
@@ -85,7 +85,7 @@ func TestRemoteParquetSplit(t *testing.T) {
 			t.Fatalf("split %d: %v", split, err)
 		}
 		got := outputs(t, out)
-		return got, takeStat(t, got, output.StatReadUnits)
+		return got, takeStat(t, got, summary.StatReadUnits)
 	}
 	local, units := run(t, files, -1)
 	if units != int64(len(files)) {
@@ -101,7 +101,7 @@ func TestRemoteParquetSplit(t *testing.T) {
 			if wholeUnits != int64(len(files)) || splitUnits < 2*int64(len(files)) {
 				t.Errorf("read_units %d whole, %d split; want %d and more than %d", wholeUnits, splitUnits, len(files), 2*len(files))
 			}
-			if !bytes.Contains(split[output.SummaryName], []byte(st.prefix+"in/")) {
+			if !bytes.Contains(split[summary.FileName], []byte(st.prefix+"in/")) {
 				t.Fatalf("summary.json does not name the inputs %s...", st.prefix)
 			}
 			sameOutputs(t, name+" split vs whole", whole, split)
@@ -146,7 +146,7 @@ func TestRemoteParquetReplaced(t *testing.T) {
 			if !strings.Contains(line, map[string]string{"gs": "generation=", "s3": "etag="}[name]) {
 				t.Errorf("the error does not say the version changed: %s", line)
 			}
-			if _, err := os.Stat(filepath.Join(out, output.SummaryName)); err == nil {
+			if _, err := os.Stat(filepath.Join(out, summary.FileName)); err == nil {
 				t.Error("summary.json written by the failed job")
 			}
 		})
@@ -173,7 +173,7 @@ func TestRemoteIndex(t *testing.T) {
 		l := runAudit(t, cfg, local, []string{b}, false, nl)
 		r := runAudit(t, cfg, remote, []string{b}, false, nr)
 		sameAudit(t, "audit against "+remote, l, r)
-		readL, readR := checkAuditAccounting(t, l)[output.StatIndexBytesRead], checkAuditAccounting(t, r)[output.StatIndexBytesRead]
+		readL, readR := checkAuditAccounting(t, l)[summary.StatIndexBytesRead], checkAuditAccounting(t, r)[summary.StatIndexBytesRead]
 		if readL != readR || readR == 0 {
 			t.Errorf("audit against %s read %d bytes of the index, locally %d", remote, readR, readL)
 		}

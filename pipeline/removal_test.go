@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/eval/quality"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -246,8 +246,8 @@ func TestAuditRemovalRule(t *testing.T) {
 			t.Errorf("%s removed for %q in the batch, by hand for the index", d, got[d])
 		}
 	}
-	if n := int64(len(lens) - len(want)); c[output.StatKept] != n {
-		t.Errorf("kept %d, by hand %d", c[output.StatKept], n)
+	if n := int64(len(lens) - len(want)); c[summary.StatKept] != n {
+		t.Errorf("kept %d, by hand %d", c[summary.StatKept], n)
 	}
 	if len(outside) < 4 {
 		t.Errorf("%d documents with an indexed match, want both indexed documents and their neighbours", len(outside))

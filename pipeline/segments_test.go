@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -16,7 +16,7 @@ import (
 func takeStat(t *testing.T, outs map[string][]byte, name string) int64 {
 	t.Helper()
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(outs[output.SummaryName], &m); err != nil {
+	if err := json.Unmarshal(outs[summary.FileName], &m); err != nil {
 		t.Fatal(err)
 	}
 	var counts map[string]int64
@@ -32,7 +32,7 @@ func takeStat(t *testing.T, outs map[string][]byte, name string) int64 {
 	if m["counts"], err = json.Marshal(counts); err != nil {
 		t.Fatal(err)
 	}
-	if outs[output.SummaryName], err = json.Marshal(m); err != nil {
+	if outs[summary.FileName], err = json.Marshal(m); err != nil {
 		t.Fatal(err)
 	}
 	return v
@@ -87,8 +87,8 @@ func TestSegmentSize(t *testing.T) {
 				t.Fatalf("%s, %+v: %v", in.name, v, err)
 			}
 			got := outputs(t, dir)
-			segs := takeStat(t, got, output.StatSegments)
-			signSegs := takeStat(t, got, output.StatSignSegments)
+			segs := takeStat(t, got, summary.StatSegments)
+			signSegs := takeStat(t, got, summary.StatSignSegments)
 			what := fmt.Sprintf("%s, %+v", in.name, v)
 			bits := v.bits
 			if bits == 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
@@ -126,7 +127,7 @@ func TestParquetSplit(t *testing.T) {
 				t.Fatalf("%+v: %v", v, err)
 			}
 			got := outputs(t, dir)
-			units := takeStat(t, got, output.StatReadUnits)
+			units := takeStat(t, got, summary.StatReadUnits)
 			what := fmt.Sprintf("ids %v, %+v", withID, v)
 			// Units of per rows, or up to 2·per to end at a row group.
 			least, most := int64(len(files)), int64(len(files))
@@ -231,7 +232,7 @@ func splitChanged(t *testing.T, files []string, file int, units int64, split int
 				// runs once a unit is read).
 				t.Errorf("%d units read after the change, want none", calls.Load()-at)
 			}
-			for _, name := range []string{dedup, output.SummaryName} {
+			for _, name := range []string{dedup, summary.FileName} {
 				if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("%s written by the failed job (%v)", name, err)
 				}

@@ -23,12 +23,12 @@ const (
 
 // sharedExported is the exported surface of jobfiles, which every stage
 // imports for the work files they pass each other: the input list, the
-// work directory's shards, spool copies and pre-shards, and the spilled
-// shuffles.
-const sharedExported = 85
+// work directory's shards, spool copies and pre-shards (the types its functions return are exported, with their
+// methods).
+const sharedExported = 73
 
 // stagePackages are the Beam layer's packages (see the package doc).
-var stagePackages = []string{"job", "jobstate", "jobfiles", "ingest", "exact", "sign", "near", "cluster", "write", "indexing", "audit"}
+var stagePackages = []string{"job", "jobstate", "jobfiles", "jobfiles/spilled", "ingest", "exact", "sign", "near", "cluster", "write", "indexing", "audit"}
 
 // algorithmPackages are the Beam-free packages under this one.
 var algorithmPackages = []string{"text", "sketch", "match", "graph", "format", "eval", "objects", "mix", "choice"}

@@ -15,7 +15,7 @@ import (
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
@@ -183,7 +183,7 @@ func (a *auditJob) finish(ctx context.Context, d doneJob) error {
 	}
 	err = finishJob(ctx, finishedJob{
 		counts: sum.Counts, balanced: sum.Balanced, audit: true, inputs: sum.Inputs, files: d.files, maxRejectRatio: d.maxRejectRatio,
-		out: d.out, summary: output.AuditSummaryName, index: a.next, indexFlag: "--update-index", indexOffset: len(a.man.Shards),
+		out: d.out, summary: summary.AuditFileName, index: a.next, indexFlag: "--update-index", indexOffset: len(a.man.Shards),
 	})
 	if err != nil {
 		return err
@@ -225,28 +225,28 @@ func openNextIndex(open opener, old, next string) (*outdir.Dir, error) {
 
 // completeAuditSummary adds the wall time and the job's settings to the
 // audit-summary.json the job wrote in dir, and returns it.
-func completeAuditSummary(ctx context.Context, dir string, took time.Duration, settings output.Settings) (output.AuditSummary, error) {
-	return updateJSON(ctx, dir, output.AuditSummaryName, func(sum *output.AuditSummary) {
+func completeAuditSummary(ctx context.Context, dir string, took time.Duration, settings summary.Settings) (summary.AuditSummary, error) {
+	return updateJSON(ctx, dir, summary.AuditFileName, func(sum *summary.AuditSummary) {
 		sum.WallSeconds = took.Seconds()
 		sum.Settings = &settings
 	})
 }
 
 // auditReport prints the main counts of an audit and the files written.
-func auditReport(out string, written []string, next *outdir.Dir, sum output.AuditSummary, files int, indexed int64, took time.Duration) {
+func auditReport(out string, written []string, next *outdir.Dir, sum summary.AuditSummary, files int, indexed int64, took time.Duration) {
 	c := sum.Counts
 	fmt.Printf("neardup audit: %d input files, %d records against an index of %d documents in %s\n",
-		files, c[output.StatInput], indexed, took.Round(time.Millisecond))
+		files, c[summary.StatInput], indexed, took.Round(time.Millisecond))
 	fmt.Printf("  index documents sharing a key with the batch %d, (new, indexed) candidate checks in %d pairs\n",
-		c[output.StatIndexJoined], c[output.StatCandidates])
+		c[summary.StatIndexJoined], c[summary.StatCandidates])
 	fmt.Printf("  rejected %d, duplicates of the index %d (exact %d), clusters in the batch %d, removed in the batch only %d\n",
-		c[output.StatRejected], c[output.StatDupOfIndex], c[output.StatExactOfIndex], c[output.StatClusters], c[output.StatBatchOnly])
-	fmt.Printf("  kept %d, removed %d\n", c[output.StatKept], c[output.StatRemoved])
-	if n := c[output.StatContainsIndex]; n > 0 {
+		c[summary.StatRejected], c[summary.StatDupOfIndex], c[summary.StatExactOfIndex], c[summary.StatClusters], c[summary.StatBatchOnly])
+	fmt.Printf("  kept %d, removed %d\n", c[summary.StatKept], c[summary.StatRemoved])
+	if n := c[summary.StatContainsIndex]; n > 0 {
 		fmt.Printf("  kept holding an indexed document (--containment) %d\n", n)
 	}
 	fmt.Printf("outputs in %s (%s)\n", out, outdir.FileList(written))
 	if next != nil {
-		fmt.Printf("next index in %s (%d + %d documents)\n", next.Path(), indexed, c[output.StatKept])
+		fmt.Printf("next index in %s (%d + %d documents)\n", next.Path(), indexed, c[summary.StatKept])
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // TestOpenNextIndex: the next index may not be the old one, inside it,
@@ -90,12 +90,12 @@ func TestAuditCommand(t *testing.T) {
 	// audit-summary.json records the settings the audit ran with: the
 	// index's, and the shape chosen for this machine.
 	man := readManifest(t, idx)
-	summary, err := os.ReadFile(filepath.Join(dir, "a1", output.AuditSummaryName))
+	sumJSON, err := os.ReadFile(filepath.Join(dir, "a1", summary.AuditFileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum output.AuditSummary
-	if err := json.Unmarshal(summary, &sum); err != nil {
+	var sum summary.AuditSummary
+	if err := json.Unmarshal(sumJSON, &sum); err != nil {
 		t.Fatal(err)
 	}
 	if got := sum.Settings; got == nil || got.Config != man.Config || got.CCRounds != 0 || got.Runner != "direct" {

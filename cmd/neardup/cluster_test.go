@@ -28,7 +28,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/inputs"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // The test binary plays the parts of a cluster in separate processes, chosen
@@ -207,12 +207,12 @@ func TestClusterShape(t *testing.T) {
 		Counts map[string]int64  `json:"counts"`
 		Inputs []json.RawMessage `json:"inputs"`
 	}
-	if b, err := os.ReadFile(filepath.Join(cluster, output.SummaryName)); err != nil || json.Unmarshal(b, &sum) != nil {
+	if b, err := os.ReadFile(filepath.Join(cluster, summary.FileName)); err != nil || json.Unmarshal(b, &sum) != nil {
 		t.Fatalf("the cluster job's summary: %v", err)
 	}
-	if c, files := sum.Counts, int64(len(sum.Inputs)); c[output.StatSignSegments] < c[output.StatInput]/16 || c[output.StatSegments] <= 2*files {
+	if c, files := sum.Counts, int64(len(sum.Inputs)); c[summary.StatSignSegments] < c[summary.StatInput]/16 || c[summary.StatSegments] <= 2*files {
 		t.Errorf("cluster job: sign_segments %d, verify_segments %d for %d records in %d files; want a key per 16 lines",
-			c[output.StatSignSegments], c[output.StatSegments], c[output.StatInput], files)
+			c[summary.StatSignSegments], c[summary.StatSegments], c[summary.StatInput], files)
 	}
 
 	// The gs:// job's objects are the local files, but for summary.json,
@@ -225,7 +225,7 @@ func TestClusterShape(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch got, ok := objects["run/"+name]; {
-		case name == "report.html" || name == output.SummaryName && ok:
+		case name == "report.html" || name == summary.FileName && ok:
 		case string(b) != got:
 			t.Errorf("gs://out/run/%s differs from the in-process job's (%d bytes, want %d)", name, len(got), len(b))
 		}

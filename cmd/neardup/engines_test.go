@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/transforms/eval/devcorpus"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
 
@@ -227,19 +227,19 @@ func needTime(t *testing.T, d time.Duration) {
 // shapeCounts are the counts of summary.json that follow the job's shape
 // (segments, units, rounds), which the runner chooses: they differ between
 // runners, unlike the outputs.
-var shapeCounts = []string{output.StatSignSegments, output.StatSegments, output.StatReadUnits, output.StatRemainder}
+var shapeCounts = []string{summary.StatSignSegments, summary.StatSegments, summary.StatReadUnits, summary.StatRemainder}
 
 // sameResults fails the test unless the directories got and want hold the
 // same files, byte-identical but for summary.json, whose counts must be
 // equal but for shapeCounts, and report.html, which shows times. It
 // returns got's summary.
-func sameResults(t *testing.T, got, want string) output.Summary {
+func sameResults(t *testing.T, got, want string) summary.Summary {
 	t.Helper()
 	names := listDir(t, want)
 	if g := listDir(t, got); !slices.Equal(g, names) {
 		t.Errorf("%s holds %q; want %q", got, g, names)
 	}
-	var sums [2]output.Summary
+	var sums [2]summary.Summary
 	for _, name := range names {
 		a, errA := os.ReadFile(filepath.Join(got, name))
 		b, errB := os.ReadFile(filepath.Join(want, name))
@@ -248,14 +248,14 @@ func sameResults(t *testing.T, got, want string) output.Summary {
 		}
 		switch name {
 		case "report.html":
-		case output.SummaryName, output.AuditSummaryName:
+		case summary.FileName, summary.AuditFileName:
 			for i, raw := range [][]byte{a, b} {
 				if err := json.Unmarshal(raw, &sums[i]); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 			}
 			ca, cb := sums[0].Counts, sums[1].Counts
-			for _, c := range append(shapeCounts, output.StatIndexBytesRead) {
+			for _, c := range append(shapeCounts, summary.StatIndexBytesRead) {
 				delete(ca, c)
 				delete(cb, c)
 			}
@@ -279,7 +279,7 @@ func sameResults(t *testing.T, got, want string) output.Summary {
 // workShare fails the test unless exactly want worker processes signed
 // documents, each at least a quarter of them, and each did some of the
 // stages named in also (summary.json's workers).
-func workShare(t *testing.T, sum output.Summary, want int, also ...string) {
+func workShare(t *testing.T, sum summary.Summary, want int, also ...string) {
 	t.Helper()
 	var signers []string
 	for id, w := range sum.Workers {
@@ -288,7 +288,7 @@ func workShare(t *testing.T, sum output.Summary, want int, also ...string) {
 		}
 	}
 	slices.Sort(signers)
-	total := sum.Counts[output.StatSigned]
+	total := sum.Counts[summary.StatSigned]
 	if len(signers) != want {
 		t.Errorf("%d worker processes signed documents (%v); want %d", len(signers), sum.Workers, want)
 	}
@@ -431,7 +431,7 @@ func engineAudit(t *testing.T, ctx context.Context, e *engine, tmp string) {
 	runCommand(t, ctx, tmp, slices.Concat(audit, []string{"--output", onEngine}, e.flags(t, nil)))
 	runCommand(t, ctx, tmp, slices.Concat(audit, []string{"--output", direct}))
 	sum := sameResults(t, onEngine, direct)
-	if sum.Counts[output.StatDupOfIndex] == 0 {
+	if sum.Counts[summary.StatDupOfIndex] == 0 {
 		t.Errorf("the audit found no duplicate of the index: %v", sum.Counts)
 	}
 	noTemporaries(t, onEngine)

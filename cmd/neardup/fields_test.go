@@ -11,7 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // TestFieldsChecked: a field option that none of the first records has is
@@ -121,7 +121,7 @@ func TestInputsAsTyped(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			s, err := output.ReadSummary(out)
+			s, err := summary.ReadSummary(out)
 			if err != nil {
 				t.Fatal(err)
 			}

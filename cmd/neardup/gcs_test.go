@@ -17,7 +17,7 @@ import (
 	"github.com/fsouza/fake-gcs-server/fakestorage"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/quietlog"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // TestRunGCS runs the command with its inputs, outputs and work files on
@@ -38,7 +38,7 @@ func TestRunGCS(t *testing.T) {
 	}
 	want := snapshot(t, local)
 	delete(want, "report.html") // not written for remote outputs
-	delete(want, output.SummaryName)
+	delete(want, summary.FileName)
 
 	objects := func() map[string]string { return gcsObjects(t, srv, "out", "") }
 	args := []string{"run", "--quiet", "--input", "gs://corpus/in/sample-*", "--output", "gs://out/run1"}
@@ -46,7 +46,7 @@ func TestRunGCS(t *testing.T) {
 		t.Fatalf("gs:// run: exit code %d: %s", code, stderr)
 	}
 	got := objects()
-	if got["run1/"+output.SummaryName] == "" {
+	if got["run1/"+summary.FileName] == "" {
 		t.Fatalf("no summary.json among %q", keys(got))
 	}
 	for name, b := range want {
@@ -151,7 +151,7 @@ func TestRunGCSLock(t *testing.T) {
 	}
 	want := snapshot(t, local)
 	delete(want, "report.html") // not written for remote outputs
-	delete(want, output.SummaryName)
+	delete(want, summary.FileName)
 
 	objects := func(prefix string) map[string]string { return gcsObjects(t, srv, "out", prefix) }
 	locks := func(prefix string) []string {
@@ -194,7 +194,7 @@ func TestRunGCSLock(t *testing.T) {
 			t.Errorf("locked/%s differs from the local run's %s (%d bytes, want %d)", name, name, len(got["locked/"+name]), len(b))
 		}
 	}
-	if len(got) != len(want)+1 || got["locked/"+output.SummaryName] == "" {
+	if len(got) != len(want)+1 || got["locked/"+summary.FileName] == "" {
 		t.Errorf("gs://out/locked holds %q, want the local run's %q and summary.json", keys(got), keys(want))
 	}
 

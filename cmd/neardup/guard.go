@@ -12,7 +12,7 @@ import (
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	htmlreport "github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // A finishedJob is what the command checks and commits once a job is done.
@@ -20,8 +20,8 @@ type finishedJob struct {
 	counts         map[string]int64 // summary.json's counts
 	balanced       bool
 	audit          bool
-	inputs         []output.InputFile // summary.json's per-file counts, if the job reported them
-	files          []string           // the input files
+	inputs         []summary.InputFile // summary.json's per-file counts, if the job reported them
+	files          []string            // the input files
 	maxRejectRatio float64
 	out            *outdir.Dir // the output directory
 	summary        string      // the name of its summary, committed last
@@ -81,10 +81,10 @@ func checkCounts(c map[string]int64, balanced, audit bool) error {
 	}
 	if audit {
 		return fmt.Errorf("records do not add up: input %d != kept %d + removed %d + rejected %d, or removed != %d + %d",
-			c[output.StatInput], c[output.StatKept], c[output.StatRemoved], c[output.StatRejected], c[output.StatDupOfIndex], c[output.StatBatchOnly])
+			c[summary.StatInput], c[summary.StatKept], c[summary.StatRemoved], c[summary.StatRejected], c[summary.StatDupOfIndex], c[summary.StatBatchOnly])
 	}
 	return fmt.Errorf("records do not add up: input %d != kept %d + removed %d + rejected %d",
-		c[output.StatInput], c[output.StatKept], c[output.StatRemoved], c[output.StatRejected])
+		c[summary.StatInput], c[summary.StatKept], c[summary.StatRemoved], c[summary.StatRejected])
 }
 
 // checkRejects fails a job whose input does not look like what the flags
@@ -94,7 +94,7 @@ func checkCounts(c map[string]int64, balanced, audit bool) error {
 // counts (summary.json's "inputs"); without them the job's total counts c
 // decide, and the reasons come from the rejects files in dir (a local
 // directory, or "" to leave them out). files are the input files.
-func checkRejects(c map[string]int64, inputs []output.InputFile, files []string, dir string, maxRatio float64) error {
+func checkRejects(c map[string]int64, inputs []summary.InputFile, files []string, dir string, maxRatio float64) error {
 	if maxRatio >= 1 {
 		return nil
 	}
@@ -103,7 +103,7 @@ func checkRejects(c map[string]int64, inputs []output.InputFile, files []string,
 			return fmt.Errorf("all %d records of %s rejected: %s%s", in.Records, shortPath(in.Path), reasonList(in.Reasons, in.Rejected), hint(in.Reasons))
 		}
 	}
-	total, rejected := c[output.StatInput], c[output.StatRejected]
+	total, rejected := c[summary.StatInput], c[summary.StatRejected]
 	if total == 0 || float64(rejected) <= maxRatio*float64(total) {
 		return nil
 	}

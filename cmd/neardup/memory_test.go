@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/pipeline/plan"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -74,7 +74,7 @@ func TestMemoryBudgetRun(t *testing.T) {
 	if got, _ := strconv.ParseInt(string(b), 10, 64); err != nil || got != softLimit(budget) {
 		t.Errorf("soft memory limit set to %q (%v), want %d (nine tenths of %d)", b, err, softLimit(budget), budget)
 	}
-	s, err := output.ReadSummary(budgeted)
+	s, err := summary.ReadSummary(budgeted)
 	if err != nil || s.Settings == nil || s.Settings.Rounds != 6 {
 		t.Fatalf("--memory %dB: summary %+v (%v), want 6 rounds", budget, s.Settings, err)
 	}
@@ -82,7 +82,7 @@ func TestMemoryBudgetRun(t *testing.T) {
 		t.Fatalf("default --memory: exit %d, stderr:\n%.2000s", code, stderr)
 	}
 	// Spilled (the default), the runner holds file names: 1 round.
-	if s, err := output.ReadSummary(plain); err != nil || s.Settings == nil || s.Settings.Rounds != 1 {
+	if s, err := summary.ReadSummary(plain); err != nil || s.Settings == nil || s.Settings.Rounds != 1 {
 		t.Fatalf("default --memory: summary %+v (%v), want 1 round (spilled)", s.Settings, err)
 	}
 	if n := sameOutputs(t, budgeted, plain, "6 rounds against the automatic ones"); n == 0 {

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // sameOutputs compares the outputs of two runs, named as in dir want: every
@@ -95,8 +95,8 @@ func TestRemovedCopy(t *testing.T) {
 	for _, c := range []struct {
 		out, input, dedup, removed, summary string
 	}{
-		{out, inputs[0], "dedup-00000.jsonl", "removed-00000.jsonl", output.SummaryName},
-		{audit, inputs[1], "dedup-00000.jsonl.gz", "removed-00000.jsonl.gz", output.AuditSummaryName},
+		{out, inputs[0], "dedup-00000.jsonl", "removed-00000.jsonl", summary.FileName},
+		{audit, inputs[1], "dedup-00000.jsonl.gz", "removed-00000.jsonl.gz", summary.AuditFileName},
 	} {
 		files := snapshot(t, c.out)
 		kept, removed := gunzipLines(t, c.dedup, files[c.dedup]), gunzipLines(t, c.removed, files[c.removed])
@@ -111,8 +111,8 @@ func TestRemovedCopy(t *testing.T) {
 		}{&counts}); err != nil {
 			t.Fatal(err)
 		}
-		if int64(len(removed)) != counts[output.StatRemoved] || len(removed) == 0 {
-			t.Errorf("%s: %d removed records, summary removes %d", c.removed, len(removed), counts[output.StatRemoved])
+		if int64(len(removed)) != counts[summary.StatRemoved] || len(removed) == 0 {
+			t.Errorf("%s: %d removed records, summary removes %d", c.removed, len(removed), counts[summary.StatRemoved])
 		}
 		both := append(slices.Clone(kept), removed...)
 		slices.Sort(both)

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/inputs"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // TestOverlappingPaths: directories that are one another or inside one
@@ -88,15 +88,15 @@ func TestInputsByRealPath(t *testing.T) {
 		if code, stderr := neardup(t, "", "run", "--quiet", "--input", input, "--output", filepath.Join(dir, out)); code != 0 {
 			t.Fatalf("--input %s: exit code %d: %s", input, code, stderr)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, out, output.SummaryName))
+		b, err := os.ReadFile(filepath.Join(dir, out, summary.FileName))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var sum output.Summary
+		var sum summary.Summary
 		if err := json.Unmarshal(b, &sum); err != nil {
 			t.Fatal(err)
 		}
-		return sum.Counts[output.StatInput]
+		return sum.Counts[summary.StatInput]
 	}
 	once := records("once", filepath.Join(data, "a.jsonl"))
 	if got := records("twice", filepath.Join(data, "*.jsonl")+","+filepath.Join(dir, "link", "*.jsonl")); got != once {
@@ -124,12 +124,12 @@ func TestLineBreakInFileName(t *testing.T) {
 	if code, stderr := neardup(t, "", "run", "--quiet", "--input", filepath.Join(dir, "in", "*"), "--output", out); code != 0 {
 		t.Fatalf("exit code %d: %s", code, stderr)
 	}
-	sum, err := output.ReadSummary(out)
+	sum, err := summary.ReadSummary(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines := int64(bytes.Count(b, []byte("\n"))); sum.Counts[output.StatInput] != lines || len(sum.Inputs) != 1 || sum.Inputs[0].Path != name {
-		t.Errorf("read %d records of %v, want %d of %q", sum.Counts[output.StatInput], sum.Inputs, lines, name)
+	if lines := int64(bytes.Count(b, []byte("\n"))); sum.Counts[summary.StatInput] != lines || len(sum.Inputs) != 1 || sum.Inputs[0].Path != name {
+		t.Errorf("read %d records of %v, want %d of %q", sum.Counts[summary.StatInput], sum.Inputs, lines, name)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/pipeline/plan"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
 
@@ -191,7 +191,7 @@ func (r *runJob) finish(ctx context.Context, d doneJob) error {
 	}
 	err = finishJob(ctx, finishedJob{
 		counts: sum.Counts, balanced: sum.Balanced, inputs: sum.Inputs, files: d.files, maxRejectRatio: d.maxRejectRatio,
-		out: d.out, summary: output.SummaryName, index: r.idx, indexFlag: "--index-out",
+		out: d.out, summary: summary.FileName, index: r.idx, indexFlag: "--index-out",
 		beforeCommit: func() error { return writeReport(d.out.Stage(), d.out.Path(), d.files, &d.cfg) },
 	})
 	if err != nil {
@@ -205,13 +205,13 @@ func (r *runJob) finish(ctx context.Context, d doneJob) error {
 }
 
 // report prints where the outputs are, the files written and the counts.
-func report(w io.Writer, out string, written []string, sum output.Summary, files int, took time.Duration) {
+func report(w io.Writer, out string, written []string, sum summary.Summary, files int, took time.Duration) {
 	c := sum.Counts
-	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[output.StatInput], took.Round(time.Millisecond))
+	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[summary.StatInput], took.Round(time.Millisecond))
 	fmt.Fprintf(w, "  rejected %d, exact duplicates %d, candidate pairs %d, verified pairs %d\n",
-		c[output.StatRejected], c[output.StatExactDups], c[output.StatCandidates], c[output.StatVerified])
+		c[summary.StatRejected], c[summary.StatExactDups], c[summary.StatCandidates], c[summary.StatVerified])
 	fmt.Fprintf(w, "  clusters %d covering %d documents: kept %d, removed %d\n",
-		c[output.StatClusters], c[output.StatClustered], c[output.StatKept], c[output.StatRemoved])
+		c[summary.StatClusters], c[summary.StatClustered], c[summary.StatKept], c[summary.StatRemoved])
 	sum.WriteStages(w)
 	fmt.Fprintf(w, "outputs in %s (%s)\n", out, outdir.FileList(written))
 }

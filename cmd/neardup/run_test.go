@@ -23,7 +23,7 @@ import (
 
 	"github.com/neardup/neardup/cmd/neardup/internal/inputs"
 	"github.com/neardup/neardup/pipeline/plan"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
@@ -238,7 +238,7 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 		t.Fatalf("exit code %d; stderr:\n%.2000s", code, stderr)
 	}
 	checkSpans(t, fresh)
-	s, err := output.ReadSummary(fresh)
+	s, err := summary.ReadSummary(fresh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestRunFaultThenOverwrite(t *testing.T) {
 // Beam's metrics, and each lies within the job's wall time.
 func checkSpans(t *testing.T, dir string) {
 	t.Helper()
-	s, err := output.ReadSummary(dir)
+	s, err := summary.ReadSummary(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func checkSpans(t *testing.T, dir string) {
 
 // checkWorkBytes: summary.json counts bytes written to each of kinds of
 // work file, and none to a kind the product does not write.
-func checkWorkBytes(t *testing.T, s output.Summary, kinds ...string) {
+func checkWorkBytes(t *testing.T, s summary.Summary, kinds ...string) {
 	t.Helper()
 	for _, k := range kinds {
 		if s.WorkBytes[k] <= 0 {
@@ -295,7 +295,7 @@ func checkWorkBytes(t *testing.T, s output.Summary, kinds ...string) {
 
 func summaryCounts(t *testing.T, b []byte) []byte {
 	t.Helper()
-	var s output.Summary
+	var s summary.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -330,17 +330,17 @@ func TestStageSpans(t *testing.T) {
 	start := time.UnixMilli(1_000_000)
 	dist := func(step, name string, lo, hi int64) metrics.DistributionResult {
 		return metrics.DistributionResult{
-			Key:       metrics.StepKey{Step: step, Name: name, Namespace: output.MetricsNamespace},
+			Key:       metrics.StepKey{Step: step, Name: name, Namespace: jobstate.MetricsNamespace},
 			Attempted: metrics.DistributionValue{Count: 2, Sum: lo + hi, Min: lo, Max: hi},
 		}
 	}
-	other := dist("s9", output.SpanPrefix+"Read", 0, 9_999_999)
+	other := dist("s9", jobstate.SpanPrefix+"Read", 0, 9_999_999)
 	other.Key.Namespace = "beam"
 	got := stageSpans([]metrics.DistributionResult{
-		dist("s1", output.SpanPrefix+"Clusters", 1_003_000, 1_004_000),
-		dist("s2", output.SpanPrefix+"Clusters", 1_001_500, 1_002_000),
-		dist("s3", output.SpanPrefix+"Clusters", 1_002_500, 1_006_250),
-		dist("s4", output.SpanPrefix+"Read", 1_000_000, 1_000_700),
+		dist("s1", jobstate.SpanPrefix+"Clusters", 1_003_000, 1_004_000),
+		dist("s2", jobstate.SpanPrefix+"Clusters", 1_001_500, 1_002_000),
+		dist("s3", jobstate.SpanPrefix+"Clusters", 1_002_500, 1_006_250),
+		dist("s4", jobstate.SpanPrefix+"Read", 1_000_000, 1_000_700),
 		dist("s4", "something_else", 0, 1),
 		other,
 	}, start)
@@ -453,7 +453,7 @@ func TestRunAutoSettings(t *testing.T) {
 		{auto, plan.AutoRounds(size, job.DefaultConfig().Branches, false), 0, true}, // spilled: 1 round
 		{three, 3, 3, false},
 	} {
-		s, err := output.ReadSummary(tt.dir)
+		s, err := summary.ReadSummary(tt.dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -463,7 +463,7 @@ func TestRunAutoSettings(t *testing.T) {
 		if got := s.Settings; got.Rounds != tt.rounds || got.CCRounds != tt.ccRounds || got.Runner != "direct" {
 			t.Errorf("%s: rounds %d, cc_rounds %d, runner %q; want %d, %d, direct", filepath.Base(tt.dir), got.Rounds, got.CCRounds, got.Runner, tt.rounds, tt.ccRounds)
 		}
-		if n := s.Counts[output.StatRemainder]; (n > 0) != tt.remainder {
+		if n := s.Counts[summary.StatRemainder]; (n > 0) != tt.remainder {
 			t.Errorf("%s: components_remainder_edges %d, want some: %v", filepath.Base(tt.dir), n, tt.remainder)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // TestRunS3Parquet runs the command on Parquet inputs in an S3 emulator
@@ -81,12 +81,12 @@ func TestRunS3Parquet(t *testing.T) {
 		t.Fatalf("s3:// run: exit code %d: %s", code, stderr)
 	}
 	want, got := snapshot(t, local), snapshot(t, remote)
-	summary := got[output.SummaryName]
-	if !strings.Contains(summary, "s3://corpus/in/sample-1.parquet") {
-		t.Fatalf("summary.json does not name the s3:// inputs:\n%s", summary)
+	sumJSON := got[summary.FileName]
+	if !strings.Contains(sumJSON, "s3://corpus/in/sample-1.parquet") {
+		t.Fatalf("summary.json does not name the s3:// inputs:\n%s", sumJSON)
 	}
 	for name, b := range want {
-		if name == output.SummaryName || name == "report.html" {
+		if name == summary.FileName || name == "report.html" {
 			continue
 		}
 		if got[name] != b {

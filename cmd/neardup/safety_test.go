@@ -15,7 +15,7 @@ import (
 
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // sampleFile returns the absolute path of a file of testdata/sample.
@@ -613,8 +613,8 @@ func TestWrongShapeInput(t *testing.T) {
 	if code, stderr := neardup(t, "", "run", "--quiet", "--input", filepath.Join(dir, "wrong.csv"), "--output", out, "--max-reject-ratio", "1"); code != 0 {
 		t.Fatalf("--max-reject-ratio 1: exit code %d: %s", code, stderr)
 	}
-	s, err := output.ReadSummary(out)
-	if err != nil || s.Counts[output.StatRejected] != 3 {
+	s, err := summary.ReadSummary(out)
+	if err != nil || s.Counts[summary.StatRejected] != 3 {
 		t.Fatalf("summary %+v, %v", s.Counts, err)
 	}
 	html := snapshot(t, out)["report.html"]
@@ -629,28 +629,28 @@ func TestWrongShapeInput(t *testing.T) {
 // "inputs"): one file all rejected fails the run whatever the share; the
 // share counts over all files; a ratio of 1 turns the guard off.
 func TestCheckRejects(t *testing.T) {
-	good := output.InputFile{Index: 0, Path: "/data/good.jsonl", Records: 1000, Rejected: 2, Reasons: map[string]int64{"empty_text": 2}}
-	bad := output.InputFile{Index: 1, Path: "/data/bad.jsonl", Records: 3, Rejected: 3, Reasons: map[string]int64{"missing_text": 2, "bad_json": 1}}
-	half := output.InputFile{Index: 1, Path: "/data/half.tsv", Records: 1000, Rejected: 999, Reasons: map[string]int64{"too_few_columns": 999}}
-	counts := func(in ...output.InputFile) map[string]int64 {
+	good := summary.InputFile{Index: 0, Path: "/data/good.jsonl", Records: 1000, Rejected: 2, Reasons: map[string]int64{"empty_text": 2}}
+	bad := summary.InputFile{Index: 1, Path: "/data/bad.jsonl", Records: 3, Rejected: 3, Reasons: map[string]int64{"missing_text": 2, "bad_json": 1}}
+	half := summary.InputFile{Index: 1, Path: "/data/half.tsv", Records: 1000, Rejected: 999, Reasons: map[string]int64{"too_few_columns": 999}}
+	counts := func(in ...summary.InputFile) map[string]int64 {
 		c := map[string]int64{}
 		for _, f := range in {
-			c[output.StatInput] += f.Records
-			c[output.StatRejected] += f.Rejected
+			c[summary.StatInput] += f.Records
+			c[summary.StatRejected] += f.Rejected
 		}
 		return c
 	}
 	tests := []struct {
-		inputs []output.InputFile
+		inputs []summary.InputFile
 		ratio  float64
 		want   string // "": no error
 	}{
-		{[]output.InputFile{good}, 0.5, ""},
-		{[]output.InputFile{good, bad}, 0.5, "all 3 records of /data/bad.jsonl rejected: missing_text 2, bad_json 1; see --text-field"},
-		{[]output.InputFile{good, bad}, 0.99, "all 3 records of /data/bad.jsonl rejected"},
-		{[]output.InputFile{good, bad}, 1, ""},
-		{[]output.InputFile{good, half}, 0.5, "1001 of 2000 records rejected (50%, more than --max-reject-ratio 0.5): too_few_columns 999, empty_text 2; is it TSV"},
-		{[]output.InputFile{good, half}, 0.6, ""},
+		{[]summary.InputFile{good}, 0.5, ""},
+		{[]summary.InputFile{good, bad}, 0.5, "all 3 records of /data/bad.jsonl rejected: missing_text 2, bad_json 1; see --text-field"},
+		{[]summary.InputFile{good, bad}, 0.99, "all 3 records of /data/bad.jsonl rejected"},
+		{[]summary.InputFile{good, bad}, 1, ""},
+		{[]summary.InputFile{good, half}, 0.5, "1001 of 2000 records rejected (50%, more than --max-reject-ratio 0.5): too_few_columns 999, empty_text 2; is it TSV"},
+		{[]summary.InputFile{good, half}, 0.6, ""},
 	}
 	for _, tt := range tests {
 		err := checkRejects(counts(tt.inputs...), tt.inputs, nil, "", tt.ratio)
@@ -659,7 +659,7 @@ func TestCheckRejects(t *testing.T) {
 		}
 	}
 	// Without per-file counts: the totals and, for one file, its name.
-	c := map[string]int64{output.StatInput: 5, output.StatRejected: 5}
+	c := map[string]int64{summary.StatInput: 5, summary.StatRejected: 5}
 	if err := checkRejects(c, nil, []string{"/data/x.csv"}, "", 0.5); err == nil || !strings.HasPrefix(err.Error(), "all 5 records of /data/x.csv rejected") {
 		t.Errorf("totals only: %v", err)
 	}
@@ -693,7 +693,7 @@ func TestRunURLOutput(t *testing.T) {
 	}
 	got, want := snapshot(t, url), snapshot(t, local)
 	delete(want, "report.html") // not written for remote outputs
-	if len(got) != len(want) || got["dedup-00000.jsonl"] != want["dedup-00000.jsonl"] || got[output.SummaryName] == "" {
+	if len(got) != len(want) || got["dedup-00000.jsonl"] != want["dedup-00000.jsonl"] || got[summary.FileName] == "" {
 		t.Errorf("remote output holds %q, want %q", keys(got), keys(want))
 	}
 }
@@ -737,11 +737,11 @@ func TestRunURLOverwrite(t *testing.T) {
 		t.Errorf("--overwrite removed notes.txt, which neardup did not write")
 	}
 	delete(got, "notes.txt")
-	if got[output.SummaryName] == "" {
+	if got[summary.FileName] == "" {
 		t.Errorf("no summary.json after --overwrite")
 	}
-	delete(got, output.SummaryName) // timings differ
-	delete(want, output.SummaryName)
+	delete(got, summary.FileName) // timings differ
+	delete(want, summary.FileName)
 	if !sameSnapshot(got, want) {
 		t.Errorf("after --overwrite the directory holds %q, want %q", keys(got), keys(want))
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/indexing"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // recordSources adds to the manifest of the index the job wrote in dir the
@@ -21,7 +22,7 @@ import (
 // what it recorded). inputs, when the job reported them, give the size the
 // job read: if a file has another size now, that one is recorded, so that
 // an audit will not trust the file.
-func recordSources(ctx context.Context, dir string, offset int, files []string, inputs []output.InputFile) error {
+func recordSources(ctx context.Context, dir string, offset int, files []string, inputs []summary.InputFile) error {
 	m, err := indexing.ReadManifest(ctx, dir)
 	if err != nil {
 		return err
@@ -56,7 +57,7 @@ func recordSources(ctx context.Context, dir string, offset int, files []string, 
 	if err != nil {
 		return err
 	}
-	return writeAny(ctx, output.JoinPath(dir, index.ManifestName), b)
+	return writeAny(ctx, objects.JoinPath(dir, index.ManifestName), b)
 }
 
 // sourceStat returns the size of a source file and, for a local one, its

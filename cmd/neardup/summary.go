@@ -16,8 +16,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/jobstate"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // completeSummary adds the wall time, the busy time and span of each stage
@@ -25,8 +26,8 @@ import (
 // to the summary.json the job wrote in dir, and returns it. Times vary from
 // run to run and the shape of the job from runner to runner; the counts
 // beside them do not.
-func completeSummary(ctx context.Context, dir string, local bool, res beam.PipelineResult, start time.Time, wall time.Duration, settings output.Settings) (output.Summary, error) {
-	return updateJSON(ctx, dir, output.SummaryName, func(sum *output.Summary) {
+func completeSummary(ctx context.Context, dir string, local bool, res beam.PipelineResult, start time.Time, wall time.Duration, settings summary.Settings) (summary.Summary, error) {
+	return updateJSON(ctx, dir, summary.FileName, func(sum *summary.Summary) {
 		defer sum.NoteFirstWork()
 		sum.WallSeconds = wall.Seconds()
 		sum.Settings = &settings
@@ -36,7 +37,7 @@ func completeSummary(ctx context.Context, dir string, local bool, res beam.Pipel
 		if local { // the DoFns ran here: their own record is complete
 			sum.StageSeconds, sum.StageSpans = localStages(&jobstate.Progress.Stages, start)
 			sum.Signed = jobstate.Progress.Signed.Load()
-			sum.Workers = map[string]output.WorkerStats{jobstate.WorkerID: {
+			sum.Workers = map[string]summary.WorkerStats{jobstate.WorkerID: {
 				Signed: sum.Signed, StageSeconds: sum.StageSeconds}}
 			sum.WorkBytes = jobstate.WorkWritten()
 			return
@@ -44,9 +45,9 @@ func completeSummary(ctx context.Context, dir string, local bool, res beam.Pipel
 		all := res.Metrics().AllMetrics()
 		sum.StageSeconds = map[string]float64{}
 		for _, c := range all.Counters() {
-			if c.Namespace() == output.MetricsNamespace && strings.HasPrefix(c.Name(), output.BusyPrefix) {
-				sum.StageSeconds[strings.TrimPrefix(c.Name(), output.BusyPrefix)] += float64(c.Result()) / 1000
-			} else if c.Namespace() == output.MetricsNamespace && c.Name() == output.SignedCounter {
+			if c.Namespace() == jobstate.MetricsNamespace && strings.HasPrefix(c.Name(), jobstate.BusyPrefix) {
+				sum.StageSeconds[strings.TrimPrefix(c.Name(), jobstate.BusyPrefix)] += float64(c.Result()) / 1000
+			} else if c.Namespace() == jobstate.MetricsNamespace && c.Name() == jobstate.SignedCounter {
 				sum.Signed += c.Result()
 			}
 		}
@@ -61,7 +62,7 @@ func completeSummary(ctx context.Context, dir string, local bool, res beam.Pipel
 // writes it back, indented.
 func updateJSON[T any](ctx context.Context, dir, name string, update func(*T)) (T, error) {
 	var v T
-	path := output.JoinPath(dir, name)
+	path := objects.JoinPath(dir, name)
 	b, err := readAny(ctx, path)
 	if err == nil {
 		err = json.Unmarshal(b, &v)
@@ -133,27 +134,27 @@ func localStages(c stageClock, start time.Time) (busy map[string]float64, spans 
 }
 
 // workerStats returns the work of each worker process from the per-worker
-// counters (output.WorkerBusyPrefix, output.WorkerSignedPrefix), or nil if
+// counters (jobstate.WorkerBusyPrefix, jobstate.WorkerSignedPrefix), or nil if
 // the runner reported none.
-func workerStats(counters []metrics.CounterResult) map[string]output.WorkerStats {
-	var ws map[string]output.WorkerStats
-	add := func(worker string, f func(*output.WorkerStats)) {
+func workerStats(counters []metrics.CounterResult) map[string]summary.WorkerStats {
+	var ws map[string]summary.WorkerStats
+	add := func(worker string, f func(*summary.WorkerStats)) {
 		if ws == nil {
-			ws = map[string]output.WorkerStats{}
+			ws = map[string]summary.WorkerStats{}
 		}
 		w := ws[worker]
 		f(&w)
 		ws[worker] = w
 	}
 	for _, c := range counters {
-		if c.Namespace() != output.MetricsNamespace {
+		if c.Namespace() != jobstate.MetricsNamespace {
 			continue
 		}
-		if worker, ok := strings.CutPrefix(c.Name(), output.WorkerSignedPrefix); ok {
-			add(worker, func(w *output.WorkerStats) { w.Signed += c.Result() })
-		} else if rest, ok := strings.CutPrefix(c.Name(), output.WorkerBusyPrefix); ok {
+		if worker, ok := strings.CutPrefix(c.Name(), jobstate.WorkerSignedPrefix); ok {
+			add(worker, func(w *summary.WorkerStats) { w.Signed += c.Result() })
+		} else if rest, ok := strings.CutPrefix(c.Name(), jobstate.WorkerBusyPrefix); ok {
 			worker, stage, _ := strings.Cut(rest, "/")
-			add(worker, func(w *output.WorkerStats) {
+			add(worker, func(w *summary.WorkerStats) {
 				if w.StageSeconds == nil {
 					w.StageSeconds = map[string]float64{}
 				}
@@ -172,14 +173,14 @@ func stageSpans(dists []metrics.DistributionResult, start time.Time) map[string]
 	since := func(ms int64) float64 { return math.Round(float64(ms-start.UnixMilli())) / 1000 }
 	var spans map[string][2]float64
 	for _, d := range dists {
-		if d.Namespace() != output.MetricsNamespace || !strings.HasPrefix(d.Name(), output.SpanPrefix) {
+		if d.Namespace() != jobstate.MetricsNamespace || !strings.HasPrefix(d.Name(), jobstate.SpanPrefix) {
 			continue
 		}
 		if spans == nil {
 			spans = map[string][2]float64{}
 		}
 		r := d.Result()
-		name := strings.TrimPrefix(d.Name(), output.SpanPrefix)
+		name := strings.TrimPrefix(d.Name(), jobstate.SpanPrefix)
 		span := [2]float64{since(r.Min), since(r.Max)}
 		if old, ok := spans[name]; ok {
 			span = [2]float64{min(old[0], span[0]), max(old[1], span[1])}
@@ -196,13 +197,13 @@ func randomHex() string {
 }
 
 // workBytes returns the bytes written to work files by kind, from the
-// counters output.WorkBytesPrefix+KIND, or nil if the runner reported
+// counters jobstate.WorkBytesPrefix+KIND, or nil if the runner reported
 // none.
 func workBytes(counters []metrics.CounterResult) map[string]int64 {
 	var wb map[string]int64
 	for _, c := range counters {
-		kind, ok := strings.CutPrefix(c.Name(), output.WorkBytesPrefix)
-		if !ok || c.Namespace() != output.MetricsNamespace {
+		kind, ok := strings.CutPrefix(c.Name(), jobstate.WorkBytesPrefix)
+		if !ok || c.Namespace() != jobstate.MetricsNamespace {
 			continue
 		}
 		if wb == nil {

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/match/verify"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 // Limits of the options, beyond which a job would not run, or not sensibly.

@@ -11,7 +11,7 @@ package plan
 import (
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/blocking"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 )
 
 // Options are a job's settings as the user gave them: the command's flags.

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 )
 
 func TestAutoRounds(t *testing.T) {

@@ -41,7 +41,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/blocking"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 )
 
 // row is one line of the table: one language at one threshold.

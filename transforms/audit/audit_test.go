@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/jobfiles"
@@ -60,7 +61,7 @@ func TestAuditMatchStages(t *testing.T) {
 	idxKeys, idxEntries, idxInfos, scanStats := IndexScan(s, OptionsFor(cfg, idxDir), keys, entries)
 	passert.Equals(s, stagetest.Decode(s, "info", cfg.Partitions, idxKeys), idx(0)+":a")
 	passert.Equals(s, stagetest.Decode(s, "infodoc", cfg.Partitions, idxInfos), idx(0)+":a", idx(1)+":b")
-	passert.Equals(s, stagetest.Stats(s, scanStats, output.StatIndexDocs, output.StatIndexJoined), "index_documents=3", "index_documents_joined=2")
+	passert.Equals(s, stagetest.Stats(s, scanStats, summary.StatIndexDocs, summary.StatIndexJoined), "index_documents=3", "index_documents_joined=2")
 
 	idxExact, _ := AuditExact(s, OptionsFor(cfg, ""), keys, idxKeys)
 	passert.Equals(s, stagetest.Decode(s, "match", 0, idxExact), "0/n1-a:exact")
@@ -120,15 +121,15 @@ func TestWriteAuditStage(t *testing.T) {
 	allRemoves, writeStats := WriteAudit(s, OptionsFor(cfg, idxDir), files, stagetest.Chunks(s, batchMatch),
 		stagetest.Chunks(s, idxMatches...), stagetest.Chunks(s, cluster), stagetest.Chunks(s), removes)
 	passert.Equals(s, stagetest.Decode(s, "lines", 0, allRemoves), "0:0", "0:1", "0:3")
-	passert.Equals(s, stagetest.Stats(s, writeStats, output.StatDupOfIndex, output.StatExactOfIndex, output.StatIndexMatches,
-		output.StatBatchOnly, output.StatRemoved, output.StatKept, "pairs_lines", "clusters_lines"),
+	passert.Equals(s, stagetest.Stats(s, writeStats, summary.StatDupOfIndex, summary.StatExactOfIndex, summary.StatIndexMatches,
+		summary.StatBatchOnly, summary.StatRemoved, summary.StatKept, "pairs_lines", "clusters_lines"),
 		"duplicates_of_index=2", "exact_duplicates_of_index=1", "index_matches=3", "removed_in_batch_only=1", "removed=3", "kept=1",
 		"pairs_lines=1", "clusters_lines=1")
-	clusterStats := RenameStat(s, stagetest.StatCol(s, stagetest.Stat{Name: output.StatRemoved, N: 2}, stagetest.Stat{Name: output.StatClusters, N: 1}),
-		output.StatRemoved, output.StatRemovedInBatch)
-	passert.Equals(s, stagetest.Stats(s, clusterStats, output.StatRemoved, output.StatRemovedInBatch, output.StatClusters),
+	clusterStats := RenameStat(s, stagetest.StatCol(s, stagetest.Stat{Name: summary.StatRemoved, N: 2}, stagetest.Stat{Name: summary.StatClusters, N: 1}),
+		summary.StatRemoved, summary.StatRemovedInBatch)
+	passert.Equals(s, stagetest.Stats(s, clusterStats, summary.StatRemoved, summary.StatRemovedInBatch, summary.StatClusters),
 		"removed_in_batch=2", "clusters=1")
-	AuditSummary(s, OptionsFor(cfg, "/idx"), jobfiles.Files{}, stagetest.StatCol(s, stagetest.Stat{Name: output.StatInput, N: 4}, stagetest.Stat{Name: output.StatRejected, N: 0}), clusterStats, writeStats)
+	AuditSummary(s, OptionsFor(cfg, "/idx"), jobfiles.Files{}, stagetest.StatCol(s, stagetest.Stat{Name: summary.StatInput, N: 4}, stagetest.Stat{Name: summary.StatRejected, N: 0}), clusterStats, writeStats)
 	stagetest.Run(t, p)
 
 	var got []output.AuditLine
@@ -150,11 +151,11 @@ func TestWriteAuditStage(t *testing.T) {
 	if dedup := stagetest.ReadFile(t, cfg.Output, "dedup-00000.jsonl"); dedup != lines[2]+"\n" {
 		t.Errorf("dedup-00000.jsonl:\n%s\nwant\n%s", dedup, lines[2])
 	}
-	var sum output.AuditSummary
-	if err := json.Unmarshal([]byte(stagetest.ReadFile(t, cfg.Output, output.AuditSummaryName)), &sum); err != nil {
+	var sum summary.AuditSummary
+	if err := json.Unmarshal([]byte(stagetest.ReadFile(t, cfg.Output, summary.AuditFileName)), &sum); err != nil {
 		t.Fatal(err)
 	}
-	if c := sum.Counts; !sum.Balanced || sum.Index != "/idx" || c[output.StatRemoved] != 3 || c[output.StatKept] != 1 || c[output.StatRemovedInBatch] != 2 {
+	if c := sum.Counts; !sum.Balanced || sum.Index != "/idx" || c[summary.StatRemoved] != 3 || c[summary.StatKept] != 1 || c[summary.StatRemovedInBatch] != 2 {
 		t.Errorf("audit-summary.json: %+v", sum)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/internal/rounds"
@@ -35,7 +35,7 @@ func init() {
 // generation (lookupFn), and the records of the indexed documents found
 // are read from their shards (fetchFn), each passed through the same
 // per-record logic as IndexScan's, so that the outputs are IndexScan's.
-// What it reads follows the batch, not the index (output.StatIndexBytesRead).
+// What it reads follows the batch, not the index (summary.StatIndexBytesRead).
 //
 // In: the batch's exact-key records and block entries. Out: as IndexScan.
 func IndexLookup(s beam.Scope, o Options, keys, entries beam.PCollection) (exact, idxEntries, infos, st beam.PCollection) {
@@ -101,7 +101,7 @@ func keyFileTasks(m *index.Manifest) []keyFileTask {
 // lookupTasksFn emits the key files of the index in Dir (their numbers in
 // keyFileTasks) and the count of its documents.
 //
-// In: an impulse. Out: task numbers, the stat output.StatIndexDocs.
+// In: an impulse. Out: task numbers, the stat summary.StatIndexDocs.
 type lookupTasksFn struct {
 	Dir string
 }
@@ -117,7 +117,7 @@ func (fn *lookupTasksFn) ProcessElement(ctx context.Context, _ []byte, emit func
 	for t := range keyFileTasks(m) {
 		emit(t)
 	}
-	emitStat(output.StatIndexDocs, m.Documents)
+	emitStat(summary.StatIndexDocs, m.Documents)
 	return nil
 }
 
@@ -180,7 +180,7 @@ func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte
 		}
 		emit(int64(n), refs[n])
 	}
-	emitStat(output.StatIndexBytesRead, read)
+	emitStat(summary.StatIndexBytesRead, read)
 	return nil
 }
 
@@ -188,7 +188,7 @@ func (fn *lookupFn) ProcessElement(ctx context.Context, t int, keys func(*[]byte
 // record numbers found by shard number, and the bytes read.
 func (fn *lookupFn) lookup(ctx context.Context, task keyFileTask) (map[int][]byte, int64, error) {
 	gen := fn.m.Generations[task.gen]
-	path := output.JoinPath(gen.Path, task.file.Name)
+	path := objects.JoinPath(gen.Path, task.file.Name)
 	ra, done, err := openRanged(ctx, path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", path, err)
@@ -288,7 +288,7 @@ func (fn *fetchFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]b
 	}
 	sc.flush()
 	sc.stats(false).Emit(emitStat)
-	emitStat(output.StatIndexBytesRead, sa.Read)
+	emitStat(summary.StatIndexBytesRead, sa.Read)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/exactdup"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -85,7 +86,7 @@ func AuditVerify(s beam.Scope, o Options, newFiles jobfiles.Files, checkManifest
 // by the new document's file.
 type auditExactFn struct {
 	Work jobfiles.WorkDir
-	jobfiles.GroupReader
+	spilled.GroupReader
 }
 
 func (fn *auditExactFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {

@@ -8,7 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/internal/rounds"
@@ -18,8 +18,8 @@ import (
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/near"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 func init() {
@@ -105,7 +105,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, k int64, name string,
 	}
 	sc.flush()
 	sc.stats(true).Emit(emitStat)
-	emitStat(output.StatIndexBytesRead, fn.m.Shards[n].Bytes)
+	emitStat(summary.StatIndexBytesRead, fn.m.Shards[n].Bytes)
 	return nil
 }
 
@@ -183,11 +183,11 @@ func (sc *shardScan) record(r *index.Record) error {
 // if docs (a lookup counts the index's documents once, lookupTasksFn).
 func (sc *shardScan) stats(docs bool) tally.Counts {
 	c := tally.Counts{
-		{Name: output.StatIndexJoined, N: sc.joined},
-		{Name: output.StatIndexEntries, N: sc.nentries},
+		{Name: summary.StatIndexJoined, N: sc.joined},
+		{Name: summary.StatIndexEntries, N: sc.nentries},
 	}
 	if docs {
-		c = append(c, tally.Stat{Name: output.StatIndexDocs, N: sc.docs})
+		c = append(c, tally.Stat{Name: summary.StatIndexDocs, N: sc.docs})
 	}
 	return c
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/cluster"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/internal/tally"
@@ -114,12 +115,12 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, k int64, matchChunks
 	}
 	removed.Flush(emitRemove)
 	tally.Counts{
-		{Name: output.StatDupOfIndex, N: int64(len(docs))},
-		{Name: output.StatExactOfIndex, N: st.exact},
-		{Name: output.StatIndexMatches, N: st.matches},
-		{Name: output.StatBatchOnly, N: batchOnly},
-		{Name: output.StatRemoved, N: int64(len(all))},
-		{Name: output.StatContainsIndex, N: st.kept},
+		{Name: summary.StatDupOfIndex, N: int64(len(docs))},
+		{Name: summary.StatExactOfIndex, N: st.exact},
+		{Name: summary.StatIndexMatches, N: st.matches},
+		{Name: summary.StatBatchOnly, N: batchOnly},
+		{Name: summary.StatRemoved, N: int64(len(all))},
+		{Name: summary.StatContainsIndex, N: st.kept},
 	}.Emit(emitStat)
 	return nil
 }
@@ -270,12 +271,12 @@ func (fn *writeAuditSummaryFn) ProcessElement(ctx context.Context, _ int64, chun
 	if err != nil {
 		return err
 	}
-	output.AllCounts(counts, true)
-	sum := output.NewAuditSummary(fn.Index, counts)
+	summary.AllCounts(counts, true)
+	sum := summary.NewAuditSummary(fn.Index, counts)
 	if sum.Inputs, err = write.ReadInputs(inputs); err != nil {
 		return err
 	}
-	if err := write.WriteJSON(ctx, fn.Out, output.AuditSummaryName, sum); err != nil {
+	if err := write.WriteJSON(ctx, fn.Out, summary.AuditFileName, sum); err != nil {
 		return err
 	}
 	// Every stage that reads the file manifests has sent its stats here.

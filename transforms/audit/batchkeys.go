@@ -12,8 +12,8 @@ import (
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/near"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 // batchKeys is the key set of a new batch (a side input), for the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 )
 
 // TestContains checks batchKeys.contains, which searches a key's entries

@@ -15,11 +15,11 @@ import (
 
 	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/objects"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -93,7 +93,7 @@ func TestDocLength(t *testing.T) {
 				}
 				var got []string
 				for _, sh := range man.Shards {
-					got = append(got, stageShardLens(t, output.JoinPath(cfg.IndexOut, sh.Name))...)
+					got = append(got, stageShardLens(t, objects.JoinPath(cfg.IndexOut, sh.Name))...)
 				}
 				slices.Sort(got)
 				if !slices.Equal(got, want) {

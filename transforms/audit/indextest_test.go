@@ -8,11 +8,11 @@ import (
 
 	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/objects"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -43,7 +43,7 @@ func stageIndex(t *testing.T, cfg job.Config, paths []string, removes ...stagete
 func stageShardIDs(t *testing.T, cfg job.Config, dir, name string) []string {
 	t.Helper()
 	var ids []string
-	eachShardRecord(t, output.JoinPath(dir, name), func(r *index.Record) {
+	eachShardRecord(t, objects.JoinPath(dir, name), func(r *index.Record) {
 		if r.Exact == 0 || len(r.Sketch) != cfg.Perms || len(r.Bands) != cfg.Bands {
 			t.Errorf("%s: record %s: exact key %x, %d sketch values, %d band keys", name, r.ID, r.Exact, len(r.Sketch), len(r.Bands))
 		}

@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/cluster"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/near"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -52,11 +54,11 @@ func (tp *shuffleTap) check(t *testing.T, want ...string) {
 	t.Helper()
 	tallied := map[string][2]int64{}
 	for name, v := range tp.stats {
-		if s, ok := strings.CutPrefix(name, output.ShuffleBytesPrefix); ok {
+		if s, ok := strings.CutPrefix(name, summary.ShuffleBytesPrefix); ok {
 			x := tallied[s]
 			x[0] = v
 			tallied[s] = x
-		} else if s, ok := strings.CutPrefix(name, output.ShuffleElementsPrefix); ok {
+		} else if s, ok := strings.CutPrefix(name, summary.ShuffleElementsPrefix); ok {
 			x := tallied[s]
 			x[1] = v
 			tallied[s] = x
@@ -98,14 +100,14 @@ func TestClustersShuffleTallies(t *testing.T) {
 			cfg.Clusters = tc.rule
 			tp := newShuffleTap()
 			edges, members, links := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
-			if err := (&cluster.EdgesFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Links: tc.rule == job.ClustersKept}).ProcessElement(ctx, 0, jobfiles.IterOf([][]byte{stagetest.MatchChunk(ms...).Chunk}),
-				tp.emit(output.ShuffleEdges, edges), tp.emit(output.ShuffleMembers, members), tp.emit(output.ShuffleLinks, links), tp.emitStat); err != nil {
+			if err := (&cluster.EdgesFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Links: tc.rule == job.ClustersKept}).ProcessElement(ctx, 0, spilled.IterOf([][]byte{stagetest.MatchChunk(ms...).Chunk}),
+				tp.emit(tally.ShuffleEdges, edges), tp.emit(tally.ShuffleMembers, members), tp.emit(tally.ShuffleLinks, links), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			step := func(large bool) {
 				next := map[int][][]byte{}
 				for _, k := range slices.Sorted(maps.Keys(edges)) {
-					if err := (&cluster.StarFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, int64(k), jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, next), tp.emitStat); err != nil {
+					if err := (&cluster.StarFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Large: large}).ProcessElement(ctx, int64(k), spilled.IterOf(edges[k]), tp.emit(tally.ShuffleEdges, next), tp.emitStat); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -117,48 +119,48 @@ func TestClustersShuffleTallies(t *testing.T) {
 			}
 			stars, leaves, rest := map[int][][]byte{}, map[int][][]byte{}, map[int][][]byte{}
 			for _, k := range slices.Sorted(maps.Keys(edges)) {
-				if err := (&cluster.SettleFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), jobfiles.IterOf(edges[k]), tp.emit(output.ShuffleEdges, stars),
-					tp.emit(output.ShuffleEdges, leaves), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
+				if err := (&cluster.SettleFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), spilled.IterOf(edges[k]), tp.emit(tally.ShuffleEdges, stars),
+					tp.emit(tally.ShuffleEdges, leaves), tp.emit(tally.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			assigns := map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&cluster.ResolveFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), jobfiles.IterOf(stars[k]), jobfiles.IterOf(leaves[k]),
-					tp.emit(output.ShuffleAssignments, assigns), tp.emit(output.ShuffleEdges, rest), tp.emitStat); err != nil {
+				if err := (&cluster.ResolveFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), spilled.IterOf(stars[k]), spilled.IterOf(leaves[k]),
+					tp.emit(tally.ShuffleAssignments, assigns), tp.emit(tally.ShuffleEdges, rest), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := (&cluster.RemainderFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, jobfiles.IterOf(rest[0]), tp.emit(output.ShuffleAssignments, assigns), tp.emitStat); err != nil {
+			if err := (&cluster.RemainderFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, 0, spilled.IterOf(rest[0]), tp.emit(tally.ShuffleAssignments, assigns), tp.emitStat); err != nil {
 				t.Fatal(err)
 			}
 			rooted, rootLinks := map[int][][]byte{}, map[int][][]byte{}
 			for k := range cfg.CCPartitions {
-				if err := (&cluster.MembersFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), jobfiles.IterOf(members[k]), jobfiles.IterOf(assigns[k]), jobfiles.IterOf(links[k]),
-					tp.emit(output.ShuffleMembers, rooted), tp.emit(output.ShuffleLinks, rootLinks), tp.emitStat); err != nil {
+				if err := (&cluster.MembersFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions}).ProcessElement(ctx, int64(k), spilled.IterOf(members[k]), spilled.IterOf(assigns[k]), spilled.IterOf(links[k]),
+					tp.emit(tally.ShuffleMembers, rooted), tp.emit(tally.ShuffleLinks, rootLinks), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(rooted)) {
-				if err := (&cluster.ClusterFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Lines: cluster.OptionsFor(cfg).Lines}).ProcessElement(ctx, int64(k), jobfiles.IterOf(rooted[k]), jobfiles.IterOf(rootLinks[k]),
-					tp.emit(output.ShuffleOutLines, nil), tp.emit(output.ShuffleRemoved, nil), tp.emitStat); err != nil {
+				if err := (&cluster.ClusterFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Lines: cluster.OptionsFor(cfg).Lines}).ProcessElement(ctx, int64(k), spilled.IterOf(rooted[k]), spilled.IterOf(rootLinks[k]),
+					tp.emit(tally.ShuffleOutLines, nil), tp.emit(tally.ShuffleRemoved, nil), tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if tp.stats[output.StatComponents] != 2 {
-				t.Errorf("%d components, want 2", tp.stats[output.StatComponents])
+			if tp.stats[summary.StatComponents] != 2 {
+				t.Errorf("%d components, want 2", tp.stats[summary.StatComponents])
 			}
 			// The path of 41 documents of one length keeps every other one:
 			// 20 clusters of a kept document and the next, removed for it
 			// (the last, 40, is kept with nothing removed for it); the star
 			// keeps its centre.
 			wantClusters, wantClustered, wantRemoved := int64(20+1), int64(40+11), int64(20+10)
-			shuffles := []string{output.ShuffleEdges, output.ShuffleAssignments, output.ShuffleMembers, output.ShuffleLinks, output.ShuffleOutLines, output.ShuffleRemoved}
+			shuffles := []string{tally.ShuffleEdges, tally.ShuffleAssignments, tally.ShuffleMembers, tally.ShuffleLinks, tally.ShuffleOutLines, tally.ShuffleRemoved}
 			if tc.rule == job.ClustersComponents {
 				wantClusters, wantClustered, wantRemoved = 2, 41+11, 40+10
-				shuffles = slices.DeleteFunc(shuffles, func(s string) bool { return s == output.ShuffleLinks })
+				shuffles = slices.DeleteFunc(shuffles, func(s string) bool { return s == tally.ShuffleLinks })
 			}
-			if c, n, r := tp.stats[output.StatClusters], tp.stats[output.StatClustered], tp.stats[output.StatRemoved]; c != wantClusters || n != wantClustered || r != wantRemoved {
+			if c, n, r := tp.stats[summary.StatClusters], tp.stats[summary.StatClustered], tp.stats[summary.StatRemoved]; c != wantClusters || n != wantClustered || r != wantRemoved {
 				t.Errorf("clusters %d covering %d documents, %d removed; want %d covering %d, %d removed", c, n, r, wantClusters, wantClustered, wantRemoved)
 			}
 			tp.check(t, shuffles...)
@@ -194,15 +196,15 @@ func TestVerifyShuffleTallies(t *testing.T) {
 	info := func(d wire.Doc) *wire.Info { return infos[d] }
 	tp := newShuffleTap()
 	halves := map[int][][]byte{}
-	if err := near.HalfJoin(pairs, info, wire.File, "test", tp.emit(output.ShuffleHalves, halves), tp.emitStat); err != nil {
+	if err := near.HalfJoin(pairs, info, wire.File, "test", tp.emit(tally.ShuffleHalves, halves), tp.emitStat); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(halves)) {
-		if err := near.VerifyHalves(cfg.VerifyConfig(), cfg.WorkDir().SegmentBits, jobfiles.IterOf(halves[k]), info, "test", tp.emit(output.ShuffleMatches, nil), tp.emit(output.ShuffleUnsure, nil), tp.emitStat); err != nil {
+		if err := near.VerifyHalves(cfg.VerifyConfig(), cfg.WorkDir().SegmentBits, spilled.IterOf(halves[k]), info, "test", tp.emit(tally.ShuffleMatches, nil), tp.emit(tally.ShuffleUnsure, nil), tp.emitStat); err != nil {
 			t.Fatal(err)
 		}
 	}
-	tp.check(t, output.ShuffleHalves, output.ShuffleMatches, output.ShuffleUnsure)
+	tp.check(t, tally.ShuffleHalves, tally.ShuffleMatches, tally.ShuffleUnsure)
 }
 
 // TestExactCheckShuffleTallies runs the two halves of the exact check by
@@ -226,8 +228,8 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 	if err := first.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	emitSet := tp.emit(output.ShuffleSets, sets)
-	if err := first.ProcessElement(ctx, 0, jobfiles.IterOf([][]byte{unsure.Chunk}), emitSet, tp.emitStat); err != nil {
+	emitSet := tp.emit(tally.ShuffleSets, sets)
+	if err := first.ProcessElement(ctx, 0, spilled.IterOf([][]byte{unsure.Chunk}), emitSet, tp.emitStat); err != nil {
 		t.Fatal(err)
 	}
 	if err := first.FinishBundle(ctx, emitSet, tp.emitStat); err != nil {
@@ -237,17 +239,17 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 	if err := second.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	emitMatch := tp.emit(output.ShuffleMatches, nil)
+	emitMatch := tp.emit(tally.ShuffleMatches, nil)
 	for _, k := range slices.Sorted(maps.Keys(sets)) {
-		if err := second.ProcessElement(ctx, int64(k), jobfiles.IterOf(sets[k]), emitMatch, tp.emitStat); err != nil {
+		if err := second.ProcessElement(ctx, int64(k), spilled.IterOf(sets[k]), emitMatch, tp.emitStat); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := second.FinishBundle(ctx, emitMatch, tp.emitStat); err != nil {
 		t.Fatal(err)
 	}
-	if tp.stats[output.StatByExact] != 2 {
-		t.Errorf("verified exactly %d, want 2 (a-a2, c-c2)", tp.stats[output.StatByExact])
+	if tp.stats[summary.StatByExact] != 2 {
+		t.Errorf("verified exactly %d, want 2 (a-a2, c-c2)", tp.stats[summary.StatByExact])
 	}
-	tp.check(t, output.ShuffleSets, output.ShuffleMatches)
+	tp.check(t, tally.ShuffleSets, tally.ShuffleMatches)
 }

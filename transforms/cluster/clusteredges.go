@@ -4,6 +4,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 )
 
 // The shuffles of Clusters' steps: edges, assignments and members, batched
@@ -52,7 +53,7 @@ func (a *assigner) add(x components.Assignment) {
 
 // decodeEdges reads every wire.Pair chunk of group key (iter, or with
 // w.Spill the spill files it names, opened with in).
-func decodeEdges(in *jobfiles.SpillIn, w jobfiles.WorkDir, key int, iter func(*[]byte) bool) (dst []components.Edge, err error) {
+func decodeEdges(in *spilled.In, w jobfiles.WorkDir, key int, iter func(*[]byte) bool) (dst []components.Edge, err error) {
 	err = in.Each(w, key, iter, func(chunk []byte) (err error) {
 		dst, err = wire.AppendPairs(dst, chunk)
 		return err
@@ -65,7 +66,7 @@ func decodeEdges(in *jobfiles.SpillIn, w jobfiles.WorkDir, key int, iter func(*[
 
 // decodeMembers calls do with every wire.Member of group key (iter, or
 // with w.Spill the spill files it names, opened with in).
-func decodeMembers(in *jobfiles.SpillIn, w jobfiles.WorkDir, key int, iter func(*[]byte) bool, do func(wire.Member) error) error {
+func decodeMembers(in *spilled.In, w jobfiles.WorkDir, key int, iter func(*[]byte) bool, do func(wire.Member) error) error {
 	return in.Each(w, key, iter, func(c []byte) (err error) {
 		for len(c) > 0 {
 			var m wire.Member

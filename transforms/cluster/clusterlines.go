@@ -10,12 +10,14 @@ import (
 	"syscall"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
 	"github.com/neardup/neardup/transforms/graph/external"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
 
@@ -30,7 +32,7 @@ type ClusterFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int // Config.CCPartitions
 	Lines      ClusterLines
-	jobfiles.GroupReader
+	spilled.GroupReader
 }
 
 // ClusterLines says how a component is decided and what its lines hold.
@@ -48,8 +50,8 @@ const defaultDecideBytes = 256 << 20
 func (fn *ClusterFn) ProcessElement(ctx context.Context, k int64, memberChunks, linkChunks func(*[]byte) bool, emitCluster, emitRemove func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emitCluster, reportLines := tally.CountShuffle(output.ShuffleOutLines, emitCluster, emitStat)
-	emitRemove, reportRemoved := tally.CountShuffle(output.ShuffleRemoved, emitRemove, emitStat)
+	emitCluster, reportLines := tally.CountShuffle(tally.ShuffleOutLines, emitCluster, emitStat)
+	emitRemove, reportRemoved := tally.CountShuffle(tally.ShuffleRemoved, emitRemove, emitStat)
 	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove, locations: fn.Lines.Locations}
 	var err error
 	if fn.Lines.Components {
@@ -222,10 +224,10 @@ func (w *clusterWriter) add(docs []wire.Doc, cl *output.ClusterLine) error {
 // stats is what the partition's clusters counted.
 func (w *clusterWriter) stats() tally.Counts {
 	return tally.Counts{
-		{Name: output.StatClusters, N: w.clusters},
-		{Name: output.StatClustered, N: w.clustered},
-		{Name: output.StatRemoved, N: w.removed},
-		{Name: output.StatComponents, N: w.components},
-		{Name: output.StatRemovedContainment, N: w.removedContainment},
+		{Name: summary.StatClusters, N: w.clusters},
+		{Name: summary.StatClustered, N: w.clustered},
+		{Name: summary.StatRemoved, N: w.removed},
+		{Name: summary.StatComponents, N: w.components},
+		{Name: summary.StatRemovedContainment, N: w.removedContainment},
 	}
 }

@@ -7,11 +7,12 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
 
@@ -41,7 +42,7 @@ func init() {
 //
 // In: matches grouped by any key (GroupMatches). Out: cluster lines (file
 // index, chunk), documents to remove (file index, chunk), stats. With
-// o.Work.Spill its shuffles go through spill files (jobfiles.GroupSpilled).
+// o.Work.Spill its shuffles go through spill files (spilled.Group).
 func Clusters(s beam.Scope, o Options, matches beam.PCollection) (clusters, removes, st beam.PCollection) {
 	s = s.Scope("Clusters")
 	var sts []beam.PCollection // every step's stats (the shuffle tallies)
@@ -49,24 +50,24 @@ func Clusters(s beam.Scope, o Options, matches beam.PCollection) (clusters, remo
 		sts = append(sts, step[len(step)-1])
 		return step[:len(step)-1]
 	}
-	spilled := func(kind string, cols ...beam.PCollection) beam.PCollection {
-		return jobfiles.SpilledCol(s, o.Work, kind, cols...)
+	spilledCol := func(kind string, cols ...beam.PCollection) beam.PCollection {
+		return spilled.Col(s, o.Work, kind, cols...)
 	}
 	w, p := o.Work, o.Partitions
 	out := counted(beam.ParDoN(s, &EdgesFn{Work: w, Partitions: p, Links: o.Links}, matches))
 	edges, members, links := out[0], out[1], out[2]
 	for range o.Rounds {
-		edges = counted(beam.ParDoN(s, &StarFn{Work: w, Partitions: p, Large: true}, jobfiles.GroupSpilled(s, w, "edges", edges)))[0]
-		edges = counted(beam.ParDoN(s, &StarFn{Work: w, Partitions: p}, jobfiles.GroupSpilled(s, w, "edges", edges)))[0]
+		edges = counted(beam.ParDoN(s, &StarFn{Work: w, Partitions: p, Large: true}, spilled.Group(s, w, "edges", edges)))[0]
+		edges = counted(beam.ParDoN(s, &StarFn{Work: w, Partitions: p}, spilled.Group(s, w, "edges", edges)))[0]
 	}
-	out = counted(beam.ParDoN(s, &SettleFn{Work: w, Partitions: p}, jobfiles.GroupSpilled(s, w, "edges", edges)))
+	out = counted(beam.ParDoN(s, &SettleFn{Work: w, Partitions: p}, spilled.Group(s, w, "edges", edges)))
 	stars, leaves, rest := out[0], out[1], out[2]
-	out = counted(beam.ParDoN(s, &ResolveFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("edges", stars), spilled("edges", leaves))))
+	out = counted(beam.ParDoN(s, &ResolveFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilledCol("edges", stars), spilledCol("edges", leaves))))
 	settled, rest2 := out[0], out[1]
-	unsettled := counted(beam.ParDoN(s, &RemainderFn{Work: w, Partitions: p}, jobfiles.GroupSpilled(s, w, "edges", rest, rest2)))[0]
-	out = counted(beam.ParDoN(s, &MembersFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilled("members", members), spilled("edges", settled, unsettled), spilled("links", links))))
+	unsettled := counted(beam.ParDoN(s, &RemainderFn{Work: w, Partitions: p}, spilled.Group(s, w, "edges", rest, rest2)))[0]
+	out = counted(beam.ParDoN(s, &MembersFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilledCol("members", members), spilledCol("edges", settled, unsettled), spilledCol("links", links))))
 	rooted, links := out[0], out[1]
-	out = counted(beam.ParDoN(s, &ClusterFn{Work: w, Partitions: p, Lines: o.Lines}, beam.CoGroupByKey(s, spilled("members", rooted), spilled("links", links))))
+	out = counted(beam.ParDoN(s, &ClusterFn{Work: w, Partitions: p, Lines: o.Lines}, beam.CoGroupByKey(s, spilledCol("members", rooted), spilledCol("links", links))))
 	return out[0], out[1], beam.Flatten(s, sts...)
 }
 
@@ -111,7 +112,7 @@ func outsideMarksFn(key int64, chunk []byte, emit func(int64, []byte)) error {
 // Config.CCPartitions partitions of the documents (package components): no
 // worker holds more than one partition's edges, except the final union-find
 // over the edges of the components the rounds did not finish (counted in
-// output.StatRemainder). The DoFns below are the steps; Clusters chains
+// summary.StatRemainder). The DoFns below are the steps; Clusters chains
 // them. Each holds the work directory (for spilled groups) and the number
 // of partitions. Every step sends the tallies of what it shuffles (tally.Shuffle) as
 // stats.
@@ -129,14 +130,14 @@ type EdgesFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int  // Config.CCPartitions
 	Links      bool // Config.Clusters is ClustersKept
-	jobfiles.GroupReader
+	spilled.GroupReader
 }
 
 func (fn *EdgesFn) ProcessElement(ctx context.Context, key int64, chunks func(*[]byte) bool, emitEdge, emitMember, emitLink func(int64, []byte), emitStat func(string, int64)) error {
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emitEdge, reportEdges := tally.CountShuffle(output.ShuffleEdges, emitEdge, emitStat)
-	emitMember, reportMembers := tally.CountShuffle(output.ShuffleMembers, emitMember, emitStat)
-	emitLink, reportLinks := tally.CountShuffle(output.ShuffleLinks, emitLink, emitStat)
+	emitEdge, reportEdges := tally.CountShuffle(tally.ShuffleEdges, emitEdge, emitStat)
+	emitMember, reportMembers := tally.CountShuffle(tally.ShuffleMembers, emitMember, emitStat)
+	emitLink, reportLinks := tally.CountShuffle(tally.ShuffleLinks, emitLink, emitStat)
 	edges := newEdgeSender(fn.Partitions, emitEdge)
 	members, links := wire.NewBatcher(0), wire.NewBatcher(0)
 	seen := make(map[wire.Doc]bool)
@@ -188,14 +189,14 @@ func link(m wire.Match) wire.Match {
 type StarFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int // Config.CCPartitions
-	jobfiles.GroupReader
+	spilled.GroupReader
 	Large bool
 }
 
 func (fn *StarFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emit, report := tally.CountShuffle(output.ShuffleEdges, emit, emitStat)
+	emit, report := tally.CountShuffle(tally.ShuffleEdges, emit, emitStat)
 	edges, err := decodeEdges(&fn.In, fn.Work, part, chunks)
 	if err != nil {
 		return err
@@ -221,7 +222,7 @@ func (fn *StarFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]by
 type SettleFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int // Config.CCPartitions
-	jobfiles.GroupReader
+	spilled.GroupReader
 }
 
 func (fn *SettleFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emitStar, emitLeaf, emitRest func(int64, []byte), emitStat func(string, int64)) error {
@@ -245,7 +246,7 @@ func (fn *SettleFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]
 	stars.Flush(emitStar)
 	leaves.Flush(emitLeaf)
 	rest.Flush(emitRest)
-	edgeBytes.Report(output.ShuffleEdges, emitStat)
+	edgeBytes.Report(tally.ShuffleEdges, emitStat)
 	return nil
 }
 
@@ -258,14 +259,14 @@ func (fn *SettleFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]
 type ResolveFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int // Config.CCPartitions
-	jobfiles.GroupReader
+	spilled.GroupReader
 }
 
 func (fn *ResolveFn) ProcessElement(ctx context.Context, k int64, starChunks, leafChunks func(*[]byte) bool, emitAssign, emitRest func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emitAssign, reportAssign := tally.CountShuffle(output.ShuffleAssignments, emitAssign, emitStat)
-	emitRest, reportRest := tally.CountShuffle(output.ShuffleEdges, emitRest, emitStat)
+	emitAssign, reportAssign := tally.CountShuffle(tally.ShuffleAssignments, emitAssign, emitStat)
+	emitRest, reportRest := tally.CountShuffle(tally.ShuffleEdges, emitRest, emitStat)
 	stars, err := decodeEdges(&fn.In, fn.Work, part, starChunks)
 	if err != nil {
 		return err
@@ -291,7 +292,7 @@ func (fn *ResolveFn) ProcessElement(ctx context.Context, k int64, starChunks, le
 type RemainderFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int // Config.CCPartitions
-	jobfiles.GroupReader
+	spilled.GroupReader
 }
 
 func (fn *RemainderFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emitAssign func(int64, []byte), emitStat func(string, int64)) error {
@@ -302,12 +303,12 @@ func (fn *RemainderFn) ProcessElement(ctx context.Context, k int64, chunks func(
 		return err
 	}
 	edges = components.SortEdges(edges)
-	emitAssign, report := tally.CountShuffle(output.ShuffleAssignments, emitAssign, emitStat)
+	emitAssign, report := tally.CountShuffle(tally.ShuffleAssignments, emitAssign, emitStat)
 	assign := newAssigner(fn.Partitions, emitAssign)
 	components.Remainder(edges, assign.add)
 	assign.b.Flush(emitAssign)
 	report()
-	emitStat(output.StatRemainder, int64(len(edges)))
+	emitStat(summary.StatRemainder, int64(len(edges)))
 	return nil
 }
 
@@ -320,14 +321,14 @@ func (fn *RemainderFn) ProcessElement(ctx context.Context, k int64, chunks func(
 type MembersFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int // Config.CCPartitions
-	jobfiles.GroupReader
+	spilled.GroupReader
 }
 
 func (fn *MembersFn) ProcessElement(ctx context.Context, k int64, memberChunks, assignChunks, linkChunks func(*[]byte) bool, emit, emitLink func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
-	emit, report := tally.CountShuffle(output.ShuffleMembers, emit, emitStat)
-	emitLink, reportLinks := tally.CountShuffle(output.ShuffleLinks, emitLink, emitStat)
+	emit, report := tally.CountShuffle(tally.ShuffleMembers, emit, emitStat)
+	emitLink, reportLinks := tally.CountShuffle(tally.ShuffleLinks, emitLink, emitStat)
 	members := make(map[wire.Doc]wire.Member)
 	err := decodeMembers(&fn.In, fn.Work, part, memberChunks, func(m wire.Member) error { members[m.Doc] = m; return nil })
 	if err != nil {
@@ -388,7 +389,7 @@ func (fn *MembersFn) sendLinks(part int, roots map[wire.Doc]wire.Doc, linkChunks
 
 // GroupMatches groups the matches of cols (file index, wire.Match chunks)
 // by file, for Clusters and the pairs output; with w.Spill through spill
-// files (jobfiles.GroupSpilled).
+// files (spilled.Group).
 func GroupMatches(s beam.Scope, w jobfiles.WorkDir, cols ...beam.PCollection) beam.PCollection {
-	return jobfiles.GroupSpilled(s.Scope("Matches"), w, "matches", cols...)
+	return spilled.Group(s.Scope("Matches"), w, "matches", cols...)
 }

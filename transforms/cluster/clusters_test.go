@@ -7,8 +7,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -54,16 +55,16 @@ func TestClustersStage(t *testing.T) {
 			if v.rule == job.ClustersComponents {
 				passert.Equals(s, stagetest.Decode(s, "cluster", 0, clusters), "0/a:3:c:a,c,b", "1/d:2:d:d,e")
 				passert.Equals(s, stagetest.Decode(s, "lines", 0, removes), "0:0", "1:2", "1:1")
-				passert.Equals(s, stagetest.Stats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved, output.StatComponents),
+				passert.Equals(s, stagetest.Stats(s, st, summary.StatClusters, summary.StatClustered, summary.StatRemoved, summary.StatComponents),
 					"clusters=2", "clustered_documents=5", "removed=3", "components=2")
 			} else {
 				passert.Equals(s, stagetest.Decode(s, "cluster", 0, clusters), "0/c:2:c:c,b", "1/d:2:d:d,e")
 				passert.Equals(s, stagetest.Decode(s, "lines", 0, removes), "1:2", "1:1")
-				passert.Equals(s, stagetest.Stats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved, output.StatComponents),
+				passert.Equals(s, stagetest.Stats(s, st, summary.StatClusters, summary.StatClustered, summary.StatRemoved, summary.StatComponents),
 					"clusters=2", "clustered_documents=4", "removed=2", "components=2")
 			}
-			stagetest.Shuffled(s, st, output.ShuffleOutLines, 0, 0, clusters)
-			stagetest.Shuffled(s, st, output.ShuffleRemoved, 0, 0, removes)
+			stagetest.Shuffled(s, st, tally.ShuffleOutLines, 0, 0, clusters)
+			stagetest.Shuffled(s, st, tally.ShuffleRemoved, 0, 0, removes)
 			stagetest.Run(t, p)
 			if v.rule == job.ClustersComponents {
 				stagetest.SpillKinds(t, cfg, "matches", "edges", "members")

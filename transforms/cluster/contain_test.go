@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
@@ -36,7 +36,7 @@ func clusterTexts(t *testing.T, out decideOut) []string {
 // containment match for its container when --keep ranks the container
 // first, with a cluster line that says containment and its value, and
 // removes nothing when it ranks the contained document first, counting
-// the removals for containment (output.StatRemovedContainment); in memory
+// the removals for containment (summary.StatRemovedContainment); in memory
 // and spilled alike.
 func TestDecideContainment(t *testing.T) {
 	part, big, other := wire.DocNum(0, 1), wire.DocNum(0, 2), wire.DocNum(0, 3)
@@ -68,7 +68,7 @@ func TestDecideContainment(t *testing.T) {
 			if got := clusterTexts(t, out); !slices.Equal(got, tc.lines) {
 				t.Errorf("longest %v budget %d: cluster lines\n%s\nwant\n%s", tc.longest, budget, strings.Join(got, "\n"), strings.Join(tc.lines, "\n"))
 			}
-			if out.stats[output.StatRemoved] != tc.removed || out.stats[output.StatRemovedContainment] != tc.byCont {
+			if out.stats[summary.StatRemoved] != tc.removed || out.stats[summary.StatRemovedContainment] != tc.byCont {
 				t.Errorf("longest %v budget %d: stats %v, want removed %d, %d of them for containment", tc.longest, budget, out.stats, tc.removed, tc.byCont)
 			}
 		}

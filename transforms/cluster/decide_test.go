@@ -13,10 +13,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/external"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
 
@@ -49,7 +50,7 @@ func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest 
 		lc = append(lc, c)
 	}
 	out := decideOut{stats: map[string]int64{}}
-	err := fn.ProcessElement(context.Background(), 0, jobfiles.IterOf(mc), jobfiles.IterOf(lc),
+	err := fn.ProcessElement(context.Background(), 0, spilled.IterOf(mc), spilled.IterOf(lc),
 		func(k int64, c []byte) { out.clusters = append(out.clusters, fmt.Sprintf("%d/%x", k, c)) },
 		func(k int64, c []byte) { out.removes = append(out.removes, fmt.Sprintf("%d/%x", k, c)) },
 		func(name string, n int64) { out.stats[name] += n })
@@ -192,7 +193,7 @@ func TestClustersChain100kSpilled(t *testing.T) {
 		chunks = append(chunks, stagetest.MatchChunk(links[i:min(i+1000, len(links))]...))
 	}
 	clusters, removes, st := Clusters(s, OptionsFor(cfg), GroupMatches(s, cfg.WorkDir(), stagetest.Chunks(s, chunks...)))
-	passert.Equals(s, stagetest.Stats(s, st, output.StatClusters, output.StatClustered, output.StatRemoved, output.StatComponents),
+	passert.Equals(s, stagetest.Stats(s, st, summary.StatClusters, summary.StatClustered, summary.StatRemoved, summary.StatComponents),
 		"clusters=50000", "clustered_documents=100000", "removed=50000", "components=1")
 	wantRemoved := make([]any, 0, n/2)
 	wantLines := make([]any, 0, n/2)
@@ -264,7 +265,7 @@ func TestDecideSpilledObjectStoreWork(t *testing.T) {
 	for i := range links {
 		lc = append(lc, wire.AppendMatch(nil, &links[i]))
 	}
-	err := fn.ProcessElement(context.Background(), 0, jobfiles.IterOf(mc), jobfiles.IterOf(lc),
+	err := fn.ProcessElement(context.Background(), 0, spilled.IterOf(mc), spilled.IterOf(lc),
 		func(k int64, c []byte) { clusters = append(clusters, fmt.Sprintf("%d/%x", k, c)) },
 		func(k int64, c []byte) { removes = append(removes, fmt.Sprintf("%d/%x", k, c)) },
 		func(string, int64) {})
@@ -309,7 +310,7 @@ func TestDecideNoSpace(t *testing.T) {
 	for i := range links {
 		lc = append(lc, wire.AppendMatch(nil, &links[i]))
 	}
-	err := fn.ProcessElement(context.Background(), 3, jobfiles.IterOf(mc), jobfiles.IterOf(lc),
+	err := fn.ProcessElement(context.Background(), 3, spilled.IterOf(mc), spilled.IterOf(lc),
 		func(int64, []byte) {}, func(int64, []byte) {}, func(string, int64) {})
 	want := fmt.Sprintf("clusters of components partition 3: writing the decision spilled to disk in %s: no space left on device (needs about %s; set TMPDIR to a larger disk)",
 		work, jobfiles.AboutBytes(need.SpillBytes()))

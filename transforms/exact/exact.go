@@ -8,11 +8,12 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/exactdup"
 )
@@ -27,7 +28,7 @@ func init() {
 // chunk), lines to skip in the signature pass (segment, chunk), stats.
 func ExactDuplicates(s beam.Scope, o Options, keys beam.PCollection) (matches, skips, st beam.PCollection) {
 	s = s.Scope("ExactDuplicates")
-	return beam.ParDo3(s, &exactFn{Work: o.Work, KeepLongest: o.KeepLongest}, jobfiles.GroupSpilled(s, o.Work, "keys", keys))
+	return beam.ParDo3(s, &exactFn{Work: o.Work, KeepLongest: o.KeepLongest}, spilled.Group(s, o.Work, "keys", keys))
 }
 
 // exactFn finds exact duplicates within one partition of exact-key records.
@@ -40,9 +41,9 @@ func ExactDuplicates(s beam.Scope, o Options, keys beam.PCollection) (matches, s
 // are decoded on the DoFn's goroutine and grouped on another while the
 // runner hands over the next partition (see docpool.AheadEmits).
 type exactFn struct {
-	Work                 jobfiles.WorkDir
-	KeepLongest          bool // the longest member is its group's representative, else the first
-	jobfiles.GroupReader      // with Work.Spill, the records are in spill files
+	Work                jobfiles.WorkDir
+	KeepLongest         bool // the longest member is its group's representative, else the first
+	spilled.GroupReader      // with Work.Spill, the records are in spill files
 
 	ahead docpool.AheadEmits
 }
@@ -73,8 +74,8 @@ func (fn *exactFn) FinishBundle(ctx context.Context, emitMatch, emitSkip func(in
 // emits an exact match and a line to skip for each member of a group but
 // its representative: each run of equal keys is one group.
 func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int64, []byte), emitStat func(string, int64)) {
-	emitMatch, reportMatches := tally.CountShuffle(output.ShuffleMatches, emitMatch, emitStat)
-	emitSkip, reportSkips := tally.CountShuffle(output.ShuffleSkipLines, emitSkip, emitStat)
+	emitMatch, reportMatches := tally.CountShuffle(tally.ShuffleMatches, emitMatch, emitStat)
+	emitSkip, reportSkips := tally.CountShuffle(tally.ShuffleSkipLines, emitSkip, emitStat)
 	exactdup.Sort(infos)
 	matches := wire.NewBatcher(0)
 	skips := wire.NewBatcher(0)
@@ -95,7 +96,7 @@ func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int64, []b
 	})
 	matches.Flush(emitMatch)
 	skips.Flush(emitSkip)
-	emitStat(output.StatExactDups, dups)
+	emitStat(summary.StatExactDups, dups)
 	reportMatches()
 	reportSkips()
 	jobstate.Progress.Skipped.Add(dups)
@@ -104,7 +105,7 @@ func (fn *exactFn) groups(infos []wire.Info, emitMatch, emitSkip func(int64, []b
 // ByExactKey returns the infos of group part (readExactInfos) sorted by
 // exact key, then document: each run of equal keys is one exact-duplicate
 // group, its first document the earliest in input order.
-func ByExactKey(in *jobfiles.SpillIn, w jobfiles.WorkDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
+func ByExactKey(in *spilled.In, w jobfiles.WorkDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
 	infos, err := readExactInfos(in, w, part, chunks)
 	if err != nil {
 		return nil, err
@@ -114,7 +115,7 @@ func ByExactKey(in *jobfiles.SpillIn, w jobfiles.WorkDir, part int, chunks func(
 }
 
 // readExactInfos decodes every wire.Info chunk of group part.
-func readExactInfos(in *jobfiles.SpillIn, w jobfiles.WorkDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
+func readExactInfos(in *spilled.In, w jobfiles.WorkDir, part int, chunks func(*[]byte) bool) ([]wire.Info, error) {
 	var infos []wire.Info
 	err := in.Each(w, part, chunks, func(c []byte) (err error) {
 		for len(c) > 0 {

@@ -8,9 +8,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -53,9 +54,9 @@ func TestExactDuplicatesStage(t *testing.T) {
 			matches, skips, st := ExactDuplicates(s, OptionsFor(cfg), keys)
 			passert.Equals(s, stagetest.Decode(s, "match", 0, matches), stagetest.Any(tc.matches)...)
 			passert.Equals(s, stagetest.Decode(s, "lines", 0, skips), stagetest.Any(tc.skips)...)
-			passert.Equals(s, stagetest.Stats(s, st, output.StatExactDups), "exact_duplicates=2")
-			stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)
-			stagetest.Shuffled(s, st, output.ShuffleSkipLines, 0, 0, skips)
+			passert.Equals(s, stagetest.Stats(s, st, summary.StatExactDups), "exact_duplicates=2")
+			stagetest.Shuffled(s, st, tally.ShuffleMatches, 0, 0, matches)
+			stagetest.Shuffled(s, st, tally.ShuffleSkipLines, 0, 0, skips)
 			stagetest.Run(t, p)
 		})
 	}

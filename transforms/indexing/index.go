@@ -12,12 +12,12 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/objects"
 	"github.com/neardup/neardup/transforms/write"
 )
 
@@ -263,12 +263,12 @@ func emitMeta(n int, s index.Shard, emit func(int64, []byte)) error {
 // listPreShards returns the paths of the pre-shards of input file index
 // file in dir, in segment order; a file without a signed document has none.
 func listPreShards(ctx context.Context, dir string, file int) ([]string, error) {
-	fsys, err := filesystem.New(ctx, output.JoinPath(dir, "x"))
+	fsys, err := filesystem.New(ctx, objects.JoinPath(dir, "x"))
 	if err != nil {
 		return nil, err
 	}
 	defer fsys.Close()
-	names, err := fsys.List(ctx, output.JoinPath(dir, fmt.Sprintf(".sig-%05d-*.bin", file)))
+	names, err := fsys.List(ctx, objects.JoinPath(dir, fmt.Sprintf(".sig-%05d-*.bin", file)))
 	slices.Sort(names)
 	return names, err
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // removePreShards removes the pre-shards (and leftovers of their temporary
@@ -59,7 +59,7 @@ func ReadManifest(ctx context.Context, dir string) (*index.Manifest, error) {
 
 // readManifestBytes returns DIR/index.json and its path.
 func readManifestBytes(ctx context.Context, dir string) ([]byte, string, error) {
-	path := output.JoinPath(dir, index.ManifestName)
+	path := objects.JoinPath(dir, index.ManifestName)
 	rc, err := workfiles.Open(ctx, path)
 	if err != nil {
 		return nil, path, fmt.Errorf("index %s: no manifest: %w", dir, err)
@@ -118,7 +118,7 @@ func checkGeneration(ctx context.Context, dir string, version int, gen index.Gen
 		names[k.Name] = k.Bytes
 	}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
-		path := output.JoinPath(gen.Path, name)
+		path := objects.JoinPath(gen.Path, name)
 		size, err := fileSize(ctx, path)
 		why := ""
 		switch {
@@ -176,7 +176,7 @@ func fileSize(ctx context.Context, path string) (int64, error) {
 // ShardPath is the path of shard n (of the flattened list) of m.
 func ShardPath(m *index.Manifest, n int) string {
 	sh := m.Shards[n]
-	return output.JoinPath(m.Generations[sh.Gen].Path, sh.Name)
+	return objects.JoinPath(m.Generations[sh.Gen].Path, sh.Name)
 }
 
 const KeyMask = 1<<wire.KeyBits - 1

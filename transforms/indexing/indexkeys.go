@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 )
@@ -29,7 +30,7 @@ func init() {
 func writeKeyFiles(s beam.Scope, o Options, entries beam.PCollection) beam.PCollection {
 	s = s.Scope("KeyFiles")
 	return beam.ParDo(s, &writeKeysFn{Dir: o.Dir, Bits: o.KeyBits, Work: o.Work},
-		jobfiles.GroupSpilled(s, o.Work, "keys", entries))
+		spilled.Group(s, o.Work, "keys", entries))
 }
 
 // keyEntrySize is the size of a key entry in a chunk: kind byte, uint64
@@ -111,7 +112,7 @@ type writeKeysFn struct {
 	Bits int
 	Work jobfiles.WorkDir
 
-	spilled jobfiles.SpillIn
+	spilled spilled.In
 }
 
 func (fn *writeKeysFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte)) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/faults"
@@ -33,7 +34,7 @@ func init() {
 //
 // In: (file index, path). Out: exact-key records (partition, chunk), reject
 // lines (file index, chunk), what it read of each file (file index,
-// output.InputFile JSON: set Files.Seen to it for the summary), segment
+// summary.InputFile JSON: set Files.Seen to it for the summary), segment
 // markers (segment, marker: see docshards.go), for Signatures, and stats
 // (name, n). It reads the files in units (see units.go). The later passes
 // find what it read in o.Work: the first reading of each file (see
@@ -116,8 +117,8 @@ func (fn *readKeysFn) FinishBundle(ctx context.Context, emit, emitRejects, emitI
 // to emit, its rejects to emitRejects, what it read to emitInput, its
 // document shards' markers to emitSegment.
 func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, emitInput, emitSegment func(int64, []byte), emitStat func(string, int64)) error {
-	emit, reportKeys := tally.CountShuffle(output.ShuffleExactKeys, emit, emitStat)
-	emitRejects, reportRejects := tally.CountShuffle(output.ShuffleOutLines, emitRejects, emitStat)
+	emit, reportKeys := tally.CountShuffle(tally.ShuffleExactKeys, emit, emitStat)
+	emitRejects, reportRejects := tally.CountShuffle(tally.ShuffleOutLines, emitRejects, emitStat)
 	r := unitReader{fn: fn, u: u, reasons: map[string]int64{}, rejects: newRejectLines(fn.Work.Dir)}
 	defer r.rejects.abort()
 	if err := r.run(ctx, emit, emitSegment); err != nil {
@@ -254,8 +255,8 @@ func (r *unitReader) reject(rj record.Reject) error {
 }
 
 // inputFile is what the unit read of its file.
-func (r *unitReader) inputFile() output.InputFile {
-	in := output.InputFile{Index: r.u.File, Path: r.u.Path, Records: r.docs + r.rej, Rejected: r.rej}
+func (r *unitReader) inputFile() summary.InputFile {
+	in := summary.InputFile{Index: r.u.File, Path: r.u.Path, Records: r.docs + r.rej, Rejected: r.rej}
 	if len(r.reasons) > 0 {
 		in.Reasons = r.reasons
 	}
@@ -269,7 +270,7 @@ func (r *unitReader) inputFile() output.InputFile {
 		}
 	}
 	if r.lineIDs {
-		in.IDs = output.LineIDs
+		in.IDs = summary.LineIDs
 	}
 	return in
 }
@@ -277,11 +278,11 @@ func (r *unitReader) inputFile() output.InputFile {
 // stats is what the unit counted.
 func (r *unitReader) stats() tally.Counts {
 	return tally.Counts{
-		{Name: output.StatReadUnits, N: 1},
-		{Name: output.StatInput, N: r.docs + r.rej},
-		{Name: output.StatRejected, N: r.rej},
-		{Name: output.StatDocuments, N: r.docs},
-		{Name: output.StatBytes, N: r.bytes},
+		{Name: summary.StatReadUnits, N: 1},
+		{Name: summary.StatInput, N: r.docs + r.rej},
+		{Name: summary.StatRejected, N: r.rej},
+		{Name: summary.StatDocuments, N: r.docs},
+		{Name: summary.StatBytes, N: r.bytes},
 	}
 }
 

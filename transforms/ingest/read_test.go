@@ -7,7 +7,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
 
@@ -38,9 +39,9 @@ func TestReadStage(t *testing.T) {
 	keys, rejects, _, _, st := Read(s, OptionsFor(cfg), stagetest.Files(t, s, paths, cfg.Branches))
 	passert.Equals(s, stagetest.Decode(s, "info", cfg.Partitions, keys), "0:0:a", "0:2:b", "0:3:c", "1:0:d")
 	passert.Equals(s, stagetest.Decode(s, "reject", 0, rejects), "0/2:bad_json:f0.jsonl", "1/2:empty_text:f1.jsonl")
-	stagetest.Shuffled(s, st, output.ShuffleExactKeys, 0, 0, keys)
-	stagetest.Shuffled(s, st, output.ShuffleOutLines, 0, 0, rejects)
-	passert.Equals(s, stagetest.Stats(s, st, output.StatInput, output.StatRejected, output.StatDocuments, output.StatBytes),
+	stagetest.Shuffled(s, st, tally.ShuffleExactKeys, 0, 0, keys)
+	stagetest.Shuffled(s, st, tally.ShuffleOutLines, 0, 0, rejects)
+	passert.Equals(s, stagetest.Stats(s, st, summary.StatInput, summary.StatRejected, summary.StatDocuments, summary.StatBytes),
 		"input_records=6", "rejected=2", "documents=4", fmt.Sprintf("input_bytes=%d", nbytes))
 	stagetest.Run(t, p)
 }

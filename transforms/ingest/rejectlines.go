@@ -12,7 +12,10 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/spill"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
+	"io"
 )
 
 func init() {
@@ -62,8 +65,11 @@ func (r *rejectLines) add(line, offset uint64, text []byte) {
 // spill writes the lines held to the spill file, as one chunk.
 func (r *rejectLines) spill() {
 	if r.err == nil && r.w == nil {
-		r.path = filepath.Join(r.dir, fmt.Sprintf("spill-rejects-%d-%d.bin", os.Getpid(), jobfiles.SpillSeq.Add(1)))
-		r.w, r.err = spill.Create(r.path)
+		r.path = filepath.Join(r.dir, fmt.Sprintf("spill-rejects-%d-%d.bin", os.Getpid(), spilled.Seq.Add(1)))
+		var f io.WriteCloser
+		if f, r.err = workfiles.Create(r.path, workfiles.KindSpills); r.err == nil {
+			r.w = spill.NewWriter(r.path, f)
+		}
 	}
 	if r.err == nil {
 		r.err = r.w.Add(0, r.buf)

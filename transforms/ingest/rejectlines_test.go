@@ -9,7 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 )
@@ -60,7 +60,7 @@ func TestRejectsBounded(t *testing.T) {
 	}
 	var rejected int64
 	err := fn.read(context.Background(), readUnit{Path: in, Of: 1}, nop, emitRejects, nop, nop, func(name string, n int64) {
-		if name == output.StatRejected {
+		if name == summary.StatRejected {
 			rejected = n
 		}
 	})

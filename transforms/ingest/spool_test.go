@@ -16,8 +16,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
@@ -73,7 +73,7 @@ func TestSpoolDropped(t *testing.T) {
 	fn := &readKeysFn{Work: cfg.WorkDir(), Read: cfg.Reading(), Partitions: cfg.Partitions}
 	nop := func(int64, []byte) {}
 	err = fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(name string, n int64) {
-		if name == output.StatDocuments {
+		if name == summary.StatDocuments {
 			docs = n
 		}
 	})

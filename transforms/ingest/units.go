@@ -14,8 +14,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
@@ -37,7 +37,7 @@ import (
 // Prism reads a file's units in several branches at once.
 //
 // What each unit read of its file (counts, rejects by reason, ids) is
-// merged per file (mergeReadFn) into the file's output.InputFile, which
+// merged per file (mergeReadFn) into the file's summary.InputFile, which
 // goes to the summary (Files.Seen) and to the work directory
 // (seen-NNNNN.json, see input.go) for the later passes that read the file.
 // The fingerprint's checksum covers the whole file, taken by unit 0, which
@@ -81,7 +81,7 @@ type readUnit struct {
 // fingerprint and compression.
 type unitResult struct {
 	U, Of int
-	In    output.InputFile
+	In    summary.InputFile
 }
 
 // readUnits splits the files of every branch into units and returns them
@@ -267,10 +267,10 @@ func (fn *unitBranchFn) ProcessElement(key int64, b []byte, emit func(int64, []b
 }
 
 // mergeReadFn merges what the units of a file read into the file's
-// output.InputFile.
+// summary.InputFile.
 //
 // In: (file index, unitResult JSON of each of its units). Out: (file index,
-// output.InputFile JSON), also written to WorkDir (see input.go).
+// summary.InputFile JSON), also written to WorkDir (see input.go).
 type mergeReadFn struct {
 	WorkDir string // Config.Work
 }

@@ -6,8 +6,8 @@ import (
 	"runtime"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/blocking"
@@ -381,8 +381,8 @@ func (c Config) WithIndexConfig(ic index.Config) (Config, error) {
 }
 
 // Settings returns the settings of c for a job on runner.
-func (c Config) Settings(runner string) output.Settings {
-	return output.Settings{
+func (c Config) Settings(runner string) summary.Settings {
+	return summary.Settings{
 		Config: c.IndexConfig(), Verify: c.Verify.String(), Confidence: c.Confidence,
 		MaxBucket: c.MaxBucket, Window: c.Window, Keep: c.Keep.String(), Clusters: c.Clusters.String(),
 		Runner: runner, Branches: c.Branches, Partitions: c.Partitions, Rounds: c.ShuffleRounds(),

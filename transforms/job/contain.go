@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/match/verify"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 // defaultContainMinSize is Config.ContainMinSize's default: the fewest

@@ -2,9 +2,8 @@
 // file list and its branches (Files, NewFiles, WriteFileManifest), the work
 // directory (WorkDir: info shards, document shards, spool copies of the
 // inputs, index pre-shards, and the first pass's reading of each input,
-// which later readers check the files against), spilled shuffles
-// (GroupSpilled, SpillOut, SpillIn), the rounds of the exact checks
-// (DestBranchFn), and the names of every work file (IsWorkFile). It holds
-// no stage and no job configuration: every stage package imports it, and
-// job.Config.WorkDir gives the handle on a job's work directory.
+// which later readers check the files against), and the names of every
+// work file (IsWorkFile); package spilled, below it, the spilled shuffles. It holds no stage and no job configuration: every stage
+// package imports it, and job.Config.WorkDir gives the handle on a job's
+// work directory.
 package jobfiles

@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // Document shards carry each segment's good documents, normalized, from the
@@ -44,12 +44,12 @@ func IsDocShardName(name string) bool {
 	return ok && ok2 && err == nil && err2 == nil && file >= 0 && index >= 0 && name == DocShardName(file, index)
 }
 
-// docSegments writes the document shards of one input file, whose
+// DocSegments writes the document shards of one input file, whose
 // documents the first pass gets in line order (see docpool.Map): each
 // segment's shard is streamed to the work directory as its documents come, and
 // closed when the first document of a later segment comes. A nil
-// *docSegments writes nothing.
-type docSegments struct {
+// *DocSegments writes nothing.
+type DocSegments struct {
 	ctx        context.Context
 	dir, path  string
 	file, bits int
@@ -68,15 +68,15 @@ type docSegments struct {
 // NewDocSegments returns the document shard writer of input file index
 // file (path), or nil when the job has no work directory (a stage tested
 // alone): the later passes then read the input itself.
-func (w WorkDir) NewDocSegments(ctx context.Context, file int, path string) *docSegments {
+func (w WorkDir) NewDocSegments(ctx context.Context, file int, path string) *DocSegments {
 	if w.Dir == "" {
 		return nil
 	}
-	return &docSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits}
+	return &DocSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits}
 }
 
 // Add appends a document, whose line must not be before the last one's.
-func (s *docSegments) Add(line int64, length int, id string, norm []byte) {
+func (s *DocSegments) Add(line int64, length int, id string, norm []byte) {
 	if s == nil || s.err != nil {
 		return
 	}
@@ -103,7 +103,7 @@ func (s *docSegments) Add(line int64, length int, id string, norm []byte) {
 // open starts the shard of segment index seg on a goroutine that copies
 // what add writes into the shard's temporary name (see workfiles.Write),
 // renamed into place once closeShard has closed the pipe.
-func (s *docSegments) open(seg int) {
+func (s *DocSegments) open(seg int) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	name := DocShardName(s.file, seg)
@@ -124,7 +124,7 @@ func (s *docSegments) open(seg int) {
 }
 
 // closeShard ends the shard being written and waits for it to be in place.
-func (s *docSegments) closeShard() {
+func (s *DocSegments) closeShard() {
 	ferr := s.bw.Flush()
 	s.pw.Close()
 	err := <-s.done
@@ -142,7 +142,7 @@ func (s *docSegments) closeShard() {
 // Finish closes the last shard and emits the marker of every shard written,
 // keyed by segment; after an error in the writes it emits none and
 // returns the first.
-func (s *docSegments) Finish(emit func(int64, []byte)) error {
+func (s *DocSegments) Finish(emit func(int64, []byte)) error {
 	if s == nil {
 		return nil
 	}
@@ -161,7 +161,7 @@ func (s *docSegments) Finish(emit func(int64, []byte)) error {
 }
 
 // Abort drops the shard being written (its temporary name is removed).
-func (s *docSegments) Abort() {
+func (s *DocSegments) Abort() {
 	if s != nil && s.pw != nil {
 		s.pw.CloseWithError(errors.New("document shard abandoned"))
 		<-s.done
@@ -176,7 +176,7 @@ func (s *docSegments) Abort() {
 func (w WorkDir) SegmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docpool.Reader {
 	return func(doc func(*docpool.Doc) error, _ func(record.Reject) error) error {
 		file, index := wire.SegmentFile(seg, w.SegmentBits)
-		n, err := readDocShard(ctx, output.JoinPath(w.Dir, DocShardName(file, index)), only, doc)
+		n, err := readDocShard(ctx, objects.JoinPath(w.Dir, DocShardName(file, index)), only, doc)
 		if err == nil && only == nil && want >= 0 && n != want {
 			err = fmt.Errorf("document shard of input file %d, segment %d: %d documents, the first pass wrote %d: %w", file, index, n, want, wire.ErrCorrupt)
 		}
@@ -213,7 +213,7 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 }
 
 // CheckDocs is the docReader of the documents under key that opt.Only
-// selects, for the exact checks (see checkKey): from the segment's document
+// selects, for the exact checks (see near.CheckKey): from the segment's document
 // shard in w.Dir, or parsed from path when there is none: an audit's
 // indexed source, or a stage tested without the first pass.
 func (w WorkDir) CheckDocs(ctx context.Context, key int, path string, opt record.Options) docpool.Reader {
@@ -223,7 +223,7 @@ func (w WorkDir) CheckDocs(ctx context.Context, key int, path string, opt record
 		return parse
 	}
 	return func(doc func(*docpool.Doc) error, reject func(record.Reject) error) error {
-		n, err := readDocShard(ctx, output.JoinPath(w.Dir, DocShardName(file, index)), opt.Only, doc)
+		n, err := readDocShard(ctx, objects.JoinPath(w.Dir, DocShardName(file, index)), opt.Only, doc)
 		if n == 0 && errors.Is(err, fs.ErrNotExist) {
 			return parse(doc, reject)
 		}

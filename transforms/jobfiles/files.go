@@ -71,7 +71,7 @@ type Files struct {
 	Manifest string // the file manifest's path
 	Branches []beam.PCollection
 	// Seen is what the first pass read of each file: Read's inputs (file
-	// index, output.InputFile JSON), which the summary lists. Unset (a test
+	// index, summary.InputFile JSON), which the summary lists. Unset (a test
 	// of one stage), the summary lists no inputs.
 	Seen beam.PCollection
 }

@@ -21,13 +21,13 @@ import (
 
 // Every pass over an input file opens it here (readFileFrom). The first
 // pass takes the file's fingerprint (see package fingerprint) while it
-// reads it, emits it in the file's output.InputFile (Files.Seen, for the
+// reads it, emits it in the file's summary.InputFile (Files.Seen, for the
 // summary) and writes that InputFile to Config.Work (seenName), beside the
 // info shards. A later pass that reads the input itself reads it there
 // and checks the file against it, so that a file changed between passes
 // fails the job instead of giving outputs of two different files; one
 // that reads its spool copy checks the file's size and modification time
-// (seenFile.checkUnchanged); a pass that finds none (no work directory, a
+// (SeenFile.checkUnchanged); a pass that finds none (no work directory, a
 // stage tested alone) reads without checking. The file reaches every pass, the
 // exact checks included, without a change to any pass's inputs: a side
 // input there keeps Prism's scheduler busy.
@@ -49,7 +49,7 @@ type FileRead struct {
 	Comp *record.Compression
 	// seen, if not nil, is the first pass's reading of the input, which
 	// open is then (not a spool copy): see readFileFrom.
-	seen *seenFile
+	seen *SeenFile
 	// count, if not nil, gets the number of stored bytes read.
 	Count *atomic.Int64
 	// stat, if not nil, is the size and modification time the file must
@@ -262,7 +262,7 @@ func seekLines(rc io.Reader, path string, lines *record.LineRange) error {
 // no check), for a pass that reads its spool copy instead: a file grown,
 // cut or written to since fails it as a pass reading the file does. What
 // the filesystem does not tell is not compared.
-func (s *seenFile) checkUnchanged(ctx context.Context, path string) error {
+func (s *SeenFile) checkUnchanged(ctx context.Context, path string) error {
 	if s == nil || s.unread {
 		return nil
 	}

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/neardup/neardup/transforms/format/fingerprint"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // readAll reads rd with readFileFrom, failing the test if that takes more
@@ -101,13 +101,13 @@ func TestReadNotAFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "nowhere"), []byte(`{"id":"a","text":"late"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ids, rejects, _, err := readAll(t, FileRead{Open: dangling, Name: dangling, seen: &seenFile{unread: true}})
+	ids, rejects, _, err := readAll(t, FileRead{Open: dangling, Name: dangling, seen: &SeenFile{unread: true}})
 	if err != nil || len(ids)+len(rejects) > 0 {
 		t.Errorf("later pass over a file the first pass rejected whole: %v, %v, %v; want nothing", ids, rejects, err)
 	}
 	// ... and after the first pass read a regular file that is now a FIFO:
 	// the file changed.
-	_, _, _, err = readAll(t, FileRead{Open: fifo, Name: fifo, seen: &seenFile{fp: fingerprint.Fingerprint{Size: 10}}})
+	_, _, _, err = readAll(t, FileRead{Open: fifo, Name: fifo, seen: &SeenFile{fp: fingerprint.Fingerprint{Size: 10}}})
 	if !errors.Is(err, fingerprint.ErrChanged) {
 		t.Errorf("later pass over a file that became a FIFO: %v, want a change", err)
 	}
@@ -148,7 +148,7 @@ func TestReadFingerprint(t *testing.T) {
 	}
 	// The first pass's reading, as readKeysFn leaves it in the work
 	// directory, and a later pass's reader (work.reader), which finds it.
-	b, err := json.Marshal(output.InputFile{Path: path, Fingerprint: fp.String()})
+	b, err := json.Marshal(summary.InputFile{Path: path, Fingerprint: fp.String()})
 	if err != nil {
 		t.Fatal(err)
 	}

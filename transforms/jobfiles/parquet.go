@@ -173,7 +173,7 @@ func readObject(ctx context.Context, rd FileRead, doc func(record.Doc) error, re
 }
 
 // fpOf returns the fingerprint of s, or nil.
-func fpOf(s *seenFile) *fingerprint.Fingerprint {
+func fpOf(s *SeenFile) *fingerprint.Fingerprint {
 	if s == nil {
 		return nil
 	}

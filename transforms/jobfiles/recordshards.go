@@ -10,10 +10,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // PreShardName is the name of the pre-shard of segment index (within the
@@ -22,24 +22,24 @@ func PreShardName(file, index int) string { return fmt.Sprintf(".sig-%05d-%06d.b
 
 // NewPreShard returns a pre-shard to fill, or nil when the job writes no
 // index (indexOut "").
-func NewPreShard(indexOut string) *recordShard {
+func NewPreShard(indexOut string) *RecordShard {
 	if indexOut == "" {
 		return nil
 	}
-	return &recordShard{kind: workfiles.KindSigShards}
+	return &RecordShard{kind: workfiles.KindSigShards}
 }
 
-// A recordShard collects the records of one input file for a shard in the
+// A RecordShard collects the records of one input file for a shard in the
 // index format: a pre-shard (above) or an info shard (workfiles.go). A nil
-// *recordShard collects and writes nothing.
-type recordShard struct {
+// *RecordShard collects and writes nothing.
+type RecordShard struct {
 	recs []index.Record
 	kind string   // the kind of work file it is written as (workfiles.Count)
 	keys []uint64 // AddDoc's scratch
 }
 
 // add appends a copy of r.
-func (s *recordShard) add(r *index.Record) {
+func (s *RecordShard) add(r *index.Record) {
 	if s == nil {
 		return
 	}
@@ -50,7 +50,7 @@ func (s *recordShard) add(r *index.Record) {
 
 // Write writes the records, in line order, to dir/name as the shard of the
 // input file source, atomically.
-func (s *recordShard) Write(ctx context.Context, dir, name, source string) error {
+func (s *RecordShard) Write(ctx context.Context, dir, name, source string) error {
 	if s == nil {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (s *recordShard) Write(ctx context.Context, dir, name, source string) error
 }
 
 // AddDoc adds the index record of a signed document to pre.
-func (pre *recordShard) AddDoc(d *blockkeys.Doc) {
+func (pre *RecordShard) AddDoc(d *blockkeys.Doc) {
 	if pre == nil {
 		return
 	}
@@ -110,7 +110,7 @@ func OpenShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer,
 // RemoveMatching removes the files of dir that match any of globs, on dir's
 // Beam filesystem; nothing if that filesystem cannot remove files.
 func RemoveMatching(ctx context.Context, dir string, globs ...string) error {
-	fsys, err := filesystem.New(ctx, output.JoinPath(dir, "x"))
+	fsys, err := filesystem.New(ctx, objects.JoinPath(dir, "x"))
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func RemoveMatching(ctx context.Context, dir string, globs ...string) error {
 		return nil
 	}
 	for _, glob := range globs {
-		names, err := fsys.List(ctx, output.JoinPath(dir, glob))
+		names, err := fsys.List(ctx, objects.JoinPath(dir, glob))
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", dir, err)
 		}

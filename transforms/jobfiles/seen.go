@@ -9,17 +9,18 @@ import (
 	"io/fs"
 
 	"github.com/neardup/neardup/transforms/format/fingerprint"
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
-// The first pass's reading of each input file (an output.InputFile) is
+// The first pass's reading of each input file (an summary.InputFile) is
 // written to the work directory, where the later passes that read the input
 // itself find it and check the file against it (see input.go).
 
-// seenFile is what the first pass read of an input file.
-type seenFile struct {
+// SeenFile is what the first pass read of an input file.
+type SeenFile struct {
 	unread bool // it rejected the whole file without reading it
 	fp     fingerprint.Fingerprint
 	Comp   record.Compression // the compression it found
@@ -47,11 +48,11 @@ func WriteSeen(ctx context.Context, dir string, file int, b []byte) error {
 // ReadSeen returns the first pass's reading of input file index file from
 // dir, or nil if there is none (no work directory, or a pass run without
 // the first, as in a test of one stage).
-func ReadSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
+func ReadSeen(ctx context.Context, dir string, file int) (*SeenFile, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	path := output.JoinPath(dir, seenName(file))
+	path := objects.JoinPath(dir, seenName(file))
 	rc, err := workfiles.Open(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -60,12 +61,12 @@ func ReadSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 		return nil, fmt.Errorf("the first pass's reading of input file %d: %w", file, err)
 	}
 	defer rc.Close()
-	var in output.InputFile
+	var in summary.InputFile
 	if err := json.NewDecoder(rc).Decode(&in); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if in.Fingerprint == "" {
-		return &seenFile{unread: true}, nil
+		return &SeenFile{unread: true}, nil
 	}
 	fp, err := fingerprint.Parse(in.Fingerprint)
 	if err != nil {
@@ -77,5 +78,5 @@ func ReadSeen(ctx context.Context, dir string, file int) (*seenFile, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return &seenFile{fp: fp, Comp: comp, lineIDs: in.IDs == output.LineIDs}, nil
+	return &SeenFile{fp: fp, Comp: comp, lineIDs: in.IDs == summary.LineIDs}, nil
 }

@@ -41,13 +41,13 @@ import (
 // directory, written or being written, is deleted, no more are made, and
 // the write is retried; the later passes then read the inputs themselves.
 
-// spoolDirs holds the *spoolDir of each spool directory of a job under
+// spoolDirs holds the *SpoolDir of each spool directory of a job under
 // way in this process, by path, from its first use to ForgetSpool.
 var SpoolDirs sync.Map
 
-// spoolDir is a spool directory: whether it was dropped to make room, and
+// SpoolDir is a spool directory: whether it was dropped to make room, and
 // the copies being written into it.
-type spoolDir struct {
+type SpoolDir struct {
 	dir        string
 	mu         sync.Mutex
 	dropped    bool
@@ -57,12 +57,12 @@ type spoolDir struct {
 
 // SpoolDirOf returns the state of the spool directory dir, registered
 // with diskroom the first time.
-func SpoolDirOf(dir string) *spoolDir {
+func SpoolDirOf(dir string) *SpoolDir {
 	if d, ok := SpoolDirs.Load(dir); ok {
-		return d.(*spoolDir)
+		return d.(*SpoolDir)
 	}
-	v, loaded := SpoolDirs.LoadOrStore(dir, &spoolDir{dir: dir, open: map[*SpoolFile]bool{}})
-	d := v.(*spoolDir)
+	v, loaded := SpoolDirs.LoadOrStore(dir, &SpoolDir{dir: dir, open: map[*SpoolFile]bool{}})
+	d := v.(*SpoolDir)
 	if !loaded {
 		unregister := diskroom.Optional(d.drop)
 		d.mu.Lock()
@@ -81,7 +81,7 @@ func ForgetSpool(dir string) {
 	if !ok {
 		return
 	}
-	d := v.(*spoolDir)
+	d := v.(*SpoolDir)
 	d.mu.Lock()
 	unregister := d.unregister
 	d.mu.Unlock()
@@ -91,7 +91,7 @@ func ForgetSpool(dir string) {
 }
 
 // IsDropped reports whether the spool was dropped to make room.
-func (d *spoolDir) IsDropped() bool {
+func (d *SpoolDir) IsDropped() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.dropped
@@ -102,7 +102,7 @@ var errSpoolDropped = errors.New("the spool was dropped to make room for the wor
 
 // drop deletes every copy in the spool directory, written or being
 // written, so that no more are made, and reports whether it deleted any.
-func (d *spoolDir) drop() bool {
+func (d *SpoolDir) drop() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.dropped = true
@@ -140,7 +140,7 @@ func (w WorkDir) SpoolPath(file int) string {
 // the first pass identified the file's (IDs decided by a line that the
 // copy holds as a blank one). A pass that reads the spool copy checks the
 // input's size and modification time against the first pass's, before
-// and after it reads (seenFile.checkUnchanged): an input that changed
+// and after it reads (SeenFile.checkUnchanged): an input that changed
 // fails the pass with or without the spool.
 func (w WorkDir) Reader(ctx context.Context, file int, path string, opt record.Options) docpool.FileReader {
 	return func(doc func(record.Doc) error, reject func(record.Reject) error) error {
@@ -185,7 +185,7 @@ func (w WorkDir) Reader(ctx context.Context, file int, path string, opt record.O
 // place by commit. Its Write never fails: the first error is kept, the
 // copy's bytes are deleted at once, and the copy is dropped at commit.
 type SpoolFile struct {
-	Dir          *spoolDir
+	Dir          *SpoolDir
 	mu           sync.Mutex // guards the writes and err
 	File         *os.File
 	Bw           *bufio.Writer // to file: the copy gets a line at a time
@@ -242,7 +242,7 @@ func (w WorkDir) NewSpool(ctx context.Context, file int, path string) *SpoolFile
 // NewSpoolFile creates a temporary file in d that commit renames to final,
 // the spool copy of input path, or returns nil (with a warning) if it
 // cannot or d was dropped.
-func NewSpoolFile(ctx context.Context, d *spoolDir, final, path string) *SpoolFile {
+func NewSpoolFile(ctx context.Context, d *SpoolDir, final, path string) *SpoolFile {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.dropped {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // Info shards carry the document infos (id, length, SimHash, MinHash
@@ -92,7 +94,7 @@ func IsWorkFile(name string) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
 		name = rest[:max(strings.LastIndexByte(rest, '-'), 0)]
 	}
-	if name == InputsManifest || name == CheckManifest || isSpillName(name) || IsDocShardName(name) || IsPartName(name) {
+	if name == InputsManifest || name == CheckManifest || IsSpillName(name) || IsDocShardName(name) || IsPartName(name) {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(name, "info-"); ok {
@@ -116,6 +118,15 @@ func IsWorkFile(name string) bool {
 	return false
 }
 
+// SpillPattern matches the names of spill files: spill-KIND-PID-N.bin.
+const SpillPattern = "spill-*.bin"
+
+// IsSpillName reports whether name is a spill file's.
+func IsSpillName(name string) bool {
+	ok, _ := filepath.Match(SpillPattern, name)
+	return ok && !strings.ContainsAny(name, `/\`)
+}
+
 // OldInfoShardName is the name of a whole file's info shard in neardup
 // before segments: a failed run's work directory may still hold one.
 func OldInfoShardName(file int) string { return fmt.Sprintf("info-%05d.bin", file) }
@@ -128,8 +139,8 @@ func infoRecord(in *wire.Info) index.Record {
 // sketchBlock is the size of the blocks readInfoShard copies sketches into.
 const sketchBlock = 64 << 10
 
-// infoTable is the content of one info shard: infos in line order.
-type infoTable struct {
+// InfoTable is the content of one info shard: infos in line order.
+type InfoTable struct {
 	Infos []wire.Info
 	// at is, for each document number from the first info's on, 1 + the
 	// index of its info, or 0 if it has none: Find is two loads, where a
@@ -138,7 +149,7 @@ type infoTable struct {
 }
 
 // Find returns the info of document d, or nil if the shard has none.
-func (t *infoTable) Find(d wire.Doc) *wire.Info {
+func (t *InfoTable) Find(d wire.Doc) *wire.Info {
 	if len(t.Infos) == 0 || d < t.Infos[0].Doc || d-t.Infos[0].Doc >= uint64(len(t.at)) {
 		return nil
 	}
@@ -149,7 +160,7 @@ func (t *infoTable) Find(d wire.Doc) *wire.Info {
 }
 
 // index fills t.at from t.Infos, which are sorted and of one segment.
-func (t *infoTable) index() {
+func (t *InfoTable) index() {
 	if len(t.Infos) == 0 {
 		return
 	}
@@ -165,7 +176,7 @@ func (t *infoTable) index() {
 // Unlike a spool copy, the job cannot go on without it: a shard that cannot
 // be written is an error that names the directory and about the space the
 // shard needs.
-func writeInfoShard(ctx context.Context, dir string, file, index int, path string, shard *recordShard) error {
+func writeInfoShard(ctx context.Context, dir string, file, index int, path string, shard *RecordShard) error {
 	err := shard.Write(ctx, dir, InfoShardName(file, index), path)
 	if err == nil {
 		return nil
@@ -189,7 +200,7 @@ func WorkFileError(what, dir string, err error, size int64) error {
 }
 
 // size estimates the bytes of the shard of the records (a little more).
-func (s *recordShard) size() int64 {
+func (s *RecordShard) size() int64 {
 	var n int64
 	for i := range s.recs {
 		r := &s.recs[i]
@@ -209,16 +220,16 @@ func AboutBytes(n int64) string {
 // ReadInfoShard reads the info shard of the segment with key seg from
 // w.Dir. A missing shard is an error: a join reads only the segments of
 // documents that have block keys, and so infos.
-func (w WorkDir) ReadInfoShard(ctx context.Context, seg int) (*infoTable, error) {
+func (w WorkDir) ReadInfoShard(ctx context.Context, seg int) (*InfoTable, error) {
 	bits := w.SegmentBits
 	file, n := wire.SegmentFile(seg, bits)
-	path := output.JoinPath(w.Dir, w.SegmentShardName(seg))
+	path := objects.JoinPath(w.Dir, w.SegmentShardName(seg))
 	rd, rc, err := OpenShard(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("info shard of input file %d, lines %d to %d: %w", file, int64(n)<<bits, int64(n+1)<<bits-1, err)
 	}
 	defer rc.Close()
-	t := &infoTable{}
+	t := &InfoTable{}
 	var block []byte // the sketches are copied into blocks, not one allocation each
 	err = rd.Each(func(r *index.Record) error {
 		var sketch []byte
@@ -261,7 +272,7 @@ type InfoSegments struct {
 	file, bits int
 
 	index   int          // the segment (within the file) of cur
-	cur     *recordShard // its infos so far
+	cur     *RecordShard // its infos so far
 	writing chan error   // the write in progress, if not nil
 	spare   []index.Record
 	err     error
@@ -269,7 +280,7 @@ type InfoSegments struct {
 }
 
 func (w WorkDir) NewInfoSegments(ctx context.Context, file int, path string) *InfoSegments {
-	return &InfoSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits, cur: &recordShard{kind: workfiles.KindInfoShards}}
+	return &InfoSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits, cur: &RecordShard{kind: workfiles.KindInfoShards}}
 }
 
 // Add adds the info in, whose line must not be before the last one's.
@@ -299,7 +310,7 @@ func (s *InfoSegments) flush() {
 		return
 	}
 	shard, seg := s.cur, s.index
-	s.cur, s.spare = &recordShard{recs: s.spare[:0], kind: workfiles.KindInfoShards}, shard.recs // spare: held until written
+	s.cur, s.spare = &RecordShard{recs: s.spare[:0], kind: workfiles.KindInfoShards}, shard.recs // spare: held until written
 	done := make(chan error, 1)
 	s.writing = done
 	go func() { done <- writeInfoShard(s.ctx, s.dir, s.file, seg, s.path, shard) }()
@@ -337,7 +348,7 @@ func (w WorkDir) RemoveAll(ctx context.Context) error {
 	if w.Dir == "" {
 		return nil
 	}
-	if err := RemoveMatching(ctx, w.Dir, "info-*.bin", ".tmp-info-*", "docs-*.bin", ".tmp-docs-*", "part-*.jsonl", ".tmp-part-*", spillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
+	if err := RemoveMatching(ctx, w.Dir, "info-*.bin", ".tmp-info-*", "docs-*.bin", ".tmp-docs-*", "part-*.jsonl", ".tmp-part-*", SpillPattern, "seen-*.json", ".tmp-seen-*", InputsManifest, CheckManifest, ".tmp-"+InputsManifest+"-*", ".tmp-"+CheckManifest+"-*"); err != nil {
 		return fmt.Errorf("work directory: %w", err)
 	}
 	if !strings.Contains(w.Dir, "://") {

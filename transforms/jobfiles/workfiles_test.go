@@ -30,7 +30,7 @@ func TestInfoShardRoundTrip(t *testing.T) {
 	const file = 3
 	seg := work.Segment(wire.DocNum(file, 1<<34+7))
 	var want []wire.Info
-	var s recordShard
+	var s RecordShard
 	for _, line := range []int64{1<<34 + 7, 1 << 34, 1<<34 + 1023, 1<<34 + 2, 1<<34 + 500} {
 		in := wire.Info{Doc: wire.DocNum(file, line), ID: "doc-" + string(rune('a'+line%26)), Len: line + 10,
 			SimHash: uint64(line) * 0x9e3779b97f4a7c15, Sketch: []uint8{uint8(line), 1, 2, 3}, Shingles: line % 7}
@@ -91,7 +91,7 @@ func TestInfoShardErrors(t *testing.T) {
 		!strings.Contains(err.Error(), InfoShardName(2, 1)) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("reading a missing shard: %v, want %q, the name and fs.ErrNotExist", err, want)
 	}
-	var s recordShard
+	var s RecordShard
 	for line := range int64(1000) {
 		rec := infoRecord(&wire.Info{Doc: wire.DocNum(0, line), ID: "x", Sketch: make([]uint8, 128)})
 		s.add(&rec)
@@ -121,7 +121,7 @@ func TestInfoShardErrors(t *testing.T) {
 	if _, err := work.ReadInfoShard(ctx, 0); !errors.Is(err, index.ErrCorrupt) {
 		t.Errorf("reading a damaged shard: %v, want index.ErrCorrupt", err)
 	}
-	if err := (&recordShard{}).Write(ctx, "", InfoShardName(0, 0), "in"); err == nil {
+	if err := (&RecordShard{}).Write(ctx, "", InfoShardName(0, 0), "in"); err == nil {
 		t.Error("writing a shard without a work directory succeeded")
 	}
 }
@@ -188,7 +188,7 @@ func init() {
 // the work directory fails the pass with an error that names the shard, the
 // directory, the cause and about the space the shard needs.
 func TestInfoShardNoSpace(t *testing.T) {
-	var s recordShard
+	var s RecordShard
 	for line := range int64(10000) {
 		rec := infoRecord(&wire.Info{Doc: wire.DocNum(0, line), ID: "document-id", Sketch: make([]uint8, 128)})
 		s.add(&rec)
@@ -206,7 +206,7 @@ func BenchmarkReadInfoShard(b *testing.B) {
 	ctx := context.Background()
 	work := WorkDir{Dir: filepath.Join(b.TempDir(), "work"), SegmentBits: 16}
 	const file = 2
-	var s recordShard
+	var s RecordShard
 	sketch := make([]uint8, 128)
 	for line := range int64(1 << 16) {
 		for i := range sketch {
@@ -234,7 +234,7 @@ func BenchmarkReadInfoShard(b *testing.B) {
 // files are not.
 func TestInfoTableFind(t *testing.T) {
 	lines := []int64{3, 4, 9, 70}
-	tab := &infoTable{}
+	tab := &InfoTable{}
 	for _, l := range lines {
 		tab.Infos = append(tab.Infos, wire.Info{Doc: wire.DocNum(2, l), ID: fmt.Sprint(l)})
 	}
@@ -249,7 +249,7 @@ func TestInfoTableFind(t *testing.T) {
 			t.Errorf("document %d (file %d, line %d): got %v, want none", d, wire.File(d), wire.Line(d), in)
 		}
 	}
-	if in := (&infoTable{}).Find(wire.DocNum(0, 0)); in != nil {
+	if in := (&InfoTable{}).Find(wire.DocNum(0, 0)); in != nil {
 		t.Errorf("empty table: got %v", in)
 	}
 }

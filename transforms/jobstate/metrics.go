@@ -11,7 +11,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
@@ -144,14 +143,14 @@ func WaitIdle(timeout time.Duration) bool {
 // to its span.
 func AddBusy(ctx context.Context, stage string, d time.Duration, from time.Time) {
 	now := time.Now()
-	beam.NewCounter(output.MetricsNamespace, output.BusyPrefix+stage).Inc(ctx, d.Milliseconds())
-	beam.NewCounter(output.MetricsNamespace, output.WorkerBusyPrefix+WorkerID+"/"+stage).Inc(ctx, d.Milliseconds())
-	span := beam.NewDistribution(output.MetricsNamespace, output.SpanPrefix+stage)
+	beam.NewCounter(MetricsNamespace, BusyPrefix+stage).Inc(ctx, d.Milliseconds())
+	beam.NewCounter(MetricsNamespace, WorkerBusyPrefix+WorkerID+"/"+stage).Inc(ctx, d.Milliseconds())
+	span := beam.NewDistribution(MetricsNamespace, SpanPrefix+stage)
 	span.Update(ctx, from.UnixMilli())
 	span.Update(ctx, now.UnixMilli())
 	Progress.Stages.note(stage, from, now)
 	for kind, n := range workfiles.TakeUnsent() {
-		beam.NewCounter(output.MetricsNamespace, output.WorkBytesPrefix+kind).Inc(ctx, n)
+		beam.NewCounter(MetricsNamespace, WorkBytesPrefix+kind).Inc(ctx, n)
 	}
 }
 

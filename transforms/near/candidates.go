@@ -10,19 +10,20 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/match/candidates"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/sign"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 func init() {
@@ -100,8 +101,8 @@ type candidatesFn struct {
 	simBufs   docpool.Reuse[wire.SimEntry]
 	sizedBufs docpool.Reuse[wire.SizedEntry]
 	pairBufs  docpool.Reuse[wire.Pair]
-	spilled   jobfiles.SpillIn   // block entries
-	pairsOut  *jobfiles.SpillOut // see spilled.go
+	spilled   spilled.In   // block entries
+	pairsOut  *spilled.Out // see spilled.go
 }
 
 type candidatesResult struct {
@@ -112,7 +113,7 @@ type candidatesResult struct {
 }
 
 func (fn *candidatesFn) Setup() (err error) {
-	fn.pairsOut = fn.Work.SpillTo("pairs")
+	fn.pairsOut = spilled.To(fn.Work, "pairs")
 	if fn.tables, err = job.NewTables(fn.Blocking.Tables); err != nil {
 		return err
 	}
@@ -237,7 +238,7 @@ func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
 // through the stages after.
 func (fn *candidatesFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	err := jobfiles.FinishSpilled(fn.ahead.Drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
+	err := spilled.Finish(fn.ahead.Drain(0, fn.emitter(ctx, emit, emitStat)), emit, fn.pairsOut)
 	fn.entryBufs.Clear()
 	fn.simBufs.Clear()
 	fn.sizedBufs.Clear()
@@ -254,7 +255,7 @@ func (fn *candidatesFn) emitter(ctx context.Context, emit func(int64, []byte), e
 		} else {
 			var pairs tally.Shuffle
 			EmitCandidates(r.pairs, fn.Work.Segment, pairs.Count(fn.pairsOut.Wrap(emit)))
-			pairs.Report(output.ShuffleCandidates, emitStat)
+			pairs.Report(tally.ShuffleCandidates, emitStat)
 		}
 		fn.pairBufs.Put(r.pairs)
 		BucketStats(r.st).Emit(emitStat)
@@ -266,10 +267,10 @@ func (fn *candidatesFn) emitter(ctx context.Context, emit func(int64, []byte), e
 // BucketStats is what proposing the pairs of a partition counted.
 func BucketStats(st candidates.Stats) tally.Counts {
 	return tally.Counts{
-		{Name: output.StatBuckets, N: st.Buckets},
-		{Name: output.StatHot, N: st.HotBuckets},
-		{Name: output.StatSkipped, N: st.Skipped},
-		{Name: output.StatFar, N: st.Far},
+		{Name: summary.StatBuckets, N: st.Buckets},
+		{Name: summary.StatHot, N: st.HotBuckets},
+		{Name: summary.StatSkipped, N: st.Skipped},
+		{Name: summary.StatFar, N: st.Far},
 	}
 }
 

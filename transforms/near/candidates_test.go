@@ -9,11 +9,13 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/filter"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/rounds"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -114,7 +116,7 @@ func testCandidates(t *testing.T, cfg job.Config, tables *blocking.Tables, bands
 	var chunks []stagetest.Chunk
 	collect := func(part int64, c []byte) { chunks = append(chunks, stagetest.Chunk{Key: int(part), Chunk: c}) }
 	for file := range 2 {
-		spilled := cfg.WorkDir().SpillTo("entries")
+		spilled := spilled.To(cfg.WorkDir(), "entries")
 		snd := blockkeys.NewSender(blockkeys.KeySpace{P: cfg.Partitions}, spilled.Wrap(collect))
 		for _, b := range bands {
 			if wire.File(b.doc) == file {
@@ -146,8 +148,8 @@ func testCandidates(t *testing.T, cfg job.Config, tables *blocking.Tables, bands
 	// A pair met in buckets of several partitions comes once from each;
 	// Verify drops the repeats.
 	passert.Equals(s, filter.Distinct(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "pair", Bits: cfg.SegmentBits}, got)), stagetest.Any(want)...)
-	passert.Equals(s, stagetest.Stats(s, st, output.StatBuckets, output.StatHot, output.StatFar),
+	passert.Equals(s, stagetest.Stats(s, st, summary.StatBuckets, summary.StatHot, summary.StatFar),
 		fmt.Sprintf("buckets=%d", buckets), "hot_buckets=0", fmt.Sprintf("simhash_far_pairs=%d", far))
-	stagetest.Shuffled(s, st, output.ShuffleCandidates, 0, 0, got)
+	stagetest.Shuffled(s, st, tally.ShuffleCandidates, 0, 0, got)
 	stagetest.Run(t, p)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
@@ -20,6 +20,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sign"
@@ -55,7 +56,7 @@ func ExactChecks(s beam.Scope, o Options, manifest string, unsure, wait beam.PCo
 	for i := range n {
 		part := unsure
 		if n > 1 && !o.Work.Spill { // spilled, shingleSetsFn keeps the round's matches
-			part = beam.ParDo(s, &jobfiles.DestBranchFn{N: n, I: i, Bits: o.Work.SegmentBits}, unsure)
+			part = beam.ParDo(s, &DestBranchFn{N: n, I: i, Bits: o.Work.SegmentBits}, unsure)
 		}
 		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, rounds.After, wait)))
 		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &ShingleSetsFn{Check: check, Rounds: n, Round: i}, grouped)
@@ -84,12 +85,12 @@ type ShingleSetsFn struct {
 
 	docs    shingleReader
 	ahead   docpool.AheadEmits
-	spilled jobfiles.SpillIn   // unsure matches
-	sets    *jobfiles.SpillOut // see spilled.go
+	spilled spilled.In   // unsure matches
+	sets    *spilled.Out // see spilled.go
 }
 
 func (fn *ShingleSetsFn) Setup(ctx context.Context) (err error) {
-	fn.sets = fn.Check.Work.SpillTo("sets")
+	fn.sets = spilled.To(fn.Check.Work, "sets")
 	fn.docs, err = fn.Check.reader(ctx)
 	return err
 }
@@ -100,13 +101,13 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, k int64, chunks fun
 	var keep func(*wire.Match) bool
 	if fn.Check.Work.Spill && fn.Rounds > 1 {
 		bits := fn.Check.Work.SegmentBits
-		keep = func(m *wire.Match) bool { return jobfiles.CheckRound(m.B, bits, fn.Rounds) == fn.Round }
+		keep = func(m *wire.Match) bool { return CheckRound(m.B, bits, fn.Rounds) == fn.Round }
 	}
 	read := func() (matchBatch, error) {
 		return readMatches(chunks, fn.Check.Batches.withDefaults().CheckBytes, false, keep, func(m *wire.Match) int64 { return wire.Line(m.A) })
 	}
 	err := checkBatches(ctx, &fn.ahead, "ShingleSets", fn.sets.Wrap(emit), emitStat, read, func(b matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error {
-		emit, report := tally.CountShuffle(output.ShuffleSets, emit, emitStat)
+		emit, report := tally.CountShuffle(tally.ShuffleSets, emit, emitStat)
 		defer report()
 		return fn.work(ctx, key, b, emit)
 	})
@@ -119,14 +120,14 @@ func (fn *ShingleSetsFn) ProcessElement(ctx context.Context, k int64, chunks fun
 // FinishBundle emits the output of the files still being worked on.
 func (fn *ShingleSetsFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets")), emit, fn.sets)
+	return spilled.Finish(fn.ahead.Drain(0, []func(int64, []byte){fn.sets.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "ShingleSets")), emit, fn.sets)
 }
 
 func (fn *ShingleSetsFn) work(ctx context.Context, key int, mb matchBatch, emit func(int64, []byte)) error {
 	b := wire.NewBatcher(0)
 	bits := fn.Check.Work.SegmentBits
 	ms := mb.ms
-	destOf := func(i int) int { return jobfiles.CheckKey(ms[i].B, bits) }
+	destOf := func(i int) int { return CheckKey(ms[i].B, bits) }
 	err := fn.docs.each(ctx, key, mb.byLine, func(set []uint32, idx []int) {
 		slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(destOf(i), destOf(j)) })
 		for len(idx) > 0 {
@@ -158,7 +159,7 @@ type ExactJaccardFn struct {
 
 	docs    shingleReader
 	ahead   docpool.AheadEmits
-	spilled jobfiles.SpillIn // shingle sets
+	spilled spilled.In // shingle sets
 }
 
 func (fn *ExactJaccardFn) Setup(ctx context.Context) (err error) {
@@ -215,7 +216,7 @@ func (fn *ExactJaccardFn) FinishBundle(ctx context.Context, emit func(int64, []b
 }
 
 func (fn *ExactJaccardFn) work(ctx context.Context, key int, mb matchBatch, emit func(int64, []byte), emitStat func(string, int64)) error {
-	emit, report := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
+	emit, report := tally.CountShuffle(tally.ShuffleMatches, emit, emitStat)
 	defer report()
 	b := wire.NewBatcher(0)
 	var accepted int64
@@ -231,7 +232,7 @@ func (fn *ExactJaccardFn) work(ctx context.Context, key int, mb matchBatch, emit
 		}
 	})
 	b.Flush(emit)
-	emitStat(output.StatByExact, accepted)
+	emitStat(summary.StatByExact, accepted)
 	return err
 }
 

@@ -6,8 +6,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/sign"
@@ -40,8 +41,8 @@ func TestExactChecksStage(t *testing.T) {
 		p, s := beam.NewPipelineWithRoot()
 		matches, st := ExactChecks(s, o, stagetest.Manifest(t, []jobfiles.FileRef{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stagetest.Chunks(s, unsure...), stagetest.EmptyStats(s))
 		passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash", "0/c-c2:minhash")
-		passert.Equals(s, stagetest.Stats(s, st, output.StatByExact), "verified_exactly=2")
-		stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)
+		passert.Equals(s, stagetest.Stats(s, st, summary.StatByExact), "verified_exactly=2")
+		stagetest.Shuffled(s, st, tally.ShuffleMatches, 0, 0, matches)
 		stagetest.Run(t, p)
 	}
 }

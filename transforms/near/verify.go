@@ -12,12 +12,13 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/verify"
 )
@@ -87,11 +88,11 @@ type halfJoinFn struct {
 	Partitions int // 0: keys are segments
 
 	ahead   docpool.AheadEmits
-	spilled jobfiles.SpillIn   // candidate pairs
-	halves  *jobfiles.SpillOut // see spilled.go
+	spilled spilled.In   // candidate pairs
+	halves  *spilled.Out // see spilled.go
 }
 
-func (fn *halfJoinFn) Setup() { fn.halves = fn.Work.SpillTo("halves") }
+func (fn *halfJoinFn) Setup() { fn.halves = spilled.To(fn.Work, "halves") }
 
 func (fn *halfJoinFn) ProcessElement(ctx context.Context, k int64, pairChunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
 	return fn.join(ctx, int(k), segmentInfos(ctx, fn.Work, int(k)), pairChunks, emit, emitStat)
@@ -177,7 +178,7 @@ func groupInfos(iter func(*[]byte) bool) (func() (func(wire.Doc) *wire.Info, err
 // FinishBundle emits the output of the keys still being worked on.
 func (fn *halfJoinFn) FinishBundle(ctx context.Context, emit func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst")), emit, fn.halves)
+	return spilled.Finish(fn.ahead.Drain(0, []func(int64, []byte){fn.halves.Wrap(emit)}, emitStat, jobstate.BusyIn(ctx, "JoinFirst")), emit, fn.halves)
 }
 
 // groupHalfJoinFn is halfJoinFn with the infos of the partition grouped
@@ -198,7 +199,7 @@ func (fn *groupHalfJoinFn) ProcessElement(ctx context.Context, k int64, infoChun
 // segment), the infos read from the segment's info shard. Out: the
 // accepted matches and the pairs whose estimate cannot decide (both as
 // wire.Match chunks, keyed by the file of their first document and by the
-// exact checks' key), and a count of the segments (output.StatSegments).
+// exact checks' key), and a count of the segments (summary.StatSegments).
 // The records are verified in batches of about Batches.VerifyBytes
 // (collectBatch), each on another goroutine while the next is read (see
 // docpool.AheadEmits), at most GOMAXPROCS in progress, all reading the
@@ -214,11 +215,11 @@ type verifyFn struct {
 	Partitions int // 0: keys are segments
 
 	ahead   docpool.AheadEmits
-	spilled jobfiles.SpillIn   // half-join records
-	unsure  *jobfiles.SpillOut // see spilled.go
+	spilled spilled.In   // half-join records
+	unsure  *spilled.Out // see spilled.go
 }
 
-func (fn *verifyFn) Setup() { fn.unsure = fn.Work.SpillTo("unsure") }
+func (fn *verifyFn) Setup() { fn.unsure = spilled.To(fn.Work, "unsure") }
 
 func (fn *verifyFn) ProcessElement(ctx context.Context, k int64, halfChunks func(*[]byte) bool, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
 	return fn.verify(ctx, int(k), segmentInfos(ctx, fn.Work, int(k)), halfChunks, emit, emitUnsure, emitStat)
@@ -242,9 +243,9 @@ func (fn *verifyFn) verify(ctx context.Context, k int, find func() (func(wire.Do
 				return err
 			}
 			if first && fn.Partitions == 0 {
-				emitStat(output.StatSegments, 1)
+				emitStat(summary.StatSegments, 1)
 			}
-			return VerifyHalves(fn.Verify, fn.Work.SegmentBits, jobfiles.IterOf(chunks), info, where, emits[0], emits[1], emitStat)
+			return VerifyHalves(fn.Verify, fn.Work.SegmentBits, spilled.IterOf(chunks), info, where, emits[0], emits[1], emitStat)
 		})
 		if err := fn.ahead.Drain(runtime.GOMAXPROCS(0), emits, emitStat, jobstate.BusyIn(ctx, "Verify")); err != nil {
 			return err
@@ -256,7 +257,7 @@ func (fn *verifyFn) verify(ctx context.Context, k int, find func() (func(wire.Do
 // FinishBundle emits the output of the keys still being worked on.
 func (fn *verifyFn) FinishBundle(ctx context.Context, emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
 	defer fn.spilled.Close()
-	return jobfiles.FinishSpilled(fn.ahead.Drain(0, []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify")), emitUnsure, fn.unsure)
+	return spilled.Finish(fn.ahead.Drain(0, []func(int64, []byte){emit, fn.unsure.Wrap(emitUnsure)}, emitStat, jobstate.BusyIn(ctx, "Verify")), emitUnsure, fn.unsure)
 }
 
 // groupVerifyFn is verifyFn with the infos of the partition grouped with
@@ -278,7 +279,7 @@ func (fn *groupVerifyFn) ProcessElement(ctx context.Context, k int64, infoChunks
 // sorted, without repeats (sortPairs).
 func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire.Doc) int, where string,
 	emit func(int64, []byte), emitStat func(string, int64)) error {
-	emit, report := tally.CountShuffle(output.ShuffleHalves, emit, emitStat)
+	emit, report := tally.CountShuffle(tally.ShuffleHalves, emit, emitStat)
 	b := wire.NewBatcher(0)
 	var group []wire.Doc
 	total := len(pairs)
@@ -310,7 +311,7 @@ func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 	}
 	b.Flush(emit)
 	report()
-	emitStat(output.StatCandidates, int64(total))
+	emitStat(summary.StatCandidates, int64(total))
 	return nil
 }
 
@@ -323,8 +324,8 @@ func HalfJoin(pairs []wire.Pair, info func(wire.Doc) *wire.Info, route func(wire
 func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, info func(wire.Doc) *wire.Info, where string,
 	emit, emitUnsure func(int64, []byte), emitStat func(string, int64)) error {
 	cfg = cfg.Prepared()
-	emit, reportMatches := tally.CountShuffle(output.ShuffleMatches, emit, emitStat)
-	emitUnsure, reportUnsure := tally.CountShuffle(output.ShuffleUnsure, emitUnsure, emitStat)
+	emit, reportMatches := tally.CountShuffle(tally.ShuffleMatches, emit, emitStat)
+	emitUnsure, reportUnsure := tally.CountShuffle(tally.ShuffleUnsure, emitUnsure, emitStat)
 	byFile := wire.NewBatcher(0)
 	unsure := wire.NewBatcher(0)
 	var a wire.Info
@@ -351,7 +352,7 @@ func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, in
 					byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
 				case verify.CheckExactly:
 					unsureN++
-					unsure.Add(jobfiles.CheckKey(m.A, bits), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
+					unsure.Add(CheckKey(m.A, bits), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emitUnsure)
 				}
 			}
 		}
@@ -360,7 +361,7 @@ func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, in
 	unsure.Flush(emitUnsure)
 	reportMatches()
 	reportUnsure()
-	emitStat(output.StatByEstimate, verified)
-	emitStat(output.StatUnsure, unsureN)
+	emitStat(summary.StatByEstimate, verified)
+	emitStat(summary.StatUnsure, unsureN)
 	return nil
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
 	"github.com/neardup/neardup/transforms/exact"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sign"
@@ -67,8 +68,8 @@ func TestVerifyStage(t *testing.T) {
 			cands := beam.Flatten(s, stagetest.Chunks(s, stagetest.Chunk{Key: 0, Chunk: pairs}, stagetest.Chunk{Key: 0, Chunk: again}), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
 			matches, st := Verify(s, o, files, cands)
 			passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
-			passert.Equals(s, stagetest.Stats(s, st, output.StatCandidates, output.StatUnsure, output.StatByEstimate, output.StatByExact), tc.stats...)
-			stagetest.Shuffled(s, st, output.ShuffleMatches, 0, 0, matches)
+			passert.Equals(s, stagetest.Stats(s, st, summary.StatCandidates, summary.StatUnsure, summary.StatByEstimate, summary.StatByExact), tc.stats...)
+			stagetest.Shuffled(s, st, tally.ShuffleMatches, 0, 0, matches)
 			stagetest.Run(t, p)
 		})
 	}

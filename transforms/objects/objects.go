@@ -1,11 +1,12 @@
 // Package objects reads objects of cloud storage (gs://, s3://) in byte
-// ranges. Beam's filesystems open an object as one stream; a Parquet
-// file, read by row groups and columns, wants an io.ReaderAt, which an
-// Object is: each ReadAt is one ranged request (GCS NewRangeReader, an S3
-// GetObject with a Range header) of the version of the object that Open
-// saw (its GCS generation, its S3 ETag), so that reads of one object, in
-// several processes, are all of the same bytes, or fail with an error
-// wrapping ErrChanged once the object was replaced.
+// ranges, and joins the paths of local and cloud directories (JoinPath).
+// Beam's filesystems open an object as one stream; a Parquet file, read
+// by row groups and columns, wants an io.ReaderAt, which an Object is:
+// each ReadAt is one ranged request (GCS NewRangeReader, an S3 GetObject
+// with a Range header) of the version of the object that Open saw (its
+// GCS generation, its S3 ETag), so that reads of one object, in several
+// processes, are all of the same bytes, or fail with an error wrapping
+// ErrChanged once the object was replaced.
 //
 // The clients are built as Beam's gcs and s3 filesystems build theirs, so
 // that they reach the same storage with the same credentials: GCS with
@@ -42,6 +43,10 @@ var ErrNotRanged = errors.New("object cannot be read in byte ranges")
 func Supported(path string) bool {
 	return strings.HasPrefix(path, "gs://") || strings.HasPrefix(path, "s3://")
 }
+
+// JoinPath joins a directory (a local path or a URL such as gs://bucket/dir)
+// and a file name.
+func JoinPath(dir, name string) string { return strings.TrimSuffix(dir, "/") + "/" + name }
 
 // Object is an object of cloud storage, opened for reads of ranges of one
 // version of it.

@@ -4,8 +4,8 @@ import (
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/match/blocking"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/match/verify"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
 )
 
 // Options is what Signatures and AuditSignatures are given.

@@ -8,7 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/faults"
@@ -16,9 +16,10 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 )
 
@@ -87,8 +88,8 @@ type signFn struct {
 	StatsWithEntries bool
 
 	keyer   blockkeys.Keyer
-	signers *SignerPool        // shared in the process (signers.go), reused from segment to segment
-	spilled *jobfiles.SpillOut // block entries, see spilled.go
+	signers *SignerPool  // shared in the process (signers.go), reused from segment to segment
+	spilled *spilled.Out // block entries, see spilled.go
 }
 
 // newSignFn returns a run's signFn (run: infos to info shards, stats
@@ -126,7 +127,7 @@ func (fn *signFn) Setup() (err error) {
 			return err
 		}
 	}
-	fn.spilled = fn.Work.SpillTo("entries")
+	fn.spilled = spilled.To(fn.Work, "entries")
 	return nil
 }
 
@@ -161,15 +162,15 @@ func (fn *signFn) ProcessElement(ctx context.Context, k int64, markers func(*[]b
 		return err
 	}
 	ss.stats().Emit(emitStat)
-	beam.NewCounter(output.MetricsNamespace, output.SignedCounter).Inc(ctx, ss.signed)
-	beam.NewCounter(output.MetricsNamespace, output.WorkerSignedPrefix+jobstate.WorkerID).Inc(ctx, ss.signed)
+	beam.NewCounter(jobstate.MetricsNamespace, jobstate.SignedCounter).Inc(ctx, ss.signed)
+	beam.NewCounter(jobstate.MetricsNamespace, jobstate.WorkerSignedPrefix+jobstate.WorkerID).Inc(ctx, ss.signed)
 	return faults.Inject("Signatures", path)
 }
 
 // FinishBundle emits the names of the bundle's spill file of block entries
 // (see spilled.go).
 func (fn *signFn) FinishBundle(emitEntry, _ func(int64, []byte), _ func(string, int64)) error {
-	return jobfiles.FinishSpilled(nil, emitEntry, fn.spilled)
+	return spilled.Finish(nil, emitEntry, fn.spilled)
 }
 
 // segmentSigner signs the documents of one segment.
@@ -201,7 +202,7 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	}
 	ks := fn.keys()
 	entries := blockkeys.NewSender(ks, func(key int64, chunk []byte) { sends[ks.Kind(int(key))](key, chunk) })
-	emitInfo, reportInfos := tally.CountShuffle(output.ShuffleInfos, emitInfo, emitStat)
+	emitInfo, reportInfos := tally.CountShuffle(tally.ShuffleInfos, emitInfo, emitStat)
 	infos := wire.NewBatcher(0)
 	pre := jobfiles.NewPreShard(fn.IndexOut) // nil unless the job writes an index
 	var shards *jobfiles.InfoSegments        // nil unless the infos go to info shards
@@ -231,10 +232,10 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	}
 	entries.Flush()
 	infos.Flush(emitInfo)
-	shuffles[blockkeys.BandEntries].Report(output.ShuffleBands, emitStat)
-	shuffles[blockkeys.TableEntries].Report(output.ShuffleTables, emitStat)
+	shuffles[blockkeys.BandEntries].Report(tally.ShuffleBands, emitStat)
+	shuffles[blockkeys.TableEntries].Report(tally.ShuffleTables, emitStat)
 	if fn.keyer.Levels != nil {
-		shuffles[blockkeys.ContainEntries].Report(output.ShuffleContain, emitStat)
+		shuffles[blockkeys.ContainEntries].Report(tally.ShuffleContain, emitStat)
 	}
 	reportInfos()
 	return nil
@@ -295,14 +296,14 @@ func (ss *segmentSigner) release() {
 // stats is what the segment counted.
 func (ss *segmentSigner) stats() tally.Counts {
 	c := tally.Counts{
-		{Name: output.StatSignSegments, N: 1},
-		{Name: output.StatSigned, N: ss.signed},
-		{Name: output.StatNoShingles, N: ss.empty},
-		{Name: output.StatTruncated, N: ss.truncated},
-		{Name: output.StatKeys, N: ss.keys},
+		{Name: summary.StatSignSegments, N: 1},
+		{Name: summary.StatSigned, N: ss.signed},
+		{Name: summary.StatNoShingles, N: ss.empty},
+		{Name: summary.StatTruncated, N: ss.truncated},
+		{Name: summary.StatKeys, N: ss.keys},
 	}
 	if ss.fn.keyer.Levels != nil {
-		c = append(c, tally.Stat{Name: output.StatContainSmall, N: ss.small})
+		c = append(c, tally.Stat{Name: summary.StatContainSmall, N: ss.small})
 	}
 	return c
 }

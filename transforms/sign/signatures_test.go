@@ -12,11 +12,12 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 
 	"github.com/neardup/neardup/transforms/exact"
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
+	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -52,7 +53,7 @@ func (fn *stageStatsFn) ProcessElement(k int64, chunk []byte, emit func(string, 
 	if int(k) != fn.Key {
 		return nil
 	}
-	return PassStats(jobfiles.IterOf([][]byte{chunk}), emit)
+	return PassStats(spilled.IterOf([][]byte{chunk}), emit)
 }
 
 func (fn *stageEntryFn) ProcessElement(k int64, chunk []byte, emit func(string)) error {
@@ -130,14 +131,14 @@ func TestSignaturesStage(t *testing.T) {
 		t.Fatalf("Signatures gave %d rounds of entries, want %d", len(entries), cfg.ShuffleRounds())
 	}
 	passert.Equals(s, stageEntryCounts(s, cfg, entries...), stagetest.Any(want)...)
-	passert.Equals(s, stagetest.Stats(s, st, output.StatSigned, output.StatNoShingles, output.StatTruncated, output.StatKeys),
+	passert.Equals(s, stagetest.Stats(s, st, summary.StatSigned, summary.StatNoShingles, summary.StatTruncated, summary.StatKeys),
 		"signed=4", "no_shingles=1", "truncated=0", fmt.Sprintf("block_keys=%d", 3*(B+T)))
-	stagetest.Shuffled(s, st, output.ShuffleBands, 0, cfg.Partitions, entries...)
-	stagetest.Shuffled(s, st, output.ShuffleTables, cfg.Partitions, (blockkeys.KeySpace{P: cfg.Partitions}).StatsKey(), entries...)
+	stagetest.Shuffled(s, st, tally.ShuffleBands, 0, cfg.Partitions, entries...)
+	stagetest.Shuffled(s, st, tally.ShuffleTables, cfg.Partitions, (blockkeys.KeySpace{P: cfg.Partitions}).StatsKey(), entries...)
 
 	s2 := s.Scope("audit")
 	auditEntries, infos, auditStats := AuditSignatures(s2, OptionsFor(cfg), segs, skips)
-	stagetest.Shuffled(s2, auditStats, output.ShuffleInfos, 0, 0, infos)
+	stagetest.Shuffled(s2, auditStats, tally.ShuffleInfos, 0, 0, infos)
 	passert.Equals(s2, stageEntryCounts(s2, cfg, auditEntries), stagetest.Any(want)...)
 	passert.Equals(s2, stagetest.Decode(s2, "infodoc", cfg.Partitions, infos), "0:0:a", "0:3:e", "1:0:d")
 	stagetest.Run(t, p)

@@ -19,9 +19,11 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 )
 
 // Shared helpers of the stage tests (read_test.go, exact_test.go, ...):
@@ -388,9 +390,9 @@ type shuffleStatFn struct{ Name string }
 
 func (fn *shuffleStatFn) ProcessElement(name string, v int64, emit func(string, int64)) {
 	switch name {
-	case output.ShuffleBytesPrefix + fn.Name:
+	case summary.ShuffleBytesPrefix + fn.Name:
 		emit(fn.Name+".bytes", v)
-	case output.ShuffleElementsPrefix + fn.Name:
+	case summary.ShuffleElementsPrefix + fn.Name:
 		emit(fn.Name+".elements", v)
 	}
 }
@@ -411,9 +413,9 @@ type stageUnspillFn struct{ Work jobfiles.WorkDir }
 
 func (fn *stageUnspillFn) ProcessElement(k int64, name []byte, emit func(int64, []byte)) error {
 	key := int(k)
-	var in jobfiles.SpillIn
+	var in spilled.In
 	defer in.Close()
-	return in.Each(fn.Work, key, jobfiles.IterOf([][]byte{name}), func(c []byte) error {
+	return in.Each(fn.Work, key, spilled.IterOf([][]byte{name}), func(c []byte) error {
 		emit(int64(key), slices.Clone(c))
 		return nil
 	})

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -45,7 +46,7 @@ func TestAppendPairLines(t *testing.T) {
 }
 
 // TestWritePairsCountsContainment: the pairs shards' writing counts the
-// containment pairs (output.StatContainmentPairs) among the lines it
+// containment pairs (summary.StatContainmentPairs) among the lines it
 // writes.
 func TestWritePairsCountsContainment(t *testing.T) {
 	cfg := stagetest.Config(t)
@@ -56,6 +57,6 @@ func TestWritePairsCountsContainment(t *testing.T) {
 	st := writeLines(s, OptionsFor(cfg), output.KindPairs, stagetest.Chunks(s,
 		stagetest.MatchChunk(m(1, 2, wire.Containment, wire.SideA), m(3, 4, wire.MinHash, wire.NoSide)),
 		stagetest.MatchChunk(m(5, 9, wire.Containment, wire.SideB))))
-	passert.Equals(s, stagetest.Stats(s, st, output.StatContainmentPairs, "pairs_lines"), "containment_pairs=2", "pairs_lines=3")
+	passert.Equals(s, stagetest.Stats(s, st, summary.StatContainmentPairs, "pairs_lines"), "containment_pairs=2", "pairs_lines=3")
 	stagetest.Run(t, p)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobstate"
@@ -36,24 +36,24 @@ func Summary(s beam.Scope, o Options, files jobfiles.Files, sts ...beam.PCollect
 // SumStats sums the stats sts by name and gathers the sums under one key,
 // with files.Seen.
 //
-// Out: (0, stat records (see encodeStat), output.InputFile JSON).
+// Out: (0, stat records (see encodeStat), summary.InputFile JSON).
 func SumStats(s beam.Scope, files jobfiles.Files, sts ...beam.PCollection) beam.PCollection {
 	sums := stats.SumPerKey(s, beam.Flatten(s, sts...))
 	return beam.CoGroupByKey(s, beam.ParDo(s, encodeStat, sums), beam.ParDo(s, ToOneKey, files.SeenCol(s)))
 }
 
-// ReadInputs decodes the output.InputFile JSON of inputs, in index order.
-func ReadInputs(inputs func(*[]byte) bool) ([]output.InputFile, error) {
-	var all []output.InputFile
+// ReadInputs decodes the summary.InputFile JSON of inputs, in index order.
+func ReadInputs(inputs func(*[]byte) bool) ([]summary.InputFile, error) {
+	var all []summary.InputFile
 	var b []byte
 	for inputs(&b) {
-		var in output.InputFile
+		var in summary.InputFile
 		if err := json.Unmarshal(b, &in); err != nil {
 			return nil, fmt.Errorf("summary: input file: %w", err)
 		}
 		all = append(all, in)
 	}
-	slices.SortFunc(all, func(a, b output.InputFile) int { return cmp.Compare(a.Index, b.Index) })
+	slices.SortFunc(all, func(a, b summary.InputFile) int { return cmp.Compare(a.Index, b.Index) })
 	return all, nil
 }
 
@@ -86,12 +86,12 @@ func (fn *writeSummaryFn) ProcessElement(ctx context.Context, _ int64, chunks, i
 	if err != nil {
 		return err
 	}
-	output.AllCounts(counts, false)
-	sum := output.NewSummary(counts)
+	summary.AllCounts(counts, false)
+	sum := summary.NewSummary(counts)
 	if sum.Inputs, err = ReadInputs(inputs); err != nil {
 		return err
 	}
-	if err := WriteJSON(ctx, fn.Out, output.SummaryName, sum); err != nil {
+	if err := WriteJSON(ctx, fn.Out, summary.FileName, sum); err != nil {
 		return err
 	}
 	// Every stage that reads the info shards has sent its stats here.

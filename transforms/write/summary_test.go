@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -33,21 +33,21 @@ func TestSummaryStage(t *testing.T) {
 			}
 			p, s := beam.NewPipelineWithRoot()
 			Summary(s, OptionsFor(cfg), jobfiles.Files{},
-				stagetest.StatCol(s, stagetest.Stat{Name: output.StatInput, N: 4}, stagetest.Stat{Name: output.StatRejected, N: 1}, stagetest.Stat{Name: output.StatInput, N: 3}),
-				stagetest.StatCol(s, stagetest.Stat{Name: output.StatKept, N: 4}, stagetest.Stat{Name: output.StatRemoved, N: tc.removed},
-					stagetest.Stat{Name: output.StatByEstimate, N: 2}, stagetest.Stat{Name: output.StatByExact, N: 1}),
+				stagetest.StatCol(s, stagetest.Stat{Name: summary.StatInput, N: 4}, stagetest.Stat{Name: summary.StatRejected, N: 1}, stagetest.Stat{Name: summary.StatInput, N: 3}),
+				stagetest.StatCol(s, stagetest.Stat{Name: summary.StatKept, N: 4}, stagetest.Stat{Name: summary.StatRemoved, N: tc.removed},
+					stagetest.Stat{Name: summary.StatByEstimate, N: 2}, stagetest.Stat{Name: summary.StatByExact, N: 1}),
 				stagetest.EmptyStats(s))
 			stagetest.Run(t, p)
 
-			sum, err := output.ReadSummary(cfg.Output)
+			sum, err := summary.ReadSummary(cfg.Output)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := map[string]int64{
-				output.StatInput: 7, output.StatRejected: 1, output.StatKept: 4, output.StatRemoved: tc.removed,
-				output.StatByEstimate: 2, output.StatByExact: 1, output.StatVerified: 3, output.StatRemainder: 0,
+				summary.StatInput: 7, summary.StatRejected: 1, summary.StatKept: 4, summary.StatRemoved: tc.removed,
+				summary.StatByEstimate: 2, summary.StatByExact: 1, summary.StatVerified: 3, summary.StatRemainder: 0,
 			}
-			output.AllCounts(want, false)
+			summary.AllCounts(want, false)
 			if !maps.Equal(sum.Counts, want) || sum.Balanced != tc.balanced {
 				t.Errorf("summary.json: counts %v, balanced %v; want %v, %v", sum.Counts, sum.Balanced, want, tc.balanced)
 			}

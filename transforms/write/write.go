@@ -12,6 +12,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
@@ -115,7 +116,7 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(
 	if err != nil {
 		return err
 	}
-	emitStat(output.StatKept, kept)
+	emitStat(summary.StatKept, kept)
 	if fn.Out.Removed {
 		// Removed records are good ones: no rejected line is among them.
 		opt.Only = func(index int64) bool { return removedOnly.Has(index) }

@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/cluster"
 	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -48,7 +49,7 @@ func testWriteStage(t *testing.T, cfg job.Config) {
 	matches := cluster.GroupMatches(s, cfg.WorkDir(), exact)
 	clusters, removes, _ := cluster.Clusters(s, cluster.OptionsFor(cfg), matches)
 	st := Write(s, OptionsFor(cfg), files, exact, clusters, rejects, removes)
-	passert.Equals(s, stagetest.Stats(s, st, output.StatKept, "pairs_lines", "clusters_lines", "rejects_lines"),
+	passert.Equals(s, stagetest.Stats(s, st, summary.StatKept, "pairs_lines", "clusters_lines", "rejects_lines"),
 		"kept=3", "pairs_lines=2", "clusters_lines=2", "rejects_lines=1")
 	stagetest.Run(t, p)
 

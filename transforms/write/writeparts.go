@@ -12,12 +12,15 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 func init() {
@@ -44,7 +47,7 @@ func init() {
 func writeLines(s beam.Scope, o Options, kind string, col beam.PCollection) beam.PCollection {
 	s = s.Scope(kind)
 	parts, st1 := beam.ParDo2(s, &splitPartsFn{SegmentBits: o.Work.SegmentBits, Kind: kind}, col)
-	named, st2 := beam.ParDo2(s, &writePartFn{Work: o.Work, Kind: kind, Locations: o.Locations}, jobfiles.GroupSpilled(s, o.Work, "parts", parts))
+	named, st2 := beam.ParDo2(s, &writePartFn{Work: o.Work, Kind: kind, Locations: o.Locations}, spilled.Group(s, o.Work, "parts", parts))
 	st3 := beam.ParDo(s, &joinPartsFn{WorkDir: o.Work.Dir, Out: o.Out, Kind: kind}, beam.GroupByKey(s, named))
 	return beam.Flatten(s, st1, st2, st3)
 }
@@ -93,7 +96,7 @@ func (fn *splitPartsFn) ProcessElement(k int64, chunk []byte, emit func(int64, [
 // FinishBundle emits the bundle's last chunks and its shuffle tally.
 func (fn *splitPartsFn) FinishBundle(emit func(int64, []byte), emitStat func(string, int64)) {
 	fn.parts.Flush(fn.tally.Count(emit))
-	fn.tally.Report(output.ShuffleParts, emitStat)
+	fn.tally.Report(tally.ShuffleParts, emitStat)
 }
 
 // writePartFn writes one part of an output shard.
@@ -101,12 +104,12 @@ func (fn *splitPartsFn) FinishBundle(emit func(int64, []byte), emitStat func(str
 // In: (part, chunks of its records). Out: the part, its lines sorted, in
 // the work directory (plain text, whatever the outputs' compression),
 // named with its line count as a wire marker keyed by file index; stats
-// (of pairs, output.StatContainmentPairs).
+// (of pairs, summary.StatContainmentPairs).
 type writePartFn struct {
-	Work                 jobfiles.WorkDir
-	Kind                 string
-	Locations            bool // pairs lines with the documents' locations
-	jobfiles.GroupReader      // the records, spilled with Work.Spill (groupSpilled)
+	Work                jobfiles.WorkDir
+	Kind                string
+	Locations           bool // pairs lines with the documents' locations
+	spilled.GroupReader      // the records, spilled with Work.Spill (groupSpilled)
 }
 
 func (fn *writePartFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {
@@ -134,7 +137,7 @@ func (fn *writePartFn) ProcessElement(ctx context.Context, k int64, chunks func(
 	}
 	emit(int64(file), wire.AppendMarker(nil, int64(len(lines)), name))
 	if containment > 0 {
-		emitStat(output.StatContainmentPairs, containment)
+		emitStat(summary.StatContainmentPairs, containment)
 	}
 	return nil
 }
@@ -193,7 +196,7 @@ func (fn *joinPartsFn) ProcessElement(ctx context.Context, k int64, markers func
 	comp := fn.Out.Compression(record.None)
 	err := WriteCompressed(ctx, fn.Out.Dir, output.ShardName(fn.Kind, file), comp, func(w io.Writer) error {
 		for _, name := range names {
-			rc, err := workfiles.Open(ctx, output.JoinPath(fn.WorkDir, name))
+			rc, err := workfiles.Open(ctx, objects.JoinPath(fn.WorkDir, name))
 			if err != nil {
 				return fmt.Errorf("part of %s: %w", output.ShardName(fn.Kind, file), err)
 			}

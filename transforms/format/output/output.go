@@ -78,10 +78,6 @@ func isNumbered(name, prefix, ext string) bool {
 	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
-// JoinPath joins an output directory (a local path or a URL such as
-// gs://bucket/dir) and a file name.
-func JoinPath(dir, name string) string { return strings.TrimSuffix(dir, "/") + "/" + name }
-
 // Location is where a document is, with --locations: the index of its
 // input file (summary.json's inputs) and its 1-based line (0 for a text
 // file's one document), as in rejects.

@@ -23,9 +23,6 @@ import (
 	"math"
 	"os"
 	"slices"
-
-	"github.com/neardup/neardup/transforms/internal/diskroom"
-	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
 const magic = "NDSPILL1"
@@ -50,27 +47,19 @@ type extent struct {
 // concurrent use.
 type Writer struct {
 	path string
-	f    *os.File
+	f    io.WriteCloser
 	bw   *bufio.Writer
 	off  int64
 	ext  []extent
 	err  error
 }
 
-// Create creates the file at path (which must not exist) for writing. A
-// write that fails for lack of space is retried once after the job's
-// optional files are dropped (see package diskroom). Once the job is
-// stopped (workfiles.Stop), it creates and writes nothing.
-func Create(path string) (*Writer, error) {
-	var f *os.File
-	err := workfiles.Do(func() (err error) {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &Writer{path: path, f: f, bw: bufio.NewWriterSize(diskroom.Writer(workfiles.Writer(workfiles.KindSpills, f)), 1<<20)}, nil
+// NewWriter starts the file at path, writing it to f (a file just
+// created there, or a writer of it), which Close and Abort close. What
+// stands between the writer and the disk (the job's stop gate, its count
+// of bytes written, making room when the disk is full) is f's.
+func NewWriter(path string, f io.WriteCloser) *Writer {
+	return &Writer{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20)}
 }
 
 // Add appends chunk under partition part (≥ 0). After an error every call

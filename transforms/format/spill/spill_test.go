@@ -16,7 +16,7 @@ import (
 func write(t testing.TB, dir, name string, adds []add) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
-	w, err := Create(path)
+	w, err := create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +141,10 @@ func TestDamaged(t *testing.T) {
 func TestWriterErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x")
-	if _, err := Create(dir); err == nil {
+	if _, err := create(dir); err == nil {
 		t.Error("Create of a directory: no error")
 	}
-	w, err := Create(path)
+	w, err := create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,10 +160,10 @@ func TestWriterErrors(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("file left after a failed Close: %v", err)
 	}
-	if _, err := Create(write(t, dir, "exists", nil)); err == nil {
+	if _, err := create(write(t, dir, "exists", nil)); err == nil {
 		t.Error("Create over an existing file: no error")
 	}
-	w, err = Create(filepath.Join(dir, "aborted"))
+	w, err = create(filepath.Join(dir, "aborted"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func ExampleFile_Each() {
 	var paths []string
 	for i, words := range [][]string{{"apple", "banana"}, {"cherry", "avocado"}} {
 		path := filepath.Join(dir, fmt.Sprint(i))
-		w, _ := Create(path)
+		w, _ := create(path)
 		for _, word := range words {
 			w.Add(int(word[0]-'a'), []byte(word)) // partition by first letter
 		}
@@ -234,3 +234,13 @@ func BenchmarkReadPartition(b *testing.B) {
 }
 
 func bufioWriter(f *os.File, n int) *bufio.Writer { return bufio.NewWriterSize(f, n) }
+
+// create creates the file at path, which must not exist, and starts a
+// Writer of it.
+func create(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return NewWriter(path, f), nil
+}

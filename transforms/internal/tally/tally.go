@@ -1,15 +1,16 @@
 // Package tally counts what the Beam layer's stages emit: the bytes and
-// elements of each shuffle (Shuffle), and the counts a stage reports for
-// one element (Counts).
+// elements of each shuffle (Shuffle), under the names of the job's
+// shuffles (ShuffleBands and the other Shuffle constants), and the counts
+// a stage reports for one element (Counts).
 package tally
 
-import "github.com/neardup/neardup/transforms/format/output"
+import "github.com/neardup/neardup/transforms/format/summary"
 
 // Shuffle counts what a DoFn emits into one of the job's shuffles: the
 // bytes of the values and the elements (chunks). Each emitted chunk adds
 // its length, so the cost per record is nothing. The tallies reach
 // summary.json as shuffle_bytes and shuffle_elements (see
-// output.ShuffleBytesPrefix), from which docs/CLUSTER.md sizes a cluster.
+// summary.ShuffleBytesPrefix), from which docs/CLUSTER.md sizes a cluster.
 type Shuffle struct {
 	bytes, elems int64
 }
@@ -29,8 +30,8 @@ func (t *Shuffle) Report(name string, emitStat func(string, int64)) {
 	if t.elems == 0 {
 		return
 	}
-	emitStat(output.ShuffleBytesPrefix+name, t.bytes)
-	emitStat(output.ShuffleElementsPrefix+name, t.elems)
+	emitStat(summary.ShuffleBytesPrefix+name, t.bytes)
+	emitStat(summary.ShuffleElementsPrefix+name, t.elems)
 	*t = Shuffle{}
 }
 

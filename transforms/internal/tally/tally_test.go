@@ -4,7 +4,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 func TestShuffle(t *testing.T) {
@@ -15,9 +15,9 @@ func TestShuffle(t *testing.T) {
 	}{
 		{"none", nil, map[string]int64{}},
 		{"two", [][]byte{[]byte("abc"), []byte("de")}, map[string]int64{
-			output.ShuffleBytesPrefix + "x": 5, output.ShuffleElementsPrefix + "x": 2}},
+			summary.ShuffleBytesPrefix + "x": 5, summary.ShuffleElementsPrefix + "x": 2}},
 		{"empty chunk", [][]byte{{}}, map[string]int64{
-			output.ShuffleBytesPrefix + "x": 0, output.ShuffleElementsPrefix + "x": 1}},
+			summary.ShuffleBytesPrefix + "x": 0, summary.ShuffleElementsPrefix + "x": 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := map[string]int64{}

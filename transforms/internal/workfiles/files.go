@@ -11,12 +11,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/faults"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // Write writes the file name in dir through a temporary name in the same
@@ -28,7 +29,7 @@ import (
 // it creates, writes and renames nothing (see Do). The bytes count as
 // written to a work file of kind ("" for an output: see Writer).
 func Write(ctx context.Context, dir, name, kind string, write func(w io.Writer) error, hooked bool) error {
-	final := output.JoinPath(dir, name)
+	final := objects.JoinPath(dir, name)
 	fs, err := filesystem.New(ctx, final)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", final, err)
@@ -36,7 +37,7 @@ func Write(ctx context.Context, dir, name, kind string, write func(w io.Writer) 
 	defer fs.Close()
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := output.JoinPath(dir, ".tmp-"+name+"-"+hex.EncodeToString(rnd[:]))
+	tmp := objects.JoinPath(dir, ".tmp-"+name+"-"+hex.EncodeToString(rnd[:]))
 	var wc io.WriteCloser
 	err = Do(func() (err error) {
 		wc, err = fs.OpenWrite(ctx, tmp)
@@ -66,6 +67,26 @@ func Write(ctx context.Context, dir, name, kind string, write func(w io.Writer) 
 		return fmt.Errorf("writing %s: %w", final, err)
 	}
 	return nil
+}
+
+// Create creates the local file path, which must not exist, for a work
+// file of kind: its writes count as written to kind (see Writer), a write
+// that fails for lack of space is retried once after the job's optional
+// files are dropped (see package diskroom), and once Stop is called it
+// creates and writes nothing (see Do).
+func Create(path, kind string) (io.WriteCloser, error) {
+	var f *os.File
+	err := Do(func() (err error) {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		io.Writer
+		io.Closer
+	}{diskroom.Writer(Writer(kind, f)), f}, nil
 }
 
 // Open opens path for reading on its Beam filesystem; closing the reader

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // A file manifest lists a job's input files, one "index<TAB>path" line per
@@ -35,7 +35,7 @@ func WriteManifest(ctx context.Context, dir, name string, refs []FileRef) (strin
 		}
 		return nil
 	}, false) // written before the job: no fault injection
-	return output.JoinPath(dir, name), err
+	return objects.JoinPath(dir, name), err
 }
 
 // manifestPath is path as a manifest line holds it: quoted if it holds a

@@ -6,7 +6,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
-	"github.com/neardup/neardup/transforms/sketch/ensemble"
+	"github.com/neardup/neardup/transforms/match/ensemble"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )

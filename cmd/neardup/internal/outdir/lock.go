@@ -18,7 +18,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // lockName is the lock file a run holds in each local directory it writes
@@ -250,7 +250,7 @@ func lockURL(ctx context.Context, dir, name string, breakStale bool, times lockT
 	host, _ := os.Hostname()
 	now := time.Now()
 	l := &urlLock{fsys: fsys, rm: rm, id: randomHex(), name: name, times: times, renewed: now}
-	l.path = output.JoinPath(dir, urlLockPrefix+l.id)
+	l.path = objects.JoinPath(dir, urlLockPrefix+l.id)
 	l.info = lockInfo{run: l.id, pid: os.Getpid(), host: host, proc: identity(os.Getpid()), started: now, renewed: now}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	l.done = make(chan struct{})

@@ -15,7 +15,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // memObjects lists the objects below the memfs:// directory dir (three
@@ -305,7 +306,7 @@ func TestURLTargetLock(t *testing.T) {
 	host, _ := os.Hostname()
 	stage := func(t *testing.T, tg *Dir, names ...string) {
 		for _, n := range names {
-			memfs.Write(output.JoinPath(tg.stage, n), []byte(n))
+			memfs.Write(objects.JoinPath(tg.stage, n), []byte(n))
 		}
 	}
 	for _, end := range []string{"commit", "abort", "failed commit"} {
@@ -319,7 +320,7 @@ func TestURLTargetLock(t *testing.T) {
 			if slices.ContainsFunc(first.replaced, func(p string) bool { return strings.Contains(p, lockName) }) {
 				t.Errorf("--overwrite would replace a lock: %q", first.replaced)
 			}
-			stage(t, first, "pairs-00000.jsonl", output.SummaryName)
+			stage(t, first, "pairs-00000.jsonl", summary.FileName)
 			before := memObjects(t, dir)
 			for _, overwrite := range []bool{false, true} {
 				_, err := open(Output, dir, overwrite, nil)
@@ -332,10 +333,10 @@ func TestURLTargetLock(t *testing.T) {
 			}
 			switch end {
 			case "commit":
-				if err := first.Commit(ctx, output.SummaryName); err != nil {
+				if err := first.Commit(ctx, summary.FileName); err != nil {
 					t.Fatal(err)
 				}
-				if got, want := memObjects(t, dir), []string{"pairs-00000.jsonl", output.SummaryName}; !slices.Equal(got, want) {
+				if got, want := memObjects(t, dir), []string{"pairs-00000.jsonl", summary.FileName}; !slices.Equal(got, want) {
 					t.Errorf("after commit %q; want %q", got, want)
 				}
 			case "abort":
@@ -348,7 +349,7 @@ func TestURLTargetLock(t *testing.T) {
 				if err := first.urlLock.rm.Remove(ctx, first.urlLock.path); err != nil {
 					t.Fatal(err)
 				}
-				if err := first.Commit(ctx, output.SummaryName); err == nil || !strings.Contains(err.Error(), "was removed while this run held it") {
+				if err := first.Commit(ctx, summary.FileName); err == nil || !strings.Contains(err.Error(), "was removed while this run held it") {
 					t.Errorf("commit without the lock: %v", err)
 				}
 				first.Abort()
@@ -399,7 +400,7 @@ func TestURLTargetLock(t *testing.T) {
 				t.Errorf("replaced %q; want %q", got, want)
 			}
 			stage(t, tg, "index-00000.bin")
-			if err := tg.Commit(ctx, output.SummaryName); err != nil {
+			if err := tg.Commit(ctx, summary.FileName); err != nil {
 				t.Fatal(err)
 			}
 			var want []string // the output directory does not take index files

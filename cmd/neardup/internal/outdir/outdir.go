@@ -23,7 +23,9 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/objects"
 )
 
 // ErrNotEmpty is wrapped by the error of Open for a directory that holds
@@ -128,7 +130,7 @@ func (t *Dir) Open(overwrite bool, inputs []string) error {
 			return err
 		}
 		t.mu.Lock()
-		t.stage = output.JoinPath(t.dir, stagePrefix+t.urlLock.id)
+		t.stage = objects.JoinPath(t.dir, stagePrefix+t.urlLock.id)
 		t.mu.Unlock()
 		return nil
 	}
@@ -237,25 +239,25 @@ func (t *Dir) openURL(overwrite bool, inputs []string) error {
 	if _, err = lockURL(ctx, t.dir, t.name(), overwrite, urlLockTimes, held); err != nil {
 		return err
 	}
-	var objects []string
+	var found []string
 	glob := t.dir
 	for range urlDepth {
-		glob = output.JoinPath(glob, "*")
+		glob = objects.JoinPath(glob, "*")
 		listed, err := fsys.List(ctx, glob)
 		if err != nil {
 			return t.wrap(fmt.Errorf("listing %s: %w", glob, err))
 		}
-		objects = append(objects, listed...)
+		found = append(found, listed...)
 	}
 	prefix := strings.TrimSuffix(t.dir, "/") + "/"
-	objects = slices.DeleteFunc(objects, func(p string) bool { return isURLLockName(strings.TrimPrefix(p, prefix)) })
-	if len(objects) == 0 {
+	found = slices.DeleteFunc(found, func(p string) bool { return isURLLockName(strings.TrimPrefix(p, prefix)) })
+	if len(found) == 0 {
 		return nil
 	}
 	if !overwrite {
 		return fmt.Errorf("%s is %w (use --overwrite to replace %s in it)", t.name(), ErrNotEmpty, t.kind.replaces)
 	}
-	if t.replaced, err = t.kind.replaceableURL(t.dir, objects); err != nil {
+	if t.replaced, err = t.kind.replaceableURL(t.dir, found); err != nil {
 		return err
 	}
 	for _, p := range t.replaced {
@@ -660,7 +662,7 @@ func (t *Dir) commitURL(ctx context.Context, last string) error {
 			}
 		}
 	}
-	listed, err := fsys.List(ctx, output.JoinPath(t.stage, "*"))
+	listed, err := fsys.List(ctx, objects.JoinPath(t.stage, "*"))
 	if err != nil {
 		return fmt.Errorf("listing %s: %w", t.stage, err)
 	}
@@ -697,7 +699,7 @@ func (t *Dir) commitURLLast(ctx context.Context, last string) error {
 // moveURL renames the files names of the staging directory into place.
 func (t *Dir) moveURL(ctx context.Context, fsys filesystem.Interface, names []string) error {
 	for _, n := range names {
-		if err := filesystem.Rename(ctx, fsys, output.JoinPath(t.stage, n), output.JoinPath(t.dir, n)); err != nil {
+		if err := filesystem.Rename(ctx, fsys, objects.JoinPath(t.stage, n), objects.JoinPath(t.dir, n)); err != nil {
 			return fmt.Errorf("moving %s into %s: %w", n, t.dir, err)
 		}
 	}
@@ -783,7 +785,7 @@ func removeURLDir(dir string) {
 		return
 	}
 	for _, glob := range []string{"*", jobfiles.WorkDirName + "/*"} {
-		names, _ := fsys.List(ctx, output.JoinPath(dir, glob))
+		names, _ := fsys.List(ctx, objects.JoinPath(dir, glob))
 		for _, n := range names {
 			_ = rm.Remove(ctx, n)
 		}
@@ -804,7 +806,7 @@ func isOutputName(name string) bool { return orTemp(name, isFinalName) }
 // isFinalName reports whether name is an output file's final name.
 func isFinalName(name string) bool {
 	switch name {
-	case output.SummaryName, "report.html", output.AuditSummaryName:
+	case summary.FileName, "report.html", summary.AuditFileName:
 		return true
 	}
 	return output.OutputName(name)

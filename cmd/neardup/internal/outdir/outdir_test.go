@@ -11,7 +11,7 @@ import (
 
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/memfs"
 
-	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // TestDirNames: which file names an output directory and an index
@@ -160,7 +160,7 @@ func TestPrepareDir(t *testing.T) {
 				if !slices.Equal(got, before) {
 					t.Errorf("after open: %q, want %q", got, before)
 				}
-				if err := tg.Commit(context.Background(), output.SummaryName); err != nil {
+				if err := tg.Commit(context.Background(), summary.FileName); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -209,7 +209,7 @@ func TestPrepareDirOther(t *testing.T) {
 			continue
 		}
 		if !tg.url {
-			if err := tg.Commit(context.Background(), output.SummaryName); err != nil {
+			if err := tg.Commit(context.Background(), summary.FileName); err != nil {
 				t.Error(err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // plain is a sentence with its ids in [brackets].
@@ -88,8 +89,8 @@ func TestFateOf(t *testing.T) {
 // TestCountNames: every count a run's summary.json has is named for the
 // page by more than its key, and the key stays shown beside the name.
 func TestCountNames(t *testing.T) {
-	c := map[string]int64{output.StatContainSmall: 0}
-	output.AllCounts(c, false)
+	c := map[string]int64{summary.StatContainSmall: 0}
+	summary.AllCounts(c, false)
 	for key := range c {
 		if _, ok := countNames[key]; !ok {
 			t.Errorf("count %s of summary.json has no name on the page", key)

@@ -41,6 +41,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // FileName is the name of the report in the output directory.
@@ -103,7 +104,7 @@ func WriteNamed(dir, name string, inputs []Input, idField, textField string) err
 
 // build gathers everything the page shows.
 func build(dir string, inputs []Input, idField, textField string) (*view, error) {
-	sum, err := output.ReadSummary(dir)
+	sum, err := summary.ReadSummary(dir)
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -134,7 +135,7 @@ func build(dir string, inputs []Input, idField, textField string) (*view, error)
 		}
 	}
 	var samples map[string][]output.RejectLine
-	if sum.Counts[output.StatRejected] > 0 || len(reasons) > 0 { // a reject that is no record counts in no total
+	if sum.Counts[summary.StatRejected] > 0 || len(reasons) > 0 { // a reject that is no record counts in no total
 		var counted map[string]int64
 		counted, samples, err = scanRejects(dir, reasons)
 		if err != nil {
@@ -145,7 +146,7 @@ func build(dir string, inputs []Input, idField, textField string) (*view, error)
 		}
 	}
 	v := newView(dir, &sum, ps, cs, sample, texts, note)
-	v.Rejects = rejectRows(reasons, sum.Counts[output.StatRejected], samples)
+	v.Rejects = rejectRows(reasons, sum.Counts[summary.StatRejected], samples)
 	return v, nil
 }
 

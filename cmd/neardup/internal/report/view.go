@@ -8,6 +8,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/format/summary"
 )
 
 // view is the data the page template prints; every string in it is escaped
@@ -121,46 +122,46 @@ type pairView struct {
 
 // headline lists the counts shown first, in this order, by summary key.
 var headline = []string{
-	output.StatInput, output.StatRejected, output.StatExactDups, output.StatCandidates,
-	output.StatVerified, output.StatClusters, output.StatKept, output.StatRemoved,
+	summary.StatInput, summary.StatRejected, summary.StatExactDups, summary.StatCandidates,
+	summary.StatVerified, summary.StatClusters, summary.StatKept, summary.StatRemoved,
 }
 
 // countNames names each count of summary.json as the page shows it: what
 // it counts, and more about it where the name does not say it all.
 var countNames = map[string]struct{ name, about string }{
-	output.StatInput:                         {"input records", "records read from the input files, rejected ones included"},
-	output.StatBytes:                         {"input bytes", "bytes of the input records as decoded"},
-	output.StatRejected:                      {"records rejected", "records that could not be used: see the rejects"},
-	output.StatDocuments:                     {"documents", "records not rejected"},
-	output.StatExactDups:                     {"exact duplicates", "documents whose normalized text another document has"},
-	output.StatSigned:                        {"documents signed", "MinHash and SimHash computed: the documents less their exact duplicates"},
-	output.StatNoShingles:                    {"documents without shingles", "too short to shingle: never near-duplicates"},
-	output.StatTruncated:                     {"documents cut to --max-tokens", "signed and compared on their first tokens"},
-	output.StatKeys:                          {"block keys (candidate buckets joined)", "LSH band and SimHash table keys of all documents"},
-	output.StatBuckets:                       {"buckets of two or more documents", "block keys shared by documents"},
-	output.StatHot:                           {"hot buckets", "buckets too large to compare every pair: each document is compared with a few"},
-	output.StatSkipped:                       {"comparisons skipped in hot buckets", ""},
-	output.StatFar:                           {"SimHash pairs too far apart", "pairs of a SimHash table bucket more than k bits apart, dropped"},
-	output.StatCandidates:                    {"candidate pairs checked", "pairs that share a block key"},
-	output.StatVerified:                      {"verified pairs", "candidate pairs found near-duplicates"},
-	output.StatByEstimate:                    {"verified by the MinHash estimate", ""},
-	output.StatByExact:                       {"verified by exact Jaccard", "of the pairs the estimate could not decide"},
-	output.StatUnsure:                        {"pairs checked by exact Jaccard", "the estimate could not decide them at --confidence"},
-	output.StatClusters:                      {"clusters", "a kept document and the documents removed for it"},
-	output.StatClustered:                     {"documents in clusters", ""},
-	output.StatRemoved:                       {"removed", "documents left out of the deduplicated copy"},
-	output.StatRemainder:                     {"component edges left to the final union-find", "edges of components the star rounds did not settle (--cc-rounds)"},
-	output.StatComponents:                    {"connected components of the pairs", ""},
-	output.StatKept:                          {"kept", "documents written to the deduplicated copy"},
-	output.StatSegments:                      {"segments verified", "the Verify pass's units of work (its parallelism)"},
-	output.StatSignSegments:                  {"segments signed", "the Signatures pass's units of work (its parallelism)"},
-	output.StatReadUnits:                     {"read units", "the Read pass's units of work: a file, or a range of a large one"},
-	output.StatContainmentPairs:              {"containment pairs", "pairs of a document inside another (--containment)"},
-	output.StatRemovedContainment:            {"removed for a containment pair", ""},
-	output.StatContainSmall:                  {"documents too small for containment", "fewer distinct shingles than --containment-min-size"},
-	output.KindPairs + output.LinesSuffix:    {"lines in pairs-*.jsonl", ""},
-	output.KindClusters + output.LinesSuffix: {"lines in clusters-*.jsonl", ""},
-	output.KindRejects + output.LinesSuffix:  {"lines in rejects-*.jsonl", ""},
+	summary.StatInput:                         {"input records", "records read from the input files, rejected ones included"},
+	summary.StatBytes:                         {"input bytes", "bytes of the input records as decoded"},
+	summary.StatRejected:                      {"records rejected", "records that could not be used: see the rejects"},
+	summary.StatDocuments:                     {"documents", "records not rejected"},
+	summary.StatExactDups:                     {"exact duplicates", "documents whose normalized text another document has"},
+	summary.StatSigned:                        {"documents signed", "MinHash and SimHash computed: the documents less their exact duplicates"},
+	summary.StatNoShingles:                    {"documents without shingles", "too short to shingle: never near-duplicates"},
+	summary.StatTruncated:                     {"documents cut to --max-tokens", "signed and compared on their first tokens"},
+	summary.StatKeys:                          {"block keys (candidate buckets joined)", "LSH band and SimHash table keys of all documents"},
+	summary.StatBuckets:                       {"buckets of two or more documents", "block keys shared by documents"},
+	summary.StatHot:                           {"hot buckets", "buckets too large to compare every pair: each document is compared with a few"},
+	summary.StatSkipped:                       {"comparisons skipped in hot buckets", ""},
+	summary.StatFar:                           {"SimHash pairs too far apart", "pairs of a SimHash table bucket more than k bits apart, dropped"},
+	summary.StatCandidates:                    {"candidate pairs checked", "pairs that share a block key"},
+	summary.StatVerified:                      {"verified pairs", "candidate pairs found near-duplicates"},
+	summary.StatByEstimate:                    {"verified by the MinHash estimate", ""},
+	summary.StatByExact:                       {"verified by exact Jaccard", "of the pairs the estimate could not decide"},
+	summary.StatUnsure:                        {"pairs checked by exact Jaccard", "the estimate could not decide them at --confidence"},
+	summary.StatClusters:                      {"clusters", "a kept document and the documents removed for it"},
+	summary.StatClustered:                     {"documents in clusters", ""},
+	summary.StatRemoved:                       {"removed", "documents left out of the deduplicated copy"},
+	summary.StatRemainder:                     {"component edges left to the final union-find", "edges of components the star rounds did not settle (--cc-rounds)"},
+	summary.StatComponents:                    {"connected components of the pairs", ""},
+	summary.StatKept:                          {"kept", "documents written to the deduplicated copy"},
+	summary.StatSegments:                      {"segments verified", "the Verify pass's units of work (its parallelism)"},
+	summary.StatSignSegments:                  {"segments signed", "the Signatures pass's units of work (its parallelism)"},
+	summary.StatReadUnits:                     {"read units", "the Read pass's units of work: a file, or a range of a large one"},
+	summary.StatContainmentPairs:              {"containment pairs", "pairs of a document inside another (--containment)"},
+	summary.StatRemovedContainment:            {"removed for a containment pair", ""},
+	summary.StatContainSmall:                  {"documents too small for containment", "fewer distinct shingles than --containment-min-size"},
+	output.KindPairs + summary.LinesSuffix:    {"lines in pairs-*.jsonl", ""},
+	output.KindClusters + summary.LinesSuffix: {"lines in clusters-*.jsonl", ""},
+	output.KindRejects + summary.LinesSuffix:  {"lines in rejects-*.jsonl", ""},
 }
 
 // countStat is the count key of summary.json of value n, named for the
@@ -177,7 +178,7 @@ func countStat(key string, n int64) stat {
 var methodOrder = []string{"exact", "minhash", "simhash", "containment"}
 
 // newView turns what build gathered into the page's data.
-func newView(dir string, sum *output.Summary, ps *pairStats, cs *clusterStats, sample []output.PairLine, texts map[string]text, note string) *view {
+func newView(dir string, sum *summary.Summary, ps *pairStats, cs *clusterStats, sample []output.PairLine, texts map[string]text, note string) *view {
 	v := &view{
 		Dir:           dir,
 		Balanced:      sum.Balanced,
@@ -204,7 +205,7 @@ func newView(dir string, sum *output.Summary, ps *pairStats, cs *clusterStats, s
 func counts(c map[string]int64) (head, all []stat) {
 	for _, key := range headline {
 		s := countStat(key, c[key])
-		if key == output.StatRemoved && c[output.StatInput] > 0 {
+		if key == summary.StatRemoved && c[summary.StatInput] > 0 {
 			s.Note = fmt.Sprintf("%.1f%% of input", 100*float64(c["removed"])/float64(c["input_records"]))
 		}
 		head = append(head, s)

@@ -1,4 +1,4 @@
-package jobfiles
+package spilled
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/spill"
+	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
 type keyedChunks struct {
@@ -28,11 +29,11 @@ func TestSpilled(t *testing.T) {
 	}
 	want := map[int][]string{1: {"c", "d", "e"}, 3: {"a", "b"}, 7: {"f"}}
 	for _, spilled := range []bool{false, true} {
-		work := WorkDir{Spill: spilled, Dir: t.TempDir(), SegmentBits: 16}
+		work := jobfiles.WorkDir{Spill: spilled, Dir: t.TempDir(), SegmentBits: 16}
 		shuffled := map[int][][]byte{}
 		var names []int
 		for _, b := range bundles {
-			out := work.SpillTo("test")
+			out := To(work, "test")
 			emit := func(k int64, c []byte) { shuffled[int(k)] = append(shuffled[int(k)], slices.Clone(c)) }
 			send := out.Wrap(emit)
 			for _, kc := range b {
@@ -44,7 +45,7 @@ func TestSpilled(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		files, _ := filepath.Glob(filepath.Join(work.Dir, spillPattern))
+		files, _ := filepath.Glob(filepath.Join(work.Dir, jobfiles.SpillPattern))
 		if spilled {
 			if len(files) != 2 || !slices.Equal(names, []int{1, 3, 1, 7}) {
 				t.Errorf("spill: %d files, names emitted for keys %v; want 2 files, keys [1 3 1 7]", len(files), names)
@@ -52,7 +53,7 @@ func TestSpilled(t *testing.T) {
 		} else if len(files) != 0 || len(names) != 0 {
 			t.Errorf("no spill: %d files, %v names", len(files), names)
 		}
-		var in SpillIn
+		var in In
 		for k, w := range want {
 			var got []string
 			err := in.Each(work, k, IterOf(shuffled[k]), func(c []byte) error { got = append(got, string(c)); return nil })
@@ -71,8 +72,8 @@ func TestSpilled(t *testing.T) {
 // with the file, the directory and the space needed, and leaves no file;
 // a name that is not a spill file's, or a damaged file, fails the reader.
 func TestSpilledErrors(t *testing.T) {
-	work := WorkDir{Spill: true, Dir: filepath.Join(t.TempDir(), "missing"), SegmentBits: 16}
-	out := work.SpillTo("test")
+	work := jobfiles.WorkDir{Spill: true, Dir: filepath.Join(t.TempDir(), "missing"), SegmentBits: 16}
+	out := To(work, "test")
 	out.Wrap(nil)(0, []byte("x"))
 	err := out.Finish(func(int64, []byte) { t.Error("names emitted after a failure") })
 	if err == nil || !strings.Contains(err.Error(), work.Dir) || !strings.Contains(err.Error(), "needs about") {
@@ -80,16 +81,16 @@ func TestSpilledErrors(t *testing.T) {
 	}
 
 	work.Dir = t.TempDir()
-	out = work.SpillTo("test")
+	out = To(work, "test")
 	out.Wrap(nil)(0, []byte("x"))
-	if err := FinishSpilled(errors.New("bundle failed"), nil, out); err == nil {
+	if err := Finish(errors.New("bundle failed"), nil, out); err == nil {
 		t.Error("finishSpilled dropped the bundle's error")
 	}
 	if files, _ := filepath.Glob(filepath.Join(work.Dir, "*")); len(files) != 0 {
 		t.Errorf("files left after a failed bundle: %v", files)
 	}
 
-	var in SpillIn
+	var in In
 	defer in.Close()
 	for _, name := range []string{"", "../spill-x-1-1.bin", "info-00001.bin"} {
 		if err := in.Each(work, 0, IterOf([][]byte{[]byte(name)}), func([]byte) error { return nil }); err == nil {

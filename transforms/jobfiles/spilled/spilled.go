@@ -1,17 +1,22 @@
-package jobfiles
+// Package spilled carries the shuffles of a job on one machine
+// (jobfiles.WorkDir.Spill) as the names of spill files in the work
+// directory: Group and Col on the job's side, Out and In in the DoFns.
+package spilled
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/spill"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"io"
 )
 
 func init() {
@@ -38,21 +43,21 @@ func init() {
 // steps the graph is the same as without spilling, so the stages, their
 // rounds and their outputs are too.
 
-// GroupSpilled is beam.GroupByKey of the (key, chunk) elements of cols,
+// Group is beam.GroupByKey of the (key, chunk) elements of cols,
 // flattened; with w.Spill the chunks first go to spill files of kind
 // (spillFn), so that the runner groups their names and the DoFn that reads
 // a group reads it with spillIn. The smaller shuffles, whose producers emit
 // their chunks as they go, are spilled this way: a runner that runs the
 // producer and spillFn in one bundle (the direct runner, one bundle for
 // the job) holds none of their chunks.
-func GroupSpilled(s beam.Scope, w WorkDir, kind string, cols ...beam.PCollection) beam.PCollection {
-	return beam.GroupByKey(s, SpilledCol(s, w, kind, cols...))
+func Group(s beam.Scope, w jobfiles.WorkDir, kind string, cols ...beam.PCollection) beam.PCollection {
+	return beam.GroupByKey(s, Col(s, w, kind, cols...))
 }
 
-// SpilledCol is cols flattened, and with w.Spill their chunks written to
+// Col is cols flattened, and with w.Spill their chunks written to
 // spill files of kind and replaced by the files' names: the input of a
 // (Co)GroupByKey whose DoFn reads its groups with spillIn.
-func SpilledCol(s beam.Scope, w WorkDir, kind string, cols ...beam.PCollection) beam.PCollection {
+func Col(s beam.Scope, w jobfiles.WorkDir, kind string, cols ...beam.PCollection) beam.PCollection {
 	col := cols[0]
 	if len(cols) > 1 {
 		col = beam.Flatten(s, cols...)
@@ -66,12 +71,12 @@ func SpilledCol(s beam.Scope, w WorkDir, kind string, cols ...beam.PCollection) 
 // spillFn writes the chunks of one bundle to a spill file of Kind and
 // emits (key, file name) once per key at the end of the bundle.
 type spillFn struct {
-	Work WorkDir
+	Work jobfiles.WorkDir
 	Kind string
-	out  *SpillOut
+	out  *Out
 }
 
-func (fn *spillFn) Setup() { fn.out = fn.Work.SpillTo(fn.Kind) }
+func (fn *spillFn) Setup() { fn.out = To(fn.Work, fn.Kind) }
 
 // ProcessElement spills chunk; a write error fails the bundle in
 // FinishBundle.
@@ -83,22 +88,13 @@ func (fn *spillFn) FinishBundle(emit func(int64, []byte)) error {
 	return fn.out.Finish(emit)
 }
 
-// spillPattern matches the names of spill files: spill-KIND-PID-N.bin.
-const spillPattern = "spill-*.bin"
-
-// isSpillName reports whether name is a spill file's.
-func isSpillName(name string) bool {
-	ok, _ := filepath.Match(spillPattern, name)
-	return ok && !strings.ContainsAny(name, `/\`)
-}
-
 // spillSeq numbers the spill files of this process.
-var SpillSeq atomic.Int64
+var Seq atomic.Int64
 
-// SpillOut is one DoFn bundle's side of a spilled shuffle: nil unless
-// WorkDir.Spill, and then a spill file of its own, opened at its first
+// Out is one DoFn bundle's side of a spilled shuffle: nil unless
+// jobfiles.WorkDir.Spill, and then a spill file of its own, opened at its first
 // chunk.
-type SpillOut struct {
+type Out struct {
 	dir, kind string
 	name      string
 	w         *spill.Writer
@@ -106,33 +102,36 @@ type SpillOut struct {
 	err       error
 }
 
-// SpillTo returns the writing side of spilled shuffle kind (a file name
-// prefix), or nil when w.Spill is off: a nil spillOut passes chunks on.
-func (w WorkDir) SpillTo(kind string) *SpillOut {
+// To returns the writing side of spilled shuffle kind (a file name
+// prefix), or nil when w.Spill is off: a nil Out passes chunks on.
+func To(w jobfiles.WorkDir, kind string) *Out {
 	if !w.Spill {
 		return nil
 	}
-	return &SpillOut{dir: w.Dir, kind: kind}
+	return &Out{dir: w.Dir, kind: kind}
 }
 
 // Wrap returns what to emit chunks to: emit itself when o is nil, else o's
 // spill file.
-func (o *SpillOut) Wrap(emit func(int64, []byte)) func(int64, []byte) {
+func (o *Out) Wrap(emit func(int64, []byte)) func(int64, []byte) {
 	if o == nil {
 		return emit
 	}
 	return o.add
 }
 
-func (o *SpillOut) add(key int64, chunk []byte) {
+func (o *Out) add(key int64, chunk []byte) {
 	if o.err != nil {
 		return
 	}
 	if o.w == nil {
-		o.name = fmt.Sprintf("spill-%s-%d-%d.bin", o.kind, os.Getpid(), SpillSeq.Add(1))
-		if o.w, o.err = spill.Create(filepath.Join(o.dir, o.name)); o.err != nil {
+		o.name = fmt.Sprintf("spill-%s-%d-%d.bin", o.kind, os.Getpid(), Seq.Add(1))
+		path := filepath.Join(o.dir, o.name)
+		var f io.WriteCloser
+		if f, o.err = workfiles.Create(path, workfiles.KindSpills); o.err != nil {
 			return
 		}
+		o.w = spill.NewWriter(path, f)
 		o.keys = map[int64]bool{}
 	}
 	o.keys[key] = true
@@ -143,7 +142,7 @@ func (o *SpillOut) add(key int64, chunk []byte) {
 // in key order: what the runner shuffles instead of the chunks. Its error
 // names the work directory and about the space needed. A nil o, or one
 // given no chunk, emits nothing.
-func (o *SpillOut) Finish(emit func(int64, []byte)) error {
+func (o *Out) Finish(emit func(int64, []byte)) error {
 	if o == nil || (o.w == nil && o.err == nil) {
 		return nil
 	}
@@ -158,7 +157,7 @@ func (o *SpillOut) Finish(emit func(int64, []byte)) error {
 	name, keys := o.name, o.keys
 	o.w, o.keys, o.err = nil, nil, nil
 	if err != nil {
-		return WorkFileError(name, o.dir, err, size)
+		return jobfiles.WorkFileError(name, o.dir, err, size)
 	}
 	sorted := make([]int64, 0, len(keys))
 	for k := range keys {
@@ -171,10 +170,10 @@ func (o *SpillOut) Finish(emit func(int64, []byte)) error {
 	return nil
 }
 
-// FinishSpilled ends a bundle of a DoFn that emits into the spilled
+// Finish ends a bundle of a DoFn that emits into the spilled
 // shuffle o: after err, the bundle's error, it removes o's file; else it
 // finishes it, emitting the file's names to emit.
-func FinishSpilled(err error, emit func(int64, []byte), o *SpillOut) error {
+func Finish(err error, emit func(int64, []byte), o *Out) error {
 	if err != nil {
 		o.abort()
 		return err
@@ -183,16 +182,16 @@ func FinishSpilled(err error, emit func(int64, []byte), o *SpillOut) error {
 }
 
 // abort removes the file being written, after an error elsewhere.
-func (o *SpillOut) abort() {
+func (o *Out) abort() {
 	if o != nil && o.w != nil {
 		o.w.Abort()
 		o.w, o.keys = nil, nil
 	}
 }
 
-// SpillIn is a DoFn's reading side of spilled shuffles: the spill files it
+// In is a DoFn's reading side of spilled shuffles: the spill files it
 // has opened, kept open for the bundle.
-type SpillIn struct {
+type In struct {
 	files map[string]*spill.File
 	buf   []byte
 }
@@ -200,7 +199,7 @@ type SpillIn struct {
 // Each calls do with every chunk of group key: the chunks of chunks, or
 // with w.Spill the key's chunks in the spill files chunks names. A chunk
 // is valid only during its call.
-func (in *SpillIn) Each(w WorkDir, key int, chunks func(*[]byte) bool, do func([]byte) error) error {
+func (in *In) Each(w jobfiles.WorkDir, key int, chunks func(*[]byte) bool, do func([]byte) error) error {
 	next, failed := in.Iter(w, key, chunks)
 	var chunk []byte
 	for next(&chunk) {
@@ -213,7 +212,7 @@ func (in *SpillIn) Each(w WorkDir, key int, chunks func(*[]byte) bool, do func([
 
 // Collect returns copies of the chunks of group key (see each), which the
 // caller may keep.
-func (in *SpillIn) Collect(w WorkDir, key int, chunks func(*[]byte) bool) ([][]byte, error) {
+func (in *In) Collect(w jobfiles.WorkDir, key int, chunks func(*[]byte) bool) ([][]byte, error) {
 	var out [][]byte
 	err := in.Each(w, key, chunks, func(b []byte) error {
 		out = append(out, slices.Clone(b))
@@ -226,7 +225,7 @@ func (in *SpillIn) Collect(w WorkDir, key int, chunks func(*[]byte) bool) ([][]b
 // with w.Spill one that reads the key's chunks from the spill files chunks
 // names, each valid until the next call. It stops at the first error,
 // which failed then returns.
-func (in *SpillIn) Iter(w WorkDir, key int, chunks func(*[]byte) bool) (next func(*[]byte) bool, failed func() error) {
+func (in *In) Iter(w jobfiles.WorkDir, key int, chunks func(*[]byte) bool) (next func(*[]byte) bool, failed func() error) {
 	if !w.Spill {
 		return chunks, func() error { return nil }
 	}
@@ -263,11 +262,11 @@ func (in *SpillIn) Iter(w WorkDir, key int, chunks func(*[]byte) bool) (next fun
 }
 
 // open returns the spill file name in w.Dir, opened once per bundle.
-func (in *SpillIn) open(w WorkDir, name string) (*spill.File, error) {
+func (in *In) open(w jobfiles.WorkDir, name string) (*spill.File, error) {
 	if f := in.files[name]; f != nil {
 		return f, nil
 	}
-	if !isSpillName(name) {
+	if !jobfiles.IsSpillName(name) {
 		return nil, fmt.Errorf("%q is not a spill file name", name)
 	}
 	f, err := spill.Open(filepath.Join(w.Dir, name))
@@ -286,7 +285,7 @@ func (in *SpillIn) open(w WorkDir, name string) (*spill.File, error) {
 // reads the file's index, which lists every chunk of every key, so once
 // per group would read it once per key) and closed at its Teardown (FinishBundle would have to take
 // the DoFn's emitters).
-type GroupReader struct{ In SpillIn }
+type GroupReader struct{ In In }
 
 func (g *GroupReader) Teardown() { g.In.Close() }
 
@@ -302,7 +301,7 @@ func IterOf(chunks [][]byte) func(*[]byte) bool {
 }
 
 // Close closes the files in has opened.
-func (in *SpillIn) Close() {
+func (in *In) Close() {
 	for _, f := range in.files {
 		f.Close()
 	}

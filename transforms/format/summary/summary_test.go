@@ -1,4 +1,4 @@
-package output
+package summary
 
 import (
 	"encoding/json"
@@ -13,8 +13,8 @@ func TestNewSummaryShuffles(t *testing.T) {
 	counts := func() map[string]int64 {
 		return map[string]int64{
 			StatInput: 10, StatKept: 7, StatRemoved: 3, StatByEstimate: 2, StatByExact: 1,
-			ShuffleBytesPrefix + ShuffleBands: 600, ShuffleElementsPrefix + ShuffleBands: 2,
-			ShuffleBytesPrefix + ShuffleMatches: 90, ShuffleElementsPrefix + ShuffleMatches: 1,
+			ShuffleBytesPrefix + "band_entries": 600, ShuffleElementsPrefix + "band_entries": 2,
+			ShuffleBytesPrefix + "matches": 90, ShuffleElementsPrefix + "matches": 1,
 		}
 	}
 	s := NewSummary(counts())
@@ -22,10 +22,10 @@ func TestNewSummaryShuffles(t *testing.T) {
 	if !maps.Equal(s.Counts, wantCounts) || !s.Balanced {
 		t.Errorf("counts %v (balanced %v), want %v (balanced)", s.Counts, s.Balanced, wantCounts)
 	}
-	if want := map[string]int64{ShuffleBands: 600, ShuffleMatches: 90}; !maps.Equal(s.ShuffleBytes, want) {
+	if want := map[string]int64{"band_entries": 600, "matches": 90}; !maps.Equal(s.ShuffleBytes, want) {
 		t.Errorf("shuffle bytes %v, want %v", s.ShuffleBytes, want)
 	}
-	if want := map[string]int64{ShuffleBands: 2, ShuffleMatches: 1}; !maps.Equal(s.ShuffleElements, want) {
+	if want := map[string]int64{"band_entries": 2, "matches": 1}; !maps.Equal(s.ShuffleElements, want) {
 		t.Errorf("shuffle elements %v, want %v", s.ShuffleElements, want)
 	}
 	if s := NewSummary(map[string]int64{StatInput: 1, StatKept: 1}); s.ShuffleBytes != nil || s.ShuffleElements != nil {

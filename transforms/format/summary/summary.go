@@ -1,4 +1,10 @@
-package output
+// Package summary defines summary.json and audit-summary.json, the counts
+// of a run or an audit in its output directory: the names of the counts
+// (the Stat constants, which the job's stages emit as (name, n) elements),
+// the tallies of the job's shuffles (ShuffleBytesPrefix), the inputs read
+// and the settings, and how the command reads them back (ReadSummary). It
+// knows nothing of Beam.
+package summary
 
 import (
 	"encoding/json"
@@ -9,13 +15,14 @@ import (
 	"strings"
 
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
 )
 
-// SummaryName is the name of a run's counts in the output directory, and
-// AuditSummaryName an audit's.
+// FileName is the name of a run's counts in the output directory, and
+// AuditFileName an audit's.
 const (
-	SummaryName      = "summary.json"
-	AuditSummaryName = "audit-summary.json"
+	FileName      = "summary.json"
+	AuditFileName = "audit-summary.json"
 )
 
 // Stat names: the counts summary.json reports, emitted by the job's stages
@@ -84,7 +91,7 @@ const (
 )
 
 // LinesSuffix ends the name of the count of lines written into the shards
-// of a kind (KindPairs + LinesSuffix: "pairs_lines").
+// of a kind (output.KindPairs + LinesSuffix: "pairs_lines").
 const LinesSuffix = "_lines"
 
 // runCounts names the counts every summary.json has, 0 for one that
@@ -96,7 +103,7 @@ var (
 		StatVerified, StatByEstimate, StatByExact, StatUnsure, StatClusters, StatClustered,
 		StatComponents, StatRemoved, StatRemainder, StatKept, StatSegments, StatSignSegments, StatReadUnits,
 		StatContainmentPairs, StatRemovedContainment,
-		KindPairs + LinesSuffix, KindClusters + LinesSuffix, KindRejects + LinesSuffix,
+		output.KindPairs + LinesSuffix, output.KindClusters + LinesSuffix, output.KindRejects + LinesSuffix,
 	}
 	auditCounts = append(slices.DeleteFunc(slices.Clone(runCounts), func(name string) bool { return name == StatSegments }),
 		StatIndexDocs, StatIndexJoined, StatIndexEntries, StatDupOfIndex, StatExactOfIndex,
@@ -118,6 +125,11 @@ func AllCounts(c map[string]int64, audit bool) {
 	}
 }
 
+// StatContainSmall counts the signed documents with shingles but fewer
+// distinct ones than --containment-min-size (a run with --containment):
+// never paired as contained or containing documents.
+const StatContainSmall = "containment_below_min_size"
+
 // Shuffle stats: every DoFn that emits into one of the job's shuffles adds
 // the bytes of the values it emits (ShuffleBytesPrefix + the shuffle's
 // name) and the number of elements (ShuffleElementsPrefix + the name).
@@ -128,49 +140,6 @@ func AllCounts(c map[string]int64, audit bool) {
 const (
 	ShuffleBytesPrefix    = "shuffle_bytes."
 	ShuffleElementsPrefix = "shuffle_elements."
-)
-
-// Shuffle names (see the shuffle table in docs/ARCHITECTURE.md).
-const (
-	ShuffleExactKeys   = "exact_keys"      // Read → ExactDuplicates
-	ShuffleSkipLines   = "skip_lines"      // ExactDuplicates → Signatures
-	ShuffleBands       = "band_entries"    // Signatures → Candidates, partitions [0, P)
-	ShuffleTables      = "simhash_entries" // Signatures → Candidates, partitions [P, 2P)
-	ShuffleInfos       = "infos"           // Signatures → the join, without info shards
-	ShuffleCandidates  = "candidate_pairs" // Candidates → JoinFirst
-	ShuffleHalves      = "half_joins"      // JoinFirst → Verify
-	ShuffleUnsure      = "unsure_pairs"    // Verify → ExactChecks
-	ShuffleSets        = "shingle_sets"    // ShingleSets → ExactJaccard
-	ShuffleMatches     = "matches"         // exact and verified → Clusters, pairs output
-	ShuffleEdges       = "edges"           // Clusters: rounds, settled stars and leaves, remainder
-	ShuffleAssignments = "assignments"     // Clusters: (document, root)
-	ShuffleMembers     = "members"         // Clusters: ids and lengths, then with their roots
-	ShuffleLinks       = "links"           // Clusters: the matches, to their components
-	ShuffleOutLines    = "output_lines"    // cluster and reject lines → Write
-	ShuffleRemoved     = "removed_lines"   // Clusters → Write, WriteIndex
-	ShuffleParts       = "output_parts"    // Write: pairs, cluster and reject records by part of their shard
-)
-
-// Beam metrics: MetricsNamespace holds neardup's; BusyPrefix starts the
-// names of the counters of busy time per stage, in milliseconds summed over
-// workers; SpanPrefix starts the names of the distributions of the times
-// (Unix milliseconds) at which a stage's work started and ended: their
-// minimum is when the stage first started and their maximum when it last
-// ended. WorkerBusyPrefix and WorkerSignedPrefix start the names of the
-// same busy time and of the documents signed by one worker process:
-// WorkerBusyPrefix+WORKER+"/"+STAGE and WorkerSignedPrefix+WORKER, WORKER
-// being the process's host:pid. WorkBytesPrefix starts the names of the
-// counters of bytes written to work files, by kind: WorkBytesPrefix+KIND.
-// SignedCounter names the counter of the documents signed, summed over
-// workers.
-const (
-	MetricsNamespace   = "neardup"
-	BusyPrefix         = "busy_ms."
-	SpanPrefix         = "span_ms."
-	WorkerBusyPrefix   = "worker_busy_ms."
-	WorkerSignedPrefix = "worker_signed."
-	WorkBytesPrefix    = "work_bytes."
-	SignedCounter      = "signed"
 )
 
 // WorkerStats is the work one worker process did in a job.
@@ -213,7 +182,8 @@ type Summary struct {
 	Balanced bool             `json:"balanced"` // input_records == kept + removed + rejected
 	Inputs   []InputFile      `json:"inputs,omitempty"`
 	// ShuffleBytes and ShuffleElements are the bytes (of the values) and
-	// elements emitted into each shuffle, by shuffle name (Shuffle*).
+	// elements emitted into each shuffle, by shuffle name (the Shuffle
+	// constants of package internal/tally).
 	// Bytes do not depend on the runner; elements, and the few bytes
 	// that start each chunk, on how many chunks the records were packed in.
 	ShuffleBytes    map[string]int64 `json:"shuffle_bytes,omitempty"`
@@ -327,10 +297,10 @@ type Settings struct {
 	CCRounds     int    `json:"cc_rounds"`
 }
 
-// ReadSummary reads SummaryName in the local directory dir. A file that
+// ReadSummary reads FileName in the local directory dir. A file that
 // cannot be read gives the *fs.PathError of os.ReadFile.
 func ReadSummary(dir string) (Summary, error) {
-	path := filepath.Join(dir, SummaryName)
+	path := filepath.Join(dir, FileName)
 	var s Summary
 	b, err := os.ReadFile(path)
 	if err != nil {
