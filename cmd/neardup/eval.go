@@ -31,8 +31,17 @@ pairs, per language (--corpus) and per synthetic edit type (--synthetic):
 A pair's language is its two documents' language when they share one,
 "cross" when they differ. Cluster-level figures follow: documents removed
 without a true partner >= t - 0.1, true pairs >= t with both documents kept,
-clusters holding two documents with true J < 0.5. --json prints the same
-report with named fields.
+clusters holding two documents with true J < 0.5.
+
+With --synthetic (id_a the original, id_b the variant made from it,
+edit_type) it prints too which copy the run keeps, overall and per edit
+type: the pairs decided (one document removed for the other, a member of
+the cluster the other represents), the original's share of them, and the
+undecided ones: both kept, the original or the variant removed for another
+document, both removed for others.
+
+--json prints the same report with named fields (synthetic_kept and
+synthetic_kept_by_edit for which copy is kept).
 
 With --containment C (the run's) and a containment truth (scripts/containjoin:
 these columns, size_a size_b contain_a contain_b) it prints the containment
@@ -59,7 +68,7 @@ func evalTo(w io.Writer, args []string) error {
 	pairs := fs.String("pairs", "", "glob of the run's pairs-*.jsonl (pairs-* when compressed with --compress)")
 	truthPath := fs.String("truth", "", "ground-truth pairs TSV")
 	corpus := fs.String("corpus", "", "JSONL corpus with a lang field, for figures by language")
-	synthetic := fs.String("synthetic", "", "synthetic pairs TSV, for recall by edit type")
+	synthetic := fs.String("synthetic", "", "synthetic pairs TSV (id_a the original, id_b its variant, edit_type), for recall by edit type and which copy is kept")
 	threshold := fs.Float64("threshold", 0.8, "the run's Jaccard threshold")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	containment := fs.Float64("containment", 0, "the run's --containment: print the containment report (0: Jaccard)")

@@ -2,7 +2,7 @@
 // per Jaccard band, precision and F1, the same by language and by synthetic
 // edit type, and cluster-level errors (documents removed without a true
 // partner, true duplicates both kept, clusters chained across dissimilar
-// documents).
+// documents), and which copy of synthetic (original, variant) pairs is kept.
 //
 // In: the run's pairs and clusters (as read from pairs-*.jsonl and
 // clusters-*.jsonl), a ground-truth pair list with exact Jaccard, optionally
@@ -24,6 +24,11 @@
 //     direct recall at J >= t.
 //   - The language of a pair is its documents' language when both have the
 //     same one, "cross" when they differ, "unknown" when either has none.
+//   - Of each synthetic (original, variant) pair, which copy the run keeps:
+//     a pair is decided when one of its documents is removed for the other
+//     (a member of the cluster whose representative is the other); the
+//     original's share of the decided pairs, overall and per edit type,
+//     and the undecided pairs by kind (see Kept).
 //
 // Thresholds derived from t (t - 0.1, t + 0.05) are rounded to the decimal
 // they stand for: in float64 0.8 - 0.1 is 0.7000000000000001 and 0.8 + 0.05
@@ -71,7 +76,8 @@ type TruePair struct {
 // Jaccard returns inter/union.
 func (p TruePair) Jaccard() float64 { return float64(p.Inter) / float64(p.Union) }
 
-// Synthetic is a planted (original, variant) pair with its edit type.
+// Synthetic is a planted pair with its edit type: A the original, B the
+// variant made from it (id_a and id_b of dev_synthetic.tsv).
 type Synthetic struct {
 	A, B, Edit, Lang string
 	Inter, Union     int
@@ -203,6 +209,11 @@ type Report struct {
 	MissedRemovals int                 `json:"missed_removals"`  // true pairs >= t with both documents kept
 	Chained        int                 `json:"chained_clusters"` // clusters holding two documents with true J < 0.5
 	Removals       Removals            `json:"removals"`
+	// SyntheticKept: which copy of each synthetic (original, variant) pair
+	// the run keeps (see Kept); SyntheticKeptByEdit: the same per edit type.
+	// Absent without synthetic pairs.
+	SyntheticKept       Kept            `json:"synthetic_kept,omitzero"`
+	SyntheticKeptByEdit map[string]Kept `json:"synthetic_kept_by_edit,omitempty"`
 	// Examples: "missed" true pairs J >= t not found directly, "unlinked"
 	// those not linked, "below_strict" reported pairs with true J < t,
 	// "below_lenient" those with true J < t - 0.1 (ten of each at most).
@@ -261,6 +272,9 @@ func Evaluate(pairs []Pair, clusters []Cluster, truth Truth, t float64) Report {
 	recallByEdit(r.ByEdit, truth.Synthetic, run)
 	r.FalseRemovals, r.MissedRemovals, r.Chained = clusterErrors(clusters, truth.Pairs, truthJ, t, lenient)
 	r.Removals = removals(clusters, truth.Pairs, truthJ, t, head, lenient, c.example)
+	if len(truth.Synthetic) > 0 {
+		r.SyntheticKept, r.SyntheticKeptByEdit = keptBy(truth.Synthetic, clusters)
+	}
 	return r
 }
 
@@ -770,6 +784,7 @@ func (r Report) Print(w io.Writer) {
 		m.Removed, r.Threshold, m.Below, pct(m.Below, m.Removed), r.LenientThreshold, m.BelowLenient, pct(m.BelowLenient, m.Removed), m.Precision)
 	fmt.Fprintf(w, "left behind: %d of %d true pairs J >= %.2f have both documents kept (%.2f%%)\n",
 		m.LeftBehind, m.HeadPairs, r.HeadlineThreshold, pct(m.LeftBehind, m.HeadPairs))
+	printKept(w, r)
 }
 
 func printBands(w io.Writer, name string, rs []Recall) {

@@ -445,6 +445,14 @@ recall at J >= t and in the headline band, precision, F1:
 clusters: false removals 2 (removed, no true partner >= 0.70), missed removals 1 (true J >= 0.80, both kept), chained clusters 2 (two members with true J < 0.5)
 removals: 8 removed; kept document below J 0.80: 3 (37.50%), below 0.70: 2 (25.00%); removal precision 0.6250
 left behind: 1 of 5 true pairs J >= 0.85 have both documents kept (20.00%)
+
+which copy is kept, of the synthetic (original, variant) pairs: decided, one removed for the other; the original's share of them
+undecided: both kept, the original or the variant removed for another document (the other kept), both removed for others
+  edit     pairs  decided  original kept  variant kept  original share  undecided  both kept  original for other  variant for other  both for others
+  all          4        2              2             0          100.0%          2          2                   0                  0                0
+  drop         1        0              0             0               -          1          1                   0                  0                0
+  shuffle      1        1              1             0          100.0%          0          0                   0                  0                0
+  typo         2        1              1             0          100.0%          1          1                   0                  0                0
 `
 	if got := buf.String(); got != want {
 		t.Errorf("Print wrote\n%s\nwant\n%s", got, want)
