@@ -31,17 +31,11 @@ pairs, per language (--corpus) and per synthetic edit type (--synthetic):
 A pair's language is its two documents' language when they share one,
 "cross" when they differ. Cluster-level figures follow: documents removed
 without a true partner >= t - 0.1, true pairs >= t with both documents kept,
-clusters holding two documents with true J < 0.5.
-
-With --synthetic (id_a the original, id_b the variant made from it,
-edit_type) it prints too which copy the run keeps, overall and per edit
-type: the pairs decided (one document removed for the other, a member of
-the cluster the other represents), the original's share of them, and the
-undecided ones: both kept, the original or the variant removed for another
-document, both removed for others.
-
---json prints the same report with named fields (synthetic_kept and
-synthetic_kept_by_edit for which copy is kept).
+clusters holding two documents with true J < 0.5. With --synthetic (id_a
+the original, id_b its variant) it prints which copy the run keeps, overall
+and per edit type: the pairs decided (one removed for the other), the
+original's share of them, and the undecided ones by kind (docs/QUALITY.md).
+--json prints the same report with named fields.
 
 With --containment C (the run's) and a containment truth (scripts/containjoin:
 these columns, size_a size_b contain_a contain_b) it prints the containment

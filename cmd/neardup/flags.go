@@ -67,14 +67,12 @@ func flagSet(fs *flag.FlagSet) map[string]bool {
 }
 
 // checkTuneFlags checks the flags of 'neardup tune'.
-func checkTuneFlags(threshold float64, sample int, tokens string) error {
+func checkTuneFlags(threshold float64, sample int) error {
 	switch {
 	case !(threshold > 0 && threshold <= 1):
 		return usagef("--threshold %v: want a number in (0, 1]", threshold)
 	case sample < 1:
 		return usagef("--sample %d: want at least 1 document", sample)
-	case tokens != "char" && tokens != "word":
-		return usagef("--tokens %q: want char or word", tokens)
 	}
 	return nil
 }

@@ -35,7 +35,8 @@ func tuneMain(args []string) error {
 	threshold := fs.Float64("threshold", 0.8, "Jaccard threshold to tune for")
 	idField := fs.String("id-field", record.DefaultIDField, "field holding the document id")
 	textField := fs.String("text-field", record.DefaultTextField, "field holding the text")
-	shingle := fs.String("tokens", "char", "CJK tokens: char or word")
+	var mode tokenize.Mode
+	fs.TextVar(&mode, "tokens", tokenize.Char, "CJK tokens: char or word")
 	usage := func() { fmt.Print(tuneUsage); printGrouped(os.Stdout, fs, nil) }
 	if err := parseFlags(fs, args, usage); err != nil {
 		return err
@@ -43,12 +44,8 @@ func tuneMain(args []string) error {
 	if *corpus == "" {
 		return usagef("--corpus is required (see 'neardup help tune')")
 	}
-	if err := checkTuneFlags(*threshold, *sample, *shingle); err != nil {
+	if err := checkTuneFlags(*threshold, *sample); err != nil {
 		return err
-	}
-	mode, err := tokenize.ParseMode(*shingle)
-	if err != nil {
-		return usageError{err}
 	}
 	texts, err := tune.SampleTexts(*corpus, *sample, record.Options{IDField: *idField, TextField: *textField}, os.Stderr)
 	if err != nil {
