@@ -26,7 +26,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 )
 
-// Shared helpers of the stage tests (read_test.go, exact_test.go, ...):
+// Shared helpers of the stage tests (of packages ingest, exact, ...):
 // small inputs, records built with package wire, and DoFns that decode a
 // stage's chunks into plain strings for passert.
 
