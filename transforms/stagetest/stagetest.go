@@ -400,7 +400,7 @@ func (fn *shuffleStatFn) ProcessElement(name string, v int64, emit func(string, 
 func shuffleStr(name string, v int64) string { return fmt.Sprintf("%s=%d", name, v) }
 
 // stageUnspill returns the chunks of col, a collection of a shuffle spilled
-// under cfg.Spill (see spilled.go), read back from the files it names; col
+// under cfg.Spill (see spilled.Col), read back from the files it names; col
 // itself without cfg.Spill.
 func Unspill(s beam.Scope, cfg job.Config, col beam.PCollection) beam.PCollection {
 	if !cfg.Spill {
