@@ -47,6 +47,11 @@ func checkDocs(root string, refs *references) ([]string, error) {
 					problems = append(problems, fmt.Sprintf("%s:%d: names %s, which does not exist", filepath.ToSlash(rel), i+1, m))
 				}
 			}
+			for _, m := range identRef.FindAllStringSubmatch(line, -1) {
+				if refs.missing(m[1], m[2], m[3]) {
+					problems = append(problems, fmt.Sprintf("%s:%d: names %s, which does not exist", filepath.ToSlash(rel), i+1, m[0]))
+				}
+			}
 		}
 	}
 	return problems, nil

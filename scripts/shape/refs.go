@@ -120,12 +120,19 @@ func (r *references) check() []string {
 			case !r.dirs[u.file][u.dir]:
 				problems = append(problems, fmt.Sprintf("%s: comment names %s of another package; name its code by package (pkg.Name)", u.pos, u.file))
 			}
-		case r.idents[u.pkg] != nil:
-			names := r.idents[u.pkg]
-			if !names[u.ident] || (u.identMethod != "" && r.types[u.pkg][u.ident] && !names[u.ident+u.identMethod]) {
-				problems = append(problems, fmt.Sprintf("%s: comment names %s.%s%s, which does not exist", u.pos, u.pkg, u.ident, u.identMethod))
-			}
+		case r.missing(u.pkg, u.ident, u.identMethod):
+			problems = append(problems, fmt.Sprintf("%s: comment names %s.%s%s, which does not exist", u.pos, u.pkg, u.ident, u.identMethod))
 		}
 	}
 	return problems
+}
+
+// missing reports whether pkg is a package of the project that does not
+// define ident (method: "" or ".Method", a method or field of type ident).
+func (r *references) missing(pkg, ident, method string) bool {
+	names := r.idents[pkg]
+	if names == nil {
+		return false
+	}
+	return !names[ident] || (method != "" && r.types[pkg][ident] && !names[ident+method])
 }
