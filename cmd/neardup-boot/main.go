@@ -3,8 +3,8 @@
 // whose flags it takes), with one difference: the worker binary is kept in
 // --worker_cache under its SHA-256, so a cluster fetches each build of
 // neardup once, not once per job and TaskManager: Beam's boot fetches the
-// 220 MB binary from the job server with every job, 1-5 s of each job's
-// start on the local Flink cluster (docs/CLUSTER.md).
+// binary from the job server with every job, seconds of each job's start
+// on the local Flink cluster (docs/CLUSTER.md, docs/BENCHMARKS.md).
 // scripts/flink-cluster.sh and scripts/spark-cluster.sh build it and run
 // it for each Go worker.
 //
@@ -17,8 +17,8 @@
 // after its own bytes hash to its name, and is started from it only after
 // they hash to its name again: an entry that is a symbolic link, is not a
 // regular file of boot's user, or hashes to another value is removed,
-// logged in one line, and the job's binary fetched again (hashing 220 MB
-// costs a fraction of a second, fetching it seconds). It has no worker
+// logged in one line, and the job's binary fetched again (hashing it costs
+// far less than fetching it: docs/BENCHMARKS.md). It has no worker
 // pool mode and no Google Cloud profiling, which a PROCESS worker on these
 // clusters does not use.
 package main

@@ -35,10 +35,9 @@ func initBeam(verbose bool) {
 
 // runnerEngine returns the engine Beam's --runner names, setting the flag
 // to direct when the user gave none: on one machine the job runs on Beam's
-// direct runner, in this process. Prism, the SDK's own default, keeps
-// every shuffled byte of the job in memory; the direct runner only what a
-// stage holds, and it is the faster (docs/BENCHMARKS.md). The outputs are
-// byte for byte the same; --runner prism still picks Prism.
+// direct runner, in this process, which holds what a stage holds (Prism, the
+// SDK's default, every shuffled byte) and is the faster (docs/BENCHMARKS.md);
+// --runner prism still picks Prism, for byte-identical outputs.
 func runnerEngine() (plan.Engine, error) {
 	r := flag.Lookup("runner")
 	if r == nil {

@@ -108,8 +108,8 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 // is unknown) sets no limit, nor does a job that runs elsewhere (local
 // false).
 //
-// The collector's pace is Go's default (GOGC=100) unless GOGC is set: on
-// the SCALE corpus it is faster than 50, and 150 or 200 are no faster.
+// The collector's pace is Go's default (GOGC=100) unless GOGC is set: no
+// other pace made a run faster (docs/BENCHMARKS.md).
 func tuneLocalGC(local bool, budget int64, given bool) {
 	if !local || budget <= 0 || !given && os.Getenv("GOMEMLIMIT") != "" {
 		return

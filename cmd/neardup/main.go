@@ -139,9 +139,8 @@ func workerMain() {
 	os.Exit(2)
 }
 
-// bootCopy matches the copy of the worker binary Beam's Go boot makes
-// before starting it, os.MkdirTemp("/tmp/", "bin*")/worker whatever TMPDIR
-// says, and never removes: 200 MB a worker, one per worker a job.
+// bootCopy matches the copy of the worker binary Beam's Go boot makes and never
+// removes, one a worker a job: os.MkdirTemp("/tmp/", "bin*")/worker, any TMPDIR.
 var bootCopy = regexp.MustCompile(`^/tmp/bin[0-9]+/worker$`)
 
 // removeBootCopy removes the worker's own copy made by boot, if it is one;

@@ -20,9 +20,8 @@ import (
 // DefaultMemory is the memory budget's default: half of the machine's
 // memory. The other half is the page cache's, through which the job reads
 // its inputs and its spool (about twice the decompressed input) again and
-// again, and the other programs'. The SCALE corpus tiled 10 times (13.9M
-// documents, 12.5 GB of JSONL) needs about 1.3 GB by the model below (7.5
-// GB with --spill=false), so it fits the default on a 24 GiB machine with
+// again, and the other programs'. By the model below, the largest corpus
+// measured (docs/BENCHMARKS.md) fits the default on a 24 GiB machine with
 // room to spare.
 const DefaultMemory = "50%"
 
@@ -117,18 +116,16 @@ func memTotal(meminfo string) int64 {
 // Rounds beyond MaxRounds are not counted: they were not
 // measured to help. With --containment (model.contain) the shuffles are 8 to 16 times larger, and:
 //
-//	direct runner, spilled:  0.64 GB + 0.34 U  (SCALE's last 4 shards, U = 0.34 GB: 0.75 GB; SCALE, U = 1.25 GB, with --memory 1GiB: 0.95 to 1.03 GB)
+//	direct runner, spilled:  0.64 GB + 0.34 U
 //	Prism, or the direct runner unspilled:  1 GB + 8 U
 //
 // The first is what a run needs: given a budget about that size, its soft
 // limit keeps the heap near what is in use, and the clusters stage, with
 // DecideBytes an eighth of it, decides its largest partition on disk.
-// Under a larger budget the heap grows further (SCALE under the default,
-// half of 24 GiB: 1.24 to 1.38 GB), for the same outputs.
+// Under a larger budget the heap grows further, for the same outputs.
 //
-// The second from one measurement, Prism on those 4 shards (2.32 GB,
-// 1.79 GB shuffled), and the shuffled bytes of SCALE x1, 7.5 a byte of
-// input: both runners hold every shuffled byte.
+// The second from one measurement of Prism and the shuffled bytes of
+// SCALE x1 (docs/BENCHMARKS.md): both runners hold every shuffled byte.
 // TestEstimatePeak holds the model to the measurements.
 const (
 	peakFixed       = 300e6

@@ -52,7 +52,8 @@ func Check(root string) ([]string, error) {
 		if !strings.HasSuffix(name, ".go") {
 			return nil
 		}
-		refs.files[name] = true
+		rel, _ := filepath.Rel(root, path)
+		refs.addFile(filepath.ToSlash(rel))
 		if strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
@@ -60,7 +61,6 @@ func Check(root string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
 		refs.add(fset, f, rel)
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		if dir == commandDir {
@@ -88,7 +88,7 @@ func Check(root string) ([]string, error) {
 		}
 	}
 	problems = append(problems, refs.check()...)
-	docs, err := checkDocs(root, refs.files)
+	docs, err := checkDocs(root, refs)
 	if err != nil {
 		return nil, err
 	}

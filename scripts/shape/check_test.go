@@ -68,6 +68,11 @@ func TestCheck(t *testing.T) {
 			[]string{"names a.Gone, which", "names a.T.Gone, which", "names gone.go, which"}},
 		{"docs name files", map[string]string{"a/a.go": "package a\n", "docs/X.md": "In `a/a.go` and a.go, not b.go\nnor a/b.go; https://x.org/y.go is a link.\n"},
 			[]string{"docs/X.md:1: names b.go, which", "docs/X.md:2: names a/b.go, which"}},
+		{"another package's file", map[string]string{"a/a.go": "package a\n\n// See a.go and b/b.go, not b.go; b.F is fine.\nvar x = 1\n", "b/b.go": "package b\n\nfunc F() {}\n"},
+			[]string{"a/a.go:3: comment names b.go of another package"}},
+		{"docs name identifiers", map[string]string{"b/b.go": "package b\n\ntype T struct{}\n\nfunc (T) M() {}\n\nfunc F() {}\n",
+			"docs/X.md": "`b.F`, `b.T.M` and fmt.Nothing;\n`b.Gone` and b.T.Gone are not.\n"},
+			[]string{"docs/X.md:2: names b.Gone, which", "docs/X.md:2: names b.T.Gone, which"}},
 		{"command size", map[string]string{"cmd/neardup/main.go": "package main\n" + strings.Repeat("\n", 3000)}, []string{"cmd/neardup: package main has 3001 lines"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

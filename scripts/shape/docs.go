@@ -13,9 +13,12 @@ import (
 var goPath = regexp.MustCompile(`[A-Za-z0-9_./-]*[A-Za-z0-9_]\.go\b`)
 
 // checkDocs returns a problem for each .go file that README.md or a page
-// of docs/ names and the tree does not hold: a path must exist from root,
-// a base name somewhere (files: the base names of every .go file).
-func checkDocs(root string, files map[string]bool) ([]string, error) {
+// of docs/ names and the tree does not hold (a path must exist from root,
+// a base name somewhere), and for each pkg.Name of a package of the project
+// they name that the package does not define (refs: the tree's files and
+// identifiers).
+func checkDocs(root string, refs *references) ([]string, error) {
+	files := refs.files
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		return nil, err
@@ -42,6 +45,11 @@ func checkDocs(root string, files map[string]bool) ([]string, error) {
 				}
 				if !exists {
 					problems = append(problems, fmt.Sprintf("%s:%d: names %s, which does not exist", filepath.ToSlash(rel), i+1, m))
+				}
+			}
+			for _, m := range identRef.FindAllStringSubmatch(line, -1) {
+				if refs.missing(m[1], m[2], m[3]) {
+					problems = append(problems, fmt.Sprintf("%s:%d: names %s, which does not exist", filepath.ToSlash(rel), i+1, m[0]))
 				}
 			}
 		}

@@ -15,7 +15,12 @@
 //
 //   - package main of cmd/neardup at most 3,000 lines;
 //
-//   - no comment quoting a commit hash.
+//   - no comment quoting a commit hash;
+//
+//   - comments name what exists: a .go file of their own package (another
+//     package's code by package, pkg.Name) and a project package's pkg.Name,
+//     pkg.Type.Method or pkg.Type.Field; README.md and docs/*.md likewise
+//     name only .go files and project pkg.Names that exist.
 //
 //     go run ./scripts/shape [-root DIR]
 //

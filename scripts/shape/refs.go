@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +14,8 @@ import (
 // identifiers and the comments that name them.
 type references struct {
 	files  map[string]bool            // base names of every .go file
+	dirs   map[string]map[string]bool // base name of a .go file → the directories holding one
+	paths  map[string]bool            // every .go file's path from the root
 	idents map[string]map[string]bool // package name → top-level names, Type.Method and Type.Field
 	types  map[string]map[string]bool // package name → type names
 	uses   []use
@@ -21,18 +24,19 @@ type references struct {
 // use is a name a comment gives, where.
 type use struct {
 	pos         string
+	dir         string // the directory of the file the comment is in
 	file        string // a .go file's base name, or ""
 	pkg, ident  string // pkg.ident, or pkg.Type.Method as ident "Type.Method"
 	identMethod string
 }
 
 var (
-	fileRef  = regexp.MustCompile(`\b[a-z][a-z0-9_]*\.go\b`)
+	fileRef  = regexp.MustCompile(`[A-Za-z0-9_./-]*\b[a-z][a-z0-9_]*\.go\b`)
 	identRef = regexp.MustCompile(`\b([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9_]*)(\.[A-Z][A-Za-z0-9_]*)?\b`)
 )
 
 func newReferences() *references {
-	return &references{files: map[string]bool{}, idents: map[string]map[string]bool{}, types: map[string]map[string]bool{}}
+	return &references{files: map[string]bool{}, dirs: map[string]map[string]bool{}, paths: map[string]bool{}, idents: map[string]map[string]bool{}, types: map[string]map[string]bool{}}
 }
 
 // add records f's package identifiers and its comments' references.
@@ -77,7 +81,7 @@ func (r *references) add(fset *token.FileSet, f *ast.File, rel string) {
 			p := fset.Position(c.Pos())
 			pos := fmt.Sprintf("%s:%d", filepath.ToSlash(rel), p.Line)
 			for _, m := range fileRef.FindAllString(c.Text, -1) {
-				r.uses = append(r.uses, use{pos: pos, file: m})
+				r.uses = append(r.uses, use{pos: pos, dir: filepath.ToSlash(filepath.Dir(rel)), file: m})
 			}
 			for _, m := range identRef.FindAllStringSubmatch(c.Text, -1) {
 				r.uses = append(r.uses, use{pos: pos, pkg: m[1], ident: m[2], identMethod: m[3]})
@@ -86,23 +90,49 @@ func (r *references) add(fset *token.FileSet, f *ast.File, rel string) {
 	}
 }
 
-// check returns a problem for each use naming a missing file, or a missing
-// identifier of a package of the project (names of other packages, such as
-// the standard library's, are not checked).
+// addFile records the .go file at rel (slash-separated, from the root).
+func (r *references) addFile(rel string) {
+	name := path.Base(rel)
+	r.files[name] = true
+	r.paths[rel] = true
+	if r.dirs[name] == nil {
+		r.dirs[name] = map[string]bool{}
+	}
+	r.dirs[name][path.Dir(rel)] = true
+}
+
+// check returns a problem for each use naming a missing file or a file of
+// another package (a comment names another package's code by the package:
+// pkg.Func), or a missing identifier of a package of the project (names of
+// other packages, such as the standard library's, are not checked).
 func (r *references) check() []string {
 	var problems []string
 	for _, u := range r.uses {
 		switch {
 		case u.file != "":
-			if !r.files[u.file] {
+			switch {
+			case strings.Contains(u.file, "/"): // a path from the root
+				if !r.paths[u.file] {
+					problems = append(problems, fmt.Sprintf("%s: comment names %s, which does not exist", u.pos, u.file))
+				}
+			case !r.files[u.file]:
 				problems = append(problems, fmt.Sprintf("%s: comment names %s, which does not exist", u.pos, u.file))
+			case !r.dirs[u.file][u.dir]:
+				problems = append(problems, fmt.Sprintf("%s: comment names %s of another package; name its code by package (pkg.Name)", u.pos, u.file))
 			}
-		case r.idents[u.pkg] != nil:
-			names := r.idents[u.pkg]
-			if !names[u.ident] || (u.identMethod != "" && r.types[u.pkg][u.ident] && !names[u.ident+u.identMethod]) {
-				problems = append(problems, fmt.Sprintf("%s: comment names %s.%s%s, which does not exist", u.pos, u.pkg, u.ident, u.identMethod))
-			}
+		case r.missing(u.pkg, u.ident, u.identMethod):
+			problems = append(problems, fmt.Sprintf("%s: comment names %s.%s%s, which does not exist", u.pos, u.pkg, u.ident, u.identMethod))
 		}
 	}
 	return problems
+}
+
+// missing reports whether pkg is a package of the project that does not
+// define ident (method: "" or ".Method", a method or field of type ident).
+func (r *references) missing(pkg, ident, method string) bool {
+	names := r.idents[pkg]
+	if names == nil {
+		return false
+	}
+	return !names[ident] || (method != "" && r.types[pkg][ident] && !names[ident+method])
 }

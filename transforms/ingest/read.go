@@ -35,10 +35,11 @@ func init() {
 // In: (file index, path). Out: exact-key records (partition, chunk), reject
 // lines (file index, chunk), what it read of each file (file index,
 // summary.InputFile JSON: set Files.Seen to it for the summary), segment
-// markers (segment, marker: see docshards.go), for Signatures, and stats
+// markers (segment, marker: see jobfiles.DocSegments), for Signatures, and stats
 // (name, n). It reads the files in units (see units.go). The later passes
 // find what it read in o.Work: the first reading of each file (see
-// input.go) and the documents of each segment (see docshards.go).
+// jobfiles.ReadSeen) and the documents of each segment (see
+// jobfiles.WorkDir.SegmentDocs).
 func Read(s beam.Scope, o Options, files jobfiles.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
 	outs := make([][]beam.PCollection, 5)

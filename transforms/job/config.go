@@ -88,17 +88,17 @@ type Config struct {
 	// what a run picks).
 	Rounds int
 	// Spool is a local directory for decompressed copies of compressed
-	// inputs (see spool.go), which the deduplicated copy reads; "" reads
+	// inputs (see jobfiles.SpoolFile), which the deduplicated copy reads; "" reads
 	// the inputs again.
 	Spool string
 
 	// Spill sends the largest shuffles' chunks through spill files in Work,
-	// and only their names through the runner's shuffle (see spilled.go):
+	// and only their names through the runner's shuffle (see spilled.Group):
 	// for a run on one machine, where Work is a local directory.
 	Spill bool
 
 	// Work is the directory for the job's intermediate files (the info
-	// shards, see workfiles.go). Every worker must be able to read and write
+	// shards, see jobfiles.InfoSegments). Every worker must be able to read and write
 	// it; pipeline.Build defaults it to Output/.tmp-work.
 	Work string
 	// SegmentBits sets the segments (wire.Segment) that key the info shards
@@ -109,7 +109,7 @@ type Config struct {
 	// SplitRows is about the rows of each unit in which the first pass
 	// reads a Parquet file (local, gs:// or s3://), or the lines of an
 	// uncompressed local JSONL or TSV file, rounded to whole segments (see
-	// units.go: a Parquet unit may be up to twice that to end at a row
+	// ingest.Read: a Parquet unit may be up to twice that to end at a row
 	// group): a larger file is read by several units, which the runner
 	// spreads over its workers.
 	// 0: defaultSplitRows; < 0: a file is one unit. Outputs do not depend

@@ -54,7 +54,7 @@ type FileRead struct {
 	Count *atomic.Int64
 	// stat, if not nil, is the size and modification time the file must
 	// have before and after this read: what the splitter saw of a file
-	// read in units (see units.go).
+	// read in units (see ingest.Read).
 	Stat *fingerprint.Fingerprint
 	// version, if not "", is the version of the gs:// or s3:// object
 	// that this read must find (objects.Object.Version): what the
@@ -242,7 +242,7 @@ func (rd FileRead) readOpened(rc io.ReadCloser, fp fingerprint.Fingerprint, loca
 }
 
 // seekLines moves rc to the first line of the unit of a line file that
-// lines reads (lineunits.go), if it does not start the file.
+// lines reads (ingest.Read splits it), if it does not start the file.
 func seekLines(rc io.Reader, path string, lines *record.LineRange) error {
 	if lines == nil || lines.Offset <= 0 {
 		return nil
@@ -307,7 +307,7 @@ func (rd FileRead) statAgain(path string) error {
 // the compression it found.
 func readStream(fr io.Reader, rd FileRead, doc func(record.Doc) error, reject func(record.Reject) error) (record.Compression, error) {
 	c := record.Unknown
-	if rd.plain || rd.Opt.Lines != nil { // a unit of a line file is not compressed (lineunits.go)
+	if rd.plain || rd.Opt.Lines != nil { // a unit of a line file is not compressed (ingest.Read)
 		c = record.None
 	}
 	dr := record.NewReader(rd.Name, fr, c)

@@ -49,7 +49,7 @@ func StopWriters(timeout time.Duration) bool { return workfiles.Stop(timeout) }
 // WorkDir is a stage's handle on the job's work directory: what every
 // DoFn that reads or writes work files holds, in place of the job's
 // Config. Its methods make the work files: info shards (here), document
-// shards (docshards.go), spill files (spilled.go), spool copies (spool.go)
+// shards (docshards.go), spill files (spilled.To), spool copies (spool.go)
 // and the readers of the inputs that check them against the first pass's
 // reading (input.go).
 type WorkDir struct {
@@ -87,7 +87,7 @@ func (w WorkDir) SegmentShardName(seg int) string {
 
 // IsWorkFile reports whether name is a file the job writes in its work
 // directory: an info shard, a document shard (see docshards.go), a spill
-// file (see spilled.go), the first pass's
+// file (see spilled.To), the first pass's
 // reading of an input (see input.go), or the temporary name of one being
 // written.
 func IsWorkFile(name string) bool {

@@ -34,7 +34,7 @@ func init() {
 // round of entries after the other (see rounds.Run).
 //
 // In: rounds of block entries (key of the blockkeys.KeySpace, chunk; with
-// o.Work.Spill, spill files: see spilled.go), and the signature pass's
+// o.Work.Spill, spill files: see spilled.Out), and the signature pass's
 // stats under its StatsKey. Out: candidate pairs (segment of the first document,
 // chunk), stats (the signature pass's too).
 func Candidates(s beam.Scope, o Options, entries []beam.PCollection) (pairs, st beam.PCollection) {
@@ -101,8 +101,8 @@ type candidatesFn struct {
 	simBufs   docpool.Reuse[wire.SimEntry]
 	sizedBufs docpool.Reuse[wire.SizedEntry]
 	pairBufs  docpool.Reuse[wire.Pair]
-	spilled   spilled.In   // block entries
-	pairsOut  *spilled.Out // see spilled.go
+	spilled   spilled.In // block entries
+	pairsOut  *spilled.Out
 }
 
 type candidatesResult struct {

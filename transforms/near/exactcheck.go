@@ -85,8 +85,8 @@ type ShingleSetsFn struct {
 
 	docs    shingleReader
 	ahead   docpool.AheadEmits
-	spilled spilled.In   // unsure matches
-	sets    *spilled.Out // see spilled.go
+	spilled spilled.In // unsure matches
+	sets    *spilled.Out
 }
 
 func (fn *ShingleSetsFn) Setup(ctx context.Context) (err error) {

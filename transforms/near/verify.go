@@ -88,8 +88,8 @@ type halfJoinFn struct {
 	Partitions int // 0: keys are segments
 
 	ahead   docpool.AheadEmits
-	spilled spilled.In   // candidate pairs
-	halves  *spilled.Out // see spilled.go
+	spilled spilled.In // candidate pairs
+	halves  *spilled.Out
 }
 
 func (fn *halfJoinFn) Setup() { fn.halves = spilled.To(fn.Work, "halves") }
@@ -215,8 +215,8 @@ type verifyFn struct {
 	Partitions int // 0: keys are segments
 
 	ahead   docpool.AheadEmits
-	spilled spilled.In   // half-join records
-	unsure  *spilled.Out // see spilled.go
+	spilled spilled.In // half-join records
+	unsure  *spilled.Out
 }
 
 func (fn *verifyFn) Setup() { fn.unsure = spilled.To(fn.Work, "unsure") }

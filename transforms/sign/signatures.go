@@ -29,7 +29,7 @@ func init() {
 
 // Signatures is the second pass, segment by segment of each input file:
 // SimHash, MinHash, block keys. A segment's documents come from its
-// document shard (see docshards.go), so a 1-file input has as many keys as
+// document shard (see jobfiles.WorkDir.SegmentDocs), so a 1-file input has as many keys as
 // segments. The documents' infos go to one info shard per segment in
 // o.Work, which Verify reads.
 //
@@ -39,7 +39,7 @@ func init() {
 // stage's stats, under blockkeys.KeySpace's StatsKey: the stage has one output, which Beam's
 // Spark runner computes once (it computes a stage again for each further
 // output it cannot hold in memory). With o.Work.Spill the entries' chunks
-// go to spill files, and the entries name them (see spilled.go).
+// go to spill files, and the entries name them (see spilled.Out).
 func Signatures(s beam.Scope, o Options, segments, skips beam.PCollection) (entries []beam.PCollection) {
 	s = s.Scope("Signatures")
 	out := beam.ParDoN(s, newSignFn(o, true), beam.CoGroupByKey(s, segments, skips))
@@ -89,7 +89,7 @@ type signFn struct {
 
 	keyer   blockkeys.Keyer
 	signers *SignerPool  // shared in the process (signers.go), reused from segment to segment
-	spilled *spilled.Out // block entries, see spilled.go
+	spilled *spilled.Out // block entries
 }
 
 // newSignFn returns a run's signFn (run: infos to info shards, stats
@@ -168,7 +168,7 @@ func (fn *signFn) ProcessElement(ctx context.Context, k int64, markers func(*[]b
 }
 
 // FinishBundle emits the names of the bundle's spill file of block entries
-// (see spilled.go).
+// (see spilled.Out).
 func (fn *signFn) FinishBundle(emitEntry, _ func(int64, []byte), _ func(string, int64)) error {
 	return spilled.Finish(nil, emitEntry, fn.spilled)
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/neardup/neardup/transforms/sketch/signature"
 )
 
-// The signers of the signature pass and the exact checks (signatures.go,
-// exactcheck.go): one configuration, so one pool in the process.
+// The signers of the signature pass (signatures.go) and of the exact
+// checks (near.ExactChecks): one configuration, so one pool in the process.
 
 // exactSigner builds the signer of sg: the signature pass's, whose shingle
 // sets exact Jaccard compares.

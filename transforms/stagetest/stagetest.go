@@ -26,7 +26,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 )
 
-// Shared helpers of the stage tests (read_test.go, exact_test.go, ...):
+// Shared helpers of the stage tests (of packages ingest, exact, ...):
 // small inputs, records built with package wire, and DoFns that decode a
 // stage's chunks into plain strings for passert.
 
@@ -400,7 +400,7 @@ func (fn *shuffleStatFn) ProcessElement(name string, v int64, emit func(string, 
 func shuffleStr(name string, v int64) string { return fmt.Sprintf("%s=%d", name, v) }
 
 // stageUnspill returns the chunks of col, a collection of a shuffle spilled
-// under cfg.Spill (see spilled.go), read back from the files it names; col
+// under cfg.Spill (see spilled.Col), read back from the files it names; col
 // itself without cfg.Spill.
 func Unspill(s beam.Scope, cfg job.Config, col beam.PCollection) beam.PCollection {
 	if !cfg.Spill {

@@ -75,13 +75,14 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool, containme
 // byte for byte as read (each line with its own line ending, "\n" for a
 // last line without one; a text file's content as
 // it is, or nothing if it is removed; a Parquet input's good rows not
-// removed, as a Parquet file with its schema: see parquet.go), and the
+// removed, as a Parquet file with its schema: see
+// jobfiles.WorkDir.WriteParquetDedup), and the
 // count kept. The file is copied without parsing: the first pass already
 // said which lines are records (rejected ones are in rejects-*.jsonl). The
 // copy is compressed with Out.Compress, or else as the input is (a
 // .jsonl.gz input gives a .jsonl.gz copy), at Out.Level. Reading the input itself, not
 // its spool copy, it checks the file against the first pass's reading (see
-// input.go) before the copy is renamed into place. With Out.Removed it
+// jobfiles.ReadFileFrom) before the copy is renamed into place. With Out.Removed it
 // also writes output.RemovedName, the file's removed records copied the
 // same way (a Text input: the file if it is removed, else nothing).
 type writeDedupFn struct {
@@ -130,7 +131,7 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(
 // copy writes the copy of input file index file at path named by name that
 // holds the records opt.Only selects, and returns their count.
 func (fn *writeDedupFn) copy(ctx context.Context, file int, path string, name func(format string, file int) string, opt record.Options) (int64, error) {
-	if record.FormatFor(path, opt.Format) == record.Parquet { // parquet.go
+	if record.FormatFor(path, opt.Format) == record.Parquet {
 		return fn.copyParquet(ctx, file, path, name("parquet", file), opt)
 	}
 	return fn.copyLines(ctx, file, path, name(fn.Read.Format.String(), file), opt)
@@ -190,7 +191,7 @@ func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path, name stri
 }
 
 // inputCompression is the compression the first pass found in input file
-// index file at path (see input.go), or, without its reading (a stage
+// index file at path (see jobfiles.ReadSeen), or, without its reading (a stage
 // tested alone), the one its name says.
 func inputCompression(ctx context.Context, work string, file int, path string) (record.Compression, error) {
 	seen, err := jobfiles.ReadSeen(ctx, work, file)

@@ -43,7 +43,7 @@ func init() {
 // writeLines writes the output shards of kind from col (chunks keyed by
 // file index, not grouped): wire.Match chunks for pairs, wire.OutLine
 // chunks for the others. Their parts are grouped through spill files on one
-// machine (groupSpilled). Out: stats.
+// machine (spilled.Group). Out: stats.
 func writeLines(s beam.Scope, o Options, kind string, col beam.PCollection) beam.PCollection {
 	s = s.Scope(kind)
 	parts, st1 := beam.ParDo2(s, &splitPartsFn{SegmentBits: o.Work.SegmentBits, Kind: kind}, col)
@@ -109,7 +109,7 @@ type writePartFn struct {
 	Work                jobfiles.WorkDir
 	Kind                string
 	Locations           bool // pairs lines with the documents' locations
-	spilled.GroupReader      // the records, spilled with Work.Spill (groupSpilled)
+	spilled.GroupReader      // the records, spilled with Work.Spill (spilled.Group)
 }
 
 func (fn *writePartFn) ProcessElement(ctx context.Context, k int64, chunks func(*[]byte) bool, emit func(int64, []byte), emitStat func(string, int64)) error {

@@ -35,7 +35,8 @@ func ContainOf(fp uint64) (size int64, band uint8) { return int64(fp >> 8), uint
 
 // KeysPerDoc is about how many key entries a document has in a key file
 // without containment keys: its exact key, band keys and SimHash table
-// keys (23 on SCALE); a generation's partitions are sized by it.
+// keys (docs/BENCHMARKS.md has SCALE's count); a generation's partitions
+// are sized by it.
 const KeysPerDoc = 25
 
 // MaxPartitionBits bounds a generation's PartitionBits.

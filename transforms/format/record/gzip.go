@@ -499,10 +499,9 @@ func NewWriter(w io.Writer, c Compression) (io.WriteCloser, error) {
 // header, zstd encoded on one goroutine. Gzip is compressed in blocks of
 // gzipBlock bytes on every core (github.com/klauspost/pgzip: each block
 // primed with the 32 KiB before it, so the file is about as small as a
-// serial gzip's: 0.04% larger on a SCALE shard at level 6): the
-// deduplicated copy of a gzipped input is written once the job knows what
-// to remove, with nothing else left to do, and a serial gzip at level 6
-// took a fifth of the time of a run on the SCALE corpus. The blocks, and
+// serial gzip's): the deduplicated copy of a gzipped input is written once
+// the job knows what to remove, with nothing else left to do, and a serial
+// gzip took a large share of a run's time (docs/BENCHMARKS.md). The blocks, and
 // so the file, do not depend on the number of cores or on how the data is
 // split into writes.
 func NewWriterLevel(w io.Writer, c Compression, level Level) (io.WriteCloser, error) {
@@ -540,8 +539,7 @@ const gzipBlock = 1 << 20
 // pool per flate level (a pgzip.Writer keeps its level when reset): each
 // pgzip.Writer has a pool of its own for its 1 MiB blocks, and a new
 // writer per output file left those blocks as garbage by the hundreds
-// (0.52 GB of the heap in use at the peak of a 13.9M-document run, writing
-// its deduplicated copies).
+// (docs/BENCHMARKS.md).
 var gzipWriters [10]sync.Pool
 
 // pooledGzip is a gzip writer that goes back to gzipWriters[level] when

@@ -31,9 +31,8 @@ func DecodeLineNum(chunk []byte) (int64, []byte, error) {
 
 // LineSet is a set of the line numbers of one file, one bit a line: the
 // test of a reader's Options.Only, made for every line of the file, reads
-// one word of a bitmap that stays in cache (BenchmarkOnly: 1.3 ns a line, a
-// map 11.9 ns; under perf, the map lookups of the dedup output and the
-// exact checks took 0.65 core-s of a run at full SCALE size). It takes a
+// one word of a bitmap that stays in cache, several times faster than a
+// map (BenchmarkOnly; docs/BENCHMARKS.md). It takes a
 // bit for every line up to the largest, an eighth of a byte a record of the
 // file. The zero LineSet is empty.
 type LineSet []uint64

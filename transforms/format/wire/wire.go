@@ -543,7 +543,8 @@ type Batcher struct {
 
 // DefaultChunkBytes keeps shuffled elements at 32 KiB: large enough that the
 // runner's per-element cost vanishes, small enough to stay clear of its
-// large-allocation path (256 KiB chunks ran 40% slower on Prism). 32 KiB is
+// large-allocation path (larger chunks ran slower on Prism:
+// docs/BENCHMARKS.md). 32 KiB is
 // also Go's largest small allocation size class: Prism copies every element
 // it keeps (partition and length prefix, then the chunk) into a buffer of
 // its own, and one a few bytes larger is rounded up to 40 KiB.

@@ -39,14 +39,14 @@ func init() {
 //
 // The smaller shuffles that grow with the input (the exact keys, the
 // matches, Clusters' shuffles, the cluster and reject lines) are spilled by
-// one more step before their GroupByKey (groupSpilled). Apart from those
+// one more step before their GroupByKey (Group). Apart from those
 // steps the graph is the same as without spilling, so the stages, their
 // rounds and their outputs are too.
 
 // Group is beam.GroupByKey of the (key, chunk) elements of cols,
 // flattened; with w.Spill the chunks first go to spill files of kind
 // (spillFn), so that the runner groups their names and the DoFn that reads
-// a group reads it with spillIn. The smaller shuffles, whose producers emit
+// a group reads it with an In. The smaller shuffles, whose producers emit
 // their chunks as they go, are spilled this way: a runner that runs the
 // producer and spillFn in one bundle (the direct runner, one bundle for
 // the job) holds none of their chunks.
@@ -56,7 +56,7 @@ func Group(s beam.Scope, w jobfiles.WorkDir, kind string, cols ...beam.PCollecti
 
 // Col is cols flattened, and with w.Spill their chunks written to
 // spill files of kind and replaced by the files' names: the input of a
-// (Co)GroupByKey whose DoFn reads its groups with spillIn.
+// (Co)GroupByKey whose DoFn reads its groups with an In.
 func Col(s beam.Scope, w jobfiles.WorkDir, kind string, cols ...beam.PCollection) beam.PCollection {
 	col := cols[0]
 	if len(cols) > 1 {
@@ -280,7 +280,7 @@ func (in *In) open(w jobfiles.WorkDir, name string) (*spill.File, error) {
 	return f, nil
 }
 
-// GroupReader is embedded in the DoFns that read groups of groupSpilled
+// GroupReader is embedded in the DoFns that read groups of Group's
 // shuffles: their spill files are opened once for the DoFn (each open
 // reads the file's index, which lists every chunk of every key, so once
 // per group would read it once per key) and closed at its Teardown (FinishBundle would have to take

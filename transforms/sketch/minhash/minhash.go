@@ -25,9 +25,8 @@
 // VPMULLQ, VPADDQ and VPMINUQ per element; the multiply and the minimum are
 // exact, so its sketches equal those of the Go kernel bit for bit. The Go
 // kernel serves other CPUs and architectures and builds with the purego tag,
-// and takes the last len%8 positions of a sketch. On an AMD EPYC with AVX-512
-// the assembly kernel takes 9.4 ns a shingle for 128 positions, the Go kernel
-// 55 (BenchmarkClassic128).
+// and takes the last len%8 positions of a sketch. BenchmarkClassic128
+// compares the two (docs/BENCHMARKS.md, MinHash and tokenizer).
 package minhash
 
 import (
@@ -210,8 +209,8 @@ func classicGo(dst, a, b, elems []uint64) {
 	// Eight elements, then four, per pass over the positions: each
 	// position's a, b and minimum are loaded and stored once for all of
 	// them, and the minima are taken pairwise rather than in a chain, which
-	// leaves the multiplier as the limit (42 against 66 ns a shingle for 128
-	// positions, BenchmarkClassic128).
+	// leaves the multiplier as the limit (BenchmarkClassic128;
+	// docs/BENCHMARKS.md).
 	for len(elems) >= 8 {
 		x0, x1, x2, x3, x4, x5, x6, x7 := elems[0], elems[1], elems[2], elems[3], elems[4], elems[5], elems[6], elems[7]
 		for i := range dst {

@@ -5,8 +5,8 @@ import "math/bits"
 // Distinct returns the number of distinct shingle hashes of the text last
 // given to Sign (or to another method that shingles): the size of the set
 // ShingleSet returns, which containment divides by. It counts with an
-// open-addressing table that the Signer reuses, about 3 ns a shingle
-// (BenchmarkDistinct), without sorting.
+// open-addressing table that the Signer reuses, without sorting
+// (BenchmarkDistinct; docs/BENCHMARKS.md).
 func (s *Signer) Distinct() int {
 	n := len(s.shingles)
 	if n == 0 {

@@ -180,7 +180,8 @@ func Segmenter(dict string) (*gse.Segmenter, error) {
 // traditional returns the segmenter of traditional text with dictionary
 // Auto, process-wide as loaded is, loading it on the first traditional
 // text of the process, so that a
-// corpus without one does not pay for it (about 2 s and 450 MB). The
+// corpus without one does not pay for its time and memory
+// (docs/BENCHMARKS.md). The
 // dictionaries are compiled in and gse's loading of them cannot fail, so an
 // error here is a broken binary.
 var traditional = sync.OnceValue(func() *gse.Segmenter {

@@ -26,10 +26,9 @@ import (
 // environment_cache_millis keeps a TaskManager's (or executor's) Go
 // worker for the next stage of the job: with 0, Beam's default, the
 // runner stops the worker when a stage's last task on it ends and starts
-// a new one, staging the 200 MB worker binary again and loading gse's
-// dictionary again, for each of the job's 20 or so stages (measured on
-// Flink 1.19: 42 worker processes for one job of the dev corpus, 64 s
-// against 35 s with the cache). The cache is short: a worker that died
+// a new one, staging the worker binary again and loading gse's
+// dictionary again, for each of the job's stages (docs/CLUSTER.md and
+// docs/BENCHMARKS.md have what it costs). The cache is short: a worker that died
 // stays in it until it expires, and a task the runner restarts before
 // then fails again on it, so a cluster's restart delay must be longer
 // (scripts/flink-cluster.sh: 15 s).
