@@ -92,7 +92,7 @@ def pair_rule(p, a, b):
     return 1 if a['S'] > b['S'] else (0 if a['S'] < b['S'] else 0.5)
 
 
-def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True):
+def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=False):
     """The copied-in rule (docs/QUALITY.md, "A rule from copied and
     unattested text"). For each side X, E(X) is what X has that the other
     lacks: exactly (the shingle sets), or as the MinHash sketch shows it
@@ -113,6 +113,11 @@ def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True):
        other document; sketch: the share of X's positions whose argmin
        shingle holds one), then more extra shingles attested elsewhere,
        then the side whose extra is not copied in, then attested again.
+
+    log2=True compares frequencies as the signature pass would store them,
+    4 bits a position: floor(log2(f + 1)); e >= T becomes
+    floor(log2(e + 1)) >= floor(log2(T + 1)) and the factor R a difference
+    of at least log2(R) (R a power of 2).
     """
     def copied(X, p):
         if ends:
@@ -122,6 +127,10 @@ def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True):
                 return True
         e = quantile(X['kdfs'] if slots else X['dfs'], Q)
         s = quantile(p['skdfs'] if slots else p['sdfs'], Q)
+        if log2:
+            e, s = min(15, (e + 1).bit_length() - 1), min(15, (s + 1).bit_length() - 1)
+            r = R.bit_length() - 1
+            return e >= (T + 1).bit_length() - 1 and abs(e - s) >= r
         return e >= T and ((e + 1) >= R * (s + 1) or (s + 1) >= R * (e + 1))
 
     def unattested(X):
@@ -164,6 +173,7 @@ ORDERS = [
     ('pair rule', pair_rule),
     ('copied-in rule, exact sets', copied_rule()),
     ('copied-in rule, MinHash positions', copied_rule(slots=True)),
+    ('copied-in rule, MinHash positions, 4-bit log2 frequencies', copied_rule(slots=True, log2=True)),
 ]
 
 
