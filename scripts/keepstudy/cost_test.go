@@ -93,10 +93,16 @@ func TestMarks(t *testing.T) {
 		if got, want := marks(r), sum(r); got != want {
 			t.Errorf("marks(%q) = %d, want %d", r, got, want)
 		}
+		if got, want := marksLoop(r), sum(r); got != want {
+			t.Errorf("marksLoop(%q) = %d, want %d", r, got, want)
+		}
 	}
 	for d, doc := range costDocs(t, 5000) {
 		if got, want := marks(doc.raw), sum(doc.raw); got != want {
 			t.Fatalf("document %d: marks %d, formatting %d", d, got, want)
+		}
+		if got, want := marksLoop(doc.raw), sum(doc.raw); got != want {
+			t.Fatalf("document %d: marksLoop %d, formatting %d", d, got, want)
 		}
 	}
 }
@@ -140,9 +146,15 @@ func BenchmarkSign(b *testing.B) {
 // BenchmarkMarks is the formatting count per document.
 func BenchmarkMarks(b *testing.B) {
 	docs := costDocs(b, 2000)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		marks(docs[i%len(docs)].raw)
+	for _, f := range []struct {
+		name string
+		fn   func(string) int
+	}{{"counts", marks}, {"loop", marksLoop}} {
+		b.Run(f.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				f.fn(docs[i%len(docs)].raw)
+			}
+		})
 	}
 }
 

@@ -92,7 +92,7 @@ def pair_rule(p, a, b):
     return 1 if a['S'] > b['S'] else (0 if a['S'] < b['S'] else 0.5)
 
 
-def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=False):
+def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=False, longer=False):
     """The copied-in rule (docs/QUALITY.md, "A rule from copied and
     unattested text"). For each side X, E(X) is what X has that the other
     lacks: exactly (the shingle sets), or as the MinHash sketch shows it
@@ -157,7 +157,9 @@ def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=Fal
         ca, cb = copied(A, p), copied(B, p)
         if ca != cb:
             return 0 if ca else 1
-        return cmp(A[F], B[F])
+        if A[F] != B[F] or not longer:
+            return cmp(A[F], B[F])
+        return cmp(a['raw'], b['raw'])
     return rule
 
 
@@ -174,6 +176,8 @@ ORDERS = [
     ('copied-in rule, exact sets', copied_rule()),
     ('copied-in rule, MinHash positions', copied_rule(slots=True)),
     ('copied-in rule, MinHash positions, 4-bit log2 frequencies', copied_rule(slots=True, log2=True)),
+    ('copied-in rule, exact sets, last tie: more raw bytes', copied_rule(longer=True)),
+    ('copied-in rule, MinHash positions, 4-bit log2, last tie: more raw bytes', copied_rule(slots=True, log2=True, longer=True)),
 ]
 
 

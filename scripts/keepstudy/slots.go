@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -96,8 +97,101 @@ func (s *slotInverse) argmins(mins, shingles []uint64, pos []int32) {
 // marks counts formatting marks in raw text as formatting() does (CR,
 // tabs, double spaces, indented lines, typographic quotes and dashes,
 // half-width punctuation after a Han character, a space between Han and
-// ASCII letters or digits), in one pass over the bytes.
+// ASCII letters or digits): the ASCII marks with strings.Count, the ones
+// next to a Han character only in text that has a byte of a 3- or 4-byte
+// UTF-8 sequence.
 func marks(r string) int {
+	// One pass over the bytes: CR and tab, pairs of spaces (as
+	// strings.Count counts "  ": a run of k spaces gives k/2), a space or tab
+	// starting a line, and whether any byte leads a 3- or 4-byte sequence.
+	n, run, wide := 0, 0, byte(0)
+	start := true
+	for i := 0; i < len(r); i++ {
+		c := r[i]
+		wide |= c & 0x80
+		if c > ' ' {
+			run, start = 0, false
+			continue
+		}
+		switch c {
+		case ' ':
+			run++
+			n += (run + 1) & 1 // every second space of a run
+			if start {
+				n++
+				start = false
+			}
+		case '\t':
+			n++
+			if start {
+				n++
+				start = false
+			}
+			run = 0
+		case '\r':
+			n++
+			run, start = 0, false
+		case '\n':
+			run, start = 0, true
+		default:
+			run, start = 0, false
+		}
+	}
+	if wide == 0 {
+		return n
+	}
+	for _, q := range []string{"“", "”", "’", "—", "…"} {
+		n += strings.Count(r, q)
+	}
+	for i := 0; i < len(r); {
+		if strings.HasPrefix(r[i:], "　") {
+			n++
+		}
+		j := strings.IndexByte(r[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return n + hanMarks(r)
+}
+
+// hanMarks counts half-width punctuation after a Han character and spaces
+// between a Han character and an ASCII letter or digit.
+func hanMarks(r string) int {
+	n := 0
+	prevHan, prevLatin := false, false
+	spaceAfterHan, spaceAfterLatin := false, false
+	for i := 0; i < len(r); {
+		c := r[i]
+		if c < 0x80 {
+			if prevHan && (c == ',' || c == '.' || c == ':' || c == ';' || c == '!' || c == '?' || c == '(' || c == ')' || c == '"') {
+				n++
+			}
+			latin := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+			if latin && spaceAfterHan {
+				n++
+			}
+			spaceAfterHan = c == ' ' && prevHan
+			spaceAfterLatin = c == ' ' && prevLatin
+			prevHan, prevLatin = false, latin
+			i++
+			continue
+		}
+		x, size := utf8.DecodeRuneInString(r[i:])
+		han := x >= 0x4E00 && x <= 0x9FFF || x >= 0x2E80 && unicode.Is(unicode.Han, x)
+		if han && spaceAfterLatin {
+			n++
+		}
+		spaceAfterHan, spaceAfterLatin = false, false
+		prevHan, prevLatin = han, false
+		i += size
+	}
+	return n
+}
+
+// marksLoop is marks in one pass over the bytes.
+func marksLoop(r string) int {
 	n := 0
 	lineStart := true
 	prevHan, prevLatin := false, false
