@@ -57,6 +57,7 @@ func main() {
 	sampleMod := flag.Uint64("sample-mod", 1, "pair features count a document in the corpus counts when its id's hash is 0 modulo this (1: all)")
 	cmWidth := flag.Int("cm-width", 0, "pair features use count-min sketches of this many counters a row (0: exact counts)")
 	cmRows := flag.Int("cm-rows", 2, "rows of each count-min sketch")
+	flag.IntVar(&dirBits, "dir-bits", 0, "keep this many bits (> 6) of each minimum to tell which side's is smaller (0: all 64)")
 	argminDF := flag.Bool("argmin-df", false, "count a shingle in a document only where it gives one of the document's sketch minima")
 	flag.Parse()
 	c, err := load(*in)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"math/bits"
 	"os"
 	"slices"
 	"strconv"
@@ -283,7 +284,30 @@ func median(v []int32) int {
 // shingle giving it is then in d only (were it in o, o's minimum would be
 // at most it).
 func lessAt(d, o *doc, s int) bool {
+	if dirBits > 0 {
+		return float(d.mins[s], dirBits) < float(o.mins[s], dirBits)
+	}
 	return d.mins[s] < o.mins[s]
+}
+
+// dirBits, when > 6, is how many bits of each minimum a document keeps to
+// tell which of two minima is smaller: 6 bits of exponent and dirBits-6 of
+// mantissa. Equal kept bits leave the position undecided (in neither
+// side's extra).
+var dirBits int
+
+// float is the order-preserving dirBits-bit float of x.
+func float(x uint64, n int) uint64 {
+	if x == 0 {
+		return 0
+	}
+	e := uint64(63 - bits.LeadingZeros64(x))
+	m := n - 6
+	mant := (x << (64 - e)) >> (64 - uint(m)) // the m bits after the leading 1
+	if e == 0 {
+		mant = 0
+	}
+	return e<<m | mant
 }
 
 // truthLines is pairFeatures for every true pair with Jaccard >= minJ.
