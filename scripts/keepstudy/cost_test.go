@@ -213,6 +213,75 @@ func BenchmarkSlotBits(b *testing.B) {
 	for _, w := range []int{20, 22} {
 		b.Run(strconv.Itoa(w), func(b *testing.B) { benchSlotBits(b, 1<<w) })
 	}
+	b.Run("twice-bitset", benchSlotBitsBitset)
+}
+
+// twice is a set of hashes seen in at least two sampled documents: two
+// bitsets of 2^24 bits (2 MiB each), one probe each; tokens and bigrams
+// share them.
+type twice struct{ once, more []uint64 }
+
+func newTwice() *twice { return &twice{make([]uint64, 1<<18), make([]uint64, 1<<18)} }
+
+func (t *twice) add(h uint64) {
+	i := (h * 0x9E3779B97F4A7C15) >> 40
+	w, bit := i>>6, uint64(1)<<(i&63)
+	if t.once[w]&bit != 0 {
+		t.more[w] |= bit
+	}
+	t.once[w] |= bit
+}
+
+func (t *twice) has(h uint64) bool {
+	i := (h * 0x9E3779B97F4A7C15) >> 40
+	return t.more[i>>6]&(1<<(i&63)) != 0
+}
+
+func benchSlotBitsBitset(b *testing.B) {
+	docs := costDocs(b, 2000)
+	tw := newTwice()
+	for _, d := range docs {
+		seen := map[uint64]bool{}
+		for j, t := range d.tokens {
+			seen[t] = true
+			if j > 0 {
+				seen[d.tokens[j-1]*0x9E3779B97F4A7C15^t^0x5555] = true
+			}
+		}
+		for h := range seen {
+			tw.add(h)
+		}
+	}
+	inv := newSlotInverse(slots, minhash.DefaultSeed)
+	pos := make([][]int32, len(docs))
+	for i := range docs {
+		pos[i] = make([]int32, slots)
+		inv.argmins(docs[i].mins, docs[i].shingles, pos[i])
+	}
+	bits := make([]uint8, slots)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d, p := &docs[i%len(docs)], pos[i%len(docs)]
+		for k, x := range p {
+			if x < 0 {
+				bits[k] = 0
+				continue
+			}
+			if k > 0 && p[k-1] == x {
+				bits[k] = bits[k-1]
+				continue
+			}
+			var f uint8
+			end := min(int(x)+5, len(d.tokens))
+			for j := int(x); j < end; j++ {
+				if !tw.has(d.tokens[j]) || j > int(x) && !tw.has(d.tokens[j-1]*0x9E3779B97F4A7C15^d.tokens[j]^0x5555) {
+					f |= 4
+					break
+				}
+			}
+			bits[k] = f
+		}
+	}
 }
 
 func benchSlotBits(b *testing.B, width int) {
