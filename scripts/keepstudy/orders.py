@@ -92,7 +92,7 @@ def pair_rule(p, a, b):
     return 1 if a['S'] > b['S'] else (0 if a['S'] < b['S'] else 0.5)
 
 
-def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=False, longer=False):
+def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=False, longer=False, marks=True):
     """The copied-in rule (docs/QUALITY.md, "A rule from copied and
     unattested text"). For each side X, E(X) is what X has that the other
     lacks: exactly (the shingle sets), or as the MinHash sketch shows it
@@ -114,6 +114,7 @@ def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=Fal
        shingle holds one), then more extra shingles attested elsewhere,
        then the side whose extra is not copied in, then attested again.
 
+    marks=False leaves out the formatting count (fewer raw bytes alone).
     log2=True compares frequencies as the signature pass would store them,
     4 bits a position: floor(log2(f + 1)); e >= T becomes
     floor(log2(e + 1)) >= floor(log2(T + 1)) and the factor R a difference
@@ -142,7 +143,9 @@ def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=Fal
         A, B = side(p, 'a'), side(p, 'b')
         ao, bo = (A['k'], B['k']) if slots else (A['only'], B['only'])
         if ao == 0 and bo == 0:
-            return cmp(-noise(a), -noise(b)) if noise(a) != noise(b) else cmp(-a['raw'], -b['raw'])
+            if marks and noise(a) != noise(b):
+                return cmp(-noise(a), -noise(b))
+            return cmp(-a['raw'], -b['raw'])
         if ao == 0 or bo == 0:
             X = A if ao else B
             keep_x = not copied(X, p)
@@ -178,6 +181,7 @@ ORDERS = [
     ('copied-in rule, MinHash positions, 4-bit log2 frequencies', copied_rule(slots=True, log2=True)),
     ('copied-in rule, exact sets, last tie: more raw bytes', copied_rule(longer=True)),
     ('copied-in rule, MinHash positions, 4-bit log2, last tie: more raw bytes', copied_rule(slots=True, log2=True, longer=True)),
+    ('the same without unattested text and formatting count', copied_rule(slots=True, log2=True, longer=True, attested=False, marks=False)),
 ]
 
 
@@ -252,14 +256,18 @@ for name, pick in ORDERS:
     print(row(name, *score(pick, P)))
 
 if GRID:
-    print('\nsensitivity of the copied-in rule (pairs compared alone):')
+    print('\nsensitivity of the copied-in rule (pairs compared alone; exact sets, and MinHash positions with 4-bit log2 frequencies):')
     print('| variant | all | ' + ' | '.join(EDITS) + ' |')
     print('|---|' + '---:|' * (len(EDITS) + 1))
     for slots in (False, True):
-        for T, R, Q in itertools.product([1, 2, 3, 5], [2, 3, 4, 8], [0.5, 0.75, 0.9]):
-            print(row('%s T=%d R=%d Q=%g' % ('sketch' if slots else 'exact', T, R, Q), *score(copied_rule(T, R, Q, slots), P)))
-        for name, kw in [('without the both-ends test', dict(ends=False)), ('without unattested text', dict(attested=False))]:
-            print(row('%s %s' % ('sketch' if slots else 'exact', name), *score(copied_rule(slots=slots, **kw), P)))
+        kind = dict(slots=slots, log2=slots, longer=True)
+        name = 'sketch' if slots else 'exact'
+        for T, R, Q in itertools.product([1, 2, 3, 5], [2, 4, 8], [0.5, 0.75, 0.9]):
+            print(row('%s T=%d R=%d Q=%g' % (name, T, R, Q), *score(copied_rule(T, R, Q, **kind), P)))
+        for what, kw in [('without the both-ends test', dict(ends=False)), ('without unattested text', dict(attested=False)),
+                         ('without the formatting count', dict(marks=False)),
+                         ('without unattested text and formatting count', dict(attested=False, marks=False))]:
+            print(row('%s %s' % (name, what), *score(copied_rule(**kind, **kw), P)))
 
 if TRUTH is not None and os.path.exists(SYN):
     print('\nthe pipeline\'s decisions (true pairs >= %g as verified pairs, %d of them): original kept of decided pairs' % (J, len(TRUTH)))
