@@ -1,9 +1,15 @@
 // Command keepstudy measures, on a corpus with known (original, variant)
 // pairs, what each document and each pair has that could tell the
-// original from its edited copy. It writes PREFIX.docs.tsv (per document)
-// and PREFIX.pairs.tsv (per pair of the synthetic file); orders.py scores
-// candidate orders on them (docs/QUALITY.md, "Which copy is kept").
-// Corpus counts are exact maps: a study of the signals, not a pipeline.
+// original from its edited copy. It writes PREFIX.docs.tsv (per document),
+// PREFIX.pairs.tsv (per pair of the synthetic file) and, with -truth,
+// PREFIX.truth.tsv (per true pair); orders.py scores candidate orders on
+// them (docs/QUALITY.md, "Which copy is kept"). A pair's features are what
+// each side has that the other lacks, from the exact sets and from a
+// simulated 128-position MinHash sketch with the pipeline's permutations.
+// The per-document counts are exact maps; the pair features' corpus counts
+// are exact too unless -sample-mod, -cm-width or -argmin-df say how a
+// pipeline would approximate them: a study of the signals, not a pipeline.
+// slots.go and cost_test.go measure what the pipeline's share would cost.
 package main
 
 import (
