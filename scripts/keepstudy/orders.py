@@ -92,7 +92,7 @@ def pair_rule(p, a, b):
     return 1 if a['S'] > b['S'] else (0 if a['S'] < b['S'] else 0.5)
 
 
-def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=False, longer=False, marks=True):
+def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=False, longer=False, marks=True, doc_unattested=False):
     """The copied-in rule (docs/QUALITY.md, "A rule from copied and
     unattested text"). For each side X, E(X) is what X has that the other
     lacks: exactly (the shingle sets), or as the MinHash sketch shows it
@@ -115,6 +115,9 @@ def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=Fal
        then the side whose extra is not copied in, then attested again.
 
     marks=False leaves out the formatting count (fewer raw bytes alone).
+    doc_unattested=True counts unattested tokens and bigrams over each whole
+    document (one count a document): what the two share is attested by the
+    other, so the difference is the same as over the extras.
     log2=True compares frequencies as the signature pass would store them,
     4 bits a position: floor(log2(f + 1)); e >= T becomes
     floor(log2(e + 1)) >= floor(log2(T + 1)) and the factor R a difference
@@ -134,7 +137,9 @@ def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=Fal
             return e >= (T + 1).bit_length() - 1 and abs(e - s) >= r
         return e >= T and ((e + 1) >= R * (s + 1) or (s + 1) >= R * (e + 1))
 
-    def unattested(X):
+    def unattested(X, d):
+        if doc_unattested:  # the document's own count: tokens and bigrams in no other document
+            return d['utok'] + d['ubig']
         if slots:
             return (X['knov'] + X['kubg']) / max(1, X['k'])
         return X['etn'] + X['ebn']
@@ -152,7 +157,7 @@ def copied_rule(T=2, R=4, Q=0.9, slots=False, ends=True, attested=True, log2=Fal
             return 1 if keep_x == (X is A) else 0
         F = 'kf1' if slots else 'f1'
         if attested:
-            ua, ub = unattested(A), unattested(B)
+            ua, ub = unattested(A, a), unattested(B, b)
             if ua != ub:
                 return cmp(-ua, -ub)
             if A[F] != B[F]:
@@ -182,6 +187,7 @@ ORDERS = [
     ('copied-in rule, exact sets, last tie: more raw bytes', copied_rule(longer=True)),
     ('copied-in rule, MinHash positions, 4-bit log2, last tie: more raw bytes', copied_rule(slots=True, log2=True, longer=True)),
     ('the same without unattested text and formatting count', copied_rule(slots=True, log2=True, longer=True, attested=False, marks=False)),
+    ('the same with unattested text counted per document', copied_rule(slots=True, log2=True, longer=True, doc_unattested=True)),
 ]
 
 
