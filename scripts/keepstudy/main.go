@@ -1,9 +1,15 @@
 // Command keepstudy measures, on a corpus with known (original, variant)
 // pairs, what each document and each pair has that could tell the
-// original from its edited copy. It writes PREFIX.docs.tsv (per document)
-// and PREFIX.pairs.tsv (per pair of the synthetic file); orders.py scores
-// candidate orders on them (docs/QUALITY.md, "Which copy is kept").
-// Corpus counts are exact maps: a study of the signals, not a pipeline.
+// original from its edited copy. It writes PREFIX.docs.tsv (per document),
+// PREFIX.pairs.tsv (per pair of the synthetic file) and, with -truth,
+// PREFIX.truth.tsv (per true pair); orders.py scores candidate orders on
+// them (docs/QUALITY.md, "Which copy is kept"). A pair's features are what
+// each side has that the other lacks, from the exact sets and from a
+// simulated 128-position MinHash sketch with the pipeline's permutations.
+// The per-document counts are exact maps; the pair features' corpus counts
+// are exact too unless -sample-mod, -cm-width or -argmin-df say how a
+// pipeline would approximate them: a study of the signals, not a pipeline.
+// slots.go and cost_test.go measure what the pipeline's share would cost.
 package main
 
 import (
@@ -29,6 +35,12 @@ type doc struct {
 	set     map[uint64]bool
 	tokens  map[uint64]bool
 	bigrams map[uint64]bool
+	toks    []uint64 // token hashes in order
+	runes   []rune   // per token: its rune when it is one Han character, else 0
+	first   map[uint64]int32
+	flags   []uint8 // per shingle index (pair.go)
+	argmin  []int32 // per simulated MinHash slot: the index of the shingle giving the minimum
+	mins    []uint64
 }
 
 // corpus is the documents and, for shingles, tokens and bigrams, how many
@@ -37,17 +49,37 @@ type corpus struct {
 	docs              []*doc
 	byID              map[string]*doc
 	shDF, tokDF, bgDF map[uint64]int32
+	dictBigram        map[[2]rune]bool // Han character pairs found inside a word of the Chinese dictionary
+	sample            *sampleCounts    // the counts pair features use
 }
 
 func main() {
 	in := flag.String("corpus", "", "JSONL corpus (id, text)")
 	syn := flag.String("synthetic", "", "TSV of (original, variant, edit type, ...) with a header")
-	out := flag.String("out", "/tmp/keepstudy", "prefix of the two TSV files written")
+	out := flag.String("out", "/tmp/keepstudy", "prefix of the TSV files written")
+	truth := flag.String("truth", "", "TSV of true pairs (id_a, id_b, jaccard, ...): also write PREFIX.truth.tsv, the pair features of those with jaccard >= -truth-j")
+	truthJ := flag.Float64("truth-j", 0.8, "least Jaccard of the -truth pairs written")
+	dict := flag.String("dict", "", "gse Chinese dictionary files, comma-separated (word freq pos lines): Han pairs inside a word are plausible")
+	sampleMod := flag.Uint64("sample-mod", 1, "pair features count a document in the corpus counts when its id's hash is 0 modulo this (1: all)")
+	cmWidth := flag.Int("cm-width", 0, "pair features use count-min sketches of this many counters a row (0: exact counts)")
+	cmRows := flag.Int("cm-rows", 2, "rows of each count-min sketch")
+	flag.IntVar(&dirBits, "dir-bits", 0, "keep this many bits (> 6) of each minimum to tell which side's is smaller (0: all 64)")
+	argminDF := flag.Bool("argmin-df", false, "count a shingle in a document only where it gives one of the document's sketch minima")
 	flag.Parse()
 	c, err := load(*in)
 	if err != nil {
 		log.Fatal(err)
 	}
+	c.sketch()
+	c.sample = newSampleCounts(*sampleMod, *cmWidth, *cmRows)
+	c.sample.argmins = *argminDF
+	for _, d := range c.docs {
+		c.sample.add(d)
+	}
+	if c.dictBigram, err = loadDict(*dict); err != nil {
+		log.Fatal(err)
+	}
+	c.prepare()
 	if err := writeTSV(*out+".docs.tsv", c.docLines()); err != nil {
 		log.Fatal(err)
 	}
@@ -57,6 +89,15 @@ func main() {
 	}
 	if err := writeTSV(*out+".pairs.tsv", lines); err != nil {
 		log.Fatal(err)
+	}
+	if *truth != "" {
+		lines, err := c.truthLines(*truth, *truthJ)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := writeTSV(*out+".truth.tsv", lines); err != nil {
+			log.Fatal(err)
+		}
 	}
 }
 
@@ -81,7 +122,16 @@ func load(path string) (*corpus, error) {
 		n := normalize.Text(r.Text)
 		d := &doc{id: r.ID, raw: r.Text, set: map[uint64]bool{}, tokens: map[uint64]bool{}, bigrams: map[uint64]bool{}}
 		d.sh = append([]uint64(nil), sg.Shingles(n)...)
-		toks := sg.TokenHashes(n)
+		toks := append([]uint64(nil), sg.TokenHashes(n)...)
+		d.toks = toks
+		d.runes = make([]rune, len(toks))
+		if strs := sg.Tokenizer().Strings(n); len(strs) >= len(toks) {
+			for i := range toks {
+				if r := []rune(strs[i]); len(r) == 1 && unicode.Is(unicode.Han, r[0]) {
+					d.runes[i] = r[0]
+				}
+			}
+		}
 		for i, t := range toks {
 			d.tokens[t] = true
 			if i > 0 {
@@ -186,7 +236,7 @@ func (c *corpus) pairLines(path string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	lines := []string{"a\tb\tedit\tlang\tJ\taonly\tbonly\taruns\tbruns\taedge\tbedge\tafreq\tbfreq"}
+	lines := []string{pairHeader}
 	sc := bufio.NewScanner(f)
 	sc.Scan() // the header
 	for sc.Scan() {
@@ -198,18 +248,7 @@ func (c *corpus) pairLines(path string) ([]string, error) {
 		if a == nil || b == nil {
 			continue
 		}
-		inter := countIf(a.set, func(h uint64) bool { return b.set[h] })
-		j := 0.0
-		if u := len(a.set) + len(b.set) - inter; u > 0 {
-			j = float64(inter) / float64(u)
-		}
-		ar, ae := onlyRuns(a, b)
-		br, be := onlyRuns(b, a)
-		freq := func(d, o *doc) int {
-			return countIf(d.set, func(h uint64) bool { return !o.set[h] && c.shDF[h] >= 5 })
-		}
-		lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%s\t%.4f\t", x[0], x[1], x[2], x[3], j)+
-			join([]int{len(a.set) - inter, len(b.set) - inter, ar, br, ae, be, freq(a, b), freq(b, a)}))
+		lines = append(lines, x[0]+"\t"+x[1]+"\t"+x[2]+"\t"+x[3]+"\t"+c.pairFeatures(a, b))
 	}
 	return lines, sc.Err()
 }
