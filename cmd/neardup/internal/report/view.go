@@ -112,12 +112,16 @@ type pairView struct {
 	KeptA, KeptB    string   // the badges: badgeKept, badgeRemoved or badgeRemovedOther
 	Decision        sentence // which was removed for which, or why neither was
 	Jaccard, Method string
-	Containment     string // with the contained side, for a containment pair
-	Hamming         int
-	HasText         bool
-	Rows            []row
-	NoteA, NoteB    string // text missing or cut
-	DiffNote        string // the diff reached its time bound
+	// JaccardName and ContainmentName name the similarities: "Jaccard"
+	// and "containment", with "estimate" after them for the MinHash
+	// estimates.
+	JaccardName, ContainmentName string
+	Containment                  string // with the contained side, for a containment pair
+	Hamming                      int
+	HasText                      bool
+	Rows                         []row
+	NoteA, NoteB                 string // text missing or cut
+	DiffNote                     string // the diff reached its time bound
 }
 
 // headline lists the counts shown first, in this order, by summary key.
@@ -299,7 +303,7 @@ func simChart(hist map[string]*[simBins]int64) (*chart, []legendItem) {
 		}
 		cols = append(cols, col)
 	}
-	c := vbarChart(cols, 760, 260, "Jaccard similarity (bins 0.05 wide; 1.0 in the last)")
+	c := vbarChart(cols, 760, 260, "Jaccard similarity, exact or estimated as each pair gives it (bins 0.05 wide; 1.0 in the last)")
 	return &c, legend
 }
 
@@ -381,7 +385,8 @@ func pairViews(sample []output.PairLine, fates map[string]fate, texts map[string
 	out := make([]pairView, len(sample))
 	for i, p := range sample {
 		pv := pairView{N: i + 1, A: shortID(p.A), B: shortID(p.B),
-			Jaccard: fmt.Sprintf("%.4f", p.Jaccard), Hamming: p.Hamming, Method: p.Method}
+			Jaccard: fmt.Sprintf("%.4f", p.Jaccard), Hamming: p.Hamming, Method: p.Method,
+			JaccardName: simName("Jaccard", p.Estimated), ContainmentName: simName("containment", p.Estimated)}
 		pv.Decision, pv.KeptA, pv.KeptB = decision(p.A, p.B, fates[p.A], fates[p.B], p.Method)
 		if p.Method == "containment" {
 			pv.Containment = fmt.Sprintf("%.4f", p.Containment)
