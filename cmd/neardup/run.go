@@ -95,9 +95,8 @@ func runUsage() {
 Run reads the input shards, finds exact and near-duplicate documents and
 writes to DIR:
 
-	pairs-NNNNN.jsonl     pairs {"a","b","jaccard","hamming","method"}: exact duplicates and
-	                      verified pairs; "jaccard_estimate" instead of "jaccard" where
-	                      the pair was accepted on its MinHash estimate
+	pairs-NNNNN.jsonl     exact and verified pairs {"a","b","jaccard","hamming","method"}
+	                      ("jaccard_estimate": a pair accepted on its MinHash estimate)
 	clusters-NNNNN.jsonl  {"cluster","size","representative","members"}
 	dedup-NNNNN.jsonl     the input records kept, byte for byte (.tsv for --format tsv;
 	                      .txt for --format text: the file as read, or empty if removed;
@@ -212,8 +211,7 @@ func report(w io.Writer, out string, written []string, sum summary.Summary, file
 	c := sum.Counts
 	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[summary.StatInput], took.Round(time.Millisecond))
 	fmt.Fprintf(w, "  rejected %d, candidate pairs %d; pairs written %d: exact duplicates %d, verified exactly %d, by estimate %d\n",
-		c[summary.StatRejected], c[summary.StatCandidates], c[output.KindPairs+summary.LinesSuffix],
-		c[summary.StatExactDups], c[summary.StatByExact], c[summary.StatByEstimate])
+		c[summary.StatRejected], c[summary.StatCandidates], c[output.KindPairs+summary.LinesSuffix], c[summary.StatExactDups], c[summary.StatByExact], c[summary.StatByEstimate])
 	fmt.Fprintf(w, "  clusters %d covering %d documents: kept %d, removed %d\n",
 		c[summary.StatClusters], c[summary.StatClustered], c[summary.StatKept], c[summary.StatRemoved])
 	sum.WriteStages(w)
