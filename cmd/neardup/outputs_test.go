@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -138,4 +139,72 @@ func gunzipLines(t *testing.T, name, content string) []string {
 		content = string(b)
 	}
 	return strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+}
+
+// TestPairCounts: summary.json and the run's lines count what pairs-*
+// holds: pairs_lines its lines, exact_duplicates those of method exact,
+// verified_exactly the other lines with "jaccard" (computed from the
+// shingle sets), verified_by_estimate those with "jaccard_estimate"; with
+// and without containment and SimHash.
+func TestPairCounts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"default", nil},
+		{"containment", []string{"--containment", "0.8"}},
+		{"simhash", []string{"--method", "simhash"}},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"run", "--quiet", "--input", sampleFile(t, "sample-*"), "--output", out}, tc.args...)
+		stdout, code, stderr := neardupOut(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
+		}
+		got := map[string]int64{}
+		paths, _ := filepath.Glob(filepath.Join(out, "pairs-*.jsonl"))
+		for _, path := range paths {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for line := range strings.Lines(string(b)) {
+				var p map[string]any
+				if err := json.Unmarshal([]byte(line), &p); err != nil {
+					t.Fatalf("%s: %s: %v", tc.name, path, err)
+				}
+				_, exact := p["jaccard"]
+				_, estimate := p["jaccard_estimate"]
+				switch {
+				case exact == estimate:
+					t.Errorf("%s: %s: line %s has jaccard %v, jaccard_estimate %v: want one", tc.name, path, line, exact, estimate)
+				case p["method"] == "exact" && exact:
+					got[summary.StatExactDups]++
+				case exact:
+					got[summary.StatByExact]++
+				default:
+					got[summary.StatByEstimate]++
+				}
+				got["pairs_lines"]++
+			}
+		}
+		sum, err := summary.ReadSummary(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, n := range got {
+			if sum.Counts[name] != n {
+				t.Errorf("%s: summary.json %s = %d; pairs-* has %d such lines", tc.name, name, sum.Counts[name], n)
+			}
+		}
+		if got[summary.StatByEstimate] == 0 || got["pairs_lines"] == got[summary.StatExactDups] {
+			t.Errorf("%s: pairs-* counts %v: want lines of every kind", tc.name, got)
+		}
+		want := fmt.Sprintf("pairs written %d: exact duplicates %d, verified exactly %d, by estimate %d",
+			got["pairs_lines"], got[summary.StatExactDups], got[summary.StatByExact], got[summary.StatByEstimate])
+		if !strings.Contains(stdout, want) {
+			t.Errorf("%s: the run printed\n%s\nwithout %q", tc.name, stdout, want)
+		}
+	}
 }

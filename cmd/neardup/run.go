@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/cmd/neardup/internal/outdir"
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/pipeline/plan"
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/job"
 )
@@ -94,7 +95,8 @@ func runUsage() {
 Run reads the input shards, finds exact and near-duplicate documents and
 writes to DIR:
 
-	pairs-NNNNN.jsonl     verified pairs {"a","b","jaccard","hamming","method"}
+	pairs-NNNNN.jsonl     exact and verified pairs {"a","b","jaccard","hamming","method"}
+	                      ("jaccard_estimate": a pair accepted on its MinHash estimate)
 	clusters-NNNNN.jsonl  {"cluster","size","representative","members"}
 	dedup-NNNNN.jsonl     the input records kept, byte for byte (.tsv for --format tsv;
 	                      .txt for --format text: the file as read, or empty if removed;
@@ -208,8 +210,8 @@ func (r *runJob) finish(ctx context.Context, d doneJob) error {
 func report(w io.Writer, out string, written []string, sum summary.Summary, files int, took time.Duration) {
 	c := sum.Counts
 	fmt.Fprintf(w, "neardup: %d input files, %d records in %s\n", files, c[summary.StatInput], took.Round(time.Millisecond))
-	fmt.Fprintf(w, "  rejected %d, exact duplicates %d, candidate pairs %d, verified pairs %d\n",
-		c[summary.StatRejected], c[summary.StatExactDups], c[summary.StatCandidates], c[summary.StatVerified])
+	fmt.Fprintf(w, "  rejected %d, candidate pairs %d; pairs written %d: exact duplicates %d, verified exactly %d, by estimate %d\n",
+		c[summary.StatRejected], c[summary.StatCandidates], c[output.KindPairs+summary.LinesSuffix], c[summary.StatExactDups], c[summary.StatByExact], c[summary.StatByEstimate])
 	fmt.Fprintf(w, "  clusters %d covering %d documents: kept %d, removed %d\n",
 		c[summary.StatClusters], c[summary.StatClustered], c[summary.StatKept], c[summary.StatRemoved])
 	sum.WriteStages(w)

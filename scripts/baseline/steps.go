@@ -410,7 +410,7 @@ func (j *job) exactChecks() error {
 				}
 				for ; k < len(ms) && ms[k].B == doc; k++ {
 					if s := similarity.Jaccard(sets[ms[k].A], set); s >= threshold {
-						ms[k].Jaccard = float32(s)
+						ms[k].Jaccard, ms[k].Estimated = float32(s), false
 						accepted[g] = append(accepted[g], ms[k])
 					}
 				}

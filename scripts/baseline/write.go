@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/neardup/neardup/transforms/format/output"
@@ -93,8 +92,7 @@ func (j *job) write() error {
 		f := j.files[i]
 		var pairs []wire.OutLine
 		for _, m := range f.pairs {
-			jac, _ := strconv.ParseFloat(strconv.FormatFloat(float64(m.Jaccard), 'f', 4, 32), 64)
-			text, err := jsonLine(output.PairLine{A: m.IDA, B: m.IDB, Jaccard: jac, Hamming: int(m.Hamming), Method: m.Method.String()})
+			text, err := jsonLine(output.NewPairLine(&m))
 			if err != nil {
 				return err
 			}

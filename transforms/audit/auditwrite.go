@@ -215,7 +215,7 @@ func (fn *writeAuditFn) writeLines(w io.Writer, docs []wire.Doc, best map[wire.D
 // auditMatch is the audit line's entry of match m (new, indexed), of
 // Jaccard j (rounded) with an indexed document of source src.
 func auditMatch(m *wire.Match, j float64, src string) output.AuditMatch {
-	am := output.AuditMatch{ID: m.IDB, Jaccard: j, Hamming: int(m.Hamming), Method: m.Method.String(), Source: src}
+	am := output.AuditMatch{ID: m.IDB, Jaccard: j, Estimated: m.Estimated, Hamming: int(m.Hamming), Method: m.Method.String(), Source: src}
 	if m.Method == wire.Containment {
 		am.Containment, _ = strconv.ParseFloat(strconv.FormatFloat(float64(m.Containment), 'f', 4, 32), 64)
 		am.Inside = "new"

@@ -2,7 +2,6 @@ package write
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -57,7 +56,7 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool, containme
 			a, b := output.LocationOf(wire.File(m.A), wire.Line(m.A)), output.LocationOf(wire.File(m.B), wire.Line(m.B))
 			pl.ALocation, pl.BLocation = &a, &b
 		}
-		text, err := json.Marshal(pl)
+		text, err := pl.JSON()
 		if err != nil {
 			return dst, err
 		}

@@ -223,7 +223,7 @@ func EvaluateContainment(pairs []Pair, clusters []Cluster, truth []ContainPair, 
 			}
 		}
 		if v < r.FarBelow {
-			example("far_below", "%s %s true c %.3f (est J %.3f)", p.A, p.B, v, p.Jaccard)
+			example("far_below", "%s %s true c %.3f (run J %.3f)", p.A, p.B, v, p.Jaccard)
 		}
 	}
 	all.finish()

@@ -165,7 +165,7 @@ func ExampleContainReport_Print() {
 	// removals: 1 removed, 1 of them inside the kept document (true J < 0.80, containment >= 0.80); neither: 0, below 0.70 and 0.70: 0; removal precision 1.0000
 	//
 	// reported containment pairs with true c < 0.70 (1 of 1):
-	//   c e true c 0.000 (est J 0.300)
+	//   c e true c 0.000 (run J 0.300)
 }
 
 func TestContainRemovals(t *testing.T) {

@@ -458,10 +458,10 @@ func (c *counts) reported(pairs []Pair, truthJ map[key]float64) {
 			}
 		}
 		if j < c.t {
-			c.example("below_strict", "%s %s est %.3f true %.3f", p.A, p.B, p.Jaccard, j)
+			c.example("below_strict", "%s %s run %.3f true %.3f", p.A, p.B, p.Jaccard, j)
 		}
 		if j < c.lenient {
-			c.example("below_lenient", "%s %s est %.3f true %.3f", p.A, p.B, p.Jaccard, j)
+			c.example("below_lenient", "%s %s run %.3f true %.3f", p.A, p.B, p.Jaccard, j)
 		}
 	}
 }

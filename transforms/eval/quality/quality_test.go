@@ -173,8 +173,8 @@ func TestEvaluate(t *testing.T) {
 	wantEx := map[string][]string{
 		"missed":        {"c e 0.800", "i j 0.950"},
 		"unlinked":      {"i j 0.950"},
-		"below_strict":  {"f g est 0.810 true 0.700", "g h est 0.800 true 0.000", "x y est 0.500 true 0.000"},
-		"below_lenient": {"g h est 0.800 true 0.000", "x y est 0.500 true 0.000"},
+		"below_strict":  {"f g run 0.810 true 0.700", "g h run 0.800 true 0.000", "x y run 0.500 true 0.000"},
+		"below_lenient": {"g h run 0.800 true 0.000", "x y run 0.500 true 0.000"},
 		"removed_below": {"g for f (true J 0.700)", "h for f (true J 0.600)", "y for x (true J 0.000)"},
 		"left_behind":   {"i j (true J 0.950)"},
 	}
@@ -471,8 +471,8 @@ func writeFile(t *testing.T, dir, name, text string) string {
 func TestReadRun(t *testing.T) {
 	dir := t.TempDir()
 	// Files as a run writes them (output.PairLine, output.ClusterLine);
-	// files are read in name order.
-	writeFile(t, dir, "pairs-00001.jsonl", `{"a":"d","b":"c","jaccard":0.86,"hamming":4,"method":"minhash"}`+"\n")
+	// files are read in name order, a similarity exact or estimated.
+	writeFile(t, dir, "pairs-00001.jsonl", `{"a":"d","b":"c","jaccard_estimate":0.86,"hamming":4,"method":"minhash"}`+"\n")
 	writeFile(t, dir, "pairs-00000.jsonl",
 		`{"a":"a1","b":"a2","jaccard":1,"hamming":0,"method":"exact"}`+"\n"+
 			`{"a":"a1","b":"b","jaccard":0.9,"hamming":3,"method":"minhash"}`+"\n")

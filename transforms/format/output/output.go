@@ -7,6 +7,7 @@
 package output
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -90,21 +91,97 @@ type Location struct {
 // wire.Line) of input file index file.
 func LocationOf(file int, index int64) Location { return Location{File: file, Line: index + 1} }
 
-// PairLine is one line of pairs-*.jsonl.
+// PairLine is one line of pairs-*.jsonl. Its similarities are written
+// under names that say what they are: "jaccard" and "containment" when
+// computed from the two documents' shingle sets (or 1 for an exact
+// duplicate), "jaccard_estimate" and "containment_estimate" when they are
+// the MinHash estimates (Estimated: a pair accepted on the estimate, and
+// every --method simhash pair). Reading takes either name.
 type PairLine struct {
-	A       string  `json:"a"`
-	B       string  `json:"b"`
-	Jaccard float64 `json:"jaccard"`
-	Hamming int     `json:"hamming"`
-	Method  string  `json:"method"`
+	A         string
+	B         string
+	Jaccard   float64
+	Estimated bool // Jaccard and Containment are the MinHash estimates
+	Hamming   int
+	Method    string
 	// For Method "containment" (--containment): the containment of the
 	// contained document (the share of its distinct shingles the other
 	// has, rounded as Jaccard) and which it is, ContainedA or ContainedB.
-	Containment float64 `json:"containment,omitempty"`
-	Contained   string  `json:"contained,omitempty"`
+	Containment float64
+	Contained   string
 	// With --locations: where A and B are.
-	ALocation *Location `json:"a_location,omitempty"`
-	BLocation *Location `json:"b_location,omitempty"`
+	ALocation *Location
+	BLocation *Location
+}
+
+// pairJSON is PairLine as its line has it.
+type pairJSON struct {
+	A                   string    `json:"a"`
+	B                   string    `json:"b"`
+	Jaccard             *float64  `json:"jaccard,omitempty"`
+	JaccardEstimate     *float64  `json:"jaccard_estimate,omitempty"`
+	Hamming             int       `json:"hamming"`
+	Method              string    `json:"method"`
+	Containment         float64   `json:"containment,omitempty"`
+	ContainmentEstimate float64   `json:"containment_estimate,omitempty"`
+	Contained           string    `json:"contained,omitempty"`
+	ALocation           *Location `json:"a_location,omitempty"`
+	BLocation           *Location `json:"b_location,omitempty"`
+}
+
+// MarshalJSON writes p's line: its Jaccard and containment as exact or
+// estimated values by their names.
+func (p PairLine) MarshalJSON() ([]byte, error) { return p.JSON() }
+
+// JSON is p's line as json.Marshal(p) writes it, without the check
+// json.Marshal makes of what MarshalJSON returns (at a third of the time):
+// for the job's writers.
+func (p PairLine) JSON() ([]byte, error) {
+	l := pairJSON{A: p.A, B: p.B, Hamming: p.Hamming, Method: p.Method, Contained: p.Contained, ALocation: p.ALocation, BLocation: p.BLocation}
+	l.Jaccard, l.JaccardEstimate = labeled(p.Jaccard, p.Estimated)
+	l.Containment, l.ContainmentEstimate = labeledOmit(p.Containment, p.Estimated)
+	return json.Marshal(l)
+}
+
+// UnmarshalJSON reads a pairs line, with its similarities exact or
+// estimated.
+func (p *PairLine) UnmarshalJSON(b []byte) error {
+	var l pairJSON
+	if err := json.Unmarshal(b, &l); err != nil {
+		return err
+	}
+	*p = PairLine{A: l.A, B: l.B, Hamming: l.Hamming, Method: l.Method, Contained: l.Contained, ALocation: l.ALocation, BLocation: l.BLocation}
+	p.Jaccard, p.Estimated = unlabeled(l.Jaccard, l.JaccardEstimate)
+	p.Containment = max(l.Containment, l.ContainmentEstimate)
+	return nil
+}
+
+// labeled is similarity v under its exact or its estimate name.
+func labeled(v float64, estimated bool) (exact, estimate *float64) {
+	if estimated {
+		return nil, &v
+	}
+	return &v, nil
+}
+
+// labeledOmit is labeled for a similarity left out when 0.
+func labeledOmit(v float64, estimated bool) (exact, estimate float64) {
+	if estimated {
+		return 0, v
+	}
+	return v, 0
+}
+
+// unlabeled is the similarity given under its exact or its estimate name,
+// and whether it is the estimate.
+func unlabeled(exact, estimate *float64) (float64, bool) {
+	if exact == nil && estimate != nil {
+		return *estimate, true
+	}
+	if exact == nil {
+		return 0, false
+	}
+	return *exact, false
 }
 
 // PairLine.Contained of a containment match: its A or its B is inside the
@@ -117,7 +194,7 @@ const (
 // NewPairLine is the pairs line of m, without locations: a containment
 // match (wire.Containment) with its containment and contained side.
 func NewPairLine(m *wire.Match) PairLine {
-	pl := PairLine{A: m.IDA, B: m.IDB, Jaccard: RoundJaccard(m.Jaccard), Hamming: int(m.Hamming), Method: m.Method.String()}
+	pl := PairLine{A: m.IDA, B: m.IDB, Jaccard: RoundJaccard(m.Jaccard), Estimated: m.Estimated, Hamming: int(m.Hamming), Method: m.Method.String()}
 	if m.Method != wire.Containment {
 		return pl
 	}
@@ -156,14 +233,51 @@ type ClusterLine struct {
 // representative, or with Via, of Via (an exact duplicate of the document,
 // in the same cluster) and the representative. A containment match (Method
 // "containment") removes only its contained document, the member or its
-// Via, and gives its containment (rounded as Jaccard).
+// Via, and gives its containment (rounded as Jaccard). Its similarities
+// are named as PairLine's: "jaccard", "containment" when exact,
+// "jaccard_estimate", "containment_estimate" when Estimated.
 type RemovedMember struct {
-	ID          string  `json:"id"`
-	Method      string  `json:"method"`
-	Jaccard     float64 `json:"jaccard"`
-	Hamming     int     `json:"hamming"`
-	Containment float64 `json:"containment,omitempty"`
-	Via         string  `json:"via,omitempty"`
+	ID          string
+	Method      string
+	Jaccard     float64
+	Estimated   bool // Jaccard and Containment are the MinHash estimates
+	Hamming     int
+	Containment float64
+	Via         string
+}
+
+// removedJSON is RemovedMember as its line has it.
+type removedJSON struct {
+	ID                  string   `json:"id"`
+	Method              string   `json:"method"`
+	Jaccard             *float64 `json:"jaccard,omitempty"`
+	JaccardEstimate     *float64 `json:"jaccard_estimate,omitempty"`
+	Hamming             int      `json:"hamming"`
+	Containment         float64  `json:"containment,omitempty"`
+	ContainmentEstimate float64  `json:"containment_estimate,omitempty"`
+	Via                 string   `json:"via,omitempty"`
+}
+
+// MarshalJSON writes r's entry: its Jaccard and containment as exact or
+// estimated values by their names.
+func (r RemovedMember) MarshalJSON() ([]byte, error) {
+	l := removedJSON{ID: r.ID, Method: r.Method, Hamming: r.Hamming, Via: r.Via}
+	l.Jaccard, l.JaccardEstimate = labeled(r.Jaccard, r.Estimated)
+	l.Containment, l.ContainmentEstimate = labeledOmit(r.Containment, r.Estimated)
+	return json.Marshal(l)
+}
+
+// UnmarshalJSON reads a removed member, with its similarities exact or
+// estimated.
+func (r *RemovedMember) UnmarshalJSON(b []byte) error {
+	var l removedJSON
+	if err := json.Unmarshal(b, &l); err != nil {
+		return err
+	}
+	*r = RemovedMember{ID: l.ID, Method: l.Method, Hamming: l.Hamming, Via: l.Via}
+	r.Jaccard, r.Estimated = unlabeled(l.Jaccard, l.JaccardEstimate)
+	r.Containment = max(l.Containment, l.ContainmentEstimate)
+	return nil
 }
 
 // RoundJaccard is j as the outputs print it: to 4 decimals.
@@ -182,19 +296,57 @@ type RejectLine struct {
 	Sample string `json:"sample,omitempty"`
 }
 
-// AuditMatch is one indexed document a new document duplicates.
+// AuditMatch is one indexed document a new document duplicates. Its
+// similarities are named as PairLine's: "jaccard", "containment" when
+// exact, "jaccard_estimate", "containment_estimate" when Estimated.
 type AuditMatch struct {
-	ID      string  `json:"id"`
-	Jaccard float64 `json:"jaccard"`
-	Hamming int     `json:"hamming"`
-	Method  string  `json:"method"`
-	Source  string  `json:"source"`
+	ID        string
+	Jaccard   float64
+	Estimated bool // Jaccard and Containment are the MinHash estimates
+	Hamming   int
+	Method    string
+	Source    string
 	// Containment, for Method "containment", is the share of the
 	// contained document's shingles in the other; Inside names the
 	// contained one: "new" (the audited document, removed) or "indexed"
 	// (the indexed one: it does not remove the new document).
-	Containment float64 `json:"containment,omitempty"`
-	Inside      string  `json:"inside,omitempty"`
+	Containment float64
+	Inside      string
+}
+
+// auditMatchJSON is AuditMatch as its line has it.
+type auditMatchJSON struct {
+	ID                  string   `json:"id"`
+	Jaccard             *float64 `json:"jaccard,omitempty"`
+	JaccardEstimate     *float64 `json:"jaccard_estimate,omitempty"`
+	Hamming             int      `json:"hamming"`
+	Method              string   `json:"method"`
+	Source              string   `json:"source"`
+	Containment         float64  `json:"containment,omitempty"`
+	ContainmentEstimate float64  `json:"containment_estimate,omitempty"`
+	Inside              string   `json:"inside,omitempty"`
+}
+
+// MarshalJSON writes a's entry: its Jaccard and containment as exact or
+// estimated values by their names.
+func (a AuditMatch) MarshalJSON() ([]byte, error) {
+	l := auditMatchJSON{ID: a.ID, Hamming: a.Hamming, Method: a.Method, Source: a.Source, Inside: a.Inside}
+	l.Jaccard, l.JaccardEstimate = labeled(a.Jaccard, a.Estimated)
+	l.Containment, l.ContainmentEstimate = labeledOmit(a.Containment, a.Estimated)
+	return json.Marshal(l)
+}
+
+// UnmarshalJSON reads an audit match, with its similarities exact or
+// estimated.
+func (a *AuditMatch) UnmarshalJSON(b []byte) error {
+	var l auditMatchJSON
+	if err := json.Unmarshal(b, &l); err != nil {
+		return err
+	}
+	*a = AuditMatch{ID: l.ID, Hamming: l.Hamming, Method: l.Method, Source: l.Source, Inside: l.Inside}
+	a.Jaccard, a.Estimated = unlabeled(l.Jaccard, l.JaccardEstimate)
+	a.Containment = max(l.Containment, l.ContainmentEstimate)
+	return nil
 }
 
 // AuditLine is one line of audit-*.jsonl: a new document and the indexed

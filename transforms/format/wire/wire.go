@@ -383,7 +383,14 @@ type Match struct {
 	// the share of its distinct shingles the other has, estimated or exact.
 	Inside      Side
 	Containment float32
+	// Estimated: Jaccard and Containment are the MinHash estimates
+	// (verify.Check); false when they were computed from the shingle sets
+	// (verify.Config.Exact), or for an exact duplicate (Jaccard 1).
+	Estimated bool
 }
+
+// estimatedBit marks Match.Estimated in the byte of Match.Inside.
+const estimatedBit = 0x80
 
 // Side names one document of a Match.
 type Side uint8
@@ -418,7 +425,9 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", uint8(m))
 }
 
-// AppendMatch appends m to chunk.
+// AppendMatch appends m to chunk: its documents, ids, lengths, Jaccard,
+// Hamming, Method, Inside (with estimatedBit set if Estimated) and
+// Containment.
 func AppendMatch(chunk []byte, m *Match) []byte {
 	chunk = binary.LittleEndian.AppendUint64(chunk, m.A)
 	chunk = binary.LittleEndian.AppendUint64(chunk, m.B)
@@ -427,7 +436,11 @@ func AppendMatch(chunk []byte, m *Match) []byte {
 	chunk = binary.AppendUvarint(chunk, uint64(m.LenA))
 	chunk = binary.AppendUvarint(chunk, uint64(m.LenB))
 	chunk = binary.LittleEndian.AppendUint32(chunk, math.Float32bits(m.Jaccard))
-	chunk = append(chunk, m.Hamming, byte(m.Method), byte(m.Inside))
+	inside := byte(m.Inside)
+	if m.Estimated {
+		inside |= estimatedBit
+	}
+	chunk = append(chunk, m.Hamming, byte(m.Method), inside)
 	return binary.LittleEndian.AppendUint32(chunk, math.Float32bits(m.Containment))
 }
 
@@ -476,7 +489,8 @@ func DecodeMatch(chunk []byte, m *Match) ([]byte, error) {
 	chunk = chunk[k:]
 	m.LenA, m.LenB = int64(la), int64(lb)
 	m.Jaccard = math.Float32frombits(binary.LittleEndian.Uint32(chunk))
-	m.Hamming, m.Method, m.Inside = chunk[4], Method(chunk[5]), Side(chunk[6])
+	m.Hamming, m.Method, m.Inside = chunk[4], Method(chunk[5]), Side(chunk[6]&^estimatedBit)
+	m.Estimated = chunk[6]&estimatedBit != 0
 	m.Containment = math.Float32frombits(binary.LittleEndian.Uint32(chunk[7:]))
 	return chunk[11:], nil
 }

@@ -448,10 +448,12 @@ func testMatches() []Match {
 	return []Match{
 		{},
 		{A: 1, B: 2, IDA: "a", IDB: "b", LenA: 10, LenB: 20, Jaccard: 0.8125, Hamming: 3, Method: MinHash},
+		{A: 1, B: 3, Jaccard: 0.9216, Hamming: 7, Method: MinHash, Estimated: true},
 		{A: DocNum(1, 1), B: math.MaxUint64, IDA: "文档", IDB: strings.Repeat("y", 200), LenA: math.MaxInt64, LenB: -5, Jaccard: 1, Hamming: 64, Method: Exact},
 		{A: 5, B: 6, IDA: "", IDB: "", Jaccard: float32(math.Inf(1)), Hamming: 255, Method: SimHash},
 		{A: 7, B: 8, Jaccard: -0.5, Method: Method(200)},
 		{A: 3, B: 9, Jaccard: 0.25, Method: Containment, Inside: SideB, Containment: 0.875},
+		{A: 3, B: 10, Jaccard: 0.3, Method: Containment, Inside: SideA, Containment: 0.8, Estimated: true},
 	}
 }
 
@@ -471,13 +473,19 @@ func TestMatchLayout(t *testing.T) {
 	if got := AppendMatch(nil, m); !bytes.Equal(got, want) {
 		t.Errorf("AppendMatch = % x, want % x", got, want)
 	}
+	// An estimate sets the high bit of the Inside byte.
+	m.Estimated, m.Inside = true, SideB
+	want[len(want)-5] = 0x82
+	if got := AppendMatch(nil, m); !bytes.Equal(got, want) {
+		t.Errorf("AppendMatch of an estimate = % x, want % x", got, want)
+	}
 }
 
 func matchEqual(a, b *Match) bool {
 	return a.A == b.A && a.B == b.B && a.IDA == b.IDA && a.IDB == b.IDB && a.LenA == b.LenA &&
 		a.LenB == b.LenB && math.Float32bits(a.Jaccard) == math.Float32bits(b.Jaccard) &&
 		a.Hamming == b.Hamming && a.Method == b.Method && a.Inside == b.Inside &&
-		math.Float32bits(a.Containment) == math.Float32bits(b.Containment)
+		math.Float32bits(a.Containment) == math.Float32bits(b.Containment) && a.Estimated == b.Estimated
 }
 
 func TestMatchRoundTrip(t *testing.T) {

@@ -42,6 +42,7 @@ type Member struct {
 	Method      wire.Method
 	Jaccard     float32
 	Containment float32 // the match's wire.Match.Containment
+	Estimated   bool    // the match's wire.Match.Estimated
 	Hamming     uint8
 	Via         string
 }
@@ -57,7 +58,7 @@ func (c *Cluster) Line() output.ClusterLine {
 		if k == c.Kept {
 			continue
 		}
-		r := output.RemovedMember{ID: m.ID, Method: m.Method.String(), Jaccard: output.RoundJaccard(m.Jaccard), Hamming: int(m.Hamming), Via: m.Via}
+		r := output.RemovedMember{ID: m.ID, Method: m.Method.String(), Jaccard: output.RoundJaccard(m.Jaccard), Estimated: m.Estimated, Hamming: int(m.Hamming), Via: m.Via}
 		if m.Method == wire.Containment {
 			r.Containment = output.RoundJaccard(m.Containment)
 		}
@@ -164,7 +165,7 @@ func emitDecided(comp []wire.Member, nodes []greedy.Node, links []wire.Match, de
 				cl.Kept = k
 			} else {
 				l := &links[d.Link]
-				m.Method, m.Jaccard, m.Containment, m.Hamming = l.Method, l.Jaccard, l.Containment, l.Hamming
+				m.Method, m.Jaccard, m.Containment, m.Estimated, m.Hamming = l.Method, l.Jaccard, l.Containment, l.Estimated, l.Hamming
 				if d.Via >= 0 {
 					m.Via = comp[d.Via].ID
 				}

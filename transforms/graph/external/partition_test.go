@@ -76,10 +76,10 @@ func randomPartition(r *rand.Rand, comps, size int) ([]wire.Member, []wire.Match
 			d := root + uint64(i)
 			m := wire.Member{Root: root, Doc: d, ID: fmt.Sprint("doc-", d), Len: int64(r.IntN(4))}
 			if i > 0 {
-				l := wire.Match{A: root + uint64(r.IntN(i)), B: d, Jaccard: 0.5 + r.Float32()/2, Hamming: uint8(r.IntN(4)), Method: wire.MinHash}
+				l := wire.Match{A: root + uint64(r.IntN(i)), B: d, Jaccard: 0.5 + r.Float32()/2, Hamming: uint8(r.IntN(4)), Method: wire.MinHash, Estimated: r.IntN(2) == 0}
 				switch r.IntN(4) {
 				case 0:
-					l.Method, l.Jaccard = wire.Exact, 1
+					l.Method, l.Jaccard, l.Estimated = wire.Exact, 1, false
 				case 1:
 					l.Method, l.Inside, l.Containment = wire.Containment, wire.Side(1+r.IntN(2)), 0.7+r.Float32()*0.3
 				}
@@ -133,16 +133,20 @@ func TestPartitionSame(t *testing.T) {
 
 // TestContainmentLine: a member removed for a containment match says so in
 // its cluster line, with its containment, decided in memory or spilled; a
-// member removed for another match has no containment.
+// member removed for another match has no containment. A match's
+// similarities keep their names, exact or estimated, through both.
 func TestContainmentLine(t *testing.T) {
-	members := []wire.Member{{Root: 1, Doc: 1, ID: "big", Len: 9}, {Root: 1, Doc: 2, ID: "part", Len: 3}, {Root: 1, Doc: 3, ID: "near", Len: 8}}
+	members := []wire.Member{{Root: 1, Doc: 1, ID: "big", Len: 9}, {Root: 1, Doc: 2, ID: "part", Len: 3}, {Root: 1, Doc: 3, ID: "near", Len: 8},
+		{Root: 1, Doc: 4, ID: "est", Len: 2}}
 	links := []wire.Match{
 		{A: 1, B: 2, Jaccard: 0.3, Hamming: 20, Method: wire.Containment, Inside: wire.SideB, Containment: 0.95},
 		{A: 1, B: 3, Jaccard: 0.85, Hamming: 3, Method: wire.MinHash},
+		{A: 1, B: 4, Jaccard: 0.9216, Hamming: 7, Method: wire.MinHash, Estimated: true},
 	}
-	want := []string{"component", `{"cluster":"big","size":3,"representative":"big","members":["big","part","near"],"removed":[` +
+	want := []string{"component", `{"cluster":"big","size":4,"representative":"big","members":["big","part","near","est"],"removed":[` +
 		`{"id":"part","method":"containment","jaccard":0.3,"hamming":20,"containment":0.95},` +
-		`{"id":"near","method":"minhash","jaccard":0.85,"hamming":3}],"component":"big","component_size":3}`}
+		`{"id":"near","method":"minhash","jaccard":0.85,"hamming":3},` +
+		`{"id":"est","method":"minhash","jaccard_estimate":0.9216,"hamming":7}],"component":"big","component_size":4}`}
 	for _, budget := range []int64{1 << 30, 1} {
 		got, err := decide(t, members, links, true, budget)
 		if err != nil || !slices.Equal(got, want) {

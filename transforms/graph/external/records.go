@@ -42,12 +42,13 @@ type linkKey struct {
 	containment float32
 	hamming     uint8
 	method      uint8 // wire.Method
+	estimated   bool  // wire.Match.Estimated
 	removes     greedy.End
 }
 
 // linkInfo lists what the cluster lines say of a link.
 func linkInfo(f fields, v *linkKey) fields {
-	return f.F32(&v.jaccard).F32(&v.containment).U8(&v.hamming).U8(&v.method)
+	return f.F32(&v.jaccard).F32(&v.containment).U8(&v.hamming).U8(&v.method).Bool(&v.estimated)
 }
 
 var linkKeyCodec = extsort.Fixed(func(f fields, v *linkKey) fields {

@@ -70,7 +70,7 @@ func (c *spill) addLink(l *wire.Match) error {
 		return c.marks.Add(l.A)
 	}
 	c.k++
-	return c.links.Add(linkKey{a: l.A, b: l.B, k: c.k, jaccard: l.Jaccard, hamming: l.Hamming, method: uint8(l.Method), removes: removes(l.Inside), containment: l.Containment})
+	return c.links.Add(linkKey{a: l.A, b: l.B, k: c.k, jaccard: l.Jaccard, hamming: l.Hamming, method: uint8(l.Method), removes: removes(l.Inside), containment: l.Containment, estimated: l.Estimated})
 }
 
 // close removes the temporary directory; it may be called more than once.
@@ -317,7 +317,7 @@ func (c *spill) cluster(b *clusterBuf, kept uint64, out Out) error {
 		}
 		linkInfoCodec.Get(c.info, &l)
 		m := &b.cl.Members[i]
-		m.Method, m.Jaccard, m.Containment, m.Hamming = wire.Method(l.method), l.jaccard, l.containment, l.hamming
+		m.Method, m.Jaccard, m.Containment, m.Estimated, m.Hamming = wire.Method(l.method), l.jaccard, l.containment, l.estimated, l.hamming
 		if r.via != none {
 			v, ok := at(r.via)
 			if !ok {

@@ -114,8 +114,9 @@ func (cfg Config) PassesContained(m *wire.Match) bool {
 // a Jaccard match (wire.MinHash) when their Jaccard passes the threshold;
 // else, with cfg.Containment, a containment match when the smaller set
 // (ties: b) has at least ContainMinSize elements and at least that share
-// of them in the other. It sets m's Jaccard, and for a containment match
-// its Method, Inside and Containment, and reports whether m is a match.
+// of them in the other. It sets m's Jaccard (clearing Estimated), and for
+// a containment match its Method, Inside and Containment, and reports
+// whether m is a match.
 func (cfg Config) Exact(m *wire.Match, a, b []uint32) bool {
 	inter := similarity.Intersection(a, b, cfg.need(len(a), len(b)))
 	union := len(a) + len(b) - inter
@@ -124,7 +125,7 @@ func (cfg Config) Exact(m *wire.Match, a, b []uint32) bool {
 		j = float64(inter) / float64(union)
 	}
 	if cfg.Passes(j) {
-		m.Jaccard, m.Method, m.Inside, m.Containment = float32(j), wire.MinHash, wire.NoSide, 0
+		m.Jaccard, m.Method, m.Inside, m.Containment, m.Estimated = float32(j), wire.MinHash, wire.NoSide, 0, false
 		return true
 	}
 	if cfg.Containment <= 0 {
@@ -135,7 +136,7 @@ func (cfg Config) Exact(m *wire.Match, a, b []uint32) bool {
 		return false
 	}
 	if t := float64(inter) / float64(q); t >= cfg.Containment {
-		m.Jaccard, m.Method, m.Inside, m.Containment = float32(j), wire.Containment, side, float32(t)
+		m.Jaccard, m.Method, m.Inside, m.Containment, m.Estimated = float32(j), wire.Containment, side, float32(t), false
 		return true
 	}
 	return false

@@ -92,7 +92,7 @@ func TestExact(t *testing.T) {
 		{"containment off", set(0, 100), set(15, 400), Config{Threshold: 0.8}, false, 0, 0, 0},
 	}
 	for _, tt := range tests {
-		m := wire.Match{Method: wire.MinHash}
+		m := wire.Match{Method: wire.MinHash, Estimated: true}
 		got := tt.cfg.Exact(&m, tt.a, tt.b)
 		if got != tt.want {
 			t.Errorf("%s: Exact = %v, want %v", tt.name, got, tt.want)
@@ -100,6 +100,9 @@ func TestExact(t *testing.T) {
 		}
 		if got && (m.Method != tt.method || m.Inside != tt.inside || m.Containment != tt.containment) {
 			t.Errorf("%s: method %v, inside %v, containment %v; want %v, %v, %v", tt.name, m.Method, m.Inside, m.Containment, tt.method, tt.inside, tt.containment)
+		}
+		if got && m.Estimated {
+			t.Errorf("%s: match still marked Estimated after Exact computed its Jaccard", tt.name)
 		}
 	}
 }

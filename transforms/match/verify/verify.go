@@ -221,7 +221,7 @@ func agree(a, b []uint8) int {
 }
 
 // Check tests candidate pair (a, b) and returns the match to report (A <
-// B, Jaccard estimated) and the decision. Documents without shingles never
+// B, Jaccard estimated: Estimated set) and the decision. Documents without shingles never
 // match.
 func Check(a, b *wire.Info, cfg Config) (wire.Match, Decision) {
 	m := wire.Match{
@@ -235,7 +235,7 @@ func Check(a, b *wire.Info, cfg Config) (wire.Match, Decision) {
 		return m, Reject
 	}
 	j := EstimateJaccard(a.Sketch, b.Sketch)
-	m.Jaccard = float32(j)
+	m.Jaccard, m.Estimated = float32(j), true
 	if cfg.Blocking == SimHash {
 		m.Method = wire.SimHash
 		if int(m.Hamming) <= cfg.Hamming {

@@ -254,6 +254,9 @@ func TestCheck(t *testing.T) {
 		if m.Hamming != 4 {
 			t.Errorf("%v/%v: match Hamming %d, want 4", tt.method, tt.mode, m.Hamming)
 		}
+		if !m.Estimated {
+			t.Errorf("%v/%v, %d equal: match not marked Estimated, its Jaccard is the estimate", tt.method, tt.mode, tt.eq)
+		}
 	}
 }
 
@@ -322,7 +325,7 @@ func TestCheckOrder(t *testing.T) {
 	sa, sb := sketches(128, 128)
 	x := &wire.Info{Doc: wire.DocNum(0, 5), ID: "x", Len: 100, SimHash: 1, Sketch: sa}
 	y := &wire.Info{Doc: wire.DocNum(1, 2), ID: "y", Len: 200, SimHash: 3, Sketch: sb}
-	want := wire.Match{A: x.Doc, B: y.Doc, IDA: "x", IDB: "y", LenA: 100, LenB: 200, Jaccard: 1, Hamming: 1, Method: wire.MinHash}
+	want := wire.Match{A: x.Doc, B: y.Doc, IDA: "x", IDB: "y", LenA: 100, LenB: 200, Jaccard: 1, Hamming: 1, Method: wire.MinHash, Estimated: true}
 	cfg := Config{Blocking: Both, Mode: Auto, Threshold: 0.8, Confidence: 0.95}
 	for _, args := range [][2]*wire.Info{{x, y}, {y, x}} {
 		m, d := Check(args[0], args[1], cfg)

@@ -155,14 +155,24 @@ func badge(other string, f fate) string {
 }
 
 // matchText is a removing match's method and similarity, as the page
-// shows it: "minhash, Jaccard 0.8902, Hamming 8", "containment 0.9500,
-// Jaccard 0.4100, Hamming 20", "exact duplicate".
+// shows it: "minhash, Jaccard 0.8902, Hamming 8", "minhash, Jaccard
+// estimate 0.9216, Hamming 7", "containment 0.9500, Jaccard 0.4100,
+// Hamming 20", "exact duplicate".
 func matchText(m *output.RemovedMember) string {
 	switch m.Method {
 	case "exact":
 		return "exact duplicate"
 	case "containment":
-		return fmt.Sprintf("containment %.4f, Jaccard %.4f, Hamming %d", m.Containment, m.Jaccard, m.Hamming)
+		return fmt.Sprintf("%s %.4f, %s %.4f, Hamming %d", simName("containment", m.Estimated), m.Containment, simName("Jaccard", m.Estimated), m.Jaccard, m.Hamming)
 	}
-	return fmt.Sprintf("%s, Jaccard %.4f, Hamming %d", m.Method, m.Jaccard, m.Hamming)
+	return fmt.Sprintf("%s, %s %.4f, Hamming %d", m.Method, simName("Jaccard", m.Estimated), m.Jaccard, m.Hamming)
+}
+
+// simName is the name the page gives similarity name: with "estimate"
+// after it when it is the MinHash estimate.
+func simName(name string, estimated bool) string {
+	if estimated {
+		return name + " estimate"
+	}
+	return name
 }

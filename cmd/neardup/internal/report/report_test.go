@@ -66,7 +66,7 @@ func makeRun(t *testing.T) (dir string, inputs []string) {
 		),
 		"pairs-00001.jsonl": jsonLines(t,
 			output.PairLine{A: "d7", B: "d8", Jaccard: 0.9712, Hamming: 2, Method: "minhash"},
-			output.PairLine{A: "d9", B: "d10", Jaccard: 0.66, Hamming: 3, Method: "simhash"},
+			output.PairLine{A: "d9", B: "d10", Jaccard: 0.66, Estimated: true, Hamming: 3, Method: "simhash"},
 			output.PairLine{A: "d12", B: "d11", Jaccard: 1, Hamming: 0, Method: "exact"},
 		),
 		"clusters-00000.jsonl": jsonLines(t,
@@ -190,8 +190,9 @@ func TestWrite(t *testing.T) {
 			t.Errorf("report contains %q", bad)
 		}
 	}
-	// The sample runs from the lowest Jaccard up.
-	if i, j := strings.Index(html, "Jaccard <b>0.6600"), strings.Index(html, "Jaccard <b>0.9712"); i < 0 || j < i {
+	// The sample runs from the lowest Jaccard up, each named exact or
+	// estimated as its line has it.
+	if i, j := strings.Index(html, "Jaccard estimate <b>0.6600"), strings.Index(html, "<span>Jaccard <b>0.9712"); i < 0 || j < i {
 		t.Errorf("sample not sorted by Jaccard (0.66 at %d, 0.9712 at %d)", i, j)
 	}
 }

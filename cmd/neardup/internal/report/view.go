@@ -112,12 +112,16 @@ type pairView struct {
 	KeptA, KeptB    string   // the badges: badgeKept, badgeRemoved or badgeRemovedOther
 	Decision        sentence // which was removed for which, or why neither was
 	Jaccard, Method string
-	Containment     string // with the contained side, for a containment pair
-	Hamming         int
-	HasText         bool
-	Rows            []row
-	NoteA, NoteB    string // text missing or cut
-	DiffNote        string // the diff reached its time bound
+	// JaccardName and ContainmentName name the similarities: "Jaccard"
+	// and "containment", with "estimate" after them for the MinHash
+	// estimates.
+	JaccardName, ContainmentName string
+	Containment                  string // with the contained side, for a containment pair
+	Hamming                      int
+	HasText                      bool
+	Rows                         []row
+	NoteA, NoteB                 string // text missing or cut
+	DiffNote                     string // the diff reached its time bound
 }
 
 // headline lists the counts shown first, in this order, by summary key.
@@ -133,7 +137,7 @@ var countNames = map[string]struct{ name, about string }{
 	summary.StatBytes:                         {"input bytes", "bytes of the input records as decoded"},
 	summary.StatRejected:                      {"records rejected", "records that could not be used: see the rejects"},
 	summary.StatDocuments:                     {"documents", "records not rejected"},
-	summary.StatExactDups:                     {"exact duplicates", "documents whose normalized text another document has"},
+	summary.StatExactDups:                     {"exact duplicates", `documents whose normalized text another document has: a pairs line each, "jaccard": 1`},
 	summary.StatSigned:                        {"documents signed", "MinHash and SimHash computed: the documents less their exact duplicates"},
 	summary.StatNoShingles:                    {"documents without shingles", "too short to shingle: never near-duplicates"},
 	summary.StatTruncated:                     {"documents cut to --max-tokens", "signed and compared on their first tokens"},
@@ -144,8 +148,8 @@ var countNames = map[string]struct{ name, about string }{
 	summary.StatFar:                           {"SimHash pairs too far apart", "pairs of a SimHash table bucket more than k bits apart, dropped"},
 	summary.StatCandidates:                    {"candidate pairs checked", "pairs that share a block key"},
 	summary.StatVerified:                      {"verified pairs", "candidate pairs found near-duplicates"},
-	summary.StatByEstimate:                    {"verified by the MinHash estimate", ""},
-	summary.StatByExact:                       {"verified by exact Jaccard", "of the pairs the estimate could not decide"},
+	summary.StatByEstimate:                    {"verified by the MinHash estimate", `pairs lines with "jaccard_estimate"`},
+	summary.StatByExact:                       {"verified by exact Jaccard", `of the pairs the estimate could not decide: pairs lines with "jaccard"`},
 	summary.StatUnsure:                        {"pairs checked by exact Jaccard", "the estimate could not decide them at --confidence"},
 	summary.StatClusters:                      {"clusters", "a kept document and the documents removed for it"},
 	summary.StatClustered:                     {"documents in clusters", ""},
@@ -159,7 +163,7 @@ var countNames = map[string]struct{ name, about string }{
 	summary.StatContainmentPairs:              {"containment pairs", "pairs of a document inside another (--containment)"},
 	summary.StatRemovedContainment:            {"removed for a containment pair", ""},
 	summary.StatContainSmall:                  {"documents too small for containment", "fewer distinct shingles than --containment-min-size"},
-	output.KindPairs + summary.LinesSuffix:    {"lines in pairs-*.jsonl", ""},
+	output.KindPairs + summary.LinesSuffix:    {"lines in pairs-*.jsonl", "exact duplicates + verified exactly + verified by estimate"},
 	output.KindClusters + summary.LinesSuffix: {"lines in clusters-*.jsonl", ""},
 	output.KindRejects + summary.LinesSuffix:  {"lines in rejects-*.jsonl", ""},
 }
@@ -299,7 +303,7 @@ func simChart(hist map[string]*[simBins]int64) (*chart, []legendItem) {
 		}
 		cols = append(cols, col)
 	}
-	c := vbarChart(cols, 760, 260, "Jaccard similarity (bins 0.05 wide; 1.0 in the last)")
+	c := vbarChart(cols, 760, 260, "Jaccard similarity, exact or estimated as each pair gives it (bins 0.05 wide; 1.0 in the last)")
 	return &c, legend
 }
 
@@ -381,7 +385,8 @@ func pairViews(sample []output.PairLine, fates map[string]fate, texts map[string
 	out := make([]pairView, len(sample))
 	for i, p := range sample {
 		pv := pairView{N: i + 1, A: shortID(p.A), B: shortID(p.B),
-			Jaccard: fmt.Sprintf("%.4f", p.Jaccard), Hamming: p.Hamming, Method: p.Method}
+			Jaccard: fmt.Sprintf("%.4f", p.Jaccard), Hamming: p.Hamming, Method: p.Method,
+			JaccardName: simName("Jaccard", p.Estimated), ContainmentName: simName("containment", p.Estimated)}
 		pv.Decision, pv.KeptA, pv.KeptB = decision(p.A, p.B, fates[p.A], fates[p.B], p.Method)
 		if p.Method == "containment" {
 			pv.Containment = fmt.Sprintf("%.4f", p.Containment)
