@@ -22,6 +22,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
@@ -40,7 +41,7 @@ func init() {
 // find what it read in o.Work: the first reading of each file (see
 // jobfiles.ReadSeen) and the documents of each segment (see
 // jobfiles.WorkDir.SegmentDocs).
-func Read(s beam.Scope, o Options, files jobfiles.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
+func Read(s beam.Scope, o Options, files filelist.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
 	outs := make([][]beam.PCollection, 5)
 	read := &readKeysFn{Work: o.Work, Read: o.Read, Norm: o.Norm, Partitions: o.Partitions}
@@ -159,10 +160,10 @@ type unitReader struct {
 // and writing their document shards, whose markers go to emitSegment; it
 // commits the spool copy of a file read whole and without error.
 func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []byte)) error {
-	rd, spool := r.open(ctx)
-	if spool != nil {
-		rd.Tee = spool
-		defer spool.Abort()
+	rd, spooled := r.open(ctx)
+	if spooled != nil {
+		rd.Tee = spooled
+		defer spooled.Abort()
 	}
 	docShards := r.fn.Work.NewDocSegments(ctx, r.u.File, r.u.Path)
 	b := wire.NewBatcher(0)
@@ -193,8 +194,8 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []by
 	if err := docShards.Finish(emitSegment); err != nil {
 		return err
 	}
-	if !r.broken && spool != nil && r.comp != record.None {
-		spool.Commit(ctx)
+	if !r.broken && spooled != nil && r.comp != record.None {
+		spooled.Commit(ctx)
 	}
 	b.Flush(emit)
 	return nil

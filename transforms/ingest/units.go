@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/objects"
 )
 
@@ -55,7 +56,7 @@ func init() {
 	register.DoFn4x1[context.Context, int64, string, func(int64, []byte), error](&splitFn{})
 	register.DoFn3x1[int64, []byte, func(int64, []byte), error](&unitBranchFn{})
 	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), error](&mergeReadFn{})
-	register.Function3x0(jobfiles.WaitFor)
+	register.Function3x0(filelist.WaitFor)
 }
 
 // readUnit is one unit of the first pass: unit U (0-based) of the Of units
@@ -86,7 +87,7 @@ type unitResult struct {
 
 // readUnits splits the files of every branch into units and returns them
 // in as many branches, grouped by unit (one unit a key).
-func readUnits(s beam.Scope, o Options, files jobfiles.Files) []beam.PCollection {
+func readUnits(s beam.Scope, o Options, files filelist.Files) []beam.PCollection {
 	var splits []beam.PCollection
 	for _, b := range files.Branches {
 		splits = append(splits, beam.ParDo(s, &splitFn{Split: splitterOf(o)}, b))

@@ -1,9 +1,9 @@
-// Package jobfiles is what the stages share of a job's files: the input
-// file list and its branches (Files, NewFiles, WriteFileManifest), the work
+// Package jobfiles is what the stages share of a job's files: the work
 // directory (WorkDir: info shards, document shards, spool copies of the
 // inputs, index pre-shards, and the first pass's reading of each input,
 // which later readers check the files against), and the names of every
-// work file (IsWorkFile); package spilled, below it, the spilled shuffles. It holds no stage and no job configuration: every stage
+// work file (IsWorkFile). Below it, package filelist is the input file list and its
+// branches, and package spilled the spilled shuffles. It holds no stage and no job configuration: every stage
 // package imports it, and job.Config.WorkDir gives the handle on a job's
 // work directory.
 package jobfiles

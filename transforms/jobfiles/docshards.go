@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/objects"
 )
 
@@ -219,7 +220,7 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 func (w WorkDir) CheckDocs(ctx context.Context, key int, path string, opt record.Options) docpool.Reader {
 	file, index := wire.SegmentFile(key, w.SegmentBits)
 	parse := docpool.Parsed(w.Reader(ctx, file, path, opt))
-	if w.Dir == "" || IsIndexed(wire.DocNum(file, 0)) {
+	if w.Dir == "" || filelist.IsIndexed(wire.DocNum(file, 0)) {
 		return parse
 	}
 	return func(doc func(*docpool.Doc) error, reject func(record.Reject) error) error {

@@ -10,7 +10,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
 	"github.com/neardup/neardup/transforms/format/index"
-	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
 	"github.com/neardup/neardup/transforms/objects"
@@ -83,16 +82,6 @@ func (pre *RecordShard) AddDoc(d *blockkeys.Doc) {
 	rec.Contain = pre.keys
 	pre.add(&rec)
 }
-
-// IndexFileBase is the file index of the first index shard in an audit's
-// document numbers: indexed document d of shard k is wire.DocNum(
-// IndexFileBase+k, its record index in its source). New documents have file
-// indexes below it, so in every pair (A < B) of a new and an indexed
-// document A is the new one.
-const IndexFileBase = 1 << 23
-
-// IsIndexed reports whether document number d is an indexed document.
-func IsIndexed(d wire.Doc) bool { return wire.File(d) >= IndexFileBase }
 
 // OpenShard opens the shard in the index format at path; close c when done.
 func OpenShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer, err error) {

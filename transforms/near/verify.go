@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -40,9 +41,9 @@ func init() {
 //
 // In: files (index, path), pairs (segment of A, chunk). Out: verified
 // matches (file index of A, chunk), stats.
-func Verify(s beam.Scope, o Options, files jobfiles.Files, pairs beam.PCollection) (matches, st beam.PCollection) {
+func Verify(s beam.Scope, o Options, files filelist.Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := jobfiles.ByFile(s.Scope("JoinFirst"), &halfJoinFn{Work: o.Work, Batches: o.Batches}, pairs)
+	halves := filelist.ByFile(s.Scope("JoinFirst"), &halfJoinFn{Work: o.Work, Batches: o.Batches}, pairs)
 	byRound := rounds.SplitSegments(s, o.Rounds, o.Work.SegmentBits, halves[0])
 	checked := rounds.Run(s.Scope("Check"), 3, &verifyFn{Work: o.Work, Verify: o.Verify, Batches: o.Batches}, byRound)
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
 
@@ -29,7 +30,7 @@ func init() {
 //
 // In: files, matches, cluster lines, reject lines (keyed by file index, not
 // grouped: see writeparts.go), removals (keyed by file index). Out: stats.
-func Write(s beam.Scope, o Options, files jobfiles.Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
+func Write(s beam.Scope, o Options, files filelist.Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
 	rejected := beam.ParDo(s.Scope("rejected"), &ingest.RejectedLinesFn{}, rejects)
 	dedup := files.PerFile(s.Scope("dedup"), 1, &writeDedupFn{Work: o.Work, Read: o.Read, Out: o.Out}, removes, rejected)[0]
