@@ -22,6 +22,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/docshards"
 	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/text/normalize"
@@ -36,11 +37,11 @@ func init() {
 // In: (file index, path). Out: exact-key records (partition, chunk), reject
 // lines (file index, chunk), what it read of each file (file index,
 // summary.InputFile JSON: set Files.Seen to it for the summary), segment
-// markers (segment, marker: see jobfiles.DocSegments), for Signatures, and stats
+// markers (segment, marker: see docshards.Writer), for Signatures, and stats
 // (name, n). It reads the files in units (see units.go). The later passes
 // find what it read in o.Work: the first reading of each file (see
 // jobfiles.ReadSeen) and the documents of each segment (see
-// jobfiles.WorkDir.SegmentDocs).
+// docshards.SegmentDocs).
 func Read(s beam.Scope, o Options, files filelist.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
 	outs := make([][]beam.PCollection, 5)
@@ -165,7 +166,7 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []by
 		rd.Tee = spooled
 		defer spooled.Abort()
 	}
-	docShards := r.fn.Work.NewDocSegments(ctx, r.u.File, r.u.Path)
+	docShards := docshards.NewWriter(ctx, r.fn.Work, r.u.File, r.u.Path)
 	b := wire.NewBatcher(0)
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
 		// A cancelled job stops the reading at its next document.

@@ -28,7 +28,7 @@ import (
 // alone, so that the copy's lines are numbered as the file's), so that
 // the passes that need the records as they are (the deduplicated copy)
 // read plain bytes instead of inflating the file again. (The passes that
-// shingle documents read the document shards instead: see docshards.go.)
+// shingle documents read the document shards instead: see package docshards.)
 // It is a local-disk cache for runs on one machine
 // (WorkDir.Spool names a directory the command creates and removes); a pass
 // that finds no spool file, as on a cluster where passes run on other

@@ -49,7 +49,7 @@ func StopWriters(timeout time.Duration) bool { return workfiles.Stop(timeout) }
 // WorkDir is a stage's handle on the job's work directory: what every
 // DoFn that reads or writes work files holds, in place of the job's
 // Config. Its methods make the work files: info shards (here), document
-// shards (docshards.go), spill files (spilled.To), spool copies (spool.go)
+// shards (package docshards), spill files (spilled.To), spool copies (spool.go)
 // and the readers of the inputs that check them against the first pass's
 // reading (input.go).
 type WorkDir struct {
@@ -86,7 +86,7 @@ func (w WorkDir) SegmentShardName(seg int) string {
 }
 
 // IsWorkFile reports whether name is a file the job writes in its work
-// directory: an info shard, a document shard (see docshards.go), a spill
+// directory: an info shard, a document shard (see DocShardName), a spill
 // file (see spilled.To), the first pass's
 // reading of an input (see input.go), or the temporary name of one being
 // written.
@@ -116,6 +116,19 @@ func IsWorkFile(name string) bool {
 		}
 	}
 	return false
+}
+
+// DocShardName is the name of the document shard of segment index (within
+// the file) of input file index file: names sort by file, then segment.
+func DocShardName(file, index int) string { return fmt.Sprintf("docs-%05d-%06d.bin", file, index) }
+
+// IsDocShardName reports whether name is a document shard's.
+func IsDocShardName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "docs-")
+	f, seg, ok2 := strings.Cut(rest, "-")
+	file, err := strconv.Atoi(f)
+	index, err2 := strconv.Atoi(strings.TrimSuffix(seg, ".bin"))
+	return ok && ok2 && err == nil && err2 == nil && file >= 0 && index >= 0 && name == DocShardName(file, index)
 }
 
 // SpillPattern matches the names of spill files: spill-KIND-PID-N.bin.
@@ -341,7 +354,7 @@ func (s *InfoSegments) Close(err error) error {
 }
 
 // RemoveAll removes the info shards, the document shards (see
-// docshards.go), the spill files and the first
+// DocShardName), the spill files and the first
 // pass's readings of the inputs (and leftovers of their temporary names)
 // from w.Dir, and the directory itself when it is local and left empty.
 func (w WorkDir) RemoveAll(ctx context.Context) error {

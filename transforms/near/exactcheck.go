@@ -20,6 +20,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/docshards"
 	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
@@ -310,7 +311,7 @@ func (r shingleReader) each(ctx context.Context, key int, byLine map[int64][]int
 		}, nil
 	}
 	found := 0
-	err := docpool.Map(r.Work.CheckDocs(ctx, key, path, opt), r.Work.Workers, newWorker, func(r *shingleSet) {
+	err := docpool.Map(docshards.CheckDocs(ctx, r.Work, key, path, opt), r.Work.Workers, newWorker, func(r *shingleSet) {
 		// The reader reads only the lines in byLine, each once.
 		found++
 		fn(r.set, byLine[r.line])

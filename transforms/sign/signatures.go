@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/docshards"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
@@ -29,7 +30,7 @@ func init() {
 
 // Signatures is the second pass, segment by segment of each input file:
 // SimHash, MinHash, block keys. A segment's documents come from its
-// document shard (see jobfiles.WorkDir.SegmentDocs), so a 1-file input has as many keys as
+// document shard (see docshards.SegmentDocs), so a 1-file input has as many keys as
 // segments. The documents' infos go to one info shard per segment in
 // o.Work, which Verify reads.
 //
@@ -209,7 +210,7 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	if fn.InfoShards {
 		shards = fn.Work.NewInfoSegments(ctx, ss.file, ss.path)
 	}
-	err := docpool.Map(fn.Work.SegmentDocs(ctx, seg, ndocs, nil), fn.Work.Workers, ss.worker, func(r *signResult) {
+	err := docpool.Map(docshards.SegmentDocs(ctx, fn.Work, seg, ndocs, nil), fn.Work.Workers, ss.worker, func(r *signResult) {
 		if !ss.count(r) {
 			return
 		}
