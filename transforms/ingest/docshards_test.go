@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/docshards"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
 )
 
 // TestDocShards: the first pass (readKeysFn) writes the good documents of
@@ -81,7 +82,7 @@ func TestDocShards(t *testing.T) {
 
 	// in.jsonl: lines 0-3 (a, b) and 4-7 (c, e); d's empty text and "not
 	// json" are rejects.
-	parsedDocs := collectDocs(t, docpool.Parsed(cfg.WorkDir().Reader(ctx, 0, plain, cfg.RecordOptions())))
+	parsedDocs := collectDocs(t, docpool.Parsed(input.Reader(ctx, cfg.WorkDir(), 0, plain, cfg.RecordOptions())))
 	for _, seg := range []int{wire.Segment(wire.DocNum(0, 0), 2), wire.Segment(wire.DocNum(0, 4), 2)} {
 		n, path, err := wire.DecodeMarker(markers[int64(seg)])
 		if err != nil || n != 2 || path != plain {
@@ -140,7 +141,7 @@ func TestDocShards(t *testing.T) {
 			cutDocs += n
 		}
 	}
-	if got := collectDocs(t, docpool.Parsed(cfg.WorkDir().Reader(ctx, 1, cut, cfg.RecordOptions()))); cutDocs == 0 || int64(len(got)) != cutDocs {
+	if got := collectDocs(t, docpool.Parsed(input.Reader(ctx, cfg.WorkDir(), 1, cut, cfg.RecordOptions()))); cutDocs == 0 || int64(len(got)) != cutDocs {
 		t.Errorf("cut file: %d documents in shards, %d parsed", cutDocs, len(got))
 	}
 

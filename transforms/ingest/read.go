@@ -24,6 +24,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/docshards"
 	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
@@ -40,7 +41,7 @@ func init() {
 // markers (segment, marker: see docshards.Writer), for Signatures, and stats
 // (name, n). It reads the files in units (see units.go). The later passes
 // find what it read in o.Work: the first reading of each file (see
-// jobfiles.ReadSeen) and the documents of each segment (see
+// input.ReadSeen) and the documents of each segment (see
 // docshards.SegmentDocs).
 func Read(s beam.Scope, o Options, files filelist.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
@@ -170,7 +171,7 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []by
 	b := wire.NewBatcher(0)
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
 		// A cancelled job stops the reading at its next document.
-		r.fp, err = jobfiles.ReadFileFrom(ctx, rd, func(d record.Doc) error {
+		r.fp, err = input.Read(ctx, rd, func(d record.Doc) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -204,9 +205,9 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []by
 
 // open returns how to read the unit: a range of a split file, or a whole
 // file, with its spool copy to write (nil without a spool).
-func (r *unitReader) open(ctx context.Context) (jobfiles.FileRead, *jobfiles.SpoolFile) {
+func (r *unitReader) open(ctx context.Context) (input.FileRead, *jobfiles.SpoolFile) {
 	u := r.u
-	rd := jobfiles.FileRead{Open: u.Path, Name: u.Path, Opt: r.fn.Read.Options(), Count: &jobstate.Progress.Bytes, Comp: &r.comp}
+	rd := input.FileRead{Open: u.Path, Name: u.Path, Opt: r.fn.Read.Options(), Count: &jobstate.Progress.Bytes, Comp: &r.comp}
 	rd.Opt.OnLineIDs = func() { r.lineIDs = true }
 	if u.Of <= 1 {
 		return rd, r.fn.Work.NewSpool(ctx, u.File, u.Path)

@@ -23,6 +23,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
 )
 
 // collectDocs reads every document r reports, by line index.
@@ -80,7 +81,7 @@ func TestSpoolDropped(t *testing.T) {
 	if err != nil || docs != 2 {
 		t.Fatalf("first pass without a usable spool: %v, %d documents, want 2", err, docs)
 	}
-	if got := collectDocs(t, docpool.Parsed(cfg.WorkDir().Reader(ctx, 0, in, cfg.RecordOptions()))); len(got) != 2 {
+	if got := collectDocs(t, docpool.Parsed(input.Reader(ctx, cfg.WorkDir(), 0, in, cfg.RecordOptions()))); len(got) != 2 {
 		t.Errorf("the input read again without a spool copy: %d documents, want 2", len(got))
 	}
 
@@ -218,7 +219,7 @@ func TestSpoolYields(t *testing.T) {
 		t.Error("a new copy was started after the spool was dropped")
 		s.Abort()
 	}
-	if got := collectDocs(t, docpool.Parsed(w.Reader(ctx, 0, in, cfg.RecordOptions()))); len(got) != 2 {
+	if got := collectDocs(t, docpool.Parsed(input.Reader(ctx, w, 0, in, cfg.RecordOptions()))); len(got) != 2 {
 		t.Errorf("the input read again without its copy: %d documents, want 2", len(got))
 	}
 

@@ -8,16 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
-	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/internal/diskroom"
-	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
@@ -131,54 +128,6 @@ func (w WorkDir) Spooled(file int, path string) string {
 // SpoolPath is where the copy of input file index file lives.
 func (w WorkDir) SpoolPath(file int) string {
 	return filepath.Join(w.Spool, fmt.Sprintf("input-%05d", file))
-}
-
-// Reader returns the reader of input file index file at path: from the
-// spool if it holds the file, else from path itself, checked against the
-// first pass's reading of it in w.Dir (see input.go). Records and rejects
-// are named by path either way. A spool copy's records are identified as
-// the first pass identified the file's (IDs decided by a line that the
-// copy holds as a blank one). A pass that reads the spool copy checks the
-// input's size and modification time against the first pass's, before
-// and after it reads (SeenFile.checkUnchanged): an input that changed
-// fails the pass with or without the spool.
-func (w WorkDir) Reader(ctx context.Context, file int, path string, opt record.Options) docpool.FileReader {
-	return func(doc func(record.Doc) error, reject func(record.Reject) error) error {
-		seen, err := ReadSeen(ctx, w.Dir, file)
-		if err != nil {
-			return err
-		}
-		rd := FileRead{Open: w.Spooled(file, path), Name: path, Opt: opt, plain: true}
-		if rd.Open != path {
-			if seen != nil && rd.Opt.IDs == record.IDAuto {
-				rd.Opt.IDs = record.IDFromField
-				if seen.lineIDs {
-					rd.Opt.IDs = record.IDFromLine
-				}
-			}
-			if err := seen.checkUnchanged(ctx, path); err != nil {
-				return err
-			}
-			read := false // a record or reject came
-			_, err = ReadFileFrom(ctx, rd, func(d record.Doc) error {
-				read = true
-				return doc(d)
-			}, func(r record.Reject) error {
-				read = true
-				return reject(r)
-			})
-			if err == nil {
-				err = seen.checkUnchanged(ctx, path)
-			}
-			if read || !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			// The copy was dropped since spooled found it.
-		}
-		rd = FileRead{Open: path, Name: path, Opt: opt, seen: seen}
-		_, err = ReadFileFrom(ctx, rd, doc, reject)
-		return err
-	}
 }
 
 // SpoolFile is a spool copy being written: a temporary name, renamed into

@@ -51,7 +51,7 @@ func StopWriters(timeout time.Duration) bool { return workfiles.Stop(timeout) }
 // Config. Its methods make the work files: info shards (here), document
 // shards (package docshards), spill files (spilled.To), spool copies (spool.go)
 // and the readers of the inputs that check them against the first pass's
-// reading (input.go).
+// reading (package input).
 type WorkDir struct {
 	Dir         string // Config.Work: every worker must be able to read and write it
 	SegmentBits int    // Config.SegmentBits or its default, never 0
@@ -88,7 +88,7 @@ func (w WorkDir) SegmentShardName(seg int) string {
 // IsWorkFile reports whether name is a file the job writes in its work
 // directory: an info shard, a document shard (see DocShardName), a spill
 // file (see spilled.To), the first pass's
-// reading of an input (see input.go), or the temporary name of one being
+// reading of an input (SeenName), or the temporary name of one being
 // written.
 func IsWorkFile(name string) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
@@ -108,7 +108,7 @@ func IsWorkFile(name string) bool {
 	for _, kind := range []struct {
 		prefix, suffix string
 		name           func(int) string
-	}{{"info-", ".bin", OldInfoShardName}, {"seen-", ".json", seenName}} {
+	}{{"info-", ".bin", OldInfoShardName}, {"seen-", ".json", SeenName}} {
 		digits, ok := strings.CutPrefix(name, kind.prefix)
 		digits, ok2 := strings.CutSuffix(digits, kind.suffix)
 		if n, err := strconv.Atoi(digits); ok && ok2 && err == nil && n >= 0 && name == kind.name(n) {
@@ -130,6 +130,10 @@ func IsDocShardName(name string) bool {
 	index, err2 := strconv.Atoi(strings.TrimSuffix(seg, ".bin"))
 	return ok && ok2 && err == nil && err2 == nil && file >= 0 && index >= 0 && name == DocShardName(file, index)
 }
+
+// SeenName is the name of the first pass's InputFile of input file index
+// file in the work directory.
+func SeenName(file int) string { return fmt.Sprintf("seen-%05d.json", file) }
 
 // SpillPattern matches the names of spill files: spill-KIND-PID-N.bin.
 const SpillPattern = "spill-*.bin"

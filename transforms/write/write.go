@@ -18,6 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
 
@@ -77,13 +78,13 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool, containme
 // last line without one; a text file's content as
 // it is, or nothing if it is removed; a Parquet input's good rows not
 // removed, as a Parquet file with its schema: see
-// jobfiles.WorkDir.WriteParquetDedup), and the
+// input.WriteParquetDedup), and the
 // count kept. The file is copied without parsing: the first pass already
 // said which lines are records (rejected ones are in rejects-*.jsonl). The
 // copy is compressed with Out.Compress, or else as the input is (a
 // .jsonl.gz input gives a .jsonl.gz copy), at Out.Level. Reading the input itself, not
 // its spool copy, it checks the file against the first pass's reading (see
-// jobfiles.ReadFileFrom) before the copy is renamed into place. With Out.Removed it
+// input.Read) before the copy is renamed into place. With Out.Removed it
 // also writes output.RemovedName, the file's removed records copied the
 // same way (a Text input: the file if it is removed, else nothing).
 type writeDedupFn struct {
@@ -161,7 +162,7 @@ func dedupRemovals(path string, remove wire.LineSet, rejectChunks func(*[]byte) 
 func (fn *writeDedupFn) copyParquet(ctx context.Context, file int, path, name string, opt record.Options) (kept int64, err error) {
 	opt.Raw = false
 	err = jobfiles.WriteAtomically(ctx, fn.Out.Dir, name, func(w io.Writer) (err error) {
-		kept, err = fn.Work.WriteParquetDedup(ctx, file, path, opt, w)
+		kept, err = input.WriteParquetDedup(ctx, fn.Work, file, path, opt, w)
 		return err
 	})
 	return kept, err
@@ -179,7 +180,7 @@ func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path, name stri
 		return 0, err
 	}
 	err = WriteCompressed(ctx, fn.Out.Dir, name, fn.Out.Compression(in), func(w io.Writer) error {
-		return fn.Work.Reader(ctx, file, path, opt)(func(d record.Doc) error {
+		return input.Reader(ctx, fn.Work, file, path, opt)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {
 				return err
@@ -192,10 +193,10 @@ func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path, name stri
 }
 
 // inputCompression is the compression the first pass found in input file
-// index file at path (see jobfiles.ReadSeen), or, without its reading (a stage
+// index file at path (see input.ReadSeen), or, without its reading (a stage
 // tested alone), the one its name says.
 func inputCompression(ctx context.Context, work string, file int, path string) (record.Compression, error) {
-	seen, err := jobfiles.ReadSeen(ctx, work, file)
+	seen, err := input.ReadSeen(ctx, work, file)
 	if err != nil {
 		return record.None, err
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
 	"github.com/neardup/neardup/transforms/objects"
 )
 
@@ -209,7 +210,7 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 // indexed source, or a stage tested without the first pass.
 func CheckDocs(ctx context.Context, w jobfiles.WorkDir, key int, path string, opt record.Options) docpool.Reader {
 	file, index := wire.SegmentFile(key, w.SegmentBits)
-	parse := docpool.Parsed(w.Reader(ctx, file, path, opt))
+	parse := docpool.Parsed(input.Reader(ctx, w, file, path, opt))
 	if w.Dir == "" || filelist.IsIndexed(wire.DocNum(file, 0)) {
 		return parse
 	}
