@@ -25,10 +25,10 @@ const (
 // imports for the work files they pass each other: the input list, the
 // work directory's shards, spool copies and pre-shards (the types its functions return are exported, with their
 // methods).
-const sharedExported = 48
+const sharedExported = 35
 
 // stagePackages are the Beam layer's packages (see the package doc).
-var stagePackages = []string{"job", "jobstate", "jobfiles", "jobfiles/filelist", "jobfiles/docshards", "jobfiles/input", "jobfiles/spilled", "ingest", "exact", "sign", "near", "cluster", "write", "indexing", "audit"}
+var stagePackages = []string{"job", "jobstate", "jobfiles", "jobfiles/filelist", "jobfiles/docshards", "jobfiles/input", "jobfiles/spool", "jobfiles/spilled", "ingest", "exact", "sign", "near", "cluster", "write", "indexing", "audit"}
 
 // algorithmPackages are the Beam-free packages under this one.
 var algorithmPackages = []string{"text", "sketch", "match", "graph", "format", "eval", "objects", "mix", "choice"}

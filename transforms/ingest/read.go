@@ -25,6 +25,7 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles/docshards"
 	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobfiles/input"
+	"github.com/neardup/neardup/transforms/jobfiles/spool"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
@@ -205,12 +206,12 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []by
 
 // open returns how to read the unit: a range of a split file, or a whole
 // file, with its spool copy to write (nil without a spool).
-func (r *unitReader) open(ctx context.Context) (input.FileRead, *jobfiles.SpoolFile) {
+func (r *unitReader) open(ctx context.Context) (input.FileRead, *spool.File) {
 	u := r.u
 	rd := input.FileRead{Open: u.Path, Name: u.Path, Opt: r.fn.Read.Options(), Count: &jobstate.Progress.Bytes, Comp: &r.comp}
 	rd.Opt.OnLineIDs = func() { r.lineIDs = true }
 	if u.Of <= 1 {
-		return rd, r.fn.Work.NewSpool(ctx, u.File, u.Path)
+		return rd, spool.Start(ctx, r.fn.Work, u.File, u.Path)
 	}
 	// A range of a Parquet or line file: no spool copy.
 	if u.IDs != nil { // a line file (lineunits.go)

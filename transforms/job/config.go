@@ -88,7 +88,7 @@ type Config struct {
 	// what a run picks).
 	Rounds int
 	// Spool is a local directory for decompressed copies of compressed
-	// inputs (see jobfiles.SpoolFile), which the deduplicated copy reads; "" reads
+	// inputs (see spool.File), which the deduplicated copy reads; "" reads
 	// the inputs again.
 	Spool string
 

@@ -49,7 +49,7 @@ func StopWriters(timeout time.Duration) bool { return workfiles.Stop(timeout) }
 // WorkDir is a stage's handle on the job's work directory: what every
 // DoFn that reads or writes work files holds, in place of the job's
 // Config. Its methods make the work files: info shards (here), document
-// shards (package docshards), spill files (spilled.To), spool copies (spool.go)
+// shards (package docshards), spill files (spilled.To), spool copies (package spool)
 // and the readers of the inputs that check them against the first pass's
 // reading (package input).
 type WorkDir struct {

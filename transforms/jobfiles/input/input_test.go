@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spool"
 )
 
 // readAll reads rd with Read, failing the test if that takes more
@@ -196,7 +197,7 @@ func TestReadFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	work.Spool = dir
-	if err := os.Rename(copyPath, work.SpoolPath(0)); err != nil {
+	if err := os.Rename(copyPath, spool.Path(work, 0)); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := later(work, record.Options{}); err != nil || n != 2 {

@@ -8,6 +8,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spool"
 )
 
 // Reader returns the reader of input file index file at path: from the
@@ -25,7 +26,7 @@ func Reader(ctx context.Context, w jobfiles.WorkDir, file int, path string, opt 
 		if err != nil {
 			return err
 		}
-		rd := FileRead{Open: w.Spooled(file, path), Name: path, Opt: opt, plain: true}
+		rd := FileRead{Open: spool.Source(w, file, path), Name: path, Opt: opt, plain: true}
 		if rd.Open != path {
 			if seen != nil && rd.Opt.IDs == record.IDAuto {
 				rd.Opt.IDs = record.IDFromField
