@@ -11,8 +11,8 @@ import (
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/objects"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -56,7 +56,7 @@ func stageShardIDs(t *testing.T, cfg job.Config, dir, name string) []string {
 // eachShardRecord calls fn for every record of the index shard at path.
 func eachShardRecord(t *testing.T, path string, fn func(*index.Record)) {
 	t.Helper()
-	rd, c, err := jobfiles.OpenShard(context.Background(), path)
+	rd, c, err := recshards.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

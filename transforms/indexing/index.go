@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/objects"
@@ -277,7 +278,7 @@ func listPreShards(ctx context.Context, dir string, file int) ([]string, error) 
 // copyKept adds the records of the pre-shard at pre, of input path, whose
 // lines remove does not hold, to iw and their keys to kr.
 func copyKept(ctx context.Context, pre, path string, remove wire.LineSet, iw *index.Writer, kr *keyRouter) error {
-	rd, rc, err := jobfiles.OpenShard(ctx, pre)
+	rd, rc, err := recshards.Open(ctx, pre)
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ type Config struct {
 	Spill bool
 
 	// Work is the directory for the job's intermediate files (the info
-	// shards, see jobfiles.InfoSegments). Every worker must be able to read and write
+	// shards, see recshards.InfoWriter). Every worker must be able to read and write
 	// it; pipeline.Build defaults it to Output/.tmp-work.
 	Work string
 	// SegmentBits sets the segments (wire.Segment) that key the info shards

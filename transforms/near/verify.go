@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -149,7 +150,7 @@ func routeOf(w jobfiles.WorkDir, partitions, k int) (route func(wire.Doc) int, w
 // its lookup.
 func segmentInfos(ctx context.Context, w jobfiles.WorkDir, seg int) func() (func(wire.Doc) *wire.Info, error) {
 	return sync.OnceValues(func() (func(wire.Doc) *wire.Info, error) {
-		infos, err := w.ReadInfoShard(ctx, seg)
+		infos, err := recshards.ReadInfoShard(ctx, w, seg)
 		if err != nil {
 			return nil, err
 		}

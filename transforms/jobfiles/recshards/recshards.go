@@ -1,4 +1,11 @@
-package jobfiles
+// Package recshards writes and reads the shards in the index format
+// (package index: checksummed blocks, records in line order) that the
+// signature pass writes of each input file: in, a signed document's record
+// (Shard.AddDoc) or its info (InfoWriter.Add); out, the pre-shards that
+// indexing.WriteIndex sorts into the index (PreShardName) and the info
+// shards that verification reads by segment (ReadInfoShard, InfoTable).
+// Open opens any shard in the index format.
+package recshards
 
 import (
 	"cmp"
@@ -7,12 +14,9 @@ import (
 	"io"
 	"slices"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
-
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
-	"github.com/neardup/neardup/transforms/objects"
 )
 
 // PreShardName is the name of the pre-shard of segment index (within the
@@ -21,24 +25,24 @@ func PreShardName(file, index int) string { return fmt.Sprintf(".sig-%05d-%06d.b
 
 // NewPreShard returns a pre-shard to fill, or nil when the job writes no
 // index (indexOut "").
-func NewPreShard(indexOut string) *RecordShard {
+func NewPreShard(indexOut string) *Shard {
 	if indexOut == "" {
 		return nil
 	}
-	return &RecordShard{kind: workfiles.KindSigShards}
+	return &Shard{kind: workfiles.KindSigShards}
 }
 
-// A RecordShard collects the records of one input file for a shard in the
-// index format: a pre-shard (above) or an info shard (workfiles.go). A nil
-// *RecordShard collects and writes nothing.
-type RecordShard struct {
+// A Shard collects the records of one input file for a shard in the
+// index format: a pre-shard (above) or an info shard (InfoWriter). A nil
+// *Shard collects and writes nothing.
+type Shard struct {
 	recs []index.Record
 	kind string   // the kind of work file it is written as (workfiles.Count)
 	keys []uint64 // AddDoc's scratch
 }
 
 // add appends a copy of r.
-func (s *RecordShard) add(r *index.Record) {
+func (s *Shard) add(r *index.Record) {
 	if s == nil {
 		return
 	}
@@ -49,7 +53,7 @@ func (s *RecordShard) add(r *index.Record) {
 
 // Write writes the records, in line order, to dir/name as the shard of the
 // input file source, atomically.
-func (s *RecordShard) Write(ctx context.Context, dir, name, source string) error {
+func (s *Shard) Write(ctx context.Context, dir, name, source string) error {
 	if s == nil {
 		return nil
 	}
@@ -70,7 +74,7 @@ func (s *RecordShard) Write(ctx context.Context, dir, name, source string) error
 }
 
 // AddDoc adds the index record of a signed document to pre.
-func (pre *RecordShard) AddDoc(d *blockkeys.Doc) {
+func (pre *Shard) AddDoc(d *blockkeys.Doc) {
 	if pre == nil {
 		return
 	}
@@ -83,8 +87,8 @@ func (pre *RecordShard) AddDoc(d *blockkeys.Doc) {
 	pre.add(&rec)
 }
 
-// OpenShard opens the shard in the index format at path; close c when done.
-func OpenShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer, err error) {
+// Open opens the shard in the index format at path; close c when done.
+func Open(ctx context.Context, path string) (rd *index.Reader, c io.Closer, err error) {
 	rc, err := workfiles.Open(ctx, path)
 	if err != nil {
 		return nil, nil, err
@@ -96,28 +100,12 @@ func OpenShard(ctx context.Context, path string) (rd *index.Reader, c io.Closer,
 	return rd, rc, nil
 }
 
-// RemoveMatching removes the files of dir that match any of globs, on dir's
-// Beam filesystem; nothing if that filesystem cannot remove files.
-func RemoveMatching(ctx context.Context, dir string, globs ...string) error {
-	fsys, err := filesystem.New(ctx, objects.JoinPath(dir, "x"))
-	if err != nil {
-		return err
+// size estimates the bytes of the shard of the records (a little more).
+func (s *Shard) size() int64 {
+	var n int64
+	for i := range s.recs {
+		r := &s.recs[i]
+		n += 40 + int64(len(r.ID)+len(r.Sketch)+8*len(r.Bands))
 	}
-	defer fsys.Close()
-	rm, ok := fsys.(filesystem.Remover)
-	if !ok {
-		return nil
-	}
-	for _, glob := range globs {
-		names, err := fsys.List(ctx, objects.JoinPath(dir, glob))
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", dir, err)
-		}
-		for _, name := range names {
-			if err := rm.Remove(ctx, name); err != nil {
-				return fmt.Errorf("removing %s: %w", name, err)
-			}
-		}
-	}
-	return nil
+	return n
 }
