@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/near"
 	"github.com/neardup/neardup/transforms/objects"
 	"github.com/neardup/neardup/transforms/sign"
@@ -63,7 +64,7 @@ type readOut struct {
 // first pass over them (Read).
 // It returns the files, with what the first pass read of each (Seen: the
 // later passes check the files against it), and Read's other outputs.
-func read(ctx context.Context, s beam.Scope, cfg *job.Config, files []string) (fc jobfiles.Files, r readOut, err error) {
+func read(ctx context.Context, s beam.Scope, cfg *job.Config, files []string) (fc filelist.Files, r readOut, err error) {
 	if err := cfg.Validate(); err != nil {
 		return fc, r, fmt.Errorf("job configuration: %w", err)
 	}
@@ -78,22 +79,22 @@ func read(ctx context.Context, s beam.Scope, cfg *job.Config, files []string) (f
 }
 
 // refsOf numbers files in order.
-func refsOf(files []string) []jobfiles.FileRef {
-	refs := make([]jobfiles.FileRef, len(files))
+func refsOf(files []string) []filelist.Ref {
+	refs := make([]filelist.Ref, len(files))
 	for i, f := range files {
-		refs[i] = jobfiles.FileRef{Index: i, Path: f}
+		refs[i] = filelist.Ref{Index: i, Path: f}
 	}
 	return refs
 }
 
 // newFiles writes refs as the file manifest name in cfg.Work and returns
 // its file collections, in at most n branches (and cfg.Branches).
-func newFiles(ctx context.Context, s beam.Scope, cfg job.Config, name string, refs []jobfiles.FileRef, n int) (jobfiles.Files, error) {
-	manifest, err := jobfiles.WriteFileManifest(ctx, cfg.Work, name, refs)
+func newFiles(ctx context.Context, s beam.Scope, cfg job.Config, name string, refs []filelist.Ref, n int) (filelist.Files, error) {
+	manifest, err := filelist.WriteManifest(ctx, cfg.Work, name, refs)
 	if err != nil {
-		return jobfiles.Files{}, fmt.Errorf("writing the input list: %w", err)
+		return filelist.Files{}, fmt.Errorf("writing the input list: %w", err)
 	}
-	return jobfiles.NewFiles(s, manifest, max(1, min(cfg.Branches, n))), nil
+	return filelist.New(s, manifest, max(1, min(cfg.Branches, n))), nil
 }
 
 // AuditOptions says what an audit checks the new files against.
@@ -151,9 +152,9 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg job.Config, files []strin
 	if opt.ReadSources {
 		refs := refsOf(files)
 		for k, sh := range shards {
-			refs = append(refs, jobfiles.FileRef{Index: jobfiles.IndexFileBase + k, Path: sh.Source})
+			refs = append(refs, filelist.Ref{Index: filelist.IndexFileBase + k, Path: sh.Source})
 		}
-		if checkManifest, err = jobfiles.WriteFileManifest(ctx, cfg.Work, jobfiles.CheckManifest, refs); err != nil {
+		if checkManifest, err = filelist.WriteManifest(ctx, cfg.Work, jobfiles.CheckManifest, refs); err != nil {
 			return fmt.Errorf("writing the list of files to check: %w", err)
 		}
 	}

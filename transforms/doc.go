@@ -14,7 +14,7 @@
 // OptionsFor derives from the job's Config once, when the job is built:
 //
 //	jobstate  progress, busy times and fault hooks of the job in this process
-//	jobfiles  the input list, the work directory and its files, spilled shuffles
+//	jobfiles  the input list, the work directory and its files, spilled shuffles (a package per kind)
 //	job       the job's Config and the narrow configurations of the DoFns
 //	ingest    the first pass: read, parse, normalize, document shards
 //	exact     exact duplicates

@@ -18,7 +18,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 )
 
 type auditFlags struct {
@@ -146,8 +146,8 @@ func (a *auditJob) options(ctx context.Context) (plan.Options, error) {
 }
 
 func (a *auditJob) stage(ctx context.Context, open opener, cfg *job.Config, files []string) (*outdir.Dir, error) {
-	if len(files) >= jobfiles.IndexFileBase || len(a.man.Shards) >= jobfiles.IndexFileBase {
-		return nil, fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(a.man.Shards), jobfiles.IndexFileBase-1)
+	if len(files) >= filelist.IndexFileBase || len(a.man.Shards) >= filelist.IndexFileBase {
+		return nil, fmt.Errorf("too many files: %d new, %d index shards (at most %d each)", len(files), len(a.man.Shards), filelist.IndexFileBase-1)
 	}
 	a.opt = pipeline.AuditOptions{Index: a.idx, Manifest: a.man, ReadSources: a.f.sources}
 	if a.f.updateIndex != "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spool"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
 
@@ -60,7 +61,7 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 			} else {
 				os.Unsetenv("TMPDIR")
 			}
-			jobfiles.ForgetSpool(dir)
+			spool.Forget(dir)
 			remove()
 		})
 		cfg.Work = dir

@@ -8,6 +8,7 @@ import (
 	htmlreport "github.com/neardup/neardup/cmd/neardup/internal/report"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles/spool"
 )
 
 // writeReport writes report.html into a local staging directory dir, for
@@ -22,7 +23,7 @@ func writeReport(dir, out string, files []string, cfg *job.Config) error {
 	var inputs []htmlreport.Input
 	if (cfg.Format == record.JSONL || cfg.Format == record.Parquet) && !slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "://") }) {
 		for i, f := range files {
-			inputs = append(inputs, htmlreport.Input{Name: f, Path: cfg.WorkDir().Spooled(i, f)})
+			inputs = append(inputs, htmlreport.Input{Name: f, Path: spool.Source(cfg.WorkDir(), i, f)})
 		}
 	}
 	if err := htmlreport.WriteNamed(dir, out, inputs, cfg.IDField, cfg.TextField); err != nil {

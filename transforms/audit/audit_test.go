@@ -19,7 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -50,7 +50,7 @@ func TestAuditMatchStages(t *testing.T) {
 	cfg.IndexOut, cfg.Output, cfg.Work = "", t.TempDir(), t.TempDir()
 	newLines := []string{stagetest.JSON("n1", ta), stagetest.JSON("n2", stagetest.Near(tb, 20)), stagetest.JSON("n3", tn3), stagetest.JSON("n4", stagetest.Near(tn3, 40))}
 	paths := []string{stagetest.Input(t, in, "new.jsonl", newLines...)}
-	idx := func(line int) string { return fmt.Sprintf("%d:%d", jobfiles.IndexFileBase, line) }
+	idx := func(line int) string { return fmt.Sprintf("%d:%d", filelist.IndexFileBase, line) }
 
 	p, s := beam.NewPipelineWithRoot()
 	files := stagetest.Files(t, s, paths, cfg.Branches)
@@ -100,7 +100,7 @@ func TestWriteAuditStage(t *testing.T) {
 		t.Fatal(err)
 	}
 	n1, n2, n3, n4 := wire.DocNum(0, 0), wire.DocNum(0, 1), wire.DocNum(0, 2), wire.DocNum(0, 3)
-	a, b, z := wire.DocNum(jobfiles.IndexFileBase, 0), wire.DocNum(jobfiles.IndexFileBase, 1), wire.DocNum(jobfiles.IndexFileBase+1, 5)
+	a, b, z := wire.DocNum(filelist.IndexFileBase, 0), wire.DocNum(filelist.IndexFileBase, 1), wire.DocNum(filelist.IndexFileBase+1, 5)
 	idxMatches := []stagetest.Chunk{
 		stagetest.MatchChunk(
 			wire.Match{A: n2, B: z, IDA: "n2", IDB: "z", Jaccard: 0.85, Method: wire.MinHash},
@@ -129,7 +129,7 @@ func TestWriteAuditStage(t *testing.T) {
 		summary.StatRemoved, summary.StatRemovedInBatch)
 	passert.Equals(s, stagetest.Stats(s, clusterStats, summary.StatRemoved, summary.StatRemovedInBatch, summary.StatClusters),
 		"removed_in_batch=2", "clusters=1")
-	AuditSummary(s, OptionsFor(cfg, "/idx"), jobfiles.Files{}, stagetest.StatCol(s, stagetest.Stat{Name: summary.StatInput, N: 4}, stagetest.Stat{Name: summary.StatRejected, N: 0}), clusterStats, writeStats)
+	AuditSummary(s, OptionsFor(cfg, "/idx"), filelist.Files{}, stagetest.StatCol(s, stagetest.Stat{Name: summary.StatInput, N: 4}, stagetest.Stat{Name: summary.StatRejected, N: 0}), clusterStats, writeStats)
 	stagetest.Run(t, p)
 
 	var got []output.AuditLine

@@ -10,6 +10,7 @@ import (
 	"github.com/neardup/neardup/transforms/exact"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/exactdup"
@@ -61,7 +62,7 @@ func AuditCandidates(s beam.Scope, o Options, entries, idxEntries beam.PCollecti
 // In: infos (partition of the document, chunk), candidate pairs (partition
 // of the first document, chunk). Out: matches within the batch and (new,
 // indexed) matches, both keyed by the new document's file, and stats.
-func AuditVerify(s beam.Scope, o Options, newFiles jobfiles.Files, checkManifest string, infos, pairs beam.PCollection) (batch, idx, st beam.PCollection) {
+func AuditVerify(s beam.Scope, o Options, newFiles filelist.Files, checkManifest string, infos, pairs beam.PCollection) (batch, idx, st beam.PCollection) {
 	s = s.Scope("Verify")
 	accepted, unsure, st1, st2 := near.VerifyGrouped(s, o.Near, infos, pairs)
 	manifest := newFiles.Manifest
@@ -99,7 +100,7 @@ func (fn *auditExactFn) ProcessElement(ctx context.Context, k int64, chunks func
 	b := wire.NewBatcher(0)
 	exactdup.Groups(infos, func(group []wire.Info) {
 		// New documents sort first; the first indexed one is the match.
-		k := slices.IndexFunc(group, func(in wire.Info) bool { return jobfiles.IsIndexed(in.Doc) })
+		k := slices.IndexFunc(group, func(in wire.Info) bool { return filelist.IsIndexed(in.Doc) })
 		for i := range max(k, 0) {
 			m := exactdup.Match(&group[i], &group[k])
 			b.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
@@ -127,7 +128,7 @@ func (fn *splitMatchesFn) ProcessElement(file int64, chunk []byte, emitBatch, em
 	var batch, idx []byte
 	err := wire.EachMatch(chunk, func(m *wire.Match, rec []byte) error {
 		switch {
-		case !jobfiles.IsIndexed(m.B):
+		case !filelist.IsIndexed(m.B):
 			batch = append(batch, rec...)
 		case !fn.Decide || fn.Verify.Passes(float64(m.Jaccard)):
 			idx = append(idx, rec...)

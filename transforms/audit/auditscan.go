@@ -14,7 +14,8 @@ import (
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
@@ -91,7 +92,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, k int64, name string,
 		return fmt.Errorf("index scan: shard %d (%s) is not in the manifest", n, name)
 	}
 	path := indexing.ShardPath(fn.m, n)
-	rd, rc, err := jobfiles.OpenShard(ctx, path)
+	rd, rc, err := recshards.Open(ctx, path)
 	if err != nil {
 		return fmt.Errorf("index scan: %s: %w", path, err)
 	}
@@ -111,7 +112,7 @@ func (fn *indexScanFn) ProcessElement(ctx context.Context, k int64, name string,
 
 // newShardScan returns the scan of the records of index shard n.
 func newShardScan(bk *batchKeys, n int, emitExact, emitEntry, emitInfo func(int64, []byte)) *shardScan {
-	return &shardScan{fn: bk, file: jobfiles.IndexFileBase + n, exacts: wire.NewBatcher(0), infos: wire.NewBatcher(0),
+	return &shardScan{fn: bk, file: filelist.IndexFileBase + n, exacts: wire.NewBatcher(0), infos: wire.NewBatcher(0),
 		entries: blockkeys.NewSender(blockkeys.KeySpace{P: bk.partitions}, emitEntry), emitExact: emitExact, emitInfo: emitInfo}
 }
 

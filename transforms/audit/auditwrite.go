@@ -22,6 +22,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/write"
 )
@@ -41,7 +42,7 @@ func init() {
 // In: files, batch matches keyed by file, (new, indexed) matches, cluster
 // lines, rejects, documents removed within the batch (keyed by file index).
 // Out: every document removed (line lists keyed by file index), stats.
-func WriteAudit(s beam.Scope, o Options, files jobfiles.Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {
+func WriteAudit(s beam.Scope, o Options, files filelist.Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {
 	s = s.Scope("Write")
 	allRemoves, st = beam.ParDo2(s, &writeAuditFn{Out: o.Write.Out, Index: o.Index}, beam.CoGroupByKey(s, idxMatches, removes))
 	return allRemoves, beam.Flatten(s, st, write.Write(s, o.Write, files, batchMatches, clusters, rejects, allRemoves))
@@ -50,7 +51,7 @@ func WriteAudit(s beam.Scope, o Options, files jobfiles.Files, batchMatches, idx
 // AuditSummary sums every stage's stats and writes audit-summary.json for
 // an audit against the index in o.Index, with the new files as the first pass
 // read them (files.Seen).
-func AuditSummary(s beam.Scope, o Options, files jobfiles.Files, sts ...beam.PCollection) {
+func AuditSummary(s beam.Scope, o Options, files filelist.Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
 	beam.ParDo0(s, &writeAuditSummaryFn{Out: o.Write.Out.Dir, Work: o.Write.Work, Index: o.Index}, write.SumStats(s, files, sts...))
 }
@@ -186,7 +187,7 @@ func (fn *writeAuditFn) writeLines(w io.Writer, docs []wire.Doc, best map[wire.D
 		})
 		line := output.AuditLine{Doc: ms[0].IDA}
 		for _, m := range ms {
-			k := wire.File(m.B) - jobfiles.IndexFileBase
+			k := wire.File(m.B) - filelist.IndexFileBase
 			src := ""
 			if k >= 0 && k < len(fn.sources) {
 				src = fn.sources[k]

@@ -19,6 +19,7 @@ import (
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/objects"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -82,7 +83,7 @@ func TestDocLength(t *testing.T) {
 				passert.Equals(s, stagetest.Decode(s, "infolen", 0, keys), stagetest.Any(want)...)
 				_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
 				entries := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
-				indexing.WriteIndex(s, indexing.OptionsFor(cfg), files, beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
+				indexing.WriteIndex(s, indexing.OptionsFor(cfg), files, beam.ParDo(s, filelist.WaitFor, beam.Flatten(s, entries...)))
 				stagetest.Run(t, p)
 				if !slices.ContainsFunc(stagetest.DirNames(t, cfg.Work), jobfiles.IsDocShardName) {
 					t.Fatal("no document shards: the signature pass parsed the input")

@@ -12,7 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -69,7 +69,7 @@ func TestWriteIndexStage(t *testing.T) {
 	_, skips, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg2), keys)
 	entries := sign.Signatures(s, sign.OptionsFor(cfg2), segs, skips)
 	indexing.UpdateIndex(s, indexing.OptionsFor(cfg2), cfg.IndexOut, files,
-		beam.Flatten(s, stagetest.Chunks(s, stagetest.LineChunk(0, 1)), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...))))
+		beam.Flatten(s, stagetest.Chunks(s, stagetest.LineChunk(0, 1)), beam.ParDo(s, filelist.WaitFor, beam.Flatten(s, entries...))))
 	stagetest.Run(t, p)
 	man2, err := indexing.ReadManifest(t.Context(), cfg2.IndexOut)
 	if err != nil {

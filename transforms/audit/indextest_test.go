@@ -11,7 +11,8 @@ import (
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/objects"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -29,7 +30,7 @@ func stageIndex(t *testing.T, cfg job.Config, paths []string, removes ...stagete
 	entries := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
 	// The index shards copy the pre-shards of the signature pass: wait
 	// for it (in a run, the removals come after it).
-	rm := beam.Flatten(s, stagetest.Chunks(s, removes...), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
+	rm := beam.Flatten(s, stagetest.Chunks(s, removes...), beam.ParDo(s, filelist.WaitFor, beam.Flatten(s, entries...)))
 	indexing.WriteIndex(s, indexing.OptionsFor(cfg), files, rm)
 	stagetest.Run(t, p)
 	man, err := indexing.ReadManifest(context.Background(), cfg.IndexOut)
@@ -55,7 +56,7 @@ func stageShardIDs(t *testing.T, cfg job.Config, dir, name string) []string {
 // eachShardRecord calls fn for every record of the index shard at path.
 func eachShardRecord(t *testing.T, path string, fn func(*index.Record)) {
 	t.Helper()
-	rd, c, err := jobfiles.OpenShard(context.Background(), path)
+	rd, c, err := recshards.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

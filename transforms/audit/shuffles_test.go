@@ -13,7 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/near"
@@ -217,7 +217,7 @@ func TestExactCheckShuffleTallies(t *testing.T) {
 	text := stagetest.Text(1, 60)
 	l0 := []string{stagetest.JSON("a", text), stagetest.JSON("c", stagetest.Text(2, 60))}
 	l1 := []string{stagetest.JSON("a2", stagetest.Near(text, 10)), stagetest.JSON("c2", stagetest.Near(stagetest.Text(2, 60), 10))}
-	manifest := stagetest.Manifest(t, []jobfiles.FileRef{{Index: 0, Path: stagetest.Input(t, in, "f0.jsonl", l0...)}, {Index: 1, Path: stagetest.Input(t, in, "f1.jsonl", l1...)}})
+	manifest := stagetest.Manifest(t, []filelist.Ref{{Index: 0, Path: stagetest.Input(t, in, "f0.jsonl", l0...)}, {Index: 1, Path: stagetest.Input(t, in, "f1.jsonl", l1...)}})
 	unsure := stagetest.MatchChunk(
 		wire.Match{A: wire.DocNum(0, 0), B: wire.DocNum(1, 0), IDA: "a", IDB: "a2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash},
 		wire.Match{A: wire.DocNum(0, 1), B: wire.DocNum(1, 1), IDA: "c", IDB: "c2", LenA: 1, LenB: 1, Jaccard: 0.5, Method: wire.MinHash},

@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/match/ensemble"
 )
 
@@ -131,7 +132,7 @@ func compactSpaceError(dir string, err error, need int64) error {
 func compactShard(ctx context.Context, m *index.Manifest, n int, to string, kr *keyRouter) (index.Shard, error) {
 	old := m.Shards[n]
 	path := ShardPath(m, n)
-	rd, rc, err := jobfiles.OpenShard(ctx, path)
+	rd, rc, err := recshards.Open(ctx, path)
 	if err != nil {
 		return old, fmt.Errorf("index compact: %s: %w", path, err)
 	}

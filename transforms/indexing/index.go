@@ -15,6 +15,8 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/objects"
@@ -35,7 +37,7 @@ func init() {
 // empty stats collection, complete once the index is written: the summary
 // takes it, so that the work directory (where the key entries are
 // spilled) is removed only then.
-func WriteIndex(s beam.Scope, o Options, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
+func WriteIndex(s beam.Scope, o Options, files filelist.Files, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("WriteIndex")
 	return writeGeneration(s, o, "", files, removes)
 }
@@ -47,7 +49,7 @@ func WriteIndex(s beam.Scope, o Options, files jobfiles.Files, removes beam.PCol
 //
 // In: the new files, the new documents removed (line lists keyed by file
 // index). Out: as WriteIndex.
-func UpdateIndex(s beam.Scope, o Options, from string, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
+func UpdateIndex(s beam.Scope, o Options, from string, files filelist.Files, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("UpdateIndex")
 	return writeGeneration(s, o, from, files, removes)
 }
@@ -55,7 +57,7 @@ func UpdateIndex(s beam.Scope, o Options, from string, files jobfiles.Files, rem
 // writeGeneration writes the shards of files (their documents kept), the
 // key files of those documents and the manifest: the generations of the
 // index in from (none if "") and the new one.
-func writeGeneration(s beam.Scope, o Options, from string, files jobfiles.Files, removes beam.PCollection) beam.PCollection {
+func writeGeneration(s beam.Scope, o Options, from string, files filelist.Files, removes beam.PCollection) beam.PCollection {
 	outs := files.PerFile(s, 2, &writeIndexFn{Dir: o.Dir, Bits: o.KeyBits, Tables: o.Tables}, removes)
 	keyMetas := writeKeyFiles(s, o, outs[1])
 	return writeManifest(s, manifestOf{Dir: o.Dir, Config: o.Config, From: from, Bits: o.KeyBits}, beam.Flatten(s, outs[0], keyMetas))
@@ -276,7 +278,7 @@ func listPreShards(ctx context.Context, dir string, file int) ([]string, error) 
 // copyKept adds the records of the pre-shard at pre, of input path, whose
 // lines remove does not hold, to iw and their keys to kr.
 func copyKept(ctx context.Context, pre, path string, remove wire.LineSet, iw *index.Writer, kr *keyRouter) error {
-	rd, rc, err := jobfiles.OpenShard(ctx, pre)
+	rd, rc, err := recshards.Open(ctx, pre)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/docshards"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
 )
 
 // TestDocShards: the first pass (readKeysFn) writes the good documents of
@@ -80,13 +82,13 @@ func TestDocShards(t *testing.T) {
 
 	// in.jsonl: lines 0-3 (a, b) and 4-7 (c, e); d's empty text and "not
 	// json" are rejects.
-	parsedDocs := collectDocs(t, docpool.Parsed(cfg.WorkDir().Reader(ctx, 0, plain, cfg.RecordOptions())))
+	parsedDocs := collectDocs(t, docpool.Parsed(input.Reader(ctx, cfg.WorkDir(), 0, plain, cfg.RecordOptions())))
 	for _, seg := range []int{wire.Segment(wire.DocNum(0, 0), 2), wire.Segment(wire.DocNum(0, 4), 2)} {
 		n, path, err := wire.DecodeMarker(markers[int64(seg)])
 		if err != nil || n != 2 || path != plain {
 			t.Fatalf("marker of segment %d: %d documents of %q (%v), want 2 of %s", seg, n, path, err, plain)
 		}
-		for line, s := range collectDocs(t, cfg.WorkDir().SegmentDocs(ctx, seg, n, nil)) {
+		for line, s := range collectDocs(t, docshards.SegmentDocs(ctx, cfg.WorkDir(), seg, n, nil)) {
 			p, ok := parsedDocs[line]
 			switch {
 			case !ok || !s.Normalized || wire.Segment(wire.DocNum(0, line), 2) != seg:
@@ -95,7 +97,7 @@ func TestDocShards(t *testing.T) {
 				t.Errorf("line %d: shard %+v, parsed %+v", line, s, p)
 			}
 		}
-		if err := cfg.WorkDir().SegmentDocs(ctx, seg, n+1, nil)(func(*docpool.Doc) error { return nil }, nil); !errors.Is(err, wire.ErrCorrupt) {
+		if err := docshards.SegmentDocs(ctx, cfg.WorkDir(), seg, n+1, nil)(func(*docpool.Doc) error { return nil }, nil); !errors.Is(err, wire.ErrCorrupt) {
 			t.Errorf("segment %d with a count the shard does not hold: %v, want a corrupt-shard error", seg, err)
 		}
 	}
@@ -105,11 +107,11 @@ func TestDocShards(t *testing.T) {
 	opt := cfg.RecordOptions()
 	opt.Only = func(i int64) bool { return i == 3 || i == 6 }
 	seg1 := wire.Segment(wire.DocNum(0, 4), 2)
-	only := collectDocs(t, cfg.WorkDir().CheckDocs(ctx, 0, plain, opt))
+	only := collectDocs(t, docshards.CheckDocs(ctx, cfg.WorkDir(), 0, plain, opt))
 	if len(only) != 1 || only[3].ID != "b" || !only[3].Normalized {
 		t.Errorf("segment 0, Only lines 3 and 6: got %+v", only)
 	}
-	only = collectDocs(t, cfg.WorkDir().CheckDocs(ctx, seg1, plain, opt))
+	only = collectDocs(t, docshards.CheckDocs(ctx, cfg.WorkDir(), seg1, plain, opt))
 	if len(only) != 1 || only[6].ID != "e" || !only[6].Normalized {
 		t.Errorf("segment 1, Only lines 3 and 6: got %+v", only)
 	}
@@ -122,7 +124,7 @@ func TestDocShards(t *testing.T) {
 			key = wire.Segment(wire.DocNum(0, 40), 2) // no such segment written
 			opt.Only = func(i int64) bool { return i == 3 }
 		}
-		got := collectDocs(t, c.WorkDir().CheckDocs(ctx, key, plain, opt))
+		got := collectDocs(t, docshards.CheckDocs(ctx, c.WorkDir(), key, plain, opt))
 		if len(got) != 1 || got[3].Normalized || got[3].ID != "b" {
 			t.Errorf("%s: got %+v, want line 3 parsed", name, got)
 		}
@@ -139,7 +141,7 @@ func TestDocShards(t *testing.T) {
 			cutDocs += n
 		}
 	}
-	if got := collectDocs(t, docpool.Parsed(cfg.WorkDir().Reader(ctx, 1, cut, cfg.RecordOptions()))); cutDocs == 0 || int64(len(got)) != cutDocs {
+	if got := collectDocs(t, docpool.Parsed(input.Reader(ctx, cfg.WorkDir(), 1, cut, cfg.RecordOptions()))); cutDocs == 0 || int64(len(got)) != cutDocs {
 		t.Errorf("cut file: %d documents in shards, %d parsed", cutDocs, len(got))
 	}
 
@@ -149,7 +151,7 @@ func TestDocShards(t *testing.T) {
 	if err := os.WriteFile(shard, b[:len(b)-3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = cfg.WorkDir().SegmentDocs(ctx, 0, 2, nil)(func(*docpool.Doc) error { return nil }, nil)
+	err = docshards.SegmentDocs(ctx, cfg.WorkDir(), 0, 2, nil)(func(*docpool.Doc) error { return nil }, nil)
 	if !errors.Is(err, wire.ErrCorrupt) {
 		t.Errorf("reading a cut shard: %v, want a corrupt-shard error", err)
 	}

@@ -22,6 +22,10 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/docshards"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
+	"github.com/neardup/neardup/transforms/jobfiles/spool"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
@@ -35,12 +39,12 @@ func init() {
 // In: (file index, path). Out: exact-key records (partition, chunk), reject
 // lines (file index, chunk), what it read of each file (file index,
 // summary.InputFile JSON: set Files.Seen to it for the summary), segment
-// markers (segment, marker: see jobfiles.DocSegments), for Signatures, and stats
+// markers (segment, marker: see docshards.Writer), for Signatures, and stats
 // (name, n). It reads the files in units (see units.go). The later passes
 // find what it read in o.Work: the first reading of each file (see
-// jobfiles.ReadSeen) and the documents of each segment (see
-// jobfiles.WorkDir.SegmentDocs).
-func Read(s beam.Scope, o Options, files jobfiles.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
+// input.ReadSeen) and the documents of each segment (see
+// docshards.SegmentDocs).
+func Read(s beam.Scope, o Options, files filelist.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
 	outs := make([][]beam.PCollection, 5)
 	read := &readKeysFn{Work: o.Work, Read: o.Read, Norm: o.Norm, Partitions: o.Partitions}
@@ -159,16 +163,16 @@ type unitReader struct {
 // and writing their document shards, whose markers go to emitSegment; it
 // commits the spool copy of a file read whole and without error.
 func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []byte)) error {
-	rd, spool := r.open(ctx)
-	if spool != nil {
-		rd.Tee = spool
-		defer spool.Abort()
+	rd, spooled := r.open(ctx)
+	if spooled != nil {
+		rd.Tee = spooled
+		defer spooled.Abort()
 	}
-	docShards := r.fn.Work.NewDocSegments(ctx, r.u.File, r.u.Path)
+	docShards := docshards.NewWriter(ctx, r.fn.Work, r.u.File, r.u.Path)
 	b := wire.NewBatcher(0)
 	read := func(doc func(record.Doc) error, reject func(record.Reject) error) (err error) {
 		// A cancelled job stops the reading at its next document.
-		r.fp, err = jobfiles.ReadFileFrom(ctx, rd, func(d record.Doc) error {
+		r.fp, err = input.Read(ctx, rd, func(d record.Doc) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -193,8 +197,8 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []by
 	if err := docShards.Finish(emitSegment); err != nil {
 		return err
 	}
-	if !r.broken && spool != nil && r.comp != record.None {
-		spool.Commit(ctx)
+	if !r.broken && spooled != nil && r.comp != record.None {
+		spooled.Commit(ctx)
 	}
 	b.Flush(emit)
 	return nil
@@ -202,12 +206,12 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []by
 
 // open returns how to read the unit: a range of a split file, or a whole
 // file, with its spool copy to write (nil without a spool).
-func (r *unitReader) open(ctx context.Context) (jobfiles.FileRead, *jobfiles.SpoolFile) {
+func (r *unitReader) open(ctx context.Context) (input.FileRead, *spool.File) {
 	u := r.u
-	rd := jobfiles.FileRead{Open: u.Path, Name: u.Path, Opt: r.fn.Read.Options(), Count: &jobstate.Progress.Bytes, Comp: &r.comp}
+	rd := input.FileRead{Open: u.Path, Name: u.Path, Opt: r.fn.Read.Options(), Count: &jobstate.Progress.Bytes, Comp: &r.comp}
 	rd.Opt.OnLineIDs = func() { r.lineIDs = true }
 	if u.Of <= 1 {
-		return rd, r.fn.Work.NewSpool(ctx, u.File, u.Path)
+		return rd, spool.Start(ctx, r.fn.Work, u.File, u.Path)
 	}
 	// A range of a Parquet or line file: no spool copy.
 	if u.IDs != nil { // a line file (lineunits.go)

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -18,11 +17,11 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/summary"
-	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
+	"github.com/neardup/neardup/transforms/jobfiles/spool"
 )
 
 // collectDocs reads every document r reports, by line index.
@@ -46,10 +45,11 @@ func collectDocs(t *testing.T, r docpool.Reader) map[int64]docpool.Doc {
 	return got
 }
 
-// TestSpoolDropped: a spool copy that cannot be created, written or renamed
-// into place (a full disk, issue 19 D7) costs
-// the job nothing but the copy: the first pass succeeds, reports the same
-// documents, and leaves no copy, so the later passes parse the input.
+// TestSpoolDropped: a spool copy that cannot be created (a full disk,
+// issue 19 D7) costs the job nothing but the copy: the first pass
+// succeeds, reports the same documents, and leaves no copy, so the later
+// passes parse the input. (spool.TestFileDropped: one that cannot be
+// written or renamed into place.)
 func TestSpoolDropped(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -80,52 +80,10 @@ func TestSpoolDropped(t *testing.T) {
 	if err != nil || docs != 2 {
 		t.Fatalf("first pass without a usable spool: %v, %d documents, want 2", err, docs)
 	}
-	if got := collectDocs(t, docpool.Parsed(cfg.WorkDir().Reader(ctx, 0, in, cfg.RecordOptions()))); len(got) != 2 {
+	if got := collectDocs(t, docpool.Parsed(input.Reader(ctx, cfg.WorkDir(), 0, in, cfg.RecordOptions()))); len(got) != 2 {
 		t.Errorf("the input read again without a spool copy: %d documents, want 2", len(got))
 	}
 
-	// Writes that fail (a file opened read-only): Write reports success,
-	// so that the tee'd read goes on, and commit drops the copy.
-	tmp := filepath.Join(dir, "copy.tmp")
-	if err := os.WriteFile(tmp, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ro, err := os.Open(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	final := filepath.Join(dir, "copy")
-	s := &jobfiles.SpoolFile{Dir: jobfiles.SpoolDirOf(dir), File: ro, Bw: bufio.NewWriterSize(ro, 4), Final: final, Input: in}
-	if n, err := s.Write([]byte("some bytes")); n != 10 || err != nil {
-		t.Errorf("Write = %d, %v; want 10, nil", n, err)
-	}
-	if s.Err == nil {
-		t.Fatal("the failed write was not kept")
-	}
-	s.Commit(ctx)
-	if _, err := os.Stat(final); err == nil {
-		t.Error("a copy whose writes failed was committed")
-	}
-	if _, err := os.Stat(tmp); err == nil {
-		t.Error("a dropped copy was left behind")
-	}
-
-	// A rename that fails (the final name is a directory): dropped too.
-	if err := os.MkdirAll(filepath.Join(final, "x"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if s = jobfiles.NewSpoolFile(ctx, jobfiles.SpoolDirOf(dir), final, in); s == nil {
-		t.Fatal("no spool copy")
-	}
-	s.Write([]byte("some bytes"))
-	tmpName := s.File.Name()
-	s.Commit(ctx)
-	if _, err := os.Stat(tmpName); err == nil {
-		t.Error("a copy that could not be renamed was left behind")
-	}
-	if err := os.RemoveAll(final); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // roomFS is a Beam filesystem ("room://") whose writes fail for lack of
@@ -183,14 +141,18 @@ func TestSpoolYields(t *testing.T) {
 	if err := fn.read(ctx, readUnit{Path: in, Of: 1}, nop, nop, nop, nop, func(string, int64) {}); err != nil {
 		t.Fatal(err)
 	}
-	copyPath := w.SpoolPath(0)
-	if w.Spooled(0, in) != copyPath {
+	copyPath := spool.Path(w, 0)
+	if spool.Source(w, 0, in) != copyPath {
 		t.Fatal("no spool copy written")
 	}
 	// A copy being written, of another file.
-	open := w.NewSpool(ctx, 1, in)
+	open := spool.Start(ctx, w, 1, in)
 	open.Write([]byte("some decompressed bytes"))
-	openName := open.File.Name()
+	openNames, _ := filepath.Glob(spool.Path(w, 1) + ".tmp-*")
+	if len(openNames) != 1 {
+		t.Fatalf("the copy being written has %d temporary names, want 1: %v", len(openNames), openNames)
+	}
+	openName := openNames[0]
 
 	roomFull.Store(&copyPath)
 	defer roomFull.Store(nil)
@@ -208,17 +170,17 @@ func TestSpoolYields(t *testing.T) {
 		t.Errorf("the copy being written is still there: %v", err)
 	}
 	open.Commit(ctx)
-	if _, err := os.Stat(w.SpoolPath(1)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(spool.Path(w, 1)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a dropped copy was committed: %v", err)
 	}
-	if got := w.Spooled(0, in); got != in {
+	if got := spool.Source(w, 0, in); got != in {
 		t.Errorf("spooled = %s after the spool was dropped, want the input", got)
 	}
-	if s := w.NewSpool(ctx, 2, in); s != nil {
+	if s := spool.Start(ctx, w, 2, in); s != nil {
 		t.Error("a new copy was started after the spool was dropped")
 		s.Abort()
 	}
-	if got := collectDocs(t, docpool.Parsed(w.Reader(ctx, 0, in, cfg.RecordOptions()))); len(got) != 2 {
+	if got := collectDocs(t, docpool.Parsed(input.Reader(ctx, w, 0, in, cfg.RecordOptions()))); len(got) != 2 {
 		t.Errorf("the input read again without its copy: %d documents, want 2", len(got))
 	}
 
@@ -235,37 +197,4 @@ func TestSpoolYields(t *testing.T) {
 	if !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("a needed write with nothing to free: %v, want ENOSPC", err)
 	}
-}
-
-// TestForgetSpool: once its job has ended (ForgetSpool), a spool
-// directory no longer yields to other jobs' files, and a job that uses it
-// again starts with a spool that was never dropped.
-func TestForgetSpool(t *testing.T) {
-	dir := t.TempDir()
-	copyPath := filepath.Join(dir, "input-00000")
-	if err := os.WriteFile(copyPath, []byte("a copy\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	d := jobfiles.SpoolDirOf(dir)
-	jobfiles.ForgetSpool(dir)
-	if _, ok := jobfiles.SpoolDirs.Load(dir); ok {
-		t.Error("the spool directory is still held after ForgetSpool")
-	}
-	diskroom.Yield()
-	if d.IsDropped() {
-		t.Error("a forgotten spool was dropped to make room for another job")
-	}
-	if _, err := os.Stat(copyPath); err != nil {
-		t.Errorf("a forgotten spool's copy was deleted: %v", err)
-	}
-
-	d = jobfiles.SpoolDirOf(dir)
-	if !diskroom.Yield() || !d.IsDropped() {
-		t.Error("a spool in use again does not yield")
-	}
-	jobfiles.ForgetSpool(dir)
-	if jobfiles.SpoolDirOf(dir).IsDropped() {
-		t.Error("a spool used after ForgetSpool starts dropped")
-	}
-	jobfiles.ForgetSpool(dir)
 }

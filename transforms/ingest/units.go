@@ -18,7 +18,8 @@ import (
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
 	"github.com/neardup/neardup/transforms/objects"
 )
 
@@ -39,14 +40,14 @@ import (
 // What each unit read of its file (counts, rejects by reason, ids) is
 // merged per file (mergeReadFn) into the file's summary.InputFile, which
 // goes to the summary (Files.Seen) and to the work directory
-// (seen-NNNNN.json, see jobfiles.WriteSeen) for the later passes that read the file.
+// (seen-NNNNN.json, see input.WriteSeen) for the later passes that read the file.
 // The fingerprint's checksum covers the whole file, taken by unit 0, which
 // reads the file to its end once it has parsed its range; every unit
 // checks, before and after its read, that the file has the size and
 // modification time the splitter saw, so a file changed while its units
 // read it fails the job. An object's units check its version (GCS
 // generation, S3 ETag) too, and every read of it is of that version
-// (see jobfiles.ReadParquetFile). A file of another remote filesystem (Beam's
+// (see input.FileRead.Version). A file of another remote filesystem (Beam's
 // filesystems read a stream, not ranges) is one unit, and so are a remote
 // or compressed line file, a text file (one record), and a file whose
 // footer or lines cannot be read: its reading says why.
@@ -55,7 +56,7 @@ func init() {
 	register.DoFn4x1[context.Context, int64, string, func(int64, []byte), error](&splitFn{})
 	register.DoFn3x1[int64, []byte, func(int64, []byte), error](&unitBranchFn{})
 	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), error](&mergeReadFn{})
-	register.Function3x0(jobfiles.WaitFor)
+	register.Function3x0(filelist.WaitFor)
 }
 
 // readUnit is one unit of the first pass: unit U (0-based) of the Of units
@@ -86,7 +87,7 @@ type unitResult struct {
 
 // readUnits splits the files of every branch into units and returns them
 // in as many branches, grouped by unit (one unit a key).
-func readUnits(s beam.Scope, o Options, files jobfiles.Files) []beam.PCollection {
+func readUnits(s beam.Scope, o Options, files filelist.Files) []beam.PCollection {
 	var splits []beam.PCollection
 	for _, b := range files.Branches {
 		splits = append(splits, beam.ParDo(s, &splitFn{Split: splitterOf(o)}, b))
@@ -270,7 +271,7 @@ func (fn *unitBranchFn) ProcessElement(key int64, b []byte, emit func(int64, []b
 // summary.InputFile.
 //
 // In: (file index, unitResult JSON of each of its units). Out: (file index,
-// summary.InputFile JSON), also written to WorkDir (see jobfiles.WriteSeen).
+// summary.InputFile JSON), also written to WorkDir (see input.WriteSeen).
 type mergeReadFn struct {
 	WorkDir string // Config.Work
 }
@@ -307,8 +308,8 @@ func (fn *mergeReadFn) ProcessElement(ctx context.Context, file int64, results f
 	if err != nil {
 		return err
 	}
-	if fn.WorkDir != "" { // for the later passes, see jobfiles.ReadSeen
-		if err := jobfiles.WriteSeen(ctx, fn.WorkDir, int(file), line); err != nil {
+	if fn.WorkDir != "" { // for the later passes, see input.ReadSeen
+		if err := input.WriteSeen(ctx, fn.WorkDir, int(file), line); err != nil {
 			return err
 		}
 	}

@@ -88,7 +88,7 @@ type Config struct {
 	// what a run picks).
 	Rounds int
 	// Spool is a local directory for decompressed copies of compressed
-	// inputs (see jobfiles.SpoolFile), which the deduplicated copy reads; "" reads
+	// inputs (see spool.File), which the deduplicated copy reads; "" reads
 	// the inputs again.
 	Spool string
 
@@ -98,7 +98,7 @@ type Config struct {
 	Spill bool
 
 	// Work is the directory for the job's intermediate files (the info
-	// shards, see jobfiles.InfoSegments). Every worker must be able to read and write
+	// shards, see recshards.InfoWriter). Every worker must be able to read and write
 	// it; pipeline.Build defaults it to Output/.tmp-work.
 	Work string
 	// SegmentBits sets the segments (wire.Segment) that key the info shards

@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blocking"
@@ -78,7 +79,7 @@ func (c BlockingConfig) Keys() blockkeys.KeySpace { return blockkeys.KeySpace{P:
 // document, whose info shard the join that follows reads.
 //
 // With Audit, the buckets hold new and indexed documents: pairs whose first
-// document is indexed (jobfiles.IsIndexed, so both are) are dropped, and
+// document is indexed (filelist.IsIndexed, so both are) are dropped, and
 // the pairs are keyed by the partition of their first document, where the
 // audit's join finds its info with them (VerifyGrouped); their shuffle is
 // not counted.
@@ -225,7 +226,7 @@ func (fn *candidatesFn) startContained(part int, chunks func(*[]byte) bool) erro
 // indexed documents), with a working buffer from the pool.
 func (fn *candidatesFn) unique(pairs []wire.Pair) []wire.Pair {
 	if fn.Audit {
-		pairs = slices.DeleteFunc(pairs, func(p wire.Pair) bool { return jobfiles.IsIndexed(p.A) })
+		pairs = slices.DeleteFunc(pairs, func(p wire.Pair) bool { return filelist.IsIndexed(p.A) })
 	}
 	pairs, scratch := candidates.UniqueBuf(pairs, fn.pairBufs.Get())
 	fn.pairBufs.Put(scratch)

@@ -4,7 +4,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 )
 
 // Shuffle rounds (package internal/rounds): a runner that keeps every
@@ -42,7 +42,7 @@ func (fn *DestBranchFn) ProcessElement(key int64, chunk []byte, emit func(int64,
 // of its source, so that a source is parsed once a round, not once for
 // each of its segments.
 func CheckKey(d wire.Doc, bits int) int {
-	if jobfiles.IsIndexed(d) {
+	if filelist.IsIndexed(d) {
 		d = wire.DocNum(wire.File(d), 0)
 	}
 	return wire.Segment(d, bits)

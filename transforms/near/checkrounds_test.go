@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/wire"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 )
 
 // TestDestBranchFn: the branches of a chunk of matches split it by the
@@ -17,7 +17,7 @@ func TestDestBranchFn(t *testing.T) {
 	var chunk []byte
 	var all []wire.Match
 	bs := []wire.Doc{wire.DocNum(0, 7), wire.DocNum(0, 1<<16+7), wire.DocNum(1, 7), wire.DocNum(2, 3<<16),
-		wire.DocNum(jobfiles.IndexFileBase+1, 7), wire.DocNum(jobfiles.IndexFileBase+1, 1<<16)}
+		wire.DocNum(filelist.IndexFileBase+1, 7), wire.DocNum(filelist.IndexFileBase+1, 1<<16)}
 	rounds := map[int]int{}
 	for f, b := range bs {
 		rounds[CheckRound(b, 16, 2)]++

@@ -20,6 +20,8 @@ import (
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/docshards"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -60,7 +62,7 @@ func ExactChecks(s beam.Scope, o Options, manifest string, unsure, wait beam.PCo
 		}
 		grouped := beam.GroupByKey(s, beam.Flatten(s, part, beam.ParDo(s, rounds.After, wait)))
 		sets, st1 := beam.ParDo2(s.Scope("ShingleSets"), &ShingleSetsFn{Check: check, Rounds: n, Round: i}, grouped)
-		exact := jobfiles.ByFile(s.Scope("ExactJaccard"), &ExactJaccardFn{Check: check, Verify: o.Verify}, sets)
+		exact := filelist.ByFile(s.Scope("ExactJaccard"), &ExactJaccardFn{Check: check, Verify: o.Verify}, sets)
 		ms, sts = append(ms, exact[0]), append(sts, st1, exact[1])
 		wait = exact[1]
 	}
@@ -309,7 +311,7 @@ func (r shingleReader) each(ctx context.Context, key int, byLine map[int64][]int
 		}, nil
 	}
 	found := 0
-	err := docpool.Map(r.Work.CheckDocs(ctx, key, path, opt), r.Work.Workers, newWorker, func(r *shingleSet) {
+	err := docpool.Map(docshards.CheckDocs(ctx, r.Work, key, path, opt), r.Work.Workers, newWorker, func(r *shingleSet) {
 		// The reader reads only the lines in byLine, each once.
 		found++
 		fn(r.set, byLine[r.line])

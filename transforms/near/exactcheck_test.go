@@ -10,7 +10,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
@@ -39,7 +39,7 @@ func TestExactChecksStage(t *testing.T) {
 		o := OptionsFor(cfg)
 		o.Batches.CheckBytes = limit
 		p, s := beam.NewPipelineWithRoot()
-		matches, st := ExactChecks(s, o, stagetest.Manifest(t, []jobfiles.FileRef{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stagetest.Chunks(s, unsure...), stagetest.EmptyStats(s))
+		matches, st := ExactChecks(s, o, stagetest.Manifest(t, []filelist.Ref{{Index: 0, Path: paths[0]}, {Index: 1, Path: paths[1]}}), stagetest.Chunks(s, unsure...), stagetest.EmptyStats(s))
 		passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash", "0/c-c2:minhash")
 		passert.Equals(s, stagetest.Stats(s, st, summary.StatByExact), "verified_exactly=2")
 		stagetest.Shuffled(s, st, tally.ShuffleMatches, 0, 0, matches)

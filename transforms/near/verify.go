@@ -18,6 +18,8 @@ import (
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/verify"
@@ -40,9 +42,9 @@ func init() {
 //
 // In: files (index, path), pairs (segment of A, chunk). Out: verified
 // matches (file index of A, chunk), stats.
-func Verify(s beam.Scope, o Options, files jobfiles.Files, pairs beam.PCollection) (matches, st beam.PCollection) {
+func Verify(s beam.Scope, o Options, files filelist.Files, pairs beam.PCollection) (matches, st beam.PCollection) {
 	s = s.Scope("Verify")
-	halves := jobfiles.ByFile(s.Scope("JoinFirst"), &halfJoinFn{Work: o.Work, Batches: o.Batches}, pairs)
+	halves := filelist.ByFile(s.Scope("JoinFirst"), &halfJoinFn{Work: o.Work, Batches: o.Batches}, pairs)
 	byRound := rounds.SplitSegments(s, o.Rounds, o.Work.SegmentBits, halves[0])
 	checked := rounds.Run(s.Scope("Check"), 3, &verifyFn{Work: o.Work, Verify: o.Verify, Batches: o.Batches}, byRound)
 	accepted, unsure, st1, st2 := checked[0], checked[1], halves[1], checked[2]
@@ -148,7 +150,7 @@ func routeOf(w jobfiles.WorkDir, partitions, k int) (route func(wire.Doc) int, w
 // its lookup.
 func segmentInfos(ctx context.Context, w jobfiles.WorkDir, seg int) func() (func(wire.Doc) *wire.Info, error) {
 	return sync.OnceValues(func() (func(wire.Doc) *wire.Info, error) {
-		infos, err := w.ReadInfoShard(ctx, seg)
+		infos, err := recshards.ReadInfoShard(ctx, w, seg)
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/tally"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/match/verify"
 	"github.com/neardup/neardup/transforms/sign"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -65,7 +65,7 @@ func TestVerifyStage(t *testing.T) {
 			entries := sign.Signatures(s, sign.OptionsFor(cfg), segs, skips)
 			// The pairs wait for the signature pass, which writes the info
 			// shards Verify reads (in a run, they come from its entries).
-			cands := beam.Flatten(s, stagetest.Chunks(s, stagetest.Chunk{Key: 0, Chunk: pairs}, stagetest.Chunk{Key: 0, Chunk: again}), beam.ParDo(s, jobfiles.WaitFor, beam.Flatten(s, entries...)))
+			cands := beam.Flatten(s, stagetest.Chunks(s, stagetest.Chunk{Key: 0, Chunk: pairs}, stagetest.Chunk{Key: 0, Chunk: again}), beam.ParDo(s, filelist.WaitFor, beam.Flatten(s, entries...)))
 			matches, st := Verify(s, o, files, cands)
 			passert.Equals(s, beam.ParDo(s, &stagetest.DecodeFn{Kind: "match", MinJ: cfg.Threshold}, matches), "0/a-a2:minhash")
 			passert.Equals(s, stagetest.Stats(s, st, summary.StatCandidates, summary.StatUnsure, summary.StatByEstimate, summary.StatByExact), tc.stats...)

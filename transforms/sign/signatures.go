@@ -15,7 +15,8 @@ import (
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
-	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/docshards"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
@@ -29,7 +30,7 @@ func init() {
 
 // Signatures is the second pass, segment by segment of each input file:
 // SimHash, MinHash, block keys. A segment's documents come from its
-// document shard (see jobfiles.WorkDir.SegmentDocs), so a 1-file input has as many keys as
+// document shard (see docshards.SegmentDocs), so a 1-file input has as many keys as
 // segments. The documents' infos go to one info shard per segment in
 // o.Work, which Verify reads.
 //
@@ -204,12 +205,12 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	entries := blockkeys.NewSender(ks, func(key int64, chunk []byte) { sends[ks.Kind(int(key))](key, chunk) })
 	emitInfo, reportInfos := tally.CountShuffle(tally.ShuffleInfos, emitInfo, emitStat)
 	infos := wire.NewBatcher(0)
-	pre := jobfiles.NewPreShard(fn.IndexOut) // nil unless the job writes an index
-	var shards *jobfiles.InfoSegments        // nil unless the infos go to info shards
+	pre := recshards.NewPreShard(fn.IndexOut) // nil unless the job writes an index
+	var shards *recshards.InfoWriter          // nil unless the infos go to info shards
 	if fn.InfoShards {
-		shards = fn.Work.NewInfoSegments(ctx, ss.file, ss.path)
+		shards = recshards.NewInfoWriter(ctx, fn.Work, ss.file, ss.path)
 	}
-	err := docpool.Map(fn.Work.SegmentDocs(ctx, seg, ndocs, nil), fn.Work.Workers, ss.worker, func(r *signResult) {
+	err := docpool.Map(docshards.SegmentDocs(ctx, fn.Work, seg, ndocs, nil), fn.Work.Workers, ss.worker, func(r *signResult) {
 		if !ss.count(r) {
 			return
 		}
@@ -227,7 +228,7 @@ func (ss *segmentSigner) run(ctx context.Context, seg int, ndocs int64, emitEntr
 	if err := shards.Close(err); err != nil {
 		return err
 	}
-	if err := pre.Write(ctx, fn.IndexOut, jobfiles.PreShardName(ss.file, ss.index), ss.path); err != nil {
+	if err := pre.Write(ctx, fn.IndexOut, recshards.PreShardName(ss.file, ss.index), ss.path); err != nil {
 		return err
 	}
 	entries.Flush()

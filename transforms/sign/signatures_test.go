@@ -17,6 +17,7 @@ import (
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles/recshards"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/blockkeys"
@@ -144,7 +145,7 @@ func TestSignaturesStage(t *testing.T) {
 	stagetest.Run(t, p)
 
 	for file, ids := range map[int][]string{0: {"a", "e"}, 1: {"d"}} {
-		tab, err := cfg.WorkDir().ReadInfoShard(context.Background(), cfg.WorkDir().Segment(wire.DocNum(file, 0)))
+		tab, err := recshards.ReadInfoShard(context.Background(), cfg.WorkDir(), cfg.WorkDir().Segment(wire.DocNum(file, 0)))
 		if err != nil {
 			t.Fatal(err)
 		}

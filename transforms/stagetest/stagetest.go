@@ -23,6 +23,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 )
 
@@ -333,19 +334,19 @@ func DirNames(t *testing.T, dir string) []string {
 
 // stageFiles writes the file manifest of paths (file i is paths[i]) to a
 // new directory and returns its file collections in n branches.
-func Files(t *testing.T, s beam.Scope, paths []string, n int) jobfiles.Files {
+func Files(t *testing.T, s beam.Scope, paths []string, n int) filelist.Files {
 	t.Helper()
-	refs := make([]jobfiles.FileRef, len(paths))
+	refs := make([]filelist.Ref, len(paths))
 	for i, p := range paths {
-		refs[i] = jobfiles.FileRef{Index: i, Path: p}
+		refs[i] = filelist.Ref{Index: i, Path: p}
 	}
-	return jobfiles.NewFiles(s, Manifest(t, refs), n)
+	return filelist.New(s, Manifest(t, refs), n)
 }
 
 // stageManifest writes refs as a file manifest in a new directory.
-func Manifest(t *testing.T, refs []jobfiles.FileRef) string {
+func Manifest(t *testing.T, refs []filelist.Ref) string {
 	t.Helper()
-	m, err := jobfiles.WriteFileManifest(context.Background(), t.TempDir(), jobfiles.InputsManifest, refs)
+	m, err := filelist.WriteManifest(context.Background(), t.TempDir(), jobfiles.InputsManifest, refs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
 
@@ -28,7 +29,7 @@ func init() {
 // files as the first pass read them (files.Seen).
 //
 // In: stats (name, n) of every stage.
-func Summary(s beam.Scope, o Options, files jobfiles.Files, sts ...beam.PCollection) {
+func Summary(s beam.Scope, o Options, files filelist.Files, sts ...beam.PCollection) {
 	s = s.Scope("Summary")
 	beam.ParDo0(s, &writeSummaryFn{Out: o.Out.Dir, Work: o.Work}, SumStats(s, files, sts...))
 }
@@ -37,7 +38,7 @@ func Summary(s beam.Scope, o Options, files jobfiles.Files, sts ...beam.PCollect
 // with files.Seen.
 //
 // Out: (0, stat records (see encodeStat), summary.InputFile JSON).
-func SumStats(s beam.Scope, files jobfiles.Files, sts ...beam.PCollection) beam.PCollection {
+func SumStats(s beam.Scope, files filelist.Files, sts ...beam.PCollection) beam.PCollection {
 	sums := stats.SumPerKey(s, beam.Flatten(s, sts...))
 	return beam.CoGroupByKey(s, beam.ParDo(s, encodeStat, sums), beam.ParDo(s, ToOneKey, files.SeenCol(s)))
 }

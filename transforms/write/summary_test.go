@@ -10,6 +10,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
 	"github.com/neardup/neardup/transforms/stagetest"
 )
 
@@ -32,7 +33,7 @@ func TestSummaryStage(t *testing.T) {
 				}
 			}
 			p, s := beam.NewPipelineWithRoot()
-			Summary(s, OptionsFor(cfg), jobfiles.Files{},
+			Summary(s, OptionsFor(cfg), filelist.Files{},
 				stagetest.StatCol(s, stagetest.Stat{Name: summary.StatInput, N: 4}, stagetest.Stat{Name: summary.StatRejected, N: 1}, stagetest.Stat{Name: summary.StatInput, N: 3}),
 				stagetest.StatCol(s, stagetest.Stat{Name: summary.StatKept, N: 4}, stagetest.Stat{Name: summary.StatRemoved, N: tc.removed},
 					stagetest.Stat{Name: summary.StatByEstimate, N: 2}, stagetest.Stat{Name: summary.StatByExact, N: 1}),

@@ -16,6 +16,8 @@ import (
 	"github.com/neardup/neardup/transforms/ingest"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
 	"github.com/neardup/neardup/transforms/jobstate"
 )
 
@@ -28,7 +30,7 @@ func init() {
 //
 // In: files, matches, cluster lines, reject lines (keyed by file index, not
 // grouped: see writeparts.go), removals (keyed by file index). Out: stats.
-func Write(s beam.Scope, o Options, files jobfiles.Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
+func Write(s beam.Scope, o Options, files filelist.Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
 	rejected := beam.ParDo(s.Scope("rejected"), &ingest.RejectedLinesFn{}, rejects)
 	dedup := files.PerFile(s.Scope("dedup"), 1, &writeDedupFn{Work: o.Work, Read: o.Read, Out: o.Out}, removes, rejected)[0]
@@ -75,13 +77,13 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool, containme
 // last line without one; a text file's content as
 // it is, or nothing if it is removed; a Parquet input's good rows not
 // removed, as a Parquet file with its schema: see
-// jobfiles.WorkDir.WriteParquetDedup), and the
+// input.WriteParquetDedup), and the
 // count kept. The file is copied without parsing: the first pass already
 // said which lines are records (rejected ones are in rejects-*.jsonl). The
 // copy is compressed with Out.Compress, or else as the input is (a
 // .jsonl.gz input gives a .jsonl.gz copy), at Out.Level. Reading the input itself, not
 // its spool copy, it checks the file against the first pass's reading (see
-// jobfiles.ReadFileFrom) before the copy is renamed into place. With Out.Removed it
+// input.Read) before the copy is renamed into place. With Out.Removed it
 // also writes output.RemovedName, the file's removed records copied the
 // same way (a Text input: the file if it is removed, else nothing).
 type writeDedupFn struct {
@@ -159,7 +161,7 @@ func dedupRemovals(path string, remove wire.LineSet, rejectChunks func(*[]byte) 
 func (fn *writeDedupFn) copyParquet(ctx context.Context, file int, path, name string, opt record.Options) (kept int64, err error) {
 	opt.Raw = false
 	err = jobfiles.WriteAtomically(ctx, fn.Out.Dir, name, func(w io.Writer) (err error) {
-		kept, err = fn.Work.WriteParquetDedup(ctx, file, path, opt, w)
+		kept, err = input.WriteParquetDedup(ctx, fn.Work, file, path, opt, w)
 		return err
 	})
 	return kept, err
@@ -177,7 +179,7 @@ func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path, name stri
 		return 0, err
 	}
 	err = WriteCompressed(ctx, fn.Out.Dir, name, fn.Out.Compression(in), func(w io.Writer) error {
-		return fn.Work.Reader(ctx, file, path, opt)(func(d record.Doc) error {
+		return input.Reader(ctx, fn.Work, file, path, opt)(func(d record.Doc) error {
 			kept++
 			if _, err := w.Write(d.Raw); err != nil {
 				return err
@@ -190,10 +192,10 @@ func (fn *writeDedupFn) copyLines(ctx context.Context, file int, path, name stri
 }
 
 // inputCompression is the compression the first pass found in input file
-// index file at path (see jobfiles.ReadSeen), or, without its reading (a stage
+// index file at path (see input.ReadSeen), or, without its reading (a stage
 // tested alone), the one its name says.
 func inputCompression(ctx context.Context, work string, file int, path string) (record.Compression, error) {
-	seen, err := jobfiles.ReadSeen(ctx, work, file)
+	seen, err := input.ReadSeen(ctx, work, file)
 	if err != nil {
 		return record.None, err
 	}

@@ -76,7 +76,7 @@ type Manifest struct {
 
 	// Shards is every generation's shards in order: an indexed document of
 	// Shards[n] is numbered in an audit as the document of shard n (see
-	// jobfiles.IndexFileBase), whatever generation holds it.
+	// filelist.IndexFileBase), whatever generation holds it.
 	Shards []Shard `json:"-"`
 }
 

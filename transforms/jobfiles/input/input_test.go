@@ -1,4 +1,4 @@
-package jobfiles
+package input
 
 import (
 	"bytes"
@@ -18,9 +18,11 @@ import (
 	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/summary"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/spool"
 )
 
-// readAll reads rd with readFileFrom, failing the test if that takes more
+// readAll reads rd with Read, failing the test if that takes more
 // than a few seconds (opening a FIFO blocks), and returns the documents'
 // ids, the rejects, the fingerprint and the error.
 func readAll(t *testing.T, rd FileRead) ([]string, []record.Reject, *fingerprint.Fingerprint, error) {
@@ -34,7 +36,7 @@ func readAll(t *testing.T, rd FileRead) ([]string, []record.Reject, *fingerprint
 	done := make(chan result, 1)
 	go func() {
 		var r result
-		r.fp, r.err = ReadFileFrom(context.Background(), rd, func(d record.Doc) error {
+		r.fp, r.err = Read(context.Background(), rd, func(d record.Doc) error {
 			r.ids = append(r.ids, d.ID)
 			return nil
 		}, func(rj record.Reject) error {
@@ -101,13 +103,13 @@ func TestReadNotAFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "nowhere"), []byte(`{"id":"a","text":"late"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ids, rejects, _, err := readAll(t, FileRead{Open: dangling, Name: dangling, seen: &SeenFile{unread: true}})
+	ids, rejects, _, err := readAll(t, FileRead{Open: dangling, Name: dangling, seen: &Seen{unread: true}})
 	if err != nil || len(ids)+len(rejects) > 0 {
 		t.Errorf("later pass over a file the first pass rejected whole: %v, %v, %v; want nothing", ids, rejects, err)
 	}
 	// ... and after the first pass read a regular file that is now a FIFO:
 	// the file changed.
-	_, _, _, err = readAll(t, FileRead{Open: fifo, Name: fifo, seen: &SeenFile{fp: fingerprint.Fingerprint{Size: 10}}})
+	_, _, _, err = readAll(t, FileRead{Open: fifo, Name: fifo, seen: &Seen{fp: fingerprint.Fingerprint{Size: 10}}})
 	if !errors.Is(err, fingerprint.ErrChanged) {
 		t.Errorf("later pass over a file that became a FIFO: %v, want a change", err)
 	}
@@ -152,7 +154,7 @@ func TestReadFingerprint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := WorkDir{Dir: t.TempDir(), SegmentBits: 16}
+	work := jobfiles.WorkDir{Dir: t.TempDir(), SegmentBits: 16}
 	if err := WriteSeen(context.Background(), work.Dir, 0, b); err != nil {
 		t.Fatal(err)
 	}
@@ -160,9 +162,9 @@ func TestReadFingerprint(t *testing.T) {
 	if err != nil || seen == nil || seen.fp.String() != fp.String() {
 		t.Fatalf("readSeen = %+v, %v; want %v", seen, err, fp)
 	}
-	later := func(work WorkDir, opt record.Options) (int, error) {
+	later := func(work jobfiles.WorkDir, opt record.Options) (int, error) {
 		n := 0
-		err := work.Reader(context.Background(), 0, path, opt)(func(record.Doc) error { n++; return nil },
+		err := Reader(context.Background(), work, 0, path, opt)(func(record.Doc) error { n++; return nil },
 			func(record.Reject) error { return nil })
 		return n, err
 	}
@@ -186,7 +188,7 @@ func TestReadFingerprint(t *testing.T) {
 	}
 	// Without the first pass's reading (no work directory), nothing to
 	// check against.
-	if n, err := later(WorkDir{SegmentBits: 16}, opt); err != nil || n != 1 {
+	if n, err := later(jobfiles.WorkDir{SegmentBits: 16}, opt); err != nil || n != 1 {
 		t.Errorf("later pass without a work directory: %d documents, %v", n, err)
 	}
 	// A spool copy, written from what the first pass read, is not checked.
@@ -195,7 +197,7 @@ func TestReadFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	work.Spool = dir
-	if err := os.Rename(copyPath, work.SpoolPath(0)); err != nil {
+	if err := os.Rename(copyPath, spool.Path(work, 0)); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := later(work, record.Options{}); err != nil || n != 2 {
@@ -207,7 +209,7 @@ func TestReadFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := false
-	_, err = ReadFileFrom(context.Background(), FileRead{Open: path, Name: path, seen: seen},
+	_, err = Read(context.Background(), FileRead{Open: path, Name: path, seen: seen},
 		func(record.Doc) error { read = true; return nil }, func(record.Reject) error { read = true; return nil })
 	if !errors.As(err, &ce) || read {
 		t.Errorf("later pass over a cut file: %v (read %v), want a change found before reading", err, read)

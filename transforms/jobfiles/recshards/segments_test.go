@@ -1,4 +1,4 @@
-package jobfiles
+package recshards
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
+	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
 // TestInfoSegments: the infos of a file, computed by docpool.Map' workers in
@@ -23,7 +24,7 @@ import (
 // fewer than the file's.
 func TestInfoSegments(t *testing.T) {
 	const docs, bits = 5000, 6
-	work := WorkDir{Dir: t.TempDir(), SegmentBits: bits}
+	work := jobfiles.WorkDir{Dir: t.TempDir(), SegmentBits: bits}
 	const file = 2
 	line := func(i int64) int64 { return i + i/7 } // every 8th line a reject: gaps
 	read := func(doc func(*docpool.Doc) error, _ func(record.Reject) error) error {
@@ -34,7 +35,7 @@ func TestInfoSegments(t *testing.T) {
 		}
 		return nil
 	}
-	s := work.NewInfoSegments(context.Background(), file, "in.jsonl")
+	s := NewInfoWriter(context.Background(), work, file, "in.jsonl")
 	err := docpool.Map(read, 4, func() (func(*docpool.Doc, *wire.Info), error) {
 		return func(d *docpool.Doc, in *wire.Info) {
 			if d.Index%50 == 0 {
@@ -52,7 +53,7 @@ func TestInfoSegments(t *testing.T) {
 	next := int64(0) // the next document's number
 	last := wire.Segment(wire.DocNum(file, line(docs-1)), bits)
 	for seg := wire.Segment(wire.DocNum(file, 0), bits); seg <= last; seg++ {
-		tab, err := work.ReadInfoShard(context.Background(), seg)
+		tab, err := ReadInfoShard(context.Background(), work, seg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,8 +76,8 @@ func TestInfoSegments(t *testing.T) {
 // the pass (the shard of its segment is written already), and so does a
 // shard that cannot be written, with the directory and the space needed.
 func TestInfoSegmentsErrors(t *testing.T) {
-	work := WorkDir{Dir: t.TempDir(), SegmentBits: 4}
-	s := work.NewInfoSegments(context.Background(), 0, "in.jsonl")
+	work := jobfiles.WorkDir{Dir: t.TempDir(), SegmentBits: 4}
+	s := NewInfoWriter(context.Background(), work, 0, "in.jsonl")
 	for _, l := range []int64{3, 17, 15} {
 		s.Add(&wire.Info{Doc: wire.DocNum(0, l)})
 	}
@@ -84,7 +85,7 @@ func TestInfoSegmentsErrors(t *testing.T) {
 		t.Errorf("infos out of line order: %v", err)
 	}
 	work.Dir = "full://work"
-	s = work.NewInfoSegments(context.Background(), 1, "in.jsonl")
+	s = NewInfoWriter(context.Background(), work, 1, "in.jsonl")
 	for l := range int64(40) {
 		s.Add(&wire.Info{Doc: wire.DocNum(1, l), ID: "id", Sketch: make([]uint8, 128)})
 	}

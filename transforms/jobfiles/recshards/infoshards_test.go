@@ -1,4 +1,4 @@
-package jobfiles
+package recshards
 
 import (
 	"cmp"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/index"
 	"github.com/neardup/neardup/transforms/format/wire"
+	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
 // TestInfoShardRoundTrip: the infos a signature pass adds, in any order,
@@ -26,11 +27,11 @@ import (
 // documents, and documents of other segments or files, are not found.
 func TestInfoShardRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	work := WorkDir{Dir: filepath.Join(t.TempDir(), "work"), SegmentBits: 10}
+	work := jobfiles.WorkDir{Dir: filepath.Join(t.TempDir(), "work"), SegmentBits: 10}
 	const file = 3
 	seg := work.Segment(wire.DocNum(file, 1<<34+7))
 	var want []wire.Info
-	var s RecordShard
+	var s Shard
 	for _, line := range []int64{1<<34 + 7, 1 << 34, 1<<34 + 1023, 1<<34 + 2, 1<<34 + 500} {
 		in := wire.Info{Doc: wire.DocNum(file, line), ID: "doc-" + string(rune('a'+line%26)), Len: line + 10,
 			SimHash: uint64(line) * 0x9e3779b97f4a7c15, Sketch: []uint8{uint8(line), 1, 2, 3}, Shingles: line % 7}
@@ -42,10 +43,10 @@ func TestInfoShardRoundTrip(t *testing.T) {
 		in.Sketch[1] = 99 // add keeps its own copy
 
 	}
-	if err := s.Write(ctx, work.Dir, InfoShardName(file, 1<<24), "in/file-3.jsonl"); err != nil {
+	if err := s.Write(ctx, work.Dir, jobfiles.InfoShardName(file, 1<<24), "in/file-3.jsonl"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := work.ReadInfoShard(ctx, seg)
+	got, err := ReadInfoShard(ctx, work, seg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,32 +85,32 @@ func TestInfoShardRoundTrip(t *testing.T) {
 // segment, is an error naming it, never an empty table.
 func TestInfoShardErrors(t *testing.T) {
 	ctx := context.Background()
-	work := WorkDir{Dir: t.TempDir(), SegmentBits: 16}
+	work := jobfiles.WorkDir{Dir: t.TempDir(), SegmentBits: 16}
 	seg := work.Segment(wire.DocNum(2, 1<<16))
-	_, err := work.ReadInfoShard(ctx, seg)
+	_, err := ReadInfoShard(ctx, work, seg)
 	if want := "info shard of input file 2, lines 65536 to 131071: "; err == nil || !strings.HasPrefix(err.Error(), want) ||
-		!strings.Contains(err.Error(), InfoShardName(2, 1)) || !errors.Is(err, fs.ErrNotExist) {
+		!strings.Contains(err.Error(), jobfiles.InfoShardName(2, 1)) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("reading a missing shard: %v, want %q, the name and fs.ErrNotExist", err, want)
 	}
-	var s RecordShard
+	var s Shard
 	for line := range int64(1000) {
 		rec := infoRecord(&wire.Info{Doc: wire.DocNum(0, line), ID: "x", Sketch: make([]uint8, 128)})
 		s.add(&rec)
 	}
-	if err := s.Write(ctx, work.Dir, InfoShardName(0, 0), "in"); err != nil {
+	if err := s.Write(ctx, work.Dir, jobfiles.InfoShardName(0, 0), "in"); err != nil {
 		t.Fatal(err)
 	}
 	// A shard under the name of another segment.
-	if err := os.Rename(filepath.Join(work.Dir, InfoShardName(0, 0)), filepath.Join(work.Dir, InfoShardName(0, 1))); err != nil {
+	if err := os.Rename(filepath.Join(work.Dir, jobfiles.InfoShardName(0, 0)), filepath.Join(work.Dir, jobfiles.InfoShardName(0, 1))); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := work.ReadInfoShard(ctx, 1); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "another segment") {
+	if _, err := ReadInfoShard(ctx, work, 1); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "another segment") {
 		t.Errorf("reading a shard of another segment: %v, want index.ErrCorrupt", err)
 	}
-	if err := s.Write(ctx, work.Dir, InfoShardName(0, 0), "in"); err != nil {
+	if err := s.Write(ctx, work.Dir, jobfiles.InfoShardName(0, 0), "in"); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(work.Dir, InfoShardName(0, 0))
+	path := filepath.Join(work.Dir, jobfiles.InfoShardName(0, 0))
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -118,46 +119,11 @@ func TestInfoShardErrors(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := work.ReadInfoShard(ctx, 0); !errors.Is(err, index.ErrCorrupt) {
+	if _, err := ReadInfoShard(ctx, work, 0); !errors.Is(err, index.ErrCorrupt) {
 		t.Errorf("reading a damaged shard: %v, want index.ErrCorrupt", err)
 	}
-	if err := (&RecordShard{}).Write(ctx, "", InfoShardName(0, 0), "in"); err == nil {
+	if err := (&Shard{}).Write(ctx, "", jobfiles.InfoShardName(0, 0), "in"); err == nil {
 		t.Error("writing a shard without a work directory succeeded")
-	}
-}
-
-func TestIsWorkFile(t *testing.T) {
-	for name, want := range map[string]bool{
-		"info-00000-000000.bin":                       true,
-		"info-00012-1234567.bin":                      true,
-		".tmp-info-00003-000002.bin-0123456789abcdef": true,
-		"info-00000.bin":                              true, // a whole file's, before segments
-		"info-123456.bin":                             true,
-		".tmp-info-00003.bin-0123456789abcdef":        true,
-		"info-0-000000.bin":                           false,
-		"info-00000-0.bin":                            false,
-		"info-00000-000000-000000.bin":                false,
-		"info-00000--00001.bin":                       false,
-		"seen-00000.json":                             true,
-		".tmp-seen-00012.json-0123456789abcdef":       true,
-		"seen-0.json":                                 false,
-		"info-0.bin":                                  false,
-		"info-00000.bin.bak":                          false,
-		"pairs-00000.jsonl":                           false,
-		"docs-00000-000003.bin":                       true,
-		".tmp-docs-00001-000000.bin-0123456789abcdef": true,
-		"docs-0-000003.bin":                           false,
-		"part-pairs-00002-000001.jsonl":               true,
-		"part-rejects-00000-000000.jsonl":             true,
-		".tmp-part-clusters-00000-000009.jsonl-01234": true,
-		"part-dedup-00000-000000.jsonl":               false,
-		"part-pairs-2-1.jsonl":                        false,
-		".tmp-mine":                                   false,
-		"notes.txt":                                   false,
-	} {
-		if got := IsWorkFile(name); got != want {
-			t.Errorf("IsWorkFile(%q) = %v, want %v", name, got, want)
-		}
 	}
 }
 
@@ -188,7 +154,7 @@ func init() {
 // the work directory fails the pass with an error that names the shard, the
 // directory, the cause and about the space the shard needs.
 func TestInfoShardNoSpace(t *testing.T) {
-	var s RecordShard
+	var s Shard
 	for line := range int64(10000) {
 		rec := infoRecord(&wire.Info{Doc: wire.DocNum(0, line), ID: "document-id", Sketch: make([]uint8, 128)})
 		s.add(&rec)
@@ -204,9 +170,9 @@ func TestInfoShardNoSpace(t *testing.T) {
 // documents with 128-byte sketches, as the joins and the verification do.
 func BenchmarkReadInfoShard(b *testing.B) {
 	ctx := context.Background()
-	work := WorkDir{Dir: filepath.Join(b.TempDir(), "work"), SegmentBits: 16}
+	work := jobfiles.WorkDir{Dir: filepath.Join(b.TempDir(), "work"), SegmentBits: 16}
 	const file = 2
-	var s RecordShard
+	var s Shard
 	sketch := make([]uint8, 128)
 	for line := range int64(1 << 16) {
 		for i := range sketch {
@@ -217,13 +183,13 @@ func BenchmarkReadInfoShard(b *testing.B) {
 		rec := infoRecord(&in)
 		s.add(&rec)
 	}
-	if err := s.Write(ctx, work.Dir, InfoShardName(file, 0), "in/file-2.jsonl"); err != nil {
+	if err := s.Write(ctx, work.Dir, jobfiles.InfoShardName(file, 0), "in/file-2.jsonl"); err != nil {
 		b.Fatal(err)
 	}
 	seg := work.Segment(wire.DocNum(file, 0))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := work.ReadInfoShard(ctx, seg); err != nil {
+		if _, err := ReadInfoShard(ctx, work, seg); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,21 @@
-package jobfiles
+// Package docshards carries each segment's good documents, normalized,
+// from the first pass to the passes that shingle them (signatures, exact
+// checks), so that those passes work by segment, not by input file: a
+// 1-file input signs on as many workers as it has segments, and no pass
+// holds more than a segment of one file, however long the file. In: the
+// first pass's documents of one input file, in line order (Writer); out:
+// a segment's documents (SegmentDocs), or those the exact checks select
+// (CheckDocs), as a docpool.Reader.
+//
+// The first pass writes the shard of a segment (jobfiles.WorkDir.SegmentBits
+// lines of one file) to the work directory as it reads the segment,
+// streaming; a shard (jobfiles.DocShardName) is a sequence of normalized
+// records (wire.AppendNormHead: line index, length, id, normalized text) in
+// line order, and the first pass tells the signature pass how many it holds
+// (a segment marker, Writer.Finish), which the signature pass checks.
+// Neither pass parses or normalizes a document again, and neither reads the
+// input itself, so a file changed after the first pass changes nothing.
+package docshards
 
 import (
 	"bufio"
@@ -8,48 +25,23 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
-	"strings"
 
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/jobfiles"
+	"github.com/neardup/neardup/transforms/jobfiles/filelist"
+	"github.com/neardup/neardup/transforms/jobfiles/input"
 	"github.com/neardup/neardup/transforms/objects"
 )
 
-// Document shards carry each segment's good documents, normalized, from the
-// first pass to the passes that shingle them (signatures, exact checks), so
-// that those passes work by segment, not by input file: a 1-file input
-// signs on as many workers as it has segments, and no pass holds more than
-// a segment of one file, however long the file. The first pass writes the
-// shard of a segment (Config.SegmentBits lines of one file) to the work directory
-// as it reads the segment, streaming; a shard is a sequence of normalized
-// records (wire.AppendNormHead: line index, length, id, normalized text) in
-// line order, and the first pass tells the signature pass how many it holds
-// (a segment marker, below), which the signature pass checks. Neither pass
-// parses or normalizes a document again, and neither reads the input
-// itself, so a file changed after the first pass changes nothing.
-
-// DocShardName is the name of the document shard of segment index (within
-// the file) of input file index file: names sort by file, then segment.
-func DocShardName(file, index int) string { return fmt.Sprintf("docs-%05d-%06d.bin", file, index) }
-
-// IsDocShardName reports whether name is a document shard's.
-func IsDocShardName(name string) bool {
-	rest, ok := strings.CutPrefix(name, "docs-")
-	f, seg, ok2 := strings.Cut(rest, "-")
-	file, err := strconv.Atoi(f)
-	index, err2 := strconv.Atoi(strings.TrimSuffix(seg, ".bin"))
-	return ok && ok2 && err == nil && err2 == nil && file >= 0 && index >= 0 && name == DocShardName(file, index)
-}
-
-// DocSegments writes the document shards of one input file, whose
-// documents the first pass gets in line order (see docpool.Map): each
-// segment's shard is streamed to the work directory as its documents come, and
-// closed when the first document of a later segment comes. A nil
-// *DocSegments writes nothing.
-type DocSegments struct {
+// Writer writes the document shards of one input file, whose documents
+// the first pass gets in line order (see docpool.Map): each segment's
+// shard is streamed to the work directory as its documents come, and
+// closed when the first document of a later segment comes. A nil *Writer
+// writes nothing.
+type Writer struct {
 	ctx        context.Context
 	dir, path  string
 	file, bits int
@@ -65,18 +57,18 @@ type DocSegments struct {
 	err    error
 }
 
-// NewDocSegments returns the document shard writer of input file index
-// file (path), or nil when the job has no work directory (a stage tested
+// NewWriter returns the document shard writer of input file index file
+// (path) in w, or nil when the job has no work directory (a stage tested
 // alone): the later passes then read the input itself.
-func (w WorkDir) NewDocSegments(ctx context.Context, file int, path string) *DocSegments {
+func NewWriter(ctx context.Context, w jobfiles.WorkDir, file int, path string) *Writer {
 	if w.Dir == "" {
 		return nil
 	}
-	return &DocSegments{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits}
+	return &Writer{ctx: ctx, dir: w.Dir, path: path, file: file, bits: w.SegmentBits}
 }
 
 // Add appends a document, whose line must not be before the last one's.
-func (s *DocSegments) Add(line int64, length int, id string, norm []byte) {
+func (s *Writer) Add(line int64, length int, id string, norm []byte) {
 	if s == nil || s.err != nil {
 		return
 	}
@@ -103,10 +95,10 @@ func (s *DocSegments) Add(line int64, length int, id string, norm []byte) {
 // open starts the shard of segment index seg on a goroutine that copies
 // what add writes into the shard's temporary name (see workfiles.Write),
 // renamed into place once closeShard has closed the pipe.
-func (s *DocSegments) open(seg int) {
+func (s *Writer) open(seg int) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
-	name := DocShardName(s.file, seg)
+	name := jobfiles.DocShardName(s.file, seg)
 	go func() {
 		err := workfiles.Write(s.ctx, s.dir, name, workfiles.KindDocShards, func(w io.Writer) error {
 			_, err := io.Copy(w, pr)
@@ -124,7 +116,7 @@ func (s *DocSegments) open(seg int) {
 }
 
 // closeShard ends the shard being written and waits for it to be in place.
-func (s *DocSegments) closeShard() {
+func (s *Writer) closeShard() {
 	ferr := s.bw.Flush()
 	s.pw.Close()
 	err := <-s.done
@@ -133,7 +125,7 @@ func (s *DocSegments) closeShard() {
 		err = ferr
 	}
 	if err != nil {
-		s.err = WorkFileError("document shard "+DocShardName(s.file, s.index), s.dir, err, s.bytes)
+		s.err = jobfiles.WorkFileError("document shard "+jobfiles.DocShardName(s.file, s.index), s.dir, err, s.bytes)
 		return
 	}
 	s.counts = append(s.counts, [2]int64{int64(s.index), s.n})
@@ -142,7 +134,7 @@ func (s *DocSegments) closeShard() {
 // Finish closes the last shard and emits the marker of every shard written,
 // keyed by segment; after an error in the writes it emits none and
 // returns the first.
-func (s *DocSegments) Finish(emit func(int64, []byte)) error {
+func (s *Writer) Finish(emit func(int64, []byte)) error {
 	if s == nil {
 		return nil
 	}
@@ -161,7 +153,7 @@ func (s *DocSegments) Finish(emit func(int64, []byte)) error {
 }
 
 // Abort drops the shard being written (its temporary name is removed).
-func (s *DocSegments) Abort() {
+func (s *Writer) Abort() {
 	if s != nil && s.pw != nil {
 		s.pw.CloseWithError(errors.New("document shard abandoned"))
 		<-s.done
@@ -169,14 +161,14 @@ func (s *DocSegments) Abort() {
 	}
 }
 
-// SegmentDocs is the docReader of the segment with key seg, from its
+// SegmentDocs is the docpool.Reader of the segment with key seg, from its
 // document shard in w.Dir, which must hold want documents (any number if
 // want < 0); only, if not nil, selects documents by line index, and then
 // the count is not checked.
-func (w WorkDir) SegmentDocs(ctx context.Context, seg int, want int64, only func(int64) bool) docpool.Reader {
+func SegmentDocs(ctx context.Context, w jobfiles.WorkDir, seg int, want int64, only func(int64) bool) docpool.Reader {
 	return func(doc func(*docpool.Doc) error, _ func(record.Reject) error) error {
 		file, index := wire.SegmentFile(seg, w.SegmentBits)
-		n, err := readDocShard(ctx, objects.JoinPath(w.Dir, DocShardName(file, index)), only, doc)
+		n, err := readDocShard(ctx, objects.JoinPath(w.Dir, jobfiles.DocShardName(file, index)), only, doc)
 		if err == nil && only == nil && want >= 0 && n != want {
 			err = fmt.Errorf("document shard of input file %d, segment %d: %d documents, the first pass wrote %d: %w", file, index, n, want, wire.ErrCorrupt)
 		}
@@ -212,18 +204,18 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 	}
 }
 
-// CheckDocs is the docReader of the documents under key that opt.Only
+// CheckDocs is the docpool.Reader of the documents under key that opt.Only
 // selects, for the exact checks (see near.CheckKey): from the segment's document
 // shard in w.Dir, or parsed from path when there is none: an audit's
 // indexed source, or a stage tested without the first pass.
-func (w WorkDir) CheckDocs(ctx context.Context, key int, path string, opt record.Options) docpool.Reader {
+func CheckDocs(ctx context.Context, w jobfiles.WorkDir, key int, path string, opt record.Options) docpool.Reader {
 	file, index := wire.SegmentFile(key, w.SegmentBits)
-	parse := docpool.Parsed(w.Reader(ctx, file, path, opt))
-	if w.Dir == "" || IsIndexed(wire.DocNum(file, 0)) {
+	parse := docpool.Parsed(input.Reader(ctx, w, file, path, opt))
+	if w.Dir == "" || filelist.IsIndexed(wire.DocNum(file, 0)) {
 		return parse
 	}
 	return func(doc func(*docpool.Doc) error, reject func(record.Reject) error) error {
-		n, err := readDocShard(ctx, objects.JoinPath(w.Dir, DocShardName(file, index)), opt.Only, doc)
+		n, err := readDocShard(ctx, objects.JoinPath(w.Dir, jobfiles.DocShardName(file, index)), opt.Only, doc)
 		if n == 0 && errors.Is(err, fs.ErrNotExist) {
 			return parse(doc, reject)
 		}

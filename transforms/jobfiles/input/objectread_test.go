@@ -1,4 +1,4 @@
-package jobfiles
+package input
 
 import (
 	"bytes"
@@ -88,7 +88,7 @@ func TestReadObject(t *testing.T) {
 				}
 				return record.ReadParquet(ra, size, path, rd.Opt, func(record.Doc) error { docs++; return nil }, func(record.Reject) error { return nil })
 			}
-			fp, err := ReadFileFrom(t.Context(), rd, nil, nil)
+			fp, err := Read(t.Context(), rd, nil, nil)
 			if c.docs < 0 {
 				var ce *fingerprint.ChangedError
 				if !errors.As(err, &ce) || ce.Name != path || strings.Contains(err.Error(), "\n") {

@@ -1,4 +1,10 @@
-package jobfiles
+// Package filelist is the job's input file list as Beam collections: in,
+// the files' paths by index, written to a file manifest (WriteManifest) that
+// the stages read at run time, not carried in the job graph; out, the
+// files as (index, path) in branches (Files, New), and the stages that
+// apply a DoFn per file (Files.PerFile, ByFile). In an audit, files from
+// IndexFileBase on are the index shards' sources (IsIndexed).
+package filelist
 
 import (
 	"context"
@@ -7,15 +13,13 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/rounds"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 )
 
-// The input file list travels as data, not in the job graph, in a file
-// manifest (workfiles.WriteManifest) that the stages read at run time.
-
-// FileRef names one input file and its index in the sorted input list.
-type FileRef = workfiles.FileRef
+// Ref names one input file and its index in the sorted input list.
+type Ref = workfiles.FileRef
 
 func init() {
 	register.DoFn3x1[context.Context, []byte, func(int64, string), error](&readManifestFn{})
@@ -28,9 +32,9 @@ func init() {
 	register.Iter1[[]byte]()
 }
 
-// WriteFileManifest writes refs as the file manifest name in dir (any Beam
+// WriteManifest writes refs as the file manifest name in dir (any Beam
 // filesystem) and returns its path.
-func WriteFileManifest(ctx context.Context, dir, name string, refs []FileRef) (string, error) {
+func WriteManifest(ctx context.Context, dir, name string, refs []Ref) (string, error) {
 	return workfiles.WriteManifest(ctx, dir, name, refs)
 }
 
@@ -51,7 +55,7 @@ func (fn *readManifestFn) ProcessElement(ctx context.Context, _ []byte, emit fun
 	})
 }
 
-// seen returns f.Seen, or an empty collection of its type when it is unset.
+// SeenCol returns f.Seen, or an empty collection of its type when it is unset.
 func (f Files) SeenCol(s beam.Scope) beam.PCollection {
 	if f.Seen.IsValid() {
 		return f.Seen
@@ -76,10 +80,10 @@ type Files struct {
 	Seen beam.PCollection
 }
 
-// NewFiles creates the file collections of the manifest at path, in n
+// New creates the file collections of the manifest at path, in n
 // branches; each branch reads the manifest on its own, so that a runner
 // runs the branches as separate stages.
-func NewFiles(s beam.Scope, manifest string, n int) Files {
+func New(s beam.Scope, manifest string, n int) Files {
 	s = s.Scope("Files")
 	f := Files{Manifest: manifest}
 	for b := range max(n, 1) {
@@ -96,13 +100,13 @@ func (f Files) PerFile(s beam.Scope, nOut int, dofn any, cols ...beam.PCollectio
 	return rounds.FlattenEach(s, f.perBranch(s, nOut, dofn, cols...))
 }
 
-// perBranch is perFile without the flatten: output i of branch b is outs[i][b].
+// perBranch is PerFile without the flatten: output i of branch b is outs[i][b].
 func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollection) [][]beam.PCollection {
 	outs := make([][]beam.PCollection, nOut)
 	n := len(f.Branches)
 	if len(cols) > 0 && f.Seen.IsValid() {
 		// A stage joined to the first pass's outputs may read the input
-		// files: it waits for their seen-NNNNN.json (see input.go).
+		// files: it waits for their seen-NNNNN.json (see input.ReadSeen).
 		cols = slices.Concat([]beam.PCollection{beam.Flatten(s, cols[0], beam.ParDo(s, WaitFor, f.Seen))}, cols[1:])
 	}
 	for b, files := range f.Branches {
@@ -130,7 +134,7 @@ func (f Files) perBranch(s beam.Scope, nOut int, dofn any, cols ...beam.PCollect
 // need in the file manifest (workfiles.FilePaths), and work on a file on another
 // goroutine while the next file arrives (see docpool.AheadEmits), so a runner that
 // gives the stage one bundle (Prism) still uses every core, without the
-// copies of col that perFile's branches would cost.
+// copies of col that PerFile's branches would cost.
 func ByFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {
 	return beam.ParDoN(s, dofn, beam.GroupByKey(s, col))
 }
@@ -139,3 +143,13 @@ func ByFile(s beam.Scope, dofn any, col beam.PCollection) []beam.PCollection {
 // makes the stage wait until the collection it reads (Files.Seen) is
 // complete: every seen-NNNNN.json is then written.
 func WaitFor(int64, []byte, func(int64, []byte)) {}
+
+// IndexFileBase is the file index of the first index shard in an audit's
+// document numbers: indexed document d of shard k is wire.DocNum(
+// IndexFileBase+k, its record index in its source). New documents have file
+// indexes below it, so in every pair (A < B) of a new and an indexed
+// document A is the new one.
+const IndexFileBase = 1 << 23
+
+// IsIndexed reports whether document number d is an indexed document.
+func IsIndexed(d wire.Doc) bool { return wire.File(d) >= IndexFileBase }

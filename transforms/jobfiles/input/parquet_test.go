@@ -1,4 +1,4 @@
-package ingest
+package input
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/neardup/neardup/transforms/format/fingerprint"
 	"github.com/neardup/neardup/transforms/format/record"
-	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
 // TestReadParquetFile reads a Parquet input through each of the ways
@@ -48,14 +47,14 @@ func TestReadParquetFile(t *testing.T) {
 		{"local file", int64(len(data)), func() io.Reader { f, _ := os.Open(path); t.Cleanup(func() { f.Close() }); return f }},
 		{"stream in memory", int64(len(data)), func() io.Reader { return io.MultiReader(bytes.NewReader(data)) }},
 		{"stream of unknown size", -1, func() io.Reader { return io.MultiReader(bytes.NewReader(data)) }},
-		{"large stream", jobfiles.ParquetInMemory + 1, func() io.Reader { return io.MultiReader(bytes.NewReader(data)) }},
+		{"large stream", parquetInMemory + 1, func() io.Reader { return io.MultiReader(bytes.NewReader(data)) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rc := tt.open()
 			fr := fingerprint.NewReader(rc)
 			var ids []string
-			rd := jobfiles.FileRead{Open: path, Name: path, Opt: record.Options{}}
-			err := jobfiles.ReadParquetFile(rc, fr, tt.size, rd, func(d record.Doc) error {
+			rd := FileRead{Open: path, Name: path, Opt: record.Options{}}
+			err := readParquetFile(rc, fr, tt.size, rd, func(d record.Doc) error {
 				ids = append(ids, d.ID)
 				return nil
 			}, func(r record.Reject) error { return fmt.Errorf("reject %+v", r) })

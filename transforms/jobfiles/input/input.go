@@ -1,4 +1,11 @@
-package jobfiles
+// Package input reads an input file as every pass does. In: which file
+// and how (FileRead: the input or its spool copy, the record options, a
+// range of a split file); out: its records and rejects, named by the input
+// file, and the fingerprint of the bytes read. The first pass writes what
+// it read of each file (WriteSeen), and a later pass checks the file
+// against it (ReadSeen, Reader): a file changed between passes fails the
+// job. WriteParquetDedup writes the deduplicated copy of a Parquet input.
+package input
 
 import (
 	"context"
@@ -19,20 +26,20 @@ import (
 	"github.com/neardup/neardup/transforms/objects"
 )
 
-// Every pass over an input file opens it here (readFileFrom). The first
+// Every pass over an input file opens it here (Read). The first
 // pass takes the file's fingerprint (see package fingerprint) while it
-// reads it, emits it in the file's summary.InputFile (Files.Seen, for the
-// summary) and writes that InputFile to Config.Work (seenName), beside the
-// info shards. A later pass that reads the input itself reads it there
+// reads it, emits it in the file's summary.InputFile (filelist.Files.Seen,
+// for the summary) and writes that InputFile to the work directory
+// (WriteSeen), beside the info shards. A later pass that reads the input itself reads it there
 // and checks the file against it, so that a file changed between passes
 // fails the job instead of giving outputs of two different files; one
 // that reads its spool copy checks the file's size and modification time
-// (SeenFile.checkUnchanged); a pass that finds none (no work directory, a
+// (Seen.checkUnchanged, see Reader); a pass that finds none (no work directory, a
 // stage tested alone) reads without checking. The file reaches every pass, the
 // exact checks included, without a change to any pass's inputs: a side
 // input there keeps Prism's scheduler busy.
 
-// FileRead says which file readFileFrom reads and how.
+// FileRead says which file Read reads and how.
 type FileRead struct {
 	Open string // the path to open: the input file or its spool copy
 	Name string // the input file's path, which names its records and rejects
@@ -48,8 +55,8 @@ type FileRead struct {
 	// file not read or empty).
 	Comp *record.Compression
 	// seen, if not nil, is the first pass's reading of the input, which
-	// open is then (not a spool copy): see readFileFrom.
-	seen *SeenFile
+	// open is then (not a spool copy): see Read.
+	seen *Seen
 	// count, if not nil, gets the number of stored bytes read.
 	Count *atomic.Int64
 	// stat, if not nil, is the size and modification time the file must
@@ -65,13 +72,13 @@ type FileRead struct {
 	// reads its rows only.
 	Partial bool
 	// parquet, if not nil, is called with a Parquet input in place of
-	// record.ReadParquet (see parquet.go).
+	// record.ReadParquet (see WriteParquetDedup).
 	parquet func(ra io.ReaderAt, size int64) error
 }
 
-// ReadFileFrom opens rd.open (any Beam filesystem; gzip or zstd by name or
+// Read opens rd.open (any Beam filesystem; gzip or zstd by name or
 // content, see record.NewReader, unless rd.plain; Parquet by name or format,
-// see parquet.go) and
+// see readParquetFile) and
 // parses it as if it were the input file rd.name: records and rejects are
 // named by rd.name (for the text format, it is the document id). It
 // returns the fingerprint of the stored bytes it read, or nil if it did
@@ -90,7 +97,7 @@ type FileRead struct {
 // read, and fails with a *fingerprint.ChangedError when the file's size or
 // modification time (checked before reading) or the bytes it read (checked
 // once read, before the caller commits anything) are not the first pass's.
-func ReadFileFrom(ctx context.Context, rd FileRead, doc func(record.Doc) error, reject func(record.Reject) error) (*fingerprint.Fingerprint, error) {
+func Read(ctx context.Context, rd FileRead, doc func(record.Doc) error, reject func(record.Reject) error) (*fingerprint.Fingerprint, error) {
 	if rd.seen != nil && rd.seen.unread {
 		return nil, nil
 	}
@@ -120,7 +127,7 @@ func ReadFileFrom(ctx context.Context, rd FileRead, doc func(record.Doc) error, 
 }
 
 // unreadable is a whole-file reject: the file is not a regular file or may
-// not be opened (see readFileFrom).
+// not be opened (see Read).
 type unreadable struct{ reason, detail string }
 
 func (e *unreadable) Error() string { return e.detail }
@@ -188,7 +195,7 @@ func openFile(ctx context.Context, fsys filesystem.Interface, path string, local
 }
 
 // readOpened reads the file rc opened rd.open, whose size and
-// modification time are fp's, as readFileFrom says.
+// modification time are fp's, as Read says.
 func (rd FileRead) readOpened(rc io.ReadCloser, fp fingerprint.Fingerprint, local bool, doc func(record.Doc) error, reject func(record.Reject) error) (*fingerprint.Fingerprint, error) {
 	path := rd.Open
 	for _, want := range []*fingerprint.Fingerprint{fpOf(rd.seen), rd.Stat} {
@@ -210,7 +217,7 @@ func (rd FileRead) readOpened(rc io.ReadCloser, fp fingerprint.Fingerprint, loca
 	comp := record.None // a Parquet file's codecs are its own
 	var err error
 	if record.FormatFor(rd.Name, rd.Opt.Format) == record.Parquet {
-		err = ReadParquetFile(rc, fr, fp.Size, rd, doc, reject) // parquet.go
+		err = readParquetFile(rc, fr, fp.Size, rd, doc, reject) // parquet.go
 	} else {
 		comp, err = readStream(fr, rd, doc, reject)
 	}
@@ -262,7 +269,7 @@ func seekLines(rc io.Reader, path string, lines *record.LineRange) error {
 // no check), for a pass that reads its spool copy instead: a file grown,
 // cut or written to since fails it as a pass reading the file does. What
 // the filesystem does not tell is not compared.
-func (s *SeenFile) checkUnchanged(ctx context.Context, path string) error {
+func (s *Seen) checkUnchanged(ctx context.Context, path string) error {
 	if s == nil || s.unread {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package jobfiles
+package input
 
 import (
 	"context"
@@ -12,15 +12,17 @@ import (
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/objects"
 )
 
-// The first pass's reading of each input file (an summary.InputFile) is
-// written to the work directory, where the later passes that read the input
-// itself find it and check the file against it (see input.go).
+// The first pass's reading of each input file (a summary.InputFile) is
+// written to the work directory (jobfiles.SeenName), where the later passes
+// that read the input itself find it and check the file against it (see
+// Read).
 
-// SeenFile is what the first pass read of an input file.
-type SeenFile struct {
+// Seen is what the first pass read of an input file.
+type Seen struct {
 	unread bool // it rejected the whole file without reading it
 	fp     fingerprint.Fingerprint
 	Comp   record.Compression // the compression it found
@@ -28,14 +30,10 @@ type SeenFile struct {
 	lineIDs bool
 }
 
-// seenName is the name of the first pass's InputFile of input file index
-// file in Config.Work.
-func seenName(file int) string { return fmt.Sprintf("seen-%05d.json", file) }
-
 // WriteSeen writes in (JSON, b) to dir as the first pass's reading of its
 // file.
 func WriteSeen(ctx context.Context, dir string, file int, b []byte) error {
-	err := workfiles.Write(ctx, dir, seenName(file), workfiles.KindSeen, func(w io.Writer) error {
+	err := workfiles.Write(ctx, dir, jobfiles.SeenName(file), workfiles.KindSeen, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	}, false)
@@ -48,11 +46,11 @@ func WriteSeen(ctx context.Context, dir string, file int, b []byte) error {
 // ReadSeen returns the first pass's reading of input file index file from
 // dir, or nil if there is none (no work directory, or a pass run without
 // the first, as in a test of one stage).
-func ReadSeen(ctx context.Context, dir string, file int) (*SeenFile, error) {
+func ReadSeen(ctx context.Context, dir string, file int) (*Seen, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	path := objects.JoinPath(dir, seenName(file))
+	path := objects.JoinPath(dir, jobfiles.SeenName(file))
 	rc, err := workfiles.Open(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -66,7 +64,7 @@ func ReadSeen(ctx context.Context, dir string, file int) (*SeenFile, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if in.Fingerprint == "" {
-		return &SeenFile{unread: true}, nil
+		return &Seen{unread: true}, nil
 	}
 	fp, err := fingerprint.Parse(in.Fingerprint)
 	if err != nil {
@@ -78,5 +76,5 @@ func ReadSeen(ctx context.Context, dir string, file int) (*SeenFile, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return &SeenFile{fp: fp, Comp: comp, lineIDs: in.IDs == summary.LineIDs}, nil
+	return &Seen{fp: fp, Comp: comp, lineIDs: in.IDs == summary.LineIDs}, nil
 }

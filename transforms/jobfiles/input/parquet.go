@@ -1,4 +1,4 @@
-package jobfiles
+package input
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/diskroom"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/objects"
 )
 
@@ -42,17 +43,17 @@ import (
 
 // parquetInMemory is the largest remote Parquet input read into memory
 // rather than copied to a local temporary file.
-const ParquetInMemory = 64 << 20
+const parquetInMemory = 64 << 20
 
-// ReadParquetFile reads the Parquet input rc of size bytes (-1: unknown),
+// readParquetFile reads the Parquet input rc of size bytes (-1: unknown),
 // whose stored bytes fr passes on, with rd.parquet if set, else parsing it
 // with record.ReadParquet. When it returns, fr has read the whole file.
-func ReadParquetFile(rc io.Reader, fr *fingerprint.Reader, size int64, rd FileRead, doc func(record.Doc) error, reject func(record.Reject) error) error {
+func readParquetFile(rc io.Reader, fr *fingerprint.Reader, size int64, rd FileRead, doc func(record.Doc) error, reject func(record.Reject) error) error {
 	use := rd.parquetParser(doc, reject)
 	if ra, ok := rc.(io.ReaderAt); ok && size >= 0 {
 		return use(ra, size)
 	}
-	if size >= 0 && size <= ParquetInMemory {
+	if size >= 0 && size <= parquetInMemory {
 		data, err := io.ReadAll(fr)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", rd.Open, err)
@@ -88,7 +89,7 @@ func (rd FileRead) parquetParser(doc func(record.Doc) error, reject func(record.
 }
 
 // readObject reads the Parquet input rd.open, a gs:// or s3:// object, in
-// ranges (see above; readFileFrom says the rest). It reads nothing and
+// ranges (see above; Read says the rest). It reads nothing and
 // returns done false for an object that cannot be read in ranges
 // (objects.ErrNotRanged), which is then read as a stream.
 func readObject(ctx context.Context, rd FileRead, doc func(record.Doc) error, reject func(record.Reject) error) (_ *fingerprint.Fingerprint, done bool, err error) {
@@ -129,7 +130,7 @@ func readObject(ctx context.Context, rd FileRead, doc func(record.Doc) error, re
 		}
 		fr := fingerprint.NewReader(r)
 		var readErr error
-		if rd.Stat == nil && obj.Size <= ParquetInMemory { // parsed in memory
+		if rd.Stat == nil && obj.Size <= parquetInMemory { // parsed in memory
 			var data []byte
 			if data, readErr = io.ReadAll(fr); readErr == nil {
 				err = use(bytes.NewReader(data), int64(len(data)))
@@ -147,7 +148,7 @@ func readObject(ctx context.Context, rd FileRead, doc func(record.Doc) error, re
 	switch {
 	case rd.Partial:
 		err = use(obj, obj.Size)
-	case rd.Stat == nil && obj.Size <= ParquetInMemory:
+	case rd.Stat == nil && obj.Size <= parquetInMemory:
 		err = stream()
 	default:
 		if err = use(obj, obj.Size); err == nil {
@@ -173,7 +174,7 @@ func readObject(ctx context.Context, rd FileRead, doc func(record.Doc) error, re
 }
 
 // fpOf returns the fingerprint of s, or nil.
-func fpOf(s *SeenFile) *fingerprint.Fingerprint {
+func fpOf(s *Seen) *fingerprint.Fingerprint {
 	if s == nil {
 		return nil
 	}
@@ -181,12 +182,13 @@ func fpOf(s *SeenFile) *fingerprint.Fingerprint {
 }
 
 // WriteParquetDedup writes to out the deduplicated copy of the Parquet input
-// file index file at path: its good rows that opt.Only selects (those not
+// file index file at path, checked against the first pass's reading of it
+// in w: its good rows that opt.Only selects (those not
 // removed), read again as the first pass read them, copied whole with
 // record.CopyParquet. A file rejected whole (not Parquet, no text column)
 // gets an empty copy (0 bytes): there is no schema to write. It returns
 // the number of rows kept.
-func (w WorkDir) WriteParquetDedup(ctx context.Context, file int, path string, opt record.Options, out io.Writer) (int64, error) {
+func WriteParquetDedup(ctx context.Context, w jobfiles.WorkDir, file int, path string, opt record.Options, out io.Writer) (int64, error) {
 	var kept int64
 	rd := FileRead{Open: path, Name: path, Opt: opt}
 	rd.parquet = func(ra io.ReaderAt, size int64) error {
@@ -211,6 +213,6 @@ func (w WorkDir) WriteParquetDedup(ctx context.Context, file int, path string, o
 	if rd.seen, err = ReadSeen(ctx, w.Dir, file); err != nil {
 		return 0, err
 	}
-	_, err = ReadFileFrom(ctx, rd, func(record.Doc) error { return nil }, func(record.Reject) error { return nil })
+	_, err = Read(ctx, rd, func(record.Doc) error { return nil }, func(record.Reject) error { return nil })
 	return kept, err
 }
