@@ -54,8 +54,7 @@ func normalizeFlags(fs *flag.FlagSet, args []string) []string {
 	return out
 }
 
-// otherSpelling is the name of the flag of fs that name is with '-' and
-// '_' swapped, or "".
+// otherSpelling is the name of the flag of fs that name is with '-' and '_' swapped, or "".
 func otherSpelling(fs *flag.FlagSet, name string) string {
 	for _, alt := range []string{strings.ReplaceAll(name, "_", "-"), strings.ReplaceAll(name, "-", "_")} {
 		if alt != name && fs.Lookup(alt) != nil {

@@ -66,8 +66,7 @@ func newCompareFlags() (*flag.FlagSet, *compareFlags) {
 	return fs, f
 }
 
-// compareMain runs 'neardup compare': two documents in, the comparison on
-// stdout.
+// compareMain runs 'neardup compare': two documents in, the comparison on stdout.
 func compareMain(args []string) error {
 	fs, f := newCompareFlags()
 	usage := fs.Usage // parseInterspersed prints nothing
