@@ -213,7 +213,7 @@ func TestAuditRemovalRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := job.DefaultConfig()
-	cfg.Keep = job.KeepFirst
+	cfg.Keep = job.Keep{Order: job.KeepFirst}
 	_, idx := runIndexed(t, cfg, []string{idxFile})
 	dir := runAudit(t, cfg, idx, []string{path}, false, "")
 	c := checkAuditAccounting(t, dir)

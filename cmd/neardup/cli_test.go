@@ -260,14 +260,14 @@ func TestCommandLineMistakes(t *testing.T) {
 		{[]string{"run", "--threshold", "high"}, "neardup run: invalid value \"high\" for flag --threshold: parse error\n"},
 		{[]string{"run", "--format", "csv"}, "neardup run: invalid value \"csv\" for flag --format: want jsonl, tsv, text or parquet\n"},
 		{[]string{"run", "--method", "lsh"}, "neardup run: invalid value \"lsh\" for flag --method: want both, minhash or simhash\n"},
-		{[]string{"run", "--keep", "shortest"}, "neardup run: invalid value \"shortest\" for flag --keep: want longest or first\n"},
+		{[]string{"run", "--keep", "shortest"}, "neardup run: invalid value \"shortest\" for flag --keep: want longest, first, field:NAME or field:-NAME\n"},
 		{[]string{"run", "--clusters", "all"}, "neardup run: invalid value \"all\" for flag --clusters: want kept or components\n"},
 		{[]string{"run", "--dict", "en"}, "neardup run: invalid value \"en\" for flag --dict: want auto, zh_s, zh_t or zh\n"},
 		{[]string{"run", "--verify", "maybe"}, "neardup run: invalid value \"maybe\" for flag --verify: want auto, estimate or exact\n"},
 		{[]string{"run", "--minhash", "bbit"}, "neardup run: invalid value \"bbit\" for flag --minhash: want classic or oph\n"},
 		{[]string{"run", "--compress", "lz4"}, "neardup run: invalid value \"lz4\" for flag --compress: want none, gzip or zstd\n"},
 		{[]string{"run", "--compress-level", "0"}, "neardup run: invalid value \"0\" for flag --compress-level: want fast, default, best, or 1 to 9 for gzip, 1 to 22 for zstd\n"},
-		{[]string{"audit", "--keep", "shortest"}, "neardup audit: invalid value \"shortest\" for flag --keep: want longest or first\n"},
+		{[]string{"audit", "--keep", "shortest"}, "neardup audit: invalid value \"shortest\" for flag --keep: want longest, first, field:NAME or field:-NAME\n"},
 	}
 	for _, tt := range tests {
 		out, code, stderr := neardupOut(t, tt.args...)

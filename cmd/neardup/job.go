@@ -96,7 +96,7 @@ func doJob(j jobCommand, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := inputs.CheckFields(ctx, cfg, f.opts.Given, files); err != nil {
+	if err := inputs.CheckFields(ctx, &cfg, f.opts.Given, files); err != nil {
 		return usageError{err}
 	}
 	setInterruptOutput(f.output, out.Committed)

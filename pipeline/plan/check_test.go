@@ -58,9 +58,9 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	o := defaults()
-	o.Shingle, o.Config.Format, o.Config.Method, o.Config.Keep = "word:3", record.TSV, verify.SimHash, job.KeepFirst
+	o.Shingle, o.Config.Format, o.Config.Method, o.Config.Keep = "word:3", record.TSV, verify.SimHash, job.Keep{Order: job.KeepFirst}
 	if err := Check(&o, local); err != nil || o.Config.Tokens != tokenize.Word || o.Config.Shingle != 3 || o.Config.Format != record.TSV ||
-		o.Config.Method != verify.SimHash || o.Config.Keep != job.KeepFirst || o.Config.SegmentBits != 16 {
+		o.Config.Method != verify.SimHash || o.Config.Keep != (job.Keep{Order: job.KeepFirst}) || o.Config.SegmentBits != 16 {
 		t.Errorf("Check = %v, completing %+v; want word shingles of 3, tsv, simhash, keep first, 16 segment bits", err, o.Config)
 	}
 }

@@ -133,7 +133,7 @@ func (j *job) read() error {
 			f.lens = append(f.lens, int64(d.Len()))
 			f.exact = append(f.exact, normalize.Key(unsafe.String(unsafe.SliceData(buf), len(buf))))
 			bytes += int64(len(d.Raw))
-			rec = wire.AppendNormRecord(rec[:0], d.Index, d.Len(), d.ID, buf)
+			rec = wire.AppendNormRecord(rec[:0], d.Index, d.Len(), d.Rank, d.ID, buf)
 			_, err := nw.Write(rec)
 			return err
 		}, func(r record.Reject) error {

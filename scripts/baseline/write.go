@@ -29,10 +29,10 @@ func (j *job) clusters() error {
 		}
 		edges = append(edges, components.NewEdge(m.A, m.B))
 		if _, ok := members[m.A]; !ok {
-			members[m.A] = wire.Member{Doc: m.A, ID: m.IDA, Len: m.LenA}
+			members[m.A] = wire.Member{Doc: m.A, ID: m.IDA, Len: m.LenA, Rank: m.RankA}
 		}
 		if _, ok := members[m.B]; !ok {
-			members[m.B] = wire.Member{Doc: m.B, ID: m.IDB, Len: m.LenB}
+			members[m.B] = wire.Member{Doc: m.B, ID: m.IDB, Len: m.LenB, Rank: m.RankB}
 		}
 	}
 	assigned, _ := components.Run(edges, ccPartitions, 0)

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
@@ -95,7 +96,7 @@ func outsideMarksFn(key int64, chunk []byte, emit func(int64, []byte)) error {
 		if !Removes(m) {
 			return nil
 		}
-		mark := wire.Match{A: m.A, B: m.A, IDA: m.IDA, IDB: m.IDA, LenA: m.LenA, LenB: m.LenA, Jaccard: 1, Method: m.Method}
+		mark := wire.Match{A: m.A, B: m.A, IDA: m.IDA, IDB: m.IDA, LenA: m.LenA, LenB: m.LenA, RankA: m.RankA, RankB: m.RankA, Jaccard: 1, Method: m.Method}
 		out = wire.AppendMatch(out, &mark)
 		return nil
 	})
@@ -141,10 +142,10 @@ func (fn *EdgesFn) ProcessElement(ctx context.Context, key int64, chunks func(*[
 	edges := newEdgeSender(fn.Partitions, emitEdge)
 	members, links := wire.NewBatcher(0), wire.NewBatcher(0)
 	seen := make(map[wire.Doc]bool)
-	member := func(d wire.Doc, id string, n int64) {
+	member := func(d wire.Doc, id string, n int64, r rank.Key) {
 		if !seen[d] {
 			seen[d] = true
-			m := wire.Member{Doc: d, ID: id, Len: n}
+			m := wire.Member{Doc: d, ID: id, Len: n, Rank: r}
 			members.Add(components.Owner(d, fn.Partitions), func(c []byte) []byte { return wire.AppendMember(c, &m) }, emitMember)
 		}
 	}
@@ -152,8 +153,8 @@ func (fn *EdgesFn) ProcessElement(ctx context.Context, key int64, chunks func(*[
 		return wire.EachMatch(c, func(m *wire.Match, _ []byte) error {
 			if m.A != m.B {
 				edges.send(components.NewEdge(m.A, m.B), components.Both)
-				member(m.A, m.IDA, m.LenA)
-				member(m.B, m.IDB, m.LenB)
+				member(m.A, m.IDA, m.LenA, m.RankA)
+				member(m.B, m.IDB, m.LenB, m.RankB)
 			}
 			if fn.Links { // a link of A with itself: A is removed beforehand (OutsideMarks)
 				l := link(*m)
@@ -175,10 +176,10 @@ func (fn *EdgesFn) ProcessElement(ctx context.Context, key int64, chunks func(*[
 }
 
 // link is m as a link: its documents, similarity and method, without the
-// ids and lengths that the members carry. A link of a document with itself
+// ids, lengths and ranks that the members carry. A link of a document with itself
 // marks it removed beforehand (OutsideMarks).
 func link(m wire.Match) wire.Match {
-	m.IDA, m.IDB, m.LenA, m.LenB = "", "", 0, 0
+	m.IDA, m.IDB, m.LenA, m.LenB, m.RankA, m.RankB = "", "", 0, 0, rank.Key{}, rank.Key{}
 	return m
 }
 

@@ -13,5 +13,5 @@ type Options struct {
 
 // OptionsFor is the part of c that ExactDuplicates uses.
 func OptionsFor(c job.Config) Options {
-	return Options{Work: c.WorkDir(), KeepLongest: c.Keep == job.KeepLongest}
+	return Options{Work: c.WorkDir(), KeepLongest: c.Keep.Order != job.KeepFirst}
 }

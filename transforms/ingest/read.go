@@ -153,6 +153,7 @@ type unitReader struct {
 	lineIDs bool                     // the records are identified as FILE:LINE
 	broken  bool                     // a read error ended the file: keep no spool of it
 	docs    int64                    // good documents
+	unrank  int64                    // of those, without a rank under a keep field
 	rej     int64                    // rejects
 	bytes   int64                    // the good records' bytes as read
 	reasons map[string]int64         // rejects by reason
@@ -183,10 +184,13 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []by
 	err := docpool.Map(docpool.Parsed(read), r.fn.Work.Workers, r.normalizer, func(k *keyed) {
 		in := &k.info
 		r.docs++
+		if in.Rank.IsZero() && r.fn.Read.Keep.Name != "" {
+			r.unrank++
+		}
 		jobstate.Progress.Read.Add(1)
 		r.bytes += int64(k.rawLen) // input_bytes: the records as read
 		b.Add(wire.Partition(in.Exact, r.fn.Partitions), func(c []byte) []byte { return wire.AppendInfo(c, in) }, emit)
-		docShards.Add(wire.Line(in.Doc), int(in.Len), in.ID, k.norm)
+		docShards.Add(wire.Line(in.Doc), int(in.Len), in.Rank, in.ID, k.norm)
 	}, r.reject)
 	if err != nil {
 		docShards.Abort()
@@ -236,7 +240,7 @@ func (r *unitReader) normalizer() (func(*docpool.Doc, *keyed), error) {
 		d.Buf = r.fn.Norm.Into(docpool.Slot(d.Buf, len(d.Text)+len(d.Text)/8), d.Text)
 		k.norm = d.Buf
 		k.rawLen = d.RawLen
-		k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.Len), Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
+		k.info = wire.Info{Doc: wire.DocNum(file, d.Index), ID: d.ID, Len: int64(d.Len), Rank: d.Rank, Exact: normalize.Key(unsafe.String(unsafe.SliceData(k.norm), len(k.norm)))}
 	}, nil
 }
 
@@ -282,13 +286,17 @@ func (r *unitReader) inputFile() summary.InputFile {
 
 // stats is what the unit counted.
 func (r *unitReader) stats() tally.Counts {
-	return tally.Counts{
+	c := tally.Counts{
 		{Name: summary.StatReadUnits, N: 1},
 		{Name: summary.StatInput, N: r.docs + r.rej},
 		{Name: summary.StatRejected, N: r.rej},
 		{Name: summary.StatDocuments, N: r.docs},
 		{Name: summary.StatBytes, N: r.bytes},
 	}
+	if r.fn.Read.Keep.Name != "" {
+		c = append(c, tally.Stat{Name: summary.StatUnranked, N: r.unrank})
+	}
+	return c
 }
 
 // keyed is what the first pass computes for a document: its exact-duplicate

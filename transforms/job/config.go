@@ -201,7 +201,7 @@ func DefaultConfig() Config {
 		CCRounds:       DefaultCCRounds,
 		MaxBucket:      candidates.DefaultLimits.MaxBucket,
 		Window:         candidates.DefaultLimits.Window,
-		Keep:           KeepLongest,
+		Keep:           Keep{Order: KeepLongest},
 		Compress:       record.Unknown,
 		Branches:       min(runtime.NumCPU(), 4),
 	}
@@ -249,6 +249,9 @@ func (c Config) Validate() error {
 	if err := c.checkContainment(); err != nil {
 		return err
 	}
+	if err := c.checkKeep(); err != nil {
+		return err
+	}
 	if _, err := blocking.NewTables(blocking.Design{K: c.Hamming, Blocks: c.SimBlocks}); c.Method != verify.MinHash && err != nil {
 		return err
 	}
@@ -267,11 +270,6 @@ func (c Config) segBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits)
 // WorkDir is the stages' handle on c's work directory.
 func (c Config) WorkDir() jobfiles.WorkDir {
 	return jobfiles.WorkDir{Dir: c.Work, SegmentBits: c.segBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers}
-}
-
-// Reading is how c's input is parsed.
-func (c Config) Reading() ReadOptions {
-	return ReadOptions{Format: c.Format, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes, Workers: c.Workers}
 }
 
 // Signing is the configuration of c's signers.
@@ -384,7 +382,7 @@ func (c Config) WithIndexConfig(ic index.Config) (Config, error) {
 func (c Config) Settings(runner string) summary.Settings {
 	return summary.Settings{
 		Config: c.IndexConfig(), Verify: c.Verify.String(), Confidence: c.Confidence,
-		MaxBucket: c.MaxBucket, Window: c.Window, Keep: c.Keep.String(), Clusters: c.Clusters.String(),
+		MaxBucket: c.MaxBucket, Window: c.Window, Keep: c.Keep.String(), KeepType: c.Keep.typeName(), Clusters: c.Clusters.String(),
 		Runner: runner, Branches: c.Branches, Partitions: c.Partitions, Rounds: c.ShuffleRounds(),
 		CCPartitions: c.CCPartitions, CCRounds: c.CCRounds,
 	}

@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/rank"
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 func TestShuffleRounds(t *testing.T) {
@@ -64,10 +67,15 @@ func TestValidateChoices(t *testing.T) {
 		{func(c *Config) { c.Verify = 9 }, "verify mode Mode(9) has no name"},
 		{func(c *Config) { c.MinHash = 9 }, "minhash mode Mode(9) has no name"},
 		{func(c *Config) { c.Tokens = 9 }, "token mode Mode(9) has no name"},
-		{func(c *Config) { c.Keep = 5 }, "keep order Keep(5) has no name"},
+		{func(c *Config) { c.Keep = Keep{Order: 5} }, "keep order Keep(5) has no name"},
+		{func(c *Config) { c.Keep = Keep{Order: KeepField, Field: "date"} }, "keep order field:date: the field's type is not set (rank.Detect)"},
+		{func(c *Config) { c.Keep, c.Format = Keep{Order: KeepField, Field: "date", Type: rank.Time}, record.TSV }, "keep order field:date: a TSV record has no such field; want url or title"},
+		{func(c *Config) {
+			c.Keep, c.Format = Keep{Order: KeepField, Field: "url", Desc: true, Type: rank.String}, record.TSV
+		}, ""},
 		{func(c *Config) { c.Clusters = 5 }, "cluster rule ClusterRule(5) has no name"},
 		{func(c *Config) { c.Dictionary = "en" }, "dictionary en has no name"},
-		{func(c *Config) { c.Keep, c.Clusters, c.Dictionary = KeepFirst, ClustersComponents, "zh_t" }, ""},
+		{func(c *Config) { c.Keep, c.Clusters, c.Dictionary = Keep{Order: KeepFirst}, ClustersComponents, "zh_t" }, ""},
 	} {
 		c := DefaultConfig()
 		tc.change(&c)
@@ -81,8 +89,12 @@ func TestValidateChoices(t *testing.T) {
 func ExampleKeep_UnmarshalText() {
 	var k Keep
 	fmt.Println(k.UnmarshalText([]byte("First")), k)
+	fmt.Println(k.UnmarshalText([]byte("field:-published")), k.Field, k.Desc)
 	fmt.Println(k.UnmarshalText([]byte("shortest")))
+	fmt.Println(k.UnmarshalText([]byte("field:")))
 	// Output:
 	// <nil> first
-	// want longest or first
+	// <nil> published true
+	// want longest, first, field:NAME or field:-NAME
+	// want a field name after field: (field:NAME, or field:-NAME for the largest first)
 }

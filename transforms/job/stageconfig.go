@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/sketch/minhash"
 	"github.com/neardup/neardup/transforms/sketch/signature"
@@ -23,7 +24,13 @@ type ReadOptions struct {
 	IDField     string // "": documents are FILE:LINE
 	TextField   string
 	MaxDocBytes int
-	Workers     int // Parquet row groups decoded at once (0: GOMAXPROCS)
+	Workers     int        // Parquet row groups decoded at once (0: GOMAXPROCS)
+	Keep        rank.Field // the field that ranks documents (Keep.Field); none for the other orders
+}
+
+// Reading is how c's input is parsed.
+func (c Config) Reading() ReadOptions {
+	return ReadOptions{Format: c.Format, IDField: c.IDField, TextField: c.TextField, MaxDocBytes: c.MaxDocBytes, Workers: c.Workers, Keep: c.Keep.rankField()}
 }
 
 // Options is r as the record readers take it.
@@ -33,7 +40,7 @@ func (r ReadOptions) Options() record.Options {
 		ids = record.IDFromLine
 	}
 	return record.Options{Format: r.Format, IDField: r.IDField, TextField: r.TextField, IDs: ids, MaxDocBytes: r.MaxDocBytes,
-		Workers: cmp.Or(r.Workers, runtime.GOMAXPROCS(0))}
+		Workers: cmp.Or(r.Workers, runtime.GOMAXPROCS(0)), Keep: r.Keep}
 }
 
 // Signing configures the signers of the signature pass and the exact

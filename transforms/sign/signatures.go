@@ -259,6 +259,7 @@ func (ss *segmentSigner) worker() (func(*docpool.Doc, *signResult), error) {
 			text := d.Norm(ss.fn.Sign.Norm)
 			signer.Sign(text, &sig)
 			keyer.Derive(&r.Doc, wire.DocNum(file, d.Index), d.ID, d.Len, text, &sig)
+			r.Doc.Info.Rank = d.Rank
 			if keyer.Levels != nil {
 				keyer.DeriveContain(&r.Doc, &sig, signer.Distinct())
 			}

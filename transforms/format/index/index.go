@@ -43,6 +43,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
@@ -70,6 +71,12 @@ const KeyVersion = 4
 // (version 4 with each record's containment keys, Record.Contain) and 6
 // (version 5 with the footer).
 const ShardVersion = 6
+
+// RankedShardVersion is version 6 with each record's rank (Record.Rank,
+// wire.AppendRank) at its end: the info shards a job passes from its
+// signature pass to verification (package recshards) are of this version
+// (NewRankedWriter); an index's shards never are.
+const RankedShardVersion = 7
 
 // footerVersion is the first shard version with a footer.
 const footerVersion = 6
@@ -210,6 +217,9 @@ type Record struct {
 	// none in shards before version 5, in jobs without --containment and
 	// for a document below its minimum size.
 	Contain []uint64
+	// Rank is the document's wire.Info.Rank, in shards of
+	// RankedShardVersion only.
+	Rank rank.Key
 }
 
 // NewRecord returns the index record of the document of in, whose
@@ -294,11 +304,19 @@ func decodeRecord(b []byte, r *Record, version uint32) ([]byte, error) {
 	for i := uint64(0); i < n; i++ {
 		r.Contain = append(r.Contain, binary.LittleEndian.Uint64(b[8*i:]))
 	}
-	return b[8*n:], nil
+	b, r.Rank = b[8*n:], rank.Key{}
+	if version < RankedShardVersion {
+		return b, nil
+	}
+	if b, err = wire.DecodeRank(b, &r.Rank); err != nil {
+		return nil, errRecord
+	}
+	return b, nil
 }
 
 // Writer writes one shard.
 type Writer struct {
+	version uint32
 	w       io.Writer
 	crc     uint32 // of everything written
 	bytes   int64
@@ -311,10 +329,18 @@ type Writer struct {
 
 // NewWriter starts a shard of the kept documents of source on w, of
 // version ShardVersion.
-func NewWriter(w io.Writer, source string) *Writer {
-	wr := &Writer{w: w}
+func NewWriter(w io.Writer, source string) *Writer { return newWriter(w, source, ShardVersion) }
+
+// NewRankedWriter starts a shard of version RankedShardVersion, whose
+// records hold their ranks, on w.
+func NewRankedWriter(w io.Writer, source string) *Writer {
+	return newWriter(w, source, RankedShardVersion)
+}
+
+func newWriter(w io.Writer, source string, version uint32) *Writer {
+	wr := &Writer{w: w, version: version}
 	h := append([]byte(nil), magic...)
-	h = binary.LittleEndian.AppendUint32(h, ShardVersion)
+	h = binary.LittleEndian.AppendUint32(h, version)
 	h = binary.AppendUvarint(h, uint64(len(source)))
 	h = append(h, source...)
 	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
@@ -334,6 +360,9 @@ func (w *Writer) write(b []byte) {
 // Add appends a record.
 func (w *Writer) Add(r *Record) error {
 	w.block = AppendRecord(w.block, r, true)
+	if w.version >= RankedShardVersion {
+		w.block = wire.AppendRank(w.block, r.Rank)
+	}
 	w.records++
 	if w.inBlock++; w.inBlock == BlockRecords {
 		w.flush()
@@ -464,8 +493,8 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	if string(head[:len(magic)]) != string(magic) {
 		return nil, rd.corrupt("not an index shard (bad magic %q)", head[:len(magic)])
 	}
-	if v := binary.LittleEndian.Uint32(head[len(magic):]); v < 2 || v > ShardVersion {
-		return nil, fmt.Errorf("index shard %s: %w %d (this neardup reads versions 2 to %d; rebuild the index with `neardup run --index-out`)", name, ErrVersion, v, ShardVersion)
+	if v := binary.LittleEndian.Uint32(head[len(magic):]); v < 2 || v > RankedShardVersion {
+		return nil, fmt.Errorf("index shard %s: %w %d (this neardup reads versions 2 to %d; rebuild the index with `neardup run --index-out`)", name, ErrVersion, v, RankedShardVersion)
 	}
 	rd.version = binary.LittleEndian.Uint32(head[len(magic):])
 	n, err := binary.ReadUvarint(rd.r)

@@ -383,7 +383,7 @@ func TestDottedPaths(t *testing.T) {
 		})
 	}
 	// Three levels, and allocation-free scanning.
-	f := newJSONFields("a.b.c", "text")
+	f := newJSONFields("a.b.c", "text", "")
 	line := []byte(`{"a":{"b":{"c":"deep","d":1},"e":2},"text":"t"}`)
 	if id, text, ok := f.scan(line); !ok || string(id) != `"deep"` || string(text) != `"t"` {
 		t.Errorf("scan = %s, %s, %v", id, text, ok)
@@ -402,7 +402,7 @@ func FuzzScanPaths(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fs := newJSONFields("a.b", "t")
+		fs := newJSONFields("a.b", "t", "")
 		id, _, ok := fs.scan(b)
 		var m map[string]json.RawMessage
 		if !ok || json.Unmarshal(b, &m) != nil || m == nil {

@@ -14,10 +14,11 @@ import (
 	"unicode/utf8"
 )
 
-// jsonFields holds the JSONL fields to look up (the ID's and the text's),
+// jsonFields holds the JSONL fields to look up (the ID's, the text's and
+// the keep field's),
 // and the scanner's nesting stack, kept between lines.
 type jsonFields struct {
-	f     [2]fieldPath
+	f     [3]fieldPath
 	deep  bool   // a field name has a dot: look at keys below the top level
 	stack []byte // '{' or '[' for each open object or array
 }
@@ -41,10 +42,14 @@ type fieldPath struct {
 	top, nested []byte
 }
 
-// newJSONFields returns the lookup for the given ID and text field names.
-func newJSONFields(id, text string) jsonFields {
+// newJSONFields returns the lookup for the given ID, text and keep field
+// names; keep "" looks up no keep field.
+func newJSONFields(id, text, keep string) jsonFields {
 	var f jsonFields
-	for i, name := range []string{id, text} {
+	for i, name := range []string{id, text, keep} {
+		if name == "" {
+			continue
+		}
 		f.f[i].name = []byte(name)
 		if strings.Contains(name, ".") {
 			for _, seg := range strings.Split(name, ".") {
@@ -61,6 +66,9 @@ func newJSONFields(id, text string) jsonFields {
 func (f *jsonFields) key(k, b []byte, depth, i int) (capturing int) {
 	for j := range f.f {
 		fp := &f.f[j]
+		if fp.name == nil {
+			continue
+		}
 		if depth == 1 && keyIs(k, fp.name) {
 			fp.depth, fp.start, fp.lit = 1, i, true
 			capturing++
@@ -151,7 +159,30 @@ func (p *parser) parseJSONL(raw []byte, num int64) (d Doc, reason, detail string
 		return d, reason, withFields(reason, detail, raw)
 	}
 	d.Text, reason, detail = p.jsonText(textVal)
+	if p.opt.Keep.Name != "" {
+		if v, ok := jsonKeep(p.json.value(2)); ok {
+			d.Rank = p.opt.Keep.Of(v)
+		}
+	}
 	return d, reason, withFields(reason, detail, raw)
+}
+
+// jsonKeep converts the raw JSON value of the keep field (nil when absent)
+// to the text Doc.Rank is the Key of, and whether there is one.
+func jsonKeep(v []byte) (string, bool) {
+	switch {
+	case v == nil:
+		return "", false
+	case v[0] == '"':
+		return unquote(v), true
+	case v[0] == '-' || '0' <= v[0] && v[0] <= '9':
+		return string(v), true
+	case bytes.Equal(v, litTrue):
+		return "1", true
+	case bytes.Equal(v, litFalse):
+		return "0", true
+	}
+	return "", false // null, an object or an array
 }
 
 // withFields adds to the detail of a missing field the fields the record

@@ -175,7 +175,7 @@ func appendHead(dst, frag []byte, limit int) []byte {
 // readLines parses a JSONL or TSV stream line by line.
 func (p *parser) readLines(r io.Reader) error {
 	if p.opt.Format == JSONL {
-		p.json = newJSONFields(p.opt.IDField, p.opt.TextField)
+		p.json = newJSONFields(p.opt.IDField, p.opt.TextField, p.opt.Keep.Name)
 		switch p.opt.IDs {
 		case IDFromLine:
 			p.setLineIDs()
@@ -267,7 +267,7 @@ func (p *parser) line(ln line) error {
 	if p.opt.Format == JSONL {
 		d, reason, detail = p.parseJSONL(ln.raw, ln.num)
 	} else {
-		d, reason, detail = parseTSV(ln.raw)
+		d, reason, detail = parseTSV(ln.raw, p.opt.Keep)
 	}
 	if reason != "" {
 		return p.emitReject(ln.num, ln.off, reason, detail, ln.raw)

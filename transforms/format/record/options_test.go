@@ -523,7 +523,7 @@ func FuzzScan(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		f := newJSONFields("id", "text")
+		f := newJSONFields("id", "text", "")
 		id, text, ok := f.scan(b)
 		if want := utf8.Valid(b) && json.Valid(b); ok != want {
 			t.Fatalf("scan(%q) = %v, want %v", b, ok, want)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -408,6 +409,8 @@ func (r *parquetReader) callDoc(d Doc) error {
 type parquetCols struct {
 	text, id int // column indexes; id -1 when the file has no id column
 	idKind   parquet.Kind
+	keep     int          // the keep field's column index, or -1
+	keepType parquet.Type // its type
 }
 
 type schemaReject struct{ reason, detail string }
@@ -415,7 +418,10 @@ type schemaReject struct{ reason, detail string }
 // parquetColumns finds the text and id columns in schema, or says why the
 // file cannot be read.
 func (p *parser) parquetColumns(schema *parquet.Schema) (parquetCols, *schemaReject) {
-	cols := parquetCols{id: -1}
+	cols := parquetCols{id: -1, keep: -1}
+	if k, ok := lookupColumn(schema, p.opt.Keep.Name); ok && k.MaxRepetitionLevel == 0 {
+		cols.keep, cols.keepType = k.ColumnIndex, k.Node.Type()
+	}
 	text, ok := lookupColumn(schema, p.opt.TextField)
 	if !ok && isGroup(schema, p.opt.TextField) {
 		return cols, &schemaReject{ReasonTextNotString, fmt.Sprintf("column %q is a group (a list, map or struct), want a string column", p.opt.TextField)}
@@ -546,6 +552,11 @@ func (p *parser) rowGroup(rg parquet.RowGroup, cols parquetCols, first, n int64,
 		id = newColumnValues(chunks[cols.id])
 		defer id.close()
 	}
+	var keep *columnValues
+	if cols.keep >= 0 {
+		keep = newColumnValues(chunks[cols.keep])
+		defer keep.close()
+	}
 	var it pqItem
 	for i := int64(0); i < n; i++ {
 		row := first + i
@@ -560,10 +571,21 @@ func (p *parser) rowGroup(rg parquet.RowGroup, cols parquetCols, first, n int64,
 				return &stopError{row, fmt.Errorf("column %q: %w", p.opt.IDField, err)}
 			}
 		}
+		var kv parquet.Value
+		if keep != nil {
+			if kv, err = keep.next(); err != nil {
+				return &stopError{row, fmt.Errorf("column %q: %w", p.opt.Keep.Name, err)}
+			}
+		}
 		if only != nil && !only(row) {
 			continue
 		}
 		p.parquetRow(&it, row, tv, iv, id != nil, cols.idKind)
+		if keep != nil && it.reason == "" && !p.opt.Raw {
+			if v, ok := parquetKeep(kv, cols.keepType); ok {
+				it.doc.Rank = p.opt.Keep.Of(v)
+			}
+		}
 		if err := emit(&it); err != nil {
 			return err
 		}
@@ -855,4 +877,49 @@ func (p *parser) decodeGroup(rg parquet.RowGroup, cols parquetCols, first, n int
 		res.items = append(res.items, *it)
 		return nil
 	})
+}
+
+// parquetKeep is the text of the keep column's value v, of type t, that
+// Doc.Rank is the Key of: a
+// number in decimal (a boolean 1 or 0), a DATE as 2006-01-02, a TIMESTAMP
+// in RFC 3339 (UTC), a string or bytes as they are; none for null.
+func parquetKeep(v parquet.Value, t parquet.Type) (string, bool) {
+	if v.IsNull() {
+		return "", false
+	}
+	var lv format.LogicalTypeValue
+	if lt := t.LogicalType(); lt != nil {
+		lv = lt.Value
+	}
+	switch v.Kind() {
+	case parquet.Boolean:
+		if v.Boolean() {
+			return "1", true
+		}
+		return "0", true
+	case parquet.Int32:
+		if _, ok := lv.(*format.DateType); ok {
+			return time.Unix(int64(v.Int32())*86400, 0).UTC().Format(time.DateOnly), true
+		}
+		return strconv.FormatInt(int64(v.Int32()), 10), true
+	case parquet.Int64:
+		if ts, ok := lv.(*format.TimestampType); ok && ts.Unit.Value != nil {
+			at := time.Unix(0, v.Int64())
+			switch ts.Unit.Value.Duration() {
+			case time.Millisecond:
+				at = time.UnixMilli(v.Int64())
+			case time.Microsecond:
+				at = time.UnixMicro(v.Int64())
+			}
+			return at.UTC().Format(time.RFC3339Nano), true
+		}
+		return strconv.FormatInt(v.Int64(), 10), true
+	case parquet.Float:
+		return strconv.FormatFloat(float64(v.Float()), 'g', -1, 32), true
+	case parquet.Double:
+		return strconv.FormatFloat(v.Double(), 'g', -1, 64), true
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return string(v.ByteArray()), true
+	}
+	return "", false
 }

@@ -103,7 +103,7 @@ func (c *lineCutter) at(num, off int64) {
 func (c *lineCutter) head(lr *lineReader, opt Options) (IDSource, error) {
 	p := &parser{opt: opt, idsDecided: opt.Format != JSONL || opt.IDs != IDAuto || opt.Raw}
 	if !p.idsDecided {
-		p.json = newJSONFields(opt.IDField, opt.TextField)
+		p.json = newJSONFields(opt.IDField, opt.TextField, "")
 	}
 	for first := true; first || !p.idsDecided; first = false {
 		ln, ok := lr.next()

@@ -41,6 +41,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/transforms/choice"
+	"github.com/neardup/neardup/transforms/format/rank"
 )
 
 // Format is the format of an input shard.
@@ -110,6 +111,10 @@ type Options struct {
 	// wins). Defaults "id" and "text".
 	IDField   string
 	TextField string
+	// Keep, if its Name is not "", is the field whose value ranks each Doc
+	// (Doc.Rank; --keep field:NAME), named as IDField is: for TSV, url or
+	// title.
+	Keep rank.Field
 	// IDs says where JSONL records get their ID: IDFromField (the zero
 	// value), IDAuto or IDFromLine.
 	IDs IDSource
@@ -240,6 +245,13 @@ type Doc struct {
 	// Offset is the byte offset of the record's first byte in the
 	// (decompressed) stream.
 	Offset int64
+	// Rank is the Key of the value of Options.Keep (rank.Field.Of), the
+	// zero Key when the record has none or it does not parse. The value
+	// is taken as text: a JSON string unquoted, a number as written, true
+	// and false as 1 and 0 (null, an object or an array: none); a TSV
+	// column; a Parquet value, a number in decimal, a boolean as 1 or 0, a
+	// DATE as 2006-01-02, a TIMESTAMP in RFC 3339.
+	Rank rank.Key
 }
 
 // Len is the document's length, the one `--keep longest` compares: the

@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/neardup/neardup/transforms/format/rank"
 )
 
 // SurveyRecords is how many records of an input a survey looks at.
@@ -26,6 +29,46 @@ type Survey struct {
 	Fields []string
 	seen   map[string]bool // Fields, as a set
 	found  map[string]bool // the names asked for that some record has
+	// The values of the names asked for, as Doc.Keep has them (JSONL), and
+	// the types of their columns (Parquet).
+	values map[string][]string
+	types  map[string]rank.Type
+}
+
+// Type is the type of the values of the field name (rank.Detect): of a
+// Parquet column, its type's (a DATE or TIMESTAMP column is rank.Time,
+// another number or a boolean rank.Number, bytes rank.String); of JSONL
+// records, the values the survey saw. Surveys of inputs that disagree
+// give rank.String.
+func (s *Survey) Type(name string) rank.Type {
+	if t, ok := s.types[name]; ok {
+		if vs := s.values[name]; len(vs) > 0 && rank.Detect(vs) != t {
+			return rank.String
+		}
+		return t
+	}
+	return rank.Detect(s.values[name])
+}
+
+// value notes v, a value of the field name.
+func (s *Survey) value(name, v string) {
+	if s.values == nil {
+		s.values = map[string][]string{}
+	}
+	if len(s.values[name]) < SurveyRecords {
+		s.values[name] = append(s.values[name], v)
+	}
+}
+
+// columnType notes t, the type of the column name.
+func (s *Survey) columnType(name string, t rank.Type) {
+	if s.types == nil {
+		s.types = map[string]rank.Type{}
+	}
+	if old, ok := s.types[name]; ok && old != t {
+		t = rank.String
+	}
+	s.types[name] = t
 }
 
 // Has reports whether some record surveyed has the field name, looked up
@@ -41,6 +84,14 @@ func (s *Survey) Add(t Survey) {
 	}
 	for k := range t.found {
 		s.has(k)
+	}
+	for k, vs := range t.values {
+		for _, v := range vs {
+			s.value(k, v)
+		}
+	}
+	for k, typ := range t.types {
+		s.columnType(k, typ)
 	}
 }
 
@@ -120,8 +171,11 @@ func (s *Survey) record(line []byte, names []string) {
 		s.field(k)
 	}
 	for _, name := range names {
-		if hasField(obj, name) {
+		if v, ok := fieldValue(obj, name); ok {
 			s.has(name)
+			if text, ok := jsonKeep(bytes.TrimSpace(v)); ok {
+				s.value(name, text)
+			}
 		}
 	}
 }
@@ -166,32 +220,33 @@ func orderedKeys(line []byte) []string {
 	return out
 }
 
-// hasField reports whether obj has the field name: a top-level key, or the
-// path of nested objects a dotted name gives.
-func hasField(obj map[string]json.RawMessage, name string) bool {
-	if _, ok := obj[name]; ok {
-		return true
+// fieldValue returns the value of the field name of obj, and whether obj
+// has it: a top-level key, or the path of nested objects a dotted name
+// gives.
+func fieldValue(obj map[string]json.RawMessage, name string) (json.RawMessage, bool) {
+	if v, ok := obj[name]; ok {
+		return v, true
 	}
 	if !strings.Contains(name, ".") {
-		return false
+		return nil, false
 	}
 	segs := strings.Split(name, ".")
 	cur := obj
 	for i, seg := range segs {
 		v, ok := cur[seg]
 		if !ok {
-			return false
+			return nil, false
 		}
 		if i == len(segs)-1 {
-			return true
+			return v, true
 		}
 		var next map[string]json.RawMessage
 		if json.Unmarshal(v, &next) != nil || next == nil {
-			return false
+			return nil, false
 		}
 		cur = next
 	}
-	return false
+	return nil, false
 }
 
 // SurveyParquet looks at the schema of the Parquet file of size bytes in
@@ -206,9 +261,28 @@ func SurveyParquet(ra io.ReaderAt, size int64, names ...string) (Survey, error) 
 		s.field(strings.Join(path, "."))
 	}
 	for _, name := range names {
-		if _, ok := lookupColumn(f.Schema(), name); ok || isGroup(f.Schema(), name) {
+		c, ok := lookupColumn(f.Schema(), name)
+		if ok || isGroup(f.Schema(), name) {
 			s.has(name)
+		}
+		if ok {
+			s.columnType(name, columnRank(c.Node.Type()))
 		}
 	}
 	return s, nil
+}
+
+// columnRank is the rank.Type of the values of a column of type t.
+func columnRank(t parquet.Type) rank.Type {
+	if lt := t.LogicalType(); lt != nil {
+		switch lt.Value.(type) {
+		case *format.DateType, *format.TimestampType:
+			return rank.Time
+		}
+	}
+	switch t.Kind() {
+	case parquet.Boolean, parquet.Int32, parquet.Int64, parquet.Float, parquet.Double:
+		return rank.Number
+	}
+	return rank.String
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/rank"
 )
 
 func TestSurveyJSONL(t *testing.T) {
@@ -85,5 +87,57 @@ func TestSurveyParquet(t *testing.T) {
 	}
 	if _, err := SurveyParquet(strings.NewReader("not parquet"), 11, "text"); err == nil {
 		t.Error("no error for a file that is not Parquet")
+	}
+}
+
+// TestSurveyType: a survey gives the type of a keep field from the values
+// of its records (JSONL) or from its column (Parquet); inputs that
+// disagree give rank.String.
+func TestSurveyType(t *testing.T) {
+	jsonl := func(lines ...string) Survey {
+		s, err := SurveyJSONL(strings.NewReader(strings.Join(lines, "\n")), SurveyRecords, 1000, "k", "m.k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name string
+		s    Survey
+		want rank.Type
+	}{
+		{"numbers and booleans", jsonl(`{"k":1}`, `{"k":"2.5"}`, `{"k":true}`, `{"k":null}`, `{"x":1}`), rank.Number},
+		{"dates", jsonl(`{"k":"2024-01-05"}`, `{"k":"2024-01-05T10:00:00Z"}`), rank.Time},
+		{"mixed", jsonl(`{"k":"2024-01-05"}`, `{"k":3}`), rank.String},
+		{"nested", jsonl(`{"m":{"k":"2024-01-05"}}`), rank.Time},
+	} {
+		if got := c.s.Type("k"); c.name != "nested" && got != c.want {
+			t.Errorf("%s: Type = %v, want %v", c.name, got, c.want)
+		}
+		if got := c.s.Type("m.k"); c.name == "nested" && got != c.want {
+			t.Errorf("%s: Type = %v, want %v", c.name, got, c.want)
+		}
+	}
+	data := writePQ(t, []keepRow{{ID: "a", Text: "x"}}, 1)
+	for _, c := range []struct {
+		col  string
+		want rank.Type
+	}{{"n", rank.Number}, {"f", rank.Number}, {"ok", rank.Number}, {"day", rank.Time}, {"at", rank.Time}, {"label", rank.String}, {"meta.score", rank.Number}} {
+		s, err := SurveyParquet(bytes.NewReader(data), int64(len(data)), c.col)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Type(c.col); got != c.want {
+			t.Errorf("Parquet column %s: Type = %v, want %v", c.col, got, c.want)
+		}
+	}
+	both, err := SurveyJSONL(strings.NewReader(`{"n":"2024-01-05"}`), SurveyRecords, 1000, "n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq, _ := SurveyParquet(bytes.NewReader(data), int64(len(data)), "n")
+	both.Add(pq)
+	if got := both.Type("n"); got != rank.String {
+		t.Errorf("a JSONL of dates and a Parquet column of numbers: Type = %v, want string", got)
 	}
 }

@@ -3,13 +3,20 @@ package record
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/transforms/format/rank"
 )
+
+// TSVKeepFields are the fields of a TSV record a keep order can name
+// (Options.Keep): its first two columns.
+var TSVKeepFields = []string{"url", "title"}
 
 // parseTSV parses one non-blank url<TAB>title<TAB>content line into a Doc
 // with ID = url and Text = title + "\n" + content, or returns a reason code
 // and a detail (without position) for a reject. Tabs after the second one
-// belong to the content.
-func parseTSV(raw []byte) (d Doc, reason, detail string) {
+// belong to the content. With keep url or title, the Doc's Rank is that
+// column's.
+func parseTSV(raw []byte, keep rank.Field) (d Doc, reason, detail string) {
 	if !utf8.Valid(raw) {
 		return d, ReasonInvalidUTF8, invalidUTF8Detail(raw)
 	}
@@ -29,6 +36,12 @@ func parseTSV(raw []byte) (d Doc, reason, detail string) {
 	d.Text = string(title) + "\n" + string(content)
 	if isSpaceOnly(d.Text) {
 		return Doc{}, ReasonEmptyText, "title and content (columns 2 and 3) are empty or white space"
+	}
+	switch keep.Name {
+	case "url":
+		d.Rank = keep.Of(d.ID)
+	case "title":
+		d.Rank = keep.Of(string(title))
 	}
 	return d, "", ""
 }

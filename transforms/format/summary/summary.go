@@ -52,6 +52,10 @@ const (
 	StatRemainder  = "components_remainder_edges"
 	StatComponents = "components" // connected components of the matches
 	StatKept       = "kept"
+	// StatUnranked counts, under --keep field:NAME, the documents whose
+	// value of the field is missing or does not parse as its type: they
+	// come after every other (package rank).
+	StatUnranked = "keep_unranked"
 
 	// StatContainmentPairs counts the pairs lines of containment matches
 	// (--containment), and StatRemovedContainment the documents removed
@@ -287,6 +291,7 @@ type Settings struct {
 	MaxBucket  int     `json:"max_bucket"`
 	Window     int     `json:"window"`
 	Keep       string  `json:"keep"`
+	KeepType   string  `json:"keep_type,omitempty"` // of --keep field:NAME: number, time or string
 	Clusters   string  `json:"clusters"`
 
 	Runner       string `json:"runner"`

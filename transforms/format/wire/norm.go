@@ -7,16 +7,19 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/neardup/neardup/transforms/format/rank"
 )
 
 // A document shard (the first pass's copy of one segment of an input file)
 // is a file of records, one per good document of the segment, in line order:
 //
-//	uvarint line index | uvarint length | uvarint id length | id |
+//	uvarint line index | uvarint length | rank | uvarint id length | id |
 //	uvarint text length | normalized text
 //
 // The length is the document's (record.Doc.Len: its text's bytes before
-// normalization). The line index is below MaxLines, and the id and the text take at most
+// normalization), the rank its record.Doc.Rank (a byte 0 for the zero Key,
+// else 1 and its two words, 8 bytes each). The line index is below MaxLines, and the id and the text take at most
 // MaxNormField bytes each.
 
 // MaxNormField bounds the id and the text of a normalized record.
@@ -25,8 +28,9 @@ const MaxNormField = 1 << 31
 // NormRecord is a record of a document shard. ID and Text share the
 // buffer of the ReadNormRecord call that returned them.
 type NormRecord struct {
-	Index int64 // line index
-	Len   int   // the document's length (record.Doc.Len)
+	Index int64    // line index
+	Len   int      // the document's length (record.Doc.Len)
+	Rank  rank.Key // the document's rank (record.Doc.Rank)
 	ID    []byte
 	Text  []byte // normalized text
 }
@@ -34,16 +38,17 @@ type NormRecord struct {
 // AppendNormHead appends a normalized record without its text, whose
 // length is textLen, to dst: the writer can then write the text from where
 // it is.
-func AppendNormHead(dst []byte, index int64, length int, id string, textLen int) []byte {
+func AppendNormHead(dst []byte, index int64, length int, r rank.Key, id string, textLen int) []byte {
 	dst = binary.AppendUvarint(dst, uint64(index))
 	dst = binary.AppendUvarint(dst, uint64(length))
+	dst = appendRank(dst, r)
 	dst = appendString(dst, id)
 	return binary.AppendUvarint(dst, uint64(textLen))
 }
 
 // AppendNormRecord appends a normalized record to dst.
-func AppendNormRecord(dst []byte, index int64, length int, id string, norm []byte) []byte {
-	return append(AppendNormHead(dst, index, length, id, len(norm)), norm...)
+func AppendNormRecord(dst []byte, index int64, length int, r rank.Key, id string, norm []byte) []byte {
+	return append(AppendNormHead(dst, index, length, r, id, len(norm)), norm...)
 }
 
 // ReadNormRecord reads the next record of r whose line index only selects
@@ -66,6 +71,10 @@ func ReadNormRecord(r *bufio.Reader, buf *[]byte, only func(int64) bool) (NormRe
 		}
 		if err == nil && length > math.MaxInt {
 			return NormRecord{}, fmt.Errorf("%w: normalized record: length %d", ErrCorrupt, length)
+		}
+		var rk rank.Key
+		if err == nil {
+			rk, err = readRank(r)
 		}
 		if err == nil {
 			idLen, err = readUvarint(r)
@@ -102,7 +111,7 @@ func ReadNormRecord(r *bufio.Reader, buf *[]byte, only func(int64) bool) (NormRe
 			return NormRecord{}, normErr(err)
 		}
 		b := *buf
-		return NormRecord{Index: int64(index), Len: int(length), ID: b[:idLen:idLen], Text: b[idLen:]}, nil
+		return NormRecord{Index: int64(index), Len: int(length), Rank: rk, ID: b[:idLen:idLen], Text: b[idLen:]}, nil
 	}
 }
 
@@ -166,4 +175,31 @@ func discard(r *bufio.Reader, n int) error {
 
 func normErr(err error) error {
 	return fmt.Errorf("%w: normalized record: %w", ErrCorrupt, err)
+}
+
+// readRank reads a rank (appendRank) inside a record of r.
+func readRank(r *bufio.Reader) (rank.Key, error) {
+	tag, err := r.ReadByte()
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return rank.Key{}, err
+	}
+	switch tag {
+	case 0:
+		return rank.Key{}, nil
+	case 1:
+		b, err := r.Peek(16)
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return rank.Key{}, err
+		}
+		k := rank.Key{Hi: binary.LittleEndian.Uint64(b), Lo: binary.LittleEndian.Uint64(b[8:])}
+		_, err = r.Discard(16)
+		return k, err
+	}
+	return rank.Key{}, fmt.Errorf("%w: normalized record: rank tag %d", ErrCorrupt, tag)
 }

@@ -10,14 +10,23 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/neardup/neardup/transforms/format/rank"
 )
 
 // plainNormAdd writes a normalized-text record plainly (the head, then the
 // text), apart from the package's code: the oracle the tests hold
 // AppendNormRecord to.
-func plainNormAdd(w *bytes.Buffer, index int64, rawLen int, id string, norm []byte) {
+func plainNormAdd(w *bytes.Buffer, index int64, rawLen int, r rank.Key, id string, norm []byte) {
 	b := binary.AppendUvarint(nil, uint64(index))
 	b = binary.AppendUvarint(b, uint64(rawLen))
+	if r.IsZero() {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = binary.LittleEndian.AppendUint64(b, r.Hi)
+		b = binary.LittleEndian.AppendUint64(b, r.Lo)
+	}
 	b = binary.AppendUvarint(b, uint64(len(id)))
 	b = append(b, id...)
 	b = binary.AppendUvarint(b, uint64(len(norm)))
@@ -28,6 +37,7 @@ func plainNormAdd(w *bytes.Buffer, index int64, rawLen int, id string, norm []by
 type normRec struct {
 	index  uint64
 	rawLen uint64
+	rank   rank.Key
 	id     string
 	text   string
 }
@@ -59,6 +69,21 @@ func plainReadNorm(data []byte) ([]normRec, error) {
 		if err == nil {
 			rawLen, err = binary.ReadUvarint(r)
 		}
+		var rk rank.Key
+		if err == nil {
+			var tag byte
+			if tag, err = r.ReadByte(); err == nil && tag == 1 {
+				var w []byte
+				if w, err = readN(16); err == nil {
+					rk = rank.Key{Hi: binary.LittleEndian.Uint64(w), Lo: binary.LittleEndian.Uint64(w[8:])}
+				}
+			} else if err == nil && tag != 0 {
+				err = errors.New("rank tag")
+			}
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+		}
 		if err == nil {
 			idLen, err = binary.ReadUvarint(r)
 		}
@@ -82,39 +107,39 @@ func plainReadNorm(data []byte) ([]normRec, error) {
 		if err != nil {
 			return out, err
 		}
-		out = append(out, normRec{index, rawLen, string(id), string(text)})
+		out = append(out, normRec{index, rawLen, rk, string(id), string(text)})
 	}
 }
 
 func testNorms() []normRec {
 	return []normRec{
-		{0, 0, "", ""},
-		{1, 17, "a", "one two"},
-		{300, 1 << 20, "文档 ü", strings.Repeat("word ", 100)},
-		{MaxLines - 1, math.MaxInt64, strings.Repeat("i", 130), "x"},
-		{5, 3, "e", ""},
+		{0, 0, rank.Key{}, "", ""},
+		{1, 17, rank.Key{Hi: 1 << 63}, "a", "one two"},
+		{300, 1 << 20, rank.Key{}, "文档 ü", strings.Repeat("word ", 100)},
+		{MaxLines - 1, math.MaxInt64, rank.Key{Hi: math.MaxUint64, Lo: 3}, strings.Repeat("i", 130), "x"},
+		{5, 3, rank.Key{}, "e", ""},
 	}
 }
 
 func appendNorms(dst []byte, recs []normRec) []byte {
 	for _, n := range recs {
-		dst = AppendNormRecord(dst, int64(n.index), int(n.rawLen), n.id, []byte(n.text))
+		dst = AppendNormRecord(dst, int64(n.index), int(n.rawLen), n.rank, n.id, []byte(n.text))
 	}
 	return dst
 }
 
 func TestNormLayout(t *testing.T) {
-	got := AppendNormRecord([]byte{0xee}, 300, 2, "ab", []byte("xyz"))
-	want := []byte{0xee, 0xac, 0x02, 2, 2, 'a', 'b', 3, 'x', 'y', 'z'}
+	got := AppendNormRecord([]byte{0xee}, 300, 2, rank.Key{}, "ab", []byte("xyz"))
+	want := []byte{0xee, 0xac, 0x02, 2, 0, 2, 'a', 'b', 3, 'x', 'y', 'z'}
 	if !bytes.Equal(got, want) {
 		t.Errorf("AppendNormRecord = % x, want % x", got, want)
 	}
-	if head := AppendNormHead(nil, 300, 2, "ab", 3); !bytes.Equal(head, want[1:8]) {
-		t.Errorf("AppendNormHead = % x, want % x", head, want[1:8])
+	if head := AppendNormHead(nil, 300, 2, rank.Key{}, "ab", 3); !bytes.Equal(head, want[1:9]) {
+		t.Errorf("AppendNormHead = % x, want % x", head, want[1:9])
 	}
 	var plain bytes.Buffer
 	for _, n := range testNorms() {
-		plainNormAdd(&plain, int64(n.index), int(n.rawLen), n.id, []byte(n.text))
+		plainNormAdd(&plain, int64(n.index), int(n.rawLen), n.rank, n.id, []byte(n.text))
 	}
 	if got := appendNorms(nil, testNorms()); !bytes.Equal(got, plain.Bytes()) {
 		t.Errorf("AppendNormRecord = % x, plain % x", got, plain.Bytes())
@@ -131,7 +156,7 @@ func readNorms(data []byte, only func(int64) bool, bufSize int) ([]normRec, erro
 		if err != nil {
 			return out, err
 		}
-		out = append(out, normRec{uint64(rec.Index), uint64(rec.Len), string(rec.ID), string(rec.Text)})
+		out = append(out, normRec{uint64(rec.Index), uint64(rec.Len), rec.Rank, string(rec.ID), string(rec.Text)})
 	}
 }
 
@@ -183,7 +208,7 @@ func equalNorms(a, b []normRec) bool {
 // the ID cannot be appended to over the text.
 func TestNormBuffer(t *testing.T) {
 	big := strings.Repeat("z", 200<<10) // grown in steps
-	data := AppendNormRecord(nil, 1, 1, "big", []byte(big))
+	data := AppendNormRecord(nil, 1, 1, rank.Key{}, "big", []byte(big))
 	data = appendNorms(data, testNorms())
 	r := bufio.NewReader(bytes.NewReader(data))
 	var buf []byte
@@ -285,7 +310,7 @@ func FuzzReadNormRecord(f *testing.F) {
 	f.Add(data, uint8(2))
 	f.Add(data[:len(data)-1], uint8(0))
 	f.Add(data[:len(data)-1], uint8(3))
-	f.Add(AppendNormRecord(nil, MaxLines, 1, "a", nil), uint8(0))
+	f.Add(AppendNormRecord(nil, MaxLines, 1, rank.Key{}, "a", nil), uint8(0))
 	f.Add([]byte{}, uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, sel uint8) {
 		var only func(int64) bool

@@ -18,6 +18,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/mix"
 )
 
@@ -285,9 +286,10 @@ func AppendCandidates(dst []Pair, chunk []byte) ([]Pair, error) {
 
 // Info is what later stages need to know of a document without its text:
 // its number, id, length (its text's bytes, record.Doc.Len: what --keep
-// longest compares), exact-duplicate key, SimHash and a b-bit MinHash
-// sketch (the low 8 bits of each MinHash value), enough to verify a candidate
-// pair and to name it in the outputs.
+// longest compares), rank (what --keep field:NAME compares: package rank),
+// exact-duplicate key, SimHash and a b-bit MinHash sketch (the low 8 bits
+// of each MinHash value), enough to verify a candidate pair and to name it
+// in the outputs.
 type Info struct {
 	Doc     Doc
 	ID      string
@@ -298,14 +300,47 @@ type Info struct {
 	// Shingles is the number of distinct shingles, which containment
 	// compares; 0 when the job does not count them (no --containment).
 	Shingles int64
+	// Rank is the document's key under --keep field:NAME; the zero Key
+	// under the other orders, and for an index's document.
+	Rank rank.Key
 }
 
 // AppendInfo appends in to chunk: its document number (8 bytes), its body
-// (AppendInfoBody) and its shingle count (uvarint).
+// (AppendInfoBody), its shingle count (uvarint) and its rank (appendRank).
 func AppendInfo(chunk []byte, in *Info) []byte {
 	chunk = binary.LittleEndian.AppendUint64(chunk, in.Doc)
 	chunk = AppendInfoBody(chunk, in)
-	return binary.AppendUvarint(chunk, uint64(in.Shingles))
+	chunk = binary.AppendUvarint(chunk, uint64(in.Shingles))
+	return appendRank(chunk, in.Rank)
+}
+
+// AppendRank appends k to chunk as every record here holds a rank: a byte
+// 0 for the zero Key, else 1 and its two words (8 bytes each).
+func AppendRank(chunk []byte, k rank.Key) []byte { return appendRank(chunk, k) }
+
+// DecodeRank decodes the rank (AppendRank) at the start of chunk into k
+// and returns the rest.
+func DecodeRank(chunk []byte, k *rank.Key) ([]byte, error) { return decodeRank(chunk, k) }
+
+func appendRank(chunk []byte, k rank.Key) []byte {
+	if k.IsZero() {
+		return append(chunk, 0)
+	}
+	chunk = append(chunk, 1)
+	chunk = binary.LittleEndian.AppendUint64(chunk, k.Hi)
+	return binary.LittleEndian.AppendUint64(chunk, k.Lo)
+}
+
+func decodeRank(chunk []byte, k *rank.Key) ([]byte, error) {
+	switch {
+	case len(chunk) >= 1 && chunk[0] == 0:
+		*k = rank.Key{}
+		return chunk[1:], nil
+	case len(chunk) >= 17 && chunk[0] == 1:
+		*k = rank.Key{Hi: binary.LittleEndian.Uint64(chunk[1:]), Lo: binary.LittleEndian.Uint64(chunk[9:])}
+		return chunk[17:], nil
+	}
+	return nil, fmt.Errorf("%w: rank", ErrCorrupt)
 }
 
 // AppendInfoBody appends everything of in but its document number and
@@ -339,7 +374,7 @@ func DecodeInfo(chunk []byte, in *Info) ([]byte, error) {
 		return nil, fmt.Errorf("%w: info shingle count", ErrCorrupt)
 	}
 	in.Shingles = int64(n)
-	return chunk[k:], nil
+	return decodeRank(chunk[k:], &in.Rank)
 }
 
 // DecodeInfoBody decodes the body of an Info (AppendInfoBody) at the start
@@ -375,9 +410,11 @@ type Match struct {
 	A, B       Doc
 	IDA, IDB   string
 	LenA, LenB int64
-	Jaccard    float32 // estimated or exact Jaccard; 1 for exact duplicates
-	Hamming    uint8   // SimHash Hamming distance
-	Method     Method
+	// RankA, RankB: the documents' Info.Rank.
+	RankA, RankB rank.Key
+	Jaccard      float32 // estimated or exact Jaccard; 1 for exact duplicates
+	Hamming      uint8   // SimHash Hamming distance
+	Method       Method
 	// Inside is the document contained in the other, for Method
 	// Containment (NoSide otherwise), and Containment its containment:
 	// the share of its distinct shingles the other has, estimated or exact.
@@ -426,8 +463,8 @@ func (m Method) String() string {
 }
 
 // AppendMatch appends m to chunk: its documents, ids, lengths, Jaccard,
-// Hamming, Method, Inside (with estimatedBit set if Estimated) and
-// Containment.
+// Hamming, Method, Inside (with estimatedBit set if Estimated),
+// Containment and ranks.
 func AppendMatch(chunk []byte, m *Match) []byte {
 	chunk = binary.LittleEndian.AppendUint64(chunk, m.A)
 	chunk = binary.LittleEndian.AppendUint64(chunk, m.B)
@@ -441,7 +478,8 @@ func AppendMatch(chunk []byte, m *Match) []byte {
 		inside |= estimatedBit
 	}
 	chunk = append(chunk, m.Hamming, byte(m.Method), inside)
-	return binary.LittleEndian.AppendUint32(chunk, math.Float32bits(m.Containment))
+	chunk = binary.LittleEndian.AppendUint32(chunk, math.Float32bits(m.Containment))
+	return appendRank(appendRank(chunk, m.RankA), m.RankB)
 }
 
 // EachMatch calls fn with every Match of chunk, decoded, and its record's
@@ -492,7 +530,10 @@ func DecodeMatch(chunk []byte, m *Match) ([]byte, error) {
 	m.Hamming, m.Method, m.Inside = chunk[4], Method(chunk[5]), Side(chunk[6]&^estimatedBit)
 	m.Estimated = chunk[6]&estimatedBit != 0
 	m.Containment = math.Float32frombits(binary.LittleEndian.Uint32(chunk[7:]))
-	return chunk[11:], nil
+	if chunk, err = decodeRank(chunk[11:], &m.RankA); err != nil {
+		return nil, err
+	}
+	return decodeRank(chunk, &m.RankB)
 }
 
 func appendString(chunk []byte, s string) []byte {
@@ -626,6 +667,7 @@ type Member struct {
 	Root, Doc Doc
 	ID        string
 	Len       int64
+	Rank      rank.Key
 }
 
 // AppendMember appends m to chunk.
@@ -633,7 +675,8 @@ func AppendMember(chunk []byte, m *Member) []byte {
 	chunk = binary.LittleEndian.AppendUint64(chunk, m.Root)
 	chunk = binary.LittleEndian.AppendUint64(chunk, m.Doc)
 	chunk = appendString(chunk, m.ID)
-	return binary.AppendUvarint(chunk, uint64(m.Len))
+	chunk = binary.AppendUvarint(chunk, uint64(m.Len))
+	return appendRank(chunk, m.Rank)
 }
 
 // DecodeMember decodes the Member at the start of chunk and returns the rest.
@@ -652,5 +695,5 @@ func DecodeMember(chunk []byte, m *Member) ([]byte, error) {
 		return nil, fmt.Errorf("%w: member length", ErrCorrupt)
 	}
 	m.Len = int64(n)
-	return chunk[k:], nil
+	return decodeRank(chunk[k:], &m.Rank)
 }

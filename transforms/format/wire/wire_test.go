@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/rank"
 )
 
 func TestDocNum(t *testing.T) {
@@ -334,12 +336,13 @@ func testInfos() []Info {
 		{Doc: 1, ID: "文档 ü", Len: -1, Exact: 1, SimHash: 2, Sketch: []uint8{0}},
 		{Doc: math.MaxUint64, ID: strings.Repeat("x", 300), Len: math.MaxInt64, Sketch: []uint8{255, 0, 255}},
 		{Doc: 3, ID: "", Len: 0, Exact: 0, SimHash: 0, Sketch: nil},
+		{Doc: 4, ID: "r", Len: 7, Rank: rank.Key{Hi: 1, Lo: math.MaxUint64}},
 	}
 }
 
 func infoEqual(a, b *Info) bool {
 	return a.Doc == b.Doc && a.ID == b.ID && a.Len == b.Len && a.Exact == b.Exact &&
-		a.SimHash == b.SimHash && bytes.Equal(a.Sketch, b.Sketch) && a.Shingles == b.Shingles
+		a.SimHash == b.SimHash && bytes.Equal(a.Sketch, b.Sketch) && a.Shingles == b.Shingles && a.Rank == b.Rank
 }
 
 func TestInfoLayout(t *testing.T) {
@@ -352,9 +355,15 @@ func TestInfoLayout(t *testing.T) {
 		6, 0, 0, 0, 0, 0, 0, 0, // SimHash
 		2, 9, 8, // Sketch
 		0x82, 0x01, // Shingles 130 as uvarint
+		0, // no Rank
 	}
 	if got := AppendInfo(nil, in); !bytes.Equal(got, want) {
 		t.Errorf("AppendInfo = % x, want % x", got, want)
+	}
+	in.Rank = rank.Key{Hi: 0x0807060504030201, Lo: 9}
+	want = append(want[:len(want)-1], 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0, 0, 0, 0, 0, 0)
+	if got := AppendInfo(nil, in); !bytes.Equal(got, want) {
+		t.Errorf("AppendInfo with a rank = % x, want % x", got, want)
 	}
 }
 
@@ -454,6 +463,7 @@ func testMatches() []Match {
 		{A: 7, B: 8, Jaccard: -0.5, Method: Method(200)},
 		{A: 3, B: 9, Jaccard: 0.25, Method: Containment, Inside: SideB, Containment: 0.875},
 		{A: 3, B: 10, Jaccard: 0.3, Method: Containment, Inside: SideA, Containment: 0.8, Estimated: true},
+		{A: 4, B: 11, Jaccard: 0.9, Method: MinHash, RankA: rank.Key{Hi: math.MaxUint64, Lo: 1}, RankB: rank.Key{Hi: 1 << 63}},
 	}
 }
 
@@ -469,13 +479,14 @@ func TestMatchLayout(t *testing.T) {
 		0x00, 0x00, 0x80, 0x3f, // float32 1.0
 		4, 2, 0, // Hamming, Method, Inside
 		0, 0, 0, 0, // Containment
+		0, 0, // no ranks
 	}
 	if got := AppendMatch(nil, m); !bytes.Equal(got, want) {
 		t.Errorf("AppendMatch = % x, want % x", got, want)
 	}
 	// An estimate sets the high bit of the Inside byte.
 	m.Estimated, m.Inside = true, SideB
-	want[len(want)-5] = 0x82
+	want[len(want)-7] = 0x82
 	if got := AppendMatch(nil, m); !bytes.Equal(got, want) {
 		t.Errorf("AppendMatch of an estimate = % x, want % x", got, want)
 	}
@@ -485,7 +496,8 @@ func matchEqual(a, b *Match) bool {
 	return a.A == b.A && a.B == b.B && a.IDA == b.IDA && a.IDB == b.IDB && a.LenA == b.LenA &&
 		a.LenB == b.LenB && math.Float32bits(a.Jaccard) == math.Float32bits(b.Jaccard) &&
 		a.Hamming == b.Hamming && a.Method == b.Method && a.Inside == b.Inside &&
-		math.Float32bits(a.Containment) == math.Float32bits(b.Containment) && a.Estimated == b.Estimated
+		math.Float32bits(a.Containment) == math.Float32bits(b.Containment) && a.Estimated == b.Estimated &&
+		a.RankA == b.RankA && a.RankB == b.RankB
 }
 
 func TestMatchRoundTrip(t *testing.T) {
@@ -824,6 +836,7 @@ func TestMemberRoundTripAndTruncation(t *testing.T) {
 		{},
 		{Root: 1, Doc: 2, ID: "d1", Len: 300},
 		{Root: math.MaxUint64, Doc: DocNum(3, 4), ID: strings.Repeat("文", 100), Len: math.MaxInt64},
+		{Root: 5, Doc: 6, ID: "r", Len: 1, Rank: rank.Key{Hi: 1 << 63, Lo: 2}},
 	}
 	var chunk []byte
 	for i := range ms {

@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/unionfind"
 )
@@ -283,7 +284,8 @@ func Run(edges []Edge, p, rounds int) ([]Assignment, Stats) {
 // Clusters sorts members, documents with the root of their component, by
 // root then document, and calls fn with each component (its members in
 // document order; comp[0] is the root) and the index in comp of the member
-// to keep: with longest, the longest (ties: the first), else the first.
+// to keep: the largest rank (wire.Member.Rank), then with longest the
+// longest, then the first.
 func Clusters(members []wire.Member, longest bool, fn func(comp []wire.Member, rep int) error) error {
 	slices.SortFunc(members, func(a, b wire.Member) int {
 		if a.Root != b.Root {
@@ -299,11 +301,9 @@ func Clusters(members []wire.Member, longest bool, fn func(comp []wire.Member, r
 		comp := members[i:j]
 		i = j
 		rep := 0
-		if longest {
-			for k := range comp {
-				if comp[k].Len > comp[rep].Len {
-					rep = k
-				}
+		for k := range comp {
+			if c := rank.Compare(comp[k].Rank, comp[rep].Rank); c < 0 || c == 0 && longest && comp[k].Len > comp[rep].Len {
+				rep = k
 			}
 		}
 		if err := fn(comp, rep); err != nil {

@@ -125,7 +125,7 @@ func decideInMemory(members []wire.Member, links []wire.Match, longest bool, out
 		}
 		nodes, glinks = nodes[:0], glinks[:0]
 		for _, m := range comp {
-			nodes = append(nodes, greedy.Node{Doc: m.Doc, Len: m.Len})
+			nodes = append(nodes, greedy.Node{Doc: m.Doc, Rank: m.Rank, Len: m.Len})
 		}
 		for x, l := range links[k:n] {
 			a, b := order[k+x].a-int32(i), order[k+x].b-int32(i)

@@ -24,7 +24,7 @@ import (
 // links, the greedy nodes, links and decisions). Partition holds a
 // partition in memory while the cost of what it holds fits its budget.
 const (
-	MemberBytes = 160
+	MemberBytes = 192
 	LinkBytes   = 240
 )
 

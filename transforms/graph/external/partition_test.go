@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
@@ -75,6 +76,9 @@ func randomPartition(r *rand.Rand, comps, size int) ([]wire.Member, []wire.Match
 		for i := range n {
 			d := root + uint64(i)
 			m := wire.Member{Root: root, Doc: d, ID: fmt.Sprint("doc-", d), Len: int64(r.IntN(4))}
+			if c%2 == 1 { // ranked by a field: a few values, some missing
+				m.Rank = rank.Key{Hi: uint64(r.IntN(3)), Lo: uint64(r.IntN(2))}
+			}
 			if i > 0 {
 				l := wire.Match{A: root + uint64(r.IntN(i)), B: d, Jaccard: 0.5 + r.Float32()/2, Hamming: uint8(r.IntN(4)), Method: wire.MinHash, Estimated: r.IntN(2) == 0}
 				switch r.IntN(4) {

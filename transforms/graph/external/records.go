@@ -3,6 +3,7 @@ package external
 import (
 	"cmp"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/graph/greedy"
 	"github.com/neardup/neardup/transforms/internal/extsort"
 )
@@ -13,19 +14,20 @@ import (
 
 type fields = extsort.Fields
 
-// memberRec is a member as added: its document, root, length and where its
+// memberRec is a member as added: its document, root, length, rank and where its
 // ID is in the ID file; removed once its marks are known. Sorted by
 // document.
 type memberRec struct {
 	doc, root uint64
 	len       int64
+	rank      rank.Key
 	idOff     uint64
 	idLen     uint32
 	removed   bool
 }
 
 var memberCodec = extsort.Fixed(func(f fields, v *memberRec) fields {
-	return f.U64(&v.doc).U64(&v.root).I64(&v.len).U64(&v.idOff).U32(&v.idLen).Bool(&v.removed)
+	return f.U64(&v.doc).U64(&v.root).I64(&v.len).U64(&v.rank.Hi).U64(&v.rank.Lo).U64(&v.idOff).U32(&v.idLen).Bool(&v.removed)
 }, func(a, b memberRec) int { return cmp.Compare(a.doc, b.doc) })
 
 // markCodec sorts the documents marked removed beforehand (a link of a
@@ -103,7 +105,7 @@ var outCodec = extsort.Fixed(func(f fields, v *outRec) fields {
 
 // nodeFields lists a greedy.Node; nodeCodec sorts the nodes by priority.
 func nodeFields(f fields, v *greedy.Node) fields {
-	return f.U64(&v.Doc).I64(&v.Len).Bool(&v.Removed)
+	return f.U64(&v.Doc).U64(&v.Rank.Hi).U64(&v.Rank.Lo).I64(&v.Len).Bool(&v.Removed)
 }
 
 func nodeCodec(longest bool) *extsort.Codec[greedy.Node] {

@@ -58,7 +58,7 @@ func (c *spill) addMember(m wire.Member) error {
 	if _, err := c.idw.WriteString(m.ID); err != nil {
 		return fileErr("write", c.ids.Name(), err)
 	}
-	r := memberRec{doc: m.Doc, root: m.Root, len: m.Len, idOff: c.idOff, idLen: uint32(len(m.ID))}
+	r := memberRec{doc: m.Doc, root: m.Root, len: m.Len, rank: m.Rank, idOff: c.idOff, idLen: uint32(len(m.ID))}
 	c.idOff += uint64(len(m.ID))
 	return c.members.Add(r)
 }
@@ -155,7 +155,7 @@ func (c *spill) addNodes(st *stream) (string, error) {
 			hasMark, err = marks.Next(&mark)
 		}
 		if err == nil {
-			err = st.add(greedy.Node{Doc: m.doc, Len: m.len, Removed: m.removed})
+			err = st.add(greedy.Node{Doc: m.doc, Rank: m.rank, Len: m.len, Removed: m.removed})
 		}
 		if err == nil {
 			err = w.Put(&m)

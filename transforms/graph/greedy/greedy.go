@@ -43,14 +43,18 @@ package greedy
 import (
 	"cmp"
 	"slices"
+
+	"github.com/neardup/neardup/transforms/format/rank"
 )
 
-// Node is a document: its number and its text's length.
-// Removed marks a document removed beforehand for a document outside the
+// Node is a document: its number, its rank (a keep order's key for it, from
+// a field's value: package rank; the zero Key without one) and its text's
+// length. Removed marks a document removed beforehand for a document outside the
 // graph that is kept (an audit's indexed document): it is not kept, and it
 // keeps nothing from being kept.
 type Node struct {
 	Doc     uint64
+	Rank    rank.Key
 	Len     int64
 	Removed bool
 }
@@ -101,9 +105,13 @@ type Decision struct {
 	For, Via, Link int32
 }
 
-// Compare orders a before b when a has the higher priority: with longest
-// the longer text first, ties and otherwise in document order.
+// Compare orders a before b when a has the higher priority: the larger
+// rank first (rank.Compare); then with longest the longer text first;
+// ties and otherwise in document order.
 func Compare(a, b Node, longest bool) int {
+	if c := rank.Compare(a.Rank, b.Rank); c != 0 {
+		return c
+	}
 	if longest && a.Len != b.Len {
 		return cmp.Compare(b.Len, a.Len)
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/neardup/neardup/transforms/format/rank"
 )
 
 // bruteForce decides nodes one by one in priority order on the graph in
@@ -197,6 +199,11 @@ func TestDecideRandom(t *testing.T) {
 			links = append(links, Link{A: a, B: b, Exact: r.IntN(5) == 0, Removes: randomSide(r)})
 		}
 		nodes := nodesOf(lens...)
+		if trial%3 == 0 { // ranked by a field: a few values, some missing
+			for i := range nodes {
+				nodes[i].Rank = rank.Key{Hi: uint64(r.IntN(3))}
+			}
+		}
 		for _, longest := range []bool{true, false} {
 			check(t, fmt.Sprintf("trial %d longest %v", trial, longest), nodes, links, longest)
 		}
@@ -294,5 +301,34 @@ func BenchmarkDecideChain(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Decide(nodes, links, true)
+	}
+}
+
+// TestCompareRank: the larger rank comes first whatever the lengths, a
+// document without one (the zero Key) after every ranked one; equal ranks
+// fall back to the length (with longest), then the document order.
+func TestCompareRank(t *testing.T) {
+	early, late := rank.Key{Hi: 9}, rank.Key{Hi: 3}
+	for _, c := range []struct {
+		a, b    Node
+		longest bool
+		want    int
+	}{
+		{Node{Doc: 2, Rank: early, Len: 1}, Node{Doc: 1, Rank: late, Len: 100}, true, -1},
+		{Node{Doc: 1, Rank: late, Len: 100}, Node{Doc: 2, Rank: early, Len: 1}, false, 1},
+		{Node{Doc: 1, Len: 100}, Node{Doc: 2, Rank: late, Len: 1}, true, 1},
+		{Node{Doc: 2, Rank: late, Len: 5}, Node{Doc: 1, Rank: late, Len: 4}, true, -1},
+		{Node{Doc: 2, Rank: late, Len: 5}, Node{Doc: 1, Rank: late, Len: 4}, false, 1},
+		{Node{Doc: 1, Rank: late, Len: 5}, Node{Doc: 2, Rank: late, Len: 5}, true, -1},
+	} {
+		if got := Compare(c.a, c.b, c.longest); got != c.want {
+			t.Errorf("Compare(%+v, %+v, %v) = %d, want %d", c.a, c.b, c.longest, got, c.want)
+		}
+	}
+	// In a chain a ~ b ~ c the ranks, not the lengths, say who is kept.
+	nodes := []Node{{Doc: 1, Rank: late, Len: 50}, {Doc: 2, Rank: early, Len: 10}, {Doc: 3, Len: 90}}
+	dec := Decide(nodes, []Link{{A: 0, B: 1}, {A: 1, B: 2}}, true)
+	if !dec[1].Kept || dec[0].Kept || dec[2].Kept || dec[0].For != 1 || dec[2].For != 1 {
+		t.Errorf("Decide = %+v; want the second kept, the others removed for it", dec)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/text/normalize"
@@ -24,6 +25,8 @@ type Doc struct {
 	// Len is the document's length (record.Doc.Len: its text's bytes
 	// before normalization), which --keep longest compares.
 	Len int
+	// Rank is the document's key under --keep field:NAME (record.Doc.Rank).
+	Rank rank.Key
 	// RawLen is the record's bytes as read (record.Doc.Raw), for the
 	// input_bytes count; 0 for a document read from a document shard.
 	RawLen int
@@ -156,7 +159,7 @@ func Parsed(read FileReader) Reader {
 	return func(doc func(*Doc) error, reject func(record.Reject) error) error {
 		var item Doc
 		return read(func(d record.Doc) error {
-			item = Doc{ID: d.ID, Text: d.Text, Index: d.Index, Len: d.Len(), RawLen: len(d.Raw)}
+			item = Doc{ID: d.ID, Text: d.Text, Index: d.Index, Len: d.Len(), Rank: d.Rank, RawLen: len(d.Raw)}
 			return doc(&item)
 		}, reject)
 	}

@@ -26,6 +26,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/docpool"
@@ -68,7 +69,7 @@ func NewWriter(ctx context.Context, w jobfiles.WorkDir, file int, path string) *
 }
 
 // Add appends a document, whose line must not be before the last one's.
-func (s *Writer) Add(line int64, length int, id string, norm []byte) {
+func (s *Writer) Add(line int64, length int, r rank.Key, id string, norm []byte) {
 	if s == nil || s.err != nil {
 		return
 	}
@@ -85,7 +86,7 @@ func (s *Writer) Add(line int64, length int, id string, norm []byte) {
 	if s.pw == nil {
 		s.open(seg)
 	}
-	s.buf = wire.AppendNormHead(s.buf[:0], line, length, id, len(norm))
+	s.buf = wire.AppendNormHead(s.buf[:0], line, length, r, id, len(norm))
 	s.bw.Write(s.buf) // an error comes back from the writing goroutine at closeShard
 	s.bw.Write(norm)
 	s.n++
@@ -197,7 +198,7 @@ func readDocShard(ctx context.Context, path string, only func(int64) bool, doc f
 			return n, fmt.Errorf("document shard %s: %w", path, err)
 		}
 		n++
-		item = docpool.Doc{ID: string(rec.ID), TextBytes: rec.Text, Index: rec.Index, Len: rec.Len, Normalized: true}
+		item = docpool.Doc{ID: string(rec.ID), TextBytes: rec.Text, Index: rec.Index, Len: rec.Len, Rank: rec.Rank, Normalized: true}
 		if err := doc(&item); err != nil {
 			return n, err
 		}

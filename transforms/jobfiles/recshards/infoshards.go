@@ -13,7 +13,7 @@ import (
 	"github.com/neardup/neardup/transforms/objects"
 )
 
-// Info shards carry the document infos (id, length, SimHash, MinHash
+// Info shards carry the document infos (id, length, rank, SimHash, MinHash
 // sketch) from the signature pass to verification without a shuffle.
 //
 // The infos are a third of the bytes the signature pass produces, and a
@@ -22,7 +22,8 @@ import (
 // a quarter of a 1.4M-document run. Instead the signature pass writes the
 // infos of each segment of an input file (jobfiles.WorkDir.SegmentBits)
 // to one shard in the work directory (jobfiles.InfoShardName; in the
-// index's shard format: checksummed blocks, records in line order), and
+// index's shard format, of index.RankedShardVersion: checksummed blocks,
+// records in line order), and
 // the verification joins, keyed by segment, read the shard of their
 // segment. A segment without a signed document has no shard, and no join
 // asks for it: its documents have no block keys, so no candidate pair.
@@ -32,7 +33,7 @@ import (
 
 // infoRecord is the record of in in its file's info shard.
 func infoRecord(in *wire.Info) index.Record {
-	return index.Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, SimHash: in.SimHash, Sketch: in.Sketch, Shingles: in.Shingles}
+	return index.Record{Line: wire.Line(in.Doc), ID: in.ID, Len: in.Len, SimHash: in.SimHash, Sketch: in.Sketch, Shingles: in.Shingles, Rank: in.Rank}
 }
 
 // sketchBlock is the size of the blocks ReadInfoShard copies sketches into.
@@ -110,7 +111,7 @@ func ReadInfoShard(ctx context.Context, w jobfiles.WorkDir, seg int) (*InfoTable
 			sketch = block[n:len(block):len(block)]
 		}
 		t.Infos = append(t.Infos, wire.Info{Doc: wire.DocNum(file, r.Line), ID: r.ID, Len: r.Len,
-			SimHash: r.SimHash, Sketch: sketch, Shingles: r.Shingles})
+			SimHash: r.SimHash, Sketch: sketch, Shingles: r.Shingles, Rank: r.Rank})
 		return nil
 	})
 	if err != nil {

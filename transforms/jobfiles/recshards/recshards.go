@@ -62,7 +62,11 @@ func (s *Shard) Write(ctx context.Context, dir, name, source string) error {
 	}
 	slices.SortFunc(s.recs, func(a, b index.Record) int { return cmp.Compare(uint64(a.Line), uint64(b.Line)) })
 	return workfiles.Write(ctx, dir, name, s.kind, func(w io.Writer) error {
-		iw := index.NewWriter(w, source)
+		newWriter := index.NewWriter
+		if s.kind == workfiles.KindInfoShards {
+			newWriter = index.NewRankedWriter
+		}
+		iw := newWriter(w, source)
 		for i := range s.recs {
 			if err := iw.Add(&s.recs[i]); err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/wire"
 )
 
@@ -36,13 +37,19 @@ func Groups(infos []wire.Info, fn func(group []wire.Info)) {
 	}
 }
 
-// Representative returns the index of the member of group to keep: with
-// longest, the longest text (wire.Info.Len; ties: the first document), else the
-// first document.
+// Representative returns the index of the member of group to keep: the
+// largest rank (wire.Info.Rank, rank.Compare); then, with longest, the
+// longest text (wire.Info.Len); then the first document.
 func Representative(group []wire.Info, longest bool) int {
 	best := 0
 	for k := 1; k < len(group); k++ {
 		g, b := &group[k], &group[best]
+		if c := rank.Compare(g.Rank, b.Rank); c != 0 {
+			if c < 0 {
+				best = k
+			}
+			continue
+		}
 		if longest && g.Len != b.Len {
 			if g.Len > b.Len {
 				best = k
@@ -62,5 +69,5 @@ func Match(a, b *wire.Info) wire.Match {
 	if a.Doc > b.Doc {
 		a, b = b, a
 	}
-	return wire.Match{A: a.Doc, B: b.Doc, IDA: a.ID, IDB: b.ID, LenA: a.Len, LenB: b.Len, Jaccard: 1, Method: wire.Exact}
+	return wire.Match{A: a.Doc, B: b.Doc, IDA: a.ID, IDB: b.ID, LenA: a.Len, LenB: b.Len, RankA: a.Rank, RankB: b.Rank, Jaccard: 1, Method: wire.Exact}
 }

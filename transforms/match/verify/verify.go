@@ -225,11 +225,11 @@ func agree(a, b []uint8) int {
 // match.
 func Check(a, b *wire.Info, cfg Config) (wire.Match, Decision) {
 	m := wire.Match{
-		A: a.Doc, B: b.Doc, IDA: a.ID, IDB: b.ID, LenA: a.Len, LenB: b.Len,
+		A: a.Doc, B: b.Doc, IDA: a.ID, IDB: b.ID, LenA: a.Len, LenB: b.Len, RankA: a.Rank, RankB: b.Rank,
 		Hamming: uint8(bits.OnesCount64(a.SimHash ^ b.SimHash)),
 	}
 	if a.Doc > b.Doc {
-		m.A, m.B, m.IDA, m.IDB, m.LenA, m.LenB = b.Doc, a.Doc, b.ID, a.ID, b.Len, a.Len
+		m.A, m.B, m.IDA, m.IDB, m.LenA, m.LenB, m.RankA, m.RankB = b.Doc, a.Doc, b.ID, a.ID, b.Len, a.Len, b.Rank, a.Rank
 	}
 	if len(a.Sketch) == 0 || len(b.Sketch) == 0 {
 		return m, Reject

@@ -5,14 +5,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/objects"
 )
+
+// keepFlag is the fieldFlag.flag of a keep order's field.
+const keepFlag = "--keep"
 
 // A fieldFlag is a field option to check against the input's records.
 type fieldFlag struct {
@@ -27,10 +32,29 @@ type fieldFlag struct {
 // its default, whose absence means FILE:LINE ids. Inputs that cannot be
 // read here, or have no JSON object among their first lines, are left to
 // the run, which rejects their records with reasons.
-func CheckFields(ctx context.Context, cfg job.Config, given map[string]bool, files []string) error {
+//
+// A keep order by a field (--keep field:NAME) is checked alike, and
+// CheckFields sets the field's type in cfg.Keep from what the survey saw
+// (record.Survey.Type): strings when no input could be surveyed, with a
+// line on stderr. A TSV record's keep fields are its url and title.
+func CheckFields(ctx context.Context, cfg *job.Config, given map[string]bool, files []string) error {
+	keep := cfg.Keep.Order == job.KeepField
+	if keep && cfg.Format == record.Text {
+		return fmt.Errorf("--keep %v: a text input is one document without fields; keep by a field of JSONL, TSV or Parquet records", cfg.Keep)
+	}
+	if keep && cfg.Format == record.TSV {
+		if !slices.Contains(record.TSVKeepFields, cfg.Keep.Field) {
+			return fmt.Errorf("--keep %v: a TSV record's fields are url, title and content; want url or title", cfg.Keep)
+		}
+		cfg.Keep.Type = rank.String
+		keep = false
+	}
 	var asked []fieldFlag
 	if cfg.TextField != "" {
 		asked = append(asked, fieldFlag{"--text-field", cfg.TextField})
+	}
+	if keep {
+		asked = append(asked, fieldFlag{keepFlag, cfg.Keep.Field})
 	}
 	if cfg.IDField != "" && (given["id-field"] || cfg.IDField != record.DefaultIDField) {
 		asked = append(asked, fieldFlag{"--id-field", cfg.IDField})
@@ -53,12 +77,22 @@ func CheckFields(ctx context.Context, cfg job.Config, given map[string]bool, fil
 		read = append(read, file)
 	}
 	if len(read) == 0 {
+		if keep {
+			cfg.Keep.Type = rank.String
+			fmt.Fprintf(os.Stderr, "neardup: --keep %v: no input could be surveyed for the field's type; its values compare as strings\n", cfg.Keep)
+		}
 		return nil
 	}
 	for _, a := range asked {
 		if !all.Has(a.name) {
+			if a.flag == keepFlag {
+				return fmt.Errorf("--keep %v: %s", cfg.Keep, notFound(all, cfg.Format, read))
+			}
 			return fmt.Errorf("%s %q: %s", a.flag, a.name, notFound(all, cfg.Format, read))
 		}
+	}
+	if keep {
+		cfg.Keep.Type = all.Type(cfg.Keep.Field)
 	}
 	return nil
 }
