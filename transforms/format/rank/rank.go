@@ -106,13 +106,13 @@ func Compare(a, b Key) int {
 
 // Of returns the Key of value v of type t: for the smallest value first,
 // or with desc the largest first. ok is false, with the zero Key, when v is
-// empty or does not parse as t.
+// empty or white space, or does not parse as t.
 func Of(t Type, v string, desc bool) (k Key, ok bool) {
+	if strings.TrimSpace(v) == "" {
+		return Key{}, false // empty or white space: no value, of any type
+	}
 	if t != String {
 		v = strings.TrimSpace(v)
-	}
-	if v == "" {
-		return Key{}, false
 	}
 	var u uint64
 	switch t {

@@ -71,7 +71,7 @@ func TestOfMissing(t *testing.T) {
 	for _, c := range []struct {
 		typ Type
 		v   string
-	}{{Number, ""}, {Number, "one"}, {Time, "2024-13-01"}, {Time, "yesterday"}, {String, ""}, {Unset, "1"}} {
+	}{{Number, ""}, {Number, "one"}, {Time, "2024-13-01"}, {Time, "yesterday"}, {String, ""}, {String, " \t "}, {Unset, "1"}} {
 		if k, ok := Of(c.typ, c.v, false); ok || !k.IsZero() {
 			t.Errorf("Of(%v, %q) = %v, %v; want the zero Key, false", c.typ, c.v, k, ok)
 		}
