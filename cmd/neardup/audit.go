@@ -15,6 +15,7 @@ import (
 	"github.com/neardup/neardup/pipeline"
 	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/format/index"
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/indexing"
 	"github.com/neardup/neardup/transforms/job"
@@ -239,6 +240,8 @@ func auditReport(out string, written []string, next *outdir.Dir, sum summary.Aud
 		files, c[summary.StatInput], indexed, took.Round(time.Millisecond))
 	fmt.Printf("  index documents sharing a key with the batch %d, (new, indexed) candidate checks in %d pairs\n",
 		c[summary.StatIndexJoined], c[summary.StatCandidates])
+	fmt.Printf("  (new, indexed) pairs verified %d; pairs within the batch written %d: exact duplicates %d, verified exactly %d, by estimate %d\n",
+		c[summary.StatIndexVerified], c[output.KindPairs+summary.LinesSuffix], c[summary.StatExactDups], c[summary.StatByExact], c[summary.StatByEstimate])
 	fmt.Printf("  rejected %d, duplicates of the index %d (exact %d), clusters in the batch %d, removed in the batch only %d\n",
 		c[summary.StatRejected], c[summary.StatDupOfIndex], c[summary.StatExactOfIndex], c[summary.StatClusters], c[summary.StatBatchOnly])
 	fmt.Printf("  kept %d, removed %d\n", c[summary.StatKept], c[summary.StatRemoved])

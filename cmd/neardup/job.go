@@ -71,6 +71,11 @@ func doJob(j jobCommand, args []string) error {
 	jobDone := make(chan struct{})
 	handleSignals(cancel, jobDone)
 
+	stdin, removeStdin, err := copyStdin(j, f)
+	defer removeStdin()
+	if err != nil {
+		return err
+	}
 	p, files, err := planJob(ctx, j, f)
 	if err != nil {
 		return err
@@ -79,6 +84,7 @@ func doJob(j jobCommand, args []string) error {
 		return usageError{err}
 	}
 	cfg := p.Config
+	cfg.Stdin = stdin
 	var aborts []func()
 	defer func() {
 		for i := len(aborts) - 1; i >= 0; i-- {
@@ -166,4 +172,33 @@ func planJob(ctx context.Context, j jobCommand, f *runFlags) (plan.Plan, []strin
 // runner is where the job runs, as plan sees it.
 func (f *runFlags) runner() plan.Runner {
 	return plan.Runner{Engine: f.engine, Spill: f.spill, MachineMemory: plan.MachineMemory()}
+}
+
+// copyStdin copies standard input to a temporary file when f's inputs
+// name it ("-"), and replaces it there by the file's path, which it
+// returns ("" when they do not), with how to remove the file.
+func copyStdin(j jobCommand, f *runFlags) (path string, remove func(), err error) {
+	remove = func() {}
+	if !inputs.NamesStdin(f.input) {
+		return "", remove, nil
+	}
+	for _, d := range j.dirs() {
+		if d.Name == "--index-out" && d.Path != "" || d.Name == "--update-index" && d.Path != "" {
+			return "", remove, usagef("%s: an index names the files it was made from, and standard input is none; save it to a file and name that", d.Name)
+		}
+	}
+	var dir string
+	remove, err = makeAtExit(func() (func(), error) {
+		var err error
+		dir, err = os.MkdirTemp("", "neardup-stdin-")
+		return func() { os.RemoveAll(dir) }, err
+	})
+	if err != nil {
+		return "", func() {}, fmt.Errorf("--input -: %w", err)
+	}
+	f.input, path, err = inputs.CopyStdin(f.input, os.Stdin, dir)
+	if err != nil {
+		return "", remove, usageError{err}
+	}
+	return path, remove, nil
 }

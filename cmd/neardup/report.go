@@ -23,7 +23,7 @@ func writeReport(dir, out string, files []string, cfg *job.Config) error {
 	var inputs []htmlreport.Input
 	if (cfg.Format == record.JSONL || cfg.Format == record.Parquet) && !slices.ContainsFunc(files, func(f string) bool { return strings.Contains(f, "://") }) {
 		for i, f := range files {
-			inputs = append(inputs, htmlreport.Input{Name: f, Path: spool.Source(cfg.WorkDir(), i, f)})
+			inputs = append(inputs, htmlreport.Input{Name: cfg.WorkDir().NameOf(f), Path: spool.Source(cfg.WorkDir(), i, f)})
 		}
 	}
 	if err := htmlreport.WriteNamed(dir, out, inputs, cfg.IDField, cfg.TextField); err != nil {

@@ -36,7 +36,7 @@ type runFlags struct {
 func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	f := &runFlags{opts: plan.Options{Config: job.DefaultConfig()}}
 	c := &f.opts.Config
-	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...); gzip (.gz) or zstd (.zst, .zstd)\nby extension or by content")
+	fs.StringVar(&f.input, "input", "", "input files: comma-separated globs (local paths or gs://...), - for standard input; gzip (.gz)\nor zstd (.zst, .zstd) by extension or by content")
 	fs.StringVar(&f.output, "output", "", "output directory; must be empty or absent unless --overwrite")
 	fs.StringVar(&f.indexOut, "index-out", "", "also write the signature index of the kept documents to this directory (empty or absent;\nwith --overwrite, one holding only an index's files), for 'neardup audit'")
 	fs.BoolVar(&f.overwrite, "overwrite", false, "write into a non-empty output directory, replacing neardup's files there once the run succeeds\n(never an input file), and break the lock a killed run left")

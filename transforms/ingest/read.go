@@ -212,7 +212,7 @@ func (r *unitReader) run(ctx context.Context, emit, emitSegment func(int64, []by
 // file, with its spool copy to write (nil without a spool).
 func (r *unitReader) open(ctx context.Context) (input.FileRead, *spool.File) {
 	u := r.u
-	rd := input.FileRead{Open: u.Path, Name: u.Path, Opt: r.fn.Read.Options(), Count: &jobstate.Progress.Bytes, Comp: &r.comp}
+	rd := input.FileRead{Open: u.Path, Name: r.fn.Work.NameOf(u.Path), Opt: r.fn.Read.Options(), Count: &jobstate.Progress.Bytes, Comp: &r.comp}
 	rd.Opt.OnLineIDs = func() { r.lineIDs = true }
 	if u.Of <= 1 {
 		return rd, spool.Start(ctx, r.fn.Work, u.File, u.Path)
@@ -265,7 +265,7 @@ func (r *unitReader) reject(rj record.Reject) error {
 
 // inputFile is what the unit read of its file.
 func (r *unitReader) inputFile() summary.InputFile {
-	in := summary.InputFile{Index: r.u.File, Path: r.u.Path, Records: r.docs + r.rej, Rejected: r.rej}
+	in := summary.InputFile{Index: r.u.File, Path: r.fn.Work.NameOf(r.u.Path), Records: r.docs + r.rej, Rejected: r.rej}
 	if len(r.reasons) > 0 {
 		in.Reasons = r.reasons
 	}

@@ -89,8 +89,9 @@ type Config struct {
 	Rounds int
 	// Spool is a local directory for decompressed copies of compressed
 	// inputs (see spool.File), which the deduplicated copy reads; "" reads
-	// the inputs again.
-	Spool string
+	// the inputs again. Stdin is the input file that holds a copy of
+	// standard input, named "-" in records, rejects and the summary.
+	Spool, Stdin string
 
 	// Spill sends the largest shuffles' chunks through spill files in Work,
 	// and only their names through the runner's shuffle (see spilled.Group):
@@ -269,7 +270,7 @@ func (c Config) segBits() int { return cmp.Or(c.SegmentBits, defaultSegmentBits)
 
 // WorkDir is the stages' handle on c's work directory.
 func (c Config) WorkDir() jobfiles.WorkDir {
-	return jobfiles.WorkDir{Dir: c.Work, SegmentBits: c.segBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers}
+	return jobfiles.WorkDir{Dir: c.Work, SegmentBits: c.segBits(), Spill: c.Spill, Spool: c.Spool, Workers: c.Workers, Stdin: c.Stdin}
 }
 
 // Signing is the configuration of c's signers.

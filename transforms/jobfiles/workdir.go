@@ -30,6 +30,16 @@ type WorkDir struct {
 	Spill       bool   // Config.Spill
 	Spool       string // Config.Spool
 	Workers     int    // Config.Workers: goroutines over a file's documents (0: GOMAXPROCS)
+	Stdin       string // Config.Stdin: the input file that holds standard input's copy
+}
+
+// NameOf is the name of the input file at path in records, rejects and the
+// summary: the path, or "-" for standard input's copy.
+func (w WorkDir) NameOf(path string) string {
+	if w.Stdin != "" && path == w.Stdin {
+		return "-"
+	}
+	return path
 }
 
 // Segment returns the key of the segment of document d (wire.Segment).

@@ -221,20 +221,25 @@ func (fn *ExactJaccardFn) work(ctx context.Context, key int, mb matchBatch, emit
 	emit, report := tally.CountShuffle(tally.ShuffleMatches, emit, emitStat)
 	defer report()
 	b := wire.NewBatcher(0)
-	var accepted int64
+	var accepted, indexed int64
 	err := fn.docs.each(ctx, key, mb.byLine, func(set []uint32, idx []int) {
 		for _, i := range idx {
 			m := &mb.ms[i]
 			if !fn.Verify.Exact(m, mb.sets[i], set) {
 				continue
 			}
-			accepted++
+			if filelist.IsIndexed(m.B) {
+				indexed++
+			} else {
+				accepted++
+			}
 			jobstate.Progress.Matched.Add(1)
 			b.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, m) }, emit)
 		}
 	})
 	b.Flush(emit)
 	emitStat(summary.StatByExact, accepted)
+	emitStat(summary.StatIndexVerified, indexed)
 	return err
 }
 

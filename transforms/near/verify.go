@@ -331,7 +331,7 @@ func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, in
 	byFile := wire.NewBatcher(0)
 	unsure := wire.NewBatcher(0)
 	var a wire.Info
-	var verified, unsureN int64
+	var verified, indexed, unsureN int64
 	var chunk []byte
 	var bDocs []wire.Doc
 	var err error
@@ -350,7 +350,11 @@ func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, in
 				switch d {
 				case verify.Accept:
 					jobstate.Progress.Matched.Add(1)
-					verified++
+					if filelist.IsIndexed(m.B) {
+						indexed++
+					} else {
+						verified++
+					}
 					byFile.Add(wire.File(m.A), func(c []byte) []byte { return wire.AppendMatch(c, &m) }, emit)
 				case verify.CheckExactly:
 					unsureN++
@@ -364,6 +368,7 @@ func VerifyHalves(cfg verify.Config, bits int, halfChunks func(*[]byte) bool, in
 	reportMatches()
 	reportUnsure()
 	emitStat(summary.StatByEstimate, verified)
+	emitStat(summary.StatIndexVerified, indexed)
 	emitStat(summary.StatUnsure, unsureN)
 	return nil
 }

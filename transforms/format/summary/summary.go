@@ -87,6 +87,7 @@ const (
 	StatDupOfIndex     = "duplicates_of_index"       // new documents with an indexed match
 	StatExactOfIndex   = "exact_duplicates_of_index" // of those, identical to an indexed one
 	StatIndexMatches   = "index_matches"             // (new, indexed) matches reported
+	StatIndexVerified  = "index_pairs_verified"      // (new, indexed) pairs verified, not in verified_pairs
 	StatRemovedInBatch = "removed_in_batch"          // removed by the clusters within the batch
 	StatBatchOnly      = "removed_in_batch_only"     // of those, not duplicates of the index
 	// StatContainsIndex counts the new documents that contain an indexed
@@ -111,7 +112,7 @@ var (
 	}
 	auditCounts = append(slices.DeleteFunc(slices.Clone(runCounts), func(name string) bool { return name == StatSegments }),
 		StatIndexDocs, StatIndexJoined, StatIndexEntries, StatDupOfIndex, StatExactOfIndex,
-		StatIndexMatches, StatRemovedInBatch, StatBatchOnly, StatIndexBytesRead, StatContainsIndex)
+		StatIndexMatches, StatIndexVerified, StatRemovedInBatch, StatBatchOnly, StatIndexBytesRead, StatContainsIndex)
 )
 
 // AllCounts sets to 0 each count of a run's summary.json (of an

@@ -190,11 +190,11 @@ func fpOf(s *Seen) *fingerprint.Fingerprint {
 // the number of rows kept.
 func WriteParquetDedup(ctx context.Context, w jobfiles.WorkDir, file int, path string, opt record.Options, out io.Writer) (int64, error) {
 	var kept int64
-	rd := FileRead{Open: path, Name: path, Opt: opt}
+	rd := FileRead{Open: path, Name: w.NameOf(path), Opt: opt}
 	rd.parquet = func(ra io.ReaderAt, size int64) error {
 		var keep wire.LineSet
 		whole := false
-		err := record.ReadParquet(ra, size, path, opt, func(d record.Doc) error {
+		err := record.ReadParquet(ra, size, rd.Name, opt, func(d record.Doc) error {
 			keep.Add(d.Index)
 			return nil
 		}, func(r record.Reject) error {

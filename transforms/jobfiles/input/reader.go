@@ -26,7 +26,7 @@ func Reader(ctx context.Context, w jobfiles.WorkDir, file int, path string, opt 
 		if err != nil {
 			return err
 		}
-		rd := FileRead{Open: spool.Source(w, file, path), Name: path, Opt: opt, plain: true}
+		rd := FileRead{Open: spool.Source(w, file, path), Name: w.NameOf(path), Opt: opt, plain: true}
 		if rd.Open != path {
 			if seen != nil && rd.Opt.IDs == record.IDAuto {
 				rd.Opt.IDs = record.IDFromField
@@ -53,7 +53,7 @@ func Reader(ctx context.Context, w jobfiles.WorkDir, file int, path string, opt 
 			}
 			// The copy was dropped since spooled found it.
 		}
-		rd = FileRead{Open: path, Name: path, Opt: opt, seen: seen}
+		rd = FileRead{Open: path, Name: w.NameOf(path), Opt: opt, seen: seen}
 		_, err = Read(ctx, rd, doc, reject)
 		return err
 	}

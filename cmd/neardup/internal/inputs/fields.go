@@ -74,7 +74,7 @@ func CheckFields(ctx context.Context, cfg *job.Config, given map[string]bool, fi
 			continue
 		}
 		all.Add(s)
-		read = append(read, file)
+		read = append(read, cfg.WorkDir().NameOf(file))
 	}
 	if len(read) == 0 {
 		if keep {
