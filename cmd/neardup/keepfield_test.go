@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,16 +70,18 @@ func TestKeepField(t *testing.T) {
 		name     string
 		args     []string
 		kept     string // the representative of the story's cluster
+		key      any    // its key, as its cluster line gives it
 		typ      string
 		unranked int64
 	}{
-		{"longest", []string{"--input", dated}, "syndicated", "", -1},
-		{"earliest", []string{"--input", dated, "--keep", "field:published"}, "original", "time", 2},
-		{"latest", []string{"--input", dated, "--keep", "field:-published"}, "reprint", "time", 2},
-		{"highest score, nested", []string{"--input", scored, "--keep", "field:-quality.score"}, "high", "number", 0},
-		{"lowest score", []string{"--input", scored, "--keep", "field:quality.score"}, "low", "number", 0},
-		{"tsv url", []string{"--input", tsv, "--format", "tsv", "--keep", "field:url"}, "https://a.example/story", "string", 0},
-		{"parquet timestamp", []string{"--input", pq, "--keep", "field:crawl"}, "early", "time", 0},
+		{"longest", []string{"--input", dated}, "syndicated", float64(len(keepStory) + 27), "", -1},
+		{"earliest", []string{"--input", dated, "--keep", "field:published"}, "original", "2024-03-01T09:00:00Z", "time", 2},
+		{"latest", []string{"--input", dated, "--keep", "field:-published"}, "reprint", "2024-03-05T00:00:00Z", "time", 2},
+		{"highest score, nested", []string{"--input", scored, "--keep", "field:-quality.score"}, "high", 0.93, "number", 0},
+		{"lowest score", []string{"--input", scored, "--keep", "field:quality.score"}, "low", 0.2, "number", 0},
+		{"tsv url", []string{"--input", tsv, "--format", "tsv", "--keep", "field:url"}, "https://a.example/story", "https://a.exampl", "string", 0},
+		{"parquet timestamp", []string{"--input", pq, "--keep", "field:crawl"}, "early", "2024-02-27T02:13:20Z", "time", 0},
+		{"first", []string{"--input", dated, "--keep", "first"}, "reprint", nil, "", -1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
@@ -89,6 +92,13 @@ func TestKeepField(t *testing.T) {
 			var reps []string
 			err := output.Each(out, "clusters", func(cl *output.ClusterLine) bool {
 				reps = append(reps, cl.Representative)
+				want := "longest"
+				if i := slices.Index(c.args, "--keep"); i >= 0 {
+					want = c.args[i+1]
+				}
+				if cl.Keep != want || cl.KeptKey != c.key {
+					t.Errorf("cluster line: keep %q, kept_key %v (%T); want %q, %v", cl.Keep, cl.KeptKey, cl.KeptKey, want, c.key)
+				}
 				return true
 			})
 			if err != nil {

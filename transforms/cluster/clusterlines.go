@@ -10,12 +10,14 @@ import (
 	"syscall"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/components"
 	"github.com/neardup/neardup/transforms/graph/external"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
+	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
@@ -37,10 +39,11 @@ type ClusterFn struct {
 
 // ClusterLines says how a component is decided and what its lines hold.
 type ClusterLines struct {
-	KeepLongest bool  // the longest member has the priority, else the first (Config.Keep)
-	Components  bool  // one cluster a component (Config.Clusters is ClustersComponents)
-	Locations   bool  // the members' locations (Config.Locations)
-	DecideBytes int64 // a partition decided in memory within it, else spilled (Config.DecideBytes; 0: defaultDecideBytes)
+	KeepLongest bool     // the longest member has the priority, else the first (Config.Keep)
+	Keep        job.Keep // the order, which each line names with its kept member's key
+	Components  bool     // one cluster a component (Config.Clusters is ClustersComponents)
+	Locations   bool     // the members' locations (Config.Locations)
+	DecideBytes int64    // a partition decided in memory within it, else spilled (Config.DecideBytes; 0: defaultDecideBytes)
 }
 
 // defaultDecideBytes is ClusterLines.DecideBytes when Config.DecideBytes is
@@ -52,7 +55,7 @@ func (fn *ClusterFn) ProcessElement(ctx context.Context, k int64, memberChunks, 
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	emitCluster, reportLines := tally.CountShuffle(tally.ShuffleOutLines, emitCluster, emitStat)
 	emitRemove, reportRemoved := tally.CountShuffle(tally.ShuffleRemoved, emitRemove, emitStat)
-	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove, locations: fn.Lines.Locations}
+	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove, locations: fn.Lines.Locations, keep: fn.Lines.Keep}
 	var err error
 	if fn.Lines.Components {
 		err = fn.components(part, memberChunks, &w)
@@ -139,7 +142,8 @@ func noRoom(err error) bool {
 type clusterWriter struct {
 	lines, removes          *wire.Batcher
 	emitCluster, emitRemove func(int64, []byte)
-	locations               bool // the members' locations (Config.Locations)
+	locations               bool     // the members' locations (Config.Locations)
+	keep                    job.Keep // the order the lines name
 	docs                    []wire.Doc
 
 	clusters, clustered, removed, components int64
@@ -151,6 +155,7 @@ type clusterWriter struct {
 func (w *clusterWriter) addComponent(comp []wire.Member, rep int) error {
 	w.components++
 	cl := output.ClusterLine{Cluster: comp[0].ID, Size: len(comp), Representative: comp[rep].ID, Members: make([]string, len(comp))}
+	w.name(&cl, comp[rep].Len, comp[rep].Rank)
 	w.docs = w.docs[:0]
 	for k, m := range comp {
 		cl.Members[k] = m.ID
@@ -181,7 +186,22 @@ func (w *clusterWriter) Cluster(c *external.Cluster) error {
 		}
 	}
 	cl := c.Line()
+	w.name(&cl, c.KeptLen, c.KeptRank)
 	return w.add(w.docs, &cl)
+}
+
+// name sets the order of cl and its kept member's key, of length n and
+// rank r, in it.
+func (w *clusterWriter) name(cl *output.ClusterLine, n int64, r rank.Key) {
+	cl.Keep = w.keep.String()
+	switch w.keep.Order {
+	case job.KeepLongest:
+		cl.KeptKey = n
+	case job.KeepField:
+		if v, ok := (rank.Field{Name: w.keep.Field, Type: w.keep.Type, Desc: w.keep.Desc}).Value(r); ok {
+			cl.KeptKey = v
+		}
+	}
 }
 
 func (w *clusterWriter) Outside(doc uint64) error { w.remove(doc); return nil }

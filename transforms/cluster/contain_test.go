@@ -52,13 +52,13 @@ func TestDecideContainment(t *testing.T) {
 		removed int64
 		byCont  int64 // removed for a containment match
 	}{
-		{true, []string{`{"cluster":"part","size":3,"representative":"big","members":["part","big","other"],"removed":[` +
+		{true, []string{`{"cluster":"part","size":3,"representative":"big","keep":"longest","kept_key":9,"members":["part","big","other"],"removed":[` +
 			`{"id":"part","method":"containment","jaccard":0.3,"hamming":20,"containment":0.9512},` +
 			`{"id":"other","method":"minhash","jaccard":0.8,"hamming":2}],"component":"part","component_size":3,` +
 			`"locations":[` + loc(part) + "," + loc(big) + "," + loc(other) + `]}`}, 2, 1},
 		// --keep first: part comes before big, which it cannot remove,
 		// and is kept with it; other goes for big.
-		{false, []string{`{"cluster":"big","size":2,"representative":"big","members":["big","other"],"removed":[` +
+		{false, []string{`{"cluster":"big","size":2,"representative":"big","keep":"first","members":["big","other"],"removed":[` +
 			`{"id":"other","method":"minhash","jaccard":0.8,"hamming":2}],"component":"part","component_size":3,` +
 			`"locations":[` + loc(big) + "," + loc(other) + `]}`}, 1, 0},
 	}

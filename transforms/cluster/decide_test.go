@@ -16,6 +16,7 @@ import (
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/external"
+	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -33,7 +34,11 @@ type decideOut struct {
 func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest bool, budget int64) decideOut {
 	t.Helper()
 	work := t.TempDir()
-	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: ClusterLines{KeepLongest: longest, Locations: true, DecideBytes: budget}}
+	keep := job.Keep{Order: job.KeepLongest}
+	if !longest {
+		keep.Order = job.KeepFirst
+	}
+	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: ClusterLines{KeepLongest: longest, Keep: keep, Locations: true, DecideBytes: budget}}
 	var mc, lc [][]byte
 	for i := 0; i < len(members); i += 7 {
 		var c []byte

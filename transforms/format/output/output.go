@@ -212,10 +212,17 @@ func NewPairLine(m *wire.Match) PairLine {
 // one kept document (Representative), and that document; with --clusters
 // components, one connected component of the matches.
 type ClusterLine struct {
-	Cluster        string   `json:"cluster"` // the first member
-	Size           int      `json:"size"`
-	Representative string   `json:"representative"` // the member kept
-	Members        []string `json:"members"`        // in input order
+	Cluster        string `json:"cluster"` // the first member
+	Size           int    `json:"size"`
+	Representative string `json:"representative"` // the member kept
+	// Keep is the order that chose Representative (--keep: longest, first,
+	// field:NAME or field:-NAME), and KeptKey the representative's value
+	// in it: its length in bytes (longest), its field's value (field:, as
+	// rank.Field.Value gives it; absent when it has none); none for first,
+	// whose order is the members'.
+	Keep    string   `json:"keep"`
+	KeptKey any      `json:"kept_key,omitempty"`
+	Members []string `json:"members"` // in input order
 	// Removed: each member but the representative, in the order of Members,
 	// with the match that removes it (not with --clusters components).
 	Removed []RemovedMember `json:"removed,omitempty"`

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/neardup/neardup/transforms/choice"
 )
@@ -218,4 +219,39 @@ type Field struct {
 func (f Field) Of(v string) Key {
 	k, _ := Of(f.Type, v, f.Desc)
 	return k
+}
+
+// Value returns the value of f that k holds, for an output to show: a
+// float64 for a Number, an RFC 3339 timestamp in UTC for a Time (to the
+// microsecond), and for a String its first StringBytes bytes, cut to whole
+// UTF-8 characters. ok is false for the zero Key, a missing value.
+func (f Field) Value(k Key) (v any, ok bool) {
+	if k.IsZero() {
+		return nil, false
+	}
+	if !f.Desc {
+		k = Key{^k.Hi, ^k.Lo}
+	}
+	switch f.Type {
+	case Number:
+		b := k.Hi
+		if b&(1<<63) != 0 {
+			b &^= 1 << 63
+		} else {
+			b = ^b
+		}
+		return math.Float64frombits(b), true
+	case Time:
+		return time.UnixMicro(int64(k.Hi ^ 1<<63)).UTC().Format(time.RFC3339Nano), true
+	case String:
+		var b [StringBytes]byte
+		binary.BigEndian.PutUint64(b[:8], k.Hi)
+		binary.BigEndian.PutUint64(b[8:], k.Lo)
+		s := strings.TrimRight(string(b[:]), "\x00")
+		for len(s) > 0 && !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		return s, true
+	}
+	return nil, false
 }

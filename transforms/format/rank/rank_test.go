@@ -104,3 +104,36 @@ func ExampleOf() {
 	fmt.Println(dates)
 	// Output: [2023-11-20T08:00:00Z 2024-01-15 2024-03-01 unknown]
 }
+
+// TestValue: a Key gives back the value it was made of, in either order:
+// numbers as float64, times in UTC to the microsecond, strings as their
+// first StringBytes bytes cut to whole characters; the zero Key none.
+func TestValue(t *testing.T) {
+	for _, tt := range []struct {
+		typ  Type
+		in   string
+		want any
+	}{
+		{Number, "-3.5", -3.5},
+		{Number, "0", 0.0},
+		{Number, " 12 ", 12.0},
+		{Number, "1e10", 1e10},
+		{Time, "2026-01-02", "2026-01-02T00:00:00Z"},
+		{Time, "2026-01-02T03:04:05.1234567+02:00", "2026-01-02T01:04:05.123456Z"},
+		{Time, "1969-12-31 23:59:59Z", "1969-12-31T23:59:59Z"},
+		{String, "abc", "abc"},
+		{String, "https://example.com/a/long/path", "https://example.c"[:StringBytes]},
+		{String, "新闻联播新闻联播", "新闻联播新"},
+	} {
+		for _, desc := range []bool{false, true} {
+			f := Field{Name: "f", Type: tt.typ, Desc: desc}
+			got, ok := f.Value(f.Of(tt.in))
+			if !ok || got != tt.want {
+				t.Errorf("%v %q (desc %v): Value = %v, %v; want %v", tt.typ, tt.in, desc, got, ok, tt.want)
+			}
+		}
+	}
+	if v, ok := (Field{Type: Number}).Value(Key{}); ok {
+		t.Errorf("the zero Key's Value = %v, true; want none", v)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/neardup/neardup/transforms/format/output"
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/greedy"
 )
@@ -24,11 +25,14 @@ type Out interface {
 }
 
 // Cluster is a cluster of a decided partition: its members in document
-// order, Kept the index of the kept one, and its component's first
-// document's ID and size.
+// order, Kept the index of the kept one, the kept one's length and rank
+// (what decided it: greedy.Compare), and its component's first document's
+// ID and size.
 type Cluster struct {
 	Members       []Member
 	Kept          int
+	KeptLen       int64
+	KeptRank      rank.Key
 	Component     string
 	ComponentSize int
 }
@@ -162,7 +166,7 @@ func emitDecided(comp []wire.Member, nodes []greedy.Node, links []wire.Match, de
 		for k, i := range idx {
 			m := Member{Doc: comp[i].Doc, ID: comp[i].ID}
 			if d := dec[i]; i == kept {
-				cl.Kept = k
+				cl.Kept, cl.KeptLen, cl.KeptRank = k, comp[i].Len, comp[i].Rank
 			} else {
 				l := &links[d.Link]
 				m.Method, m.Jaccard, m.Containment, m.Estimated, m.Hamming = l.Method, l.Jaccard, l.Containment, l.Estimated, l.Hamming

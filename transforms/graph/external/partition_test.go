@@ -22,7 +22,7 @@ func (r *record) Component() error { r.events = append(r.events, "component"); r
 
 func (r *record) Cluster(c *Cluster) error {
 	b, err := json.Marshal(c.Line())
-	r.events = append(r.events, string(b))
+	r.events = append(r.events, fmt.Sprintf("%s kept len %d rank %v", b, c.KeptLen, c.KeptRank))
 	return err
 }
 

@@ -86,10 +86,12 @@ type outRec struct {
 	idOff      uint64
 	idLen      uint32
 	via, link  uint64
+	len        int64    // the member's length, for a kept one's cluster line
+	rank       rank.Key // and its rank
 }
 
 var outCodec = extsort.Fixed(func(f fields, v *outRec) fields {
-	return f.U64(&v.root).U8(&v.class).U64(&v.group).U64(&v.doc).U64(&v.idOff).U32(&v.idLen).U64(&v.via).U64(&v.link)
+	return f.U64(&v.root).U8(&v.class).U64(&v.group).U64(&v.doc).U64(&v.idOff).U32(&v.idLen).U64(&v.via).U64(&v.link).I64(&v.len).U64(&v.rank.Hi).U64(&v.rank.Lo)
 }, func(x, y outRec) int {
 	if c := cmp.Compare(x.root, y.root); c != 0 {
 		return c

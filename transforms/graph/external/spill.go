@@ -222,7 +222,7 @@ func toOut(d docDecision, members extsort.Source[memberRec], recs *extsort.Sorte
 	if !ok || m.doc != d.doc {
 		return fmt.Errorf("external: the decision of document %d out of the members' order", d.doc)
 	}
-	r := outRec{root: m.root, class: classMember, doc: m.doc, idOff: m.idOff, idLen: m.idLen, via: none, link: none}
+	r := outRec{root: m.root, class: classMember, doc: m.doc, idOff: m.idOff, idLen: m.idLen, via: none, link: none, len: m.len, rank: m.rank}
 	if err := recs.Add(r); err != nil {
 		return err
 	}
@@ -296,6 +296,7 @@ func (c *spill) cluster(b *clusterBuf, kept uint64, out Out) error {
 	if b.cl.Kept, ok = at(kept); !ok {
 		return fmt.Errorf("external: document %d removed for %d, of another component", b.recs[0].doc, kept)
 	}
+	b.cl.KeptLen, b.cl.KeptRank = b.recs[b.cl.Kept].len, b.recs[b.cl.Kept].rank
 	if len(b.recs) == 1 {
 		return nil
 	}
