@@ -184,7 +184,7 @@ func (w *clusterWriter) Cluster(c *external.Cluster) error {
 	return w.add(w.docs, &cl)
 }
 
-func (w *clusterWriter) Outside(doc uint64) error { w.remove(doc); return nil }
+func (w *clusterWriter) Outside(doc, _ uint64) error { w.remove(doc); return nil }
 
 // remove adds the removal of document d.
 func (w *clusterWriter) remove(d wire.Doc) {
