@@ -130,6 +130,9 @@ type Config struct {
 	Locations bool
 	// Removed also writes each input's removed records (output.RemovedName).
 	Removed bool
+	// Fates writes, in place of each deduplicated copy, every good record
+	// of the input with its fate added (output.FatesName, output.Fate).
+	Fates bool
 
 	// IndexOut, if set, is where a run writes the index of the kept documents.
 	IndexOut string
@@ -280,7 +283,11 @@ func (c Config) Signing() Signing {
 
 // Outputs is c's output directory.
 func (c Config) Outputs() OutDir {
-	return OutDir{Dir: c.Output, Compress: c.Compress, Level: c.CompressLevel, Removed: c.Removed}
+	sortBytes := c.DecideBytes
+	if sortBytes <= 0 {
+		sortBytes = DefaultSortBytes
+	}
+	return OutDir{Dir: c.Output, Compress: c.Compress, Level: c.CompressLevel, Removed: c.Removed, Fates: c.Fates, SortBytes: sortBytes}
 }
 
 // UnitRows is the rows (lines) of a unit of a split file: SplitRows
