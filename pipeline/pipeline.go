@@ -45,8 +45,8 @@ func Build(ctx context.Context, s beam.Scope, cfg job.Config, files []string) er
 	entries := sign.Signatures(s, sign.OptionsFor(cfg), r.segments, skips)
 	pairs, candStats := near.Candidates(s, nearOpt, entries) // with the signature pass's stats
 	verified, verifyStats := near.Verify(s, nearOpt, fileCol, pairs)
-	clusters, removes, clusterStats := cluster.Clusters(s, clusterOpt, cluster.GroupMatches(s, clusterOpt.Work, exactMatches, verified))
-	writeStats := write.Write(s, writeOpt, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes)
+	clusters, removes, fates, clusterStats := cluster.Clusters(s, clusterOpt, cluster.GroupMatches(s, clusterOpt.Work, exactMatches, verified))
+	writeStats := write.Write(s, writeOpt, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes, fates)
 	if cfg.IndexOut != "" { // the summary, which removes the work directory, waits for it
 		writeStats = beam.Flatten(s, writeStats, indexing.WriteIndex(s, indexing.OptionsFor(cfg), fileCol, removes))
 	}
@@ -164,10 +164,10 @@ func BuildAudit(ctx context.Context, s beam.Scope, cfg job.Config, files []strin
 
 	// The batch is decided with its documents that have an indexed match
 	// removed beforehand: the index's documents are all kept.
-	clusters, removes, clusterStats := cluster.Clusters(s, cluster.OptionsFor(cfg), beam.GroupByKey(s, beam.Flatten(s, batchMatches, cluster.OutsideMarks(s, idxMatches))))
+	clusters, removes, fates, clusterStats := cluster.Clusters(s, cluster.OptionsFor(cfg), beam.GroupByKey(s, beam.Flatten(s, batchMatches, cluster.OutsideMarks(s, idxMatches))))
 	clusterStats = audit.RenameStat(s, clusterStats, summary.StatRemoved, summary.StatRemovedInBatch)
 
-	allRemoves, writeStats := audit.WriteAudit(s, auditOpt, newFiles, batchMatches, idxMatches, clusters, rejects, removes)
+	allRemoves, writeStats := audit.WriteAudit(s, auditOpt, newFiles, batchMatches, idxMatches, clusters, rejects, removes, fates)
 	if opt.UpdateIndex != "" { // the summary, which removes the work directory, waits for it
 		writeStats = beam.Flatten(s, writeStats, indexing.UpdateIndex(s, indexing.OptionsFor(cfg), opt.Index, newFiles, allRemoves))
 	}

@@ -52,6 +52,7 @@ text), and writes to OUT:
 	dedup-NNNNN.jsonl     the new records kept: neither a duplicate of an
 	                      indexed document nor removed within the batch
 	                      (.tsv and .txt for those formats, as 'run')
+	fates-NNNNN.jsonl     with --fates, in place of dedup-NNNNN: every new record, its fate added
 	rejects-NNNNN.jsonl   records that could not be read
 	audit-summary.json    counts; input_records = kept + removed + rejected,
 	                      removed = duplicates_of_index + removed_in_batch_only

@@ -19,18 +19,16 @@ import (
 	"github.com/neardup/neardup/transforms/job"
 )
 
-// runFlags are the flags of 'neardup run', which 'neardup audit' shares,
-// registered on flag.CommandLine beside Beam's own so that Beam sees its
-// pipeline options.
+// runFlags are the flags of 'neardup run', which 'neardup audit' shares, registered
+// on flag.CommandLine beside Beam's own so that Beam sees its pipeline options.
 type runFlags struct {
-	input, output       string
-	overwrite, verbose  bool
-	cpuprofile          string
-	memprofile          string
-	spool, spill, quiet bool
-	indexOut            string
-	opts                plan.Options // the job's options
-	engine              plan.Engine  // Beam's --runner
+	input, output          string
+	overwrite, verbose     bool
+	cpuprofile, memprofile string
+	spool, spill, quiet    bool
+	indexOut               string
+	opts                   plan.Options // the job's options
+	engine                 plan.Engine  // Beam's --runner
 }
 
 func registerRunFlags(fs *flag.FlagSet) *runFlags {
@@ -55,6 +53,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.TextVar(&c.CompressLevel, "compress-level", c.CompressLevel, "level of every compressed output (dedup copies of compressed inputs, --compress): fast,\ndefault, best (gzip 1, 6, 9; zstd's fastest, default, best encoder) or a number, gzip 1 to 9,\nzstd 1 to 22; the same bytes every run at any level")
 	fs.BoolVar(&c.Locations, "locations", false, "pairs and clusters also give each document's input file index and line")
 	fs.BoolVar(&c.Removed, "removed", false, "also write removed-NNNNN: the removed records, whole, as the input has them (format and\ncompression as dedup-NNNNN)")
+	fs.BoolVar(&c.Fates, "fates", false, "write fates-NNNNN in place of dedup-NNNNN: every good record, kept or removed, with its\nfate added (JSONL: a \"neardup\" key; TSV: ten columns); not with --removed, text or Parquet")
 	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected (0: the default)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
 	fs.TextVar(&c.Method, "method", c.Method, "candidates from minhash bands, simhash tables, or both; simhash verifies by Hamming distance, the others by Jaccard")
@@ -102,6 +101,7 @@ writes to DIR:
 	                      .txt for --format text: the file as read, or empty if removed;
 	                      .parquet for a Parquet input: its schema, the rows kept)
 	removed-NNNNN.jsonl   with --removed: the records removed, as dedup-NNNNN holds the kept
+	fates-NNNNN.jsonl     with --fates, in place of dedup-NNNNN: every good record, its fate added
 	rejects-NNNNN.jsonl   records that could not be read, with file, line and reason
 	summary.json          counts; input_records = kept + removed + rejected
 	report.html           a page to look at the run
@@ -129,7 +129,7 @@ var runFlagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "compress-level", "locations", "removed", "index-out"}},
+	{"Input and output", []string{"input", "format", "id-field", "text-field", "max-doc-bytes", "max-reject-ratio", "output", "overwrite", "compress", "compress-level", "locations", "removed", "fates", "index-out"}},
 	{"What counts as a near-duplicate", []string{"threshold", "shingle", "fold-script", "dict", "method", "hamming", "verify", "confidence", "containment", "containment-min-size", "keep", "clusters"}},
 	{"Signatures, blocking and shuffles", []string{"perms", "minhash", "bands", "rows", "simhash-blocks", "max-tokens", "max-bucket", "window", "partitions", "segment-lines", "cc-partitions", "cc-rounds", "rounds"}},
 	{"Running on one machine", []string{"memory", "branches", "workers", "spool", "spill", "quiet", "verbose", "cpuprofile", "memprofile"}},
@@ -184,8 +184,7 @@ func (r *runJob) build(ctx context.Context, s beam.Scope, cfg job.Config, files 
 	return pipeline.Build(ctx, s, cfg, files)
 }
 
-// finish checks the outputs in the staging directory and only then puts
-// them in place, summary.json last.
+// finish checks the staged outputs and only then puts them in place, summary.json last.
 func (r *runJob) finish(ctx context.Context, d doneJob) error {
 	sum, err := completeSummary(ctx, d.out.Stage(), d.engine.Local(), d.res, d.start, d.took, d.cfg.Settings(d.engine.String()))
 	if err != nil {

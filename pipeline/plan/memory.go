@@ -211,7 +211,8 @@ func (m model) peak(input int64, rounds int) int64 {
 // their IDs: a partition that costs more is decided spilled to disk, and
 // that decision holds within the same bytes (its sorts buffer an eighth
 // of them each, at most four at a time). The peak model above is fitted to
-// runs that include it.
+// runs that include it. With --fates, the write stage sorts each file's
+// fates within the same bytes (job.OutDir.SortBytes).
 func DecideBytes(budget int64) int64 { return min(max(budget/8, 64<<20), 1<<30) }
 
 // chooseRounds returns the shuffle rounds of a local run over input files

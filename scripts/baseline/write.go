@@ -57,8 +57,8 @@ func (j *job) clusters() error {
 // each cluster's line and the removal of its members but the kept one.
 type clusterOut struct{ j *job }
 
-func (clusterOut) Component() error     { return nil }
-func (clusterOut) Outside(uint64) error { return nil }
+func (clusterOut) Component() error             { return nil }
+func (clusterOut) Outside(uint64, uint64) error { return nil }
 
 func (o clusterOut) Cluster(c *external.Cluster) error {
 	j := o.j

@@ -53,7 +53,7 @@ func main() {
 	stats := map[string]int64{}
 	start := time.Now()
 	err = fn.ProcessElement(context.Background(), 0, chunks(*n, member), chunks(*n-1, link),
-		hash("c"), hash("r"), func(name string, v int64) { stats[name] += v })
+		hash("c"), hash("r"), func(int64, []byte) {}, func(name string, v int64) { stats[name] += v })
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -119,7 +119,7 @@ func TestWriteAuditStage(t *testing.T) {
 	// document of another file).
 	removes := stagetest.Chunks(s, stagetest.LineChunk(0, 1, 3))
 	allRemoves, writeStats := WriteAudit(s, OptionsFor(cfg, idxDir), files, stagetest.Chunks(s, batchMatch),
-		stagetest.Chunks(s, idxMatches...), stagetest.Chunks(s, cluster), stagetest.Chunks(s), removes)
+		stagetest.Chunks(s, idxMatches...), stagetest.Chunks(s, cluster), stagetest.Chunks(s), removes, stagetest.Chunks(s))
 	passert.Equals(s, stagetest.Decode(s, "lines", 0, allRemoves), "0:0", "0:1", "0:3")
 	passert.Equals(s, stagetest.Stats(s, writeStats, summary.StatDupOfIndex, summary.StatExactOfIndex, summary.StatIndexMatches,
 		summary.StatBatchOnly, summary.StatRemoved, summary.StatKept, "pairs_lines", "clusters_lines"),

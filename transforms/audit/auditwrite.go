@@ -28,7 +28,7 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(string, int64), error](&writeAuditFn{})
+	register.DoFn8x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&writeAuditFn{})
 	register.DoFn4x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, error](&writeAuditSummaryFn{})
 	register.DoFn3x0[string, int64, func(string, int64)](&renameStatFn{})
 }
@@ -40,12 +40,14 @@ func init() {
 // manifest names the source file of each shard.
 //
 // In: files, batch matches keyed by file, (new, indexed) matches, cluster
-// lines, rejects, documents removed within the batch (keyed by file index).
-// Out: every document removed (line lists keyed by file index), stats.
-func WriteAudit(s beam.Scope, o Options, files filelist.Files, batchMatches, idxMatches, clusters, rejects, removes beam.PCollection) (allRemoves, st beam.PCollection) {
+// lines, rejects, documents removed within the batch and, with
+// o.Write.Out.Fates, the fates Clusters gave (keyed by file index). Out:
+// every document removed (line lists keyed by file index), stats.
+func WriteAudit(s beam.Scope, o Options, files filelist.Files, batchMatches, idxMatches, clusters, rejects, removes, fates beam.PCollection) (allRemoves, st beam.PCollection) {
 	s = s.Scope("Write")
-	allRemoves, st = beam.ParDo2(s, &writeAuditFn{Out: o.Write.Out, Index: o.Index}, beam.CoGroupByKey(s, idxMatches, removes))
-	return allRemoves, beam.Flatten(s, st, write.Write(s, o.Write, files, batchMatches, clusters, rejects, allRemoves))
+	out := beam.ParDoN(s, &writeAuditFn{Out: o.Write.Out, Index: o.Index}, beam.CoGroupByKey(s, idxMatches, removes, fates))
+	allRemoves, allFates, st := out[0], out[1], out[2]
+	return allRemoves, beam.Flatten(s, st, write.Write(s, o.Write, files, batchMatches, clusters, rejects, allRemoves, allFates))
 }
 
 // AuditSummary sums every stage's stats and writes audit-summary.json for
@@ -65,10 +67,14 @@ func RenameStat(s beam.Scope, st beam.PCollection, from, to string) beam.PCollec
 // two removal lists.
 //
 // In: (file index, (new, indexed) matches of its documents, its documents
-// removed within the batch). Out: audit-<file>.jsonl (when any document of
-// the file has an indexed match), one line per such document in input
-// order; the union of both removal lists (uvarint lines keyed by file) for
-// the deduplicated copy; and the counts.
+// removed within the batch, fates from Clusters keyed by the file). Out:
+// audit-<file>.jsonl (when any document of the file has an indexed match),
+// one line per such document in input order; the union of both removal
+// lists (uvarint lines keyed by file) for the deduplicated copy; with
+// Out.Fates, every fate of the file's documents: those Clusters gave, the
+// fates of the documents the index removes, and those of the documents
+// removed for none whose via is the file's (see completeFates), each
+// keyed by its document's file; and the counts.
 type writeAuditFn struct {
 	Out   job.OutDir
 	Index string // the index directory
@@ -87,7 +93,7 @@ func (fn *writeAuditFn) Setup(ctx context.Context) error {
 	return nil
 }
 
-func (fn *writeAuditFn) ProcessElement(ctx context.Context, k int64, matchChunks, removeChunks func(*[]byte) bool, emitRemove func(int64, []byte), emitStat func(string, int64)) error {
+func (fn *writeAuditFn) ProcessElement(ctx context.Context, k int64, matchChunks, removeChunks, fateChunks func(*[]byte) bool, emitRemove, emitFate func(int64, []byte), emitStat func(string, int64)) error {
 	file := int(k)
 	defer jobstate.Busy(ctx, "Write.audit", jobstate.Begin())
 	inBatch, err := wire.ReadLineSet(removeChunks)
@@ -109,12 +115,11 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, k int64, matchChunks
 		}
 	}
 	docs := slices.DeleteFunc(lines, func(d wire.Doc) bool { return !removing(best[d]) })
-	removed := wire.NewBatcher(0)
 	all, batchOnly := mergeRemovals(file, docs, best, inBatch)
-	for _, l := range all {
-		removed.Add(file, func(c []byte) []byte { return wire.AppendLineNum(c, l) }, emitRemove)
+	emitLines(file, all, emitRemove)
+	if err := fn.fates(file, docs, best, fateChunks, emitFate); err != nil {
+		return err
 	}
-	removed.Flush(emitRemove)
 	tally.Counts{
 		{Name: summary.StatDupOfIndex, N: int64(len(docs))},
 		{Name: summary.StatExactOfIndex, N: st.exact},
@@ -123,6 +128,28 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, k int64, matchChunks
 		{Name: summary.StatRemoved, N: int64(len(all))},
 		{Name: summary.StatContainsIndex, N: st.kept},
 	}.Emit(emitStat)
+	return nil
+}
+
+// emitLines emits lines, line numbers of input file index file, in
+// chunks keyed by file.
+func emitLines(file int, lines []int64, emit func(int64, []byte)) {
+	b := wire.NewBatcher(0)
+	for _, l := range lines {
+		b.Add(file, func(c []byte) []byte { return wire.AppendLineNum(c, l) }, emit)
+	}
+	b.Flush(emit)
+}
+
+// fates emits, with Out.Fates, the fates of input file index file
+// (completeFates).
+func (fn *writeAuditFn) fates(file int, docs []wire.Doc, best map[wire.Doc]map[wire.Doc]wire.Match, fateChunks func(*[]byte) bool, emit func(int64, []byte)) error {
+	if !fn.Out.Fates {
+		return nil
+	}
+	if err := completeFates(docs, best, fateChunks, emit); err != nil {
+		return fmt.Errorf("audit: fates of file %d: %w", file, err)
+	}
 	return nil
 }
 

@@ -143,7 +143,7 @@ func TestClustersShuffleTallies(t *testing.T) {
 			}
 			for _, k := range slices.Sorted(maps.Keys(rooted)) {
 				if err := (&cluster.ClusterFn{Work: cfg.WorkDir(), Partitions: cfg.CCPartitions, Lines: cluster.OptionsFor(cfg).Lines}).ProcessElement(ctx, int64(k), spilled.IterOf(rooted[k]), spilled.IterOf(rootLinks[k]),
-					tp.emit(tally.ShuffleOutLines, nil), tp.emit(tally.ShuffleRemoved, nil), tp.emitStat); err != nil {
+					tp.emit(tally.ShuffleOutLines, nil), tp.emit(tally.ShuffleRemoved, nil), func(int64, []byte) {}, tp.emitStat); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"syscall"
@@ -29,7 +30,9 @@ import (
 // In: (partition, wire.Member chunks with their roots, links of the
 // components). Out: cluster lines (wire.OutLine chunks keyed by the file of
 // the cluster's first document, sorted by that document), the documents to
-// remove (uvarint line numbers keyed by file index), stats.
+// remove (uvarint line numbers keyed by file index), with Lines.Fates the
+// fates of the clustered documents (wire.OutLine chunks keyed by file
+// index: see clusterWriter.fate), stats.
 type ClusterFn struct {
 	Work       jobfiles.WorkDir
 	Partitions int // Config.CCPartitions
@@ -44,18 +47,22 @@ type ClusterLines struct {
 	Components  bool     // one cluster a component (Config.Clusters is ClustersComponents)
 	Locations   bool     // the members' locations (Config.Locations)
 	DecideBytes int64    // a partition decided in memory within it, else spilled (Config.DecideBytes; 0: defaultDecideBytes)
+	Fates       bool     // the clustered documents' fates (Config.Fates)
 }
 
 // defaultDecideBytes is ClusterLines.DecideBytes when Config.DecideBytes is
 // 0.
 const defaultDecideBytes = 256 << 20
 
-func (fn *ClusterFn) ProcessElement(ctx context.Context, k int64, memberChunks, linkChunks func(*[]byte) bool, emitCluster, emitRemove func(int64, []byte), emitStat func(string, int64)) error {
+func (fn *ClusterFn) ProcessElement(ctx context.Context, k int64, memberChunks, linkChunks func(*[]byte) bool, emitCluster, emitRemove, emitFate func(int64, []byte), emitStat func(string, int64)) error {
 	part := int(k)
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	emitCluster, reportLines := tally.CountShuffle(tally.ShuffleOutLines, emitCluster, emitStat)
 	emitRemove, reportRemoved := tally.CountShuffle(tally.ShuffleRemoved, emitRemove, emitStat)
 	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove, locations: fn.Lines.Locations, keep: fn.Lines.Keep}
+	if fn.Lines.Fates {
+		w.fates, w.emitFate = wire.NewBatcher(0), emitFate
+	}
 	var err error
 	if fn.Lines.Components {
 		err = fn.components(part, memberChunks, &w)
@@ -67,6 +74,9 @@ func (fn *ClusterFn) ProcessElement(ctx context.Context, k int64, memberChunks, 
 	}
 	w.lines.Flush(emitCluster)
 	w.removes.Flush(emitRemove)
+	if w.fates != nil {
+		w.fates.Flush(emitFate)
+	}
 	w.stats().Emit(emitStat)
 	reportLines()
 	reportRemoved()
@@ -145,6 +155,8 @@ type clusterWriter struct {
 	locations               bool     // the members' locations (Config.Locations)
 	keep                    job.Keep // the order the lines name
 	docs                    []wire.Doc
+	fates                   *wire.Batcher // the members' fates (ClusterLines.Fates), else nil
+	emitFate                func(int64, []byte)
 
 	clusters, clustered, removed, components int64
 	removedContainment                       int64 // of removed, for a containment match
@@ -160,8 +172,13 @@ func (w *clusterWriter) addComponent(comp []wire.Member, rep int) error {
 	for k, m := range comp {
 		cl.Members[k] = m.ID
 		w.docs = append(w.docs, m.Doc)
+		f := output.Fate{Fate: output.FateKept, Cluster: cl.Cluster}
 		if k != rep {
 			w.remove(m.Doc)
+			f = output.Fate{Fate: output.FateRemoved, Kept: cl.Representative, Cluster: cl.Cluster}
+		}
+		if err := w.fate(m.Doc, 0, &f); err != nil {
+			return err
 		}
 	}
 	return w.add(w.docs, &cl)
@@ -187,6 +204,17 @@ func (w *clusterWriter) Cluster(c *external.Cluster) error {
 	}
 	cl := c.Line()
 	w.name(&cl, c.KeptLen, c.KeptRank)
+	removed := cl.Removed // in the order of the members but the kept one
+	for k, m := range c.Members {
+		f := output.Fate{Fate: output.FateKept, Cluster: cl.Cluster}
+		if k != c.Kept {
+			f = output.Fate{Fate: output.FateRemoved, Kept: cl.Representative, Cluster: cl.Cluster, Match: &removed[0]}
+			removed = removed[1:]
+		}
+		if err := w.fate(m.Doc, 0, &f); err != nil {
+			return err
+		}
+	}
 	return w.add(w.docs, &cl)
 }
 
@@ -204,7 +232,35 @@ func (w *clusterWriter) name(cl *output.ClusterLine, n int64, r rank.Key) {
 	}
 }
 
-func (w *clusterWriter) Outside(doc uint64) error { w.remove(doc); return nil }
+// Outside removes doc; its fate, an empty text with via, goes to the file of
+// via, where an audit names the indexed document via duplicates
+// (WriteAudit).
+func (w *clusterWriter) Outside(doc, via uint64) error {
+	w.remove(doc)
+	return w.fate(doc, via, nil)
+}
+
+// fate adds, with ClusterLines.Fates, the fate f of document d as a
+// wire.OutLine (K1 d, K2 0, Text f's JSON) keyed by d's file; f nil: the
+// fate of a member removed for none, an OutLine with K2 via and no text
+// keyed by via's file (d's if via is none), for WriteAudit to complete.
+func (w *clusterWriter) fate(d wire.Doc, via uint64, f *output.Fate) error {
+	if w.fates == nil {
+		return nil
+	}
+	var text []byte
+	key := wire.File(d)
+	if f != nil {
+		var err error
+		if text, err = json.Marshal(f); err != nil {
+			return err
+		}
+	} else if via != math.MaxUint64 {
+		key = wire.File(via)
+	}
+	w.fates.Add(key, func(c []byte) []byte { return wire.AppendLine(c, d, via, text) }, w.emitFate)
+	return nil
+}
 
 // remove adds the removal of document d.
 func (w *clusterWriter) remove(d wire.Doc) {

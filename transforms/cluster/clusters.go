@@ -26,7 +26,7 @@ func init() {
 	register.Function3x1(outsideMarksFn)
 	register.Emitter2[int64, []byte]()
 	register.DoFn8x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&MembersFn{})
-	register.DoFn7x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&ClusterFn{})
+	register.DoFn8x1[context.Context, int64, func(*[]byte) bool, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(int64, []byte), func(string, int64), error](&ClusterFn{})
 }
 
 // Clusters decides which documents the matches remove. It finds the
@@ -42,9 +42,11 @@ func init() {
 // lines are written per partition of the components' smallest documents.
 //
 // In: matches grouped by any key (GroupMatches). Out: cluster lines (file
-// index, chunk), documents to remove (file index, chunk), stats. With
-// o.Work.Spill its shuffles go through spill files (spilled.Group).
-func Clusters(s beam.Scope, o Options, matches beam.PCollection) (clusters, removes, st beam.PCollection) {
+// index, chunk), documents to remove (file index, chunk), with
+// o.Lines.Fates the fates of the clustered documents (file index,
+// wire.OutLine chunks: ClusterFn), stats. With o.Work.Spill its shuffles
+// go through spill files (spilled.Group).
+func Clusters(s beam.Scope, o Options, matches beam.PCollection) (clusters, removes, fates, st beam.PCollection) {
 	s = s.Scope("Clusters")
 	var sts []beam.PCollection // every step's stats (the shuffle tallies)
 	counted := func(step []beam.PCollection) []beam.PCollection {
@@ -69,7 +71,7 @@ func Clusters(s beam.Scope, o Options, matches beam.PCollection) (clusters, remo
 	out = counted(beam.ParDoN(s, &MembersFn{Work: w, Partitions: p}, beam.CoGroupByKey(s, spilledCol("members", members), spilledCol("edges", settled, unsettled), spilledCol("links", links))))
 	rooted, links := out[0], out[1]
 	out = counted(beam.ParDoN(s, &ClusterFn{Work: w, Partitions: p, Lines: o.Lines}, beam.CoGroupByKey(s, spilledCol("members", rooted), spilledCol("links", links))))
-	return out[0], out[1], beam.Flatten(s, sts...)
+	return out[0], out[1], out[2], beam.Flatten(s, sts...)
 }
 
 // OutsideMarks turns an audit's (new, indexed) matches into matches of

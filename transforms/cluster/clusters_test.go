@@ -51,7 +51,7 @@ func TestClustersStage(t *testing.T) {
 				stagetest.MatchChunk(match("a", "b"), match("c", "b")),
 				stagetest.MatchChunk(match("b", "c")),
 				stagetest.MatchChunk(match("d", "e"))))
-			clusters, removes, st := Clusters(s, OptionsFor(cfg), matches)
+			clusters, removes, _, st := Clusters(s, OptionsFor(cfg), matches)
 			if v.rule == job.ClustersComponents {
 				passert.Equals(s, stagetest.Decode(s, "cluster", 0, clusters), "0/a:3:c:a,c,b", "1/d:2:d:d,e")
 				passert.Equals(s, stagetest.Decode(s, "lines", 0, removes), "0:0", "1:2", "1:1")

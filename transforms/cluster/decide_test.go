@@ -24,8 +24,8 @@ import (
 
 // decideOut is what ClusterFn emits for one partition, in order.
 type decideOut struct {
-	clusters, removes []string
-	stats             map[string]int64
+	clusters, removes, fates []string
+	stats                    map[string]int64
 }
 
 // runDecide runs ClusterFn over one partition of members and links (each
@@ -38,7 +38,7 @@ func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest 
 	if !longest {
 		keep.Order = job.KeepFirst
 	}
-	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: ClusterLines{KeepLongest: longest, Keep: keep, Locations: true, DecideBytes: budget}}
+	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: ClusterLines{KeepLongest: longest, Keep: keep, Locations: true, DecideBytes: budget, Fates: true}}
 	var mc, lc [][]byte
 	for i := 0; i < len(members); i += 7 {
 		var c []byte
@@ -58,6 +58,7 @@ func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest 
 	err := fn.ProcessElement(context.Background(), 0, spilled.IterOf(mc), spilled.IterOf(lc),
 		func(k int64, c []byte) { out.clusters = append(out.clusters, fmt.Sprintf("%d/%x", k, c)) },
 		func(k int64, c []byte) { out.removes = append(out.removes, fmt.Sprintf("%d/%x", k, c)) },
+		func(k int64, c []byte) { out.fates = append(out.fates, fmt.Sprintf("%d/%x", k, c)) },
 		func(name string, n int64) { out.stats[name] += n })
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +198,7 @@ func TestClustersChain100kSpilled(t *testing.T) {
 	for i := 0; i < len(links); i += 1000 {
 		chunks = append(chunks, stagetest.MatchChunk(links[i:min(i+1000, len(links))]...))
 	}
-	clusters, removes, st := Clusters(s, OptionsFor(cfg), GroupMatches(s, cfg.WorkDir(), stagetest.Chunks(s, chunks...)))
+	clusters, removes, _, st := Clusters(s, OptionsFor(cfg), GroupMatches(s, cfg.WorkDir(), stagetest.Chunks(s, chunks...)))
 	passert.Equals(s, stagetest.Stats(s, st, summary.StatClusters, summary.StatClustered, summary.StatRemoved, summary.StatComponents),
 		"clusters=50000", "clustered_documents=100000", "removed=50000", "components=1")
 	wantRemoved := make([]any, 0, n/2)
@@ -273,7 +274,7 @@ func TestDecideSpilledObjectStoreWork(t *testing.T) {
 	err := fn.ProcessElement(context.Background(), 0, spilled.IterOf(mc), spilled.IterOf(lc),
 		func(k int64, c []byte) { clusters = append(clusters, fmt.Sprintf("%d/%x", k, c)) },
 		func(k int64, c []byte) { removes = append(removes, fmt.Sprintf("%d/%x", k, c)) },
-		func(string, int64) {})
+		func(int64, []byte) {}, func(string, int64) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestDecideNoSpace(t *testing.T) {
 		lc = append(lc, wire.AppendMatch(nil, &links[i]))
 	}
 	err := fn.ProcessElement(context.Background(), 3, spilled.IterOf(mc), spilled.IterOf(lc),
-		func(int64, []byte) {}, func(int64, []byte) {}, func(string, int64) {})
+		func(int64, []byte) {}, func(int64, []byte) {}, func(int64, []byte) {}, func(string, int64) {})
 	want := fmt.Sprintf("clusters of components partition 3: writing the decision spilled to disk in %s: no space left on device (needs about %s; set TMPDIR to a larger disk)",
 		work, jobfiles.AboutBytes(need.SpillBytes()))
 	if err == nil || err.Error() != want || !errors.Is(err, syscall.ENOSPC) {

@@ -69,12 +69,10 @@ type Config struct {
 	Window       int
 
 	Keep Keep
-	// Clusters says which documents the matches remove (ClustersKept by
-	// default).
+	// Clusters says which documents the matches remove (ClustersKept by default).
 	Clusters ClusterRule
 
-	// Workers is the number of goroutines a DoFn uses over the documents of
-	// one file (0: GOMAXPROCS).
+	// Workers is the goroutines a DoFn uses over a file's documents (0: GOMAXPROCS).
 	Workers int
 	// Branches is the number of copies of each file-reading stage, each
 	// taking every Branches-th file (see Files).
@@ -129,8 +127,10 @@ type Config struct {
 	// Locations adds each document's input file index and line to the
 	// pairs and clusters lines.
 	Locations bool
-	// Removed also writes each input's removed records (output.RemovedName).
-	Removed bool
+	// Removed also writes each input's removed records (output.RemovedName);
+	// Fates writes, in place of each deduplicated copy, every good record
+	// of the input with its fate added (output.FatesName, output.Fate).
+	Removed, Fates bool
 
 	// IndexOut, if set, is where a run writes the index of the kept documents.
 	IndexOut string
@@ -281,7 +281,8 @@ func (c Config) Signing() Signing {
 
 // Outputs is c's output directory.
 func (c Config) Outputs() OutDir {
-	return OutDir{Dir: c.Output, Compress: c.Compress, Level: c.CompressLevel, Removed: c.Removed}
+	return OutDir{Dir: c.Output, Compress: c.Compress, Level: c.CompressLevel, Removed: c.Removed, Fates: c.Fates,
+		SortBytes: cmp.Or(max(c.DecideBytes, 0), defaultSortBytes)}
 }
 
 // UnitRows is the rows (lines) of a unit of a split file: SplitRows

@@ -75,7 +75,14 @@ type OutDir struct {
 	Compress record.Compression // record.Unknown: as the input (Config.Compress)
 	Level    record.Level
 	Removed  bool // also a copy of the removed records (Config.Removed)
+	Fates    bool // every good record with its fate, in place of the copy (Config.Fates)
+	// SortBytes is the memory a copy with fates sorts them within, spilled
+	// beyond it (Config.DecideBytes, or defaultSortBytes).
+	SortBytes int64
 }
+
+// defaultSortBytes is OutDir.SortBytes when Config.DecideBytes is 0.
+const defaultSortBytes = 256 << 20
 
 // OutCompression is how one output file is compressed.
 type OutCompression struct {

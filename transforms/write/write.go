@@ -22,18 +22,19 @@ import (
 )
 
 func init() {
-	register.DoFn6x1[context.Context, int64, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&writeDedupFn{})
+	register.DoFn7x1[context.Context, int64, func(*string) bool, func(*[]byte) bool, func(*[]byte) bool, func(*[]byte) bool, func(string, int64), error](&writeDedupFn{})
 }
 
 // Write writes pairs, clusters, rejects and the deduplicated input, one
 // shard per input file that has any.
 //
 // In: files, matches, cluster lines, reject lines (keyed by file index, not
-// grouped: see writeparts.go), removals (keyed by file index). Out: stats.
-func Write(s beam.Scope, o Options, files filelist.Files, matches, clusters, rejects, removes beam.PCollection) beam.PCollection {
+// grouped: see writeparts.go), removals and fates (keyed by file index;
+// fates with o.Out.Fates only). Out: stats.
+func Write(s beam.Scope, o Options, files filelist.Files, matches, clusters, rejects, removes, fates beam.PCollection) beam.PCollection {
 	s = s.Scope("Write")
 	rejected := beam.ParDo(s.Scope("rejected"), &ingest.RejectedLinesFn{}, rejects)
-	dedup := files.PerFile(s.Scope("dedup"), 1, &writeDedupFn{Work: o.Work, Read: o.Read, Out: o.Out}, removes, rejected)[0]
+	dedup := files.PerFile(s.Scope("dedup"), 1, &writeDedupFn{Work: o.Work, Read: o.Read, Out: o.Out}, removes, rejected, fates)[0]
 	return beam.Flatten(s, writeLines(s, o, output.KindPairs, matches),
 		writeLines(s, o, output.KindClusters, clusters),
 		writeLines(s, o, output.KindRejects, rejects),
@@ -85,14 +86,17 @@ func appendPairLines(dst []wire.OutLine, chunk []byte, locations bool, containme
 // its spool copy, it checks the file against the first pass's reading (see
 // input.Read) before the copy is renamed into place. With Out.Removed it
 // also writes output.RemovedName, the file's removed records copied the
-// same way (a Text input: the file if it is removed, else nothing).
+// same way (a Text input: the file if it is removed, else nothing). With
+// Out.Fates it writes, in place of the copy, output.FatesName: every good
+// record with its fate (the file's wire.OutLine chunks of fates: see
+// copyFates), the count kept as for the copy.
 type writeDedupFn struct {
 	Work jobfiles.WorkDir
 	Read job.ReadOptions
 	Out  job.OutDir
 }
 
-func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(*string) bool, removeChunks, rejectChunks func(*[]byte) bool, emitStat func(string, int64)) error {
+func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(*string) bool, removeChunks, rejectChunks, fateChunks func(*[]byte) bool, emitStat func(string, int64)) error {
 	file := int(k)
 	defer jobstate.Busy(ctx, "WriteDedup", jobstate.Begin())
 	var path string
@@ -104,7 +108,7 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(
 		return fmt.Errorf("dedup: removal list for %s: %w", path, err)
 	}
 	var removedOnly wire.LineSet
-	if fn.Out.Removed {
+	if fn.Out.Removed || fn.Out.Fates {
 		removedOnly = slices.Clone(removed)
 	}
 	remove, err := dedupRemovals(path, removed, rejectChunks)
@@ -113,6 +117,9 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(
 	}
 	opt := fn.Read.Options()
 	opt.Raw = true
+	if fn.Out.Fates {
+		return fn.writeFates(ctx, file, path, remove, removedOnly, fateChunks, opt, emitStat)
+	}
 	opt.Only = func(index int64) bool { return !remove.Has(index) }
 	kept, err := fn.copy(ctx, file, path, output.DedupName, opt)
 	if err != nil {
@@ -126,6 +133,30 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(
 			return err
 		}
 	}
+	return nil
+}
+
+// writeFates writes the copy of input file index file at path with
+// fates (copyFates): its records that remove does not have or removed
+// has, and emits the count of those kept.
+func (fn *writeDedupFn) writeFates(ctx context.Context, file int, path string, remove, removed wire.LineSet, fateChunks func(*[]byte) bool, opt record.Options, emitStat func(string, int64)) error {
+	if f := record.FormatFor(path, opt.Format); f == record.Parquet || f == record.Text {
+		return fmt.Errorf("fates of %s: a %v input has no fields to add a fate to", path, f)
+	}
+	fates, err := newFateSort(fn.Work.Dir, fn.Out.SortBytes)
+	if err != nil {
+		return err
+	}
+	defer fates.close()
+	if err := fates.addChunks(path, fateChunks); err != nil {
+		return err
+	}
+	opt.Only = func(index int64) bool { return !remove.Has(index) || removed.Has(index) }
+	kept, err := fn.copyFates(ctx, file, path, fates, removed.Has, opt)
+	if err != nil {
+		return err
+	}
+	emitStat(summary.StatKept, kept)
 	return nil
 }
 

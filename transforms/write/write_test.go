@@ -47,8 +47,8 @@ func testWriteStage(t *testing.T, cfg job.Config) {
 	keys, rejects, _, _, _ := ingest.Read(s, ingest.OptionsFor(cfg), files)
 	exact, _, _ := exact.ExactDuplicates(s, exact.OptionsFor(cfg), keys)
 	matches := cluster.GroupMatches(s, cfg.WorkDir(), exact)
-	clusters, removes, _ := cluster.Clusters(s, cluster.OptionsFor(cfg), matches)
-	st := Write(s, OptionsFor(cfg), files, exact, clusters, rejects, removes)
+	clusters, removes, fates, _ := cluster.Clusters(s, cluster.OptionsFor(cfg), matches)
+	st := Write(s, OptionsFor(cfg), files, exact, clusters, rejects, removes, fates)
 	passert.Equals(s, stagetest.Stats(s, st, summary.StatKept, "pairs_lines", "clusters_lines", "rejects_lines"),
 		"kept=3", "pairs_lines=2", "clusters_lines=2", "rejects_lines=1")
 	stagetest.Run(t, p)

@@ -62,7 +62,7 @@ func OutputName(name string) bool {
 		}
 	}
 	for _, ext := range DedupExt {
-		if isNumbered(name, KindDedup+"-", ext) || isNumbered(name, KindRemoved+"-", ext) {
+		if isNumbered(name, KindDedup+"-", ext) || isNumbered(name, KindRemoved+"-", ext) || isNumbered(name, KindFates+"-", ext) {
 			return true
 		}
 	}

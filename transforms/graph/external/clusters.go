@@ -16,12 +16,14 @@ import (
 // clusters (a kept member and the members removed for it, when there are
 // any) in the order of their kept documents; then Outside with each member
 // removed for none that was not removed beforehand (an exact duplicate of
-// a member that was), in document order. A Cluster is valid during the
-// call only.
+// a member that was), in document order, with via, the highest-priority
+// member of its exact group, which it follows (greedy.Decision.Via; none,
+// the largest uint64, when it is that member). A Cluster is valid during
+// the call only.
 type Out interface {
 	Component() error
 	Cluster(c *Cluster) error
-	Outside(doc uint64) error
+	Outside(doc, via uint64) error
 }
 
 // Cluster is a cluster of a decided partition: its members in document
@@ -180,7 +182,11 @@ func emitDecided(comp []wire.Member, nodes []greedy.Node, links []wire.Match, de
 	})
 	for _, i := range outside {
 		if err == nil && !nodes[i].Removed {
-			err = out.Outside(comp[i].Doc)
+			via := none
+			if v := dec[i].Via; v >= 0 {
+				via = comp[v].Doc
+			}
+			err = out.Outside(comp[i].Doc, via)
 		}
 	}
 	return err

@@ -26,8 +26,8 @@ func (r *record) Cluster(c *Cluster) error {
 	return err
 }
 
-func (r *record) Outside(doc uint64) error {
-	r.events = append(r.events, fmt.Sprint("outside ", doc))
+func (r *record) Outside(doc, via uint64) error {
+	r.events = append(r.events, fmt.Sprint("outside ", doc, " via ", via))
 	return nil
 }
 
@@ -172,6 +172,26 @@ func TestSelfLink(t *testing.T) {
 	}
 	want := []string{"component", `{"cluster":"b","size":2,"representative":"b","members":["b","c"],"removed":[` +
 		`{"id":"c","method":"minhash","jaccard":0.7,"hamming":0}],"component":"a","component_size":3}`}
+	for _, budget := range []int64{1 << 30, 1} {
+		got, err := decide(t, members, links, true, budget)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("budget %d: %q (%v), want %q", budget, got, err, want)
+		}
+	}
+}
+
+// TestOutsideVia: the exact duplicates of a member removed beforehand are
+// removed for none, each with the member it follows (its exact group's
+// highest-priority member), in memory and spilled.
+func TestOutsideVia(t *testing.T) {
+	members := []wire.Member{{Root: 1, Doc: 1, ID: "a", Len: 9}, {Root: 1, Doc: 2, ID: "b", Len: 9}, {Root: 1, Doc: 3, ID: "c", Len: 9}, {Root: 1, Doc: 4, ID: "d", Len: 5}}
+	links := []wire.Match{
+		{A: 1, B: 1, Jaccard: 1, Method: wire.MinHash}, // 1 removed beforehand
+		{A: 1, B: 2, Jaccard: 1, Method: wire.Exact},
+		{A: 1, B: 3, Jaccard: 1, Method: wire.Exact},
+		{A: 3, B: 4, Jaccard: 0.8, Method: wire.MinHash},
+	}
+	want := []string{"component", "outside 2 via 1", "outside 3 via 1"}
 	for _, budget := range []int64{1 << 30, 1} {
 		got, err := decide(t, members, links, true, budget)
 		if err != nil || !slices.Equal(got, want) {
@@ -333,9 +353,9 @@ func TestSpillBytes(t *testing.T) {
 // discard is an Out that keeps nothing.
 type discard struct{}
 
-func (discard) Component() error       { return nil }
-func (discard) Cluster(*Cluster) error { return nil }
-func (discard) Outside(uint64) error   { return nil }
+func (discard) Component() error             { return nil }
+func (discard) Cluster(*Cluster) error       { return nil }
+func (discard) Outside(uint64, uint64) error { return nil }
 
 // BenchmarkDecideInMemoryChain decides one component of 1,000,000
 // documents chained by their matches, as a Partition does once it holds

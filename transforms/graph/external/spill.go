@@ -234,7 +234,7 @@ func toOut(d docDecision, members extsort.Source[memberRec], recs *extsort.Sorte
 	case m.removed:
 		return nil
 	default:
-		r.class = classOutside
+		r.class, r.via = classOutside, d.via
 	}
 	return recs.Add(r)
 }
@@ -273,7 +273,7 @@ func (c *spill) emit(src extsort.Source[outRec], out Out) error {
 			}
 		}
 		for ; err == nil && have && r.root == root && r.class == classOutside; next() {
-			err = out.Outside(r.doc)
+			err = out.Outside(r.doc, r.via)
 		}
 	}
 	return err

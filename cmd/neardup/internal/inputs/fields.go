@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
+	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/job"
@@ -37,7 +38,14 @@ type fieldFlag struct {
 // CheckFields sets the field's type in cfg.Keep from what the survey saw
 // (record.Survey.Type): strings when no input could be surveyed, with a
 // line on stderr. A TSV record's keep fields are its url and title.
+//
+// With --fates, CheckFields refuses what a fate cannot be added to (see
+// checkFates) and JSONL records among those surveyed that have a
+// top-level output.FateKey of their own.
 func CheckFields(ctx context.Context, cfg *job.Config, given map[string]bool, files []string) error {
+	if err := checkFates(cfg, files); err != nil {
+		return err
+	}
 	keep := cfg.Keep.Order == job.KeepField
 	if keep && cfg.Format == record.Text {
 		return fmt.Errorf("--keep %v: a text input is one document without fields; keep by a field of JSONL, TSV or Parquet records", cfg.Keep)
@@ -83,6 +91,9 @@ func CheckFields(ctx context.Context, cfg *job.Config, given map[string]bool, fi
 		}
 		return nil
 	}
+	if cfg.Fates && slices.Contains(all.Fields, output.FateKey) {
+		return fmt.Errorf("--fates: records of %s have a top-level %q key, which --fates adds to every record; rename it, or leave --fates out", read[0], output.FateKey)
+	}
 	for _, a := range asked {
 		if !all.Has(a.name) {
 			if a.flag == keepFlag {
@@ -93,6 +104,27 @@ func CheckFields(ctx context.Context, cfg *job.Config, given map[string]bool, fi
 	}
 	if keep {
 		cfg.Keep.Type = all.Type(cfg.Keep.Field)
+	}
+	return nil
+}
+
+// checkFates refuses --fates with --removed (the fates file has the
+// removed records, marked), with --format text (a text record is a whole
+// file, without fields) and with a Parquet input (left to do: its schema
+// would need the fate's columns).
+func checkFates(cfg *job.Config, files []string) error {
+	switch {
+	case !cfg.Fates:
+		return nil
+	case cfg.Removed:
+		return fmt.Errorf("--fates and --removed: the fates files hold the removed records too, marked \"fate\":\"removed\"; give one of them")
+	case cfg.Format == record.Text:
+		return fmt.Errorf("--fates: a text input's record is a whole file, without fields to add a fate to; --removed copies the removed files")
+	}
+	for _, f := range files {
+		if record.FormatFor(f, cfg.Format) == record.Parquet {
+			return fmt.Errorf("--fates: %s is Parquet, and fates are added to JSONL and TSV records only; --removed copies the removed rows", f)
+		}
 	}
 	return nil
 }
