@@ -368,7 +368,7 @@ func TestBadInputDuplicateIDs(t *testing.T) {
 		t.Errorf("counts %v: want 6 input, 0 rejected, 5 kept, 1 removed", c)
 	}
 	cls := clusterLines(t, dir)
-	want := output.ClusterLine{Cluster: "twin", Size: 2, Representative: "twin", Members: []string{"twin", "twin"},
+	want := output.ClusterLine{Cluster: "twin", Size: 2, Representative: "twin", Keep: "longest", KeptKey: 146 /* bytes of its text */, Members: []string{"twin", "twin"},
 		Removed: []output.RemovedMember{{ID: "twin", Method: "exact", Jaccard: 1}}, Component: "twin", ComponentSize: 2}
 	if len(cls) != 1 || fmt.Sprint(cls[0]) != fmt.Sprint(want) {
 		t.Errorf("clusters = %+v, want only %+v", cls, want)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +12,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/neardup/neardup/cmd/neardup/internal/inputs"
+	"github.com/neardup/neardup/transforms/format/rank"
 	"github.com/neardup/neardup/transforms/format/record"
+	"github.com/neardup/neardup/transforms/graph/greedy"
+	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/compare"
 )
 
@@ -45,9 +49,9 @@ Flags:
 
 // compareFlags are the flags of 'neardup compare'.
 type compareFlags struct {
-	opt                       compare.Options
-	text                      bool
-	jsonl, idField, textField string
+	opt                             compare.Options
+	text                            bool
+	jsonl, idField, textField, keep string
 }
 
 func newCompareFlags() (*flag.FlagSet, *compareFlags) {
@@ -61,6 +65,7 @@ func newCompareFlags() (*flag.FlagSet, *compareFlags) {
 	fs.Float64Var(&f.opt.Threshold, "threshold", f.opt.Threshold, "Jaccard similarity at or above which two documents are near-duplicates")
 	fs.IntVar(&f.opt.Hamming, "hamming", f.opt.Hamming, "SimHash: largest Hamming distance of near-duplicates (bits of 64)")
 	fs.IntVar(&f.opt.Perms, "perms", f.opt.Perms, "MinHash permutations")
+	fs.StringVar(&f.keep, "keep", "longest", "which of the two a run keeps, with each one's key: longest, first, field:NAME or\nfield:-NAME (with --jsonl)")
 	fs.BoolVar(&f.opt.FoldScript, "fold-script", f.opt.FoldScript, "fold Chinese text to one script (Traditional to Simplified) before comparing, as 'neardup run' does")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), compareUsage); printGrouped(fs.Output(), fs, nil) }
 	return fs, f
@@ -80,17 +85,29 @@ func compareMain(args []string) error {
 		return err
 	}
 	if len(pos) != 2 {
-		return fmt.Errorf("want two documents, got %d argument(s) (see 'neardup help compare')", len(pos))
+		return usagef("want two documents, got %d argument(s) (see 'neardup help compare')", len(pos))
 	}
 	if f.text && f.jsonl != "" {
-		return errors.New("--text and --jsonl exclude each other")
+		return usagef("--text and --jsonl exclude each other")
+	}
+	keep, err := job.ParseKeep(f.keep)
+	if err == nil && keep.Order == job.KeepField && f.jsonl == "" {
+		err = fmt.Errorf("--keep %v: a field needs records: --jsonl", keep)
+	}
+	if err != nil {
+		return usageError{err}
 	}
 	var a, b document
 	switch {
 	case f.text:
-		a, b = document{"text A", pos[0]}, document{"text B", pos[1]}
+		a, b = document{Name: "text A", Text: pos[0]}, document{Name: "text B", Text: pos[1], Index: 1}
 	case f.jsonl != "":
-		a, b, err = readRecords(f.jsonl, f.idField, f.textField, pos[0], pos[1])
+		cfg := job.Config{Format: record.JSONL, IDField: f.idField, TextField: f.textField, Keep: keep}
+		if err := inputs.CheckFields(context.Background(), &cfg, map[string]bool{"id-field": true}, []string{f.jsonl}); err != nil {
+			return usageError{err}
+		}
+		keep = cfg.Keep
+		a, b, err = readRecords(f.jsonl, f.idField, f.textField, keepField(keep), pos[0], pos[1])
 	default:
 		a, b, err = readFiles(pos[0], pos[1])
 	}
@@ -101,8 +118,41 @@ func compareMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	printComparison(os.Stdout, a.Name, b.Name, r)
+	printComparison(os.Stdout, a.Name, b.Name, r, keepVerdict(keep, a, b))
 	return nil
+}
+
+// keepField is the field that ranks documents under keep, if any.
+func keepField(keep job.Keep) rank.Field {
+	if keep.Order != job.KeepField {
+		return rank.Field{}
+	}
+	return rank.Field{Name: keep.Field, Type: keep.Type, Desc: keep.Desc}
+}
+
+// keepVerdict says each document's key under keep and which of the two a
+// run keeps (greedy.Compare), should they be near-duplicates.
+func keepVerdict(keep job.Keep, a, b document) string {
+	key := func(d document) string {
+		switch keep.Order {
+		case job.KeepLongest:
+			return fmt.Sprintf("%d bytes", len(d.Text))
+		case job.KeepField:
+			if v, ok := keepField(keep).Value(d.Rank); ok {
+				return fmt.Sprint(v)
+			}
+			return "none (ranks last)"
+		}
+		return fmt.Sprintf("input position %d", d.Index+1)
+	}
+	node := func(d document) greedy.Node {
+		return greedy.Node{Doc: uint64(d.Index), Rank: d.Rank, Len: int64(len(d.Text))}
+	}
+	kept := a.Name
+	if greedy.Compare(node(b), node(a), keep.Order != job.KeepFirst) < 0 {
+		kept = b.Name
+	}
+	return fmt.Sprintf("--keep %v: A %s, B %s; %s is kept", keep, key(a), key(b), kept)
 }
 
 // parseInterspersed parses args with fs, allowing flags after positional
@@ -126,9 +176,12 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// document is one side of a comparison: a name and its raw text.
+// document is one side of a comparison: a name and its raw text, its
+// position among the inputs and its rank under a field (--keep).
 type document struct {
 	Name, Text string
+	Index      int64
+	Rank       rank.Key
 }
 
 // readFiles reads two whole files as documents; a .gz file is decompressed.
@@ -139,7 +192,7 @@ func readFiles(pa, pb string) (document, document, error) {
 		if err != nil {
 			return document{}, document{}, fmt.Errorf("reading document %c: %w", 'A'+i, err)
 		}
-		docs[i] = document{p, text}
+		docs[i] = document{Name: p, Text: text, Index: int64(i)}
 	}
 	return docs[0], docs[1], nil
 }
@@ -183,7 +236,7 @@ func readWhole(path string) (string, error) {
 // readRecords finds the records with ids ia and ib in a JSONL file. Each
 // id must name one record: an id that occurs more than once is an error
 // naming it.
-func readRecords(path, idField, textField, ia, ib string) (document, document, error) {
+func readRecords(path, idField, textField string, keep rank.Field, ia, ib string) (document, document, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return document{}, document{}, err
@@ -193,13 +246,13 @@ func readRecords(path, idField, textField, ia, ib string) (document, document, e
 	if err != nil {
 		return document{}, document{}, err
 	}
-	found := map[string]string{}
+	found := map[string]document{}
 	seen := map[string]int{}
-	opt := record.Options{Format: record.JSONL, IDField: idField, TextField: textField}
+	opt := record.Options{Format: record.JSONL, IDField: idField, TextField: textField, Keep: keep}
 	err = record.Read(r, path, opt, func(d record.Doc) error {
 		if d.ID == ia || d.ID == ib {
 			if seen[d.ID]++; seen[d.ID] == 1 {
-				found[d.ID] = d.Text
+				found[d.ID] = document{Name: d.ID, Text: d.Text, Index: d.Index, Rank: d.Rank}
 			}
 		}
 		return nil
@@ -216,12 +269,12 @@ func readRecords(path, idField, textField, ia, ib string) (document, document, e
 			return document{}, document{}, fmt.Errorf("%s: %d records with %s %q: an id must name one record", path, seen[id], idField, id)
 		}
 	}
-	return document{ia, found[ia]}, document{ib, found[ib]}, nil
+	return found[ia], found[ib], nil
 }
 
 // printComparison writes the comparison of documents named a and b as
-// aligned "measure  A  B" rows, then the verdicts.
-func printComparison(w io.Writer, a, b string, c *compare.Result) {
+// aligned "measure  A  B" rows, then the verdicts and which is kept.
+func printComparison(w io.Writer, a, b string, c *compare.Result, kept string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(name, a, b string) { fmt.Fprintf(tw, "%s\t%s\t%s\n", name, a, b) }
 	row("", "A", "B")
@@ -250,6 +303,7 @@ func printComparison(w io.Writer, a, b string, c *compare.Result) {
 	}
 	kv("verdict (jaccard)", "%s", jaccardVerdict(c))
 	kv("verdict (simhash)", "%s", simhashVerdict(c))
+	kv("kept", "%s", kept)
 	tw.Flush()
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/transforms/format/rank"
+	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/match/compare"
 )
 
@@ -20,7 +22,7 @@ func TestComparePrint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	printComparison(&buf, "a.txt", "b.txt", c)
+	printComparison(&buf, "a.txt", "b.txt", c, "--keep longest: A 27 bytes, B 29 bytes; b.txt is kept")
 	out := buf.String()
 	for _, want := range []string{
 		"document  a.txt             b.txt\n",
@@ -33,6 +35,7 @@ func TestComparePrint(t *testing.T) {
 		"IDF from document frequencies of A and B",
 		"verdict (jaccard)  near-duplicate: no (Jaccard 0.3333 < 0.80)",
 		"verdict (simhash)  near-duplicate: ",
+		"kept               --keep longest: A 27 bytes, B 29 bytes; b.txt is kept\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -53,7 +56,7 @@ func TestCompareFoldScript(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		printComparison(&buf, "a", "b", c)
+		printComparison(&buf, "a", "b", c, "")
 		wantJ, wantLine := 1.0, "script             folded: Traditional characters compared as Simplified (--fold-script)"
 		if !fold {
 			wantJ, wantLine = 0, "script             as written (--fold-script=false)"
@@ -103,6 +106,8 @@ func TestCompareMainErrors(t *testing.T) {
 		{[]string{"--text", "a", "b", "--shingle", "char5"}, `--shingle "char5": want char:N or word:N`},
 		{[]string{"--text", "a", "b", "--threshold", "0"}, "--threshold 0 out of (0, 1]"},
 		{[]string{filepath.Join(t.TempDir(), "nope"), "b"}, "reading document A"},
+		{[]string{"--text", "a", "b", "--keep", "field:date"}, "--keep field:date: a field needs records: --jsonl"},
+		{[]string{"--text", "a", "b", "--keep", "shortest"}, `keep order "shortest"`},
 	}
 	for _, tt := range tests {
 		err := compareMain(tt.args)
@@ -140,14 +145,14 @@ func TestReadDocuments(t *testing.T) {
 		{"missing file", func() (document, document, error) { return readFiles(a, filepath.Join(dir, "nope")) }, "", "reading document B"},
 		{"binary file", func() (document, document, error) { return readFiles(a, bin) }, "", "reading document B: " + bin + ": invalid UTF-8 at byte 0 (0x89): not a text document ('neardup run' rejects it as invalid_utf8)"},
 		{"blank file", func() (document, document, error) { return readFiles(blank, a) }, " \n", ""},
-		{"records", func() (document, document, error) { return readRecords(corpus, "id", "text", "z", "x") }, "fourth", ""},
-		{"missing id", func() (document, document, error) { return readRecords(corpus, "id", "text", "x", "w") }, "", `no record with id "w"`},
-		{"no id field", func() (document, document, error) { return readRecords(corpus, "url", "text", "x", "y") }, "",
+		{"records", func() (document, document, error) { return readRecords(corpus, "id", "text", rank.Field{}, "z", "x") }, "fourth", ""},
+		{"missing id", func() (document, document, error) { return readRecords(corpus, "id", "text", rank.Field{}, "x", "w") }, "", `no record with id "w"`},
+		{"no id field", func() (document, document, error) { return readRecords(corpus, "url", "text", rank.Field{}, "x", "y") }, "",
 			`no record with url "x": none of the first 4 records has the field "url" (--id-field); their fields: id, text`},
-		{"no text field", func() (document, document, error) { return readRecords(corpus, "id", "body", "x", "w") }, "",
+		{"no text field", func() (document, document, error) { return readRecords(corpus, "id", "body", rank.Field{}, "x", "w") }, "",
 			`no record with id "x": none of the first 4 records has the field "body" (--text-field); their fields: id, text`},
-		{"id twice", func() (document, document, error) { return readRecords(corpus, "id", "text", "y", "y") }, "", `2 records with id "y": an id must name one record`},
-		{"one id twice", func() (document, document, error) { return readRecords(corpus, "id", "text", "x", "y") }, "", `2 records with id "y"`},
+		{"id twice", func() (document, document, error) { return readRecords(corpus, "id", "text", rank.Field{}, "y", "y") }, "", `2 records with id "y": an id must name one record`},
+		{"one id twice", func() (document, document, error) { return readRecords(corpus, "id", "text", rank.Field{}, "x", "y") }, "", `2 records with id "y"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,3 +189,40 @@ func TestParseInterspersed(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintKeep: compare says each document's key under --keep and which
+// one a run keeps: the longer text, the first, or by a field (missing
+// values last), ties going to the longer, then the first.
+func TestPrintKeep(t *testing.T) {
+	date := rank.Field{Name: "date", Type: rank.Time}
+	early, late := date.Of("2024-03-01"), date.Of("2024-03-05")
+	a := document{Name: "a", Text: "short", Index: 0}
+	b := document{Name: "b", Text: "a longer one", Index: 1}
+	for _, tt := range []struct {
+		keep string
+		a, b document
+		want string
+	}{
+		{"longest", a, b, "--keep longest: A 5 bytes, B 12 bytes; b is kept"},
+		{"first", a, b, "--keep first: A input position 1, B input position 2; a is kept"},
+		{"field:date", withRank(a, early), withRank(b, late), "--keep field:date: A 2024-03-01T00:00:00Z, B 2024-03-05T00:00:00Z; a is kept"},
+		{"field:-date", withRank(a, early), withRank(b, late), "--keep field:-date: A 2024-03-01T00:00:00Z, B 2024-03-05T00:00:00Z; b is kept"},
+		{"field:date", a, withRank(b, late), "--keep field:date: A none (ranks last), B 2024-03-05T00:00:00Z; b is kept"},
+		{"field:date", withRank(a, early), withRank(b, early), "--keep field:date: A 2024-03-01T00:00:00Z, B 2024-03-01T00:00:00Z; b is kept"},
+	} {
+		k, err := job.ParseKeep(tt.keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.Type = rank.Time
+		if k.Desc {
+			// A key made for the smallest first, made again for the largest.
+			tt.a.Rank, tt.b.Rank = (rank.Field{Type: rank.Time, Desc: true}).Of("2024-03-01"), (rank.Field{Type: rank.Time, Desc: true}).Of("2024-03-05")
+		}
+		if got := keepVerdict(k, tt.a, tt.b); got != tt.want {
+			t.Errorf("--keep %s: %q, want %q", tt.keep, got, tt.want)
+		}
+	}
+}
+
+func withRank(d document, k rank.Key) document { d.Rank = k; return d }

@@ -220,7 +220,7 @@ type ClusterLine struct {
 	// in it: its length in bytes (longest), its field's value (field:, as
 	// rank.Field.Value gives it; absent when it has none); none for first,
 	// whose order is the members'.
-	Keep    string   `json:"keep"`
+	Keep    string   `json:"keep,omitempty"`
 	KeptKey any      `json:"kept_key,omitempty"`
 	Members []string `json:"members"` // in input order
 	// Removed: each member but the representative, in the order of Members,

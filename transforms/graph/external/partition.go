@@ -36,7 +36,7 @@ const (
 // a sort's runs merged in one step, as under a run's budgets
 // (TestSpillBytes checks them against what decisions write).
 const (
-	spillMemberBytes = 384
+	spillMemberBytes = 480
 	spillLinkBytes   = 320
 )
 

@@ -15,14 +15,15 @@ import (
 )
 
 // record is an Out that writes down what it is given, a cluster as its
-// line.
-type record struct{ events []string }
+// line; kept notes each cluster's kept member's length and rank.
+type record struct{ events, kept []string }
 
 func (r *record) Component() error { r.events = append(r.events, "component"); return nil }
 
 func (r *record) Cluster(c *Cluster) error {
 	b, err := json.Marshal(c.Line())
-	r.events = append(r.events, fmt.Sprintf("%s kept len %d rank %v", b, c.KeptLen, c.KeptRank))
+	r.events = append(r.events, string(b))
+	r.kept = append(r.kept, fmt.Sprintf("%s: len %d rank %v", c.Members[c.Kept].ID, c.KeptLen, c.KeptRank))
 	return err
 }
 
@@ -36,17 +37,24 @@ func (r *record) Outside(doc, via uint64) error {
 // that it left nothing behind, and returns what it gave out.
 func decide(t testing.TB, members []wire.Member, links []wire.Match, longest bool, budget int64) ([]string, error) {
 	t.Helper()
+	out, err := decideRecord(t, members, links, longest, budget)
+	return out.events, err
+}
+
+// decideRecord is decide, returning the whole record.
+func decideRecord(t testing.TB, members []wire.Member, links []wire.Match, longest bool, budget int64) (record, error) {
+	t.Helper()
 	dir := t.TempDir()
 	p := NewPartition(longest, budget, dir)
 	defer p.Close()
 	for _, m := range members {
 		if err := p.AddMember(m); err != nil {
-			return nil, err
+			return record{}, err
 		}
 	}
 	for i := range links {
 		if err := p.AddLink(&links[i]); err != nil {
-			return nil, err
+			return record{}, err
 		}
 	}
 	if budget == 1 && !p.Spilled() {
@@ -60,7 +68,7 @@ func decide(t testing.TB, members []wire.Member, links []wire.Match, longest boo
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Fatalf("budget %d: left %v behind", budget, left)
 	}
-	return out.events, err
+	return out, err
 }
 
 // randomPartition is comps components of random sizes up to size: each a
@@ -114,7 +122,7 @@ func TestPartitionSame(t *testing.T) {
 	for trial := range 40 {
 		members, links := randomPartition(r, 1+r.IntN(30), 1+r.IntN(12))
 		for _, longest := range []bool{true, false} {
-			want, err := decide(t, members, links, longest, 1<<30)
+			want, err := decideRecord(t, members, links, longest, 1<<30)
 			if err != nil {
 				t.Fatalf("trial %d in memory: %v", trial, err)
 			}
@@ -123,12 +131,13 @@ func TestPartitionSame(t *testing.T) {
 				budgets = append(budgets, 1)
 			}
 			for _, budget := range budgets {
-				got, err := decide(t, members, links, longest, budget)
+				got, err := decideRecord(t, members, links, longest, budget)
 				if err != nil {
 					t.Fatalf("trial %d budget %d: %v", trial, budget, err)
 				}
-				if !slices.Equal(got, want) {
-					t.Fatalf("trial %d longest %v budget %d: spilled\n%s\nin memory\n%s", trial, longest, budget, strings.Join(got, "\n"), strings.Join(want, "\n"))
+				if !slices.Equal(got.events, want.events) || !slices.Equal(got.kept, want.kept) {
+					t.Fatalf("trial %d longest %v budget %d: spilled\n%s\n%s\nin memory\n%s\n%s", trial, longest, budget,
+						strings.Join(got.events, "\n"), strings.Join(got.kept, "\n"), strings.Join(want.events, "\n"), strings.Join(want.kept, "\n"))
 				}
 			}
 		}
