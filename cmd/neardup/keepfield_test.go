@@ -120,6 +120,25 @@ func TestKeepField(t *testing.T) {
 			}
 		})
 	}
+	t.Run("audit", func(t *testing.T) {
+		// An index of the unrelated story; the batch's copies are decided
+		// by the field as in a run.
+		idx, out := filepath.Join(t.TempDir(), "idx"), filepath.Join(t.TempDir(), "out")
+		other := write("other.jsonl", line("indexed", `"published":"2020-01-01"`, keepOther))
+		if code, stderr := neardup(t, "", "run", "--quiet", "--threshold", "0.5", other, "--output", filepath.Join(t.TempDir(), "run"), "--index-out", idx); code != 0 {
+			t.Fatalf("index: exit %d: %s", code, stderr)
+		}
+		if code, stderr := neardup(t, "", "audit", "--quiet", "--index", idx, dated, "--output", out, "--keep", "field:published"); code != 0 {
+			t.Fatalf("audit: exit %d: %s", code, stderr)
+		}
+		var lines []output.ClusterLine
+		if err := output.Each(out, "clusters", func(cl *output.ClusterLine) bool { lines = append(lines, *cl); return true }); err != nil {
+			t.Fatal(err)
+		}
+		if len(lines) != 1 || lines[0].Representative != "original" || lines[0].KeptKey != "2024-03-01T09:00:00Z" {
+			t.Errorf("audit clusters %+v; want one kept for original, 2024-03-01T09:00:00Z", lines)
+		}
+	})
 	for _, c := range []struct{ name, input, format, keep, want string }{
 		{"misnamed", dated, "jsonl", "field:publshed", "--keep field:publshed: none of the first 6 records of " + dated + " has it; their fields: id, published, text"},
 		{"tsv column", tsv, "tsv", "field:date", "--keep field:date: a TSV record's fields are url, title and content; want url or title"},
