@@ -108,7 +108,7 @@ func (fn *writeAuditFn) ProcessElement(ctx context.Context, k int64, matchChunks
 	var st auditCounts
 	if len(lines) > 0 {
 		err = write.WriteCompressed(ctx, fn.Out.Dir, output.ShardName(output.KindAudit, file), fn.Out.Compression(record.None), func(w io.Writer) error {
-			return fn.writeLines(w, lines, best, &st)
+			return fn.writeLines(w, lines, best, inBatch, &st)
 		})
 		if err != nil {
 			return err
@@ -200,7 +200,7 @@ func removing(ms map[wire.Doc]wire.Match) bool {
 
 // writeLines writes the audit line of each of docs, in order, to w: its
 // matches in best, best first.
-func (fn *writeAuditFn) writeLines(w io.Writer, docs []wire.Doc, best map[wire.Doc]map[wire.Doc]wire.Match, st *auditCounts) error {
+func (fn *writeAuditFn) writeLines(w io.Writer, docs []wire.Doc, best map[wire.Doc]map[wire.Doc]wire.Match, inBatch wire.LineSet, st *auditCounts) error {
 	for _, d := range docs {
 		ms := slices.Collect(maps.Values(best[d]))
 		slices.SortFunc(ms, func(a, b wire.Match) int {
@@ -225,7 +225,7 @@ func (fn *writeAuditFn) writeLines(w io.Writer, docs []wire.Doc, best map[wire.D
 		if ms[0].Method == wire.Exact {
 			st.exact++
 		}
-		if line.Kept = !removing(best[d]); line.Kept {
+		if line.Kept = !removing(best[d]) && !inBatch.Has(wire.Line(d)); line.Kept {
 			st.kept++
 		}
 		st.matches += int64(len(ms))
@@ -255,9 +255,9 @@ func auditMatch(m *wire.Match, j float64, src string) output.AuditMatch {
 }
 
 // mergeRemovals returns the lines of input file file that its copy leaves
-// out, sorted: the documents with an indexed match (docs, in best) and
-// those removed within the batch (inBatch), and how many of these have no
-// indexed match.
+// out, sorted: the documents with an indexed match that removes them
+// (docs, in best) and those removed within the batch (inBatch), and how
+// many of these have no such match.
 func mergeRemovals(file int, docs []wire.Doc, best map[wire.Doc]map[wire.Doc]wire.Match, inBatch wire.LineSet) (all []int64, batchOnly int64) {
 	batchLines := inBatch.Lines()
 	all = make([]int64, 0, len(docs)+len(batchLines))
@@ -265,7 +265,9 @@ func mergeRemovals(file int, docs []wire.Doc, best map[wire.Doc]map[wire.Doc]wir
 		all = append(all, wire.Line(d))
 	}
 	for _, l := range batchLines {
-		if _, dup := best[wire.DocNum(file, l)]; !dup {
+		// A document whose indexed matches all lie inside it is removed
+		// by its batch cluster alone.
+		if ms, dup := best[wire.DocNum(file, l)]; !dup || !removing(ms) {
 			all = append(all, l)
 			batchOnly++
 		}

@@ -18,7 +18,6 @@ import (
 	"github.com/neardup/neardup/transforms/graph/external"
 	"github.com/neardup/neardup/transforms/internal/tally"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
-	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/jobstate"
@@ -42,12 +41,13 @@ type ClusterFn struct {
 
 // ClusterLines says how a component is decided and what its lines hold.
 type ClusterLines struct {
-	KeepLongest bool     // the longest member has the priority, else the first (Config.Keep)
-	Keep        job.Keep // the order, which each line names with its kept member's key
-	Components  bool     // one cluster a component (Config.Clusters is ClustersComponents)
-	Locations   bool     // the members' locations (Config.Locations)
-	DecideBytes int64    // a partition decided in memory within it, else spilled (Config.DecideBytes; 0: defaultDecideBytes)
-	Fates       bool     // the clustered documents' fates (Config.Fates)
+	KeepLongest bool       // the longest member has the priority, else the first (Config.Keep)
+	Keep        string     // the order's name (Config.Keep), which each line gives
+	KeyField    rank.Field // the field of a field order, whose value each line gives
+	Components  bool       // one cluster a component (Config.Clusters is ClustersComponents)
+	Locations   bool       // the members' locations (Config.Locations)
+	DecideBytes int64      // a partition decided in memory within it, else spilled (Config.DecideBytes; 0: defaultDecideBytes)
+	Fates       bool       // the clustered documents' fates (Config.Fates)
 }
 
 // defaultDecideBytes is ClusterLines.DecideBytes when Config.DecideBytes is
@@ -59,7 +59,7 @@ func (fn *ClusterFn) ProcessElement(ctx context.Context, k int64, memberChunks, 
 	defer jobstate.Busy(ctx, "Clusters", jobstate.Begin())
 	emitCluster, reportLines := tally.CountShuffle(tally.ShuffleOutLines, emitCluster, emitStat)
 	emitRemove, reportRemoved := tally.CountShuffle(tally.ShuffleRemoved, emitRemove, emitStat)
-	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove, locations: fn.Lines.Locations, keep: fn.Lines.Keep}
+	w := clusterWriter{lines: wire.NewBatcher(0), removes: wire.NewBatcher(0), emitCluster: emitCluster, emitRemove: emitRemove, locations: fn.Lines.Locations, order: fn.Lines}
 	if fn.Lines.Fates {
 		w.fates, w.emitFate = wire.NewBatcher(0), emitFate
 	}
@@ -152,8 +152,8 @@ func noRoom(err error) bool {
 type clusterWriter struct {
 	lines, removes          *wire.Batcher
 	emitCluster, emitRemove func(int64, []byte)
-	locations               bool     // the members' locations (Config.Locations)
-	keep                    job.Keep // the order the lines name
+	locations               bool         // the members' locations (Config.Locations)
+	order                   ClusterLines // the order the lines name
 	docs                    []wire.Doc
 	fates                   *wire.Batcher // the members' fates (ClusterLines.Fates), else nil
 	emitFate                func(int64, []byte)
@@ -221,14 +221,14 @@ func (w *clusterWriter) Cluster(c *external.Cluster) error {
 // name sets the order of cl and its kept member's key, of length n and
 // rank r, in it.
 func (w *clusterWriter) name(cl *output.ClusterLine, n int64, r rank.Key) {
-	cl.Keep = w.keep.String()
-	switch w.keep.Order {
-	case job.KeepLongest:
-		cl.KeptKey = n
-	case job.KeepField:
-		if v, ok := (rank.Field{Name: w.keep.Field, Type: w.keep.Type, Desc: w.keep.Desc}).Value(r); ok {
+	cl.Keep = w.order.Keep
+	switch {
+	case w.order.KeyField.Name != "":
+		if v, ok := w.order.KeyField.Value(r); ok {
 			cl.KeptKey = v
 		}
+	case w.order.KeepLongest:
+		cl.KeptKey = n
 	}
 }
 

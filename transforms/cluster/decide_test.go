@@ -16,7 +16,6 @@ import (
 	"github.com/neardup/neardup/transforms/format/summary"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/graph/external"
-	"github.com/neardup/neardup/transforms/job"
 	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/spilled"
 	"github.com/neardup/neardup/transforms/stagetest"
@@ -34,9 +33,9 @@ type decideOut struct {
 func runDecide(t *testing.T, members []wire.Member, links []wire.Match, longest bool, budget int64) decideOut {
 	t.Helper()
 	work := t.TempDir()
-	keep := job.Keep{Order: job.KeepLongest}
+	keep := "longest"
 	if !longest {
-		keep.Order = job.KeepFirst
+		keep = "first"
 	}
 	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: ClusterLines{KeepLongest: longest, Keep: keep, Locations: true, DecideBytes: budget, Fates: true}}
 	var mc, lc [][]byte
@@ -262,7 +261,7 @@ func TestDecideSpilledObjectStoreWork(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	members, links := chain(2_000)
 	want := runDecide(t, members, links, true, 1<<30)
-	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: "gs://no-bucket/work"}, Lines: ClusterLines{KeepLongest: true, Locations: true, DecideBytes: 8 << 10}}
+	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: "gs://no-bucket/work"}, Lines: ClusterLines{KeepLongest: true, Keep: "longest", Locations: true, DecideBytes: 8 << 10}}
 	var clusters, removes []string
 	mc, lc := [][]byte{}, [][]byte{}
 	for i := range members {
@@ -308,7 +307,7 @@ func TestDecideNoSpace(t *testing.T) {
 	for i := range links {
 		need.AddLink(&links[i])
 	}
-	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: ClusterLines{KeepLongest: true, Locations: true, DecideBytes: 64 << 10}}
+	fn := &ClusterFn{Work: jobfiles.WorkDir{Dir: work}, Lines: ClusterLines{KeepLongest: true, Keep: "longest", Locations: true, DecideBytes: 64 << 10}}
 	mc, lc := [][]byte{}, [][]byte{}
 	for i := range members {
 		mc = append(mc, wire.AppendMember(nil, &members[i]))

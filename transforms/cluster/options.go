@@ -21,5 +21,5 @@ func OptionsFor(c job.Config) Options {
 		b = defaultDecideBytes
 	}
 	return Options{Work: c.WorkDir(), Partitions: c.CCPartitions, Rounds: c.CCRounds, Links: c.Clusters == job.ClustersKept,
-		Lines: ClusterLines{KeepLongest: c.Keep.Order != job.KeepFirst, Keep: c.Keep, Components: c.Clusters == job.ClustersComponents, Locations: c.Locations, DecideBytes: b, Fates: c.Fates}}
+		Lines: ClusterLines{KeepLongest: c.Keep.Order != job.KeepFirst, Keep: c.Keep.String(), KeyField: c.Reading().Keep, Components: c.Clusters == job.ClustersComponents, Locations: c.Locations, DecideBytes: b, Fates: c.Fates}}
 }
