@@ -9,13 +9,16 @@ import (
 	"github.com/neardup/neardup/transforms/job"
 )
 
-// TestFatesDeterministic: with --fates, the outputs, fates files included,
-// are byte-identical on Prism and the direct runner, with 1 and 2 workers,
+// TestFatesDeterministic: with --fates, the outputs, fates files included
+// (JSONL, and Parquet: the sample without ids, 100 rows to a row group,
+// whose rows are exact duplicates of the JSONL records), are byte-identical on Prism and the direct runner, with 1 and 2 workers,
 // with and without spilled shuffles, and with a budget small enough that
 // the clusters decide spilled and each file's fates are sorted in runs on
 // disk.
 func TestFatesDeterministic(t *testing.T) {
 	files := inputs(t, append([]string{"../testdata/bad/bad.jsonl"}, sampleFiles...)...)
+	pq, _ := sampleParquet(t, t.TempDir(), 100, false)
+	files = append(files, pq...)
 	variants := []struct {
 		runner  string
 		workers int

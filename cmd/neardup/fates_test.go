@@ -166,8 +166,9 @@ func idOf(t *testing.T, raw string) string {
 	return r.ID
 }
 
-// TestFatesRefused: what --fates cannot write a fate into is refused
-// before the run with exit 2 and one line; a record past the surveyed ones
+// TestFatesRefused: what --fates cannot write a fate into, or whose
+// records have a "neardup" field (a JSONL key, a Parquet column) among the
+// surveyed ones, is refused before the run with exit 2 and one line; a record past the surveyed ones
 // with a "neardup" key of its own fails the run with exit 1, naming its
 // file and line, and no outputs are left.
 func TestFatesRefused(t *testing.T) {
@@ -189,12 +190,15 @@ func TestFatesRefused(t *testing.T) {
 	early := write("early.jsonl", `{"id":"a","text":"one","neardup":{"x":1}}`+"\n")
 	text := write("doc.txt", "a text\n")
 	type row struct {
-		ID   string `parquet:"id"`
-		Text string `parquet:"text"`
+		ID      string `parquet:"id"`
+		Text    string `parquet:"text"`
+		Neardup struct {
+			Fate string `parquet:"fate"`
+		} `parquet:"neardup"`
 	}
 	var buf bytes.Buffer
 	pw := parquet.NewGenericWriter[row](&buf)
-	if _, err := pw.Write([]row{{"a", "a page"}}); err != nil {
+	if _, err := pw.Write([]row{{ID: "a", Text: "a page"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := pw.Close(); err != nil {
@@ -208,7 +212,7 @@ func TestFatesRefused(t *testing.T) {
 	}{
 		{[]string{"--removed", "--input", sampleFile(t, "sample-0.jsonl")}, 2, "--fates and --removed"},
 		{[]string{"--format", "text", "--input", text}, 2, "--fates: a text input's record is a whole file"},
-		{[]string{"--input", pq}, 2, pq + " is Parquet"},
+		{[]string{"--input", pq}, 2, `--fates: ` + pq + ` has a column "neardup"`},
 		{[]string{"--input", early}, 2, `--fates: records of ` + early + ` have a top-level "neardup" key`},
 		{[]string{"--input", late}, 1, late + ` line 1201: the record has a top-level "neardup" key`},
 	} {

@@ -53,7 +53,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.TextVar(&c.CompressLevel, "compress-level", c.CompressLevel, "level of every compressed output (dedup copies of compressed inputs, --compress): fast,\ndefault, best (gzip 1, 6, 9; zstd's fastest, default, best encoder) or a number, gzip 1 to 9,\nzstd 1 to 22; the same bytes every run at any level")
 	fs.BoolVar(&c.Locations, "locations", false, "pairs and clusters also give each document's input file index and line")
 	fs.BoolVar(&c.Removed, "removed", false, "also write removed-NNNNN: the removed records, whole, as the input has them (format and\ncompression as dedup-NNNNN)")
-	fs.BoolVar(&c.Fates, "fates", false, "write fates-NNNNN in place of dedup-NNNNN: every good record, kept or removed, with its\nfate added (JSONL: a \"neardup\" key; TSV: ten columns); not with --removed, text or Parquet")
+	fs.BoolVar(&c.Fates, "fates", false, "write fates-NNNNN in place of dedup-NNNNN: every good record, kept or removed, with its\nfate added (JSONL: a \"neardup\" key; Parquet: a \"neardup\" group column; TSV: ten\ncolumns); not with --removed or text")
 	fs.IntVar(&c.MaxDocBytes, "max-doc-bytes", c.MaxDocBytes, "records longer than this are rejected (0: the default)")
 	fs.IntVar(&c.MaxTokens, "max-tokens", c.MaxTokens, "tokens per document used for signatures")
 	fs.TextVar(&c.Method, "method", c.Method, "candidates from minhash bands, simhash tables, or both; simhash verifies by Hamming distance, the others by Jaccard")

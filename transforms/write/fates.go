@@ -12,10 +12,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/neardup/neardup/transforms/format/output"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/internal/extsort"
+	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/input"
 )
 
@@ -123,65 +126,143 @@ func (s *fateSort) close() {
 // keptFate is the fate of a record kept in no cluster.
 var keptFate = []byte(`{"fate":"` + output.FateKept + `"}`)
 
+// fateCursor walks the sorted fates of input file path along its good
+// records, in order: the fate of each (keptFate when it has none), and the
+// count of those kept. A record has a fate of removal exactly when removed
+// has its line; a fate for a line that is not a record fails, naming the
+// line.
+type fateCursor struct {
+	path    string
+	fates   *fateSort
+	src     extsort.Source[fateRec]
+	next    fateRec
+	have    bool
+	text    []byte
+	removed func(int64) bool
+	kept    int64
+}
+
+// cursor starts a fateCursor on the fates of file path sorted; its close
+// closes the sorted stream.
+func (s *fateSort) cursor(path string, removed func(int64) bool) (*fateCursor, error) {
+	src, err := s.sorter.Sorted()
+	if err != nil {
+		return nil, err
+	}
+	c := &fateCursor{path: path, fates: s, src: src, removed: removed}
+	if c.have, err = src.Next(&c.next); err != nil {
+		src.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// fate returns the fate's JSON of the record of line index, the next
+// record of the file; it is valid until the next call.
+func (c *fateCursor) fate(index int64) ([]byte, error) {
+	fate, gone := keptFate, false
+	if c.have && c.next.line < index {
+		return nil, fmt.Errorf("fates of %s: a fate for line %d, which is not a record", c.path, c.next.line+1)
+	}
+	if c.have && c.next.line == index {
+		var err error
+		if c.text, err = c.fates.text(c.next, c.text); err != nil {
+			return nil, err
+		}
+		fate, gone = c.text, c.next.removed
+		if c.have, err = c.src.Next(&c.next); err != nil {
+			return nil, err
+		}
+		if c.have && c.next.line == index {
+			return nil, fmt.Errorf("fates of %s: line %d has two fates", c.path, index+1)
+		}
+	}
+	if gone != c.removed(index) {
+		return nil, fmt.Errorf("fates of %s: line %d is removed by the removal list but not by its fate, or the other way", c.path, index+1)
+	}
+	if !gone {
+		c.kept++
+	}
+	return fate, nil
+}
+
+// finish fails if a fate is left past the file's records.
+func (c *fateCursor) finish() error {
+	if c.have {
+		return fmt.Errorf("fates of %s: a fate for line %d, past the file's records", c.path, c.next.line+1)
+	}
+	return nil
+}
+
+func (c *fateCursor) close() { c.src.Close() }
+
 // copyFates writes output.FatesName of input file index file at path: the
 // records opt.Only selects (its good ones), in order, each with its fate
-// from fates (keptFate when it has none), and returns the records kept. A
-// record has a fate of removal exactly when removed has its line; a fate
-// for a line that is not a record, or a JSONL record that has a top-level
-// output.FateKey of its own, fails the copy, naming the line.
+// (fateCursor), and returns the records kept. A JSONL record that has a
+// top-level output.FateKey of its own fails the copy, naming the line.
 func (fn *writeDedupFn) copyFates(ctx context.Context, file int, path string, fates *fateSort, removed func(int64) bool, opt record.Options) (kept int64, err error) {
 	in, err := inputCompression(ctx, fn.Work.Dir, file, path)
 	if err != nil {
 		return 0, err
 	}
-	src, err := fates.sorter.Sorted()
+	cur, err := fates.cursor(path, removed)
 	if err != nil {
 		return 0, err
 	}
-	defer src.Close()
-	var next fateRec
-	have, err := src.Next(&next)
-	if err != nil {
-		return 0, err
-	}
+	defer cur.close()
 	tsv := fn.Read.Format == record.TSV
-	var text, buf []byte
+	var buf []byte
 	err = WriteCompressed(ctx, fn.Out.Dir, output.FatesName(fn.Read.Format.String(), file), fn.Out.Compression(in), func(w io.Writer) error {
 		err := input.Reader(ctx, fn.Work, file, path, opt)(func(d record.Doc) error {
-			fate, gone := keptFate, false
-			if have && next.line < d.Index {
-				return fmt.Errorf("fates of %s: a fate for line %d, which is not a record", path, next.line+1)
-			}
-			if have && next.line == d.Index {
-				if text, err = fates.text(next, text); err != nil {
-					return err
-				}
-				fate, gone = text, next.removed
-				if have, err = src.Next(&next); err != nil {
-					return err
-				}
-				if have && next.line == d.Index {
-					return fmt.Errorf("fates of %s: line %d has two fates", path, d.Index+1)
-				}
-			}
-			if gone != removed(d.Index) {
-				return fmt.Errorf("fates of %s: line %d is removed by the removal list but not by its fate, or the other way", path, d.Index+1)
-			}
-			if !gone {
-				kept++
+			fate, err := cur.fate(d.Index)
+			if err != nil {
+				return err
 			}
 			if buf, err = appendWithFate(buf[:0], d.Raw, fate, tsv); err != nil {
 				return fmt.Errorf("%s line %d: %w", path, d.Index+1, err)
 			}
-			_, err := w.Write(append(buf, '\n'))
+			_, err = w.Write(append(buf, '\n'))
 			return err
 		}, func(record.Reject) error { return nil })
-		if err == nil && have {
-			err = fmt.Errorf("fates of %s: a fate for line %d, past the file's records", path, next.line+1)
+		if err == nil {
+			err = cur.finish()
 		}
 		return err
 	})
-	return kept, err
+	return cur.kept, err
+}
+
+// copyParquetFates writes output.FatesName of the Parquet input file index
+// file at path: the rows opt.Only selects (its good ones), in order, whole,
+// each with its fate (fateCursor) in the column output.FateParquet, and
+// returns the rows kept.
+func (fn *writeDedupFn) copyParquetFates(ctx context.Context, file int, path string, fates *fateSort, removed func(int64) bool, opt record.Options) (kept int64, err error) {
+	cur, err := fates.cursor(path, removed)
+	if err != nil {
+		return 0, err
+	}
+	defer cur.close()
+	var f output.Fate
+	add := output.FateParquet(func(row int64, vals []parquet.Value) error {
+		fate, err := cur.fate(row)
+		if err != nil {
+			return err
+		}
+		f = output.Fate{}
+		if err := json.Unmarshal(fate, &f); err != nil {
+			return fmt.Errorf("fates of %s: fate %s: %w", path, fate, err)
+		}
+		f.ParquetValues(vals)
+		return nil
+	})
+	opt.Raw = false
+	err = jobfiles.WriteAtomically(ctx, fn.Out.Dir, output.FatesName("parquet", file), func(w io.Writer) error {
+		if _, err := input.WriteParquetDedup(ctx, fn.Work, file, path, opt, add, w); err != nil {
+			return err
+		}
+		return cur.finish()
+	})
+	return cur.kept, err
 }
 
 // appendWithFate appends raw, a JSONL record (tsv false) or a TSV one as

@@ -140,7 +140,8 @@ func (fn *writeDedupFn) ProcessElement(ctx context.Context, k int64, paths func(
 // fates (copyFates): its records that remove does not have or removed
 // has, and emits the count of those kept.
 func (fn *writeDedupFn) writeFates(ctx context.Context, file int, path string, remove, removed wire.LineSet, fateChunks func(*[]byte) bool, opt record.Options, emitStat func(string, int64)) error {
-	if f := record.FormatFor(path, opt.Format); f == record.Parquet || f == record.Text {
+	f := record.FormatFor(path, opt.Format)
+	if f == record.Text {
 		return fmt.Errorf("fates of %s: a %v input has no fields to add a fate to", path, f)
 	}
 	fates, err := newFateSort(fn.Work.Dir, fn.Out.SortBytes)
@@ -152,7 +153,11 @@ func (fn *writeDedupFn) writeFates(ctx context.Context, file int, path string, r
 		return err
 	}
 	opt.Only = func(index int64) bool { return !remove.Has(index) || removed.Has(index) }
-	kept, err := fn.copyFates(ctx, file, path, fates, removed.Has, opt)
+	copyFates := fn.copyFates
+	if f == record.Parquet {
+		copyFates = fn.copyParquetFates
+	}
+	kept, err := copyFates(ctx, file, path, fates, removed.Has, opt)
 	if err != nil {
 		return err
 	}
@@ -192,7 +197,7 @@ func dedupRemovals(path string, remove wire.LineSet, rejectChunks func(*[]byte) 
 func (fn *writeDedupFn) copyParquet(ctx context.Context, file int, path, name string, opt record.Options) (kept int64, err error) {
 	opt.Raw = false
 	err = jobfiles.WriteAtomically(ctx, fn.Out.Dir, name, func(w io.Writer) (err error) {
-		kept, err = input.WriteParquetDedup(ctx, fn.Work, file, path, opt, w)
+		kept, err = input.WriteParquetDedup(ctx, fn.Work, file, path, opt, nil, w)
 		return err
 	})
 	return kept, err

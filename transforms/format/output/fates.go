@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/neardup/neardup/transforms/format/record"
 )
 
 // KindFates is the file name prefix of the copies --fates writes.
@@ -156,4 +160,52 @@ func HasFateKey(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// FateParquet is the column --fates appends to a Parquet input's rows: an
+// optional group named FateKey whose optional fields are the keys of
+// Fate's JSON, in its order (FateTSVColumns): the IDs and the method
+// strings, the similarities doubles, hamming a 32-bit integer.
+func FateParquet(values func(row int64, vals []parquet.Value) error) *record.ParquetGroup {
+	g := &record.ParquetGroup{Name: FateKey, Values: values}
+	for _, c := range FateTSVColumns {
+		n := parquet.String()
+		switch c {
+		case "jaccard", "jaccard_estimate", "containment", "containment_estimate":
+			n = parquet.Leaf(parquet.DoubleType)
+		case "hamming":
+			n = parquet.Int(32)
+		}
+		g.Fields = append(g.Fields, record.ParquetField{Name: c, Node: n})
+	}
+	return g
+}
+
+// ParquetValues sets vals, one for each of FateTSVColumns, to f's values,
+// each null (parquet.Value{}) where it does not apply, as AppendTSV leaves
+// a column empty.
+func (f *Fate) ParquetValues(vals []parquet.Value) {
+	str := func(i int, s string) {
+		if s != "" {
+			vals[i] = parquet.ByteArrayValue([]byte(s))
+		}
+	}
+	str(0, f.Fate)
+	str(1, f.Kept)
+	str(2, f.Cluster)
+	m := f.Match
+	if m == nil {
+		return
+	}
+	str(3, m.Method)
+	str(9, m.Via)
+	vals[6] = parquet.Int32Value(int32(m.Hamming))
+	j, c := 4, 7
+	if m.Estimated {
+		j, c = 5, 8
+	}
+	vals[j] = parquet.DoubleValue(m.Jaccard)
+	if m.Containment != 0 {
+		vals[c] = parquet.DoubleValue(m.Containment)
+	}
 }

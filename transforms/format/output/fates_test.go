@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 func TestAppendFateJSONL(t *testing.T) {
@@ -76,20 +79,55 @@ func TestFateJSON(t *testing.T) {
 	}
 }
 
+// fateCases are fates and their FateTSVColumns as AppendTSV writes them.
+var fateCases = []struct {
+	f    Fate
+	want []string
+}{
+	{Fate{Fate: FateKept}, []string{"kept", "", "", "", "", "", "", "", "", ""}},
+	{Fate{Fate: FateRemoved, Kept: "a", Cluster: "a", Match: &RemovedMember{Method: "minhash", Jaccard: 0.83, Estimated: true, Hamming: 3, Via: "c"}},
+		[]string{"removed", "a", "a", "minhash", "", "0.83", "3", "", "", "c"}},
+	{Fate{Fate: FateRemoved, Kept: "x", Match: &RemovedMember{Method: "containment", Jaccard: 0.5, Containment: 0.9}},
+		[]string{"removed", "x", "", "containment", "0.5", "", "0", "0.9", "", ""}},
+	{Fate{Fate: FateRemoved, Kept: "y", Cluster: "y", Match: &RemovedMember{Method: "containment", Jaccard: 0.4, Containment: 0.85, Estimated: true}},
+		[]string{"removed", "y", "y", "containment", "", "0.4", "0", "", "0.85", ""}},
+}
+
 func TestFateTSV(t *testing.T) {
-	for _, c := range []struct {
-		f    Fate
-		want []string
-	}{
-		{Fate{Fate: FateKept}, []string{"kept", "", "", "", "", "", "", "", "", ""}},
-		{Fate{Fate: FateRemoved, Kept: "a", Cluster: "a", Match: &RemovedMember{Method: "minhash", Jaccard: 0.83, Estimated: true, Hamming: 3, Via: "c"}},
-			[]string{"removed", "a", "a", "minhash", "", "0.83", "3", "", "", "c"}},
-		{Fate{Fate: FateRemoved, Kept: "x", Match: &RemovedMember{Method: "containment", Jaccard: 0.5, Containment: 0.9}},
-			[]string{"removed", "x", "", "containment", "0.5", "", "0", "0.9", "", ""}},
-	} {
+	for _, c := range fateCases {
 		got := strings.Split(string(c.f.AppendTSV([]byte("url"))), "\t")
 		if len(got) != 1+len(FateTSVColumns) || got[0] != "url" || !reflect.DeepEqual(got[1:], c.want) {
 			t.Errorf("%+v: columns %q, want url and %q", c.f, got, c.want)
+		}
+	}
+}
+
+// TestFateParquet checks that FateParquet's fields are FateTSVColumns and
+// that ParquetValues gives each the TSV column's value, of the field's
+// type, null where the column is empty.
+func TestFateParquet(t *testing.T) {
+	g := FateParquet(nil)
+	if g.Name != FateKey || len(g.Fields) != len(FateTSVColumns) {
+		t.Fatalf("group %q of %d fields, want %q of %d", g.Name, len(g.Fields), FateKey, len(FateTSVColumns))
+	}
+	for _, c := range fateCases {
+		vals := make([]parquet.Value, len(g.Fields))
+		c.f.ParquetValues(vals)
+		for i, v := range vals {
+			f := g.Fields[i]
+			got := ""
+			switch {
+			case v.IsNull():
+			case v.Kind() != f.Node.Type().Kind():
+				t.Errorf("%+v: %s is a %v, its field a %v", c.f, f.Name, v.Kind(), f.Node.Type().Kind())
+			case v.Kind() == parquet.Double:
+				got = strconv.FormatFloat(v.Double(), 'f', -1, 64)
+			default:
+				got = v.String()
+			}
+			if f.Name != FateTSVColumns[i] || got != c.want[i] {
+				t.Errorf("%+v: field %d %s = %q, want %s = %q", c.f, i, f.Name, got, FateTSVColumns[i], c.want[i])
+			}
 		}
 	}
 }

@@ -711,6 +711,13 @@ func (c *columnValues) close() {
 // an error: the caller has read the file before and knows which rows are
 // good.
 func CopyParquet(ra io.ReaderAt, size int64, rows []int64, w io.Writer) (kept int64, err error) {
+	return CopyParquetAdding(ra, size, rows, nil, w)
+}
+
+// CopyParquetAdding is CopyParquet with the column add appended to the
+// schema and to every row (none when add is nil); see ParquetGroup for
+// the metadata it leaves out.
+func CopyParquetAdding(ra io.ReaderAt, size int64, rows []int64, add *ParquetGroup, w io.Writer) (kept int64, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("parquet decoder failed: %v", v)
@@ -724,12 +731,18 @@ func CopyParquet(ra io.ReaderAt, size int64, rows []int64, w io.Writer) (kept in
 		return 0, err
 	}
 	md := f.Metadata()
-	opts := []parquet.WriterOption{f.Schema()}
+	schema, adding, err := add.schema(f.Schema())
+	if err != nil {
+		return 0, err
+	}
+	opts := []parquet.WriterOption{schema}
 	if len(md.RowGroups) > 0 && len(md.RowGroups[0].Columns) > 0 {
 		opts = append(opts, parquet.Compression(parquet.LookupCompressionCodec(md.RowGroups[0].Columns[0].MetaData.Codec)))
 	}
 	for _, kv := range md.KeyValueMetadata {
-		opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
+		if add == nil || !slices.Contains(SchemaMetadataKeys, kv.Key) {
+			opts = append(opts, parquet.KeyValueMetadata(kv.Key, kv.Value))
+		}
 	}
 	cfg, err := parquet.NewWriterConfig(opts...)
 	if err != nil {
@@ -746,7 +759,7 @@ func CopyParquet(ra io.ReaderAt, size int64, rows []int64, w io.Writer) (kept in
 			k++
 		}
 		if k > 0 {
-			if err := copyRows(pw, rg.Rows(), buf, sel, first, rows[:k]); err != nil {
+			if err := copyRows(pw, rg.Rows(), buf, sel, first, rows[:k], adding); err != nil {
 				return kept, fmt.Errorf("row group %d: %w", g, err)
 			}
 			if err := pw.Flush(); err != nil {
@@ -765,17 +778,24 @@ func CopyParquet(ra io.ReaderAt, size int64, rows []int64, w io.Writer) (kept in
 
 // copyRows writes to pw the rows of rows (whose first is row first of the
 // file) that keep lists (increasing, all in this row group), reading no
-// further than the last of them. buf holds the rows read (ReadRows reuses
-// their storage), sel those kept.
-func copyRows(pw *parquet.Writer, rows parquet.Rows, buf, sel []parquet.Row, first int64, keep []int64) error {
+// further than the last of them, each with add's values appended (add nil:
+// none). buf holds the rows read (ReadRows reuses their storage), sel those
+// kept.
+func copyRows(pw *parquet.Writer, rows parquet.Rows, buf, sel []parquet.Row, first int64, keep []int64, add *groupValues) error {
 	defer rows.Close()
 	row := first
 	for len(keep) > 0 {
 		n, err := rows.ReadRows(buf[:min(int64(len(buf)), keep[len(keep)-1]-row+1)])
 		sel = sel[:0]
-		for _, r := range buf[:n] {
+		for i := range buf[:n] {
 			if len(keep) > 0 && keep[0] == row {
-				sel = append(sel, r)
+				if add != nil {
+					var aerr error
+					if buf[i], aerr = add.append(buf[i], row); aerr != nil {
+						return fmt.Errorf("row %d: %w", row+1, aerr)
+					}
+				}
+				sel = append(sel, buf[i])
 				keep = keep[1:]
 			}
 			row++

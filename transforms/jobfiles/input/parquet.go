@@ -185,10 +185,11 @@ func fpOf(s *Seen) *fingerprint.Fingerprint {
 // file index file at path, checked against the first pass's reading of it
 // in w: its good rows that opt.Only selects (those not
 // removed), read again as the first pass read them, copied whole with
-// record.CopyParquet. A file rejected whole (not Parquet, no text column)
-// gets an empty copy (0 bytes): there is no schema to write. It returns
-// the number of rows kept.
-func WriteParquetDedup(ctx context.Context, w jobfiles.WorkDir, file int, path string, opt record.Options, out io.Writer) (int64, error) {
+// record.CopyParquetAdding, with the column add appended to each (none when
+// add is nil). A file rejected whole (not Parquet, no text column) gets an
+// empty copy (0 bytes): there is no schema to write. It returns the number
+// of rows kept.
+func WriteParquetDedup(ctx context.Context, w jobfiles.WorkDir, file int, path string, opt record.Options, add *record.ParquetGroup, out io.Writer) (int64, error) {
 	var kept int64
 	rd := FileRead{Open: path, Name: w.NameOf(path), Opt: opt}
 	rd.parquet = func(ra io.ReaderAt, size int64) error {
@@ -204,7 +205,7 @@ func WriteParquetDedup(ctx context.Context, w jobfiles.WorkDir, file int, path s
 		if err != nil || whole {
 			return err
 		}
-		if kept, err = record.CopyParquet(ra, size, keep.Lines(), out); err != nil {
+		if kept, err = record.CopyParquetAdding(ra, size, keep.Lines(), add, out); err != nil {
 			return fmt.Errorf("copying %s: %w", path, err)
 		}
 		return nil

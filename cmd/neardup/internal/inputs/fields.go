@@ -40,10 +40,10 @@ type fieldFlag struct {
 // line on stderr. A TSV record's keep fields are its url and title.
 //
 // With --fates, CheckFields refuses what a fate cannot be added to (see
-// checkFates) and JSONL records among those surveyed that have a
-// top-level output.FateKey of their own.
+// checkFates) and the inputs surveyed whose records have a field
+// output.FateKey of their own (fateField).
 func CheckFields(ctx context.Context, cfg *job.Config, given map[string]bool, files []string) error {
-	if err := checkFates(cfg, files); err != nil {
+	if err := checkFates(cfg); err != nil {
 		return err
 	}
 	keep := cfg.Keep.Order == job.KeepField
@@ -81,6 +81,9 @@ func CheckFields(ctx context.Context, cfg *job.Config, given map[string]bool, fi
 		if !ok {
 			continue
 		}
+		if err := fateField(cfg, s, file, cfg.WorkDir().NameOf(file)); err != nil {
+			return err
+		}
 		all.Add(s)
 		read = append(read, cfg.WorkDir().NameOf(file))
 	}
@@ -90,9 +93,6 @@ func CheckFields(ctx context.Context, cfg *job.Config, given map[string]bool, fi
 			fmt.Fprintf(os.Stderr, "neardup: --keep %v: no input could be surveyed for the field's type; its values compare as strings\n", cfg.Keep)
 		}
 		return nil
-	}
-	if cfg.Fates && slices.Contains(all.Fields, output.FateKey) {
-		return fmt.Errorf("--fates: records of %s have a top-level %q key, which --fates adds to every record; rename it, or leave --fates out", read[0], output.FateKey)
 	}
 	for _, a := range asked {
 		if !all.Has(a.name) {
@@ -109,10 +109,9 @@ func CheckFields(ctx context.Context, cfg *job.Config, given map[string]bool, fi
 }
 
 // checkFates refuses --fates with --removed (the fates file has the
-// removed records, marked), with --format text (a text record is a whole
-// file, without fields) and with a Parquet input (left to do: its schema
-// would need the fate's columns).
-func checkFates(cfg *job.Config, files []string) error {
+// removed records, marked) and with --format text (a text record is a
+// whole file, without fields).
+func checkFates(cfg *job.Config) error {
 	switch {
 	case !cfg.Fates:
 		return nil
@@ -121,10 +120,27 @@ func checkFates(cfg *job.Config, files []string) error {
 	case cfg.Format == record.Text:
 		return fmt.Errorf("--fates: a text input's record is a whole file, without fields to add a fate to; --removed copies the removed files")
 	}
-	for _, f := range files {
-		if record.FormatFor(f, cfg.Format) == record.Parquet {
-			return fmt.Errorf("--fates: %s is Parquet, and fates are added to JSONL and TSV records only; --removed copies the removed rows", f)
+	return nil
+}
+
+// fateField refuses, with --fates, the survey s of file (its name as
+// named) when its records have a field output.FateKey of their own: a
+// JSONL record's top-level key, a Parquet file's column (a leaf or a
+// group).
+func fateField(cfg *job.Config, s record.Survey, file, name string) error {
+	if !cfg.Fates {
+		return nil
+	}
+	if record.FormatFor(file, cfg.Format) == record.Parquet {
+		for _, f := range s.Fields {
+			if f == output.FateKey || strings.HasPrefix(f, output.FateKey+".") {
+				return fmt.Errorf("--fates: %s has a column %q, which --fates adds to every row; rename it, or leave --fates out", name, output.FateKey)
+			}
 		}
+		return nil
+	}
+	if slices.Contains(s.Fields, output.FateKey) {
+		return fmt.Errorf("--fates: records of %s have a top-level %q key, which --fates adds to every record; rename it, or leave --fates out", name, output.FateKey)
 	}
 	return nil
 }
