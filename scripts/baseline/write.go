@@ -68,7 +68,9 @@ func (o clusterOut) Cluster(c *external.Cluster) error {
 			j.counts.removed++
 		}
 	}
-	text, err := jsonLine(c.Line())
+	cl := c.Line()
+	cl.Keep, cl.KeptKey = "longest", c.KeptLen // the job's default order
+	text, err := jsonLine(cl)
 	if err != nil {
 		return err
 	}
