@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """CPU and memory of a group of processes while a command runs.
 
-    procstat.py [--pids-from DIR] -- COMMAND ARGS...
+    procstat.py [--pids-from DIR] [--disk NAME=DIR]... -- COMMAND ARGS...
 
 Runs COMMAND and samples /proc every 0.25 s: the roots are COMMAND and the
 processes whose PIDs are in DIR/*.pid (a cluster of scripts/*-cluster.sh);
 every descendant of a root counts. Prints, as JSON on standard error:
 wall seconds, CPU seconds (user + system) the processes used while the
 command ran, and the peak of their summed resident memory, in all and by
-kind (the command, the JVMs, the Go workers). A process that exits between
-two samples loses its last quarter second of CPU. Exits with COMMAND's
-exit code.
+kind (the command, the JVMs, the Go workers), and the peak of one process
+of each kind. With --disk it also samples, every 2 s, the bytes of the
+files under each DIR (allocated blocks, as du counts them) and prints
+each one's peak under NAME. A process that exits between two samples
+loses its last quarter second of CPU. Exits with COMMAND's exit code.
 """
 import glob
 import json
@@ -38,6 +40,18 @@ def stat(pid):
     return ppid, cpu, rss, comm
 
 
+def disk_bytes(root):
+    """Bytes allocated to the files under root (0 if it is missing)."""
+    n = 0
+    for d, _, files in os.walk(root):
+        for f in files:
+            try:
+                n += os.lstat(os.path.join(d, f)).st_blocks * 512
+            except OSError:
+                pass
+    return n
+
+
 def kind(pid, comm, root_kind):
     if root_kind == "command":
         try:
@@ -56,13 +70,17 @@ def kind(pid, comm, root_kind):
 
 def main():
     args = sys.argv[1:]
-    pid_dirs = []
+    pid_dirs, disks = [], {}
     while args and args[0] != "--":
-        if args[0] == "--pids-from":
+        if args[0] == "--pids-from" and len(args) > 1:
             pid_dirs.append(args[1])
             args = args[2:]
+        elif args[0] == "--disk" and len(args) > 1 and "=" in args[1]:
+            name, d = args[1].split("=", 1)
+            disks[name] = d
+            args = args[2:]
         else:
-            sys.exit("usage: procstat.py [--pids-from DIR] -- COMMAND ARGS...")
+            sys.exit("usage: procstat.py [--pids-from DIR] [--disk NAME=DIR]... -- COMMAND ARGS...")
     args = args[1:]
     roots = {}
     for d in pid_dirs:
@@ -79,7 +97,9 @@ def main():
     roots[proc.pid] = "command"
     last_cpu = {}
     peak = {"all": 0}
-    peak_kind = {}
+    peak_kind, peak_one = {}, {}
+    peak_disk = {name: 0 for name in disks}
+    next_disk = 0.0
     while True:
         done = proc.poll() is not None
         table = {}
@@ -105,9 +125,14 @@ def main():
             last_cpu[pid] = (cpu, k)
             total += rss
             by_kind[k] = by_kind.get(k, 0) + rss
+            peak_one[k] = max(peak_one.get(k, 0), rss)
         peak["all"] = max(peak["all"], total)
         for k, v in by_kind.items():
             peak_kind[k] = max(peak_kind.get(k, 0), v)
+        if disks and (done or time.time() >= next_disk):
+            for name, d in disks.items():
+                peak_disk[name] = max(peak_disk[name], disk_bytes(d))
+            next_disk = time.time() + 2
         if done:
             break
         time.sleep(0.25)
@@ -121,7 +146,10 @@ def main():
         "cpu_s_by_kind": {k: round(v, 1) for k, v in sorted(cpu_kind.items())},
         "peak_rss_mb": round(peak["all"] / 2**20),
         "peak_rss_mb_by_kind": {k: round(v / 2**20) for k, v in sorted(peak_kind.items())},
+        "peak_rss_mb_one_by_kind": {k: round(v / 2**20) for k, v in sorted(peak_one.items())},
     }
+    if disks:
+        out["peak_disk_mb"] = {k: round(v / 2**20) for k, v in peak_disk.items()}
     print(json.dumps(out), file=sys.stderr)
     sys.exit(proc.returncode)
 
