@@ -17,6 +17,7 @@
 #   INPUT='/data/*.jsonl.gz' scripts/engines-bench.sh
 #   TILES=4 scripts/engines-bench.sh        # SCALE tiled 4 times (tile.py
 #                                           # into $TILE_DIR, as scripts/bench.sh)
+#   FLAGS="--spill=false" scripts/engines-bench.sh   # more flags for neardup run
 #
 # SCALE is built by ../shared/corpus/scale/build_scale.sh into $SCALE_DIR
 # (default /tmp/corpus-scale). Each cluster is started in $BENCH_OUT/NAME
@@ -57,9 +58,12 @@ trap cleanup EXIT
 
 printf 'runner\twall_s\tcpu_s\tpeak_rss_mb\tcpu_by_kind\tpeak_rss_by_kind\tpeak_rss_one_by_kind\tpeak_disk_mb\tfailures\n' >"$OUT/results.tsv"
 for r in $RUNNERS; do
-	rm -rf "$OUT/out-$r"
-	flags=(--quiet)
-	pids=(--disk "output=$OUT/out-$r")
+	rm -rf "$OUT/out-$r" "$OUT/tmp-$r"
+	flags=(--quiet ${FLAGS:-})
+	# The direct runner's work directory is in TMPDIR; an engine's is in
+	# the output directory.
+	mkdir -p "$OUT/tmp-$r"
+	pids=(--disk "output=$OUT/out-$r" --disk "work=$OUT/tmp-$r")
 	case $r in
 	flink | spark)
 		cleanup # one cluster at a time: 2 cores
@@ -72,7 +76,7 @@ for r in $RUNNERS; do
 		;;
 	esac
 	echo "== $r" >&2
-	python3 scripts/engines/procstat.py "${pids[@]}" -- "$OUT/bin/neardup" run --input "$input" --output "$OUT/out-$r" "${flags[@]}" \
+	TMPDIR="$OUT/tmp-$r" python3 scripts/engines/procstat.py "${pids[@]}" -- "$OUT/bin/neardup" run --input "$input" --output "$OUT/out-$r" "${flags[@]}" \
 		2>"$OUT/stat-$r.json"
 	failures=0
 	if [ "$r" != direct ]; then

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +70,8 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 		if f.spool {
 			cfg.Spool = dir
 		}
+	} else if f.spill && !strings.Contains(cfg.Output, "://") {
+		cfg.Spill = true
 	}
 	if f.cpuprofile != "" {
 		pf, err := os.Create(f.cpuprofile)

@@ -40,6 +40,7 @@ func completeSummary(ctx context.Context, dir string, local bool, res beam.Pipel
 			sum.Workers = map[string]summary.WorkerStats{jobstate.WorkerID: {
 				Signed: sum.Signed, StageSeconds: sum.StageSeconds}}
 			sum.WorkBytes = jobstate.WorkWritten()
+			sum.SpillNameBytes = jobstate.SpillNames()
 			return
 		}
 		all := res.Metrics().AllMetrics()
@@ -49,6 +50,8 @@ func completeSummary(ctx context.Context, dir string, local bool, res beam.Pipel
 				sum.StageSeconds[strings.TrimPrefix(c.Name(), jobstate.BusyPrefix)] += float64(c.Result()) / 1000
 			} else if c.Namespace() == jobstate.MetricsNamespace && c.Name() == jobstate.SignedCounter {
 				sum.Signed += c.Result()
+			} else if c.Namespace() == jobstate.MetricsNamespace && c.Name() == jobstate.SpillNamesCounter {
+				sum.SpillNameBytes += c.Result()
 			}
 		}
 		sum.StageSpans = stageSpans(all.Distributions(), start)

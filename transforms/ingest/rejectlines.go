@@ -65,7 +65,7 @@ func (r *rejectLines) add(line, offset uint64, text []byte) {
 // spill writes the lines held to the spill file, as one chunk.
 func (r *rejectLines) spill() {
 	if r.err == nil && r.w == nil {
-		r.path = filepath.Join(r.dir, fmt.Sprintf("spill-rejects-%d-%d.bin", os.Getpid(), spilled.Seq.Add(1)))
+		r.path = filepath.Join(r.dir, spilled.Name("rejects"))
 		var f io.WriteCloser
 		if f, r.err = workfiles.Create(r.path, workfiles.KindSpills); r.err == nil {
 			r.w = spill.NewWriter(r.path, f)

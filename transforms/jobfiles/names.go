@@ -72,7 +72,8 @@ func IsDocShardName(name string) bool {
 // file in the work directory.
 func SeenName(file int) string { return fmt.Sprintf("seen-%05d.json", file) }
 
-// SpillPattern matches the names of spill files: spill-KIND-PID-N.bin.
+// SpillPattern matches the names of spill files: spill-KIND-PID-TAG-N.bin
+// (spilled.Name).
 const SpillPattern = "spill-*.bin"
 
 // IsSpillName reports whether name is a spill file's.

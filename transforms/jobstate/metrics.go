@@ -152,7 +152,14 @@ func AddBusy(ctx context.Context, stage string, d time.Duration, from time.Time)
 	for kind, n := range workfiles.TakeUnsent() {
 		beam.NewCounter(MetricsNamespace, WorkBytesPrefix+kind).Inc(ctx, n)
 	}
+	if n := workfiles.TakeUnsentNames(); n > 0 {
+		beam.NewCounter(MetricsNamespace, SpillNamesCounter).Inc(ctx, n)
+	}
 }
+
+// SpillNames returns the bytes of spill file names the DoFns of this
+// process have handed to the runner since the last ResetWork.
+func SpillNames() int64 { return workfiles.Names() }
 
 // WorkWritten returns the bytes the DoFns of this process have written to
 // work files since the last ResetWork, by kind (the Kind constants of

@@ -11,7 +11,8 @@ package jobstate
 // being the process's host:pid. WorkBytesPrefix starts the names of the
 // counters of bytes written to work files, by kind: WorkBytesPrefix+KIND.
 // SignedCounter names the counter of the documents signed, summed over
-// workers.
+// workers; SpillNamesCounter the counter of the bytes of spill file names
+// the workers handed to the runner (see package spilled).
 const (
 	MetricsNamespace   = "neardup"
 	BusyPrefix         = "busy_ms."
@@ -20,4 +21,5 @@ const (
 	WorkerSignedPrefix = "worker_signed."
 	WorkBytesPrefix    = "work_bytes."
 	SignedCounter      = "signed"
+	SpillNamesCounter  = "spill_name_bytes"
 )

@@ -204,6 +204,14 @@ type Summary struct {
 	// (spool, doc_shards, spilled_shuffles, ...): they depend on the
 	// memory the job had and on the runner.
 	WorkBytes map[string]int64 `json:"work_bytes_written,omitempty"`
+	// SpillNameBytes is what the spilled shuffles (--spill) carried through
+	// the runner: the bytes of the spill file names handed to it, one per
+	// key and file, in place of the chunks (shuffle_bytes, which went to
+	// the spill files). The runner's shuffles carried shuffle_bytes of the
+	// shuffles not spilled and these. On a cluster it is summed from the
+	// workers' counters, which a worker sends with its next busy time: the
+	// names of a worker's last bundles may be missing.
+	SpillNameBytes int64 `json:"spill_name_bytes,omitempty"`
 	// FirstWorkSeconds is the earliest start of StageSpans: the seconds
 	// from the job's submission to its first document read. On a cluster
 	// it is the runner's start-up: the job server's preparation and

@@ -3,6 +3,7 @@ package workfiles
 import (
 	"maps"
 	"sync"
+	"sync/atomic"
 )
 
 // The kinds of work file, for the bytes a job writes to each
@@ -69,9 +70,31 @@ func TakeUnsent() map[string]int64 {
 	return d
 }
 
-// ResetWritten forgets the bytes written, for the next job of this process.
+// ResetWritten forgets the bytes written and the spill names, for the next
+// job of this process.
 func ResetWritten() {
 	written.mu.Lock()
 	written.total, written.sent = nil, nil
 	written.mu.Unlock()
+	names.total.Store(0)
+	names.sent.Store(0)
+}
+
+// names holds the bytes of the spill file names this process has handed
+// to the runner in place of the chunks they hold (package spilled): what a
+// spilled shuffle carries through the runner.
+var names struct{ total, sent atomic.Int64 }
+
+// CountNames adds n bytes of spill file names handed to the runner.
+func CountNames(n int) { names.total.Add(int64(n)) }
+
+// Names returns the bytes of spill file names this process has handed to
+// the runner since the last ResetWritten.
+func Names() int64 { return names.total.Load() }
+
+// TakeUnsentNames returns the bytes of spill file names counted since the
+// last TakeUnsentNames, for a runner's counter.
+func TakeUnsentNames() int64 {
+	t := names.total.Load()
+	return t - names.sent.Swap(t)
 }

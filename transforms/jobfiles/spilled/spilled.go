@@ -4,6 +4,8 @@
 package spilled
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -88,8 +90,23 @@ func (fn *spillFn) FinishBundle(emit func(int64, []byte)) error {
 	return fn.out.Finish(emit)
 }
 
-// spillSeq numbers the spill files of this process.
-var Seq atomic.Int64
+// seq numbers the spill files of this process.
+var seq atomic.Int64
+
+// tag tells this process's spill files from those of processes on other
+// machines of a cluster that share the work directory, whose pids may be
+// the same.
+var tag = func() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
+
+// Name returns a new spill file name of kind, unique among the processes
+// sharing a work directory: spill-KIND-PID-TAG-N.bin.
+func Name(kind string) string {
+	return fmt.Sprintf("spill-%s-%d-%s-%d.bin", kind, os.Getpid(), tag, seq.Add(1))
+}
 
 // Out is one DoFn bundle's side of a spilled shuffle: nil unless
 // jobfiles.WorkDir.Spill, and then a spill file of its own, opened at its first
@@ -125,7 +142,7 @@ func (o *Out) add(key int64, chunk []byte) {
 		return
 	}
 	if o.w == nil {
-		o.name = fmt.Sprintf("spill-%s-%d-%d.bin", o.kind, os.Getpid(), Seq.Add(1))
+		o.name = Name(o.kind)
 		path := filepath.Join(o.dir, o.name)
 		var f io.WriteCloser
 		if f, o.err = workfiles.Create(path, workfiles.KindSpills); o.err != nil {
@@ -167,6 +184,7 @@ func (o *Out) Finish(emit func(int64, []byte)) error {
 	for _, k := range sorted {
 		emit(k, []byte(name))
 	}
+	workfiles.CountNames(len(sorted) * len(name))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/spill"
+	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/jobfiles"
 )
 
@@ -32,6 +33,8 @@ func TestSpilled(t *testing.T) {
 		work := jobfiles.WorkDir{Spill: spilled, Dir: t.TempDir(), SegmentBits: 16}
 		shuffled := map[int][][]byte{}
 		var names []int
+		var nameBytes int
+		workfiles.ResetWritten()
 		for _, b := range bundles {
 			out := To(work, "test")
 			emit := func(k int64, c []byte) { shuffled[int(k)] = append(shuffled[int(k)], slices.Clone(c)) }
@@ -41,7 +44,7 @@ func TestSpilled(t *testing.T) {
 					send(int64(kc.key), []byte(c))
 				}
 			}
-			if err := out.Finish(func(k int64, c []byte) { names = append(names, int(k)); emit(k, c) }); err != nil {
+			if err := out.Finish(func(k int64, c []byte) { names = append(names, int(k)); nameBytes += len(c); emit(k, c) }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -49,6 +52,9 @@ func TestSpilled(t *testing.T) {
 		if spilled {
 			if len(files) != 2 || !slices.Equal(names, []int{1, 3, 1, 7}) {
 				t.Errorf("spill: %d files, names emitted for keys %v; want 2 files, keys [1 3 1 7]", len(files), names)
+			}
+			if got := workfiles.Names(); got != int64(nameBytes) || nameBytes == 0 {
+				t.Errorf("spill names counted %d bytes, emitted %d", got, nameBytes)
 			}
 		} else if len(files) != 0 || len(names) != 0 {
 			t.Errorf("no spill: %d files, %v names", len(files), names)
@@ -104,5 +110,15 @@ func TestSpilledErrors(t *testing.T) {
 	err = in.Each(work, 0, IterOf([][]byte{[]byte(bad)}), func([]byte) error { return nil })
 	if !errors.Is(err, spill.ErrCorrupt) {
 		t.Errorf("damaged file: got %v, want spill.ErrCorrupt", err)
+	}
+}
+
+// TestNameUnique: spill file names carry the process's pid and a random
+// tag, so that processes of two hosts sharing a work directory, whose pids
+// may be equal, never name the same file; each name is a spill file's.
+func TestNameUnique(t *testing.T) {
+	a, b := Name("x"), Name("x")
+	if a == b || !jobfiles.IsSpillName(a) || !strings.Contains(a, "-"+tag+"-") || len(tag) != 8 {
+		t.Errorf("names %q, %q (tag %q)", a, b, tag)
 	}
 }
