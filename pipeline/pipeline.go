@@ -29,28 +29,34 @@ import (
 // Build adds the whole job to s: read files (sorted, indexed), find
 // near-duplicates under cfg and write every output to cfg.Output.
 //
-//	files ─ Read ─ ExactDuplicates ─┬──────────────────────────────┐
-//	   └──────────── Signatures ─ Candidates ─ Verify ─ matches ─┴─ Clusters ─ Write ─ Summary
-//	                                                                          └─ WriteIndex (with cfg.IndexOut)
+//	files ─ Read ─ ExactDuplicates ─┬─────────────────────────────────────────────────┐
+//	                                └─ Signatures ─ Candidates ─ Verify ─ matches ─┴─ Clusters ─ Write ─ Summary
+//	                                                                                            └─ WriteIndex (with cfg.IndexOut)
+//
+// Read has one output, which ExactDuplicates passes on (exact.PassOn).
 //
 // The file list goes to a file manifest in the work directory (by default
 // inside cfg.Output), which the job reads at run time: Build writes it.
 func Build(ctx context.Context, s beam.Scope, cfg job.Config, files []string) error {
-	fileCol, r, err := read(ctx, s, &cfg, files)
+	fileCol, err := readFiles(ctx, s, &cfg, files)
 	if err != nil {
 		return err
 	}
+	// ExactDuplicates passes on the first pass's other outputs: the first
+	// pass has one output, so that every runner computes it once.
+	first := ingest.ReadOne(s, ingest.OptionsFor(cfg), fileCol)
+	exactMatches, skips, rejects, inputs, segments, exactStats := exact.PassOn(s, exact.OptionsFor(cfg), first) // stats: the first pass's too
+	fileCol.Seen = ingest.MergeInputs(s, ingest.OptionsFor(cfg), inputs)
 	nearOpt, clusterOpt, writeOpt := near.OptionsFor(cfg), cluster.OptionsFor(cfg), write.OptionsFor(cfg)
-	exactMatches, skips, exactStats := exact.ExactDuplicates(s, exact.OptionsFor(cfg), r.keys)
-	entries := sign.Signatures(s, sign.OptionsFor(cfg), r.segments, skips)
+	entries := sign.Signatures(s, sign.OptionsFor(cfg), segments, skips)
 	pairs, candStats := near.Candidates(s, nearOpt, entries) // with the signature pass's stats
 	verified, verifyStats := near.Verify(s, nearOpt, fileCol, pairs)
 	clusters, removes, fates, clusterStats := cluster.Clusters(s, clusterOpt, cluster.GroupMatches(s, clusterOpt.Work, exactMatches, verified))
-	writeStats := write.Write(s, writeOpt, fileCol, beam.Flatten(s, exactMatches, verified), clusters, r.rejects, removes, fates)
+	writeStats := write.Write(s, writeOpt, fileCol, beam.Flatten(s, exactMatches, verified), clusters, rejects, removes, fates)
 	if cfg.IndexOut != "" { // the summary, which removes the work directory, waits for it
 		writeStats = beam.Flatten(s, writeStats, indexing.WriteIndex(s, indexing.OptionsFor(cfg), fileCol, removes))
 	}
-	write.Summary(s, writeOpt, fileCol, r.stats, exactStats, candStats, verifyStats, clusterStats, writeStats)
+	write.Summary(s, writeOpt, fileCol, exactStats, candStats, verifyStats, clusterStats, writeStats)
 	return nil
 }
 
@@ -65,17 +71,24 @@ type readOut struct {
 // It returns the files, with what the first pass read of each (Seen: the
 // later passes check the files against it), and Read's other outputs.
 func read(ctx context.Context, s beam.Scope, cfg *job.Config, files []string) (fc filelist.Files, r readOut, err error) {
-	if err := cfg.Validate(); err != nil {
-		return fc, r, fmt.Errorf("job configuration: %w", err)
-	}
-	if cfg.Work == "" {
-		cfg.Work = objects.JoinPath(cfg.Output, jobfiles.WorkDirName)
-	}
-	if fc, err = newFiles(ctx, s, *cfg, jobfiles.InputsManifest, refsOf(files), len(files)); err != nil {
+	if fc, err = readFiles(ctx, s, cfg, files); err != nil {
 		return fc, r, err
 	}
 	r.keys, r.rejects, fc.Seen, r.segments, r.stats = ingest.Read(s, ingest.OptionsFor(*cfg), fc)
 	return fc, r, nil
+}
+
+// readFiles checks cfg (Config.Validate), sets its work directory (by
+// default inside cfg.Output) and writes the file manifest of files there:
+// the files, for the first pass to read.
+func readFiles(ctx context.Context, s beam.Scope, cfg *job.Config, files []string) (filelist.Files, error) {
+	if err := cfg.Validate(); err != nil {
+		return filelist.Files{}, fmt.Errorf("job configuration: %w", err)
+	}
+	if cfg.Work == "" {
+		cfg.Work = objects.JoinPath(cfg.Output, jobfiles.WorkDirName)
+	}
+	return newFiles(ctx, s, *cfg, jobfiles.InputsManifest, refsOf(files), len(files))
 }
 
 // refsOf numbers files in order.

@@ -39,6 +39,7 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 		})
 	}
 	tuneLocalGC(f.engine.Local(), budget, f.opts.Given["memory"])
+	cfg.Spill = f.spill && (f.engine.Local() || !strings.Contains(cfg.Output, "://")) // a cluster's workers share a local work directory
 	if f.engine.Local() {
 		// One temporary directory holds the job's intermediate files and
 		// the spool, and the runner's temporary files (TMPDIR): it goes
@@ -66,12 +67,9 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 			remove()
 		})
 		cfg.Work = dir
-		cfg.Spill = f.spill
 		if f.spool {
 			cfg.Spool = dir
 		}
-	} else if f.spill && !strings.Contains(cfg.Output, "://") {
-		cfg.Spill = true
 	}
 	if f.cpuprofile != "" {
 		pf, err := os.Create(f.cpuprofile)

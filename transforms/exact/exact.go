@@ -1,8 +1,11 @@
 package exact
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -20,6 +23,7 @@ import (
 
 func init() {
 	register.DoFn6x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(string, int64), error](&exactFn{})
+	register.DoFn9x1[context.Context, int64, func(*[]byte) bool, func(int64, []byte), func(int64, []byte), func(int64, []byte), func(int64, []byte), func(int64, []byte), func(string, int64), error](&passOnFn{})
 }
 
 // ExactDuplicates groups documents by the hash of their normalized text.
@@ -29,6 +33,60 @@ func init() {
 func ExactDuplicates(s beam.Scope, o Options, keys beam.PCollection) (matches, skips, st beam.PCollection) {
 	s = s.Scope("ExactDuplicates")
 	return beam.ParDo3(s, &exactFn{Work: o.Work, KeepLongest: o.KeepLongest}, spilled.Group(s, o.Work, "keys", keys))
+}
+
+// PassOn is ExactDuplicates over the first pass's one shuffle
+// (ingest.ReadOne), which it passes on: besides ExactDuplicates' outputs,
+// Out: the rejects (file index, reject lines), what each unit read (file
+// index, unitResult JSON: for ingest.MergeInputs) and the segment markers
+// (segment, marker), as Read emits them; the first pass's stats go with
+// its own.
+func PassOn(s beam.Scope, o Options, first beam.PCollection) (matches, skips, rejects, inputs, segments, st beam.PCollection) {
+	s = s.Scope("ExactDuplicates")
+	out := beam.ParDoN(s, &passOnFn{exactFn: exactFn{Work: o.Work, KeepLongest: o.KeepLongest}}, spilled.Group(s, o.Work, "keys", first))
+	return out[0], out[1], out[2], out[3], out[4], out[5]
+}
+
+// passOnFn is exactFn over the groups of the first pass's shuffle keyed by
+// wire.FirstPass: it passes the chunks of the other kinds on, each to its
+// output under its own key, and stat records to its stats.
+type passOnFn struct {
+	exactFn
+}
+
+func (fn *passOnFn) ProcessElement(ctx context.Context, key int64, chunks func(*[]byte) bool, emitMatch, emitSkip, emitReject, emitInput, emitSegment func(int64, []byte), emitStat func(string, int64)) error {
+	kind, k, err := wire.FirstPassKey(key)
+	if err != nil {
+		return err
+	}
+	var emit func(int64, []byte)
+	switch kind {
+	case wire.FirstExact:
+		return fn.exactFn.ProcessElement(ctx, k, chunks, emitMatch, emitSkip, emitStat)
+	case wire.FirstRejects:
+		emit = emitReject
+	case wire.FirstInputs:
+		emit = emitInput
+	case wire.FirstSegments:
+		emit = emitSegment
+	case wire.FirstStats:
+		emit = func(_ int64, c []byte) {
+			if name, v, derr := wire.DecodeStat(c); derr != nil {
+				err = cmp.Or(err, fmt.Errorf("first pass stats: %w", derr))
+			} else {
+				emitStat(name, v)
+			}
+		}
+	}
+	return cmp.Or(fn.In.Each(fn.Work, int(key), chunks, func(c []byte) error {
+		emit(k, slices.Clone(c)) // c is valid only during the call
+		return nil
+	}), err)
+}
+
+// FinishBundle emits the output of the partitions still being grouped.
+func (fn *passOnFn) FinishBundle(ctx context.Context, emitMatch, emitSkip, _, _, _ func(int64, []byte), emitStat func(string, int64)) error {
+	return fn.exactFn.FinishBundle(ctx, emitMatch, emitSkip, emitStat)
 }
 
 // exactFn finds exact duplicates within one partition of exact-key records.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
 	"github.com/neardup/neardup/transforms/format/summary"
@@ -61,3 +62,49 @@ func TestExactDuplicatesStage(t *testing.T) {
 		})
 	}
 }
+
+// TestPassOn: the first pass with one output (ingest.ReadOne), through
+// PassOn, gives what Read and ExactDuplicates give: the same exact matches,
+// skip lines, reject lines, what each file read, segment markers and
+// stats, with and without spilled shuffles.
+func TestPassOn(t *testing.T) {
+	text := stagetest.Text(1, 30)
+	f0 := []string{stagetest.JSON("a", text), stagetest.JSON("b", stagetest.Text(2, 30)), `{"id":"bad"}`, stagetest.JSON("c", text)}
+	f1 := []string{stagetest.JSON("d", text), `not json`, stagetest.JSON("e", stagetest.Text(3, 30))}
+	for _, spill := range []bool{false, true} {
+		t.Run(fmt.Sprint("spill=", spill), func(t *testing.T) {
+			cfg := stagetest.Config(t)
+			cfg.Spill = spill
+			in := t.TempDir()
+			paths := []string{stagetest.Input(t, in, "f0.jsonl", f0...), stagetest.Input(t, in, "f1.jsonl", f1...)}
+
+			p, s := beam.NewPipelineWithRoot()
+			files := stagetest.Files(t, s, paths, cfg.Branches)
+			keys, rejects, seen, segments, readSt := ingest.Read(s, ingest.OptionsFor(cfg), files)
+			matches, skips, exactSt := ExactDuplicates(s, OptionsFor(cfg), keys)
+
+			first := ingest.ReadOne(s.Scope("One"), ingest.OptionsFor(cfg), files)
+			matches1, skips1, rejects1, inputs1, segments1, st1 := PassOn(s.Scope("One"), OptionsFor(cfg), first)
+			seen1 := ingest.MergeInputs(s.Scope("One"), ingest.OptionsFor(cfg), inputs1)
+
+			passert.Equals(s, stagetest.Decode(s, "match", 0, matches1), stagetest.Decode(s, "match", 0, matches))
+			passert.Equals(s, stagetest.Decode(s, "lines", 0, skips1), stagetest.Decode(s, "lines", 0, skips))
+			str := func(col beam.PCollection) beam.PCollection { return beam.ParDo(s, chunkStr, col) }
+			passert.Equals(s, str(rejects1), str(rejects))
+			passert.Equals(s, str(seen1), str(seen))
+			passert.Equals(s, str(segments1), str(segments))
+			passert.Equals(s, beam.ParDo(s, statStr, st1), beam.ParDo(s, statStr, beam.Flatten(s, readSt, exactSt)))
+			passert.Equals(s, stagetest.Stats(s, st1, summary.StatExactDups, summary.StatRejected), "exact_duplicates=2", "rejected=2")
+			stagetest.Run(t, p)
+		})
+	}
+}
+
+func init() {
+	register.Function2x1(chunkStr)
+	register.Function2x1(statStr)
+}
+
+// chunkStr and statStr format a keyed chunk and a stat for passert.
+func chunkStr(k int64, c []byte) string { return fmt.Sprintf("%d:%x", k, c) }
+func statStr(name string, v int64) string { return fmt.Sprintf("%s=%d", name, v) }

@@ -46,16 +46,45 @@ func init() {
 // docshards.SegmentDocs).
 func Read(s beam.Scope, o Options, files filelist.Files) (keys, rejects, inputs, segments, st beam.PCollection) {
 	s = s.Scope("Read")
+	all := read(s, o, files, false)
+	return all[0], all[1], MergeInputs(s, o, all[2]), all[3], all[4]
+}
+
+// ReadOne is Read with one output: the exact keys, and under the other
+// kinds of wire.FirstPass the rejects, what each unit read, the segment
+// markers and the stats, which exact.PassOn passes on (give its inputs to
+// MergeInputs). A stage with several outputs is computed again on Beam's
+// Spark runner for each consumer that runs beside the first: the first
+// pass, which reads and normalizes every document, is then computed once.
+//
+// In: (file index, path). Out: (wire.FirstPass key, chunk).
+func ReadOne(s beam.Scope, o Options, files filelist.Files) beam.PCollection {
+	s = s.Scope("Read")
+	return read(s, o, files, true)[0]
+}
+
+// read adds the first pass's readKeysFn over files, its outputs flattened
+// over the branches; with one, everything under output 0 (ReadOne).
+func read(s beam.Scope, o Options, files filelist.Files, one bool) []beam.PCollection {
 	outs := make([][]beam.PCollection, 5)
-	read := &readKeysFn{Work: o.Work, Read: o.Read, Norm: o.Norm, Partitions: o.Partitions}
+	read := &readKeysFn{Work: o.Work, Read: o.Read, Norm: o.Norm, Partitions: o.Partitions, One: one}
 	for _, units := range readUnits(s, o, files) {
 		for i, out := range beam.ParDoN(s, read, units) {
 			outs[i] = append(outs[i], out)
 		}
 	}
-	all := rounds.FlattenEach(s, outs)
-	inputs = beam.ParDo(s, &mergeReadFn{WorkDir: o.Work.Dir}, beam.GroupByKey(s, all[2]))
-	return all[0], all[1], inputs, all[3], all[4]
+	if one {
+		return rounds.FlattenEach(s, outs[:1])
+	}
+	return rounds.FlattenEach(s, outs)
+}
+
+// MergeInputs merges what the units of each file read (Read's or
+// exact.PassOn's (file index, unitResult JSON)) into what the first pass
+// read of the file: (file index, summary.InputFile JSON), for
+// filelist.Files.Seen.
+func MergeInputs(s beam.Scope, o Options, units beam.PCollection) beam.PCollection {
+	return beam.ParDo(s.Scope("Read"), &mergeReadFn{WorkDir: o.Work.Dir}, beam.GroupByKey(s, units))
 }
 
 // readKeysFn is the first pass over a unit of an input file (see units.go).
@@ -71,6 +100,9 @@ type readKeysFn struct {
 	Read       job.ReadOptions
 	Norm       normalize.Form // how the texts are normalized
 	Partitions int            // of the exact keys
+	// One sends every output to the first, under the kinds of
+	// wire.FirstPass (ReadOne); the others stay empty.
+	One bool
 
 	// ahead reads the next units while the runner hands them over, so
 	// that the files of a bundle are read on every core.
@@ -122,6 +154,9 @@ func (fn *readKeysFn) FinishBundle(ctx context.Context, emit, emitRejects, emitI
 // to emit, its rejects to emitRejects, what it read to emitInput, its
 // document shards' markers to emitSegment.
 func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, emitInput, emitSegment func(int64, []byte), emitStat func(string, int64)) error {
+	if fn.One {
+		emitRejects, emitInput, emitSegment, emitStat = firstPassOf(emit)
+	}
 	emit, reportKeys := tally.CountShuffle(tally.ShuffleExactKeys, emit, emitStat)
 	emitRejects, reportRejects := tally.CountShuffle(tally.ShuffleOutLines, emitRejects, emitStat)
 	r := unitReader{fn: fn, u: u, reasons: map[string]int64{}, rejects: newRejectLines(fn.Work.Dir)}
@@ -141,6 +176,18 @@ func (fn *readKeysFn) read(ctx context.Context, u readUnit, emit, emitRejects, e
 	reportKeys()
 	reportRejects()
 	return faults.Inject("Read", u.Path) // a test hook; nil unless a test sets it
+}
+
+// firstPassOf returns the emitters of the rejects, inputs, segment
+// markers and stats that send them to emit, the first pass's one output,
+// under their wire.FirstPass kinds.
+func firstPassOf(emit func(int64, []byte)) (rejects, inputs, segments func(int64, []byte), stats func(string, int64)) {
+	tag := func(p wire.FirstPass) func(int64, []byte) {
+		return func(k int64, c []byte) { emit(p.Key(k), c) }
+	}
+	key := wire.FirstStats.Key(0)
+	return tag(wire.FirstRejects), tag(wire.FirstInputs), tag(wire.FirstSegments),
+		func(name string, v int64) { emit(key, wire.AppendStat(nil, name, v)) }
 }
 
 // unitReader is the first pass over one unit: what it has read and counted.
