@@ -53,9 +53,9 @@ func Read(s beam.Scope, o Options, files filelist.Files) (keys, rejects, inputs,
 // ReadOne is Read with one output: the exact keys, and under the other
 // kinds of wire.FirstPass the rejects, what each unit read, the segment
 // markers and the stats, which exact.PassOn passes on (give its inputs to
-// MergeInputs). A stage with several outputs is computed again on Beam's
-// Spark runner for each consumer that runs beside the first: the first
-// pass, which reads and normalizes every document, is then computed once.
+// MergeInputs). Beam's Spark runner computed the five-output first pass
+// twice (it wrote every document shard twice), as it did a signature stage
+// with two outputs: with one output it computes it once.
 //
 // In: (file index, path). Out: (wire.FirstPass key, chunk).
 func ReadOne(s beam.Scope, o Options, files filelist.Files) beam.PCollection {

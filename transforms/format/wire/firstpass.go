@@ -6,8 +6,7 @@ import "fmt"
 // pass (Read → ExactDuplicates), which carries, beside the exact keys,
 // what ExactDuplicates passes on to the stages after it: with one output
 // the first pass is computed once on every runner (Beam's Spark runner
-// computes a stage again for each further consumer of its outputs that
-// runs beside the first).
+// computed it twice with five).
 type FirstPass int64
 
 const (
