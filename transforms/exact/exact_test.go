@@ -106,5 +106,5 @@ func init() {
 }
 
 // chunkStr and statStr format a keyed chunk and a stat for passert.
-func chunkStr(k int64, c []byte) string { return fmt.Sprintf("%d:%x", k, c) }
+func chunkStr(k int64, c []byte) string   { return fmt.Sprintf("%d:%x", k, c) }
 func statStr(name string, v int64) string { return fmt.Sprintf("%s=%d", name, v) }
