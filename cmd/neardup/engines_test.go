@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -323,7 +324,12 @@ func bootCopies(t *testing.T) []string {
 
 // devShards writes the dev corpus as n shards into dir and returns their
 // glob; it skips the test where the corpus is missing.
-func devShards(t *testing.T, dir string, n int) string {
+func devShards(t *testing.T, dir string, n int) string { return writeShards(t, dir, n, false) }
+
+// devShardsGz is devShards with the shards gzipped (dev-N.jsonl.gz).
+func devShardsGz(t *testing.T, dir string, n int) string { return writeShards(t, dir, n, true) }
+
+func writeShards(t *testing.T, dir string, n int, gz bool) string {
 	t.Helper()
 	b, err := os.ReadFile(devCorpus(t))
 	if err != nil {
@@ -335,9 +341,20 @@ func devShards(t *testing.T, dir string, n int) string {
 	}
 	for i := range n {
 		part := lines[i*len(lines)/n : (i+1)*len(lines)/n]
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("dev-%d.jsonl", i)), bytes.Join(part, nil), 0o644); err != nil {
+		b, name := bytes.Join(part, nil), fmt.Sprintf("dev-%d.jsonl", i)
+		if gz {
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			zw.Write(b)
+			zw.Close()
+			b, name = z.Bytes(), name+".gz"
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if gz {
+		return filepath.Join(dir, "dev-*.jsonl.gz")
 	}
 	return filepath.Join(dir, "dev-*.jsonl")
 }
@@ -359,7 +376,7 @@ func devCorpus(t *testing.T) string {
 func TestFlink(t *testing.T) { testEngine(t, "flink") }
 
 // testEngine runs the command on the cluster of name as a user of one
-// would, on the dev corpus in 4 shards and as one uncompressed file (with
+// would, on the dev corpus in 4 gzipped shards and as one uncompressed file (with
 // --containment 0.8), and on the direct runner: the outputs are byte-identical, both workers' (Flink
 // TaskManagers', Spark executors') Go workers signed at least a quarter of
 // the documents and verified pairs, and nothing temporary is left in the
@@ -385,7 +402,9 @@ func testEngine(t *testing.T, name string) {
 		// give 20 segments of at most 6% each.
 		// The removed records, the fates and a field's order come out
 		// byte-identical too.
-		{"4 shards", devShards(t, tmp, 4), []string{"--segment-lines", "1024"}, []string{"--removed", "--keep", "field:-source"}, true},
+		// Gzipped: the workers spool them (the work directory is in the
+		// output, a local path), and the deduplicated copy reads the spool.
+		{"4 shards", devShardsGz(t, tmp, 4), []string{"--segment-lines", "1024"}, []string{"--removed", "--keep", "field:-source"}, true},
 		{"1 file, containment", devCorpus(t), nil, []string{"--containment", "0.8", "--fates"}, false},
 	}
 	for i, in := range inputs {
@@ -397,7 +416,11 @@ func testEngine(t *testing.T, name string) {
 			took := time.Since(start)
 			runCommand(t, ctx, tmp, slices.Concat([]string{"run", "--input", in.glob, "--output", direct, "--quiet"}, in.both))
 			sum := sameResults(t, onEngine, direct)
-			checkWorkBytes(t, sum, "doc_shards", "info_shards") // from the workers' counters
+			kinds := []string{"doc_shards", "info_shards"} // from the workers' counters
+			if strings.HasSuffix(in.glob, ".gz") {
+				kinds = append(kinds, "spool")
+			}
+			checkWorkBytes(t, sum, kinds...)
 			t.Logf("%s job: %s, its first document read after %.1f s", name, took.Round(time.Millisecond), sum.FirstWorkSeconds)
 			// Flink reports the spans (attempted metrics); elsewhere they may be missing.
 			if read, ok := sum.StageSpans["Read"]; (ok || name == "flink") && (read[0] <= 0 || sum.FirstWorkSeconds != read[0]) {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
-	"strings"
 	"sync"
 	"time"
 
@@ -39,7 +39,12 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 		})
 	}
 	tuneLocalGC(f.engine.Local(), budget, f.opts.Given["memory"])
-	cfg.Spill = f.spill && (f.engine.Local() || !strings.Contains(cfg.Output, "://")) // a cluster's workers share a local work directory
+	cfg.Spill = f.spill && f.engine.SharesWork(cfg.Output)
+	if f.spool && !f.engine.Local() && f.engine.SharesWork(cfg.Output) { // the work directory in the output: pipeline.Build's default
+		cfg.Work = filepath.Join(cfg.Output, jobfiles.WorkDirName)
+		cfg.Spool = cfg.Work
+		undo = append(undo, func() { spool.Forget(cfg.Spool) })
+	}
 	if f.engine.Local() {
 		// One temporary directory holds the job's intermediate files and
 		// the spool, and the runner's temporary files (TMPDIR): it goes
@@ -55,14 +60,9 @@ func startLocal(f *runFlags, budget int64, cfg *job.Config, files []string) (sto
 		if err != nil {
 			return stop, fmt.Errorf("making the work directory in %s: %w", os.TempDir(), err)
 		}
-		tmpdir, had := os.LookupEnv("TMPDIR")
-		os.Setenv("TMPDIR", dir)
+		restoreTemp := setTempDir(dir)
 		undo = append(undo, func() {
-			if had {
-				os.Setenv("TMPDIR", tmpdir)
-			} else {
-				os.Unsetenv("TMPDIR")
-			}
+			restoreTemp()
 			spool.Forget(dir)
 			remove()
 		})
@@ -183,14 +183,16 @@ func privateTempDir() (restore func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("making a temporary directory for the job in %s: %w", os.TempDir(), err)
 	}
-	tmpdir, had := os.LookupEnv("TMPDIR")
+	restoreTemp := setTempDir(dir)
+	return func() { restoreTemp(); remove() }, nil
+}
+
+// setTempDir points TMPDIR at dir and returns what puts it back.
+func setTempDir(dir string) (restore func()) {
+	old, had := os.LookupEnv("TMPDIR")
 	os.Setenv("TMPDIR", dir)
-	return func() {
-		if had {
-			os.Setenv("TMPDIR", tmpdir)
-		} else {
-			os.Unsetenv("TMPDIR")
-		}
-		remove()
-	}, nil
+	if !had {
+		return func() { os.Unsetenv("TMPDIR") }
+	}
+	return func() { os.Setenv("TMPDIR", old) }
 }

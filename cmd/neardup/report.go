@@ -11,11 +11,9 @@ import (
 	"github.com/neardup/neardup/transforms/jobfiles/spool"
 )
 
-// writeReport writes report.html into a local staging directory dir, for
-// the output directory out, with the
-// texts of sample pairs read from the run's input files when they are JSONL
-// or Parquet (from their decompressed spool copies while those exist). Remote outputs
-// (URLs) get no report, and remote inputs are not read.
+// writeReport writes report.html into the staging directory dir of the
+// output out, with the texts of sample pairs read from the local JSONL or
+// Parquet inputs (their spool copies if any). A URL output gets no report.
 func writeReport(dir, out string, files []string, cfg *job.Config) error {
 	if strings.Contains(dir, "://") {
 		return nil

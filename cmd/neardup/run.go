@@ -41,7 +41,7 @@ func registerRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.Float64Var(&f.opts.MaxRejectRatio, "max-reject-ratio", 0.5, "fail the run, writing no outputs, when more than this share of the records is rejected or every\nrecord of an input file is (the input is not what --format and the field flags say); 1: never")
 	fs.BoolVar(&f.verbose, "verbose", false, "show the runner's log")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr while a local job runs")
-	fs.BoolVar(&f.spool, "spool", true, "local runners: keep decompressed copies of compressed inputs in a temporary directory (about the\ndecompressed input), so that the deduplicated copy does not inflate them again")
+	fs.BoolVar(&f.spool, "spool", true, "keep decompressed copies of compressed inputs in the work directory (about the decompressed input;\none machine, or a cluster whose --output is a path), so that the deduplicated copy does not inflate them again")
 	fs.BoolVar(&f.spill, "spill", true, "send the shuffles that grow with the input through files in the work directory, read back\none group at a time, rather than hold them in the runner's memory (local runners) or send them\nthrough its shuffle (a cluster whose work directory is a local path its workers share)")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the local run to this file (go tool pprof)")
 	fs.StringVar(&f.opts.Memory, "memory", plan.DefaultMemory, "local runners: the memory the job may use: a size (8GiB, 512MiB; 8G, 8GB: powers of 1000) or a share\nof the machine's memory (its control group's, if lower); sets Go's soft memory limit (9/10 of it) and\nmore shuffle rounds when it is small; an input that cannot fit is refused before the run")

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/neardup/neardup/transforms/choice"
 )
@@ -57,6 +58,15 @@ func (e Engine) String() string {
 
 // Local reports whether a job on e runs in this process.
 func (e Engine) Local() bool { return e == Direct || e == Prism }
+
+// SharesWork reports whether every worker of a job on e whose output
+// directory is output reads and writes the job's work directory, which is
+// in the output unless the job runs in this process, as a local disk: on
+// one machine, or on a cluster when output is a path, not a URL (the
+// workers of a cluster on one machine, or of one that mounts the path).
+// Such a job spills its large shuffles and spools its compressed inputs
+// there, as on one machine, and the runner carries only the files' names.
+func (e Engine) SharesWork(output string) bool { return e.Local() || !strings.Contains(output, "://") }
 
 // Portable reports whether e runs a job through a Beam job server that
 // takes the pipeline options of Beam's Java runners.

@@ -86,3 +86,27 @@ func defaults() Options {
 	c.Bands, c.Rows, c.SimBlocks, c.Rounds, c.CCRounds = 0, 0, 0, 0, -1
 	return o
 }
+
+func TestSharesWork(t *testing.T) {
+	for _, c := range []struct {
+		e      Engine
+		output string
+		want   bool
+	}{
+		{Direct, "/data/out", true},
+		{Direct, "gs://bucket/out", true}, // the work directory is a local temporary one
+		{Prism, "s3://bucket/out", true},
+		{Flink, "/data/out", true},
+		{Flink, "out", true},
+		{Spark, "/mnt/shared/out", true},
+		{Flink, "gs://bucket/out", false},
+		{Spark, "s3://bucket/out", false},
+		{Dataflow, "gs://bucket/out", false},
+		{Universal, "file:///data/out", false},
+	} {
+		if got := c.e.SharesWork(c.output); got != c.want {
+			t.Errorf("%v.SharesWork(%q) = %v, want %v", c.e, c.output, got, c.want)
+		}
+	}
+}
+

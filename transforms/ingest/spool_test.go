@@ -20,6 +20,7 @@ import (
 	"github.com/neardup/neardup/transforms/internal/docpool"
 	"github.com/neardup/neardup/transforms/internal/workfiles"
 	"github.com/neardup/neardup/transforms/job"
+	"github.com/neardup/neardup/transforms/jobfiles"
 	"github.com/neardup/neardup/transforms/jobfiles/input"
 	"github.com/neardup/neardup/transforms/jobfiles/spool"
 )
@@ -148,7 +149,7 @@ func TestSpoolYields(t *testing.T) {
 	// A copy being written, of another file.
 	open := spool.Start(ctx, w, 1, in)
 	open.Write([]byte("some decompressed bytes"))
-	openNames, _ := filepath.Glob(spool.Path(w, 1) + ".tmp-*")
+	openNames, _ := filepath.Glob(filepath.Join(w.Spool, ".tmp-"+jobfiles.SpoolName(1)+"-*"))
 	if len(openNames) != 1 {
 		t.Fatalf("the copy being written has %d temporary names, want 1: %v", len(openNames), openNames)
 	}

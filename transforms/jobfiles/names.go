@@ -21,8 +21,8 @@ const (
 // IsWorkFile reports whether name is a file the job writes in its work
 // directory: an info shard, a document shard (see DocShardName), a spill
 // file (see spilled.To), the first pass's
-// reading of an input (SeenName), or the temporary name of one being
-// written.
+// reading of an input (SeenName), a spool copy (SpoolName), or the
+// temporary name of one being written.
 func IsWorkFile(name string) bool {
 	if rest, ok := strings.CutPrefix(name, ".tmp-"); ok {
 		name = rest[:max(strings.LastIndexByte(rest, '-'), 0)]
@@ -41,7 +41,7 @@ func IsWorkFile(name string) bool {
 	for _, kind := range []struct {
 		prefix, suffix string
 		name           func(int) string
-	}{{"info-", ".bin", OldInfoShardName}, {"seen-", ".json", SeenName}} {
+	}{{"info-", ".bin", OldInfoShardName}, {"seen-", ".json", SeenName}, {"input-", "", SpoolName}} {
 		digits, ok := strings.CutPrefix(name, kind.prefix)
 		digits, ok2 := strings.CutSuffix(digits, kind.suffix)
 		if n, err := strconv.Atoi(digits); ok && ok2 && err == nil && n >= 0 && name == kind.name(n) {
@@ -81,6 +81,10 @@ func IsSpillName(name string) bool {
 	ok, _ := filepath.Match(SpillPattern, name)
 	return ok && !strings.ContainsAny(name, `/\`)
 }
+
+// SpoolName is the name of the spool copy of input file index file (see
+// package spool) in the spool directory, which is the work directory.
+func SpoolName(file int) string { return fmt.Sprintf("input-%05d", file) }
 
 // OldInfoShardName is the name of a whole file's info shard in neardup
 // before segments: a failed run's work directory may still hold one.

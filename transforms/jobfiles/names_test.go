@@ -28,6 +28,10 @@ func TestIsWorkFile(t *testing.T) {
 		".tmp-part-clusters-00000-000009.jsonl-01234": true,
 		"part-dedup-00000-000000.jsonl":               false,
 		"part-pairs-2-1.jsonl":                        false,
+		"input-00007":                                 true,
+		".tmp-input-00007-0123456789ab":               true,
+		"input-7":                                     false,
+		"input-00007.gz":                              false,
 		".tmp-mine":                                   false,
 		"notes.txt":                                   false,
 	} {

@@ -30,7 +30,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -132,7 +131,7 @@ func Source(w jobfiles.WorkDir, file int, path string) string {
 
 // Path is where the copy of input file index file lives in w.Spool.
 func Path(w jobfiles.WorkDir, file int) string {
-	return filepath.Join(w.Spool, fmt.Sprintf("input-%05d", file))
+	return filepath.Join(w.Spool, jobfiles.SpoolName(file))
 }
 
 // File is a spool copy being written: a temporary name, renamed into
@@ -206,7 +205,7 @@ func newFile(ctx context.Context, d *spoolDir, final, path string) *File {
 	_, _ = rand.Read(rnd[:])
 	var f *os.File
 	err := workfiles.Do(func() (err error) {
-		f, err = os.Create(final + ".tmp-" + hex.EncodeToString(rnd[:]))
+		f, err = os.Create(filepath.Join(filepath.Dir(final), ".tmp-"+filepath.Base(final)+"-"+hex.EncodeToString(rnd[:])))
 		return err
 	})
 	if err != nil {
