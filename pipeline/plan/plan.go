@@ -66,14 +66,14 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		b := blocking.ChooseBands(c.Threshold, c.Perms, blocking.DefaultWeights)
 		c.Bands, c.Rows = b.B, b.R
 	}
-	if c.SimBlocks == 0 {
-		// About 1 KB of raw text per document. Pairs of a table bucket
-		// farther than k bits are dropped in the bucket, so a chance
-		// collision costs one comparison.
-		c.SimBlocks = blocking.ChooseDesign(c.Hamming, max(stored/1024, 1)).Blocks
-	}
 	sc := scanInputs(files, c.Format, stored)
 	input := sc.input
+	if c.SimBlocks == 0 {
+		// About 1 KB of decompressed input per document. Pairs of a
+		// table bucket farther than k bits are dropped in the bucket, so
+		// a chance collision costs one comparison.
+		c.SimBlocks = blocking.ChooseDesign(c.Hamming, max(input/1024, 1)).Blocks
+	}
 	n, err := rounds(o, r, stored, input)
 	if err != nil {
 		return Plan{}, err

@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,3 +113,31 @@ func TestSharesWork(t *testing.T) {
 	}
 }
 
+// TestSimBlocksOfDecompressed: the SimHash design is sized from the
+// decompressed input (about 1 KB a document), not from the compressed
+// bytes stored.
+func TestSimBlocksOfDecompressed(t *testing.T) {
+	const isize = 3_500_000_000 // what the gzip file's last 4 bytes say
+	gz := append([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}, make([]byte, 64)...)
+	gz = binary.LittleEndian.AppendUint32(gz, isize)
+	path := filepath.Join(t.TempDir(), "big.jsonl.gz")
+	if err := os.WriteFile(path, gz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := defaults()
+	if err := Check(&o, Runner{Engine: Flink}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(o, Runner{Engine: Flink}, []string{path}, int64(len(gz)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := p.Config.Hamming
+	want := blocking.ChooseDesign(k, isize/1024).Blocks
+	if stored := blocking.ChooseDesign(k, 1).Blocks; want == stored {
+		t.Fatalf("%d blocks either way: the test decides nothing", want)
+	}
+	if p.Config.SimBlocks != want {
+		t.Errorf("SimBlocks %d, want %d (of %d decompressed bytes)", p.Config.SimBlocks, want, isize)
+	}
+}

@@ -45,6 +45,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/neardup/neardup/pipeline/plan"
 	"github.com/neardup/neardup/transforms/format/record"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/candidates"
@@ -161,7 +162,7 @@ func newJob(globs, out string) (*job, error) {
 
 	// As the job plan chooses them (plan.New).
 	bands := blocking.ChooseBands(threshold, perms, blocking.DefaultWeights)
-	design := blocking.ChooseDesign(hamming, max(stored/1024, 1))
+	design := blocking.ChooseDesign(hamming, max(plan.DecompressedBytes(paths, record.JSONL, stored)/1024, 1))
 	j.bands = bands
 	if j.tables, err = blocking.NewTables(design); err != nil {
 		j.cleanup()
