@@ -10,7 +10,8 @@
 # peak disk of the output directory (the job's work directory is in it)
 # and of each engine's shuffle and spill directory, and the lines of the
 # engines' logs that tell of a task failed or retried (OutOfMemoryError,
-# a lost task or executor, a job restarted).
+# a lost task or executor, a job restarted). $BENCH_OUT/stat-RUNNER.json
+# also has the JVMs' CPU by thread name (JIT compilers, the engine's own).
 #
 #   scripts/engines-bench.sh                # direct, flink, spark
 #   RUNNERS="flink direct" scripts/engines-bench.sh

@@ -150,11 +150,13 @@ tm_memory=(-D taskmanager.cpu.cores=1 -D taskmanager.memory.framework.heap.size=
 	-D taskmanager.memory.jvm-metaspace.size=256m -D taskmanager.memory.jvm-overhead.min=192m
 	-D taskmanager.memory.jvm-overhead.max=192m)
 heap_mb=$((128 + $(numfmt --from=iec "${task_heap^^}") / 1048576))
-tm_jvm="-Xmx${heap_mb}m -Xms${heap_mb}m -XX:MaxDirectMemorySize=1024m -XX:MaxMetaspaceSize=256m"
-# The JobManager and the job server only schedule, translate and submit:
-# C1's code is enough, and they reach it sooner (a job's start, most of
-# all the first one's, waits on them), with less compiling on the cores
-# the TaskManagers share.
+tm_jvm="-Xmx${heap_mb}m -Xms${heap_mb}m -XX:MaxDirectMemorySize=1024m -XX:MaxMetaspaceSize=256m -XX:TieredStopAtLevel=1"
+# The JobManager and the job server only schedule, translate and submit,
+# and with the large shuffles spilled the TaskManagers mostly pass file
+# names: C1's code is enough, and they reach it sooner (a job's start,
+# most of all the first one's, waits on them), with less compiling on the
+# cores the Go workers share (the compilers' threads were 31 of 71 JVM
+# CPU seconds of a SCALE job: docs/BENCHMARKS.md).
 jvm jobmanager "-Xmx768m -XX:MaxMetaspaceSize=256m -XX:TieredStopAtLevel=1" org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint --configDir "$RUN/conf"
 wait_for jobmanager 90 curl -sf "http://localhost:$rest_port/overview" -o /dev/null
 # RUN/taskmanager N [ID] runs TaskManager N, resource id ID (default tm-N),

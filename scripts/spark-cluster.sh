@@ -104,12 +104,17 @@ jvm() { # NAME HEAP MAIN ARGS...
 	launch "$name" java "${JAVA17_OPENS[@]}" $heap -Dlog4j2.configurationFile="file:$RUN/conf/log4j2.properties" \
 		-Djava.io.tmpdir="$RUN/tmp" -cp "$RUN/conf:$cp" "$main" "$@"
 }
-jvm master "-Xmx512m" org.apache.spark.deploy.master.Master \
+# Every JVM here compiles with C1 alone (-XX:TieredStopAtLevel=1): with
+# the large shuffles spilled the JVMs schedule, translate and pass file
+# names, and the compilers' threads (C1 and C2) took 80 of their 137 CPU
+# seconds of a SCALE job (by thread: docs/BENCHMARKS.md). Executors,
+# which each job starts anew, get it by spark.executor.extraJavaOptions.
+jvm master "-Xmx512m -XX:TieredStopAtLevel=1" org.apache.spark.deploy.master.Master \
 	--host localhost --port "$master_port" --webui-port "$ui_port"
 master=spark://localhost:$master_port
 wait_for master 90 curl -sf "http://localhost:$ui_port/json/" -o /dev/null
 for i in 1 2; do
-	jvm "worker-$i" "-Xmx256m" org.apache.spark.deploy.worker.Worker \
+	jvm "worker-$i" "-Xmx256m -XX:TieredStopAtLevel=1" org.apache.spark.deploy.worker.Worker \
 		--host localhost --port "$(free_port)" --webui-port "$(free_port)" \
 		--cores 1 --memory "$mem" --work-dir "$RUN/work" "$master"
 done
@@ -127,7 +132,7 @@ alive worker-2 || die "worker-2 exited while starting (logs: $RUN)"
 # Beam's Spark runner also ships the job server's classpath (263 jars,
 # ~250 MB) to each executor of each job, though Beam is on the executors'
 # own classpath here: about 9 s of each executor's start (DIR/work/APP/N/).
-jvm jobserver "-Xmx1g -Dspark.driver.host=localhost -Dspark.driver.bindAddress=127.0.0.1 \
+jvm jobserver "-Xmx1g -XX:TieredStopAtLevel=1 -Dspark.executor.extraJavaOptions=-XX:TieredStopAtLevel=1 -Dspark.driver.host=localhost -Dspark.driver.bindAddress=127.0.0.1 \
 -Dspark.ui.enabled=false -Dspark.executor.memory=$mem -Dspark.local.dir=$RUN/tmp -Dspark.locality.wait=0s \
 $parallelism" \
 	org.apache.beam.runners.spark.SparkJobServerDriver \

@@ -12,7 +12,9 @@ kind (the command, the JVMs, the Go workers), and the peak of one process
 of each kind. With --disk it also samples, every 2 s, the bytes of the
 files under each DIR (allocated blocks, as du counts them) and prints
 each one's peak under NAME. A process that exits between two samples
-loses its last quarter second of CPU. Exits with COMMAND's exit code.
+loses its last quarter second of CPU. It also prints the CPU seconds of the JVMs' threads by name (digits
+taken out), the 15 largest: of a JVM that ends before COMMAND, the last
+sample's. Exits with COMMAND's exit code.
 """
 import glob
 import json
@@ -38,6 +40,26 @@ def stat(pid):
     cpu = (int(fields[11]) + int(fields[12])) / TICK
     rss = int(fields[21]) * PAGE
     return ppid, cpu, rss, comm
+
+
+def thread_cpu(pid):
+    """CPU seconds of each thread of pid by its name with the digits taken
+    out (JIT compilers, collectors, a runner's task threads), or {}."""
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                s = f.read()
+        except OSError:
+            continue
+        name = "".join(c for c in s[s.index("(") + 1:s.rindex(")")] if not c.isdigit()).strip(" #-_")
+        fields = s[s.rindex(")") + 2:].split()
+        out[name] = out.get(name, 0) + (int(fields[11]) + int(fields[12])) / TICK
+    return out
 
 
 def disk_bytes(root):
@@ -87,15 +109,18 @@ def main():
         for p in glob.glob(os.path.join(d, "*.pid")):
             with open(p) as f:
                 roots[int(f.read().strip())] = "cluster"
-    start_cpu = {}
+    start_cpu, start_threads = {}, {}
     for pid in roots:
         st = stat(pid)
         if st:
             start_cpu[pid] = st[1]
+            if st[3] == "java":
+                start_threads[pid] = thread_cpu(pid)
     t0 = time.time()
     proc = subprocess.Popen(args)
     roots[proc.pid] = "command"
-    last_cpu = {}
+    last_cpu, last_threads = {}, {}
+    next_threads = 0.0
     peak = {"all": 0}
     peak_kind, peak_one = {}, {}
     peak_disk = {name: 0 for name in disks}
@@ -126,6 +151,11 @@ def main():
             total += rss
             by_kind[k] = by_kind.get(k, 0) + rss
             peak_one[k] = max(peak_one.get(k, 0), rss)
+        if done or time.time() >= next_threads:
+            for pid, (cpu, k) in last_cpu.items():
+                if k == "jvms" and pid in table:
+                    last_threads[pid] = thread_cpu(pid)
+            next_threads = time.time() + 2
         peak["all"] = max(peak["all"], total)
         for k, v in by_kind.items():
             peak_kind[k] = max(peak_kind.get(k, 0), v)
@@ -148,6 +178,12 @@ def main():
         "peak_rss_mb_by_kind": {k: round(v / 2**20) for k, v in sorted(peak_kind.items())},
         "peak_rss_mb_one_by_kind": {k: round(v / 2**20) for k, v in sorted(peak_one.items())},
     }
+    threads = {}
+    for pid, names in last_threads.items():
+        for name, cpu in names.items():
+            threads[name] = threads.get(name, 0) + cpu - start_threads.get(pid, {}).get(name, 0)
+    top = sorted(threads.items(), key=lambda kv: -kv[1])[:15]
+    out["jvm_threads_cpu_s"] = {k: round(v, 1) for k, v in top}
     if disks:
         out["peak_disk_mb"] = {k: round(v / 2**20) for k, v in peak_disk.items()}
     print(json.dumps(out), file=sys.stderr)
