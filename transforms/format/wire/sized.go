@@ -23,9 +23,9 @@ type SizedEntry struct {
 // size (uvarint) and the band id (1 byte): about 9 bytes.
 
 // AppendSizedEntry appends e to chunk like AppendEntry: prev holds the
-// line of the chunk's last entry, and is reset when chunk is empty. It
-// panics if chunk belongs to another file.
-func AppendSizedEntry(chunk []byte, e SizedEntry, prev *int64) []byte {
+// document of the chunk's last entry, and is reset when chunk is empty. It
+// panics if the chunk's entries are of another file.
+func AppendSizedEntry(chunk []byte, e SizedEntry, prev *Doc) []byte {
 	chunk = appendEntryHead(chunk, e.Key, e.Doc, prev)
 	chunk = appendLine(chunk, e.Doc, prev)
 	chunk = binary.AppendUvarint(chunk, uint64(e.Size))

@@ -9,7 +9,7 @@ import (
 )
 
 func TestAppendSizedEntryLayout(t *testing.T) {
-	prev := int64(99) // a new chunk resets it
+	prev := Doc(99) // a new chunk resets it
 	got := AppendSizedEntry(nil, SizedEntry{Key: 0x0102030405060708, Doc: DocNum(1, 2), Size: 10, Band: 7}, &prev)
 	got = AppendSizedEntry(got, SizedEntry{Key: 0xff, Doc: DocNum(1, 1), Size: 300, Band: 255}, &prev)
 	want := []byte{
@@ -42,7 +42,7 @@ func TestSizedEntriesRoundTrip(t *testing.T) {
 		}},
 	} {
 		var chunk []byte
-		var prev int64
+		var prev Doc
 		for _, e := range tc.in {
 			chunk = AppendSizedEntry(chunk, e, &prev)
 		}
@@ -67,7 +67,7 @@ func TestSizedEntriesRoundTrip(t *testing.T) {
 // are ErrCorrupt and leave dst as it was.
 func TestSizedEntriesCorrupt(t *testing.T) {
 	var chunk []byte
-	var prev int64
+	var prev Doc
 	for i := range 3 {
 		chunk = AppendSizedEntry(chunk, SizedEntry{Key: uint64(i) * 0x0101010101, Doc: DocNum(5, int64(i)*200), Size: uint32(i) * 1000, Band: uint8(i)}, &prev)
 	}
@@ -105,7 +105,7 @@ func TestSizedEntriesCorrupt(t *testing.T) {
 
 func BenchmarkAppendSizedEntries(b *testing.B) {
 	var chunk []byte
-	var prev int64
+	var prev Doc
 	for i := range 3000 {
 		chunk = AppendSizedEntry(chunk, SizedEntry{Key: uint64(i) * 0x9E3779B97F4A7C15, Doc: DocNum(3, int64(i/150)), Size: uint32(100 + i%500), Band: uint8(i % 150)}, &prev)
 	}

@@ -96,17 +96,18 @@ const KeyBits = 40
 // two: about 6 and 11 bytes an entry instead of 16 and 24.
 
 // AppendEntry appends e to chunk, starting the chunk with e's file index
-// when it is empty. prev holds the line of the chunk's last entry: the
-// caller keeps one per chunk, and AppendEntry resets it when it starts a
-// chunk. It panics if chunk belongs to another file.
-func AppendEntry(chunk []byte, e Entry, prev *int64) []byte {
+// when it is empty. prev holds the document of the chunk's last entry: the
+// caller keeps one per chunk, and AppendEntry sets it to line 0 of e's file
+// when it starts a chunk. It panics if the chunk's entries (prev) are of
+// another file.
+func AppendEntry(chunk []byte, e Entry, prev *Doc) []byte {
 	chunk = appendEntryHead(chunk, e.Key, e.Doc, prev)
 	return appendLine(chunk, e.Doc, prev)
 }
 
 // AppendSimEntry appends e to chunk like AppendEntry, with e.Table in
 // place of e.Key.
-func AppendSimEntry(chunk []byte, e SimEntry, prev *int64) []byte {
+func AppendSimEntry(chunk []byte, e SimEntry, prev *Doc) []byte {
 	chunk = appendFile(chunk, e.Doc, prev)
 	chunk = appendLine(chunk, e.Doc, prev)
 	chunk = binary.AppendUvarint(chunk, uint64(e.Table))
@@ -114,28 +115,29 @@ func AppendSimEntry(chunk []byte, e SimEntry, prev *int64) []byte {
 }
 
 // appendFile starts an empty chunk with doc's file index and checks that a
-// chunk that is not empty belongs to that file.
-func appendFile(chunk []byte, doc Doc, prev *int64) []byte {
+// chunk that is not empty belongs to that file. The check reads prev, not
+// the chunk's head: a signature pass appends to thousands of chunks in
+// turn, and reading each one's head again costs a cache miss an entry.
+func appendFile(chunk []byte, doc Doc, prev *Doc) []byte {
 	if len(chunk) == 0 {
 		chunk = binary.AppendUvarint(chunk, uint64(File(doc)))
-		*prev = 0
-	} else if f, _ := binary.Uvarint(chunk); int(f) != File(doc) {
-		panic(fmt.Sprintf("wire: entry of file %d appended to a chunk of file %d", File(doc), f))
+		*prev = DocNum(File(doc), 0)
+	} else if File(*prev) != File(doc) {
+		panic(fmt.Sprintf("wire: entry of file %d appended to a chunk of file %d", File(doc), File(*prev)))
 	}
 	return chunk
 }
 
-func appendEntryHead(chunk []byte, key uint64, doc Doc, prev *int64) []byte {
+func appendEntryHead(chunk []byte, key uint64, doc Doc, prev *Doc) []byte {
 	chunk = appendFile(chunk, doc, prev)
 	var k [8]byte
 	binary.LittleEndian.PutUint64(k[:], key)
 	return append(chunk, k[:KeyBits/8]...)
 }
 
-func appendLine(chunk []byte, doc Doc, prev *int64) []byte {
-	line := Line(doc)
-	chunk = binary.AppendVarint(chunk, line-*prev)
-	*prev = line
+func appendLine(chunk []byte, doc Doc, prev *Doc) []byte {
+	chunk = binary.AppendVarint(chunk, Line(doc)-Line(*prev))
+	*prev = doc
 	return chunk
 }
 
@@ -586,15 +588,17 @@ func AppendLines(dst []OutLine, chunk []byte) ([]OutLine, error) {
 // with Add during a bundle and emits full chunks as it goes; Flush emits the
 // rest at the end of the bundle.
 type Batcher struct {
-	max  int
-	bufs map[int][]byte
-	// The chunk of the partition added to last (if open), kept out of
-	// bufs: records mostly come in runs of one partition, and a map
-	// lookup and store per record cost more than the record.
-	last    int
-	lastBuf []byte
-	open    bool
+	max    int
+	dense  [][]byte        // the chunks of keys in [0, denseKeys), by key
+	sparse map[int]*[]byte // the chunks of other keys
 }
+
+// denseKeys bounds the keys whose chunks a Batcher finds by index rather
+// than in a map: partitions and file indexes. A DoFn scatters records over
+// a few thousand partitions, one record to each in turn, where a map lookup
+// and store per record cost more than the record and their cache misses
+// grow with the partitions.
+const denseKeys = 1 << 16
 
 // DefaultChunkBytes keeps shuffled elements at 32 KiB: large enough that the
 // runner's per-element cost vanishes, small enough to stay clear of its
@@ -615,7 +619,26 @@ func NewBatcher(max int) *Batcher {
 	if max <= 0 {
 		max = DefaultChunkBytes - ChunkHeadroom
 	}
-	return &Batcher{max: max, bufs: make(map[int][]byte)}
+	return &Batcher{max: max}
+}
+
+// chunk returns the chunk of key part.
+func (b *Batcher) chunk(part int) *[]byte {
+	if uint(part) < denseKeys {
+		if part >= len(b.dense) {
+			b.dense = append(b.dense, make([][]byte, part+1-len(b.dense))...)
+		}
+		return &b.dense[part]
+	}
+	c := b.sparse[part]
+	if c == nil {
+		if b.sparse == nil {
+			b.sparse = make(map[int]*[]byte)
+		}
+		c = new([]byte)
+		b.sparse[part] = c
+	}
+	return c
 }
 
 // Add appends one record to partition part's chunk with appendRec, and calls
@@ -623,15 +646,9 @@ func NewBatcher(max int) *Batcher {
 // past the Batcher's max bytes. A chunk thus stays within max unless its
 // records grow, or a single record is larger.
 func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int64, []byte)) {
-	if !b.open || part != b.last {
-		if b.open {
-			b.bufs[b.last] = b.lastBuf
-		}
-		b.last, b.lastBuf, b.open = part, b.bufs[part], true
-	}
-	buf := b.lastBuf
-	n := len(buf)
-	buf = appendRec(buf)
+	c := b.chunk(part)
+	n := len(*c)
+	buf := appendRec(*c)
 	if len(buf)+(len(buf)-n) > b.max {
 		emit(int64(part), buf)
 		// The emitted chunk is the runner's now. A partition that filled
@@ -639,26 +656,33 @@ func (b *Batcher) Add(part int, appendRec func([]byte) []byte, emit func(int64, 
 		// once, not grown by appends that copy it and leave garbage.
 		buf = make([]byte, 0, b.max)
 	}
-	b.lastBuf = buf
+	*c = buf
 }
 
 // Flush emits every non-empty chunk in partition order and empties the
 // Batcher.
 func (b *Batcher) Flush(emit func(int64, []byte)) {
-	if b.open {
-		b.bufs[b.last], b.lastBuf, b.open = b.lastBuf, nil, false
-	}
-	parts := make([]int, 0, len(b.bufs))
-	for p, buf := range b.bufs {
-		if len(buf) > 0 {
+	var parts []int
+	for p, c := range b.sparse {
+		if len(*c) > 0 {
 			parts = append(parts, p)
 		}
 	}
 	slices.Sort(parts)
-	for _, p := range parts {
-		emit(int64(p), b.bufs[p])
+	neg, _ := slices.BinarySearch(parts, 0)
+	for _, p := range parts[:neg] {
+		emit(int64(p), *b.sparse[p])
 	}
-	clear(b.bufs)
+	for p, c := range b.dense {
+		if len(c) > 0 {
+			emit(int64(p), c)
+		}
+	}
+	clear(b.dense)
+	for _, p := range parts[neg:] {
+		emit(int64(p), *b.sparse[p])
+	}
+	clear(b.sparse)
 }
 
 // Member is a clustered document with what cluster lines report of it, and

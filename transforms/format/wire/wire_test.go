@@ -112,7 +112,7 @@ func TestPartitionSpread(t *testing.T) {
 }
 
 func TestAppendEntryLayout(t *testing.T) {
-	prev := int64(99) // a new chunk resets it
+	prev := Doc(99) // a new chunk resets it
 	got := AppendEntry(nil, Entry{Key: 0x0102030405060708, Doc: DocNum(1, 2)}, &prev)
 	got = AppendEntry(got, Entry{Key: 0xff, Doc: DocNum(1, 300)}, &prev)
 	got = AppendEntry(got, Entry{Key: 0xee, Doc: DocNum(1, 299)}, &prev)
@@ -155,7 +155,7 @@ func TestAppendEntryOtherFilePanics(t *testing.T) {
 			t.Error("no panic for an entry of another file")
 		}
 	}()
-	var prev int64
+	var prev Doc
 	AppendEntry(AppendEntry(nil, Entry{Key: 1, Doc: DocNum(1, 1)}, &prev), Entry{Key: 1, Doc: DocNum(2, 1)}, &prev)
 }
 
@@ -164,7 +164,7 @@ const lowKey = 1<<KeyBits - 1
 func TestEntriesRoundTrip(t *testing.T) {
 	in := []Entry{{0, DocNum(3, 0)}, {1, DocNum(3, 2)}, {math.MaxUint64, DocNum(3, MaxLines-1)}, {42, DocNum(3, 42)}}
 	var chunk []byte
-	var prev int64
+	var prev Doc
 	for _, e := range in {
 		chunk = AppendEntry(chunk, e, &prev)
 	}
@@ -203,7 +203,7 @@ func TestSimEntriesRoundTrip(t *testing.T) {
 		in = append(in, SimEntry{Key: uint64(i), Doc: e.doc, FP: e.fp, Table: e.table})
 	}
 	var chunk []byte
-	var prev int64
+	var prev Doc
 	for _, e := range in {
 		chunk = AppendSimEntry(chunk, e, &prev)
 	}
@@ -229,7 +229,7 @@ func TestSimEntriesRoundTrip(t *testing.T) {
 
 func TestEntriesCorrupt(t *testing.T) {
 	var ent, sim []byte
-	var pe, ps int64
+	var pe, ps Doc
 	for i := 0; i < 3; i++ {
 		ent = AppendEntry(ent, Entry{Key: uint64(i) * 0x0101010101, Doc: DocNum(5, int64(i)*200)}, &pe)
 		sim = AppendSimEntry(sim, SimEntry{Doc: DocNum(5, int64(i)*200), FP: 9, Table: 200 * i}, &ps)
@@ -721,6 +721,34 @@ func TestBatcher(t *testing.T) {
 	}
 }
 
+// TestBatcherKeys: keys beyond the partitions (an index's file indexes
+// from 1<<23, a negative key) batch and flush like partitions, all in key
+// order.
+func TestBatcherKeys(t *testing.T) {
+	b := NewBatcher(0)
+	var got []int
+	emit := func(p int64, c []byte) {
+		ps, err := AppendPairs(nil, c)
+		if err != nil || len(ps) != 1 || ps[0].A != uint64(p+10) {
+			t.Errorf("chunk of key %d: %v, %v; want the one pair added under it", p, ps, err)
+		}
+		got = append(got, int(p))
+	}
+	keys := []int{1 << 23, 3, -2, denseKeys, denseKeys - 1, 0, 1<<23 + 1}
+	for _, k := range keys {
+		b.Add(k, func(c []byte) []byte { return AppendPair(c, Pair{A: uint64(k + 10)}) }, emit)
+	}
+	b.Flush(emit)
+	if want := slices.Sorted(slices.Values(keys)); !slices.Equal(got, want) {
+		t.Errorf("Flush emitted keys %v, want %v", got, want)
+	}
+	got = nil
+	b.Flush(emit)
+	if len(got) != 0 {
+		t.Errorf("second Flush emitted keys %v, want none", got)
+	}
+}
+
 func TestBatcherDefault(t *testing.T) {
 	for _, max := range []int{0, -1} {
 		b := NewBatcher(max)
@@ -1081,7 +1109,7 @@ func FuzzDecodeCandidates(f *testing.F) {
 // entries, to entries that re-encode and decode to themselves, or to
 // ErrCorrupt with nothing appended.
 func FuzzDecodeEntries(f *testing.F) {
-	var pe, ps int64
+	var pe, ps Doc
 	var ent, sim []byte
 	for i, d := range []Doc{DocNum(2, 0), DocNum(2, 3), DocNum(2, 300), DocNum(2, 299)} {
 		ent = AppendEntry(ent, Entry{Key: uint64(i) * 0x0123456789, Doc: d}, &pe)
@@ -1100,7 +1128,7 @@ func FuzzDecodeEntries(f *testing.F) {
 			}
 		} else if len(es) > 0 {
 			var re []byte
-			var prev int64
+			var prev Doc
 			for _, e := range es {
 				re = AppendEntry(re, e, &prev)
 			}
@@ -1114,7 +1142,7 @@ func FuzzDecodeEntries(f *testing.F) {
 			}
 		} else if len(ss) > 0 {
 			var re []byte
-			var prev int64
+			var prev Doc
 			for _, e := range ss {
 				if e.Key != tables.Key(e.Table, e.FP) {
 					t.Fatalf("entry %+v: key not derived from table and fingerprint", e)

@@ -137,14 +137,14 @@ func (ks KeySpace) Range(kind Kind) (lo, hi int) {
 type Sender struct {
 	keys KeySpace
 	b    *wire.Batcher
-	prev []int64 // line of the last entry per key, see wire.AppendEntry
+	prev []wire.Doc // document of the last entry per key, see wire.AppendEntry
 	emit func(int64, []byte)
 }
 
 // NewSender returns a Sender over the entry keys of ks that emits full
 // chunks to emit.
 func NewSender(ks KeySpace, emit func(key int64, chunk []byte)) *Sender {
-	return &Sender{keys: ks, b: wire.NewBatcher(0), prev: make([]int64, ks.StatsKey()), emit: emit}
+	return &Sender{keys: ks, b: wire.NewBatcher(0), prev: make([]wire.Doc, ks.StatsKey()), emit: emit}
 }
 
 // Band adds the band entry (key, doc).

@@ -1,12 +1,14 @@
 package blockkeys
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/neardup/neardup/transforms/format/wire"
 	"github.com/neardup/neardup/transforms/match/blocking"
 	"github.com/neardup/neardup/transforms/match/ensemble"
+	"github.com/neardup/neardup/transforms/mix"
 	"github.com/neardup/neardup/transforms/sketch/signature"
 	"github.com/neardup/neardup/transforms/text/normalize"
 )
@@ -194,5 +196,38 @@ func TestSenderKeys(t *testing.T) {
 		if seen[kind] == 0 {
 			t.Errorf("no chunk of kind %d", kind)
 		}
+	}
+}
+
+// BenchmarkSender sends the 18 band and 4 table entries of each of a file's
+// documents, in line order, over the partitions a run of SCALE (1.37M
+// documents: 256) and of ten times SCALE (2048) picks, and flushes them
+// every segment of 65,536 documents: the signature pass's scatter on one
+// machine. The time per document should not grow with the partitions.
+func BenchmarkSender(b *testing.B) {
+	tables, _ := blocking.NewTables(blocking.Design{K: 3, Blocks: 4})
+	for _, P := range []int{256, 2048} {
+		b.Run(fmt.Sprintf("P=%d", P), func(b *testing.B) {
+			var chunks int
+			s := NewSender(KeySpace{P: P}, func(int64, []byte) { chunks++ })
+			d := Doc{Bands: make([]uint64, 18)}
+			line := int64(0)
+			b.ReportAllocs()
+			for b.Loop() {
+				line++
+				x := uint64(line) * 0x9e3779b97f4a7c15
+				for i := range d.Bands {
+					x = mix.Fmix64(x + uint64(i))
+					d.Bands[i] = x
+				}
+				d.Info.Doc, d.Info.SimHash = wire.DocNum(1, line), x
+				d.Tables = tables.AppendKeys(d.Tables[:0], x)
+				s.Send(&d)
+				if line%(1<<16) == 0 {
+					s.Flush()
+				}
+			}
+			s.Flush()
+		})
 	}
 }
