@@ -41,7 +41,7 @@ func TestDeterministic(t *testing.T) {
 		{"", 7, 2, 1, 2, 3, true},
 		{"direct", 7, 2, 1, 2, 4, true},
 		{"direct", job.DefaultPartitions, 2, 0, 1, 1, true},
-		{"direct", 8 * job.DefaultPartitions, 2, 0, 2, 0, true}, // and 8 times the components partitions: plan.PartitionScale of 12 GB
+		{"direct", 8 * job.DefaultPartitions, 2, 0, 2, 0, true}, // and 8 times the components partitions: plan.PartitionScale of 48 GiB
 	}
 	var want map[string][]byte
 	for i, v := range variants {

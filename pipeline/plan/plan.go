@@ -90,7 +90,8 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		c.DecideBytes = DecideBytes(budget)
 	}
 	c.IndexKeyBits = KeyBits(input, ensemble.KeysPerDoc(c.ContainOptions()))
-	scale := PartitionScale(input, r.model(false).shape == spilled)
+	spill := r.model(false).shape == spilled
+	scale := PartitionScale(input, spill)
 	if !o.Given["partitions"] {
 		c.Partitions *= scale
 	}
@@ -98,7 +99,7 @@ func New(o Options, r Runner, files []string, stored int64) (Plan, error) {
 		c.CCPartitions *= scale
 	}
 	if c.CCRounds == -1 {
-		c.CCRounds = AutoCCRounds(r.Engine.Local(), scale)
+		c.CCRounds = AutoCCRounds(r.Engine.Local(), input, spill)
 	}
 	return Plan{Config: c, Budget: budget, Note: note}, nil
 }

@@ -37,9 +37,12 @@ func TestNew(t *testing.T) {
 		{"small input: 1 round, partitions as they are, no components rounds", nil, spilled, 1 << 20, func(c job.Config) bool {
 			return c.Rounds == 1 && c.Partitions == job.DefaultPartitions && c.CCRounds == 0
 		}, ""},
-		{"large input spilled: partitions scaled", nil, spilled, 3 * gb, func(c job.Config) bool {
-			k := PartitionScale(3*gb, true)
-			return k > 1 && c.Partitions == k*job.DefaultPartitions && c.CCRounds == ClusterCCRounds
+		{"3 GB spilled: partitions as they are, components rounds", nil, spilled, 3 * gb, func(c job.Config) bool {
+			return c.Partitions == job.DefaultPartitions && c.CCPartitions == job.DefaultConfig().CCPartitions && c.CCRounds == ClusterCCRounds
+		}, ""},
+		{"large input spilled: partitions scaled", nil, spilled, 13 * gb, func(c job.Config) bool {
+			k := PartitionScale(13*gb, true)
+			return k > 1 && c.Partitions == k*job.DefaultPartitions && c.CCPartitions == k*job.DefaultConfig().CCPartitions && c.CCRounds == ClusterCCRounds
 		}, ""},
 		{"large input, partitions given", func(o *Options) { o.Given, o.Config.Partitions = map[string]bool{"partitions": true}, 7 }, spilled, 3 * gb,
 			func(c job.Config) bool { return c.Partitions == 7 }, ""},

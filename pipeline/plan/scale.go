@@ -31,8 +31,8 @@ func AutoRounds(inputBytes int64, branches int, held bool) int {
 }
 
 // partitionInputBytes is the decompressed input per step of
-// PartitionScale: 1.5 GiB of decompressed input.
-const partitionInputBytes = 1536 << 20
+// PartitionScale: 6 GiB.
+const partitionInputBytes = 6 << 30
 
 // PartitionScale is the factor a run multiplies the default
 // partitions (job.DefaultPartitions) and components partitions by when
@@ -43,7 +43,12 @@ const partitionInputBytes = 1536 << 20
 // it works on: Candidates a partition's block entries decoded (16 bytes an
 // entry, and as much again to sort them), Clusters' steps a partition of the
 // documents, its edges and members; partitions that grow with the input
-// keep them the same size. The outputs do not depend on the partitions.
+// keep them the same size. Partitions cost too: every signed segment
+// sends a chunk to each of them, so a shuffle's chunks, their reads and
+// their index entries grow as the input times the partitions. At SCALE
+// tiled 10 times 2,048 partitions took 1.2 times the CPU of 512
+// (docs/BENCHMARKS.md); steps of 6 GiB keep a partition's block entries
+// at about 30 MB. The outputs do not depend on the partitions.
 func PartitionScale(input int64, spilled bool) int {
 	if !spilled {
 		return 1
@@ -52,20 +57,25 @@ func PartitionScale(input int64, spilled bool) int {
 	return int(min(max(n, 1), 64))
 }
 
-// AutoCCRounds is the number of large-star/small-star rounds a run and an
-// audit pick when --cc-rounds is not given, for an input of scale
-// steps of PartitionScale. The rounds contract the components over
+// ccRoundsInputBytes is the largest decompressed input for which a local
+// run with spilled shuffles skips the components' rounds (AutoCCRounds).
+const ccRoundsInputBytes = 1536 << 20
+
+// AutoCCRounds is the number of large-star/small-star rounds a run picks
+// when --cc-rounds is not given, for input bytes (decompressed) and its
+// large shuffles spilled or not. The rounds contract the components over
 // partitions so that no worker has to hold them all; each round costs two
 // shuffles of all the edges. The edges of the components the rounds leave
 // (components_remainder_edges) go to a union-find on one worker, which
-// holds them all. A runner in this process (local) with an input of one
-// step skips the rounds: the remainder is then every edge of a component
-// that is not a star, a few bytes a match. A larger input, or a cluster,
-// gets ClusterCCRounds, so that what one worker holds no longer grows with
-// the input; the clusters do not depend on the rounds (docs/BENCHMARKS.md
-// has the measurements).
-func AutoCCRounds(local bool, scale int) int {
-	if local && scale <= 1 {
+// holds them all. A runner in this process (local) skips the rounds when it
+// holds the shuffles anyway (not spilled) or the input is at most
+// ccRoundsInputBytes: the remainder is then every edge of a component that
+// is not a star, a few bytes a match. A larger spilled input, or a
+// cluster, gets ClusterCCRounds, so that what one worker holds no longer
+// grows with the input; the clusters do not depend on the rounds
+// (docs/BENCHMARKS.md has the measurements).
+func AutoCCRounds(local bool, input int64, spilled bool) int {
+	if local && (!spilled || input <= ccRoundsInputBytes) {
 		return 0
 	}
 	return ClusterCCRounds

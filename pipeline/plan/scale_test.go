@@ -48,8 +48,8 @@ func TestPartitionScale(t *testing.T) {
 		{1.25 * gb, true, 1}, // SCALE, 1.39M documents
 		{partitionInputBytes, true, 1},
 		{partitionInputBytes + 1, true, 2},
-		{4.98 * gb, true, 4},  // tiled 4 times
-		{12.4 * gb, true, 8},  // tiled 10 times
+		{4.98 * gb, true, 1},  // tiled 4 times
+		{12.4 * gb, true, 2},  // tiled 10 times
 		{1 << 50, true, 64},   // at most 64
 		{12.4 * gb, false, 1}, // not spilled: the runner holds the shuffles
 	}
@@ -63,17 +63,21 @@ func TestPartitionScale(t *testing.T) {
 func TestAutoCCRounds(t *testing.T) {
 	const gb = 1e9
 	tests := []struct {
-		local bool
-		input int64
-		want  int
+		local   bool
+		input   int64
+		spilled bool
+		want    int
 	}{
-		{true, 1.25 * gb, 0},                // SCALE on one machine: the union-find takes every edge
-		{true, 4.98 * gb, ClusterCCRounds},  // tiled 4 times: rounds, so the union-find does not grow
-		{false, 1.25 * gb, ClusterCCRounds}, // a cluster
+		{true, 1.25 * gb, true, 0},                 // SCALE on one machine: the union-find takes every edge
+		{true, ccRoundsInputBytes, true, 0},        // the largest input without rounds
+		{true, 2.5 * gb, true, ClusterCCRounds},    // tiled twice: rounds, so the union-find does not grow
+		{true, 12.4 * gb, false, 0},                // the runner holds the shuffles
+		{false, 1.25 * gb, true, ClusterCCRounds},  // a cluster
+		{false, 1.25 * gb, false, ClusterCCRounds}, // a cluster
 	}
 	for _, tt := range tests {
-		if got := AutoCCRounds(tt.local, PartitionScale(tt.input, true)); got != tt.want {
-			t.Errorf("AutoCCRounds(%v, scale of %d bytes) = %d, want %d", tt.local, tt.input, got, tt.want)
+		if got := AutoCCRounds(tt.local, tt.input, tt.spilled); got != tt.want {
+			t.Errorf("AutoCCRounds(%v, %d, %v) = %d, want %d", tt.local, tt.input, tt.spilled, got, tt.want)
 		}
 	}
 }
