@@ -45,10 +45,10 @@ const partitionInputBytes = 6 << 30
 // documents, its edges and members; partitions that grow with the input
 // keep them the same size. Partitions cost too: every signed segment
 // sends a chunk to each of them, so a shuffle's chunks, their reads and
-// their index entries grow as the input times the partitions. At SCALE
-// tiled 10 times 2,048 partitions took 1.2 times the CPU of 512
-// (docs/BENCHMARKS.md); steps of 6 GiB keep a partition's block entries
-// at about 30 MB. The outputs do not depend on the partitions.
+// their index entries grow as the input times the partitions: SCALE
+// tiled 10 times gets 512 partitions by this step, which took less CPU
+// there than 2,048 (docs/BENCHMARKS.md).
+// The outputs do not depend on the partitions.
 func PartitionScale(input int64, spilled bool) int {
 	if !spilled {
 		return 1
