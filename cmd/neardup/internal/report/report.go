@@ -12,9 +12,10 @@
 // Write reads only the run's output directory (summary.json, pairs-*.jsonl,
 // clusters-*.jsonl, rejects-*.jsonl) and, for the texts, the JSONL input
 // files. The page needs no network: CSS is inline, charts are inline SVG,
-// there is no script. The pairs and clusters files are streamed: memory
-// holds the histogram counts, the largest clusters and the sample, not the
-// files; the rejects files are read only until every reason has its
+// there is no script. The pairs and clusters files are streamed, up to one
+// file a core at once: memory holds, for each file being read, the
+// histogram counts, the largest clusters and the sample, not the files;
+// the rejects files are read only until every reason has its
 // samples. Whatever the input, the page stays small: every text, sample and
 // id it shows is bounded. The same directory gives the same page, byte for
 // byte, but for a pair whose diff reaches its time bound (diffTimeout).
@@ -35,8 +36,10 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/transforms/format/output"
@@ -296,11 +299,77 @@ type sampled struct {
 	key uint64
 }
 
-// scanPairs streams dir's pairs files into a pairStats.
+// scanPairs streams dir's pairs files into a pairStats, the files in
+// parallel (scanShards).
 func scanPairs(dir string) (*pairStats, error) {
-	ps := &pairStats{Hist: map[string]*[simBins]int64{}}
-	err := output.Each(dir, output.KindPairs, func(p *output.PairLine) bool { ps.add(p); return true })
-	return ps, wrap(err)
+	parts, err := scanShards(dir, output.KindPairs, func(path string) (*pairStats, error) {
+		ps := newPairStats()
+		_, err := output.EachIn(path, func(p *output.PairLine) bool { ps.add(p); return true })
+		return ps, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ps := newPairStats()
+	for _, part := range parts {
+		ps.merge(part)
+	}
+	return ps, nil
+}
+
+func newPairStats() *pairStats { return &pairStats{Hist: map[string]*[simBins]int64{}} }
+
+// merge adds the counts and the sample of q to ps: the same as if ps had
+// read q's pairs after its own.
+func (ps *pairStats) merge(q *pairStats) {
+	ps.Total += q.Total
+	for m, qh := range q.Hist {
+		h := ps.Hist[m]
+		if h == nil {
+			h = new([simBins]int64)
+			ps.Hist[m] = h
+		}
+		for i, n := range qh {
+			h[i] += n
+		}
+	}
+	for i, st := range q.strata {
+		for _, s := range st {
+			ps.strata[i] = keepSmallest(ps.strata[i], s, SamplePairs)
+		}
+	}
+}
+
+// scanShards calls scan on each of dir's output files of kind, on up to
+// GOMAXPROCS goroutines at once, and returns the results in the files'
+// order, or the error of the first file (in that order) that failed.
+func scanShards[S any](dir, kind string, scan func(path string) (S, error)) ([]S, error) {
+	files, err := output.Shards(dir, kind)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	out := make([]S, len(files))
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i], errs[i] = scan(files[i])
+			}
+		})
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, wrap(err)
+		}
+	}
+	return out, nil
 }
 
 func (ps *pairStats) add(p *output.PairLine) {
@@ -407,11 +476,46 @@ type clusterStats struct {
 }
 
 // scanClusters streams dir's clusters files into a clusterStats, noting the
-// fates of the wanted documents.
+// fates of the wanted documents, the files in parallel (scanShards).
 func scanClusters(dir string, want map[string]bool) (*clusterStats, error) {
+	parts, err := scanShards(dir, output.KindClusters, func(path string) (*clusterStats, error) {
+		cs := &clusterStats{Fates: map[string]fate{}, want: want}
+		_, err := output.EachIn(path, func(c *output.ClusterLine) bool { cs.add(c); return true })
+		return cs, err
+	})
+	if err != nil {
+		return nil, err
+	}
 	cs := &clusterStats{Fates: map[string]fate{}, want: want}
-	err := output.Each(dir, output.KindClusters, func(c *output.ClusterLine) bool { cs.add(c); return true })
-	return cs, wrap(err)
+	for _, part := range parts {
+		cs.merge(part)
+	}
+	return cs, nil
+}
+
+// merge adds what q read to cs: the same as if cs had read q's clusters
+// after its own.
+func (cs *clusterStats) merge(q *clusterStats) {
+	for id, f := range q.Fates {
+		if _, seen := cs.Fates[id]; !seen {
+			cs.Fates[id] = f
+		}
+	}
+	cs.Clusters += q.Clusters
+	cs.Documents += q.Documents
+	for len(cs.Buckets) < len(q.Buckets) {
+		cs.Buckets = append(cs.Buckets, 0)
+	}
+	for i, n := range q.Buckets {
+		cs.Buckets[i] += n
+	}
+	for _, c := range q.Top {
+		i, _ := slices.BinarySearchFunc(cs.Top, c, cmpClusters)
+		if i < TopClusters {
+			cs.Top = slices.Insert(cs.Top, i, c)
+			cs.Top = cs.Top[:min(len(cs.Top), TopClusters)]
+		}
+	}
 }
 
 func (cs *clusterStats) add(c *output.ClusterLine) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -701,5 +703,77 @@ func TestReadTextsCRLF(t *testing.T) {
 	}
 	if got := texts["u2"].Text; got != "second" {
 		t.Errorf("text of u2 %q, want \"second\"", got)
+	}
+}
+
+// TestScanShardsInParallel: the pairs and clusters files read in parallel
+// give what reading them one after the other gives: the counts, the sample,
+// the largest clusters and, for a wanted document in two clusters, the
+// fate of the first; a damaged file is an error naming the first one.
+func TestScanShardsInParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	dir := t.TempDir()
+	files := map[string]string{}
+	methods := []string{"minhash", "simhash", "exact"}
+	want := map[string]bool{"d3-1": true, "d12-2": true, "d40-0": true}
+	for f := range 9 {
+		var pairs, clusters []any
+		for i := range 40 + 7*f {
+			n := f*1000 + i
+			pairs = append(pairs, output.PairLine{A: fmt.Sprintf("a%d", n), B: fmt.Sprintf("b%d", n), Jaccard: 0.4 + float64(n%61)/100, Method: methods[n%3]})
+		}
+		for i := range 5 + f {
+			c := f*10 + i
+			members := []string{fmt.Sprintf("d%d-0", c), fmt.Sprintf("d%d-1", c), fmt.Sprintf("d%d-2", c)}
+			members = append(members, make([]string, (c*7)%11)...)
+			for k := 3; k < len(members); k++ {
+				members[k] = fmt.Sprintf("d%d-%d", c, k)
+			}
+			if f == 8 && i == 0 {
+				members = append(members, "d3-1") // also in cluster d3-0, in an earlier file
+			}
+			rep := members[c%len(members)]
+			var removed []output.RemovedMember
+			for _, m := range members {
+				if m != rep {
+					removed = append(removed, output.RemovedMember{ID: m, Jaccard: 0.9, Method: "minhash"})
+				}
+			}
+			clusters = append(clusters, output.ClusterLine{Cluster: members[0], Size: len(members), Representative: rep, Members: members, Removed: removed})
+		}
+		files[fmt.Sprintf("pairs-%05d.jsonl", f)] = jsonLines(t, pairs...)
+		files[fmt.Sprintf("clusters-%05d.jsonl", f)] = jsonLines(t, clusters...)
+	}
+	writeFiles(t, dir, files)
+
+	seqPairs := newPairStats()
+	if err := output.Each(dir, output.KindPairs, func(p *output.PairLine) bool { seqPairs.add(p); return true }); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := scanPairs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ps, seqPairs) || !slices.Equal(ps.sample(), seqPairs.sample()) {
+		t.Errorf("pairs read in parallel: %d pairs, sample %v; one after the other: %d, %v", ps.Total, ps.sample(), seqPairs.Total, seqPairs.sample())
+	}
+	seqClusters := &clusterStats{Fates: map[string]fate{}, want: want}
+	if err := output.Each(dir, output.KindClusters, func(c *output.ClusterLine) bool { seqClusters.add(c); return true }); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := scanClusters(dir, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cs, seqClusters) {
+		t.Errorf("clusters read in parallel: %+v\none after the other: %+v", cs, seqClusters)
+	}
+	if f := cs.Fates["d3-1"]; f.Rep != "d3-3" || len(cs.Fates) != 3 {
+		t.Errorf("fates %+v, want d3-1 removed for d3-3 (in its first cluster) and 3 fates", cs.Fates)
+	}
+
+	writeFiles(t, dir, map[string]string{"pairs-00004.jsonl": "{not json\n", "pairs-00006.jsonl": "junk\n"})
+	if _, err := scanPairs(dir); err == nil || !strings.Contains(err.Error(), "pairs-00004.jsonl: record 1") {
+		t.Errorf("scanPairs error %v, want one naming pairs-00004.jsonl", err)
 	}
 }
